@@ -1,0 +1,649 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The worker process of the Assay kernel.
+
+It holds the Python namespace of the session and runs the cells. It is started by
+assay_kernel.py (the supervisor) with:
+
+    python3 -I assay_worker.py --msg-fd N --ctl-fd M
+
+fd N (worker -> supervisor) carries JSON lines: "ready", "output" and "done". fd M
+(supervisor -> worker) carries JSON lines: "execute". fd 0 is /dev/null; fd 1 and 2 are
+pipes the supervisor reads and wraps into stream outputs, so whatever C code or a
+subprocess prints reaches the user but can never pass for a message.
+
+Everything the worker sends is untrusted for the supervisor: user code runs in this
+process and can write to the message pipe directly. That is fine; the supervisor only
+relays output objects for the running cell. The care taken here is about keeping the
+session usable, not about security.
+"""
+
+import ast
+import base64
+import builtins
+import io
+import json
+import linecache
+import os
+import signal
+import sys
+import threading
+import time
+import traceback
+
+WORKER_FILE = os.path.abspath(__file__)
+
+# Python-level stdout/stderr are sent at least this often while a cell runs...
+FLUSH_INTERVAL = 0.05
+# ...or as soon as this much text is buffered.
+FLUSH_CHARS = 8 * 1024
+# One stream message carries at most this much text (the supervisor re-chunks anyway).
+STREAM_MESSAGE_CHARS = 64 * 1024
+
+# A figure's PNG above this size is rendered again at a lower resolution.
+MAX_PNG_BYTES = 2 * 1024 * 1024
+# Agg allocates width * height * 4 bytes; start lower than dpi 100 for huge figures.
+MAX_FIGURE_PIXELS = 25_000_000
+FIGURE_DPI = 100
+# Budget of one encoded rich output, below the host's 4 MiB line cap.
+MAX_RICH_MESSAGE_BYTES = 3 * 1024 * 1024 + 512 * 1024
+MAX_TEXT_PLAIN_CHARS = 1024 * 1024
+MAX_EVALUE_CHARS = 64 * 1024
+MAX_TRACEBACK_LINE_CHARS = 8 * 1024
+MAX_TRACEBACK_LINES = 400
+MAX_REASON_CHARS = 500
+
+PRELOAD = ("numpy", "pandas", "matplotlib")
+
+
+class _SigintState:
+    """How SIGINT is handled.
+
+    KeyboardInterrupt is raised only while user code runs (`active`). While the main
+    thread is writing a message (`critical`), it is deferred so that a message is never
+    cut in half; it is raised right after the write instead.
+    """
+
+    active = False
+    critical = 0
+    pending = False
+
+
+_sigint = _SigintState()
+_MAIN_THREAD = threading.main_thread()
+
+
+def _on_sigint(signum, frame):
+    if not _sigint.active:
+        return  # idle, or kernel bookkeeping: nothing to interrupt
+    if _sigint.critical:
+        _sigint.pending = True
+        return
+    raise KeyboardInterrupt
+
+
+class MessageChannel:
+    """Writes JSON lines to the supervisor; whole lines only, from any thread."""
+
+    def __init__(self, fd):
+        self._fd = fd
+        self._lock = threading.Lock()
+
+    def reinit_after_fork(self):
+        self._lock = threading.Lock()
+
+    def send(self, obj):
+        # ensure_ascii=False keeps the line short; a lone surrogate (possible in a str)
+        # becomes '?' so the line is always valid UTF-8.
+        data = (json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+                + "\n").encode("utf-8", "replace")
+        main = threading.current_thread() is _MAIN_THREAD
+        if main:
+            _sigint.critical += 1
+        try:
+            with self._lock:
+                view = memoryview(data)
+                while view:
+                    try:
+                        written = os.write(self._fd, view)
+                    except BrokenPipeError:
+                        # The supervisor is gone; nothing left to do.
+                        os._exit(1)
+                    view = view[written:]
+        finally:
+            if main:
+                _sigint.critical -= 1
+                if not _sigint.critical and _sigint.pending:
+                    _sigint.pending = False
+                    if _sigint.active:
+                        raise KeyboardInterrupt
+
+
+class StreamWriter(io.TextIOBase):
+    """sys.stdout / sys.stderr: text goes to the supervisor as `stream` outputs."""
+
+    def __init__(self, kernel, name, fd):
+        super().__init__()
+        self._kernel = kernel
+        self._name = name
+        self._fd = fd
+        self._buf = []
+        self._size = 0
+        self._buf_lock = threading.Lock()
+        # Held while a chunk is taken out and sent, so two threads flushing at once
+        # cannot reorder the text.
+        self._flush_lock = threading.Lock()
+
+    def reinit_after_fork(self):
+        self._buf_lock = threading.Lock()
+        self._flush_lock = threading.Lock()
+
+    # Attributes code commonly looks at.
+    @property
+    def name(self):
+        return "<%s>" % self._name
+
+    @property
+    def encoding(self):
+        return "utf-8"
+
+    @property
+    def errors(self):
+        return "replace"
+
+    def writable(self):
+        return True
+
+    def readable(self):
+        return False
+
+    def seekable(self):
+        return False
+
+    def isatty(self):
+        return False
+
+    def fileno(self):
+        # The real fd 1/2 of the worker: pipes the supervisor reads as well. This lets
+        # `subprocess.run(..., stdout=sys.stdout)` and faulthandler work.
+        return self._fd
+
+    def write(self, s):
+        if self.closed:
+            raise ValueError("I/O operation on closed file.")
+        if not isinstance(s, str):
+            raise TypeError("write() argument must be str, not %s" % type(s).__name__)
+        if not s:
+            return 0
+        with self._buf_lock:
+            self._buf.append(s)
+            self._size += len(s)
+            size = self._size
+        if size >= FLUSH_CHARS or not self._kernel.flusher_running:
+            self.flush()
+        else:
+            self._kernel.poke_flusher()
+        return len(s)
+
+    def flush(self):
+        if self.closed:
+            return
+        with self._flush_lock:
+            with self._buf_lock:
+                if not self._buf:
+                    return
+                text = "".join(self._buf)
+                self._buf = []
+                self._size = 0
+            for start in range(0, len(text), STREAM_MESSAGE_CHARS):
+                self._kernel.send_output({
+                    "output_type": "stream",
+                    "name": self._name,
+                    "text": text[start:start + STREAM_MESSAGE_CHARS],
+                })
+
+
+def _truncate(text, limit, marker="\n[... truncated]"):
+    if len(text) <= limit:
+        return text
+    return text[:limit] + marker
+
+
+def _json_size(value):
+    return len(json.dumps(value, ensure_ascii=False).encode("utf-8", "replace"))
+
+
+class Kernel:
+    def __init__(self, msg_fd, ctl_fd, workspace):
+        self.channel = MessageChannel(msg_fd)
+        self.ctl_fd = ctl_fd
+        self.workspace = workspace
+        self.seq = None            # sequence number of the running cell
+        self.execution_count = 0
+        self.flusher_running = False
+        self._poke = threading.Event()
+        self.plt = None
+        self.figure_class = None
+        self.namespace = {
+            "__name__": "__main__",
+            "__doc__": None,
+            "__builtins__": builtins,
+            "display": self.display,
+        }
+        # Duplicates of the fd 1/2 pipes, to repair them when user code closes or
+        # redirects fd 1/2.
+        self.saved_stdout_fd = os.dup(1)
+        self.saved_stderr_fd = os.dup(2)
+        self.stdout = StreamWriter(self, "stdout", 1)
+        self.stderr = StreamWriter(self, "stderr", 2)
+        self._install_stdio()
+        os.register_at_fork(after_in_child=self._after_fork_in_child)
+
+    # ---- plumbing ---------------------------------------------------------------
+
+    def _after_fork_in_child(self):
+        # A forked child has no flusher thread and may have inherited a held lock.
+        self.flusher_running = False
+        self.channel.reinit_after_fork()
+        self.stdout.reinit_after_fork()
+        self.stderr.reinit_after_fork()
+
+    def _install_stdio(self):
+        if self.stdout.closed:
+            self.stdout = StreamWriter(self, "stdout", 1)
+        if self.stderr.closed:
+            self.stderr = StreamWriter(self, "stderr", 2)
+        sys.stdout = sys.__stdout__ = self.stdout
+        sys.stderr = sys.__stderr__ = self.stderr
+        if sys.stdin is None or sys.stdin.closed:
+            # exit() and quit() close sys.stdin before raising SystemExit.
+            sys.stdin = sys.__stdin__ = open(os.devnull, "r", encoding="utf-8")
+
+    def _restore_stdio(self):
+        """Undo what a cell did to sys.stdout/sys.stderr and to fd 1/2."""
+        try:
+            os.dup2(self.saved_stdout_fd, 1)
+            os.dup2(self.saved_stderr_fd, 2)
+        except OSError:
+            pass
+        self._install_stdio()
+
+    def start_flusher(self):
+        thread = threading.Thread(target=self._flusher, name="assay-flusher", daemon=True)
+        self.flusher_running = True
+        thread.start()
+
+    def poke_flusher(self):
+        self._poke.set()
+
+    def _flusher(self):
+        while True:
+            self._poke.wait()
+            time.sleep(FLUSH_INTERVAL)
+            self._poke.clear()
+            for writer in (self.stdout, self.stderr):
+                try:
+                    writer.flush()
+                except Exception:
+                    pass
+
+    def flush_streams(self):
+        for writer in (self.stdout, self.stderr):
+            try:
+                writer.flush()
+            except Exception:
+                pass
+
+    def send_output(self, output):
+        self.channel.send({"type": "output", "seq": self.seq, "output": output})
+
+    def send_rich(self, output):
+        # Text printed before a rich output should be shown before it.
+        self.flush_streams()
+        self.send_output(output)
+
+    # ---- startup ------------------------------------------------------------------
+
+    def preload(self):
+        """Import the heavy libraries once, so the first cell does not pay for them."""
+        os.environ.setdefault("MPLBACKEND", "Agg")
+        preloaded, failed = [], {}
+        for name in PRELOAD:
+            try:
+                __import__(name)
+                preloaded.append(name)
+            except Exception as exc:
+                failed[name] = "%s: %s" % (type(exc).__name__, exc)
+        if "matplotlib" in preloaded:
+            try:
+                import matplotlib
+                matplotlib.use("Agg")
+                import matplotlib.figure
+                import matplotlib.pyplot as plt
+                # Resolve the backend now (pyplot does it lazily at the first figure).
+                plt.switch_backend("Agg")
+                self.plt = plt
+                self.figure_class = matplotlib.figure.Figure
+
+                # With Agg, plt.show() only warns. Make it show the open figures right
+                # away, as a notebook does. A plain function: pyplot sets attributes
+                # such as __signature__ on it when the backend changes.
+                def show(*args, **kwargs):
+                    self.show_figures()
+
+                plt.show = show
+            except Exception as exc:
+                failed["matplotlib.pyplot"] = "%s: %s" % (type(exc).__name__, exc)
+        self.channel.send({"type": "ready", "preloaded": preloaded, "failed": failed})
+
+    # ---- rich display ---------------------------------------------------------------
+
+    def display(self, *objs, **kwargs):
+        """Show objects as display_data outputs (like IPython's display())."""
+        for obj in objs:
+            self.publish(obj, "display_data")
+
+    def _is_figure(self, obj):
+        return self.figure_class is not None and isinstance(obj, self.figure_class)
+
+    def publish(self, obj, output_type):
+        data = self.mime_bundle(obj)
+        output = {"output_type": output_type, "data": data, "metadata": {}}
+        if output_type == "execute_result":
+            output["execution_count"] = self.execution_count
+        self.send_rich(output)
+
+    def mime_bundle(self, obj):
+        if self._is_figure(obj):
+            data = self.figure_bundle(obj)
+            if self.plt is not None:
+                # Shown now; do not show it again at the end of the cell.
+                self.plt.close(obj)
+            return data
+        data = {"text/plain": _truncate(repr(obj), MAX_TEXT_PLAIN_CHARS)}
+        if not isinstance(obj, type):  # a class's _repr_html_ is an unbound function
+            html = self._call_repr(obj, "_repr_html_")
+            if isinstance(html, str):
+                data["text/html"] = html
+            png = self._call_repr(obj, "_repr_png_")
+            if isinstance(png, (bytes, bytearray)) and len(png) <= MAX_PNG_BYTES:
+                data["image/png"] = base64.b64encode(png).decode("ascii")
+        return self._fit_bundle(data)
+
+    @staticmethod
+    def _call_repr(obj, method):
+        try:
+            func = getattr(obj, method, None)
+            if func is None or not callable(func):
+                return None
+            return func()
+        except Exception:
+            # A broken _repr_*_ only costs that representation.
+            return None
+
+    @staticmethod
+    def _fit_bundle(data):
+        """Keep one output under the line cap: drop HTML, then the image, then cut text."""
+        def size():
+            return sum(_json_size(k) + _json_size(v) for k, v in data.items())
+
+        for key in ("text/html", "image/png"):
+            if size() <= MAX_RICH_MESSAGE_BYTES:
+                break
+            if key in data:
+                del data[key]
+                data["text/plain"] = data.get("text/plain", "") + \
+                    "\n[%s representation omitted: too large]" % key
+        excess = size() - MAX_RICH_MESSAGE_BYTES
+        if excess > 0:
+            text = data.get("text/plain", "")
+            # Every character takes at least one byte: cutting `excess` characters
+            # (plus room for the marker) is always enough.
+            data["text/plain"] = _truncate(text, max(0, len(text) - excess - 64))
+        return data
+
+    def figure_bundle(self, fig):
+        label = repr(fig)
+        width, height = fig.get_size_inches()
+        dpi = FIGURE_DPI
+        pixels = width * height * dpi * dpi
+        if pixels > MAX_FIGURE_PIXELS:
+            dpi = max(10, int(dpi * (MAX_FIGURE_PIXELS / pixels) ** 0.5))
+        for _ in range(4):
+            buf = io.BytesIO()
+            fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+            png = buf.getvalue()
+            if len(png) <= MAX_PNG_BYTES:
+                return {"text/plain": label,
+                        "image/png": base64.b64encode(png).decode("ascii")}
+            # PNG size grows roughly with the pixel count, i.e. with dpi squared.
+            new_dpi = int(dpi * (MAX_PNG_BYTES / len(png)) ** 0.5 * 0.9)
+            if new_dpi < 10 or new_dpi >= dpi:
+                break
+            dpi = new_dpi
+        return {"text/plain": label + "\n[figure not shown: its image is larger than 2 MB]"}
+
+    def show_figures(self):
+        """Send every open pyplot figure as display_data, then close them all."""
+        plt = self.plt
+        if plt is None:
+            return
+        try:
+            for num in plt.get_fignums():
+                fig = plt.figure(num)
+                try:
+                    data = self.figure_bundle(fig)
+                except (KeyboardInterrupt, MemoryError):
+                    raise
+                except Exception as exc:
+                    self.stderr.write("[assay] could not render figure %s: %s: %s\n"
+                                      % (num, type(exc).__name__, exc))
+                    continue
+                self.send_rich({"output_type": "display_data", "data": data,
+                                "metadata": {}})
+        finally:
+            plt.close("all")
+
+    # ---- errors -------------------------------------------------------------------------
+
+    def send_error(self, exc):
+        try:
+            tb = exc.__traceback__
+            # Drop the frames of the worker itself, which sit on top of the user's.
+            while tb is not None and tb.tb_frame.f_code.co_filename == WORKER_FILE:
+                tb = tb.tb_next
+            lines = "".join(traceback.format_exception(type(exc), exc, tb)) \
+                .rstrip("\n").split("\n")
+            if len(lines) > MAX_TRACEBACK_LINES:
+                half = MAX_TRACEBACK_LINES // 2
+                lines = lines[:half] + ["[... %d lines omitted ...]" % (len(lines) - 2 * half)] \
+                    + lines[-half:]
+            lines = [_truncate(line, MAX_TRACEBACK_LINE_CHARS) for line in lines]
+            self.send_rich({
+                "output_type": "error",
+                "ename": _truncate(type(exc).__name__, 200),
+                "evalue": _truncate(_safe_str(exc), MAX_EVALUE_CHARS),
+                "traceback": lines,
+            })
+        except Exception:
+            pass  # e.g. out of memory again; the status still says what happened
+
+    # ---- running cells ----------------------------------------------------------------
+
+    def run_user(self, func):
+        """Run func as user code (interruptible); return (status, reason)."""
+        try:
+            _sigint.pending = False
+            _sigint.active = True
+            try:
+                func()
+            finally:
+                _sigint.active = False
+        except KeyboardInterrupt as exc:
+            self.send_error(exc)
+            return "interrupted", "the cell was interrupted"
+        except MemoryError as exc:
+            self.send_error(exc)
+            return "oom", "MemoryError: the cell ran out of memory"
+        except BaseException as exc:  # SystemExit too: the worker must survive it
+            self.send_error(exc)
+            return "error", _truncate("%s: %s" % (type(exc).__name__, _safe_str(exc)),
+                                      MAX_REASON_CHARS, "...")
+        return "ok", None
+
+    def run_cell(self, seq, execution_count, code):
+        self.seq = seq
+        self.execution_count = execution_count
+        filename = "<cell %d>" % execution_count
+        # Tracebacks and warnings show the cell's source lines. mtime None keeps
+        # linecache.checkcache() from dropping the entry.
+        linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+        # User code may have replaced the handler in an earlier cell.
+        signal.signal(signal.SIGINT, _on_sigint)
+
+        def body():
+            tree = compile(code, filename, "exec", ast.PyCF_ONLY_AST)
+            last = None
+            if tree.body and isinstance(tree.body[-1], ast.Expr) \
+                    and not _ends_with_semicolon(code, tree.body[-1]):
+                last = ast.Expression(tree.body.pop().value)
+            exec(compile(tree, filename, "exec"), self.namespace)
+            if last is not None:
+                value = eval(compile(last, filename, "eval"), self.namespace)
+                if value is not None:
+                    self.namespace["_"] = value
+                    self.publish(value, "execute_result")
+
+        status, reason = self.run_user(body)
+        # Figures are shown whatever happened (a plot before an error is still useful).
+        fig_status, fig_reason = self.run_user(self.show_figures)
+        if status == "ok":
+            status, reason = fig_status, fig_reason
+        self.finish_cell(status, reason)
+
+    def finish_cell(self, status, reason):
+        self._restore_stdio()
+        self.flush_streams()
+        _flush_c_stdio()
+        done = {"type": "done", "seq": self.seq, "status": status}
+        if reason:
+            done["reason"] = reason
+        self.channel.send(done)
+        self.seq = None
+
+    def serve(self):
+        for line in _read_lines(self.ctl_fd):
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(msg, dict) or msg.get("type") != "execute":
+                continue
+            seq = msg.get("seq")
+            count = msg.get("execution_count")
+            code = msg.get("code")
+            if not isinstance(count, int) or not isinstance(code, str):
+                continue
+            try:
+                self.run_cell(seq, count, code)
+            except BaseException as exc:  # a bug here must not leave the cell hanging
+                _sigint.active = False
+                self.seq = seq
+                try:
+                    self.finish_cell("error", "internal error of the kernel: %s: %s"
+                                     % (type(exc).__name__, _safe_str(exc)))
+                except BaseException:
+                    pass
+
+
+def _safe_str(exc):
+    try:
+        return str(exc)
+    except Exception:
+        return "<exception str() failed>"
+
+
+def _ends_with_semicolon(code, node):
+    """Whether the last expression is followed by ';' (suppresses its display)."""
+    lines = code.splitlines()
+    if node.end_lineno is None or node.end_lineno > len(lines):
+        return False
+    rest = lines[node.end_lineno - 1].encode("utf-8")[node.end_col_offset:]
+    return rest.decode("utf-8", "replace").lstrip().startswith(";")
+
+
+def _flush_c_stdio():
+    """Flush C-level stdio buffers (printf from extension modules) into the fd 1 pipe."""
+    try:
+        import ctypes
+        ctypes.CDLL(None).fflush(None)
+    except Exception:
+        pass
+
+
+def _read_lines(fd):
+    buf = bytearray()
+    while True:
+        chunk = os.read(fd, 1 << 16)  # retried on EINTR (PEP 475)
+        if not chunk:
+            return
+        buf += chunk
+        while True:
+            nl = buf.find(b"\n")
+            if nl < 0:
+                break
+            line = bytes(buf[:nl])
+            del buf[:nl + 1]
+            yield line
+
+
+def _raise_oom_score():
+    # Make the OOM killer pick the worker, not the supervisor. Raising is allowed
+    # without privileges; best effort.
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write("1000")
+    except OSError:
+        pass
+
+
+def _parse_args(argv):
+    fds = {}
+    it = iter(argv)
+    for arg in it:
+        if arg in ("--msg-fd", "--ctl-fd"):
+            fds[arg] = int(next(it))
+    return fds["--msg-fd"], fds["--ctl-fd"]
+
+
+def main():
+    _raise_oom_score()
+    signal.signal(signal.SIGINT, _on_sigint)
+    msg_fd, ctl_fd = _parse_args(sys.argv[1:])
+    # Inherited via pass_fds: keep them from leaking into subprocesses of user code.
+    os.set_inheritable(msg_fd, False)
+    os.set_inheritable(ctl_fd, False)
+
+    workspace = os.environ.get("ASSAY_WORKSPACE", "/workspace")
+    try:
+        os.chdir(workspace)
+    except OSError:
+        pass
+    # Like a notebook: modules the user writes in the workspace can be imported...
+    sys.path.insert(0, workspace)
+    # ...without leaving __pycache__ folders behind as artifacts.
+    sys.dont_write_bytecode = True
+
+    kernel = Kernel(msg_fd, ctl_fd, workspace)
+    try:
+        import faulthandler
+        # A crash in C code leaves a Python traceback on the stderr pipe.
+        faulthandler.enable(file=kernel.saved_stderr_fd, all_threads=True)
+    except Exception:
+        pass
+    kernel.start_flusher()
+    kernel.preload()
+    kernel.serve()
+
+
+if __name__ == "__main__":
+    main()

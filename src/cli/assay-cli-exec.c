@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <gio/gunixinputstream.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "assay-cli.h"
+#include "assay-kernel-channel.h"
+#include "assay-kernel-session.h"
+
+typedef struct
+{
+  GMainLoop       *loop;
+  AssayCellResult *result;
+  GError          *error;
+  gboolean         started;
+} Wait;
+
+static void
+started_cb (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  Wait *wait = user_data;
+
+  wait->started = assay_kernel_session_start_finish (ASSAY_KERNEL_SESSION (source), result,
+                                                     &wait->error);
+  g_main_loop_quit (wait->loop);
+}
+
+static void
+executed_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  Wait *wait = user_data;
+
+  wait->result = assay_kernel_session_execute_finish (ASSAY_KERNEL_SESSION (source), result,
+                                                      &wait->error);
+  g_main_loop_quit (wait->loop);
+}
+
+/* Human output: streams as they arrive, everything else once the cell is done. */
+static void
+output_cb (AssayKernelSession *session,
+           const char         *cell_id,
+           JsonObject         *output,
+           gpointer            user_data)
+{
+  const char *type = json_object_get_string_member (output, "output_type");
+
+  if (g_str_equal (type, "stream"))
+    {
+      FILE *out = g_str_equal (json_object_get_string_member (output, "name"), "stderr") ? stderr : stdout;
+      fputs (json_object_get_string_member (output, "text"), out);
+      fflush (out);
+    }
+  else if (g_str_equal (type, "error"))
+    {
+      JsonArray *traceback = json_object_get_array_member (output, "traceback");
+
+      for (guint i = 0; i < json_array_get_length (traceback); i++)
+        fprintf (stderr, "%s\n", json_array_get_string_element (traceback, i));
+    }
+  else
+    {
+      JsonObject *data = json_object_get_object_member (output, "data");
+
+      if (json_object_has_member (data, "image/png"))
+        printf ("[figure: image/png]\n");
+      else if (json_object_has_member (data, "text/plain"))
+        printf ("%s\n", json_object_get_string_member (data, "text/plain"));
+    }
+}
+
+static void
+print_result_human (AssayCellResult *result,
+                    const char      *name)
+{
+  GPtrArray *artifacts = assay_cell_result_get_artifacts (result);
+  AssayCellStatus status = assay_cell_result_get_status (result);
+
+  for (guint i = 0; i < artifacts->len; i++)
+    {
+      AssayArtifact *artifact = g_ptr_array_index (artifacts, i);
+      fprintf (stderr, "artifact: %s → %s (%" G_GUINT64_FORMAT " bytes, %s%s)\n",
+               artifact->name, artifact->path, artifact->bytes, artifact->mime,
+               artifact->truncated ? ", cut" : "");
+    }
+  fprintf (stderr, "── %s: %s in %" G_GINT64_FORMAT " ms%s%s\n",
+           name, assay_cell_status_to_string (status),
+           assay_cell_result_get_elapsed_ms (result),
+           status != ASSAY_CELL_OK ? " — " : "",
+           status != ASSAY_CELL_OK ? assay_cell_result_get_reason (result) : "");
+}
+
+static void
+print_result_json (AssayCellResult *result)
+{
+  g_autoptr(JsonObject) object = assay_cell_result_to_json (result);
+  g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), object);
+  g_autofree char *text = json_to_string (node, FALSE);
+
+  printf ("%s\n", text);
+  fflush (stdout);
+}
+
+static char *
+read_cell (const char  *path,
+           GError     **error)
+{
+  char *contents = NULL;
+  gsize len = 0;
+
+  if (g_str_equal (path, "-"))
+    {
+      g_autoptr(GInputStream) in = g_unix_input_stream_new (STDIN_FILENO, FALSE);
+      g_autoptr(GOutputStream) out = g_memory_output_stream_new_resizable ();
+
+      if (g_output_stream_splice (out, in, G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, NULL, error) < 0)
+        return NULL;
+      len = g_memory_output_stream_get_data_size (G_MEMORY_OUTPUT_STREAM (out));
+      contents = g_strndup (g_memory_output_stream_get_data (G_MEMORY_OUTPUT_STREAM (out)), len);
+    }
+  else if (!g_file_get_contents (path, &contents, &len, error))
+    return NULL;
+
+  if (!g_utf8_validate (contents, len, NULL) || memchr (contents, '\0', len) != NULL)
+    {
+      g_free (contents);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "%s is not UTF-8 text", path);
+      return NULL;
+    }
+  return contents;
+}
+
+int
+assay_cli_exec (int   argc,
+                char *argv[])
+{
+  g_autofree char *backend_name = NULL;
+  g_auto(GStrv) data_files = NULL;
+  g_autofree char *out_dir = NULL;
+  g_auto(GStrv) cells = NULL;
+  double timeout = 0;
+  int memory_mb = 0;
+  gboolean json = FALSE;
+  gboolean replay = FALSE;
+  GOptionEntry entries[] = {
+    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend_name, "Sandbox backend: docker or bwrap", "NAME" },
+    { "data", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &data_files, "Make FILE readable at /data/<name>", "FILE" },
+    { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &timeout, "Seconds a cell may run (default 60)", "SEC" },
+    { "memory", 0, 0, G_OPTION_ARG_INT, &memory_mb, "Memory of the sandbox in MB (default 2048)", "MB" },
+    { "out", 0, 0, G_OPTION_ARG_FILENAME, &out_dir, "Store artifacts in DIR", "DIR" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print one JSON object per cell", NULL },
+    { "replay-on-restart", 0, 0, G_OPTION_ARG_NONE, &replay,
+      "When the sandbox must be restarted, run the successful cells again", NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &cells, NULL, "CELL.py…" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("CELL.py… — run cells in one sandboxed session");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AssaySandboxImage) image = NULL;
+  g_autoptr(AssaySandboxSpec) spec = NULL;
+  g_autoptr(AssaySandboxBackend) backend = NULL;
+  g_autoptr(AssayKernelSession) session = NULL;
+  g_autoptr(GMainLoop) loop = NULL;
+  g_autoptr(GPtrArray) codes = g_ptr_array_new_with_free_func (g_free);
+  Wait wait = { 0 };
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      fprintf (stderr, "assay-cli exec: %s\n", error->message);
+      return 2;
+    }
+  if (cells == NULL || cells[0] == NULL)
+    {
+      fprintf (stderr, "assay-cli exec: no cell given (a .py file, or - for standard input)\n");
+      return 2;
+    }
+  if (timeout < 0 || memory_mb < 0)
+    {
+      fprintf (stderr, "assay-cli exec: --timeout and --memory must be positive\n");
+      return 2;
+    }
+
+  /* Read every cell first: a missing file should fail before a sandbox starts. */
+  for (guint i = 0; cells[i] != NULL; i++)
+    {
+      char *code = read_cell (cells[i], &error);
+
+      if (code == NULL)
+        {
+          fprintf (stderr, "assay-cli exec: %s\n", error->message);
+          return 2;
+        }
+      g_ptr_array_add (codes, code);
+    }
+
+  spec = assay_sandbox_spec_new ();
+  if (timeout > 0)
+    spec->limits.timeout_ms = (guint) (timeout * 1000);
+  if (memory_mb > 0)
+    spec->limits.memory_bytes = (guint64) memory_mb * 1024 * 1024;
+
+  image = assay_sandbox_image_new (NULL);
+  backend = assay_cli_choose_backend (backend_name, image, spec, &error);
+  if (backend == NULL)
+    {
+      fprintf (stderr, "assay-cli exec: %s\n", error->message);
+      return 1;
+    }
+  assay_sandbox_backend_remove_leftovers (backend, NULL);
+
+  if (out_dir == NULL)
+    {
+      out_dir = g_dir_make_tmp ("assay-artifacts-XXXXXX", &error);
+      if (out_dir == NULL)
+        {
+          fprintf (stderr, "assay-cli exec: %s\n", error->message);
+          return 1;
+        }
+    }
+  else if (g_mkdir_with_parents (out_dir, 0755) != 0)
+    {
+      fprintf (stderr, "assay-cli exec: cannot create %s\n", out_dir);
+      return 1;
+    }
+
+  session = assay_kernel_session_new (backend, spec, out_dir);
+  assay_kernel_session_set_replay_on_restart (session, replay);
+  for (guint i = 0; data_files != NULL && data_files[i] != NULL; i++)
+    if (!assay_kernel_session_add_dataset (session, data_files[i], &error))
+      {
+        fprintf (stderr, "assay-cli exec: %s\n", error->message);
+        return 1;
+      }
+
+  if (!json)
+    g_signal_connect (session, "output", G_CALLBACK (output_cb), NULL);
+
+  loop = g_main_loop_new (NULL, FALSE);
+  wait.loop = loop;
+  assay_kernel_session_start_async (session, NULL, started_cb, &wait);
+  g_main_loop_run (loop);
+  if (!wait.started)
+    {
+      fprintf (stderr, "assay-cli exec: the sandbox could not be started: %s\n", wait.error->message);
+      g_clear_error (&wait.error);
+      assay_kernel_session_close (session);
+      return 1;
+    }
+
+  for (guint i = 0; i < codes->len; i++)
+    {
+      g_autoptr(AssayCellResult) result = NULL;
+
+      assay_kernel_session_execute_async (session, g_ptr_array_index (codes, i), NULL,
+                                          executed_cb, &wait);
+      g_main_loop_run (loop);
+      result = g_steal_pointer (&wait.result);
+      if (result == NULL)
+        {
+          fprintf (stderr, "assay-cli exec: %s\n", wait.error->message);
+          g_clear_error (&wait.error);
+          assay_kernel_session_close (session);
+          return 1;
+        }
+      if (json)
+        print_result_json (result);
+      else
+        print_result_human (result, cells[i]);
+    }
+
+  assay_kernel_session_close (session);
+  return 0;
+}

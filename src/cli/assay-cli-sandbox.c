@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <json-glib/json-glib.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "assay-bwrap-backend.h"
+#include "assay-cli.h"
+#include "assay-docker-backend.h"
+#include "assay-docker-client.h"
+
+static void
+progress_cb (double      fraction,
+             const char *message,
+             gpointer    user_data)
+{
+  static char last[256];
+  gboolean tty = isatty (STDERR_FILENO);
+
+  /* On a terminal, redraw one line; in a log, print each new step once. */
+  if (tty)
+    fprintf (stderr, "\r\033[K[%3d%%] %s", (int) (fraction * 100), message);
+  else if (g_strcmp0 (last, message) != 0)
+    fprintf (stderr, "[%3d%%] %s\n", (int) (fraction * 100), message);
+  g_strlcpy (last, message, sizeof last);
+  fflush (stderr);
+}
+
+static int
+sandbox_build (int   argc,
+               char *argv[])
+{
+  g_autofree char *which = NULL;
+  GOptionEntry entries[] = {
+    { "backend", 0, 0, G_OPTION_ARG_STRING, &which,
+      "What to prepare: docker, bwrap or all (default: all that can be used)", "NAME" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("— build the sandbox image offline");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AssaySandboxImage) image = NULL;
+  g_autoptr(AssayDockerClient) client = NULL;
+  g_autoptr(AssayDockerBackend) docker = NULL;
+  g_autofree char *reason = NULL;
+  gboolean want_docker;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      fprintf (stderr, "assay-cli sandbox build: %s\n", error->message);
+      return 2;
+    }
+  if (which != NULL && !g_strv_contains ((const char *[]) { "docker", "bwrap", "all", NULL }, which))
+    {
+      fprintf (stderr, "assay-cli sandbox build: unknown backend “%s”\n", which);
+      return 2;
+    }
+
+  image = assay_sandbox_image_new (NULL);
+  docker = assay_docker_backend_new (NULL);
+  want_docker = g_strcmp0 (which, "bwrap") != 0;
+  if (want_docker && !assay_sandbox_backend_probe (ASSAY_SANDBOX_BACKEND (docker), &reason, NULL))
+    {
+      if (which != NULL && !g_str_equal (which, "bwrap"))
+        {
+          fprintf (stderr, "assay-cli sandbox build: Docker cannot be used: %s\n", reason);
+          return 1;
+        }
+      fprintf (stderr, "Docker cannot be used (%s); preparing bubblewrap only.\n", reason);
+      want_docker = FALSE;
+    }
+  if (want_docker)
+    client = assay_docker_client_new (NULL);
+
+  fprintf (stderr, "Sandbox image %s (recipe %s)\n",
+           assay_sandbox_image_get_hash (image), assay_sandbox_image_get_recipe_dir (image));
+  if (!assay_sandbox_image_build (image, client, progress_cb, NULL, NULL, &error))
+    {
+      if (isatty (STDERR_FILENO))
+        fputc ('\n', stderr);
+      fprintf (stderr, "assay-cli sandbox build: %s\n", error->message);
+      return 1;
+    }
+  if (isatty (STDERR_FILENO))
+    fputc ('\n', stderr);
+  printf ("tree: %s\n", assay_sandbox_image_get_tree_dir (image));
+  if (want_docker)
+    printf ("docker: %s and assay-sandbox:latest\n", assay_sandbox_image_get_docker_ref (image));
+  return 0;
+}
+
+static int
+sandbox_status (int   argc,
+                char *argv[])
+{
+  gboolean json = FALSE;
+  GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print a JSON object", NULL },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("— say which sandbox backends work here");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AssaySandboxImage) image = NULL;
+  g_autoptr(AssayDockerBackend) docker = NULL;
+  g_autoptr(AssayBwrapBackend) bwrap = NULL;
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autofree char *docker_reason = NULL;
+  g_autofree char *bwrap_reason = NULL;
+  g_autofree char *limits = NULL;
+  gboolean docker_ok, bwrap_ok, docker_image = FALSE, tree;
+  const char *chosen;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      fprintf (stderr, "assay-cli sandbox status: %s\n", error->message);
+      return 2;
+    }
+
+  image = assay_sandbox_image_new (NULL);
+  docker = assay_docker_backend_new (NULL);
+  bwrap = assay_bwrap_backend_new ();
+
+  docker_ok = assay_sandbox_backend_probe (ASSAY_SANDBOX_BACKEND (docker), &docker_reason, NULL);
+  if (docker_ok)
+    {
+      g_autoptr(AssayDockerClient) client = assay_docker_client_new (NULL);
+      docker_image = assay_sandbox_image_has_docker (image, client, NULL);
+    }
+  bwrap_ok = assay_sandbox_backend_probe (ASSAY_SANDBOX_BACKEND (bwrap), &bwrap_reason, NULL);
+  tree = assay_sandbox_image_has_tree (image);
+  limits = assay_bwrap_backend_describe_limits (bwrap);
+  chosen = docker_ok && docker_image ? "docker" : bwrap_ok && tree ? "bwrap" : NULL;
+
+  if (json)
+    {
+      g_autoptr(JsonNode) root = NULL;
+      g_autofree char *text = NULL;
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "image");
+      json_builder_add_string_value (builder, assay_sandbox_image_get_hash (image));
+      json_builder_set_member_name (builder, "recipe");
+      json_builder_add_string_value (builder, assay_sandbox_image_get_recipe_dir (image));
+      json_builder_set_member_name (builder, "backend");
+      if (chosen)
+        json_builder_add_string_value (builder, chosen);
+      else
+        json_builder_add_null_value (builder);
+
+      json_builder_set_member_name (builder, "docker");
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "usable");
+      json_builder_add_boolean_value (builder, docker_ok);
+      json_builder_set_member_name (builder, "reason");
+      json_builder_add_string_value (builder, docker_ok ? "" : docker_reason);
+      json_builder_set_member_name (builder, "image_present");
+      json_builder_add_boolean_value (builder, docker_image);
+      json_builder_set_member_name (builder, "image");
+      json_builder_add_string_value (builder, assay_sandbox_image_get_docker_ref (image));
+      json_builder_end_object (builder);
+
+      json_builder_set_member_name (builder, "bwrap");
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "usable");
+      json_builder_add_boolean_value (builder, bwrap_ok);
+      json_builder_set_member_name (builder, "reason");
+      json_builder_add_string_value (builder, bwrap_ok ? "" : bwrap_reason);
+      json_builder_set_member_name (builder, "tree_present");
+      json_builder_add_boolean_value (builder, tree);
+      json_builder_set_member_name (builder, "tree");
+      json_builder_add_string_value (builder, assay_sandbox_image_get_tree_dir (image));
+      json_builder_set_member_name (builder, "limits");
+      json_builder_add_string_value (builder, limits);
+      json_builder_end_object (builder);
+      json_builder_end_object (builder);
+
+      root = json_builder_get_root (builder);
+      text = json_to_string (root, TRUE);
+      printf ("%s\n", text);
+      return 0;
+    }
+
+  printf ("Sandbox image %s (recipe %s)\n",
+          assay_sandbox_image_get_hash (image), assay_sandbox_image_get_recipe_dir (image));
+  printf ("\nDocker:      %s\n", docker_ok ? "usable" : "not usable");
+  if (!docker_ok)
+    printf ("             %s\n", docker_reason);
+  else
+    printf ("             image %s: %s\n", assay_sandbox_image_get_docker_ref (image),
+            docker_image ? "present" : "missing (run “assay-cli sandbox build”)");
+  printf ("\nbubblewrap:  %s\n", bwrap_ok ? "usable" : "not usable");
+  if (!bwrap_ok)
+    printf ("             %s\n", bwrap_reason);
+  printf ("             tree %s: %s\n", assay_sandbox_image_get_tree_dir (image),
+          tree ? "present" : "missing (run “assay-cli sandbox build”)");
+  printf ("             limits enforced with %s\n", limits);
+  printf ("\nSessions will use: %s\n",
+          chosen ? chosen : "nothing — no backend is ready (see above)");
+  return 0;
+}
+
+int
+assay_cli_sandbox (int   argc,
+                   char *argv[])
+{
+  if (argc < 2)
+    {
+      fprintf (stderr, "Usage: assay-cli sandbox build|status [OPTIONS]\n");
+      return 2;
+    }
+  if (g_str_equal (argv[1], "build"))
+    return sandbox_build (argc - 1, argv + 1);
+  if (g_str_equal (argv[1], "status"))
+    return sandbox_status (argc - 1, argv + 1);
+
+  fprintf (stderr, "assay-cli sandbox: unknown command “%s”\n", argv[1]);
+  return 2;
+}

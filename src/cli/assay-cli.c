@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "assay-cli.h"
+
+static void
+usage (FILE *out)
+{
+  fprintf (out,
+           "Usage: assay-cli COMMAND [OPTIONS]\n"
+           "\n"
+           "Commands:\n"
+           "  exec [OPTIONS] CELL.py...   run files as successive cells of one sandboxed session\n"
+           "  sandbox build [--backend docker|bwrap|all]   prepare the sandbox image\n"
+           "  sandbox status [--json]     say which sandbox backends work here, and why not\n"
+           "\n"
+           "Run “assay-cli COMMAND --help” for a command's options.\n");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  setlocale (LC_ALL, "");
+
+  if (argc < 2)
+    {
+      usage (stderr);
+      return 2;
+    }
+
+  if (g_str_equal (argv[1], "exec"))
+    return assay_cli_exec (argc - 1, argv + 1);
+  if (g_str_equal (argv[1], "sandbox"))
+    return assay_cli_sandbox (argc - 1, argv + 1);
+  if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") || g_str_equal (argv[1], "help"))
+    {
+      usage (stdout);
+      return 0;
+    }
+  if (g_str_equal (argv[1], "--version"))
+    {
+      printf ("assay-cli %s\n", PACKAGE_VERSION);
+      return 0;
+    }
+
+  fprintf (stderr, "assay-cli: unknown command “%s”\n", argv[1]);
+  usage (stderr);
+  return 2;
+}

@@ -1,0 +1,774 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <grp.h>
+#include <math.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "assay-bwrap-backend.h"
+
+#define SANDBOX_UID "1000"
+#define SANDBOX_GID "1000"
+/* When Assay runs as root (CI does), bubblewrap itself runs as this unprivileged user, so
+ * that nothing in the sandbox has a privileged uid anywhere, not even outside it. */
+#define UNPRIVILEGED_HOST_ID 65534
+#define STDERR_TAIL (64 * 1024)
+#define ROOTFS_FD 3
+#define DATA_FD 4
+
+struct _AssayBwrapBackend
+{
+  GObject parent_instance;
+};
+
+static void backend_iface_init (AssaySandboxBackendInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (AssayBwrapBackend, assay_bwrap_backend, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (ASSAY_TYPE_SANDBOX_BACKEND, backend_iface_init))
+
+/* ---- cgroups -------------------------------------------------------------------------- */
+
+typedef enum
+{
+  CGROUP_NONE,
+  CGROUP_V1,
+  CGROUP_V2,
+} CgroupKind;
+
+typedef struct
+{
+  CgroupKind kind;
+  char      *v2_dir;        /* the sandbox's cgroup (v2) */
+  char      *v1_memory;     /* the sandbox's cgroups (v1) */
+  char      *v1_pids;
+  char      *v1_cpu;
+} Cgroup;
+
+static char *
+own_cgroup_path (const char *controller)
+{
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  if (!g_file_get_contents ("/proc/self/cgroup", &contents, NULL, NULL))
+    return NULL;
+
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_auto(GStrv) fields = g_strsplit (lines[i], ":", 3);
+
+      if (g_strv_length (fields) != 3)
+        continue;
+      if (controller == NULL && g_str_equal (fields[0], "0") && fields[1][0] == '\0')
+        return g_strdup (fields[2]);
+      if (controller != NULL)
+        {
+          g_auto(GStrv) names = g_strsplit (fields[1], ",", -1);
+          if (g_strv_contains ((const char * const *) names, controller))
+            return g_strdup (fields[2]);
+        }
+    }
+  return NULL;
+}
+
+static gboolean
+write_file (const char *dir,
+            const char *name,
+            const char *value)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  int fd = g_open (path, O_WRONLY | O_CLOEXEC, 0);
+  gboolean ok;
+
+  if (fd < 0)
+    return FALSE;
+  ok = write (fd, value, strlen (value)) == (ssize_t) strlen (value);
+  close (fd);
+  return ok;
+}
+
+static guint64
+read_counter (const char *dir,
+              const char *file,
+              const char *key)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  if (dir == NULL)
+    return 0;
+  path = g_build_filename (dir, file, NULL);
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return 0;
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (g_str_has_prefix (lines[i], key) && lines[i][strlen (key)] == ' ')
+      return g_ascii_strtoull (lines[i] + strlen (key) + 1, NULL, 10);
+  return 0;
+}
+
+static char *
+make_v1_group (const char *controller,
+               const char *name)
+{
+  g_autofree char *own = own_cgroup_path (controller);
+  g_autofree char *root = g_build_filename ("/sys/fs/cgroup", controller, NULL);
+  char *dir;
+
+  if (own == NULL || !g_file_test (root, G_FILE_TEST_IS_DIR))
+    return NULL;
+  dir = g_build_filename (root, own, name, NULL);
+  if (g_mkdir (dir, 0755) != 0 && errno != EEXIST)
+    {
+      g_free (dir);
+      return NULL;
+    }
+  return dir;
+}
+
+static void
+cgroup_clear (Cgroup *cgroup)
+{
+  /* The sandbox's processes are gone by now; empty cgroups can be removed. */
+  if (cgroup->v2_dir)
+    g_rmdir (cgroup->v2_dir);
+  if (cgroup->v1_memory)
+    g_rmdir (cgroup->v1_memory);
+  if (cgroup->v1_pids)
+    g_rmdir (cgroup->v1_pids);
+  if (cgroup->v1_cpu)
+    g_rmdir (cgroup->v1_cpu);
+  g_clear_pointer (&cgroup->v2_dir, g_free);
+  g_clear_pointer (&cgroup->v1_memory, g_free);
+  g_clear_pointer (&cgroup->v1_pids, g_free);
+  g_clear_pointer (&cgroup->v1_cpu, g_free);
+  cgroup->kind = CGROUP_NONE;
+}
+
+static gboolean
+cgroup_v2_available (char **parent_out)
+{
+  g_autofree char *own = own_cgroup_path (NULL);
+  g_autofree char *dir = NULL;
+  g_autofree char *controllers = NULL;
+  g_autofree char *procs = NULL;
+
+  if (own == NULL || !g_file_test ("/sys/fs/cgroup/cgroup.controllers", G_FILE_TEST_EXISTS))
+    return FALSE;
+  dir = g_build_filename ("/sys/fs/cgroup", own, NULL);
+  controllers = g_build_filename (dir, "cgroup.subtree_control", NULL);
+  procs = g_build_filename (dir, "cgroup.procs", NULL);
+  /* A delegated subtree: we may create children and move processes. */
+  if (access (dir, W_OK) != 0 || access (procs, W_OK) != 0)
+    return FALSE;
+  if (parent_out)
+    *parent_out = g_steal_pointer (&dir);
+  return TRUE;
+}
+
+static gboolean
+cgroup_create (Cgroup                   *cgroup,
+               const char               *name,
+               const AssaySandboxLimits *limits)
+{
+  g_autofree char *parent = NULL;
+  g_autofree char *value = NULL;
+
+  memset (cgroup, 0, sizeof *cgroup);
+
+  if (cgroup_v2_available (&parent))
+    {
+      g_autofree char *controllers = NULL;
+      g_autofree char *own_controllers = g_build_filename (parent, "cgroup.controllers", NULL);
+
+      /* Ask for the controllers in the subtree; fails harmlessly when already on or when the
+       * parent still has processes (then limits stay on rlimits). */
+      write_file (parent, "cgroup.subtree_control", "+memory +pids +cpu");
+      cgroup->v2_dir = g_build_filename (parent, name, NULL);
+      if (g_mkdir (cgroup->v2_dir, 0755) != 0 && errno != EEXIST)
+        {
+          g_clear_pointer (&cgroup->v2_dir, g_free);
+          goto v1;
+        }
+      value = g_strdup_printf ("%" G_GUINT64_FORMAT, limits->memory_bytes);
+      if (!write_file (cgroup->v2_dir, "memory.max", value))
+        {
+          g_rmdir (cgroup->v2_dir);
+          g_clear_pointer (&cgroup->v2_dir, g_free);
+          goto v1;
+        }
+      write_file (cgroup->v2_dir, "memory.swap.max", "0");
+      g_free (value);
+      value = g_strdup_printf ("%u", limits->pids);
+      write_file (cgroup->v2_dir, "pids.max", value);
+      g_free (value);
+      value = g_strdup_printf ("%u 100000", (guint) ceil (limits->cpus * 100000));
+      write_file (cgroup->v2_dir, "cpu.max", value);
+      cgroup->kind = CGROUP_V2;
+      return TRUE;
+    }
+
+v1:
+  if (geteuid () != 0)
+    return FALSE;
+
+  cgroup->v1_memory = make_v1_group ("memory", name);
+  cgroup->v1_pids = make_v1_group ("pids", name);
+  cgroup->v1_cpu = make_v1_group ("cpu", name);
+  if (cgroup->v1_memory == NULL || cgroup->v1_pids == NULL)
+    {
+      cgroup_clear (cgroup);
+      return FALSE;
+    }
+
+  g_free (value);
+  value = g_strdup_printf ("%" G_GUINT64_FORMAT, limits->memory_bytes);
+  if (!write_file (cgroup->v1_memory, "memory.limit_in_bytes", value))
+    {
+      cgroup_clear (cgroup);
+      return FALSE;
+    }
+  write_file (cgroup->v1_memory, "memory.memsw.limit_in_bytes", value);
+  write_file (cgroup->v1_memory, "memory.swappiness", "0");
+  g_free (value);
+  value = g_strdup_printf ("%u", limits->pids);
+  write_file (cgroup->v1_pids, "pids.max", value);
+  if (cgroup->v1_cpu)
+    {
+      g_free (value);
+      write_file (cgroup->v1_cpu, "cpu.cfs_period_us", "100000");
+      value = g_strdup_printf ("%u", (guint) ceil (limits->cpus * 100000));
+      write_file (cgroup->v1_cpu, "cpu.cfs_quota_us", value);
+    }
+  cgroup->kind = CGROUP_V1;
+  return TRUE;
+}
+
+static guint64
+cgroup_oom_kills (const Cgroup *cgroup)
+{
+  if (cgroup->kind == CGROUP_V2)
+    return read_counter (cgroup->v2_dir, "memory.events", "oom_kill");
+  if (cgroup->kind == CGROUP_V1)
+    return read_counter (cgroup->v1_memory, "memory.oom_control", "oom_kill");
+  return 0;
+}
+
+/* ---- the child's setup (runs between fork and exec: async-signal-safe calls only) ------- */
+
+typedef struct
+{
+  char     procs[4][PATH_MAX];   /* cgroup.procs / tasks files to join */
+  guint    n_procs;
+  gboolean drop_root;
+  struct rlimit as, nproc, fsize, cpu, core;
+  gboolean set_as, set_nproc;
+} ChildSetup;
+
+static void
+child_setup (gpointer user_data)
+{
+  ChildSetup *setup = user_data;
+
+  for (guint i = 0; i < setup->n_procs; i++)
+    {
+      int fd = open (setup->procs[i], O_WRONLY | O_CLOEXEC);
+      if (fd >= 0)
+        {
+          (void) !write (fd, "0", 1);
+          close (fd);
+        }
+    }
+
+  if (setup->set_as)
+    setrlimit (RLIMIT_AS, &setup->as);
+  if (setup->set_nproc)
+    setrlimit (RLIMIT_NPROC, &setup->nproc);
+  setrlimit (RLIMIT_FSIZE, &setup->fsize);
+  setrlimit (RLIMIT_CPU, &setup->cpu);
+  setrlimit (RLIMIT_CORE, &setup->core);
+
+  if (setup->drop_root)
+    {
+      gid_t gid = UNPRIVILEGED_HOST_ID;
+
+      if (setgroups (1, &gid) != 0 || setgid (gid) != 0 || setuid (UNPRIVILEGED_HOST_ID) != 0)
+        _exit (126);
+    }
+}
+
+/* ---- the instance --------------------------------------------------------------------- */
+
+#define ASSAY_TYPE_BWRAP_INSTANCE (assay_bwrap_instance_get_type ())
+G_DECLARE_FINAL_TYPE (AssayBwrapInstance, assay_bwrap_instance, ASSAY, BWRAP_INSTANCE, AssaySandboxInstance)
+
+struct _AssayBwrapInstance
+{
+  AssaySandboxInstance parent_instance;
+
+  GSubprocess *process;
+  Cgroup       cgroup;
+  guint64      oom_kills_at_start;
+  GMutex       mutex;
+  GString     *stderr_tail;
+  GThread     *stderr_thread;
+  gboolean     destroyed;
+};
+
+G_DEFINE_FINAL_TYPE (AssayBwrapInstance, assay_bwrap_instance, ASSAY_TYPE_SANDBOX_INSTANCE)
+
+static gpointer
+stderr_reader (gpointer user_data)
+{
+  AssayBwrapInstance *self = user_data;
+  GInputStream *stream = g_subprocess_get_stderr_pipe (self->process);
+  char buffer[4096];
+  gssize n;
+
+  while ((n = g_input_stream_read (stream, buffer, sizeof buffer, NULL, NULL)) > 0)
+    {
+      g_mutex_lock (&self->mutex);
+      g_string_append_len (self->stderr_tail, buffer, n);
+      if (self->stderr_tail->len > STDERR_TAIL)
+        g_string_erase (self->stderr_tail, 0, self->stderr_tail->len - STDERR_TAIL);
+      g_mutex_unlock (&self->mutex);
+    }
+  return NULL;
+}
+
+static GOutputStream *
+assay_bwrap_instance_get_stdin (AssaySandboxInstance *instance)
+{
+  return g_subprocess_get_stdin_pipe (ASSAY_BWRAP_INSTANCE (instance)->process);
+}
+
+static GInputStream *
+assay_bwrap_instance_get_stdout (AssaySandboxInstance *instance)
+{
+  return g_subprocess_get_stdout_pipe (ASSAY_BWRAP_INSTANCE (instance)->process);
+}
+
+static void
+assay_bwrap_instance_kill (AssaySandboxInstance *instance)
+{
+  AssayBwrapInstance *self = ASSAY_BWRAP_INSTANCE (instance);
+
+  /* bubblewrap's sandbox dies with it (--die-with-parent), and with the sandbox's PID 1
+   * every process in its PID namespace. */
+  g_subprocess_force_exit (self->process);
+}
+
+static gboolean
+assay_bwrap_instance_wait (AssaySandboxInstance  *instance,
+                           AssaySandboxExit      *exit_out,
+                           GCancellable          *cancellable,
+                           GError               **error)
+{
+  AssayBwrapInstance *self = ASSAY_BWRAP_INSTANCE (instance);
+
+  memset (exit_out, 0, sizeof *exit_out);
+  exit_out->exit_code = -1;
+
+  if (!g_subprocess_wait (self->process, cancellable, error))
+    return FALSE;
+
+  exit_out->exited = TRUE;
+  if (g_subprocess_get_if_signaled (self->process))
+    exit_out->signal = g_subprocess_get_term_sig (self->process);
+  else
+    exit_out->exit_code = g_subprocess_get_exit_status (self->process);
+  exit_out->oom_killed = cgroup_oom_kills (&self->cgroup) > self->oom_kills_at_start;
+  return TRUE;
+}
+
+static void
+assay_bwrap_instance_destroy (AssaySandboxInstance *instance)
+{
+  AssayBwrapInstance *self = ASSAY_BWRAP_INSTANCE (instance);
+
+  if (self->destroyed)
+    return;
+  self->destroyed = TRUE;
+
+  g_subprocess_force_exit (self->process);
+  g_subprocess_wait (self->process, NULL, NULL);
+  if (self->stderr_thread != NULL)
+    g_clear_pointer (&self->stderr_thread, g_thread_join);
+  /* The PID namespace is gone with bubblewrap; give the kernel a moment to tear it down
+   * before removing the cgroups. */
+  for (guint i = 0; i < 50; i++)
+    {
+      cgroup_clear (&self->cgroup);
+      if (self->cgroup.kind == CGROUP_NONE)
+        break;
+      g_usleep (20 * 1000);
+    }
+}
+
+static char *
+assay_bwrap_instance_dup_stderr_tail (AssaySandboxInstance *instance)
+{
+  AssayBwrapInstance *self = ASSAY_BWRAP_INSTANCE (instance);
+  char *tail;
+
+  g_mutex_lock (&self->mutex);
+  tail = g_strndup (self->stderr_tail->str, self->stderr_tail->len);
+  g_mutex_unlock (&self->mutex);
+  return tail;
+}
+
+static void
+assay_bwrap_instance_finalize (GObject *object)
+{
+  AssayBwrapInstance *self = ASSAY_BWRAP_INSTANCE (object);
+
+  assay_bwrap_instance_destroy (ASSAY_SANDBOX_INSTANCE (self));
+  g_clear_object (&self->process);
+  g_string_free (self->stderr_tail, TRUE);
+  g_mutex_clear (&self->mutex);
+
+  G_OBJECT_CLASS (assay_bwrap_instance_parent_class)->finalize (object);
+}
+
+static void
+assay_bwrap_instance_class_init (AssayBwrapInstanceClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  AssaySandboxInstanceClass *instance_class = ASSAY_SANDBOX_INSTANCE_CLASS (klass);
+
+  object_class->finalize = assay_bwrap_instance_finalize;
+  instance_class->get_stdin = assay_bwrap_instance_get_stdin;
+  instance_class->get_stdout = assay_bwrap_instance_get_stdout;
+  instance_class->kill = assay_bwrap_instance_kill;
+  instance_class->wait = assay_bwrap_instance_wait;
+  instance_class->destroy = assay_bwrap_instance_destroy;
+  instance_class->dup_stderr_tail = assay_bwrap_instance_dup_stderr_tail;
+}
+
+static void
+assay_bwrap_instance_init (AssayBwrapInstance *self)
+{
+  g_mutex_init (&self->mutex);
+  self->stderr_tail = g_string_new (NULL);
+}
+
+/* ---- the backend ---------------------------------------------------------------------- */
+
+static const char *
+assay_bwrap_backend_get_name (AssaySandboxBackend *backend)
+{
+  return "bwrap";
+}
+
+static void
+push (GPtrArray  *argv,
+      const char *first,
+      ...)
+{
+  va_list args;
+
+  va_start (args, first);
+  for (const char *arg = first; arg != NULL; arg = va_arg (args, const char *))
+    g_ptr_array_add (argv, g_strdup (arg));
+  va_end (args);
+}
+
+static void
+push_printf (GPtrArray  *argv,
+             const char *format,
+             ...) G_GNUC_PRINTF (2, 3);
+
+static void
+push_printf (GPtrArray  *argv,
+             const char *format,
+             ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  g_ptr_array_add (argv, g_strdup_vprintf (format, args));
+  va_end (args);
+}
+
+static guint
+count_own_processes (void)
+{
+  g_autoptr(GDir) dir = g_dir_open ("/proc", 0, NULL);
+  const char *name;
+  guint count = 0;
+  uid_t uid = getuid ();
+
+  if (dir == NULL)
+    return 0;
+  while ((name = g_dir_read_name (dir)))
+    {
+      g_autofree char *task_dir = NULL;
+      GStatBuf st;
+
+      if (!g_ascii_isdigit (name[0]))
+        continue;
+      task_dir = g_build_filename ("/proc", name, "task", NULL);
+      if (g_stat (task_dir, &st) == 0 && st.st_uid == uid)
+        {
+          g_autoptr(GDir) tasks = g_dir_open (task_dir, 0, NULL);
+          while (tasks && g_dir_read_name (tasks))
+            count++;
+        }
+    }
+  return count;
+}
+
+static GPtrArray *
+build_argv (const AssaySandboxSpec *spec,
+            gboolean                with_data)
+{
+  GPtrArray *argv = g_ptr_array_new_with_free_func (g_free);
+  guint threads = MAX (1, (guint) ceil (spec->limits.cpus));
+
+  push (argv, "bwrap", NULL);
+  push_printf (argv, "--ro-bind-fd"); push_printf (argv, "%d", ROOTFS_FD); push (argv, "/", NULL);
+  push (argv, "--proc", "/proc", "--dev", "/dev", NULL);
+  push (argv, "--size", NULL); push_printf (argv, "%" G_GUINT64_FORMAT, spec->limits.tmp_bytes);
+  push (argv, "--tmpfs", "/tmp", NULL);
+  push (argv, "--size", NULL); push_printf (argv, "%" G_GUINT64_FORMAT, spec->limits.workspace_bytes);
+  push (argv, "--perms", "0755", "--tmpfs", "/workspace", NULL);
+  if (with_data)
+    {
+      push_printf (argv, "--ro-bind-fd"); push_printf (argv, "%d", DATA_FD); push (argv, "/data", NULL);
+    }
+  push (argv,
+        "--unshare-all",           /* user, ipc, pid, net, uts, cgroup */
+        "--unshare-user",
+        "--disable-userns",        /* no nested user namespaces */
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop", "ALL",
+        "--uid", SANDBOX_UID,
+        "--gid", SANDBOX_GID,
+        "--hostname", "assay",
+        "--clearenv",
+        "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin",
+        "--setenv", "HOME", "/tmp",
+        "--setenv", "LANG", "C.UTF-8",
+        "--setenv", "MPLBACKEND", "Agg",
+        "--setenv", "MPLCONFIGDIR", "/tmp/matplotlib",
+        "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
+        NULL);
+  push (argv, "--setenv", "OPENBLAS_NUM_THREADS", NULL); push_printf (argv, "%u", threads);
+  push (argv, "--setenv", "OMP_NUM_THREADS", NULL); push_printf (argv, "%u", threads);
+  push (argv, "--chdir", "/workspace",
+        "python3", "-I", "/opt/assay/kernel/assay_kernel.py", NULL);
+  g_ptr_array_add (argv, NULL);
+  return argv;
+}
+
+static AssaySandboxInstance *
+assay_bwrap_backend_launch (AssaySandboxBackend     *backend,
+                            const AssaySandboxSpec  *spec,
+                            GCancellable            *cancellable,
+                            GError                 **error)
+{
+  g_autoptr(AssayBwrapInstance) self = NULL;
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GPtrArray) argv = NULL;
+  g_autofree char *kernel = NULL;
+  g_autofree char *cgroup_name = NULL;
+  ChildSetup *setup;
+  int rootfs_fd;
+  int data_fd = -1;
+
+  if (spec->rootfs_dir == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                           "the sandbox image is not prepared (run “assay-cli sandbox build”)");
+      return NULL;
+    }
+
+  kernel = g_build_filename (spec->rootfs_dir, "opt/assay/kernel/assay_kernel.py", NULL);
+  if (!g_file_test (kernel, G_FILE_TEST_IS_REGULAR))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   "the sandbox tree at %s is incomplete (run “assay-cli sandbox build”)",
+                   spec->rootfs_dir);
+      return NULL;
+    }
+
+  /* Folders are handed over as open descriptors: when bubblewrap runs unprivileged it may
+   * not be able to reach them by path (they can live under a private home). */
+  rootfs_fd = g_open (spec->rootfs_dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+  if (rootfs_fd < 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "cannot open the sandbox tree %s: %s", spec->rootfs_dir, g_strerror (saved));
+      return NULL;
+    }
+  if (spec->data_dir != NULL)
+    data_fd = g_open (spec->data_dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+
+  self = g_object_new (ASSAY_TYPE_BWRAP_INSTANCE, NULL);
+
+  setup = g_new0 (ChildSetup, 1);
+  cgroup_name = g_strdup_printf ("assay-%s-%d-%u", spec->session_id ? spec->session_id : "x",
+                                 getpid (), g_random_int ());
+  if (cgroup_create (&self->cgroup, cgroup_name, &spec->limits))
+    {
+      const char *dirs[] = { self->cgroup.v2_dir, self->cgroup.v1_memory,
+                             self->cgroup.v1_pids, self->cgroup.v1_cpu };
+
+      for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
+        if (dirs[i] != NULL)
+          g_snprintf (setup->procs[setup->n_procs++], PATH_MAX, "%s/cgroup.procs", dirs[i]);
+      self->oom_kills_at_start = cgroup_oom_kills (&self->cgroup);
+    }
+  else
+    {
+      /* No cgroup: the address space bounds memory (a MemoryError then), and the process
+       * count is counted per user, so leave room for the user's own processes. */
+      setup->set_as = TRUE;
+      setup->as.rlim_cur = setup->as.rlim_max = spec->limits.memory_bytes;
+      setup->set_nproc = TRUE;
+      setup->nproc.rlim_cur = setup->nproc.rlim_max =
+        spec->limits.pids + (geteuid () == 0 ? 0 : count_own_processes ());
+    }
+  setup->fsize.rlim_cur = setup->fsize.rlim_max = spec->limits.file_bytes;
+  /* CPU time over the whole session; a single cell is bounded by its wall-clock timeout. */
+  setup->cpu.rlim_cur = setup->cpu.rlim_max = 6 * 3600;
+  setup->core.rlim_cur = setup->core.rlim_max = 0;
+  setup->drop_root = geteuid () == 0;
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE |
+                                        G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                        G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  /* Nothing of ours crosses into the sandbox; bubblewrap itself gets a minimal env. */
+  {
+    const char *empty_env[] = { "PATH=/usr/bin:/bin", NULL };
+    g_subprocess_launcher_set_environ (launcher, (char **) empty_env);
+  }
+  g_subprocess_launcher_set_cwd (launcher, "/");
+  g_subprocess_launcher_take_fd (launcher, rootfs_fd, ROOTFS_FD);
+  if (data_fd >= 0)
+    g_subprocess_launcher_take_fd (launcher, data_fd, DATA_FD);
+  g_subprocess_launcher_set_child_setup (launcher, child_setup, setup, g_free);
+
+  argv = build_argv (spec, data_fd >= 0);
+  self->process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, error);
+  if (self->process == NULL)
+    {
+      cgroup_clear (&self->cgroup);
+      self->destroyed = TRUE;
+      return NULL;
+    }
+
+  self->stderr_thread = g_thread_new ("assay-bwrap-stderr", stderr_reader, self);
+  return ASSAY_SANDBOX_INSTANCE (g_steal_pointer (&self));
+}
+
+static gboolean
+assay_bwrap_backend_probe (AssaySandboxBackend  *backend,
+                           char                **reason,
+                           GCancellable         *cancellable)
+{
+  g_autofree char *bwrap = g_find_program_in_path ("bwrap");
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *err_text = NULL;
+  ChildSetup *setup;
+  const char *argv[] = {
+    "bwrap", "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin",
+    "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+    "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
+    "--uid", SANDBOX_UID, "--gid", SANDBOX_GID, "/usr/bin/true", NULL
+  };
+
+  if (bwrap == NULL)
+    {
+      if (reason)
+        *reason = g_strdup ("bubblewrap is not installed (install the “bubblewrap” package)");
+      return FALSE;
+    }
+
+  setup = g_new0 (ChildSetup, 1);
+  setup->drop_root = geteuid () == 0;
+  setup->fsize.rlim_cur = setup->fsize.rlim_max = RLIM_INFINITY;
+  setup->cpu.rlim_cur = setup->cpu.rlim_max = RLIM_INFINITY;
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE |
+                                        G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_set_cwd (launcher, "/");
+  g_subprocess_launcher_set_child_setup (launcher, child_setup, setup, g_free);
+  process = g_subprocess_launcher_spawnv (launcher, argv, &error);
+  if (process == NULL ||
+      !g_subprocess_communicate_utf8 (process, NULL, cancellable, NULL, &err_text, &error))
+    {
+      if (reason)
+        *reason = g_strdup_printf ("bubblewrap could not be started: %s", error->message);
+      return FALSE;
+    }
+
+  if (!g_subprocess_get_successful (process))
+    {
+      if (reason)
+        {
+          g_strstrip (err_text);
+          if (strstr (err_text, "namespace") || strstr (err_text, "Operation not permitted"))
+            *reason = g_strdup_printf ("bubblewrap cannot create user namespaces here (%s); "
+                                       "check kernel.unprivileged_userns_clone and "
+                                       "user.max_user_namespaces", err_text);
+          else
+            *reason = g_strdup_printf ("bubblewrap failed: %s", err_text);
+        }
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+static void
+backend_iface_init (AssaySandboxBackendInterface *iface)
+{
+  iface->get_name = assay_bwrap_backend_get_name;
+  iface->probe = assay_bwrap_backend_probe;
+  iface->launch = assay_bwrap_backend_launch;
+}
+
+static void
+assay_bwrap_backend_class_init (AssayBwrapBackendClass *klass)
+{
+}
+
+static void
+assay_bwrap_backend_init (AssayBwrapBackend *self)
+{
+}
+
+AssayBwrapBackend *
+assay_bwrap_backend_new (void)
+{
+  return g_object_new (ASSAY_TYPE_BWRAP_BACKEND, NULL);
+}
+
+char *
+assay_bwrap_backend_describe_limits (AssayBwrapBackend *self)
+{
+  g_autofree char *parent = NULL;
+
+  g_return_val_if_fail (ASSAY_IS_BWRAP_BACKEND (self), NULL);
+
+  if (cgroup_v2_available (&parent))
+    return g_strdup_printf ("cgroup v2 (%s): memory, processes and CPU share", parent);
+  if (geteuid () == 0 && g_file_test ("/sys/fs/cgroup/memory/memory.limit_in_bytes", G_FILE_TEST_EXISTS))
+    return g_strdup ("cgroup v1 (as root): memory, processes and CPU share");
+  return g_strdup ("rlimits (no delegated cgroup): address space, process count, file size, "
+                   "CPU time; no CPU share");
+}

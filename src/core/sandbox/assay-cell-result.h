@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <glib-object.h>
+#include <json-glib/json-glib.h>
+
+#include "assay-types.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  ASSAY_CELL_OK,
+  ASSAY_CELL_ERROR,
+  ASSAY_CELL_TIMEOUT,
+  ASSAY_CELL_OOM,
+  ASSAY_CELL_LIMIT,
+  ASSAY_CELL_CANCELLED,
+  ASSAY_CELL_CRASHED,
+} AssayCellStatus;
+
+const char *assay_cell_status_to_string (AssayCellStatus status);
+
+/* A file a cell produced, stored by the host under a name it chose itself. */
+typedef struct
+{
+  char    *name;       /* the (sanitised) path relative to /workspace */
+  char    *path;       /* where the host stored it */
+  guint64  bytes;
+  char    *mime;
+  gboolean truncated;
+} AssayArtifact;
+
+void assay_artifact_free (AssayArtifact *artifact);
+
+#define ASSAY_TYPE_CELL_RESULT (assay_cell_result_get_type ())
+
+G_DECLARE_FINAL_TYPE (AssayCellResult, assay_cell_result, ASSAY, CELL_RESULT, GObject)
+
+AssayCellResult *assay_cell_result_new                (const char      *cell_id,
+                                                       const char      *code);
+const char      *assay_cell_result_get_cell_id        (AssayCellResult *self);
+const char      *assay_cell_result_get_code           (AssayCellResult *self);
+AssayCellStatus  assay_cell_result_get_status         (AssayCellResult *self);
+void             assay_cell_result_set_status         (AssayCellResult *self,
+                                                       AssayCellStatus  status,
+                                                       const char      *reason);
+const char      *assay_cell_result_get_reason         (AssayCellResult *self);
+JsonArray       *assay_cell_result_get_outputs        (AssayCellResult *self);
+void             assay_cell_result_add_output         (AssayCellResult *self,
+                                                       JsonObject      *output);
+GPtrArray       *assay_cell_result_get_artifacts      (AssayCellResult *self);
+void             assay_cell_result_add_artifact       (AssayCellResult *self,
+                                                       AssayArtifact   *artifact);
+gint64           assay_cell_result_get_elapsed_ms     (AssayCellResult *self);
+void             assay_cell_result_set_elapsed_ms     (AssayCellResult *self,
+                                                       gint64           elapsed_ms);
+guint            assay_cell_result_get_execution_count (AssayCellResult *self);
+void             assay_cell_result_set_execution_count (AssayCellResult *self,
+                                                        guint            count);
+gboolean         assay_cell_result_get_state_lost     (AssayCellResult *self);
+void             assay_cell_result_set_state_lost     (AssayCellResult *self,
+                                                       gboolean         state_lost);
+guint            assay_cell_result_get_replayed       (AssayCellResult *self);
+void             assay_cell_result_set_replayed       (AssayCellResult *self,
+                                                       guint            replayed);
+/* The object `assay-cli exec --json` prints for this cell. */
+JsonObject      *assay_cell_result_to_json            (AssayCellResult *self);
+
+G_END_DECLS

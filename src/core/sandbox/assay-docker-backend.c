@@ -1,0 +1,708 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "assay-docker-backend.h"
+#include "assay-docker-instance.h"
+
+#define KERNEL_PATH        "/opt/assay/kernel/assay_kernel.py"
+#define SANDBOX_USER       "1000:1000"
+#define SANDBOX_NOFILE     1024
+#define LABEL_SESSION      "assay.session"
+#define LABEL_PID          "assay.pid"
+#define LABEL_PID_START    "assay.pid-start"
+#define LABEL_BOOT_ID      "assay.boot-id"
+#define LABEL_UID          "assay.uid"
+
+struct _AssayDockerBackend
+{
+  GObject            parent_instance;
+
+  AssayDockerClient *client;
+};
+
+static void sandbox_backend_iface_init (AssaySandboxBackendInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (AssayDockerBackend, assay_docker_backend, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (ASSAY_TYPE_SANDBOX_BACKEND,
+                                                      sandbox_backend_iface_init))
+
+/* Field 22 of /proc/<pid>/stat: the start time in clock ticks after boot. With
+ * the pid it names one process for the whole uptime, even when pids wrap. */
+static char *
+read_process_start_time (const char *pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%s/stat", pid);
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) fields = NULL;
+  const char *end_of_name;
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return NULL;
+
+  /* The command name (field 2) may contain spaces and parentheses. */
+  end_of_name = strrchr (contents, ')');
+  if (end_of_name == NULL || end_of_name[1] != ' ')
+    return NULL;
+
+  fields = g_strsplit (end_of_name + 2, " ", 21);
+  if (g_strv_length (fields) < 20 || fields[19][0] == '\0')
+    return NULL;
+
+  for (const char *c = fields[19]; *c != '\0'; c++)
+    if (!g_ascii_isdigit (*c))
+      return NULL;
+
+  return g_strdup (fields[19]);
+}
+
+static char *
+read_boot_id (void)
+{
+  g_autofree char *contents = NULL;
+
+  if (!g_file_get_contents ("/proc/sys/kernel/random/boot_id", &contents, NULL, NULL))
+    return NULL;
+
+  return g_strdup (g_strstrip (contents));
+}
+
+static gboolean
+is_valid_session_id (const char *session_id)
+{
+  gsize len = 0;
+
+  if (session_id == NULL)
+    return FALSE;
+
+  for (const char *c = session_id; *c != '\0'; c++, len++)
+    if (!(g_ascii_islower (*c) || g_ascii_isdigit (*c) || *c == '-'))
+      return FALSE;
+
+  /* Docker names are at most 253 characters; ours add about 15. */
+  return len > 0 && len <= 128;
+}
+
+static gboolean
+is_valid_container_id (const char *id)
+{
+  gsize len = 0;
+
+  for (const char *c = id; *c != '\0'; c++, len++)
+    if (!g_ascii_isxdigit (*c))
+      return FALSE;
+
+  return len >= 12 && len <= 64;
+}
+
+static const char *
+get_string_member (JsonObject *object,
+                   const char *name)
+{
+  JsonNode *node;
+
+  if (object == NULL || (node = json_object_get_member (object, name)) == NULL ||
+      !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+
+  return json_node_get_string (node);
+}
+
+static JsonObject *
+get_object_member (JsonObject *object,
+                   const char *name)
+{
+  JsonNode *node;
+
+  if (object == NULL || (node = json_object_get_member (object, name)) == NULL ||
+      !JSON_NODE_HOLDS_OBJECT (node))
+    return NULL;
+
+  return json_node_get_object (node);
+}
+
+/* Removes a container and its anonymous volumes, killing it first if needed. */
+static gboolean
+remove_container (AssayDockerClient  *client,
+                  const char         *container_id,
+                  GError            **error)
+{
+  g_autofree char *escaped = assay_docker_escape_path_segment (container_id);
+  g_autofree char *path = g_strdup_printf ("/containers/%s?force=1&v=1", escaped);
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  /* Never cancellable: this is the cleanup. */
+  node = assay_docker_client_request (client, "DELETE", path, NULL, NULL, NULL, &local_error);
+  if (node != NULL ||
+      g_error_matches (local_error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_NOT_FOUND))
+    return TRUE;
+
+  g_propagate_error (error, g_steal_pointer (&local_error));
+  return FALSE;
+}
+
+static const char *
+assay_docker_backend_get_name (AssaySandboxBackend *backend)
+{
+  return "docker";
+}
+
+static gboolean
+assay_docker_backend_probe (AssaySandboxBackend  *backend,
+                            char                **reason,
+                            GCancellable         *cancellable)
+{
+  AssayDockerBackend *self = ASSAY_DOCKER_BACKEND (backend);
+  const char *socket_path = assay_docker_client_get_socket_path (self->client);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *why = NULL;
+  GStatBuf st;
+
+  if (socket_path == NULL)
+    {
+      /* The client's error says what is wrong with $DOCKER_HOST. */
+      assay_docker_client_ping (self->client, cancellable, &error);
+      why = g_strdup (error != NULL ? error->message : "DOCKER_HOST is not supported");
+    }
+  else if (g_stat (socket_path, &st) != 0)
+    {
+      int saved_errno = errno;
+
+      if (saved_errno == EACCES || saved_errno == EPERM)
+        why = g_strdup_printf ("no permission to use %s (add your user to the docker group)",
+                               socket_path);
+      else
+        why = g_strdup_printf ("no Docker socket at %s (is the Docker daemon running?)",
+                               socket_path);
+    }
+  else if (!S_ISSOCK (st.st_mode))
+    why = g_strdup_printf ("no Docker socket at %s (is the Docker daemon running?)",
+                           socket_path);
+  else if (access (socket_path, R_OK | W_OK) != 0 && (errno == EACCES || errno == EPERM))
+    why = g_strdup_printf ("no permission to use %s (add your user to the docker group)",
+                           socket_path);
+  else if (!assay_docker_client_ping (self->client, cancellable, &error))
+    {
+      if (g_error_matches (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_PERMISSION_DENIED))
+        why = g_strdup_printf ("no permission to use %s (add your user to the docker group)",
+                               socket_path);
+      else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        why = g_strdup ("the check was cancelled");
+      else if (g_error_matches (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_UNREACHABLE))
+        why = g_strdup_printf ("the Docker daemon at %s does not answer", socket_path);
+      else
+        why = g_strdup_printf ("the Docker daemon at %s refuses to work with Assay: %s",
+                               socket_path, error->message);
+    }
+
+  if (why == NULL)
+    return TRUE;
+
+  if (reason != NULL)
+    *reason = g_steal_pointer (&why);
+
+  return FALSE;
+}
+
+static void
+add_string_array (JsonBuilder        *builder,
+                  const char         *name,
+                  const char * const *values)
+{
+  json_builder_set_member_name (builder, name);
+  json_builder_begin_array (builder);
+  for (guint i = 0; values[i] != NULL; i++)
+    json_builder_add_string_value (builder, values[i]);
+  json_builder_end_array (builder);
+}
+
+static void
+add_ulimit (JsonBuilder *builder,
+            const char  *name,
+            gint64       value)
+{
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "Name");
+  json_builder_add_string_value (builder, name);
+  json_builder_set_member_name (builder, "Soft");
+  json_builder_add_int_value (builder, value);
+  json_builder_set_member_name (builder, "Hard");
+  json_builder_add_int_value (builder, value);
+  json_builder_end_object (builder);
+}
+
+static gint64
+clamp_to_int64 (guint64 value)
+{
+  return (gint64) MIN (value, (guint64) G_MAXINT64);
+}
+
+/* The container's whole configuration. Nothing comes from the host's
+ * environment; every limit is a hard cap. */
+static JsonNode *
+build_create_body (const AssaySandboxSpec *spec)
+{
+  const AssaySandboxLimits *limits = &spec->limits;
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autofree char *threads_env = NULL;
+  g_autofree char *omp_env = NULL;
+  g_autofree char *pid = g_strdup_printf ("%d", (int) getpid ());
+  g_autofree char *pid_start = read_process_start_time ("self");
+  g_autofree char *boot_id = read_boot_id ();
+  g_autofree char *uid = g_strdup_printf ("%u", (guint) getuid ());
+  g_autofree char *tmp_options = NULL;
+  g_autofree char *workspace_options = NULL;
+  const char *cmd[] = { "python3", "-I", KERNEL_PATH, NULL };
+  const char *cap_drop[] = { "ALL", NULL };
+  const char *security_opt[] = { "no-new-privileges", NULL };
+  guint threads;
+
+  /* ceil (cpus), at least one; no libm for one rounding. */
+  threads = limits->cpus > 0 ? (guint) limits->cpus : 1;
+  if (limits->cpus > threads)
+    threads++;
+  threads = MAX (threads, 1);
+  threads_env = g_strdup_printf ("OPENBLAS_NUM_THREADS=%u", threads);
+  omp_env = g_strdup_printf ("OMP_NUM_THREADS=%u", threads);
+
+  tmp_options = g_strdup_printf ("rw,nosuid,nodev,size=%" G_GUINT64_FORMAT, limits->tmp_bytes);
+  workspace_options = g_strdup_printf ("rw,nosuid,nodev,size=%" G_GUINT64_FORMAT
+                                       ",uid=1000,gid=1000,mode=0755", limits->workspace_bytes);
+
+  json_builder_begin_object (builder);
+
+  json_builder_set_member_name (builder, "Image");
+  json_builder_add_string_value (builder, spec->image_ref);
+  add_string_array (builder, "Cmd", cmd);
+  json_builder_set_member_name (builder, "Entrypoint");
+  json_builder_begin_array (builder);
+  json_builder_end_array (builder);
+  json_builder_set_member_name (builder, "User");
+  json_builder_add_string_value (builder, SANDBOX_USER);
+  json_builder_set_member_name (builder, "WorkingDir");
+  json_builder_add_string_value (builder, "/workspace");
+  json_builder_set_member_name (builder, "Hostname");
+  json_builder_add_string_value (builder, "sandbox");
+
+  {
+    const char *env[] = {
+      "PATH=/usr/local/bin:/usr/bin:/bin",
+      "HOME=/tmp",
+      "LANG=C.UTF-8",
+      "MPLBACKEND=Agg",
+      "MPLCONFIGDIR=/tmp/matplotlib",
+      "PYTHONDONTWRITEBYTECODE=1",
+      threads_env,
+      omp_env,
+      NULL
+    };
+
+    add_string_array (builder, "Env", env);
+  }
+
+  json_builder_set_member_name (builder, "OpenStdin");
+  json_builder_add_boolean_value (builder, TRUE);
+  json_builder_set_member_name (builder, "StdinOnce");
+  json_builder_add_boolean_value (builder, FALSE);
+  json_builder_set_member_name (builder, "AttachStdin");
+  json_builder_add_boolean_value (builder, TRUE);
+  json_builder_set_member_name (builder, "AttachStdout");
+  json_builder_add_boolean_value (builder, TRUE);
+  json_builder_set_member_name (builder, "AttachStderr");
+  json_builder_add_boolean_value (builder, TRUE);
+  json_builder_set_member_name (builder, "Tty");
+  json_builder_add_boolean_value (builder, FALSE);
+  json_builder_set_member_name (builder, "NetworkDisabled");
+  json_builder_add_boolean_value (builder, TRUE);
+
+  /* Who owns the container, so remove_leftovers can tell a crashed run's
+   * sandboxes from those of a run that is still alive. */
+  json_builder_set_member_name (builder, "Labels");
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, LABEL_SESSION);
+  json_builder_add_string_value (builder, spec->session_id);
+  json_builder_set_member_name (builder, LABEL_PID);
+  json_builder_add_string_value (builder, pid);
+  json_builder_set_member_name (builder, LABEL_PID_START);
+  json_builder_add_string_value (builder, pid_start != NULL ? pid_start : "");
+  if (boot_id != NULL)
+    {
+      json_builder_set_member_name (builder, LABEL_BOOT_ID);
+      json_builder_add_string_value (builder, boot_id);
+    }
+  json_builder_set_member_name (builder, LABEL_UID);
+  json_builder_add_string_value (builder, uid);
+  json_builder_end_object (builder);
+
+  json_builder_set_member_name (builder, "HostConfig");
+  json_builder_begin_object (builder);
+
+  json_builder_set_member_name (builder, "NetworkMode");
+  json_builder_add_string_value (builder, "none");
+  json_builder_set_member_name (builder, "IpcMode");
+  json_builder_add_string_value (builder, "private");
+
+  /* MemorySwap == Memory: no swap on top of the RAM cap. */
+  json_builder_set_member_name (builder, "Memory");
+  json_builder_add_int_value (builder, clamp_to_int64 (limits->memory_bytes));
+  json_builder_set_member_name (builder, "MemorySwap");
+  json_builder_add_int_value (builder, clamp_to_int64 (limits->memory_bytes));
+  if (limits->cpus > 0)
+    {
+      json_builder_set_member_name (builder, "NanoCpus");
+      json_builder_add_int_value (builder, (gint64) (limits->cpus * 1e9));
+    }
+  json_builder_set_member_name (builder, "PidsLimit");
+  json_builder_add_int_value (builder, limits->pids);
+
+  json_builder_set_member_name (builder, "ReadonlyRootfs");
+  json_builder_add_boolean_value (builder, TRUE);
+  add_string_array (builder, "CapDrop", cap_drop);
+  add_string_array (builder, "SecurityOpt", security_opt);
+  json_builder_set_member_name (builder, "Init");
+  json_builder_add_boolean_value (builder, TRUE);
+
+  json_builder_set_member_name (builder, "Tmpfs");
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "/tmp");
+  json_builder_add_string_value (builder, tmp_options);
+  json_builder_set_member_name (builder, "/workspace");
+  json_builder_add_string_value (builder, workspace_options);
+  json_builder_end_object (builder);
+
+  /* No daemon-side copy of the output: it would grow without bound. */
+  json_builder_set_member_name (builder, "LogConfig");
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "Type");
+  json_builder_add_string_value (builder, "none");
+  json_builder_set_member_name (builder, "Config");
+  json_builder_begin_object (builder);
+  json_builder_end_object (builder);
+  json_builder_end_object (builder);
+
+  if (spec->data_dir != NULL)
+    {
+      /* A Mount, not a "src:dst:ro" bind string: a path with ':' or ','
+       * cannot be misparsed, and a missing folder is an error instead of being
+       * created (as root) by the daemon. */
+      json_builder_set_member_name (builder, "Mounts");
+      json_builder_begin_array (builder);
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "Type");
+      json_builder_add_string_value (builder, "bind");
+      json_builder_set_member_name (builder, "Source");
+      json_builder_add_string_value (builder, spec->data_dir);
+      json_builder_set_member_name (builder, "Target");
+      json_builder_add_string_value (builder, "/data");
+      json_builder_set_member_name (builder, "ReadOnly");
+      json_builder_add_boolean_value (builder, TRUE);
+      json_builder_end_object (builder);
+      json_builder_end_array (builder);
+    }
+
+  json_builder_set_member_name (builder, "Ulimits");
+  json_builder_begin_array (builder);
+  add_ulimit (builder, "fsize", clamp_to_int64 (limits->file_bytes));
+  add_ulimit (builder, "nofile", SANDBOX_NOFILE);
+  json_builder_end_array (builder);
+
+  json_builder_set_member_name (builder, "RestartPolicy");
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "Name");
+  json_builder_add_string_value (builder, "no");
+  json_builder_end_object (builder);
+
+  json_builder_end_object (builder);
+
+  json_builder_end_object (builder);
+
+  return json_builder_get_root (builder);
+}
+
+/* Docker creates a container with a limit "discarded" when the kernel lacks
+ * the cgroup for it; such a sandbox must not run. */
+static gboolean
+check_create_warnings (JsonObject  *created,
+                       GError     **error)
+{
+  JsonNode *warnings = json_object_get_member (created, "Warnings");
+  JsonArray *array;
+
+  if (warnings == NULL || !JSON_NODE_HOLDS_ARRAY (warnings))
+    return TRUE;
+
+  array = json_node_get_array (warnings);
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      JsonNode *element = json_array_get_element (array, i);
+      const char *warning;
+
+      if (!JSON_NODE_HOLDS_VALUE (element) || json_node_get_value_type (element) != G_TYPE_STRING)
+        continue;
+
+      warning = json_node_get_string (element);
+      if (strstr (warning, "discarded") != NULL)
+        {
+          g_set_error (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_FAILED,
+                       "Docker cannot enforce the sandbox's limits: %s", warning);
+          return FALSE;
+        }
+
+      g_debug ("Docker: %s", warning);
+    }
+
+  return TRUE;
+}
+
+static AssaySandboxInstance *
+assay_docker_backend_launch (AssaySandboxBackend     *backend,
+                             const AssaySandboxSpec  *spec,
+                             GCancellable            *cancellable,
+                             GError                 **error)
+{
+  AssayDockerBackend *self = ASSAY_DOCKER_BACKEND (backend);
+  g_autoptr(JsonNode) body = NULL;
+  g_autoptr(JsonNode) created = NULL;
+  g_autoptr(JsonNode) started = NULL;
+  g_autoptr(GIOStream) connection = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *escaped_name = NULL;
+  g_autofree char *escaped_id = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *container_id = NULL;
+  const char *id;
+
+  if (!is_valid_session_id (spec->session_id))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "Invalid sandbox session id “%s”", spec->session_id ? spec->session_id : "");
+      return NULL;
+    }
+
+  if (spec->image_ref == NULL || spec->image_ref[0] == '\0')
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           "No sandbox image to run");
+      return NULL;
+    }
+
+  name = g_strdup_printf ("assay-%s-%08x", spec->session_id, g_random_int ());
+  escaped_name = g_uri_escape_string (name, NULL, FALSE);
+  path = g_strdup_printf ("/containers/create?name=%s", escaped_name);
+  body = build_create_body (spec);
+
+  created = assay_docker_client_request (self->client, "POST", path, body, NULL,
+                                         cancellable, &local_error);
+  if (created == NULL)
+    {
+      g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
+                                  "Cannot create the sandbox container: ");
+      return NULL;
+    }
+
+  id = JSON_NODE_HOLDS_OBJECT (created)
+         ? get_string_member (json_node_get_object (created), "Id") : NULL;
+  if (id == NULL || !is_valid_container_id (id))
+    {
+      /* We cannot remove what we cannot name; try the name we chose. */
+      remove_container (self->client, name, NULL);
+      g_set_error_literal (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_FAILED,
+                           "The Docker daemon sent an invalid container id");
+      return NULL;
+    }
+
+  container_id = g_strdup (id);
+
+  if (!check_create_warnings (json_node_get_object (created), &local_error))
+    goto fail;
+
+  /* Attached before the start, so no output of the kernel is missed. */
+  connection = assay_docker_client_attach (self->client, container_id, cancellable, &local_error);
+  if (connection == NULL)
+    {
+      g_prefix_error (&local_error, "Cannot attach to the sandbox container: ");
+      goto fail;
+    }
+
+  g_free (path);
+  escaped_id = assay_docker_escape_path_segment (container_id);
+  path = g_strdup_printf ("/containers/%s/start", escaped_id);
+  started = assay_docker_client_request (self->client, "POST", path, NULL, NULL,
+                                         cancellable, &local_error);
+  if (started == NULL)
+    {
+      g_prefix_error (&local_error, "Cannot start the sandbox container: ");
+      goto fail;
+    }
+
+  return assay_docker_instance_new (self->client, container_id,
+                                    G_SOCKET_CONNECTION (connection));
+
+fail:
+  if (connection != NULL)
+    g_io_stream_close (connection, NULL, NULL);
+
+  {
+    g_autoptr(GError) remove_error = NULL;
+
+    if (!remove_container (self->client, container_id, &remove_error))
+      g_warning ("Cannot remove the sandbox container %.12s after a failed launch: %s",
+                 container_id, remove_error->message);
+  }
+
+  g_propagate_error (error, g_steal_pointer (&local_error));
+  return NULL;
+}
+
+/* Whether a container labelled by some run of Assay belongs to a run that is
+ * gone. A run that is alive, ours or another, keeps its sandboxes. */
+static gboolean
+is_leftover (JsonObject *labels,
+             const char *our_boot_id,
+             const char *our_uid)
+{
+  const char *pid = get_string_member (labels, LABEL_PID);
+  const char *pid_start = get_string_member (labels, LABEL_PID_START);
+  const char *boot_id = get_string_member (labels, LABEL_BOOT_ID);
+  const char *uid = get_string_member (labels, LABEL_UID);
+  g_autofree char *current_start = NULL;
+  guint64 pid_value = 0;
+
+  /* Another user's run: its processes may be hidden from us (hidepid), so we
+   * cannot tell whether it is alive. Its own next run cleans up. */
+  if (uid != NULL && our_uid != NULL && !g_str_equal (uid, our_uid))
+    return FALSE;
+
+  if (pid == NULL || !g_ascii_string_to_unsigned (pid, 10, 1, G_MAXINT32, &pid_value, NULL))
+    return TRUE;
+
+  if (boot_id != NULL && our_boot_id != NULL && !g_str_equal (boot_id, our_boot_id))
+    return TRUE;
+
+  current_start = read_process_start_time (pid);
+  if (current_start == NULL)
+    return TRUE;
+
+  return pid_start == NULL || !g_str_equal (current_start, pid_start);
+}
+
+static guint
+assay_docker_backend_remove_leftovers (AssaySandboxBackend *backend,
+                                       GCancellable        *cancellable)
+{
+  AssayDockerBackend *self = ASSAY_DOCKER_BACKEND (backend);
+  g_autoptr(JsonNode) listed = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *filters = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *boot_id = read_boot_id ();
+  g_autofree char *uid = g_strdup_printf ("%u", (guint) getuid ());
+  JsonArray *containers;
+  guint removed = 0;
+
+  filters = g_uri_escape_string ("{\"label\":[\"" LABEL_SESSION "\"]}", NULL, FALSE);
+  path = g_strdup_printf ("/containers/json?all=1&filters=%s", filters);
+
+  listed = assay_docker_client_request (self->client, "GET", path, NULL, NULL, cancellable, &error);
+  if (listed == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_debug ("Cannot list leftover sandboxes: %s", error->message);
+      return 0;
+    }
+
+  if (!JSON_NODE_HOLDS_ARRAY (listed))
+    return 0;
+
+  containers = json_node_get_array (listed);
+  for (guint i = 0; i < json_array_get_length (containers); i++)
+    {
+      JsonNode *element = json_array_get_element (containers, i);
+      g_autoptr(GError) remove_error = NULL;
+      JsonObject *container;
+      JsonObject *labels;
+      const char *id;
+
+      if (g_cancellable_is_cancelled (cancellable))
+        break;
+
+      if (!JSON_NODE_HOLDS_OBJECT (element))
+        continue;
+
+      container = json_node_get_object (element);
+      id = get_string_member (container, "Id");
+      labels = get_object_member (container, "Labels");
+
+      /* The filter is the daemon's; check the label ourselves as well. */
+      if (id == NULL || !is_valid_container_id (id) || labels == NULL ||
+          get_string_member (labels, LABEL_SESSION) == NULL)
+        continue;
+
+      if (!is_leftover (labels, boot_id, uid))
+        continue;
+
+      if (remove_container (self->client, id, &remove_error))
+        removed++;
+      else
+        g_debug ("Cannot remove leftover sandbox %.12s: %s", id, remove_error->message);
+    }
+
+  return removed;
+}
+
+static void
+sandbox_backend_iface_init (AssaySandboxBackendInterface *iface)
+{
+  iface->get_name = assay_docker_backend_get_name;
+  iface->probe = assay_docker_backend_probe;
+  iface->launch = assay_docker_backend_launch;
+  iface->remove_leftovers = assay_docker_backend_remove_leftovers;
+}
+
+static void
+assay_docker_backend_dispose (GObject *object)
+{
+  AssayDockerBackend *self = (AssayDockerBackend *) object;
+
+  g_clear_object (&self->client);
+
+  G_OBJECT_CLASS (assay_docker_backend_parent_class)->dispose (object);
+}
+
+static void
+assay_docker_backend_class_init (AssayDockerBackendClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = assay_docker_backend_dispose;
+}
+
+static void
+assay_docker_backend_init (AssayDockerBackend *self)
+{
+}
+
+AssayDockerBackend *
+assay_docker_backend_new (const char *socket_path)
+{
+  AssayDockerBackend *self = g_object_new (ASSAY_TYPE_DOCKER_BACKEND, NULL);
+
+  self->client = assay_docker_client_new (socket_path);
+
+  return self;
+}
+
+AssayDockerClient *
+assay_docker_backend_get_client (AssayDockerBackend *self)
+{
+  g_return_val_if_fail (ASSAY_IS_DOCKER_BACKEND (self), NULL);
+
+  return self->client;
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "assay-types.h"
+
+G_BEGIN_DECLS
+
+#define ASSAY_DOCKER_ERROR (assay_docker_error_quark ())
+
+typedef enum
+{
+  ASSAY_DOCKER_ERROR_UNREACHABLE,       /* no daemon at the socket, or it does not answer */
+  ASSAY_DOCKER_ERROR_PERMISSION_DENIED, /* the socket may not be used by this user */
+  ASSAY_DOCKER_ERROR_NOT_FOUND,         /* HTTP 404: no such container or image */
+  ASSAY_DOCKER_ERROR_CONFLICT,          /* HTTP 409: e.g. the container is not running */
+  ASSAY_DOCKER_ERROR_FAILED,            /* any other failure */
+} AssayDockerError;
+
+GQuark assay_docker_error_quark (void);
+
+#define ASSAY_TYPE_DOCKER_CLIENT (assay_docker_client_get_type ())
+
+G_DECLARE_FINAL_TYPE (AssayDockerClient, assay_docker_client, ASSAY, DOCKER_CLIENT, GObject)
+
+/* A client of Docker's Engine API (v1.41) on a unix socket.
+ *
+ * Every call blocks and may be made from any thread: each one uses its own
+ * connection. Calls honour their GCancellable (within about a second while
+ * waiting on the daemon). Response bodies are capped, so a misbehaving daemon
+ * cannot exhaust our memory. */
+AssayDockerClient *assay_docker_client_new             (const char             *socket_path);
+const char        *assay_docker_client_get_socket_path (AssayDockerClient      *self);
+gboolean           assay_docker_client_ping            (AssayDockerClient      *self,
+                                                        GCancellable           *cancellable,
+                                                        GError                **error);
+JsonNode          *assay_docker_client_request         (AssayDockerClient      *self,
+                                                        const char             *method,
+                                                        const char             *path,
+                                                        JsonNode               *body,
+                                                        guint                  *status_out,
+                                                        GCancellable           *cancellable,
+                                                        GError                **error);
+JsonNode          *assay_docker_client_inspect_image   (AssayDockerClient      *self,
+                                                        const char             *image_ref,
+                                                        GCancellable           *cancellable,
+                                                        GError                **error);
+gboolean           assay_docker_client_image_exists    (AssayDockerClient      *self,
+                                                        const char             *image_ref,
+                                                        GCancellable           *cancellable,
+                                                        GError                **error);
+gboolean           assay_docker_client_import_image    (AssayDockerClient      *self,
+                                                        GInputStream           *tar,
+                                                        guint64                 total_bytes,
+                                                        const char             *repo,
+                                                        const char             *tag,
+                                                        AssayProgressFunc       progress,
+                                                        gpointer                progress_data,
+                                                        GCancellable           *cancellable,
+                                                        GError                **error);
+gboolean           assay_docker_client_tag_image       (AssayDockerClient      *self,
+                                                        const char             *image_ref,
+                                                        const char             *repo,
+                                                        const char             *tag,
+                                                        GCancellable           *cancellable,
+                                                        GError                **error);
+GIOStream         *assay_docker_client_attach          (AssayDockerClient      *self,
+                                                        const char             *container_id,
+                                                        GCancellable           *cancellable,
+                                                        GError                **error);
+
+char              *assay_docker_escape_path_segment    (const char             *segment);
+
+G_END_DECLS

@@ -1,0 +1,496 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <string.h>
+
+#include "assay-docker-demux.h"
+#include "assay-docker-instance.h"
+
+#define STDERR_TAIL_BYTES (64 * 1024)
+
+/* The kernel's stdout: the attach connection, demultiplexed. stderr frames are
+ * kept as a bounded tail for diagnostics, stdin echo frames are dropped. */
+#define ASSAY_TYPE_DOCKER_STDOUT_STREAM (assay_docker_stdout_stream_get_type ())
+
+G_DECLARE_FINAL_TYPE (AssayDockerStdoutStream, assay_docker_stdout_stream, ASSAY, DOCKER_STDOUT_STREAM, GInputStream)
+
+struct _AssayDockerStdoutStream
+{
+  GInputStream      parent_instance;
+
+  /* Keeps the socket open while the stream lives. */
+  GIOStream        *connection;
+  GInputStream     *base;
+  AssayDockerDemux  demux;
+
+  GMutex            stderr_mutex;
+  GByteArray       *stderr_tail;
+};
+
+G_DEFINE_FINAL_TYPE (AssayDockerStdoutStream, assay_docker_stdout_stream, G_TYPE_INPUT_STREAM)
+
+typedef struct
+{
+  AssayDockerStdoutStream *stream;
+  guint8                  *out;
+  gsize                    out_len;
+} DemuxTarget;
+
+static void
+assay_docker_stdout_stream_append_stderr (AssayDockerStdoutStream *self,
+                                          const guint8            *data,
+                                          gsize                    len)
+{
+  g_mutex_lock (&self->stderr_mutex);
+
+  if (len >= STDERR_TAIL_BYTES)
+    {
+      g_byte_array_set_size (self->stderr_tail, 0);
+      g_byte_array_append (self->stderr_tail, data + len - STDERR_TAIL_BYTES, STDERR_TAIL_BYTES);
+    }
+  else
+    {
+      g_byte_array_append (self->stderr_tail, data, len);
+      /* Trimmed in batches so that a chatty stderr does not memmove per frame. */
+      if (self->stderr_tail->len >= 2 * STDERR_TAIL_BYTES)
+        g_byte_array_remove_range (self->stderr_tail, 0,
+                                   self->stderr_tail->len - STDERR_TAIL_BYTES);
+    }
+
+  g_mutex_unlock (&self->stderr_mutex);
+}
+
+static void
+on_demux_payload (int           stream,
+                  const guint8 *payload,
+                  gsize         len,
+                  gpointer      user_data)
+{
+  DemuxTarget *target = user_data;
+
+  switch (stream)
+    {
+    case ASSAY_DOCKER_STREAM_STDOUT:
+      /* Payload is compacted in place: it never lies before what was written,
+       * since headers only ever shrink the data. */
+      memmove (target->out + target->out_len, payload, len);
+      target->out_len += len;
+      break;
+
+    case ASSAY_DOCKER_STREAM_STDERR:
+      assay_docker_stdout_stream_append_stderr (target->stream, payload, len);
+      break;
+
+    default:
+      break;
+    }
+}
+
+static gssize
+assay_docker_stdout_stream_read (GInputStream  *stream,
+                                 void          *buffer,
+                                 gsize          count,
+                                 GCancellable  *cancellable,
+                                 GError       **error)
+{
+  AssayDockerStdoutStream *self = ASSAY_DOCKER_STDOUT_STREAM (stream);
+
+  if (count == 0)
+    return 0;
+
+  /* The caller's buffer doubles as the read buffer: frames are read into it and
+   * the stdout payload is moved to its front. */
+  for (;;)
+    {
+      DemuxTarget target = { self, buffer, 0 };
+      gssize n;
+
+      n = g_input_stream_read (self->base, buffer, count, cancellable, error);
+      if (n < 0)
+        return -1;
+
+      if (n == 0)
+        {
+          if (!assay_docker_demux_is_idle (&self->demux))
+            {
+              g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_PARTIAL_INPUT,
+                                   "The sandbox's output ended in the middle of a frame");
+              return -1;
+            }
+
+          return 0;
+        }
+
+      if (!assay_docker_demux_feed (&self->demux, buffer, n, on_demux_payload, &target, error))
+        return -1;
+
+      if (target.out_len > 0)
+        return target.out_len;
+    }
+}
+
+static gboolean
+assay_docker_stdout_stream_close (GInputStream  *stream,
+                                  GCancellable  *cancellable,
+                                  GError       **error)
+{
+  /* The connection belongs to the instance, which shuts it down. */
+  return TRUE;
+}
+
+static void
+assay_docker_stdout_stream_finalize (GObject *object)
+{
+  AssayDockerStdoutStream *self = (AssayDockerStdoutStream *) object;
+
+  g_clear_object (&self->base);
+  g_clear_object (&self->connection);
+  g_clear_pointer (&self->stderr_tail, g_byte_array_unref);
+  g_mutex_clear (&self->stderr_mutex);
+
+  G_OBJECT_CLASS (assay_docker_stdout_stream_parent_class)->finalize (object);
+}
+
+static void
+assay_docker_stdout_stream_class_init (AssayDockerStdoutStreamClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GInputStreamClass *input_stream_class = G_INPUT_STREAM_CLASS (klass);
+
+  object_class->finalize = assay_docker_stdout_stream_finalize;
+
+  input_stream_class->read_fn = assay_docker_stdout_stream_read;
+  input_stream_class->close_fn = assay_docker_stdout_stream_close;
+}
+
+static void
+assay_docker_stdout_stream_init (AssayDockerStdoutStream *self)
+{
+  g_mutex_init (&self->stderr_mutex);
+  self->stderr_tail = g_byte_array_new ();
+  assay_docker_demux_init (&self->demux);
+}
+
+static AssayDockerStdoutStream *
+assay_docker_stdout_stream_new (GIOStream *connection)
+{
+  AssayDockerStdoutStream *self = g_object_new (ASSAY_TYPE_DOCKER_STDOUT_STREAM, NULL);
+
+  self->connection = g_object_ref (connection);
+  self->base = g_object_ref (g_io_stream_get_input_stream (connection));
+
+  return self;
+}
+
+static char *
+assay_docker_stdout_stream_dup_stderr_tail (AssayDockerStdoutStream *self)
+{
+  char *tail = NULL;
+  gsize start = 0;
+
+  g_mutex_lock (&self->stderr_mutex);
+
+  if (self->stderr_tail->len > STDERR_TAIL_BYTES)
+    start = self->stderr_tail->len - STDERR_TAIL_BYTES;
+
+  /* The cut may fall inside a UTF-8 sequence; make_valid repairs that. */
+  if (self->stderr_tail->len > start)
+    tail = g_utf8_make_valid ((const char *) self->stderr_tail->data + start,
+                              self->stderr_tail->len - start);
+
+  g_mutex_unlock (&self->stderr_mutex);
+
+  return tail;
+}
+
+
+struct _AssayDockerInstance
+{
+  AssaySandboxInstance     parent_instance;
+
+  AssayDockerClient       *client;
+  char                    *container_id;
+  GSocketConnection       *connection;
+  AssayDockerStdoutStream *stdout_stream;
+
+  /* Serialises destroy(); killed is read without it. */
+  GMutex                   mutex;
+  int                      killed;
+  gboolean                 removed;
+};
+
+G_DEFINE_FINAL_TYPE (AssayDockerInstance, assay_docker_instance, ASSAY_TYPE_SANDBOX_INSTANCE)
+
+static GOutputStream *
+assay_docker_instance_get_stdin (AssaySandboxInstance *instance)
+{
+  AssayDockerInstance *self = ASSAY_DOCKER_INSTANCE (instance);
+
+  return g_io_stream_get_output_stream (G_IO_STREAM (self->connection));
+}
+
+static GInputStream *
+assay_docker_instance_get_stdout (AssaySandboxInstance *instance)
+{
+  AssayDockerInstance *self = ASSAY_DOCKER_INSTANCE (instance);
+
+  return G_INPUT_STREAM (self->stdout_stream);
+}
+
+static void
+assay_docker_instance_kill (AssaySandboxInstance *instance)
+{
+  AssayDockerInstance *self = ASSAY_DOCKER_INSTANCE (instance);
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *escaped = NULL;
+  g_autofree char *path = NULL;
+
+  if (g_atomic_int_get (&self->killed))
+    return;
+
+  escaped = assay_docker_escape_path_segment (self->container_id);
+  path = g_strdup_printf ("/containers/%s/kill?signal=SIGKILL", escaped);
+  node = assay_docker_client_request (self->client, "POST", path, NULL, NULL, NULL, &error);
+
+  /* 404: gone already; 409: not running. Both mean there is nothing to kill. */
+  if (node != NULL ||
+      g_error_matches (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_NOT_FOUND) ||
+      g_error_matches (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_CONFLICT))
+    g_atomic_int_set (&self->killed, TRUE);
+  else
+    g_warning ("Cannot kill the sandbox container %.12s: %s", self->container_id, error->message);
+}
+
+static JsonNode *
+get_member_of_type (JsonObject  *object,
+                    const char  *name,
+                    JsonNodeType type)
+{
+  JsonNode *node;
+
+  if (object == NULL || (node = json_object_get_member (object, name)) == NULL)
+    return NULL;
+
+  return JSON_NODE_TYPE (node) == type ? node : NULL;
+}
+
+static gboolean
+get_int_member (JsonObject *object,
+                const char *name,
+                gint64     *value)
+{
+  JsonNode *node = get_member_of_type (object, name, JSON_NODE_VALUE);
+
+  if (node == NULL || json_node_get_value_type (node) != G_TYPE_INT64)
+    return FALSE;
+
+  *value = json_node_get_int (node);
+  return TRUE;
+}
+
+static gboolean
+assay_docker_instance_wait (AssaySandboxInstance  *instance,
+                            AssaySandboxExit      *exit_out,
+                            GCancellable          *cancellable,
+                            GError               **error)
+{
+  AssayDockerInstance *self = ASSAY_DOCKER_INSTANCE (instance);
+  g_autoptr(JsonNode) waited = NULL;
+  g_autoptr(JsonNode) inspected = NULL;
+  g_autofree char *escaped = NULL;
+  g_autofree char *path = NULL;
+  JsonObject *state = NULL;
+  JsonNode *oom;
+  gint64 code = -1;
+
+  exit_out->exited = FALSE;
+  exit_out->exit_code = -1;
+  exit_out->signal = 0;
+  exit_out->oom_killed = FALSE;
+
+  escaped = assay_docker_escape_path_segment (self->container_id);
+  path = g_strdup_printf ("/containers/%s/wait?condition=not-running", escaped);
+  waited = assay_docker_client_request (self->client, "POST", path, NULL, NULL, cancellable, error);
+  if (waited == NULL)
+    return FALSE;
+
+  if (!JSON_NODE_HOLDS_OBJECT (waited) ||
+      !get_int_member (json_node_get_object (waited), "StatusCode", &code))
+    {
+      g_set_error (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_FAILED,
+                   "The Docker daemon sent an unexpected answer while waiting for container %.12s",
+                   self->container_id);
+      return FALSE;
+    }
+
+  /* The wait answer has no OOM flag; the container's state has. If the
+   * container is gone in between, we only know the code. */
+  g_free (path);
+  path = g_strdup_printf ("/containers/%s/json", escaped);
+  inspected = assay_docker_client_request (self->client, "GET", path, NULL, NULL, cancellable, NULL);
+  if (inspected != NULL && JSON_NODE_HOLDS_OBJECT (inspected))
+    {
+      JsonNode *state_node = get_member_of_type (json_node_get_object (inspected), "State",
+                                                 JSON_NODE_OBJECT);
+
+      if (state_node != NULL)
+        state = json_node_get_object (state_node);
+    }
+
+  if (state != NULL)
+    {
+      get_int_member (state, "ExitCode", &code);
+
+      oom = get_member_of_type (state, "OOMKilled", JSON_NODE_VALUE);
+      if (oom != NULL && json_node_get_value_type (oom) == G_TYPE_BOOLEAN)
+        exit_out->oom_killed = json_node_get_boolean (oom);
+    }
+
+  exit_out->exited = TRUE;
+
+  /* docker-init (PID 1) and the shell convention report death by signal N as
+   * 128 + N. */
+  if (code > 128 && code <= 128 + 64)
+    exit_out->signal = (int) (code - 128);
+  else
+    exit_out->exit_code = (int) CLAMP (code, G_MININT, G_MAXINT);
+
+  return TRUE;
+}
+
+static void
+assay_docker_instance_shutdown_streams (AssayDockerInstance *self)
+{
+  GSocket *socket = g_socket_connection_get_socket (self->connection);
+  GOutputStream *output = g_io_stream_get_output_stream (G_IO_STREAM (self->connection));
+
+  /* shutdown() rather than close(): it wakes a reader or writer blocked in
+   * another thread without freeing the fd under it. The fd is closed when the
+   * last reference to the connection goes. Both closes below fail with
+   * G_IO_ERROR_PENDING while another thread uses the stream, which is fine. */
+  g_socket_shutdown (socket, TRUE, TRUE, NULL);
+  g_output_stream_close (output, NULL, NULL);
+  g_input_stream_close (G_INPUT_STREAM (self->stdout_stream), NULL, NULL);
+}
+
+static void
+assay_docker_instance_destroy (AssaySandboxInstance *instance)
+{
+  AssayDockerInstance *self = ASSAY_DOCKER_INSTANCE (instance);
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *escaped = NULL;
+  g_autofree char *path = NULL;
+
+  g_mutex_lock (&self->mutex);
+
+  if (!self->removed)
+    {
+      escaped = assay_docker_escape_path_segment (self->container_id);
+      path = g_strdup_printf ("/containers/%s?force=1&v=1", escaped);
+      node = assay_docker_client_request (self->client, "DELETE", path, NULL, NULL, NULL, &error);
+
+      /* 409 is "removal already in progress". */
+      if (node != NULL ||
+          g_error_matches (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_NOT_FOUND) ||
+          g_error_matches (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_CONFLICT))
+        {
+          self->removed = TRUE;
+          g_atomic_int_set (&self->killed, TRUE);
+        }
+      else
+        g_warning ("Cannot remove the sandbox container %.12s: %s",
+                   self->container_id, error->message);
+
+      assay_docker_instance_shutdown_streams (self);
+    }
+
+  g_mutex_unlock (&self->mutex);
+}
+
+static char *
+assay_docker_instance_dup_stderr_tail (AssaySandboxInstance *instance)
+{
+  AssayDockerInstance *self = ASSAY_DOCKER_INSTANCE (instance);
+
+  return assay_docker_stdout_stream_dup_stderr_tail (self->stdout_stream);
+}
+
+static void
+assay_docker_instance_dispose (GObject *object)
+{
+  AssayDockerInstance *self = (AssayDockerInstance *) object;
+
+  /* Never leave a container behind, even when the owner forgot destroy(). */
+  if (self->client != NULL && !self->removed)
+    assay_docker_instance_destroy (ASSAY_SANDBOX_INSTANCE (self));
+
+  g_clear_object (&self->stdout_stream);
+  g_clear_object (&self->connection);
+  g_clear_object (&self->client);
+
+  G_OBJECT_CLASS (assay_docker_instance_parent_class)->dispose (object);
+}
+
+static void
+assay_docker_instance_finalize (GObject *object)
+{
+  AssayDockerInstance *self = (AssayDockerInstance *) object;
+
+  g_clear_pointer (&self->container_id, g_free);
+  g_mutex_clear (&self->mutex);
+
+  G_OBJECT_CLASS (assay_docker_instance_parent_class)->finalize (object);
+}
+
+static void
+assay_docker_instance_class_init (AssayDockerInstanceClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  AssaySandboxInstanceClass *instance_class = ASSAY_SANDBOX_INSTANCE_CLASS (klass);
+
+  object_class->dispose = assay_docker_instance_dispose;
+  object_class->finalize = assay_docker_instance_finalize;
+
+  instance_class->get_stdin = assay_docker_instance_get_stdin;
+  instance_class->get_stdout = assay_docker_instance_get_stdout;
+  instance_class->kill = assay_docker_instance_kill;
+  instance_class->wait = assay_docker_instance_wait;
+  instance_class->destroy = assay_docker_instance_destroy;
+  instance_class->dup_stderr_tail = assay_docker_instance_dup_stderr_tail;
+}
+
+static void
+assay_docker_instance_init (AssayDockerInstance *self)
+{
+  g_mutex_init (&self->mutex);
+}
+
+AssaySandboxInstance *
+assay_docker_instance_new (AssayDockerClient *client,
+                           const char        *container_id,
+                           GSocketConnection *attach_connection)
+{
+  AssayDockerInstance *self;
+
+  g_return_val_if_fail (ASSAY_IS_DOCKER_CLIENT (client), NULL);
+  g_return_val_if_fail (container_id != NULL && container_id[0] != '\0', NULL);
+  g_return_val_if_fail (G_IS_SOCKET_CONNECTION (attach_connection), NULL);
+
+  self = g_object_new (ASSAY_TYPE_DOCKER_INSTANCE, NULL);
+  self->client = g_object_ref (client);
+  self->container_id = g_strdup (container_id);
+  self->connection = g_object_ref (attach_connection);
+  self->stdout_stream = assay_docker_stdout_stream_new (G_IO_STREAM (attach_connection));
+
+  return ASSAY_SANDBOX_INSTANCE (self);
+}
+
+const char *
+assay_docker_instance_get_container_id (AssayDockerInstance *self)
+{
+  g_return_val_if_fail (ASSAY_IS_DOCKER_INSTANCE (self), NULL);
+
+  return self->container_id;
+}

@@ -1,0 +1,1372 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "assay-kernel-channel.h"
+#include "assay-kernel-session.h"
+
+#define BOOT_TIMEOUT_MS (120 * 1000)
+#define MAX_STORED_NAME 100
+
+typedef enum
+{
+  STATE_NEW,
+  STATE_BOOTING,
+  STATE_READY,
+  STATE_RUNNING,
+  STATE_RECOVERING,
+  STATE_DEAD,
+  STATE_CLOSED,
+} State;
+
+typedef struct
+{
+  GTask           *task;             /* NULL for a replayed cell */
+  AssayCellResult *result;
+  char            *id;
+  char            *code;
+  gint64           sent_at;
+  guint            timeout_source;
+  guint            grace_source;
+  gulong           cancel_handler;
+  GCancellable    *cancellable;
+  AssayCellStatus  interrupt_status;
+  guint            interrupted : 1;
+  guint            killed : 1;
+  guint            hit_limit : 1;
+  char            *limit_reason;
+  /* The artifact being received. */
+  gint64           artifact_seq;
+  int              artifact_fd;
+  AssayArtifact   *artifact;
+  guint            artifact_count;
+  char            *store_error;
+} Cell;
+
+struct _AssayKernelSession
+{
+  GObject               parent_instance;
+
+  AssaySandboxBackend  *backend;
+  AssaySandboxSpec     *spec;
+  char                 *artifact_dir;
+  GMainContext         *context;
+
+  State                 state;
+  AssaySandboxInstance *instance;
+  AssayKernelChannel   *channel;
+  char                 *fatal_reason;
+
+  GTask                *boot_task;
+  guint                 boot_timeout_source;
+
+  Cell                 *cell;
+  GQueue                waiting;          /* GTask of execute calls not started yet */
+  GPtrArray            *succeeded;        /* code of the cells that ran ok, for replay */
+  guint                 replay_index;
+  guint                 replayed;
+  gboolean              replay_failed;
+  guint                 cell_counter;
+
+  gboolean              replay_on_restart;
+};
+
+G_DEFINE_FINAL_TYPE (AssayKernelSession, assay_kernel_session, G_TYPE_OBJECT)
+
+enum {
+  OUTPUT,
+  RESTARTED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static void boot (AssayKernelSession *self, GTask *task);
+static void run_next (AssayKernelSession *self);
+static void send_cell (AssayKernelSession *self, Cell *cell);
+static void recover (AssayKernelSession *self);
+
+/* ---- cells ---------------------------------------------------------------------------- */
+
+static void
+cell_close_artifact (Cell *cell)
+{
+  if (cell->artifact_fd >= 0)
+    {
+      close (cell->artifact_fd);
+      cell->artifact_fd = -1;
+    }
+  g_clear_pointer (&cell->artifact, assay_artifact_free);
+  cell->artifact_seq = -1;
+}
+
+static void
+cell_free (Cell *cell)
+{
+  g_clear_handle_id (&cell->timeout_source, g_source_remove);
+  g_clear_handle_id (&cell->grace_source, g_source_remove);
+  if (cell->cancel_handler != 0)
+    g_cancellable_disconnect (cell->cancellable, cell->cancel_handler);
+  cell_close_artifact (cell);
+  g_clear_object (&cell->cancellable);
+  g_clear_object (&cell->task);
+  g_clear_object (&cell->result);
+  g_free (cell->id);
+  g_free (cell->code);
+  g_free (cell->limit_reason);
+  g_free (cell->store_error);
+  g_free (cell);
+}
+
+static void
+set_limit (Cell       *cell,
+           const char *reason)
+{
+  cell->hit_limit = TRUE;
+  if (cell->limit_reason == NULL)
+    cell->limit_reason = g_strdup (reason);
+}
+
+/* Finishes the running cell and hands the result to its caller. */
+static void
+complete_cell (AssayKernelSession *self)
+{
+  Cell *cell = g_steal_pointer (&self->cell);
+
+  if (cell == NULL)
+    return;
+
+  g_clear_handle_id (&cell->timeout_source, g_source_remove);
+  g_clear_handle_id (&cell->grace_source, g_source_remove);
+  cell_close_artifact (cell);
+
+  if (cell->task != NULL)
+    {
+      if (cell->store_error != NULL && assay_cell_result_get_status (cell->result) == ASSAY_CELL_OK)
+        assay_cell_result_set_status (cell->result, ASSAY_CELL_LIMIT, cell->store_error);
+      g_task_return_pointer (cell->task, g_object_ref (cell->result), g_object_unref);
+    }
+
+  cell_free (cell);
+
+  if (self->state == STATE_RUNNING)
+    self->state = STATE_READY;
+  run_next (self);
+}
+
+static gboolean
+grace_expired_cb (gpointer user_data)
+{
+  AssayKernelSession *self = user_data;
+  Cell *cell = self->cell;
+
+  cell->grace_source = 0;
+  /* The cell ignored the interrupt: only killing the sandbox stops it. */
+  cell->killed = TRUE;
+  if (self->instance != NULL)
+    assay_sandbox_instance_kill (self->instance);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+interrupt_cell (AssayKernelSession *self,
+                AssayCellStatus     status)
+{
+  Cell *cell = self->cell;
+  g_autoptr(JsonObject) message = NULL;
+
+  if (cell == NULL || cell->interrupted)
+    return;
+
+  cell->interrupted = TRUE;
+  cell->interrupt_status = status;
+
+  message = json_object_new ();
+  json_object_set_string_member (message, "type", "interrupt");
+  assay_kernel_channel_send (self->channel, message);
+
+  cell->grace_source = g_timeout_add (self->spec->limits.grace_ms, grace_expired_cb, self);
+}
+
+static gboolean
+timeout_cb (gpointer user_data)
+{
+  AssayKernelSession *self = user_data;
+
+  self->cell->timeout_source = 0;
+  interrupt_cell (self, ASSAY_CELL_TIMEOUT);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+cancelled_idle_cb (gpointer user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  AssayKernelSession *self = g_task_get_source_object (task);
+
+  if (self->cell != NULL && self->cell->task == task && self->state == STATE_RUNNING)
+    interrupt_cell (self, ASSAY_CELL_CANCELLED);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+cell_cancelled_cb (GCancellable *cancellable,
+                   gpointer      user_data)
+{
+  GTask *task = user_data;
+  AssayKernelSession *self = g_task_get_source_object (task);
+
+  /* May run in any thread: hop to the session's context. */
+  g_main_context_invoke (self->context, cancelled_idle_cb, g_object_ref (task));
+}
+
+/* ---- artifacts ------------------------------------------------------------------------ */
+
+static char *
+sanitize_component (const char *component)
+{
+  GString *out = g_string_new (NULL);
+
+  for (const char *p = component; *p && out->len < MAX_STORED_NAME; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (g_unichar_isalnum (c) || c == '.' || c == '-' || c == '_' || c == ' ')
+        g_string_append_unichar (out, c);
+      else
+        g_string_append_c (out, '_');
+    }
+  while (out->len > 0 && (out->str[0] == '.' || out->str[0] == ' '))
+    g_string_erase (out, 0, 1);
+  if (out->len == 0)
+    g_string_append (out, "file");
+  return g_string_free (out, FALSE);
+}
+
+/* The name shown to the analyst: the relative path, each part cleaned, no "..". */
+static char *
+sanitize_artifact_name (const char *name)
+{
+  g_auto(GStrv) parts = g_strsplit (name, "/", 32);
+  g_autoptr(GPtrArray) clean = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      if (parts[i][0] == '\0' || g_str_equal (parts[i], ".") || g_str_equal (parts[i], ".."))
+        continue;
+      g_ptr_array_add (clean, sanitize_component (parts[i]));
+    }
+  if (clean->len == 0)
+    g_ptr_array_add (clean, g_strdup ("file"));
+  g_ptr_array_add (clean, NULL);
+  return g_strjoinv ("/", (char **) clean->pdata);
+}
+
+static int
+open_artifact_file (AssayKernelSession  *self,
+                    Cell                *cell,
+                    const char          *clean_name,
+                    char               **path_out,
+                    GError             **error)
+{
+  g_autofree char *base = NULL;
+  g_autofree char *flat = g_strdup (clean_name);
+
+  /* The stored name is ours: cell number, a counter and the flattened name. It never has
+   * a slash, so it cannot leave the artifact folder, and O_EXCL|O_NOFOLLOW refuse anything
+   * already there. */
+  g_strdelimit (flat, "/", '_');
+  if (strlen (flat) > MAX_STORED_NAME)
+    {
+      const char *dot = strrchr (flat, '.');
+      g_autofree char *ext = g_strdup (dot && strlen (dot) < 12 ? dot : "");
+      g_utf8_strncpy (flat, flat, 60);
+      base = g_strconcat (flat, ext, NULL);
+      g_free (flat);
+      flat = g_steal_pointer (&base);
+    }
+
+  for (guint attempt = 0; attempt < 100; attempt++)
+    {
+      g_autofree char *stored = NULL;
+      g_autofree char *path = NULL;
+      int fd;
+
+      if (attempt == 0)
+        stored = g_strdup_printf ("%s-%s", cell->id, flat);
+      else
+        stored = g_strdup_printf ("%s-%u-%s", cell->id, attempt, flat);
+      path = g_build_filename (self->artifact_dir, stored, NULL);
+      fd = g_open (path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+      if (fd >= 0)
+        {
+          *path_out = g_steal_pointer (&path);
+          return fd;
+        }
+      if (errno != EEXIST)
+        {
+          int saved = errno;
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                       "could not store the artifact “%s”: %s", clean_name, g_strerror (saved));
+          return -1;
+        }
+    }
+
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+               "could not find a free name for the artifact “%s”", clean_name);
+  return -1;
+}
+
+static void
+handle_artifact_begin (AssayKernelSession *self,
+                       Cell               *cell,
+                       JsonObject         *message)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *clean_name = NULL;
+  g_autofree char *path = NULL;
+  int fd;
+
+  cell_close_artifact (cell);
+  if (cell->task == NULL)
+    return; /* replayed cells recreate files inside the sandbox; the host has them already */
+
+  if (++cell->artifact_count > self->spec->limits.artifacts)
+    {
+      set_limit (cell, "the cell produced more artifacts than allowed");
+      return;
+    }
+
+  clean_name = sanitize_artifact_name (json_object_get_string_member (message, "name"));
+  fd = open_artifact_file (self, cell, clean_name, &path, &error);
+  if (fd < 0)
+    {
+      if (cell->store_error == NULL)
+        cell->store_error = g_strdup (error->message);
+      return;
+    }
+
+  cell->artifact_fd = fd;
+  cell->artifact_seq = json_object_get_int_member (message, "seq");
+  cell->artifact = g_new0 (AssayArtifact, 1);
+  cell->artifact->name = g_steal_pointer (&clean_name);
+  cell->artifact->path = g_steal_pointer (&path);
+}
+
+static void
+handle_artifact_data (AssayKernelSession *self,
+                      Cell               *cell,
+                      JsonObject         *message)
+{
+  const char *data = json_object_get_string_member (message, "data");
+  guint64 cap = self->spec->limits.artifact_bytes;
+  g_autofree guchar *bytes = NULL;
+  gsize len = 0;
+  gsize offset = 0;
+
+  if (cell->artifact == NULL || json_object_get_int_member (message, "seq") != cell->artifact_seq)
+    return;
+
+  bytes = g_base64_decode (data, &len);
+  if (cell->artifact->bytes + len > cap)
+    {
+      len = cap - cell->artifact->bytes;
+      cell->artifact->truncated = TRUE;
+      set_limit (cell, "an artifact was larger than allowed and was cut");
+    }
+
+  while (offset < len)
+    {
+      ssize_t n = write (cell->artifact_fd, bytes + offset, len - offset);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          int saved = errno;
+
+          if (cell->store_error == NULL)
+            cell->store_error = g_strdup_printf ("could not store the artifact “%s”: %s",
+                                                 cell->artifact->name, g_strerror (saved));
+          g_unlink (cell->artifact->path);
+          cell_close_artifact (cell);
+          return;
+        }
+      offset += n;
+    }
+  cell->artifact->bytes += len;
+}
+
+static void
+handle_artifact_end (AssayKernelSession *self,
+                     Cell               *cell,
+                     JsonObject         *message)
+{
+  g_autofree char *content_type = NULL;
+  AssayArtifact *artifact;
+
+  if (cell->artifact == NULL || json_object_get_int_member (message, "seq") != cell->artifact_seq)
+    return;
+
+  if (json_object_get_boolean_member (message, "truncated"))
+    {
+      cell->artifact->truncated = TRUE;
+      set_limit (cell, "an artifact was larger than allowed and was cut");
+    }
+
+  close (cell->artifact_fd);
+  cell->artifact_fd = -1;
+  artifact = g_steal_pointer (&cell->artifact);
+  content_type = g_content_type_guess (artifact->name, NULL, 0, NULL);
+  artifact->mime = g_content_type_get_mime_type (content_type);
+  if (artifact->mime == NULL)
+    artifact->mime = g_strdup ("application/octet-stream");
+  assay_cell_result_add_artifact (cell->result, artifact);
+  cell->artifact_seq = -1;
+}
+
+/* ---- messages from the kernel --------------------------------------------------------- */
+
+static void
+finish_replay_cell (AssayKernelSession *self,
+                    gboolean            ok);
+
+static void
+handle_done (AssayKernelSession *self,
+             Cell               *cell,
+             JsonObject         *message)
+{
+  const char *status = json_object_get_string_member (message, "status");
+  const char *reason = json_object_get_string_member_with_default (message, "reason", NULL);
+  gint64 elapsed = (g_get_monotonic_time () - cell->sent_at) / 1000;
+  AssayCellStatus cell_status;
+
+  assay_cell_result_set_elapsed_ms (cell->result, elapsed);
+  assay_cell_result_set_execution_count (cell->result,
+                                         json_object_get_int_member (message, "execution_count"));
+
+  if (g_str_equal (status, "ok"))
+    cell_status = ASSAY_CELL_OK;
+  else if (g_str_equal (status, "error"))
+    cell_status = ASSAY_CELL_ERROR;
+  else if (g_str_equal (status, "oom"))
+    cell_status = ASSAY_CELL_OOM;
+  else if (g_str_equal (status, "limit"))
+    cell_status = ASSAY_CELL_LIMIT;
+  else /* interrupted */
+    cell_status = cell->interrupted ? cell->interrupt_status : ASSAY_CELL_ERROR;
+
+  if (cell_status == ASSAY_CELL_OK && cell->hit_limit)
+    {
+      cell_status = ASSAY_CELL_LIMIT;
+      reason = cell->limit_reason;
+    }
+
+  if (reason == NULL || *reason == '\0')
+    {
+      switch (cell_status)
+        {
+        case ASSAY_CELL_TIMEOUT:
+          reason = "the cell ran longer than the time limit and was interrupted; the state was kept";
+          break;
+        case ASSAY_CELL_CANCELLED:
+          reason = "the cell was stopped; the state was kept";
+          break;
+        case ASSAY_CELL_ERROR:
+          reason = "the code raised an exception";
+          break;
+        case ASSAY_CELL_LIMIT:
+          reason = cell->limit_reason ? cell->limit_reason : "a limit was reached";
+          break;
+        case ASSAY_CELL_OOM:
+          reason = "the cell ran out of memory";
+          break;
+        default:
+          break;
+        }
+    }
+
+  assay_cell_result_set_status (cell->result, cell_status, reason);
+
+  if (cell->task == NULL)
+    {
+      finish_replay_cell (self, cell_status == ASSAY_CELL_OK);
+      return;
+    }
+
+  if (cell_status == ASSAY_CELL_OK)
+    g_ptr_array_add (self->succeeded, g_strdup (cell->code));
+
+  complete_cell (self);
+}
+
+static void
+message_cb (AssayKernelChannel *channel,
+            JsonObject         *message,
+            gpointer            user_data)
+{
+  AssayKernelSession *self = user_data;
+  const char *type = json_object_get_string_member (message, "type");
+  const char *id = json_object_get_string_member_with_default (message, "id", NULL);
+  Cell *cell = self->cell;
+
+  if (channel != self->channel)
+    return;
+
+  if (g_str_equal (type, "ready"))
+    {
+      if (self->state == STATE_BOOTING && self->boot_task != NULL)
+        {
+          g_autoptr(GTask) task = g_steal_pointer (&self->boot_task);
+
+          g_clear_handle_id (&self->boot_timeout_source, g_source_remove);
+          self->state = STATE_READY;
+          g_task_return_boolean (task, TRUE);
+        }
+      return;
+    }
+
+  if (g_str_equal (type, "fatal"))
+    {
+      g_free (self->fatal_reason);
+      self->fatal_reason = g_strdup (json_object_get_string_member (message, "reason"));
+      return;
+    }
+
+  if (g_str_equal (type, "log"))
+    {
+      g_debug ("kernel: %s", json_object_get_string_member (message, "text"));
+      return;
+    }
+
+  /* Everything else belongs to the running cell; stale messages are dropped. */
+  if (cell == NULL || g_strcmp0 (id, cell->id) != 0)
+    return;
+
+  if (g_str_equal (type, "output"))
+    {
+      JsonObject *output = json_object_get_object_member (message, "output");
+
+      if (cell->task == NULL)
+        return;
+      assay_cell_result_add_output (cell->result, output);
+      g_signal_emit (self, signals[OUTPUT], 0, cell->id, output);
+    }
+  else if (g_str_equal (type, "artifact_begin"))
+    handle_artifact_begin (self, cell, message);
+  else if (g_str_equal (type, "artifact_data"))
+    handle_artifact_data (self, cell, message);
+  else if (g_str_equal (type, "artifact_end"))
+    handle_artifact_end (self, cell, message);
+  else if (g_str_equal (type, "done"))
+    handle_done (self, cell, message);
+}
+
+/* ---- the sandbox dying ---------------------------------------------------------------- */
+
+typedef struct
+{
+  AssaySandboxInstance *instance;
+  AssaySandboxExit      exit_status;
+  char                 *stderr_tail;
+} Reaping;
+
+static void
+reaping_free (Reaping *reaping)
+{
+  g_clear_object (&reaping->instance);
+  g_free (reaping->stderr_tail);
+  g_free (reaping);
+}
+
+static void
+reap_worker (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  Reaping *reaping = task_data;
+  g_autoptr(GError) error = NULL;
+
+  /* The kernel's stdout closed, so the sandbox is ending or hung: kill to be sure. */
+  if (!assay_sandbox_instance_wait (reaping->instance, &reaping->exit_status, NULL, &error))
+    g_debug ("waiting for the sandbox failed: %s", error->message);
+  reaping->stderr_tail = assay_sandbox_instance_dup_stderr_tail (reaping->instance);
+  assay_sandbox_instance_destroy (reaping->instance);
+  g_task_return_boolean (task, TRUE);
+}
+
+static char *
+describe_death (AssayKernelSession *self,
+                Reaping            *reaping)
+{
+  if (self->fatal_reason != NULL)
+    return g_strdup (self->fatal_reason);
+  if (reaping->exit_status.signal > 0)
+    return g_strdup_printf ("the sandbox was killed by signal %d", reaping->exit_status.signal);
+  if (reaping->exit_status.exited)
+    {
+      g_autofree char *tail = reaping->stderr_tail ? g_strstrip (g_strdup (reaping->stderr_tail)) : NULL;
+      const char *last = NULL;
+
+      if (tail != NULL && *tail != '\0')
+        last = strrchr (tail, '\n') ? strrchr (tail, '\n') + 1 : tail;
+      if (last != NULL)
+        return g_strdup_printf ("the sandbox ended with exit code %d: %s",
+                                reaping->exit_status.exit_code, last);
+      return g_strdup_printf ("the sandbox ended with exit code %d", reaping->exit_status.exit_code);
+    }
+  return g_strdup ("the sandbox ended unexpectedly");
+}
+
+static void
+reaped_cb (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  AssayKernelSession *self = ASSAY_KERNEL_SESSION (source);
+  Reaping *reaping = g_task_get_task_data (G_TASK (result));
+  Cell *cell = self->cell;
+  g_autofree char *death = NULL;
+
+  if (self->state == STATE_CLOSED)
+    return;
+
+  death = describe_death (self, reaping);
+  g_clear_pointer (&self->fatal_reason, g_free);
+
+  if (cell != NULL && cell->task != NULL)
+    {
+      g_autofree char *reason = NULL;
+      AssayCellStatus status;
+
+      assay_cell_result_set_elapsed_ms (cell->result,
+                                        (g_get_monotonic_time () - cell->sent_at) / 1000);
+      if (reaping->exit_status.oom_killed)
+        {
+          status = ASSAY_CELL_OOM;
+          reason = g_strdup ("the sandbox ran out of memory and was stopped; the session's state was lost");
+        }
+      else if (cell->killed)
+        {
+          status = cell->interrupt_status;
+          reason = g_strdup_printf ("the cell did not stop when interrupted, so the sandbox was killed; "
+                                    "the session's state was lost");
+        }
+      else
+        {
+          status = ASSAY_CELL_CRASHED;
+          reason = g_strdup_printf ("%s; the session's state was lost", death);
+        }
+      assay_cell_result_set_status (cell->result, status, reason);
+      assay_cell_result_set_state_lost (cell->result, TRUE);
+      recover (self);
+      return;
+    }
+
+  if (cell != NULL)
+    {
+      /* A replayed cell killed the new sandbox too: give up replaying. */
+      finish_replay_cell (self, FALSE);
+      return;
+    }
+
+  /* Died while idle: the next cell starts a fresh sandbox. */
+  g_debug ("the sandbox ended while idle: %s", death);
+  self->state = STATE_DEAD;
+  run_next (self);
+}
+
+static void
+channel_closed_cb (AssayKernelChannel *channel,
+                   const GError       *error,
+                   gpointer            user_data)
+{
+  AssayKernelSession *self = user_data;
+  g_autoptr(GTask) task = NULL;
+  Reaping *reaping;
+
+  if (channel != self->channel || self->state == STATE_CLOSED)
+    return;
+
+  if (error != NULL)
+    g_debug ("kernel channel closed: %s", error->message);
+
+  g_signal_handlers_disconnect_by_data (self->channel, self);
+  g_clear_object (&self->channel);
+
+  if (self->instance == NULL)
+    return;
+
+  /* A channel that breaks (protocol violation) means the sandbox is no longer trusted. */
+  assay_sandbox_instance_kill (self->instance);
+
+  reaping = g_new0 (Reaping, 1);
+  reaping->instance = g_steal_pointer (&self->instance);
+
+  if (self->state == STATE_BOOTING && self->boot_task != NULL)
+    {
+      /* Let the boot fail with whatever the sandbox printed. */
+      g_autoptr(GTask) boot_task = g_steal_pointer (&self->boot_task);
+      g_autofree char *tail = NULL;
+
+      g_clear_handle_id (&self->boot_timeout_source, g_source_remove);
+      assay_sandbox_instance_wait (reaping->instance, &reaping->exit_status, NULL, NULL);
+      tail = assay_sandbox_instance_dup_stderr_tail (reaping->instance);
+      assay_sandbox_instance_destroy (reaping->instance);
+      reaping_free (reaping);
+      self->state = STATE_DEAD;
+      g_task_return_new_error (boot_task, G_IO_ERROR, G_IO_ERROR_FAILED,
+                               "the sandbox's kernel did not start%s%s",
+                               tail && *tail ? ": " : "", tail ? g_strstrip (tail) : "");
+      return;
+    }
+
+  self->state = STATE_RECOVERING;
+  task = g_task_new (self, NULL, reaped_cb, NULL);
+  g_task_set_source_tag (task, channel_closed_cb);
+  g_task_set_task_data (task, reaping, (GDestroyNotify) reaping_free);
+  g_task_run_in_thread (task, reap_worker);
+}
+
+/* ---- booting -------------------------------------------------------------------------- */
+
+typedef struct
+{
+  AssaySandboxBackend *backend;
+  AssaySandboxSpec    *spec;
+} Launch;
+
+static void
+launch_free (Launch *launch)
+{
+  g_clear_object (&launch->backend);
+  assay_sandbox_spec_free (launch->spec);
+  g_free (launch);
+}
+
+static void
+launch_worker (GTask        *task,
+               gpointer      source_object,
+               gpointer      task_data,
+               GCancellable *cancellable)
+{
+  Launch *launch = task_data;
+  GError *error = NULL;
+  AssaySandboxInstance *instance;
+
+  instance = assay_sandbox_backend_launch (launch->backend, launch->spec, cancellable, &error);
+  if (instance == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, instance, g_object_unref);
+}
+
+static gboolean
+boot_timeout_cb (gpointer user_data)
+{
+  AssayKernelSession *self = user_data;
+
+  self->boot_timeout_source = 0;
+  if (self->instance != NULL)
+    assay_sandbox_instance_kill (self->instance);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+launched_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  AssayKernelSession *self = ASSAY_KERNEL_SESSION (source);
+  g_autoptr(GTask) boot_task = user_data;
+  g_autoptr(AssaySandboxInstance) instance = NULL;
+  GError *error = NULL;
+
+  instance = g_task_propagate_pointer (G_TASK (result), &error);
+
+  if (self->state == STATE_CLOSED)
+    {
+      if (instance != NULL)
+        assay_sandbox_instance_destroy (instance);
+      g_clear_error (&error);
+      g_task_return_new_error (boot_task, G_IO_ERROR, G_IO_ERROR_CLOSED, "the session was closed");
+      return;
+    }
+
+  if (instance == NULL)
+    {
+      self->state = STATE_DEAD;
+      g_task_return_error (boot_task, error);
+      return;
+    }
+
+  self->instance = g_steal_pointer (&instance);
+  self->boot_task = g_steal_pointer (&boot_task);
+  self->channel = assay_kernel_channel_new (assay_sandbox_instance_get_stdout (self->instance),
+                                            assay_sandbox_instance_get_stdin (self->instance));
+  g_signal_connect (self->channel, "message", G_CALLBACK (message_cb), self);
+  g_signal_connect (self->channel, "closed", G_CALLBACK (channel_closed_cb), self);
+  self->boot_timeout_source = g_timeout_add (BOOT_TIMEOUT_MS, boot_timeout_cb, self);
+  assay_kernel_channel_start (self->channel);
+}
+
+/* Starts a sandbox; TASK completes when the kernel says it is ready. */
+static void
+boot (AssayKernelSession *self,
+      GTask              *task)
+{
+  g_autoptr(GTask) launch_task = NULL;
+  Launch *launch;
+
+  g_assert (self->boot_task == NULL);
+  self->state = STATE_BOOTING;
+
+  launch = g_new0 (Launch, 1);
+  launch->backend = g_object_ref (self->backend);
+  launch->spec = assay_sandbox_spec_copy (self->spec);
+
+  launch_task = g_task_new (self, g_task_get_cancellable (task), launched_cb, g_object_ref (task));
+  g_task_set_source_tag (launch_task, boot);
+  g_task_set_task_data (launch_task, launch, (GDestroyNotify) launch_free);
+  g_task_run_in_thread (launch_task, launch_worker);
+}
+
+/* ---- recovery and replay -------------------------------------------------------------- */
+
+static void
+replay_next (AssayKernelSession *self)
+{
+  Cell *cell;
+
+  if (self->replay_index >= self->succeeded->len)
+    {
+      /* Done: hand back the cell that caused the restart. */
+      Cell *failed = g_object_get_data (G_OBJECT (self), "assay-failed-cell");
+
+      g_object_steal_data (G_OBJECT (self), "assay-failed-cell");
+      self->cell = failed;
+      if (failed != NULL)
+        assay_cell_result_set_replayed (failed->result, self->replayed);
+      self->state = self->channel != NULL ? STATE_READY : STATE_DEAD;
+      g_signal_emit (self, signals[RESTARTED], 0, self->replayed, !self->replay_failed);
+      complete_cell (self);
+      return;
+    }
+
+  cell = g_new0 (Cell, 1);
+  cell->artifact_fd = -1;
+  cell->artifact_seq = -1;
+  cell->id = g_strdup_printf ("r%u", self->replay_index + 1);
+  cell->code = g_strdup (g_ptr_array_index (self->succeeded, self->replay_index));
+  cell->result = assay_cell_result_new (cell->id, cell->code);
+  self->cell = cell;
+  self->state = STATE_RUNNING;
+  send_cell (self, cell);
+}
+
+static void
+finish_replay_cell (AssayKernelSession *self,
+                    gboolean            ok)
+{
+  Cell *cell = g_steal_pointer (&self->cell);
+
+  cell_free (cell);
+  if (ok)
+    {
+      self->replayed++;
+      self->replay_index++;
+    }
+  else
+    {
+      /* Keep only what was restored: the rest cannot be trusted to have run. */
+      self->replay_failed = TRUE;
+      g_ptr_array_set_size (self->succeeded, self->replay_index);
+    }
+
+  if (self->channel == NULL)
+    {
+      /* The sandbox died during the replay: start another without replaying again. */
+      self->state = STATE_DEAD;
+      self->replay_index = self->succeeded->len;
+      replay_next (self);
+      return;
+    }
+
+  if (!ok)
+    self->replay_index = self->succeeded->len;
+  replay_next (self);
+}
+
+static void
+recovered_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  AssayKernelSession *self = ASSAY_KERNEL_SESSION (source);
+  g_autoptr(GError) error = NULL;
+  Cell *failed = g_object_get_data (G_OBJECT (self), "assay-failed-cell");
+
+  if (!g_task_propagate_boolean (G_TASK (result), &error))
+    {
+      if (self->state == STATE_CLOSED)
+        return;
+      if (failed != NULL)
+        {
+          g_autofree char *reason =
+            g_strdup_printf ("%s; a new sandbox could not be started: %s",
+                             assay_cell_result_get_reason (failed->result), error->message);
+          assay_cell_result_set_status (failed->result,
+                                        assay_cell_result_get_status (failed->result), reason);
+        }
+      self->state = STATE_DEAD;
+      self->replay_index = self->succeeded->len;
+      replay_next (self);
+      return;
+    }
+
+  self->replayed = 0;
+  self->replay_failed = FALSE;
+  self->replay_index = self->replay_on_restart ? 0 : self->succeeded->len;
+  if (!self->replay_on_restart)
+    g_ptr_array_set_size (self->succeeded, 0);
+  replay_next (self);
+}
+
+static void
+recover (AssayKernelSession *self)
+{
+  g_autoptr(GTask) task = NULL;
+
+  /* Park the failed cell while a new sandbox starts and the state is replayed. */
+  g_object_set_data_full (G_OBJECT (self), "assay-failed-cell",
+                          g_steal_pointer (&self->cell), (GDestroyNotify) cell_free);
+
+  task = g_task_new (self, NULL, recovered_cb, NULL);
+  g_task_set_source_tag (task, recover);
+  boot (self, task);
+}
+
+/* ---- running cells -------------------------------------------------------------------- */
+
+static void
+send_cell (AssayKernelSession *self,
+           Cell               *cell)
+{
+  g_autoptr(JsonObject) message = json_object_new ();
+  JsonObject *limits = json_object_new ();
+
+  json_object_set_string_member (message, "type", "execute");
+  json_object_set_string_member (message, "id", cell->id);
+  json_object_set_string_member (message, "code", cell->code);
+  json_object_set_int_member (limits, "output_bytes", self->spec->limits.output_bytes);
+  json_object_set_int_member (limits, "artifact_bytes", self->spec->limits.artifact_bytes);
+  json_object_set_int_member (limits, "artifacts", self->spec->limits.artifacts);
+  json_object_set_object_member (message, "limits", limits);
+
+  cell->sent_at = g_get_monotonic_time ();
+  assay_kernel_channel_send (self->channel, message);
+
+  if (self->spec->limits.timeout_ms > 0)
+    cell->timeout_source = g_timeout_add (self->spec->limits.timeout_ms, timeout_cb, self);
+}
+
+static void
+booted_for_cell_cb (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  AssayKernelSession *self = ASSAY_KERNEL_SESSION (source);
+  g_autoptr(GError) error = NULL;
+
+  if (!g_task_propagate_boolean (G_TASK (result), &error))
+    {
+      /* The waiting cells cannot run: fail them all with the reason. */
+      GTask *waiting;
+
+      while ((waiting = g_queue_pop_head (&self->waiting)))
+        {
+          g_task_return_new_error (waiting, G_IO_ERROR, G_IO_ERROR_FAILED,
+                                   "the sandbox could not be started: %s", error->message);
+          g_object_unref (waiting);
+        }
+      return;
+    }
+
+  run_next (self);
+}
+
+static void
+run_next (AssayKernelSession *self)
+{
+  g_autoptr(GTask) task = NULL;
+  Cell *cell;
+
+  if (self->cell != NULL || g_queue_is_empty (&self->waiting))
+    return;
+
+  if (self->state == STATE_NEW || self->state == STATE_DEAD)
+    {
+      g_autoptr(GTask) boot_task = g_task_new (self, NULL, booted_for_cell_cb, NULL);
+      g_task_set_source_tag (boot_task, run_next);
+      boot (self, boot_task);
+      return;
+    }
+
+  if (self->state != STATE_READY)
+    return;
+
+  task = g_queue_pop_head (&self->waiting);
+  cell = g_new0 (Cell, 1);
+  cell->artifact_fd = -1;
+  cell->artifact_seq = -1;
+  cell->task = g_steal_pointer (&task);
+  cell->id = g_strdup_printf ("c%u", ++self->cell_counter);
+  cell->code = g_strdup (g_task_get_task_data (cell->task));
+  cell->result = assay_cell_result_new (cell->id, cell->code);
+
+  if (g_task_get_cancellable (cell->task) != NULL)
+    {
+      cell->cancellable = g_object_ref (g_task_get_cancellable (cell->task));
+      cell->cancel_handler = g_cancellable_connect (cell->cancellable,
+                                                    G_CALLBACK (cell_cancelled_cb),
+                                                    cell->task, NULL);
+    }
+
+  self->cell = cell;
+  self->state = STATE_RUNNING;
+  send_cell (self, cell);
+}
+
+/* ---- GObject -------------------------------------------------------------------------- */
+
+static void
+assay_kernel_session_dispose (GObject *object)
+{
+  AssayKernelSession *self = ASSAY_KERNEL_SESSION (object);
+
+  assay_kernel_session_close (self);
+  g_clear_object (&self->backend);
+
+  G_OBJECT_CLASS (assay_kernel_session_parent_class)->dispose (object);
+}
+
+static void
+assay_kernel_session_finalize (GObject *object)
+{
+  AssayKernelSession *self = ASSAY_KERNEL_SESSION (object);
+
+  assay_sandbox_spec_free (self->spec);
+  g_free (self->artifact_dir);
+  g_free (self->fatal_reason);
+  g_clear_pointer (&self->succeeded, g_ptr_array_unref);
+  g_clear_pointer (&self->context, g_main_context_unref);
+
+  G_OBJECT_CLASS (assay_kernel_session_parent_class)->finalize (object);
+}
+
+static void
+assay_kernel_session_class_init (AssayKernelSessionClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = assay_kernel_session_dispose;
+  object_class->finalize = assay_kernel_session_finalize;
+
+  /**
+   * AssayKernelSession::output:
+   * @cell_id: the cell
+   * @output: an nbformat v4 output object, already validated
+   *
+   * Emitted while a cell runs, as each output arrives.
+   */
+  signals[OUTPUT] =
+    g_signal_new ("output",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, G_TYPE_STRING, JSON_TYPE_OBJECT);
+
+  /**
+   * AssayKernelSession::restarted:
+   * @replayed: how many cells were run again
+   * @restored: whether the whole state was restored
+   */
+  signals[RESTARTED] =
+    g_signal_new ("restarted",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_BOOLEAN);
+}
+
+static void
+assay_kernel_session_init (AssayKernelSession *self)
+{
+  self->succeeded = g_ptr_array_new_with_free_func (g_free);
+  self->context = g_main_context_ref_thread_default ();
+  g_queue_init (&self->waiting);
+}
+
+static char *
+new_session_id (void)
+{
+  g_autofree char *uuid = g_uuid_string_random ();
+
+  return g_strndup (uuid, 8);
+}
+
+AssayKernelSession *
+assay_kernel_session_new (AssaySandboxBackend    *backend,
+                          const AssaySandboxSpec *spec,
+                          const char             *artifact_dir)
+{
+  AssayKernelSession *self;
+  g_autofree char *base = NULL;
+
+  g_return_val_if_fail (ASSAY_IS_SANDBOX_BACKEND (backend), NULL);
+  g_return_val_if_fail (spec != NULL, NULL);
+
+  self = g_object_new (ASSAY_TYPE_KERNEL_SESSION, NULL);
+  self->backend = g_object_ref (backend);
+  self->spec = assay_sandbox_spec_copy (spec);
+  if (self->spec->session_id == NULL)
+    self->spec->session_id = new_session_id ();
+
+  base = g_build_filename (g_get_user_cache_dir (), "assay", "sessions",
+                           self->spec->session_id, NULL);
+  if (self->spec->data_dir == NULL)
+    self->spec->data_dir = g_build_filename (base, "data", NULL);
+  self->artifact_dir = artifact_dir ? g_strdup (artifact_dir)
+                                    : g_build_filename (base, "artifacts", NULL);
+
+  g_mkdir_with_parents (self->spec->data_dir, 0755);
+  g_chmod (self->spec->data_dir, 0755);
+  g_mkdir_with_parents (self->artifact_dir, 0755);
+  return self;
+}
+
+const char *
+assay_kernel_session_get_id (AssayKernelSession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_KERNEL_SESSION (self), NULL);
+  return self->spec->session_id;
+}
+
+const char *
+assay_kernel_session_get_data_dir (AssayKernelSession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_KERNEL_SESSION (self), NULL);
+  return self->spec->data_dir;
+}
+
+const char *
+assay_kernel_session_get_artifact_dir (AssayKernelSession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_KERNEL_SESSION (self), NULL);
+  return self->artifact_dir;
+}
+
+void
+assay_kernel_session_set_replay_on_restart (AssayKernelSession *self,
+                                            gboolean            replay)
+{
+  g_return_if_fail (ASSAY_IS_KERNEL_SESSION (self));
+  self->replay_on_restart = !!replay;
+}
+
+gboolean
+assay_kernel_session_get_replay_on_restart (AssayKernelSession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_KERNEL_SESSION (self), FALSE);
+  return self->replay_on_restart;
+}
+
+gboolean
+assay_kernel_session_add_dataset (AssayKernelSession  *self,
+                                  const char          *path,
+                                  GError             **error)
+{
+  g_autoptr(GFile) source = NULL;
+  g_autoptr(GFile) target = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *clean = NULL;
+  g_autofree char *target_path = NULL;
+  GStatBuf st;
+
+  g_return_val_if_fail (ASSAY_IS_KERNEL_SESSION (self), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  if (g_stat (path, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                   "“%s” is not a readable file", path);
+      return FALSE;
+    }
+
+  name = g_path_get_basename (path);
+  clean = sanitize_component (name);
+  target_path = g_build_filename (self->spec->data_dir, clean, NULL);
+  g_unlink (target_path);
+
+  /* A hard link costs nothing, but the sandbox's user must be able to read the file;
+   * otherwise (or across file systems) copy it with permissions the sandbox can read. */
+  if ((st.st_mode & 0004) != 0 && link (path, target_path) == 0)
+    return TRUE;
+
+  source = g_file_new_for_path (path);
+  target = g_file_new_for_path (target_path);
+  if (!g_file_copy (source, target, G_FILE_COPY_OVERWRITE | G_FILE_COPY_NOFOLLOW_SYMLINKS,
+                    NULL, NULL, NULL, error))
+    return FALSE;
+  g_chmod (target_path, 0644);
+  return TRUE;
+}
+
+static void
+started_cb (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+
+  if (!g_task_propagate_boolean (G_TASK (result), &error))
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+void
+assay_kernel_session_start_async (AssayKernelSession  *self,
+                                  GCancellable        *cancellable,
+                                  GAsyncReadyCallback  callback,
+                                  gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GTask) boot_task = NULL;
+
+  g_return_if_fail (ASSAY_IS_KERNEL_SESSION (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, assay_kernel_session_start_async);
+
+  if (self->state == STATE_READY || self->state == STATE_RUNNING)
+    {
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+  if (self->state != STATE_NEW && self->state != STATE_DEAD)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_BUSY, "the session is busy");
+      return;
+    }
+
+  boot_task = g_task_new (self, cancellable, started_cb, g_steal_pointer (&task));
+  boot (self, boot_task);
+}
+
+gboolean
+assay_kernel_session_start_finish (AssayKernelSession  *self,
+                                   GAsyncResult        *result,
+                                   GError             **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+void
+assay_kernel_session_execute_async (AssayKernelSession  *self,
+                                    const char          *code,
+                                    GCancellable        *cancellable,
+                                    GAsyncReadyCallback  callback,
+                                    gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (ASSAY_IS_KERNEL_SESSION (self));
+  g_return_if_fail (code != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, assay_kernel_session_execute_async);
+  /* The result carries the cancellation as a status, not as an error. */
+  g_task_set_check_cancellable (task, FALSE);
+  g_task_set_task_data (task, g_strdup (code), g_free);
+
+  if (self->state == STATE_CLOSED)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CLOSED, "the session was closed");
+      return;
+    }
+
+  g_queue_push_tail (&self->waiting, g_steal_pointer (&task));
+  run_next (self);
+}
+
+AssayCellResult *
+assay_kernel_session_execute_finish (AssayKernelSession  *self,
+                                     GAsyncResult        *result,
+                                     GError             **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+void
+assay_kernel_session_close (AssayKernelSession *self)
+{
+  GTask *waiting;
+
+  g_return_if_fail (ASSAY_IS_KERNEL_SESSION (self));
+
+  if (self->state == STATE_CLOSED)
+    return;
+  self->state = STATE_CLOSED;
+
+  g_clear_handle_id (&self->boot_timeout_source, g_source_remove);
+
+  if (self->channel != NULL)
+    {
+      g_autoptr(JsonObject) message = json_object_new ();
+
+      json_object_set_string_member (message, "type", "shutdown");
+      assay_kernel_channel_send (self->channel, message);
+      g_signal_handlers_disconnect_by_data (self->channel, self);
+      assay_kernel_channel_stop (self->channel);
+      g_clear_object (&self->channel);
+    }
+
+  if (self->instance != NULL)
+    {
+      assay_sandbox_instance_destroy (self->instance);
+      g_clear_object (&self->instance);
+    }
+
+  if (self->cell != NULL)
+    {
+      Cell *cell = g_steal_pointer (&self->cell);
+
+      if (cell->task != NULL)
+        g_task_return_new_error (cell->task, G_IO_ERROR, G_IO_ERROR_CLOSED,
+                                 "the session was closed");
+      cell_free (cell);
+    }
+  g_object_set_data (G_OBJECT (self), "assay-failed-cell", NULL);
+
+  if (self->boot_task != NULL)
+    {
+      g_autoptr(GTask) task = g_steal_pointer (&self->boot_task);
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CLOSED, "the session was closed");
+    }
+
+  while ((waiting = g_queue_pop_head (&self->waiting)))
+    {
+      g_task_return_new_error (waiting, G_IO_ERROR, G_IO_ERROR_CLOSED, "the session was closed");
+      g_object_unref (waiting);
+    }
+}

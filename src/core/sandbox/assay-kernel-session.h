@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "assay-types.h"
+#include "assay-cell-result.h"
+#include "assay-sandbox-backend.h"
+
+G_BEGIN_DECLS
+
+#define ASSAY_TYPE_KERNEL_SESSION (assay_kernel_session_get_type ())
+
+G_DECLARE_FINAL_TYPE (AssayKernelSession, assay_kernel_session, ASSAY, KERNEL_SESSION, GObject)
+
+/* One analyst's session: a warm, stateful kernel in a sandbox, fed one cell at a time.
+ *
+ * When the sandbox dies (a hang killed after its grace period, out of memory, a crash),
+ * the session starts a fresh one; with replay-on-restart it then runs the session's
+ * successful cells again to restore the state, before the next cell. */
+AssayKernelSession *assay_kernel_session_new                    (AssaySandboxBackend     *backend,
+                                                                 const AssaySandboxSpec  *spec,
+                                                                 const char              *artifact_dir);
+const char         *assay_kernel_session_get_id                 (AssayKernelSession      *self);
+const char         *assay_kernel_session_get_data_dir           (AssayKernelSession      *self);
+const char         *assay_kernel_session_get_artifact_dir       (AssayKernelSession      *self);
+void                assay_kernel_session_set_replay_on_restart  (AssayKernelSession      *self,
+                                                                 gboolean                 replay);
+gboolean            assay_kernel_session_get_replay_on_restart  (AssayKernelSession      *self);
+/* Makes FILE visible read-only at /data/<its name>, even after the kernel started. */
+gboolean            assay_kernel_session_add_dataset            (AssayKernelSession      *self,
+                                                                 const char              *path,
+                                                                 GError                 **error);
+void                assay_kernel_session_start_async            (AssayKernelSession      *self,
+                                                                 GCancellable            *cancellable,
+                                                                 GAsyncReadyCallback      callback,
+                                                                 gpointer                 user_data);
+gboolean            assay_kernel_session_start_finish           (AssayKernelSession      *self,
+                                                                 GAsyncResult            *result,
+                                                                 GError                 **error);
+/* Cancelling interrupts the cell (status cancelled); the state is kept when it yields. */
+void                assay_kernel_session_execute_async          (AssayKernelSession      *self,
+                                                                 const char              *code,
+                                                                 GCancellable            *cancellable,
+                                                                 GAsyncReadyCallback      callback,
+                                                                 gpointer                 user_data);
+AssayCellResult    *assay_kernel_session_execute_finish         (AssayKernelSession      *self,
+                                                                 GAsyncResult            *result,
+                                                                 GError                 **error);
+/* Ends the kernel and removes the sandbox; blocks for at most a few seconds. */
+void                assay_kernel_session_close                  (AssayKernelSession      *self);
+
+G_END_DECLS

@@ -1,0 +1,715 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The sandbox end to end, on both backends, with the real engine, real bubblewrap and the
+ * built image: state, outputs, artifacts, limits, and code that tries to get out. */
+#include "config.h"
+
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "sandbox-harness.h"
+
+typedef struct
+{
+  const char         *backend;
+  char               *out_dir;
+  AssaySandboxSpec   *spec;
+  AssayKernelSession *session;
+} Fixture;
+
+static void
+fixture_set_up (Fixture       *fixture,
+                gconstpointer  data)
+{
+  fixture->backend = data;
+  fixture->out_dir = g_dir_make_tmp ("assay-test-XXXXXX", NULL);
+  fixture->spec = assay_sandbox_spec_new ();
+  fixture->spec->limits.timeout_ms = 20 * 1000;
+  fixture->spec->limits.grace_ms = 2000;
+}
+
+static void
+start_session (Fixture *fixture)
+{
+  g_autoptr(GError) error = NULL;
+
+  fixture->session = harness_session_new (fixture->backend, fixture->spec, fixture->out_dir);
+  harness_start (fixture->session, &error);
+  g_assert_no_error (error);
+}
+
+static void
+fixture_tear_down (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  const char *argv[] = { "rm", "-rf", fixture->out_dir, NULL };
+
+  if (fixture->session != NULL)
+    {
+      harness_close_and_check (fixture->session, fixture->backend);
+      g_assert_finalize_object (fixture->session);
+    }
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
+  g_free (fixture->out_dir);
+  assay_sandbox_spec_free (fixture->spec);
+}
+
+#define RUN(code) harness_run (fixture->session, (code))
+
+static void
+assert_status (AssayCellResult *result,
+               AssayCellStatus  status)
+{
+  if (assay_cell_result_get_status (result) != status)
+    {
+      g_autofree char *out = harness_stream_text (result, "stdout");
+      g_autofree char *err = harness_stream_text (result, "stderr");
+      g_test_message ("status %s (%s), expected %s; stdout: %.2000s; stderr: %.2000s",
+                      assay_cell_status_to_string (assay_cell_result_get_status (result)),
+                      assay_cell_result_get_reason (result),
+                      assay_cell_status_to_string (status), out, err);
+    }
+  g_assert_cmpstr (assay_cell_status_to_string (assay_cell_result_get_status (result)), ==,
+                   assay_cell_status_to_string (status));
+}
+
+static void
+assert_stdout (AssayCellResult *result,
+               const char      *expected)
+{
+  g_autofree char *out = harness_stream_text (result, "stdout");
+  g_assert_cmpstr (out, ==, expected);
+}
+
+/* ---- the basics ----------------------------------------------------------------------- */
+
+static void
+test_state (Fixture       *fixture,
+            gconstpointer  data)
+{
+  g_autoptr(AssayCellResult) first = NULL;
+  g_autoptr(AssayCellResult) second = NULL;
+
+  start_session (fixture);
+  first = RUN ("import pandas as pd\ndf = pd.DataFrame({'a': [1, 2, 3]})\nx = 41\n");
+  assert_status (first, ASSAY_CELL_OK);
+  second = RUN ("print(x + 1, df.shape)");
+  assert_status (second, ASSAY_CELL_OK);
+  assert_stdout (second, "42 (3, 1)\n");
+  g_assert_cmpint (assay_cell_result_get_execution_count (second), ==, 2);
+  g_assert_cmpint (assay_cell_result_get_elapsed_ms (second), >=, 0);
+}
+
+static void
+test_rich_outputs (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_autoptr(AssayCellResult) figure = NULL;
+  g_autoptr(AssayCellResult) table = NULL;
+  g_autoptr(AssayCellResult) error = NULL;
+  JsonObject *output;
+  g_autofree guchar *png = NULL;
+  gsize len;
+
+  start_session (fixture);
+
+  /* No savefig, no show: the open figure is still captured. */
+  figure = RUN ("import matplotlib.pyplot as plt\nplt.plot([1, 2, 3], [4, 1, 9])\nplt.title('Продажи')\n"
+                "None");
+  assert_status (figure, ASSAY_CELL_OK);
+  output = harness_find_output (figure, "display_data", "image/png");
+  g_assert_nonnull (output);
+  png = g_base64_decode (json_object_get_string_member (json_object_get_object_member (output, "data"),
+                                                        "image/png"), &len);
+  g_assert_cmpuint (len, >, 1000);
+  g_assert_cmpmem (png, 8, "\x89PNG\r\n\x1a\n", 8);
+
+  table = RUN ("import pandas as pd\npd.DataFrame({'город': ['Москва', 'Казань'], 'n': [1, 2]})");
+  assert_status (table, ASSAY_CELL_OK);
+  output = harness_find_output (table, "execute_result", "text/html");
+  g_assert_nonnull (output);
+  g_assert_nonnull (strstr (json_object_get_string_member (json_object_get_object_member (output, "data"),
+                                                           "text/html"), "<table"));
+  g_assert_nonnull (strstr (json_object_get_string_member (json_object_get_object_member (output, "data"),
+                                                           "text/plain"), "Москва"));
+
+  error = RUN ("def f():\n    return 1 / 0\nf()");
+  assert_status (error, ASSAY_CELL_ERROR);
+  output = harness_find_output (error, "error", NULL);
+  g_assert_nonnull (output);
+  g_assert_cmpstr (json_object_get_string_member (output, "ename"), ==, "ZeroDivisionError");
+  {
+    JsonArray *traceback = json_object_get_array_member (output, "traceback");
+    g_autoptr(GString) all = g_string_new (NULL);
+
+    for (guint i = 0; i < json_array_get_length (traceback); i++)
+      g_string_append (all, json_array_get_string_element (traceback, i));
+    g_assert_null (strchr (all->str, '\033'));
+    g_assert_nonnull (strstr (all->str, "1 / 0"));
+    g_assert_null (strstr (all->str, "assay_worker"));
+  }
+}
+
+static void
+test_streaming (Fixture       *fixture,
+                gconstpointer  data)
+{
+  g_autoptr(AssayCellResult) result = NULL;
+  JsonArray *outputs;
+  guint streams = 0;
+
+  start_session (fixture);
+  /* Printed output arrives while the cell runs, in several messages, not one at the end. */
+  result = RUN ("import time, sys\nfor i in range(3):\n    print(i, flush=True)\n    time.sleep(0.3)\n");
+  assert_status (result, ASSAY_CELL_OK);
+  assert_stdout (result, "0\n1\n2\n");
+  outputs = assay_cell_result_get_outputs (result);
+  for (guint i = 0; i < json_array_get_length (outputs); i++)
+    if (g_str_equal (json_object_get_string_member (json_array_get_object_element (outputs, i),
+                                                    "output_type"), "stream"))
+      streams++;
+  g_assert_cmpuint (streams, >=, 3);
+}
+
+static void
+test_artifacts (Fixture       *fixture,
+                gconstpointer  data)
+{
+  g_autoptr(AssayCellResult) result = NULL;
+  GPtrArray *artifacts;
+  gboolean saw_csv = FALSE, saw_png = FALSE;
+
+  start_session (fixture);
+  result = RUN ("import pandas as pd, matplotlib.pyplot as plt\n"
+                "pd.DataFrame({'a': range(100)}).to_csv('/workspace/out.csv', index=False)\n"
+                "fig, ax = plt.subplots()\nax.bar(['a', 'b'], [3, 5])\n"
+                "import os\nos.makedirs('/workspace/plots', exist_ok=True)\n"
+                "fig.savefig('/workspace/plots/bar.png')\nplt.close(fig)\n");
+  assert_status (result, ASSAY_CELL_OK);
+  artifacts = assay_cell_result_get_artifacts (result);
+  g_assert_cmpuint (artifacts->len, ==, 2);
+  for (guint i = 0; i < artifacts->len; i++)
+    {
+      AssayArtifact *artifact = g_ptr_array_index (artifacts, i);
+      g_autofree char *contents = NULL;
+      gsize len;
+
+      g_assert_true (g_str_has_prefix (artifact->path, fixture->out_dir));
+      g_assert_true (g_file_get_contents (artifact->path, &contents, &len, NULL));
+      g_assert_cmpuint (len, ==, artifact->bytes);
+      if (g_str_equal (artifact->name, "out.csv"))
+        {
+          saw_csv = TRUE;
+          g_assert_cmpstr (artifact->mime, ==, "text/csv");
+          g_assert_true (g_str_has_prefix (contents, "a\n0\n1\n"));
+        }
+      else if (g_str_equal (artifact->name, "plots/bar.png"))
+        {
+          saw_png = TRUE;
+          g_assert_cmpstr (artifact->mime, ==, "image/png");
+          g_assert_cmpmem (contents, 4, "\x89PNG", 4);
+        }
+    }
+  g_assert_true (saw_csv);
+  g_assert_true (saw_png);
+
+  /* Unchanged files are not sent again. */
+  {
+    g_autoptr(AssayCellResult) again = RUN ("x = 1");
+    g_assert_cmpuint (assay_cell_result_get_artifacts (again)->len, ==, 0);
+  }
+}
+
+static void
+test_datasets (Fixture       *fixture,
+               gconstpointer  data)
+{
+  g_autoptr(AssayCellResult) read = NULL;
+  g_autoptr(AssayCellResult) write = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *csv = g_build_filename (fixture->out_dir, "продажи.csv", NULL);
+
+  g_assert_true (g_file_set_contents (csv, "регион;сумма\nСевер;1,5\nЮг;2,25\n", -1, NULL));
+  fixture->session = harness_session_new (fixture->backend, fixture->spec, fixture->out_dir);
+  g_assert_true (assay_kernel_session_add_dataset (fixture->session, csv, &error));
+  g_assert_no_error (error);
+  harness_start (fixture->session, &error);
+  g_assert_no_error (error);
+
+  read = RUN ("import pandas as pd\ndf = pd.read_csv('/data/продажи.csv', sep=';', decimal=',')\n"
+              "print(df['сумма'].sum())");
+  assert_status (read, ASSAY_CELL_OK);
+  assert_stdout (read, "3.75\n");
+
+  write = RUN ("open('/data/продажи.csv', 'a').write('x')");
+  assert_status (write, ASSAY_CELL_ERROR);
+  {
+    g_autofree char *contents = NULL;
+
+    g_assert_true (g_file_get_contents (csv, &contents, NULL, NULL));
+    g_assert_cmpstr (contents, ==, "регион;сумма\nСевер;1,5\nЮг;2,25\n");
+  }
+}
+
+/* ---- interrupts, hangs, memory -------------------------------------------------------- */
+
+static void
+test_timeout_keeps_state (Fixture       *fixture,
+                          gconstpointer  data)
+{
+  g_autoptr(AssayCellResult) slow = NULL;
+  g_autoptr(AssayCellResult) loop = NULL;
+  g_autoptr(AssayCellResult) after = NULL;
+
+  fixture->spec->limits.timeout_ms = 1500;
+  start_session (fixture);
+  slow = RUN ("import time\ny = 5\ntime.sleep(100)");
+  assert_status (slow, ASSAY_CELL_TIMEOUT);
+  g_assert_false (assay_cell_result_get_state_lost (slow));
+  g_assert_cmpint (assay_cell_result_get_elapsed_ms (slow), <, 10000);
+
+  loop = RUN ("y += 1\nwhile True:\n    pass");
+  assert_status (loop, ASSAY_CELL_TIMEOUT);
+  g_assert_false (assay_cell_result_get_state_lost (loop));
+
+  after = RUN ("print(y)");
+  assert_status (after, ASSAY_CELL_OK);
+  assert_stdout (after, "6\n");
+}
+
+static void
+test_hang_killed_and_replayed (Fixture       *fixture,
+                               gconstpointer  data)
+{
+  g_autoptr(AssayCellResult) setup = NULL;
+  g_autoptr(AssayCellResult) hang = NULL;
+  g_autoptr(AssayCellResult) after = NULL;
+
+  fixture->spec->limits.timeout_ms = 1500;
+  fixture->spec->limits.grace_ms = 1000;
+  start_session (fixture);
+  assay_kernel_session_set_replay_on_restart (fixture->session, TRUE);
+
+  setup = RUN ("import pandas as pd\nx = 7\ndf = pd.DataFrame({'v': [1, 2]})");
+  assert_status (setup, ASSAY_CELL_OK);
+  /* Ignores SIGINT and SIGTERM: only killing the sandbox stops it. */
+  hang = RUN ("import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+              "signal.signal(signal.SIGTERM, signal.SIG_IGN)\nwhile True:\n    pass");
+  assert_status (hang, ASSAY_CELL_TIMEOUT);
+  g_assert_true (assay_cell_result_get_state_lost (hang));
+  g_assert_cmpuint (assay_cell_result_get_replayed (hang), ==, 1);
+
+  after = RUN ("print(x, len(df))");
+  assert_status (after, ASSAY_CELL_OK);
+  assert_stdout (after, "7 2\n");
+}
+
+static void
+test_oom (Fixture       *fixture,
+          gconstpointer  data)
+{
+  g_autoptr(AssayCellResult) bomb = NULL;
+  g_autoptr(AssayCellResult) after = NULL;
+
+  fixture->spec->limits.memory_bytes = 400 * 1024 * 1024;
+  start_session (fixture);
+  /* Touches every page, so the memory is really used, not just reserved. */
+  bomb = RUN ("import numpy as np\nblocks = []\nwhile True:\n    blocks.append(np.ones(16 * 1024 * 1024))\n");
+  assert_status (bomb, ASSAY_CELL_OOM);
+
+  after = RUN ("print('alive')");
+  assert_status (after, ASSAY_CELL_OK);
+  assert_stdout (after, "alive\n");
+}
+
+/* ---- hostile code --------------------------------------------------------------------- */
+
+static void
+test_fork_and_thread_bombs (Fixture       *fixture,
+                            gconstpointer  data)
+{
+  g_autoptr(AssayCellResult) forks = NULL;
+  g_autoptr(AssayCellResult) threads = NULL;
+  g_autoptr(AssayCellResult) after = NULL;
+
+  fixture->spec->limits.timeout_ms = 3000;
+  fixture->spec->limits.grace_ms = 1500;
+  start_session (fixture);
+
+  forks = RUN ("import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n");
+  g_assert_true (assay_cell_result_get_status (forks) == ASSAY_CELL_TIMEOUT ||
+                 assay_cell_result_get_status (forks) == ASSAY_CELL_CRASHED);
+
+  threads = RUN ("import threading, time\nts = []\nwhile True:\n"
+                 "    t = threading.Thread(target=time.sleep, args=(60,), daemon=True)\n"
+                 "    t.start()\n    ts.append(t)\n");
+  g_assert_true (assay_cell_result_get_status (threads) == ASSAY_CELL_ERROR ||
+                 assay_cell_result_get_status (threads) == ASSAY_CELL_TIMEOUT ||
+                 assay_cell_result_get_status (threads) == ASSAY_CELL_CRASHED);
+
+  /* The session recovers: at worst a fresh sandbox. */
+  after = RUN ("print('alive')");
+  assert_status (after, ASSAY_CELL_OK);
+  assert_stdout (after, "alive\n");
+}
+
+static void
+test_network_is_off (Fixture       *fixture,
+                     gconstpointer  data)
+{
+  g_autoptr(GSocketService) service = g_socket_service_new ();
+  g_autoptr(AssayCellResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *code = NULL;
+  g_autofree char *out = NULL;
+  guint16 port;
+
+  /* A server on the host's loopback and on every address (the Docker bridge included). */
+  port = g_socket_listener_add_any_inet_port (G_SOCKET_LISTENER (service), NULL, &error);
+  g_assert_no_error (error);
+  g_socket_service_start (service);
+
+  start_session (fixture);
+  code = g_strdup_printf (
+    "import socket\n"
+    "def attempt(name, fn):\n"
+    "    try:\n"
+    "        fn()\n"
+    "        print(name, 'REACHED')\n"
+    "    except Exception as e:\n"
+    "        print(name, 'blocked', type(e).__name__)\n"
+    "def tcp(host, port, family=socket.AF_INET):\n"
+    "    s = socket.socket(family, socket.SOCK_STREAM)\n"
+    "    s.settimeout(2)\n"
+    "    s.connect((host, port))\n"
+    "def udp():\n"
+    "    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+    "    s.sendto(b'x', ('1.1.1.1', 53))\n"
+    "attempt('tcp-public', lambda: tcp('1.1.1.1', 443))\n"
+    "attempt('udp-public', udp)\n"
+    "attempt('dns', lambda: socket.getaddrinfo('deb.debian.org', 80))\n"
+    "attempt('ipv6', lambda: tcp('2606:4700:4700::1111', 443, socket.AF_INET6))\n"
+    "attempt('host-loopback', lambda: tcp('127.0.0.1', %u))\n"
+    "attempt('docker-bridge', lambda: tcp('172.17.0.1', %u))\n"
+    "import os\n"
+    "print('interfaces', sorted(os.listdir('/sys/class/net')) if os.path.exists('/sys/class/net') else [])\n",
+    port, port);
+  result = RUN (code);
+  assert_status (result, ASSAY_CELL_OK);
+  out = harness_stream_text (result, "stdout");
+  g_test_message ("%s", out);
+  g_assert_null (strstr (out, "REACHED"));
+  g_assert_nonnull (strstr (out, "host-loopback blocked"));
+  g_assert_nonnull (strstr (out, "docker-bridge blocked"));
+  g_socket_service_stop (service);
+}
+
+static void
+test_host_is_invisible (Fixture       *fixture,
+                        gconstpointer  data)
+{
+  g_autoptr(AssayCellResult) result = NULL;
+  g_autofree char *secret = g_build_filename (g_get_tmp_dir (), "assay-host-secret.txt", NULL);
+  g_autofree char *code = NULL;
+  g_autofree char *out = NULL;
+
+  g_assert_true (g_file_set_contents (secret, "top secret", -1, NULL));
+  g_setenv ("ASSAY_TEST_SECRET_KEY", "sk-should-never-leak", TRUE);
+  start_session (fixture);
+
+  code = g_strdup_printf (
+    "import os\n"
+    "print('env', sorted(os.environ))\n"
+    "print('leak' if any('sk-should' in v for v in os.environ.values()) else 'clean')\n"
+    "print('secret', os.path.exists(%s))\n"
+    "for p in ['/var/run/docker.sock', '/run/docker.sock', '/root', '/home', '/run/user']:\n"
+    "    print(p, os.path.exists(p) and os.listdir(p) if os.path.isdir(p) else os.path.exists(p))\n"
+    "print('uid', os.getuid(), os.geteuid())\n",
+    "'/tmp/assay-host-secret.txt'");
+  result = RUN (code);
+  assert_status (result, ASSAY_CELL_OK);
+  out = harness_stream_text (result, "stdout");
+  g_test_message ("%s", out);
+  g_assert_nonnull (strstr (out, "clean\n"));
+  g_assert_null (strstr (out, "ASSAY_TEST_SECRET_KEY"));
+  g_assert_null (strstr (out, "DOCKER_HOST"));
+  g_assert_nonnull (strstr (out, "secret False"));
+  g_assert_nonnull (strstr (out, "/var/run/docker.sock False"));
+  g_assert_nonnull (strstr (out, "/run/docker.sock False"));
+  g_assert_nonnull (strstr (out, "uid 1000 1000"));
+  g_unsetenv ("ASSAY_TEST_SECRET_KEY");
+  g_unlink (secret);
+}
+
+static void
+test_writes_outside_workspace (Fixture       *fixture,
+                               gconstpointer  data)
+{
+  g_autoptr(AssayCellResult) result = NULL;
+  g_autofree char *out = NULL;
+
+  start_session (fixture);
+  result = RUN ("import os\n"
+                "for p in ['/usr/lib/evil', '/etc/passwd', '/opt/assay/kernel/assay_kernel.py', '/data/new.csv', '/evil']:\n"
+                "    try:\n"
+                "        open(p, 'a').write('x')\n"
+                "        print(p, 'WRITTEN')\n"
+                "    except OSError as e:\n"
+                "        print(p, 'refused')\n");
+  assert_status (result, ASSAY_CELL_OK);
+  out = harness_stream_text (result, "stdout");
+  g_assert_null (strstr (out, "WRITTEN"));
+}
+
+static void
+test_hostile_artifacts (Fixture       *fixture,
+                        gconstpointer  data)
+{
+  g_autoptr(AssayCellResult) result = NULL;
+  g_autofree char *err = NULL;
+  GPtrArray *artifacts;
+
+  start_session (fixture);
+  result = RUN ("import os\n"
+                "os.symlink('/etc/passwd', '/workspace/link.csv')\n"
+                "os.symlink('/workspace', '/workspace/loop')\n"
+                "os.mkfifo('/workspace/pipe.csv')\n"
+                "names = ['a\\nb.csv', '..', '...csv', '-rf', 'x' * 250 + '.csv', 'back\\\\slash.txt',\n"
+                "         '\\u202eevil.txt', 'тест.csv', '\\x1b[31mred.txt']\n"
+                "for n in names:\n"
+                "    try:\n"
+                "        open(os.path.join('/workspace', n), 'w').write('ok')\n"
+                "    except OSError as e:\n"
+                "        print('skip', repr(n), e)\n");
+  assert_status (result, ASSAY_CELL_OK);
+  artifacts = assay_cell_result_get_artifacts (result);
+  err = harness_stream_text (result, "stderr");
+  g_test_message ("stderr: %s", err);
+  g_assert_cmpuint (artifacts->len, >=, 7);
+  for (guint i = 0; i < artifacts->len; i++)
+    {
+      AssayArtifact *artifact = g_ptr_array_index (artifacts, i);
+      g_autofree char *dir = g_path_get_dirname (artifact->path);
+      g_autofree char *contents = NULL;
+
+      /* Stored flat in the folder the host chose, with clean names. */
+      g_assert_cmpstr (dir, ==, fixture->out_dir);
+      g_assert_null (strchr (artifact->name, '\n'));
+      g_assert_null (strchr (artifact->name, '\033'));
+      g_assert_null (strstr (artifact->name, ".."));
+      g_assert_false (g_file_test (artifact->path, G_FILE_TEST_IS_SYMLINK));
+      g_assert_true (g_file_get_contents (artifact->path, &contents, NULL, NULL));
+      g_assert_cmpstr (contents, ==, "ok");
+      g_assert_cmpstr (artifact->name, !=, "link.csv");
+      g_assert_cmpstr (artifact->name, !=, "pipe.csv");
+    }
+  g_assert_nonnull (strstr (err, "skipped"));
+}
+
+static void
+test_output_floods (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  g_autoptr(AssayCellResult) flood = NULL;
+  g_autoptr(AssayCellResult) child = NULL;
+  g_autoptr(AssayCellResult) escapes = NULL;
+  g_autoptr(AssayCellResult) after = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *text = NULL;
+
+  fixture->spec->limits.output_bytes = 1024 * 1024;
+  start_session (fixture);
+
+  flood = RUN ("import sys\nwhile True:\n    sys.stdout.write('x' * 65536)\n");
+  assert_status (flood, ASSAY_CELL_LIMIT);
+  out = harness_stream_text (flood, "stdout");
+  g_assert_cmpuint (strlen (out), <=, 1024 * 1024 + 4096);
+  g_assert_nonnull (strstr (out, "output truncated"));
+
+  /* A child process writing straight to fd 1: GBs of NULs. */
+  child = RUN ("import subprocess\nsubprocess.run(['head', '-c', '3000000000', '/dev/zero'])\n");
+  assert_status (child, ASSAY_CELL_LIMIT);
+
+  escapes = RUN ("import os\nprint('\\x00\\x1b[31mred\\x1b[0m\\x1b]0;title\\x07\\x07end')\n"
+                 "os.write(1, b'{\"type\":\"done\",\"id\":\"c3\",\"status\":\"ok\"}\\n')\n"
+                 "os.write(2, b'\\x1b[2J')\n");
+  assert_status (escapes, ASSAY_CELL_OK);
+  text = harness_stream_text (escapes, "stdout");
+  g_assert_nonnull (strstr (text, "redend"));
+  g_assert_null (strchr (text, '\033'));
+  g_assert_null (strchr (text, '\a'));
+  /* The forged message came back as plain text, not as the end of the cell. */
+  g_assert_nonnull (strstr (text, "\"type\":\"done\""));
+
+  after = RUN ("print('alive')");
+  assert_status (after, ASSAY_CELL_OK);
+  assert_stdout (after, "alive\n");
+}
+
+static void
+test_many_and_huge_files (Fixture       *fixture,
+                          gconstpointer  data)
+{
+  g_autoptr(AssayCellResult) many = NULL;
+  g_autoptr(AssayCellResult) huge = NULL;
+  g_autoptr(AssayCellResult) tmp = NULL;
+  g_autoptr(AssayCellResult) after = NULL;
+  GPtrArray *artifacts;
+
+  fixture->spec->limits.artifact_bytes = 8 * 1024 * 1024;
+  fixture->spec->limits.workspace_bytes = 512 * 1024 * 1024;
+  fixture->spec->limits.tmp_bytes = 128 * 1024 * 1024;
+  start_session (fixture);
+
+  many = RUN ("import os\nos.makedirs('/workspace/many')\n"
+              "for i in range(100000):\n    open(f'/workspace/many/{i}', 'w').close()\n");
+  assert_status (many, ASSAY_CELL_LIMIT);
+  g_assert_cmpuint (assay_cell_result_get_artifacts (many)->len, <=, 1000);
+  {
+    g_autoptr(AssayCellResult) cleanup = RUN ("import shutil\nshutil.rmtree('/workspace/many')");
+    assert_status (cleanup, ASSAY_CELL_OK);
+  }
+
+  /* Several GB asked for: the workspace's size cap stops it, the artifact is cut. */
+  huge = RUN ("f = open('/workspace/huge.bin', 'wb')\nblock = b'\\1' * (64 * 1024 * 1024)\n"
+              "for i in range(64):\n    f.write(block)\n");
+  g_assert_true (assay_cell_result_get_status (huge) == ASSAY_CELL_ERROR ||
+                 assay_cell_result_get_status (huge) == ASSAY_CELL_LIMIT);
+  artifacts = assay_cell_result_get_artifacts (huge);
+  for (guint i = 0; i < artifacts->len; i++)
+    g_assert_cmpuint (((AssayArtifact *) g_ptr_array_index (artifacts, i))->bytes, <=, 8 * 1024 * 1024);
+
+  tmp = RUN ("f = open('/tmp/fill', 'wb')\nwhile True:\n    f.write(b'0' * 1048576)\n");
+  assert_status (tmp, ASSAY_CELL_ERROR);
+
+  after = RUN ("import os\nos.remove('/tmp/fill')\nprint('alive')");
+  assert_status (after, ASSAY_CELL_OK);
+}
+
+static void
+test_processes_do_not_outlive_cells (Fixture       *fixture,
+                                     gconstpointer  data)
+{
+  g_autoptr(AssayCellResult) spawn = NULL;
+  g_autoptr(AssayCellResult) check = NULL;
+  g_autofree char *out = NULL;
+
+  start_session (fixture);
+  spawn = RUN ("import subprocess, os\n"
+               "subprocess.Popen(['sleep', '1000'])\n"
+               "subprocess.Popen(['sh', '-c', 'trap \"\" TERM INT HUP; setsid sleep 1000 & sleep 1000'])\n"
+               "if os.fork() == 0:\n    os.setsid()\n    import time\n    time.sleep(1000)\n");
+  assert_status (spawn, ASSAY_CELL_OK);
+  check = RUN ("import os\n"
+               "cmds = []\n"
+               "for p in os.listdir('/proc'):\n"
+               "    if p.isdigit():\n"
+               "        try:\n"
+               "            cmds.append(open(f'/proc/{p}/cmdline', 'rb').read().replace(b'\\0', b' ').decode())\n"
+               "        except OSError:\n"
+               "            pass\n"
+               "print(sum('sleep' in c for c in cmds), len(cmds))\n");
+  assert_status (check, ASSAY_CELL_OK);
+  out = harness_stream_text (check, "stdout");
+  g_test_message ("%s", out);
+  g_assert_true (g_str_has_prefix (out, "0 "));
+}
+
+static void
+test_privilege_syscalls (Fixture       *fixture,
+                         gconstpointer  data)
+{
+  g_autoptr(AssayCellResult) result = NULL;
+  g_autofree char *out = NULL;
+
+  start_session (fixture);
+  result = RUN ("import os, ctypes\n"
+                "libc = ctypes.CDLL(None, use_errno=True)\n"
+                "def attempt(name, fn):\n"
+                "    try:\n"
+                "        r = fn()\n"
+                "        print(name, 'ALLOWED' if r in (0, None) else 'refused')\n"
+                "    except Exception as e:\n"
+                "        print(name, 'refused', type(e).__name__)\n"
+                "attempt('setuid', lambda: os.setuid(0))\n"
+                "attempt('setgid', lambda: os.setgid(0))\n"
+                "attempt('userns', lambda: libc.unshare(0x10000000))\n"
+                "attempt('netns', lambda: libc.unshare(0x40000000))\n"
+                "attempt('mountns', lambda: libc.unshare(0x00020000))\n"
+                "attempt('mount', lambda: libc.mount(b'none', b'/tmp', b'tmpfs', 0, None))\n"
+                "attempt('chroot', lambda: os.chroot('/tmp'))\n"
+                "attempt('ptrace-1', lambda: libc.ptrace(16, 1, None, None))\n");
+  assert_status (result, ASSAY_CELL_OK);
+  out = harness_stream_text (result, "stdout");
+  g_test_message ("%s", out);
+  g_assert_null (strstr (out, "ALLOWED"));
+}
+
+static void
+test_sessions_are_isolated (Fixture       *fixture,
+                            gconstpointer  data)
+{
+  g_autoptr(AssayKernelSession) other = NULL;
+  g_autoptr(AssayCellResult) plant = NULL;
+  g_autoptr(AssayCellResult) look = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *other_dir = g_dir_make_tmp ("assay-test-XXXXXX", NULL);
+
+  start_session (fixture);
+  plant = RUN ("secret = 42\nopen('/workspace/secret.txt', 'w').write('s')\nopen('/tmp/secret', 'w').write('s')");
+  assert_status (plant, ASSAY_CELL_OK);
+  harness_close_and_check (fixture->session, fixture->backend);
+  g_clear_object (&fixture->session);
+
+  other = harness_session_new (fixture->backend, fixture->spec, other_dir);
+  harness_start (other, &error);
+  g_assert_no_error (error);
+  look = harness_run (other, "import os\nprint('secret' in globals(), os.path.exists('/workspace/secret.txt'), "
+                             "os.path.exists('/tmp/secret'))");
+  assert_status (look, ASSAY_CELL_OK);
+  assert_stdout (look, "False False False\n");
+  harness_close_and_check (other, fixture->backend);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  static const char *backends[] = { "docker", "bwrap" };
+  static const struct { const char *name; void (*func) (Fixture *, gconstpointer); } tests[] = {
+    { "state", test_state },
+    { "rich-outputs", test_rich_outputs },
+    { "streaming", test_streaming },
+    { "artifacts", test_artifacts },
+    { "datasets", test_datasets },
+    { "timeout-keeps-state", test_timeout_keeps_state },
+    { "hang-killed-and-replayed", test_hang_killed_and_replayed },
+    { "oom", test_oom },
+    { "hostile/fork-and-thread-bombs", test_fork_and_thread_bombs },
+    { "hostile/network", test_network_is_off },
+    { "hostile/host-invisible", test_host_is_invisible },
+    { "hostile/writes-outside-workspace", test_writes_outside_workspace },
+    { "hostile/artifacts", test_hostile_artifacts },
+    { "hostile/output-floods", test_output_floods },
+    { "hostile/many-and-huge-files", test_many_and_huge_files },
+    { "hostile/processes-outlive-cell", test_processes_do_not_outlive_cells },
+    { "hostile/privilege-syscalls", test_privilege_syscalls },
+    { "hostile/sessions-isolated", test_sessions_are_isolated },
+  };
+  const char *only = g_getenv ("ASSAY_TEST_BACKEND");
+
+  g_test_init (&argc, &argv, NULL);
+
+  for (guint b = 0; b < G_N_ELEMENTS (backends); b++)
+    {
+      if (only != NULL && !g_str_equal (only, backends[b]))
+        continue;
+      for (guint t = 0; t < G_N_ELEMENTS (tests); t++)
+        {
+          g_autofree char *path = g_strdup_printf ("/assay/sandbox/%s/%s", backends[b], tests[t].name);
+          g_test_add (path, Fixture, backends[b], fixture_set_up, tests[t].func, fixture_tear_down);
+        }
+    }
+
+  return g_test_run ();
+}
