@@ -566,8 +566,12 @@ build_argv (const AssaySandboxSpec *spec,
         NULL);
   push (argv, "--setenv", "OPENBLAS_NUM_THREADS", NULL); push_printf (argv, "%u", threads);
   push (argv, "--setenv", "OMP_NUM_THREADS", NULL); push_printf (argv, "%u", threads);
-  push (argv, "--chdir", "/workspace",
-        "python3", "-I", "/opt/assay/kernel/assay_kernel.py", NULL);
+  push (argv, "--chdir", "/workspace", NULL);
+  if (spec->command != NULL)
+    for (guint i = 0; spec->command[i] != NULL; i++)
+      push (argv, spec->command[i], NULL);
+  else
+    push (argv, "python3", "-I", "/opt/assay/kernel/assay_kernel.py", NULL);
   g_ptr_array_add (argv, NULL);
   return argv;
 }

@@ -481,15 +481,14 @@ assay_docker_client_send (AssayDockerClient  *self,
       return FALSE;
     }
 
+  /* A POST always carries a body, if empty, so it has a Content-Length. */
   if (g_str_equal (method, "POST") || body != NULL)
     {
       curl_easy_setopt (curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t) body_len);
       curl_easy_setopt (curl, CURLOPT_COPYPOSTFIELDS, body != NULL ? body : "");
     }
-  if (!g_str_equal (method, "GET") && !g_str_equal (method, "POST"))
+  if (!g_str_equal (method, "POST") && (body != NULL || !g_str_equal (method, "GET")))
     curl_easy_setopt (curl, CURLOPT_CUSTOMREQUEST, method);
-  else if (g_str_equal (method, "GET") && body != NULL)
-    curl_easy_setopt (curl, CURLOPT_CUSTOMREQUEST, "GET");
 
   if (content_type != NULL)
     {

@@ -363,15 +363,12 @@ static void
 assay_docker_instance_shutdown_streams (AssayDockerInstance *self)
 {
   GSocket *socket = g_socket_connection_get_socket (self->connection);
-  GOutputStream *output = g_io_stream_get_output_stream (G_IO_STREAM (self->connection));
 
-  /* shutdown() rather than close(): it wakes a reader or writer blocked in
-   * another thread without freeing the fd under it. The fd is closed when the
-   * last reference to the connection goes. Both closes below fail with
-   * G_IO_ERROR_PENDING while another thread uses the stream, which is fine. */
+  /* shutdown() rather than close(): it wakes a reader or a writer blocked in
+   * another thread (end of file, EPIPE) without freeing the fd under it, and
+   * it needs none of the stream's state, which belongs to the thread using
+   * it. The fd is closed when the last reference to the connection goes. */
   g_socket_shutdown (socket, TRUE, TRUE, NULL);
-  g_output_stream_close (output, NULL, NULL);
-  g_input_stream_close (G_INPUT_STREAM (self->stdout_stream), NULL, NULL);
 }
 
 static void

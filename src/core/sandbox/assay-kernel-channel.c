@@ -122,8 +122,15 @@ assay_sanitize_text (const char *text,
 
   while (p < end)
     {
-      gunichar c = g_utf8_get_char_validated (p, end - p);
+      gunichar c;
 
+      if (*p == '\0')
+        {
+          p++;
+          continue;
+        }
+
+      c = g_utf8_get_char_validated (p, end - p);
       if (c == (gunichar) -1 || c == (gunichar) -2)
         {
           g_string_append (out, "\xEF\xBF\xBD"); /* U+FFFD */
@@ -358,6 +365,35 @@ is_base64 (const char *text)
   return TRUE;
 }
 
+/* json-glib hands strings over as C strings, so a \u0000 escape would cut the text short:
+ * drop those escapes (and only real escapes, not an escaped backslash followed by "u0000")
+ * before parsing. */
+static char *
+strip_nul_escapes (const char *line,
+                   gsize       len,
+                   gsize      *out_len)
+{
+  char *out = g_malloc (len + 1);
+  gsize o = 0;
+
+  for (gsize i = 0; i < len; i++)
+    {
+      if (line[i] == '\\' && i + 1 < len)
+        {
+          if (line[i + 1] == 'u' && i + 5 < len && memcmp (line + i + 2, "0000", 4) == 0)
+            {
+              i += 5;
+              continue;
+            }
+          out[o++] = line[i++];
+        }
+      out[o++] = line[i];
+    }
+  out[o] = '\0';
+  *out_len = o;
+  return out;
+}
+
 JsonObject *
 assay_kernel_message_parse (const char  *line,
                             gsize        len,
@@ -366,6 +402,7 @@ assay_kernel_message_parse (const char  *line,
   g_autoptr(JsonParser) parser = json_parser_new_immutable ();
   g_autoptr(JsonObject) clean = json_object_new ();
   g_autoptr(GError) local_error = NULL;
+  g_autofree char *stripped = NULL;
   JsonObject *message;
   JsonNode *root;
   const char *type;
@@ -378,6 +415,12 @@ assay_kernel_message_parse (const char  *line,
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                            "the kernel sent a malformed line");
       return NULL;
+    }
+
+  if (memmem (line, len, "\\u0000", 6) != NULL)
+    {
+      stripped = strip_nul_escapes (line, len, &len);
+      line = stripped;
     }
 
   if (!json_parser_load_from_data (parser, line, len, &local_error))

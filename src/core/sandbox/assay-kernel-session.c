@@ -1173,6 +1173,18 @@ assay_kernel_session_get_artifact_dir (AssayKernelSession *self)
 }
 
 void
+assay_kernel_session_set_artifact_dir (AssayKernelSession *self,
+                                       const char         *artifact_dir)
+{
+  g_return_if_fail (ASSAY_IS_KERNEL_SESSION (self));
+  g_return_if_fail (artifact_dir != NULL);
+
+  g_free (self->artifact_dir);
+  self->artifact_dir = g_strdup (artifact_dir);
+  g_mkdir_with_parents (self->artifact_dir, 0755);
+}
+
+void
 assay_kernel_session_set_replay_on_restart (AssayKernelSession *self,
                                             gboolean            replay)
 {

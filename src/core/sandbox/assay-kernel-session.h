@@ -25,6 +25,8 @@ AssayKernelSession *assay_kernel_session_new                    (AssaySandboxBac
 const char         *assay_kernel_session_get_id                 (AssayKernelSession      *self);
 const char         *assay_kernel_session_get_data_dir           (AssayKernelSession      *self);
 const char         *assay_kernel_session_get_artifact_dir       (AssayKernelSession      *self);
+void                assay_kernel_session_set_artifact_dir       (AssayKernelSession      *self,
+                                                                 const char              *artifact_dir);
 void                assay_kernel_session_set_replay_on_restart  (AssayKernelSession      *self,
                                                                  gboolean                 replay);
 gboolean            assay_kernel_session_get_replay_on_restart  (AssayKernelSession      *self);

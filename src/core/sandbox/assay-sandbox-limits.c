@@ -42,6 +42,7 @@ assay_sandbox_spec_copy (const AssaySandboxSpec *spec)
   copy->image_ref = g_strdup (spec->image_ref);
   copy->rootfs_dir = g_strdup (spec->rootfs_dir);
   copy->data_dir = g_strdup (spec->data_dir);
+  copy->command = g_strdupv (spec->command);
   copy->limits = spec->limits;
   return copy;
 }
@@ -56,5 +57,6 @@ assay_sandbox_spec_free (AssaySandboxSpec *spec)
   g_free (spec->image_ref);
   g_free (spec->rootfs_dir);
   g_free (spec->data_dir);
+  g_strfreev (spec->command);
   g_free (spec);
 }

@@ -30,6 +30,7 @@ struct _AssaySandboxSpec
   char               *image_ref;    /* Docker: "assay-sandbox:<hash>" */
   char               *rootfs_dir;   /* bubblewrap: the unpacked tree */
   char               *data_dir;     /* host folder shown read-only at /data */
+  char              **command;      /* NULL: the kernel; else this program (benchmarks) */
   AssaySandboxLimits  limits;
 };
 
