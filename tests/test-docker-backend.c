@@ -816,8 +816,10 @@ test_remove_leftovers (void)
   g_assert_no_error (error);
   launched = assay_docker_instance_get_container_id (ASSAY_DOCKER_INSTANCE (instance));
 
+  /* No check of the count: a test run in parallel may remove our dead ones
+   * first, or leave its own for us to count. */
   removed = assay_sandbox_backend_remove_leftovers (ASSAY_SANDBOX_BACKEND (backend), NULL);
-  g_assert_cmpuint (removed, >=, 2);
+  g_test_message ("removed %u leftover sandboxes", removed);
 
   g_assert_false (container_exists (client, dead));
   g_assert_false (container_exists (client, reused_pid));

@@ -1138,8 +1138,12 @@ assay_kernel_session_new (AssaySandboxBackend    *backend,
   if (self->spec->session_id == NULL)
     self->spec->session_id = new_session_id ();
 
-  base = g_build_filename (g_get_user_cache_dir (), "assay", "sessions",
-                           self->spec->session_id, NULL);
+  /* As root, bubblewrap runs as nobody, who must be able to reach the data folder. */
+  if (geteuid () == 0)
+    base = g_build_filename ("/var/cache/assay/sessions", self->spec->session_id, NULL);
+  else
+    base = g_build_filename (g_get_user_cache_dir (), "assay", "sessions",
+                             self->spec->session_id, NULL);
   if (self->spec->data_dir == NULL)
     self->spec->data_dir = g_build_filename (base, "data", NULL);
   self->artifact_dir = artifact_dir ? g_strdup (artifact_dir)

@@ -171,7 +171,12 @@ assay_sandbox_image_new (const char *recipe_dir)
   self->packages = read_packages (self->recipe_dir);
   compute_hashes (self);
 
-  self->store_dir = g_build_filename (g_get_user_data_dir (), "assay", "sandbox", NULL);
+  /* As root, bubblewrap runs as nobody, who cannot enter /root: keep the tree in the
+   * system's state folder instead. */
+  if (geteuid () == 0)
+    self->store_dir = g_strdup ("/var/lib/assay/sandbox");
+  else
+    self->store_dir = g_build_filename (g_get_user_data_dir (), "assay", "sandbox", NULL);
   tree_name = g_strdup_printf ("tree-%s", self->hash);
   tar_name = g_strdup_printf ("rootfs-%s.tar", self->base_hash);
   self->tree_dir = g_build_filename (self->store_dir, tree_name, NULL);
@@ -436,6 +441,12 @@ build_tree (AssaySandboxImage  *self,
   report (stage, 0.9, "Adding the kernel");
   if (!copy_kernel (self, partial, error))
     return FALSE;
+  /* Mount points: bubblewrap cannot create them in a read-only root. */
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autofree char *mount_point = g_build_filename (partial, i == 0 ? "workspace" : "data", NULL);
+      g_mkdir (mount_point, 0755);
+    }
 
   stamp = g_build_filename (partial, ".assay-complete", NULL);
   if (!g_file_set_contents (stamp, self->hash, -1, error))
