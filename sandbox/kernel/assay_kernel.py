@@ -209,6 +209,8 @@ class Cell:
         self.rich_bytes = 0
         self.capped = False           # an output cap was hit: drop further outputs
         self.limit_reasons = []
+        self.started = False          # the worker has begun to run it
+        self.interrupt_pending = False  # an interrupt came before it started
         self.worker_done = False
         self.worker_status = None
         self.worker_reason = None
@@ -258,6 +260,7 @@ class Supervisor:
         self.ready = False
         self.startup_tail = bytearray()
         self.snapshot = {}
+        self.scan_problems = set()        # scan caps hit by the previous scan
 
     # ---- worker ------------------------------------------------------------------------
 
@@ -377,11 +380,25 @@ class Supervisor:
 
     def _interrupt(self):
         with self.lock:
-            if self.cell is not None and not self.cell.worker_done and self._worker_alive():
-                try:
-                    os.kill(self.worker_pid, signal.SIGINT)
-                except OSError:
-                    pass
+            if self.cell is not None:
+                self._interrupt_cell(self.cell)
+
+    def _interrupt_cell(self, cell):
+        """SIGINT the worker for `cell`; call with self.lock held."""
+        if cell.worker_done:
+            return
+        if not cell.started:
+            # The worker ignores SIGINT between cells; send it once the cell runs.
+            cell.interrupt_pending = True
+            return
+        self._sigint_worker()
+
+    def _sigint_worker(self):
+        if self._worker_alive():
+            try:
+                os.kill(self.worker_pid, signal.SIGINT)
+            except OSError:
+                pass
 
     def _request_shutdown(self):
         with self.lock:
@@ -476,7 +493,12 @@ class Supervisor:
         cell = self.cell
         if cell is None or cell.worker_done or msg.get("seq") != cell.seq:
             return  # not for the running cell (a stray thread, or forged)
-        if kind == "output":
+        if kind == "started":
+            with self.lock:
+                cell.started = True
+                if cell.interrupt_pending:
+                    self._sigint_worker()
+        elif kind == "output":
             self._relay_output(msg.get("output"))
         elif kind == "done":
             status = msg.get("status")
@@ -497,7 +519,8 @@ class Supervisor:
                 self.chan.log("could not preload %s: %s"
                               % (_truncate(str(name), 100), _truncate(str(error), 1000)))
         # Files already in the workspace are not artifacts of the first cell.
-        self.snapshot, _ = self._scan_workspace()
+        self.snapshot, problems = self._scan_workspace()
+        self.scan_problems = set(problems)
         self.startup_tail.clear()
         self.ready = True
         self.chan.send({
@@ -522,11 +545,8 @@ class Supervisor:
         cell.hit_limit(reason)
         self._send_output(cell, {"output_type": "stream", "name": name,
                                  "text": "\n[output truncated: %s]\n" % reason})
-        if not cell.worker_done and self._worker_alive():
-            try:
-                os.kill(self.worker_pid, signal.SIGINT)
-            except OSError:
-                pass
+        with self.lock:
+            self._interrupt_cell(cell)
 
     def _emit_stream(self, name, text):
         cell = self.cell
@@ -846,6 +866,10 @@ class Supervisor:
                          if self.snapshot.get(name) != key)
         self.snapshot = new_snapshot
 
+        # A workspace that stays too big must not turn every later cell into `limit`:
+        # a scan cap is reported by the first scan that hits it.
+        reported, self.scan_problems = self.scan_problems, set(problems)
+        problems = [p for p in problems if p not in reported]
         if "entries" in problems:
             self._note(cell, "[assay] stopped scanning the workspace after %d entries; "
                        "later files were not sent" % SCAN_MAX_ENTRIES)

@@ -6,7 +6,8 @@ assay_kernel.py (the supervisor) with:
 
     python3 -I assay_worker.py --msg-fd N --ctl-fd M
 
-fd N (worker -> supervisor) carries JSON lines: "ready", "output" and "done". fd M
+fd N (worker -> supervisor) carries JSON lines: "ready", "started", "output" and
+"done". fd M
 (supervisor -> worker) carries JSON lines: "execute". fd 0 is /dev/null; fd 1 and 2 are
 pipes the supervisor reads and wraps into stream outputs, so whatever C code or a
 subprocess prints reaches the user but can never pass for a message.
@@ -501,6 +502,9 @@ class Kernel:
         signal.signal(signal.SIGINT, _on_sigint)
 
         def body():
+            # From here on a SIGINT interrupts the cell; the supervisor holds back an
+            # interrupt that comes earlier until it sees this message.
+            self.channel.send({"type": "started", "seq": seq})
             tree = compile(code, filename, "exec", ast.PyCF_ONLY_AST)
             last = None
             if tree.body and isinstance(tree.body[-1], ast.Expr) \

@@ -321,6 +321,16 @@ def t_interrupt(k):
     r = k.run("kept")
     check(r.of_type("execute_result")[0]["data"]["text/plain"] == "'still here'",
           r.describe())
+    # An interrupt sent right behind the execute, before the worker has begun the cell.
+    r = k.start("import time\ntime.sleep(100)")
+    k.send({"type": "interrupt"})
+    k.collect(r, timeout=20)
+    check(r.status == "interrupted", "early interrupt: " + r.describe())
+    # An interrupt between cells is ignored.
+    k.send({"type": "interrupt"})
+    time.sleep(0.2)
+    r = k.run("print('fine')")
+    check(r.status == "ok" and r.stream() == "fine\n", r.describe())
 
 
 def t_flood(k):
@@ -336,6 +346,19 @@ def t_flood(k):
     check(r.status == "limit", "fd 1 flood: " + r.describe())
     r = k.run("print('alive')")
     check(r.status == "ok" and r.stream() == "alive\n", r.describe())
+
+
+def t_large_outputs(k):
+    r = k.run("print('\u00e9' * 300000)")
+    check(r.status == "ok", r.describe())
+    check(r.stream() == "\u00e9" * 300000 + "\n", "the text was changed")
+    check(len([o for _, o in r.outputs]) >= 10, "not chunked")
+    r = k.run("import pandas as pd\nwith pd.option_context('display.max_rows', None):\n"
+              "    display(pd.DataFrame({'a': range(100000)}))\n"
+              "'x' * 5000000")
+    check(r.status == "ok", r.describe())
+    check(len(r.of_type("display_data")) == 1 and len(r.of_type("execute_result")) == 1,
+          r.describe())
 
 
 def t_background(k):
@@ -440,6 +463,7 @@ TESTS = [
     ("symlinks and FIFOs are skipped", t_special_files),
     ("interrupt stops time.sleep and keeps the namespace", t_interrupt),
     ("an output flood hits the cap", t_flood),
+    ("large outputs stay under the line cap", t_large_outputs),
     ("background processes are gone after the cell", t_background),
     ("SystemExit does not end the worker", t_system_exit),
     ("closing stdout does not break later cells", t_stdout_closed),

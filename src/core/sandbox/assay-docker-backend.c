@@ -279,7 +279,7 @@ build_create_body (const AssaySandboxSpec *spec)
 
   json_builder_set_member_name (builder, "Image");
   json_builder_add_string_value (builder, spec->image_ref);
-  add_string_array (builder, "Cmd", cmd);
+  add_string_array (builder, "Cmd", spec->command ? (const char * const *) spec->command : cmd);
   json_builder_set_member_name (builder, "Entrypoint");
   json_builder_begin_array (builder);
   json_builder_end_array (builder);
