@@ -74,6 +74,7 @@ struct _AssayKernelSession
   guint                 cell_counter;
 
   gboolean              replay_on_restart;
+  gboolean              owns_data_dir;
 };
 
 G_DEFINE_FINAL_TYPE (AssayKernelSession, assay_kernel_session, G_TYPE_OBJECT)
@@ -1145,7 +1146,10 @@ assay_kernel_session_new (AssaySandboxBackend    *backend,
     base = g_build_filename (g_get_user_cache_dir (), "assay", "sessions",
                              self->spec->session_id, NULL);
   if (self->spec->data_dir == NULL)
-    self->spec->data_dir = g_build_filename (base, "data", NULL);
+    {
+      self->spec->data_dir = g_build_filename (base, "data", NULL);
+      self->owns_data_dir = TRUE;
+    }
   self->artifact_dir = artifact_dir ? g_strdup (artifact_dir)
                                     : g_build_filename (base, "artifacts", NULL);
 
@@ -1333,6 +1337,24 @@ assay_kernel_session_execute_finish (AssayKernelSession  *self,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
+/* The data folder holds only links or copies of the datasets, made by us: remove it and
+ * the session's folder above it when that is empty. */
+static void
+remove_data_dir (const char *data_dir)
+{
+  g_autoptr(GDir) dir = g_dir_open (data_dir, 0, NULL);
+  g_autofree char *parent = g_path_get_dirname (data_dir);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)))
+    {
+      g_autofree char *path = g_build_filename (data_dir, name, NULL);
+      g_unlink (path);
+    }
+  g_rmdir (data_dir);
+  g_rmdir (parent);
+}
+
 void
 assay_kernel_session_close (AssayKernelSession *self)
 {
@@ -1385,4 +1407,7 @@ assay_kernel_session_close (AssayKernelSession *self)
       g_task_return_new_error (waiting, G_IO_ERROR, G_IO_ERROR_CLOSED, "the session was closed");
       g_object_unref (waiting);
     }
+
+  if (self->owns_data_dir)
+    remove_data_dir (self->spec->data_dir);
 }

@@ -532,6 +532,28 @@ import_docker (AssaySandboxImage  *self,
   return TRUE;
 }
 
+/* Old trees and root filesystems of earlier recipes: each is hundreds of MB. */
+static void
+prune_stale (AssaySandboxImage *self)
+{
+  g_autoptr(GDir) dir = g_dir_open (self->store_dir, 0, NULL);
+  g_autofree char *tree_name = g_path_get_basename (self->tree_dir);
+  g_autofree char *tar_name = g_path_get_basename (self->base_tar);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)))
+    {
+      g_autofree char *path = NULL;
+
+      if (g_str_equal (name, tree_name) || g_str_equal (name, tar_name))
+        continue;
+      if (!g_str_has_prefix (name, "tree-") && !g_str_has_prefix (name, "rootfs-"))
+        continue;
+      path = g_build_filename (self->store_dir, name, NULL);
+      remove_tree (path);
+    }
+}
+
 gboolean
 assay_sandbox_image_build (AssaySandboxImage  *self,
                            AssayDockerClient  *docker,
@@ -593,5 +615,6 @@ assay_sandbox_image_build (AssaySandboxImage  *self,
         return FALSE;
     }
 
+  prune_stale (self);
   return TRUE;
 }
