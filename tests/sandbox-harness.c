@@ -174,7 +174,8 @@ harness_count_leftovers (const char *backend_name,
     }
   else
     {
-      /* Any process whose command line mentions the kernel and that is ours to see. */
+      /* Any process of this session: bubblewrap marks them with ASSAY_SESSION. */
+      g_autofree char *marker = g_strdup_printf ("ASSAY_SESSION=%s", session_id);
       g_autoptr(GDir) dir = g_dir_open ("/proc", 0, NULL);
       const char *name;
 
@@ -186,14 +187,15 @@ harness_count_leftovers (const char *backend_name,
 
           if (!g_ascii_isdigit (name[0]))
             continue;
-          path = g_build_filename ("/proc", name, "cmdline", NULL);
+          path = g_build_filename ("/proc", name, "environ", NULL);
           if (!g_file_get_contents (path, &cmdline, &len, NULL))
             continue;
-          for (gsize i = 0; i + 1 < len; i++)
-            if (cmdline[i] == '\0')
-              cmdline[i] = ' ';
-          if (strstr (cmdline, "assay_kernel.py") || strstr (cmdline, "assay_worker.py"))
-            count++;
+          for (gsize i = 0; i < len; i += strlen (cmdline + i) + 1)
+            if (g_str_equal (cmdline + i, marker))
+              {
+                count++;
+                break;
+              }
         }
     }
   return count;

@@ -370,8 +370,9 @@ class Supervisor:
                 return
             code = msg.get("code")
             with self.lock:
-                self.pending.append((cell_id, code if isinstance(code, str) else None,
-                                     _parse_limits(msg.get("limits"))))
+                # [id, code, limits, interrupted before it started]
+                self.pending.append([cell_id, code if isinstance(code, str) else None,
+                                     _parse_limits(msg.get("limits")), False])
             self._wake()
         elif kind == "shutdown":
             self._request_shutdown()
@@ -382,6 +383,10 @@ class Supervisor:
         with self.lock:
             if self.cell is not None:
                 self._interrupt_cell(self.cell)
+            elif self.pending:
+                # The host sees the cell it sent last as running even if the main loop
+                # has not picked it up yet.
+                self.pending[0][3] = True
 
     def _interrupt_cell(self, cell):
         """SIGINT the worker for `cell`; call with self.lock held."""
@@ -667,7 +672,7 @@ class Supervisor:
 
     def _start_cell(self):
         with self.lock:
-            cell_id, code, limits = self.pending.popleft()
+            cell_id, code, limits, interrupted = self.pending.popleft()
         if code is None:
             self.chan.send({"type": "done", "id": cell_id, "status": "error",
                             "reason": "malformed execute message: code must be a string",
@@ -677,6 +682,7 @@ class Supervisor:
         self.execution_count += 1
         with self.lock:
             self.cell = Cell(cell_id, self.seq, self.execution_count, limits)
+            self.cell.interrupt_pending = interrupted
         self._send_ctl({"type": "execute", "seq": self.seq,
                         "execution_count": self.execution_count, "code": code})
 
@@ -1005,6 +1011,9 @@ def main():
     host_in = os.dup(0)
     host_out = os.dup(1)
     _diag_fd = os.dup(2)
+    # The channel is ours alone; plain blocking I/O keeps the reader and writer simple.
+    os.set_blocking(host_in, True)
+    os.set_blocking(host_out, True)
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)

@@ -30,6 +30,7 @@ import sys
 import threading
 import time
 import traceback
+import types
 
 WORKER_FILE = os.path.abspath(__file__)
 
@@ -137,6 +138,9 @@ class StreamWriter(io.TextIOBase):
     def reinit_after_fork(self):
         self._buf_lock = threading.Lock()
         self._flush_lock = threading.Lock()
+        # Text buffered before the fork is the parent's to send, not a second time here.
+        self._buf = []
+        self._size = 0
 
     # Attributes code commonly looks at.
     @property
@@ -179,7 +183,9 @@ class StreamWriter(io.TextIOBase):
             self._buf.append(s)
             self._size += len(s)
             size = self._size
-        if size >= FLUSH_CHARS or not self._kernel.flusher_running:
+        if size >= FLUSH_CHARS or (not self._kernel.flusher_running and "\n" in s):
+            # (A forked child has no flusher thread: it flushes on newlines, and
+            # multiprocessing flushes sys.stdout when a child ends.)
             self.flush()
         else:
             self._kernel.poke_flusher()
@@ -224,12 +230,12 @@ class Kernel:
         self._poke = threading.Event()
         self.plt = None
         self.figure_class = None
-        self.namespace = {
-            "__name__": "__main__",
-            "__doc__": None,
-            "__builtins__": builtins,
-            "display": self.display,
-        }
+        # The namespace is the dict of a module installed as __main__, so that classes
+        # and functions defined in cells can be pickled (pickle, multiprocessing).
+        main_module = types.ModuleType("__main__")
+        sys.modules["__main__"] = main_module
+        self.namespace = main_module.__dict__
+        self.namespace.update({"__builtins__": builtins, "display": self.display})
         # Duplicates of the fd 1/2 pipes, to repair them when user code closes or
         # redirects fd 1/2.
         self.saved_stdout_fd = os.dup(1)
@@ -623,6 +629,7 @@ def main():
     _raise_oom_score()
     signal.signal(signal.SIGINT, _on_sigint)
     msg_fd, ctl_fd = _parse_args(sys.argv[1:])
+    sys.argv = [sys.argv[0]]
     # Inherited via pass_fds: keep them from leaking into subprocesses of user code.
     os.set_inheritable(msg_fd, False)
     os.set_inheritable(ctl_fd, False)
@@ -647,6 +654,8 @@ def main():
     kernel.start_flusher()
     kernel.preload()
     kernel.serve()
+    # The supervisor closed the control pipe. Do not wait for threads of user code.
+    os._exit(0)
 
 
 if __name__ == "__main__":

@@ -76,23 +76,23 @@ class Kernel:
         for line in self.proc.stdout:
             now = time.monotonic()
             if len(line) > MAX_LINE:
-                self.violations.append("a line of %d bytes" % len(line))
+                self.violation("a line of %d bytes" % len(line))
                 continue
             try:
                 msg = json.loads(line)
             except ValueError:
-                self.violations.append("not JSON: %r" % line[:200])
+                self.violation("not JSON: %r" % line[:200])
                 continue
             if not isinstance(msg, dict) or msg.get("type") not in KERNEL_TYPES:
-                self.violations.append("unknown message: %r" % line[:200])
+                self.violation("unknown message: %r" % line[:200])
                 continue
             if msg["type"] == "output":
                 out = msg.get("output")
                 if not isinstance(out, dict) or out.get("output_type") not in OUTPUT_TYPES:
-                    self.violations.append("bad output: %r" % line[:200])
+                    self.violation("bad output: %r" % line[:200])
                 elif out["output_type"] == "stream" and \
                         len(out.get("text", "").encode("utf-8")) > 64 * 1024:
-                    self.violations.append("a stream chunk larger than 64 KiB")
+                    self.violation("a stream chunk larger than 64 KiB")
             self.messages.put((now, msg))
         self.eof = True
         self.messages.put((time.monotonic(), None))
@@ -100,6 +100,9 @@ class Kernel:
     def send(self, msg):
         self.proc.stdin.write((json.dumps(msg) + "\n").encode("utf-8"))
         self.proc.stdin.flush()
+
+    def violation(self, text):
+        self.violations.append(text if len(text) <= 300 else text[:300] + "...")
 
     def next_message(self, deadline):
         remaining = deadline - time.monotonic()
@@ -147,7 +150,7 @@ class Kernel:
             if kind == "fatal":
                 raise TestFailure("fatal: %s" % msg.get("reason"))
             if msg.get("id") != result.id:
-                self.violations.append("a message for an unexpected id: %r" % (msg,))
+                self.violation("a message for an unexpected id: %r" % (msg,))
                 continue
             if kind == "output":
                 result.outputs.append((now, msg["output"]))
@@ -383,6 +386,16 @@ def t_background(k):
     check(r.stream() == "-9 []\n", "left behind: %r" % r.stream())
 
 
+def t_pickle(k):
+    r = k.run("import pickle\nclass Point:\n    def __init__(self, x):\n        self.x = x\n\n"
+              "def twice(v):\n    return 2 * v\n\n"
+              "pickle.loads(pickle.dumps(Point(3))).x + pickle.loads(pickle.dumps(twice))(1)")
+    check(r.status == "ok", r.describe())
+    check(r.of_type("execute_result")[0]["data"]["text/plain"] == "5", r.describe())
+    r = k.run("__name__")
+    check(r.of_type("execute_result")[0]["data"]["text/plain"] == "'__main__'", r.describe())
+
+
 def t_system_exit(k):
     r = k.run("import sys\nsys.exit(3)")
     check(r.status == "error" and r.of_type("error")[0]["ename"] == "SystemExit",
@@ -465,6 +478,7 @@ TESTS = [
     ("an output flood hits the cap", t_flood),
     ("large outputs stay under the line cap", t_large_outputs),
     ("background processes are gone after the cell", t_background),
+    ("classes defined in cells can be pickled", t_pickle),
     ("SystemExit does not end the worker", t_system_exit),
     ("closing stdout does not break later cells", t_stdout_closed),
     ("MemoryError gives status oom", t_memory_error),

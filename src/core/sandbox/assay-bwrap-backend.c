@@ -564,6 +564,8 @@ build_argv (const AssaySandboxSpec *spec,
         "--setenv", "MPLCONFIGDIR", "/tmp/matplotlib",
         "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
         NULL);
+  /* Marks the sandbox's processes as this session's, as the label does for Docker. */
+  push (argv, "--setenv", "ASSAY_SESSION", spec->session_id ? spec->session_id : "", NULL);
   push (argv, "--setenv", "OPENBLAS_NUM_THREADS", NULL); push_printf (argv, "%u", threads);
   push (argv, "--setenv", "OMP_NUM_THREADS", NULL); push_printf (argv, "%u", threads);
   push (argv, "--chdir", "/workspace", NULL);

@@ -720,11 +720,14 @@ channel_closed_cb (AssayKernelChannel *channel,
       assay_sandbox_instance_wait (reaping->instance, &reaping->exit_status, NULL, NULL);
       tail = assay_sandbox_instance_dup_stderr_tail (reaping->instance);
       assay_sandbox_instance_destroy (reaping->instance);
-      reaping_free (reaping);
       self->state = STATE_DEAD;
       g_task_return_new_error (boot_task, G_IO_ERROR, G_IO_ERROR_FAILED,
-                               "the sandbox's kernel did not start%s%s",
+                               "the sandbox's kernel did not start (%s %d)%s%s",
+                               reaping->exit_status.signal ? "signal" : "exit code",
+                               reaping->exit_status.signal ? reaping->exit_status.signal
+                                                           : reaping->exit_status.exit_code,
                                tail && *tail ? ": " : "", tail ? g_strstrip (tail) : "");
+      reaping_free (reaping);
       return;
     }
 
