@@ -462,6 +462,68 @@ assay_bwrap_instance_init (AssayBwrapInstance *self)
   self->stderr_tail = g_string_new (NULL);
 }
 
+/* ---- spawning ------------------------------------------------------------------------- */
+
+/* bubblewrap's --die-with-parent is PR_SET_PDEATHSIG, which fires when the *thread* that
+ * forked it ends, not the process. Launches run in GTask's pool, whose threads come and go,
+ * so every bubblewrap is forked from one thread that lives as long as the process. */
+
+typedef struct
+{
+  GSubprocessLauncher *launcher;
+  const char * const  *argv;
+  GSubprocess         *process;
+  GError              *error;
+  gboolean             done;
+} SpawnRequest;
+
+static GMutex spawn_mutex;
+static GCond spawn_cond;
+static GAsyncQueue *spawn_queue;
+
+static gpointer
+spawner_thread (gpointer data)
+{
+  for (;;)
+    {
+      SpawnRequest *request = g_async_queue_pop (spawn_queue);
+
+      request->process = g_subprocess_launcher_spawnv (request->launcher, request->argv,
+                                                       &request->error);
+      g_mutex_lock (&spawn_mutex);
+      request->done = TRUE;
+      g_cond_broadcast (&spawn_cond);
+      g_mutex_unlock (&spawn_mutex);
+    }
+  return NULL;
+}
+
+static GSubprocess *
+spawn_from_stable_thread (GSubprocessLauncher  *launcher,
+                          const char * const   *argv,
+                          GError              **error)
+{
+  static gsize initialized = 0;
+  SpawnRequest request = { launcher, argv, NULL, NULL, FALSE };
+
+  if (g_once_init_enter (&initialized))
+    {
+      spawn_queue = g_async_queue_new ();
+      g_thread_unref (g_thread_new ("assay-bwrap-spawner", spawner_thread, NULL));
+      g_once_init_leave (&initialized, 1);
+    }
+
+  g_async_queue_push (spawn_queue, &request);
+  g_mutex_lock (&spawn_mutex);
+  while (!request.done)
+    g_cond_wait (&spawn_cond, &spawn_mutex);
+  g_mutex_unlock (&spawn_mutex);
+
+  if (request.error != NULL)
+    g_propagate_error (error, request.error);
+  return request.process;
+}
+
 /* ---- the backend ---------------------------------------------------------------------- */
 
 static const char *
@@ -668,7 +730,7 @@ assay_bwrap_backend_launch (AssaySandboxBackend     *backend,
   g_subprocess_launcher_set_child_setup (launcher, child_setup, setup, g_free);
 
   argv = build_argv (spec, data_fd >= 0);
-  self->process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, error);
+  self->process = spawn_from_stable_thread (launcher, (const char * const *) argv->pdata, error);
   if (self->process == NULL)
     {
       cgroup_clear (&self->cgroup);
