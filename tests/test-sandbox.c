@@ -423,7 +423,10 @@ test_host_is_invisible (Fixture       *fixture,
     "print('leak' if any('sk-should' in v for v in os.environ.values()) else 'clean')\n"
     "print('secret', os.path.exists(%s))\n"
     "for p in ['/var/run/docker.sock', '/run/docker.sock', '/root', '/home', '/run/user']:\n"
-    "    print(p, os.path.exists(p) and os.listdir(p) if os.path.isdir(p) else os.path.exists(p))\n"
+    "    try:\n"
+    "        print(p, os.listdir(p) if os.path.isdir(p) else os.path.exists(p))\n"
+    "    except OSError as e:\n"
+    "        print(p, 'refused')\n"
     "print('uid', os.getuid(), os.geteuid())\n",
     "'/tmp/assay-host-secret.txt'");
   result = RUN (code);
@@ -638,7 +641,10 @@ test_privilege_syscalls (Fixture       *fixture,
                 "attempt('mountns', lambda: libc.unshare(0x00020000))\n"
                 "attempt('mount', lambda: libc.mount(b'none', b'/tmp', b'tmpfs', 0, None))\n"
                 "attempt('chroot', lambda: os.chroot('/tmp'))\n"
-                "attempt('ptrace-1', lambda: libc.ptrace(16, 1, None, None))\n");
+                /* The supervisor owns the channel: it must be out of reach (non-dumpable). */
+                "attempt('ptrace-supervisor', lambda: libc.ptrace(16, os.getppid(), None, None))\n"
+                "attempt('supervisor-fds', lambda: os.listdir(f'/proc/{os.getppid()}/fd'))\n"
+                "attempt('supervisor-mem', lambda: open(f'/proc/{os.getppid()}/mem', 'rb').close())\n");
   assert_status (result, ASSAY_CELL_OK);
   out = harness_stream_text (result, "stdout");
   g_test_message ("%s", out);
