@@ -160,13 +160,11 @@ cgroup_v2_available (char **parent_out)
 {
   g_autofree char *own = own_cgroup_path (NULL);
   g_autofree char *dir = NULL;
-  g_autofree char *controllers = NULL;
   g_autofree char *procs = NULL;
 
   if (own == NULL || !g_file_test ("/sys/fs/cgroup/cgroup.controllers", G_FILE_TEST_EXISTS))
     return FALSE;
   dir = g_build_filename ("/sys/fs/cgroup", own, NULL);
-  controllers = g_build_filename (dir, "cgroup.subtree_control", NULL);
   procs = g_build_filename (dir, "cgroup.procs", NULL);
   /* A delegated subtree: we may create children and move processes. */
   if (access (dir, W_OK) != 0 || access (procs, W_OK) != 0)
@@ -188,9 +186,6 @@ cgroup_create (Cgroup                   *cgroup,
 
   if (cgroup_v2_available (&parent))
     {
-      g_autofree char *controllers = NULL;
-      g_autofree char *own_controllers = g_build_filename (parent, "cgroup.controllers", NULL);
-
       /* Ask for the controllers in the subtree; fails harmlessly when already on or when the
        * parent still has processes (then limits stay on rlimits). */
       write_file (parent, "cgroup.subtree_control", "+memory +pids +cpu");
