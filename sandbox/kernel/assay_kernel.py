@@ -62,8 +62,7 @@ SCAN_MAX_ENTRIES = 100_000
 SCAN_MAX_DEPTH = 64
 MAX_SKIP_NOTES = 20
 
-DRAIN_QUIET = 0.02   # after a cell, stop draining fd 1/2 after this long without data...
-DRAIN_MAX = 0.5      # ...or after this long in all
+DRAIN_MAX = 0.5      # after a cell, drain fd 1/2 for at most this long
 SWEEP_ROUNDS = 100
 STARTUP_TAIL_BYTES = 4 * KiB
 
@@ -709,14 +708,15 @@ class Supervisor:
             self.cell = None
 
     def _drain_raw(self):
-        """Collect what is still in the fd 1/2 pipes (output of killed subprocesses)."""
-        start = last = time.monotonic()
-        while self.raw_fds:
-            now = time.monotonic()
-            if now - last >= DRAIN_QUIET or now - start >= DRAIN_MAX:
+        """Collect what is still in the fd 1/2 pipes (output of killed subprocesses).
+
+        Nothing can write any more: the worker is idle and everything else was killed, and
+        a finished write() is already in the pipe. So read until the pipes are empty, with
+        no waiting: a warm cell must cost milliseconds."""
+        start = time.monotonic()
+        while self.raw_fds and time.monotonic() - start < DRAIN_MAX:
+            if not self._poll(0):
                 break
-            if self._poll(DRAIN_QUIET):
-                last = time.monotonic()
 
     # ---- killing what a cell left behind ---------------------------------------------------------
 

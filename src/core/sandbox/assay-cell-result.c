@@ -14,6 +14,7 @@ struct _AssayCellResult
   JsonArray       *outputs;
   GPtrArray       *artifacts;
   gint64           elapsed_ms;
+  gint64           elapsed_us;
   guint            execution_count;
   guint            replayed;
   gboolean         state_lost;
@@ -170,6 +171,22 @@ assay_cell_result_set_elapsed_ms (AssayCellResult *self,
 {
   g_return_if_fail (ASSAY_IS_CELL_RESULT (self));
   self->elapsed_ms = elapsed_ms;
+}
+
+gint64
+assay_cell_result_get_elapsed_us (AssayCellResult *self)
+{
+  g_return_val_if_fail (ASSAY_IS_CELL_RESULT (self), 0);
+  return self->elapsed_us;
+}
+
+void
+assay_cell_result_set_elapsed_us (AssayCellResult *self,
+                                  gint64           elapsed_us)
+{
+  g_return_if_fail (ASSAY_IS_CELL_RESULT (self));
+  self->elapsed_us = elapsed_us;
+  self->elapsed_ms = elapsed_us / 1000;
 }
 
 guint

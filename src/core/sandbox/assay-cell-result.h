@@ -55,6 +55,10 @@ void             assay_cell_result_add_artifact       (AssayCellResult *self,
 gint64           assay_cell_result_get_elapsed_ms     (AssayCellResult *self);
 void             assay_cell_result_set_elapsed_ms     (AssayCellResult *self,
                                                        gint64           elapsed_ms);
+/* The same, in microseconds, for benchmarks. */
+gint64           assay_cell_result_get_elapsed_us     (AssayCellResult *self);
+void             assay_cell_result_set_elapsed_us     (AssayCellResult *self,
+                                                       gint64           elapsed_us);
 guint            assay_cell_result_get_execution_count (AssayCellResult *self);
 void             assay_cell_result_set_execution_count (AssayCellResult *self,
                                                         guint            count);

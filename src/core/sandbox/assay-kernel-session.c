@@ -444,10 +444,9 @@ handle_done (AssayKernelSession *self,
 {
   const char *status = json_object_get_string_member (message, "status");
   const char *reason = json_object_get_string_member_with_default (message, "reason", NULL);
-  gint64 elapsed = (g_get_monotonic_time () - cell->sent_at) / 1000;
   AssayCellStatus cell_status;
 
-  assay_cell_result_set_elapsed_ms (cell->result, elapsed);
+  assay_cell_result_set_elapsed_us (cell->result, g_get_monotonic_time () - cell->sent_at);
   assay_cell_result_set_execution_count (cell->result,
                                          json_object_get_int_member (message, "execution_count"));
 
@@ -646,8 +645,7 @@ reaped_cb (GObject      *source,
       g_autofree char *reason = NULL;
       AssayCellStatus status;
 
-      assay_cell_result_set_elapsed_ms (cell->result,
-                                        (g_get_monotonic_time () - cell->sent_at) / 1000);
+      assay_cell_result_set_elapsed_us (cell->result, g_get_monotonic_time () - cell->sent_at);
       if (reaping->exit_status.oom_killed)
         {
           status = ASSAY_CELL_OOM;
