@@ -100,6 +100,47 @@ test_state (Fixture       *fixture,
   g_assert_cmpint (assay_cell_result_get_elapsed_ms (second), >=, 0);
 }
 
+typedef struct
+{
+  GMainLoop *loop;
+  GPtrArray *results;
+} Queued;
+
+static void
+queued_cb (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  Queued *queued = user_data;
+  g_autoptr(GError) error = NULL;
+  AssayCellResult *cell = assay_kernel_session_execute_finish (ASSAY_KERNEL_SESSION (source), result, &error);
+
+  g_assert_no_error (error);
+  g_ptr_array_add (queued->results, cell);
+  if (queued->results->len == 3)
+    g_main_loop_quit (queued->loop);
+}
+
+static void
+test_queued_before_start (Fixture       *fixture,
+                          gconstpointer  data)
+{
+  Queued queued = { g_main_loop_new (NULL, FALSE), g_ptr_array_new_with_free_func (g_object_unref) };
+
+  /* Cells sent before the sandbox is up wait for it and run in order. */
+  fixture->session = harness_session_new (fixture->backend, fixture->spec, fixture->out_dir);
+  assay_kernel_session_execute_async (fixture->session, "n = 1", NULL, queued_cb, &queued);
+  assay_kernel_session_execute_async (fixture->session, "n *= 10", NULL, queued_cb, &queued);
+  assay_kernel_session_execute_async (fixture->session, "print(n + 1)", NULL, queued_cb, &queued);
+  g_main_loop_run (queued.loop);
+
+  for (guint i = 0; i < 3; i++)
+    assert_status (g_ptr_array_index (queued.results, i), ASSAY_CELL_OK);
+  assert_stdout (g_ptr_array_index (queued.results, 2), "11\n");
+  g_ptr_array_unref (queued.results);
+  g_main_loop_unref (queued.loop);
+}
+
 static void
 test_rich_outputs (Fixture       *fixture,
                    gconstpointer  data)
@@ -684,6 +725,7 @@ main (int   argc,
   static const char *backends[] = { "docker", "bwrap" };
   static const struct { const char *name; void (*func) (Fixture *, gconstpointer); } tests[] = {
     { "state", test_state },
+    { "queued-before-start", test_queued_before_start },
     { "rich-outputs", test_rich_outputs },
     { "streaming", test_streaming },
     { "artifacts", test_artifacts },

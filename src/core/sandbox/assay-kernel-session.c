@@ -46,6 +46,7 @@ typedef struct
   AssayArtifact   *artifact;
   guint            artifact_count;
   char            *store_error;
+  guint64          output_bytes;     /* held in memory for this cell */
 } Cell;
 
 struct _AssayKernelSession
@@ -505,6 +506,33 @@ handle_done (AssayKernelSession *self,
   complete_cell (self);
 }
 
+/* Roughly how many bytes an output holds: its strings. */
+static guint64
+output_cost (JsonObject *output)
+{
+  guint64 cost = 64;
+  JsonNode *data = json_object_get_member (output, "data");
+  JsonNode *traceback = json_object_get_member (output, "traceback");
+
+  if (json_object_has_member (output, "text"))
+    cost += strlen (json_object_get_string_member (output, "text"));
+  if (data != NULL && JSON_NODE_HOLDS_OBJECT (data))
+    {
+      g_autoptr(GList) members = json_object_get_members (json_node_get_object (data));
+
+      for (const GList *l = members; l != NULL; l = l->next)
+        cost += strlen (json_object_get_string_member (json_node_get_object (data), l->data));
+    }
+  if (traceback != NULL && JSON_NODE_HOLDS_ARRAY (traceback))
+    {
+      JsonArray *lines = json_node_get_array (traceback);
+
+      for (guint i = 0; i < json_array_get_length (lines); i++)
+        cost += strlen (json_array_get_string_element (lines, i));
+    }
+  return cost;
+}
+
 static void
 message_cb (AssayKernelChannel *channel,
             JsonObject         *message,
@@ -527,6 +555,8 @@ message_cb (AssayKernelChannel *channel,
           g_clear_handle_id (&self->boot_timeout_source, g_source_remove);
           self->state = STATE_READY;
           g_task_return_boolean (task, TRUE);
+          /* Cells queued while the sandbox started (not during a recovery: replay first). */
+          run_next (self);
         }
       return;
     }
@@ -551,9 +581,18 @@ message_cb (AssayKernelChannel *channel,
   if (g_str_equal (type, "output"))
     {
       JsonObject *output = json_object_get_object_member (message, "output");
+      guint64 cost = output_cost (output);
+      /* The kernel caps streams and rich output; the host does not rely on it. */
+      guint64 budget = self->spec->limits.output_bytes + 80 * (guint64) 1024 * 1024;
 
       if (cell->task == NULL)
         return;
+      if (cell->output_bytes + cost > budget)
+        {
+          set_limit (cell, "the cell's output was larger than allowed and was cut");
+          return;
+        }
+      cell->output_bytes += cost;
       assay_cell_result_add_output (cell->result, output);
       g_signal_emit (self, signals[OUTPUT], 0, cell->id, output);
     }
@@ -1009,7 +1048,8 @@ run_next (AssayKernelSession *self)
   g_autoptr(GTask) task = NULL;
   Cell *cell;
 
-  if (self->cell != NULL || g_queue_is_empty (&self->waiting))
+  if (self->cell != NULL || g_queue_is_empty (&self->waiting) ||
+      g_object_get_data (G_OBJECT (self), "assay-failed-cell") != NULL)
     return;
 
   if (self->state == STATE_NEW || self->state == STATE_DEAD)
