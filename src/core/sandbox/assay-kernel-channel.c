@@ -544,6 +544,7 @@ struct _AssayKernelChannel
   GCancellable      *cancellable;
   AssayLineSplitter  splitter;
   GQueue             pending_writes;   /* GBytes */
+  GBytes            *in_flight;        /* the message being written */
   guint8            *read_buffer;
   guint              writing : 1;
   guint              closed : 1;
@@ -659,6 +660,7 @@ write_cb (GObject      *source,
   g_autoptr(GError) error = NULL;
 
   self->writing = FALSE;
+  g_clear_pointer (&self->in_flight, g_bytes_unref);
 
   if (!g_output_stream_write_all_finish (G_OUTPUT_STREAM (source), result, NULL, &error))
     {
@@ -684,8 +686,9 @@ write_next (AssayKernelChannel *self)
 
   self->writing = TRUE;
   data = g_bytes_get_data (bytes, &size);
-  /* The GBytes stays alive as task data until the write finishes. */
-  g_object_set_data_full (G_OBJECT (self), "assay-writing", bytes, (GDestroyNotify) g_bytes_unref);
+  /* The bytes must outlive the write. */
+  g_clear_pointer (&self->in_flight, g_bytes_unref);
+  self->in_flight = bytes;
   g_output_stream_write_all_async (self->output, data, size, G_PRIORITY_DEFAULT,
                                    self->cancellable, write_cb, g_object_ref (self));
 }
@@ -710,6 +713,7 @@ assay_kernel_channel_finalize (GObject *object)
   AssayKernelChannel *self = ASSAY_KERNEL_CHANNEL (object);
 
   g_clear_object (&self->cancellable);
+  g_clear_pointer (&self->in_flight, g_bytes_unref);
   assay_line_splitter_clear (&self->splitter);
   g_free (self->read_buffer);
 

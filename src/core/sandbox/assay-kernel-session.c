@@ -67,6 +67,7 @@ struct _AssayKernelSession
   guint                 boot_timeout_source;
 
   Cell                 *cell;
+  Cell                 *parked;           /* the cell whose sandbox died, during recovery */
   GQueue                waiting;          /* GTask of execute calls not started yet */
   GPtrArray            *succeeded;        /* code of the cells that ran ok, for replay */
   guint                 replay_index;
@@ -888,9 +889,8 @@ replay_next (AssayKernelSession *self)
   if (self->replay_index >= self->succeeded->len)
     {
       /* Done: hand back the cell that caused the restart. */
-      Cell *failed = g_object_get_data (G_OBJECT (self), "assay-failed-cell");
+      Cell *failed = g_steal_pointer (&self->parked);
 
-      g_object_steal_data (G_OBJECT (self), "assay-failed-cell");
       self->cell = failed;
       if (failed != NULL)
         assay_cell_result_set_replayed (failed->result, self->replayed);
@@ -951,7 +951,7 @@ recovered_cb (GObject      *source,
 {
   AssayKernelSession *self = ASSAY_KERNEL_SESSION (source);
   g_autoptr(GError) error = NULL;
-  Cell *failed = g_object_get_data (G_OBJECT (self), "assay-failed-cell");
+  Cell *failed = self->parked;
 
   if (!g_task_propagate_boolean (G_TASK (result), &error))
     {
@@ -985,8 +985,8 @@ recover (AssayKernelSession *self)
   g_autoptr(GTask) task = NULL;
 
   /* Park the failed cell while a new sandbox starts and the state is replayed. */
-  g_object_set_data_full (G_OBJECT (self), "assay-failed-cell",
-                          g_steal_pointer (&self->cell), (GDestroyNotify) cell_free);
+  g_assert (self->parked == NULL);
+  self->parked = g_steal_pointer (&self->cell);
 
   task = g_task_new (self, NULL, recovered_cb, NULL);
   g_task_set_source_tag (task, recover);
@@ -1048,8 +1048,7 @@ run_next (AssayKernelSession *self)
   g_autoptr(GTask) task = NULL;
   Cell *cell;
 
-  if (self->cell != NULL || g_queue_is_empty (&self->waiting) ||
-      g_object_get_data (G_OBJECT (self), "assay-failed-cell") != NULL)
+  if (self->cell != NULL || self->parked != NULL || g_queue_is_empty (&self->waiting))
     return;
 
   if (self->state == STATE_NEW || self->state == STATE_DEAD)
@@ -1435,7 +1434,15 @@ assay_kernel_session_close (AssayKernelSession *self)
                                  "the session was closed");
       cell_free (cell);
     }
-  g_object_set_data (G_OBJECT (self), "assay-failed-cell", NULL);
+  if (self->parked != NULL)
+    {
+      Cell *cell = g_steal_pointer (&self->parked);
+
+      if (cell->task != NULL)
+        g_task_return_new_error (cell->task, G_IO_ERROR, G_IO_ERROR_CLOSED,
+                                 "the session was closed");
+      cell_free (cell);
+    }
 
   if (self->boot_task != NULL)
     {

@@ -476,12 +476,6 @@ directory_size (const char *path)
   return g_ascii_strtoull (out ? out : "0", NULL, 10);
 }
 
-typedef struct
-{
-  const Stage *stage;
-  guint64      total;
-} ImportProgress;
-
 static void
 import_progress (double      fraction,
                  const char *message,
