@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Installs what Assay needs on Debian 12 / Ubuntu, and starts the Docker daemon when no
+# init system does (containers, CI). Safe to run again.
+set -euo pipefail
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  SUDO="sudo"
+fi
+
+PACKAGES=(
+  # build
+  meson ninja-build pkg-config gcc clang libclang-rt-14-dev
+  libglib2.0-dev libjson-glib-dev libcurl4-openssl-dev
+  # the sandbox
+  docker.io bubblewrap mmdebstrap debian-archive-keyring tar ca-certificates iptables
+  # tests
+  python3 xvfb curl
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "Installing: ${missing[*]}"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# The Docker daemon: ask systemd when it runs, else start dockerd ourselves.
+if ! curl -s --max-time 3 --unix-socket /var/run/docker.sock http://localhost/_ping >/dev/null 2>&1; then
+  if [ -d /run/systemd/system ]; then
+    $SUDO systemctl start docker || true
+  else
+    echo "Starting dockerd"
+    $SUDO sh -c 'nohup dockerd >/var/log/assay-dockerd.log 2>&1 &'
+  fi
+  for _ in $(seq 1 60); do
+    curl -s --max-time 2 --unix-socket /var/run/docker.sock http://localhost/_ping >/dev/null 2>&1 && break
+    sleep 1
+  done
+  if ! curl -s --max-time 3 --unix-socket /var/run/docker.sock http://localhost/_ping >/dev/null 2>&1; then
+    echo "warning: the Docker daemon does not answer; Assay will use bubblewrap" >&2
+  fi
+fi
