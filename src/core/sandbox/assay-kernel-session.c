@@ -288,8 +288,9 @@ open_artifact_file (AssayKernelSession  *self,
     {
       const char *dot = strrchr (flat, '.');
       g_autofree char *ext = g_strdup (dot && strlen (dot) < 12 ? dot : "");
-      g_utf8_strncpy (flat, flat, 60);
-      base = g_strconcat (flat, ext, NULL);
+      g_autofree char *head = g_utf8_substring (flat, 0, 60);
+
+      base = g_strconcat (head, ext, NULL);
       g_free (flat);
       flat = g_steal_pointer (&base);
     }
