@@ -100,6 +100,22 @@ test_state (Fixture       *fixture,
   g_assert_cmpint (assay_cell_result_get_elapsed_ms (second), >=, 0);
 }
 
+static void
+test_boot_failure (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  const char *command[] = { "sh", "-c", "echo 'kernel exploded' >&2; exit 4", NULL };
+
+  /* A kernel that dies before it is ready: the start fails and says why. */
+  fixture->spec->command = g_strdupv ((char **) command);
+  fixture->session = harness_session_new (fixture->backend, fixture->spec, fixture->out_dir);
+  g_assert_false (harness_start (fixture->session, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_FAILED);
+  g_assert_nonnull (strstr (error->message, "exit code 4"));
+  g_assert_nonnull (strstr (error->message, "kernel exploded"));
+}
+
 typedef struct
 {
   GMainLoop *loop;
@@ -726,6 +742,7 @@ main (int   argc,
   static const struct { const char *name; void (*func) (Fixture *, gconstpointer); } tests[] = {
     { "state", test_state },
     { "queued-before-start", test_queued_before_start },
+    { "boot-failure", test_boot_failure },
     { "rich-outputs", test_rich_outputs },
     { "streaming", test_streaming },
     { "artifacts", test_artifacts },

@@ -678,6 +678,24 @@ reaped_cb (GObject      *source,
   if (self->state == STATE_CLOSED)
     return;
 
+  if (self->state == STATE_BOOTING && self->boot_task != NULL)
+    {
+      /* Let the boot fail with whatever the sandbox printed. */
+      g_autoptr(GTask) boot_task = g_steal_pointer (&self->boot_task);
+      g_autofree char *tail = g_strstrip (g_strdup (reaping->stderr_tail ? reaping->stderr_tail : ""));
+
+      g_clear_handle_id (&self->boot_timeout_source, g_source_remove);
+      g_clear_pointer (&self->fatal_reason, g_free);
+      self->state = STATE_DEAD;
+      g_task_return_new_error (boot_task, G_IO_ERROR, G_IO_ERROR_FAILED,
+                               "the sandbox's kernel did not start (%s %d)%s%s",
+                               reaping->exit_status.signal ? "signal" : "exit code",
+                               reaping->exit_status.signal ? reaping->exit_status.signal
+                                                           : reaping->exit_status.exit_code,
+                               *tail ? ": " : "", tail);
+      return;
+    }
+
   death = describe_death (self, reaping);
   g_clear_pointer (&self->fatal_reason, g_free);
 
@@ -749,28 +767,9 @@ channel_closed_cb (AssayKernelChannel *channel,
   reaping = g_new0 (Reaping, 1);
   reaping->instance = g_steal_pointer (&self->instance);
 
-  if (self->state == STATE_BOOTING && self->boot_task != NULL)
-    {
-      /* Let the boot fail with whatever the sandbox printed. */
-      g_autoptr(GTask) boot_task = g_steal_pointer (&self->boot_task);
-      g_autofree char *tail = NULL;
-
-      g_clear_handle_id (&self->boot_timeout_source, g_source_remove);
-      assay_sandbox_instance_wait (reaping->instance, &reaping->exit_status, NULL, NULL);
-      tail = assay_sandbox_instance_dup_stderr_tail (reaping->instance);
-      assay_sandbox_instance_destroy (reaping->instance);
-      self->state = STATE_DEAD;
-      g_task_return_new_error (boot_task, G_IO_ERROR, G_IO_ERROR_FAILED,
-                               "the sandbox's kernel did not start (%s %d)%s%s",
-                               reaping->exit_status.signal ? "signal" : "exit code",
-                               reaping->exit_status.signal ? reaping->exit_status.signal
-                                                           : reaping->exit_status.exit_code,
-                               tail && *tail ? ": " : "", tail ? g_strstrip (tail) : "");
-      reaping_free (reaping);
-      return;
-    }
-
-  self->state = STATE_RECOVERING;
+  /* While booting, reaped_cb fails the boot instead of recovering. */
+  if (self->state != STATE_BOOTING)
+    self->state = STATE_RECOVERING;
   task = g_task_new (self, NULL, reaped_cb, NULL);
   g_task_set_source_tag (task, channel_closed_cb);
   g_task_set_task_data (task, reaping, (GDestroyNotify) reaping_free);
