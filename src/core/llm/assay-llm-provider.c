@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include "assay-llm-provider.h"
+
+G_DEFINE_ABSTRACT_TYPE (AssayLlmProvider, assay_llm_provider, G_TYPE_OBJECT)
+
+enum {
+  SIGNAL_TEXT_DELTA,
+  SIGNAL_TOOL_CALL_DELTA,
+  SIGNAL_RETRYING,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static void
+assay_llm_provider_class_init (AssayLlmProviderClass *klass)
+{
+  signals[SIGNAL_TEXT_DELTA] =
+    g_signal_new ("text-delta", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  signals[SIGNAL_TOOL_CALL_DELTA] =
+    g_signal_new ("tool-call-delta", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 4,
+                  G_TYPE_UINT, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_STRING);
+  signals[SIGNAL_RETRYING] =
+    g_signal_new ("retrying", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 3,
+                  G_TYPE_UINT, G_TYPE_UINT, G_TYPE_STRING);
+}
+
+static void
+assay_llm_provider_init (AssayLlmProvider *self)
+{
+}
+
+const char *
+assay_llm_provider_get_name (AssayLlmProvider *self)
+{
+  g_return_val_if_fail (ASSAY_IS_LLM_PROVIDER (self), NULL);
+  return ASSAY_LLM_PROVIDER_GET_CLASS (self)->get_name (self);
+}
+
+void
+assay_llm_provider_stream_async (AssayLlmProvider      *self,
+                                 const AssayLlmRequest *request,
+                                 GCancellable          *cancellable,
+                                 GAsyncReadyCallback    callback,
+                                 gpointer               user_data)
+{
+  g_return_if_fail (ASSAY_IS_LLM_PROVIDER (self));
+  g_return_if_fail (request != NULL);
+  ASSAY_LLM_PROVIDER_GET_CLASS (self)->stream_async (self, request, cancellable, callback, user_data);
+}
+
+AssayLlmResponse *
+assay_llm_provider_stream_finish (AssayLlmProvider  *self,
+                                  GAsyncResult      *result,
+                                  GError           **error)
+{
+  g_return_val_if_fail (ASSAY_IS_LLM_PROVIDER (self), NULL);
+  return ASSAY_LLM_PROVIDER_GET_CLASS (self)->stream_finish (self, result, error);
+}
+
+void
+assay_llm_provider_list_models_async (AssayLlmProvider    *self,
+                                      GCancellable        *cancellable,
+                                      GAsyncReadyCallback  callback,
+                                      gpointer             user_data)
+{
+  g_return_if_fail (ASSAY_IS_LLM_PROVIDER (self));
+  ASSAY_LLM_PROVIDER_GET_CLASS (self)->list_models_async (self, cancellable, callback, user_data);
+}
+
+GStrv
+assay_llm_provider_list_models_finish (AssayLlmProvider  *self,
+                                       GAsyncResult      *result,
+                                       GError           **error)
+{
+  g_return_val_if_fail (ASSAY_IS_LLM_PROVIDER (self), NULL);
+  return ASSAY_LLM_PROVIDER_GET_CLASS (self)->list_models_finish (self, result, error);
+}
+
+void
+assay_llm_provider_emit_text_delta (AssayLlmProvider *self,
+                                    const char       *text)
+{
+  g_signal_emit (self, signals[SIGNAL_TEXT_DELTA], 0, text);
+}
+
+void
+assay_llm_provider_emit_tool_call_delta (AssayLlmProvider *self,
+                                         guint             index,
+                                         const char       *id,
+                                         const char       *name,
+                                         const char       *fragment)
+{
+  g_signal_emit (self, signals[SIGNAL_TOOL_CALL_DELTA], 0, index, id, name, fragment);
+}
+
+void
+assay_llm_provider_emit_retrying (AssayLlmProvider *self,
+                                  guint             attempt,
+                                  guint             delay_ms,
+                                  const char       *reason)
+{
+  g_signal_emit (self, signals[SIGNAL_RETRYING], 0, attempt, delay_ms, reason);
+}

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include "assay-llm-types.h"
+
+G_DEFINE_QUARK (assay-llm-error-quark, assay_llm_error)
+
+AssayLlmToolCall *
+assay_llm_tool_call_new (const char *id,
+                         const char *name,
+                         const char *arguments)
+{
+  AssayLlmToolCall *call = g_new0 (AssayLlmToolCall, 1);
+
+  call->id = g_strdup (id);
+  call->name = g_strdup (name);
+  call->arguments = g_strdup (arguments);
+  return call;
+}
+
+AssayLlmToolCall *
+assay_llm_tool_call_copy (const AssayLlmToolCall *call)
+{
+  return assay_llm_tool_call_new (call->id, call->name, call->arguments);
+}
+
+void
+assay_llm_tool_call_free (AssayLlmToolCall *call)
+{
+  if (call == NULL)
+    return;
+  g_free (call->id);
+  g_free (call->name);
+  g_free (call->arguments);
+  g_free (call);
+}
+
+static AssayLlmMessage *
+message_new (AssayLlmRole  role,
+             const char   *text)
+{
+  AssayLlmMessage *message = g_new0 (AssayLlmMessage, 1);
+
+  message->role = role;
+  message->text = g_strdup (text);
+  message->tool_calls = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_llm_tool_call_free);
+  return message;
+}
+
+AssayLlmMessage *
+assay_llm_message_new_user (const char *text)
+{
+  return message_new (ASSAY_LLM_ROLE_USER, text);
+}
+
+AssayLlmMessage *
+assay_llm_message_new_assistant (const char *text)
+{
+  return message_new (ASSAY_LLM_ROLE_ASSISTANT, text);
+}
+
+AssayLlmMessage *
+assay_llm_message_new_tool (const char *tool_call_id,
+                            const char *content,
+                            gboolean    is_error)
+{
+  AssayLlmMessage *message = message_new (ASSAY_LLM_ROLE_TOOL, content);
+
+  message->tool_call_id = g_strdup (tool_call_id);
+  message->is_error = is_error;
+  return message;
+}
+
+AssayLlmMessage *
+assay_llm_message_copy (const AssayLlmMessage *message)
+{
+  AssayLlmMessage *copy = message_new (message->role, message->text);
+
+  for (guint i = 0; i < message->tool_calls->len; i++)
+    g_ptr_array_add (copy->tool_calls, assay_llm_tool_call_copy (g_ptr_array_index (message->tool_calls, i)));
+  copy->tool_call_id = g_strdup (message->tool_call_id);
+  copy->is_error = message->is_error;
+  return copy;
+}
+
+void
+assay_llm_message_free (AssayLlmMessage *message)
+{
+  if (message == NULL)
+    return;
+  g_free (message->text);
+  g_ptr_array_unref (message->tool_calls);
+  g_free (message->tool_call_id);
+  g_free (message);
+}
+
+AssayLlmTool *
+assay_llm_tool_new (const char *name,
+                    const char *description,
+                    const char *parameters_json)
+{
+  AssayLlmTool *tool = g_new0 (AssayLlmTool, 1);
+  g_autoptr(GError) error = NULL;
+
+  tool->name = g_strdup (name);
+  tool->description = g_strdup (description);
+  tool->parameters = json_from_string (parameters_json, &error);
+  /* The schemas are ours, written in the source: a broken one is a programming error. */
+  g_assert_no_error (error);
+  return tool;
+}
+
+void
+assay_llm_tool_free (AssayLlmTool *tool)
+{
+  if (tool == NULL)
+    return;
+  g_free (tool->name);
+  g_free (tool->description);
+  g_clear_pointer (&tool->parameters, json_node_unref);
+  g_free (tool);
+}
+
+AssayLlmRequest *
+assay_llm_request_new (void)
+{
+  AssayLlmRequest *request = g_new0 (AssayLlmRequest, 1);
+
+  request->messages = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_llm_message_free);
+  request->tools = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_llm_tool_free);
+  request->temperature = -1;
+  return request;
+}
+
+void
+assay_llm_request_free (AssayLlmRequest *request)
+{
+  if (request == NULL)
+    return;
+  g_free (request->model);
+  g_free (request->system);
+  g_ptr_array_unref (request->messages);
+  g_ptr_array_unref (request->tools);
+  g_free (request);
+}
+
+AssayLlmResponse *
+assay_llm_response_new (void)
+{
+  AssayLlmResponse *response = g_new0 (AssayLlmResponse, 1);
+
+  response->text = g_strdup ("");
+  response->tool_calls = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_llm_tool_call_free);
+  response->stop_reason = ASSAY_LLM_STOP_OTHER;
+  response->input_tokens = -1;
+  response->output_tokens = -1;
+  response->attempts = 1;
+  return response;
+}
+
+void
+assay_llm_response_free (AssayLlmResponse *response)
+{
+  if (response == NULL)
+    return;
+  g_free (response->text);
+  g_ptr_array_unref (response->tool_calls);
+  g_free (response->stop_reason_raw);
+  g_free (response);
+}
