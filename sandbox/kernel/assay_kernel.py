@@ -213,6 +213,7 @@ class Cell:
         self.worker_done = False
         self.worker_status = None
         self.worker_reason = None
+        self.code_us = 0                  # the user code's own time, as the worker measured it
         self.decoders = {
             "stdout": codecs.getincrementaldecoder("utf-8")("replace"),
             "stderr": codecs.getincrementaldecoder("utf-8")("replace"),
@@ -510,6 +511,9 @@ class Supervisor:
             with self.lock:
                 cell.worker_done = True
                 cell.worker_status = status if status in WORKER_STATUSES else "error"
+                code_us = msg.get("code_us")
+                if isinstance(code_us, int) and not isinstance(code_us, bool) and code_us >= 0:
+                    cell.code_us = code_us
                 if isinstance(reason, str) and reason:
                     cell.worker_reason = _truncate(reason, MAX_REASON_CHARS)
 
@@ -700,7 +704,7 @@ class Supervisor:
                 reasons.append(reason)
             status, reason = "limit", "; ".join(reasons)
         done = {"type": "done", "id": cell.id, "status": status,
-                "execution_count": cell.execution_count}
+                "execution_count": cell.execution_count, "code_us": cell.code_us}
         if status != "ok":
             done["reason"] = reason or status
         self.chan.send(done)

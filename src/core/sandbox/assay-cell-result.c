@@ -15,6 +15,7 @@ struct _AssayCellResult
   GPtrArray       *artifacts;
   gint64           elapsed_ms;
   gint64           elapsed_us;
+  gint64           code_us;
   guint            execution_count;
   guint            replayed;
   gboolean         state_lost;
@@ -189,6 +190,21 @@ assay_cell_result_set_elapsed_us (AssayCellResult *self,
   self->elapsed_ms = elapsed_us / 1000;
 }
 
+gint64
+assay_cell_result_get_code_us (AssayCellResult *self)
+{
+  g_return_val_if_fail (ASSAY_IS_CELL_RESULT (self), 0);
+  return self->code_us;
+}
+
+void
+assay_cell_result_set_code_us (AssayCellResult *self,
+                               gint64           code_us)
+{
+  g_return_if_fail (ASSAY_IS_CELL_RESULT (self));
+  self->code_us = MAX (code_us, 0);
+}
+
 guint
 assay_cell_result_get_execution_count (AssayCellResult *self)
 {
@@ -265,6 +281,7 @@ assay_cell_result_to_json (AssayCellResult *self)
     }
   json_object_set_array_member (object, "artifacts", artifacts);
   json_object_set_int_member (object, "elapsed_ms", self->elapsed_ms);
+  json_object_set_int_member (object, "code_ms", self->code_us / 1000);
   json_object_set_int_member (object, "execution_count", self->execution_count);
   if (self->state_lost)
     json_object_set_boolean_member (object, "state_lost", TRUE);

@@ -59,6 +59,11 @@ void             assay_cell_result_set_elapsed_ms     (AssayCellResult *self,
 gint64           assay_cell_result_get_elapsed_us     (AssayCellResult *self);
 void             assay_cell_result_set_elapsed_us     (AssayCellResult *self,
                                                        gint64           elapsed_us);
+/* How long the user code itself ran, as the kernel measured it (0 when unknown): the rest
+ * of elapsed_us is what the sandbox and the channel add. */
+gint64           assay_cell_result_get_code_us        (AssayCellResult *self);
+void             assay_cell_result_set_code_us        (AssayCellResult *self,
+                                                       gint64           code_us);
 guint            assay_cell_result_get_execution_count (AssayCellResult *self);
 void             assay_cell_result_set_execution_count (AssayCellResult *self,
                                                         guint            count);

@@ -514,6 +514,9 @@ assay_kernel_message_parse (const char  *line,
       if (!get_int (message, "execution_count", &number) || number < 0)
         number = 0;
       json_object_set_int_member (clean, "execution_count", number);
+      if (!get_int (message, "code_us", &number) || number < 0)
+        number = 0;
+      json_object_set_int_member (clean, "code_us", number);
     }
   else if (g_strcmp0 (type, "log") == 0 || g_strcmp0 (type, "fatal") == 0)
     {

@@ -452,6 +452,7 @@ handle_done (AssayKernelSession *self,
   assay_cell_result_set_elapsed_us (cell->result, g_get_monotonic_time () - cell->sent_at);
   assay_cell_result_set_execution_count (cell->result,
                                          json_object_get_int_member (message, "execution_count"));
+  assay_cell_result_set_code_us (cell->result, json_object_get_int_member (message, "code_us"));
 
   if (g_str_equal (status, "ok"))
     cell_status = ASSAY_CELL_OK;
