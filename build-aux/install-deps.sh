@@ -16,7 +16,7 @@ PACKAGES=(
   # the sandbox
   docker.io bubblewrap mmdebstrap debian-archive-keyring tar ca-certificates iptables
   # tests
-  python3 xvfb curl
+  python3 xvfb curl poppler-utils
 )
 
 missing=()
