@@ -768,6 +768,7 @@ assert_gives_up (const char   *flavor,
   g_assert_error (run.error, ASSAY_LLM_ERROR, (int) code);
   g_test_message ("%s", run.error->message);
   g_assert_nonnull (strstr (run.error->message, words));
+  g_assert_true (g_str_has_suffix (run.error->message, "(gave up after 4 attempts)"));
   g_assert_null (run.response);
   g_assert_cmpuint (run.retry_delays->len, ==, 3);
   g_assert_cmpuint (requests->len, ==, 4);

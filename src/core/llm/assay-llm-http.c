@@ -893,6 +893,24 @@ retry_reason (const GError *error)
     }
 }
 
+G_GNUC_PRINTF (2, 3)
+static void
+append_to_error (GError     *error,
+                 const char *format,
+                 ...)
+{
+  g_autofree char *suffix = NULL;
+  char *message;
+  va_list args;
+
+  va_start (args, format);
+  suffix = g_strdup_vprintf (format, args);
+  va_end (args);
+  message = g_strconcat (error->message, suffix, NULL);
+  g_free (error->message);
+  error->message = message;
+}
+
 static void
 job_run (Job *job)
 {
@@ -919,13 +937,13 @@ job_run (Job *job)
 
       if (outcome == OUTCOME_RETRY && retry_after_ms > ASSAY_LLM_MAX_RETRY_AFTER_MS)
         {
-          g_prefix_error (&error, "The model server asks to wait %" G_GINT64_FORMAT
-                          " minutes before trying again. ", (retry_after_ms + 59999) / 60000);
+          append_to_error (error, " (it asks to wait %" G_GINT64_FORMAT " minutes before trying "
+                           "again)", (retry_after_ms + 59999) / 60000);
           outcome = OUTCOME_FAIL;
         }
       if (outcome == OUTCOME_RETRY && attempt > ASSAY_LLM_MAX_RETRIES)
         {
-          g_prefix_error (&error, "Tried %u times. ", attempt);
+          append_to_error (error, " (gave up after %u attempts)", attempt);
           outcome = OUTCOME_FAIL;
         }
       if (outcome == OUTCOME_FAIL)
