@@ -132,23 +132,30 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
 
   if (!whole.turn_failed)
     {
-      AssayLlmResponse *response;
+      gboolean complete = assay_llm_turn_check_complete (whole.turn, &error);
 
-      if (assay_llm_turn_check_complete (whole.turn, &error) != (error == NULL))
+      if (complete != (error == NULL))
         abort ();
       g_clear_error (&error);
-      response = assay_llm_turn_to_response (whole.turn);
-      if (strcmp (response->text, whole.emitted_text->str) != 0 ||
-          response->tool_calls->len != whole.emitted_calls->len)
-        abort ();
-      for (guint i = 0; i < response->tool_calls->len; i++)
-        {
-          AssayLlmToolCall *call = g_ptr_array_index (response->tool_calls, i);
 
-          if (strcmp (call->arguments, ((GString *) g_ptr_array_index (whole.emitted_calls, i))->str) != 0)
+      /* Only a complete turn becomes a response; everything in it was signalled. */
+      if (complete)
+        {
+          AssayLlmResponse *response = assay_llm_turn_to_response (whole.turn);
+
+          if (strcmp (response->text, whole.emitted_text->str) != 0 ||
+              response->tool_calls->len != whole.emitted_calls->len)
             abort ();
+          for (guint i = 0; i < response->tool_calls->len; i++)
+            {
+              AssayLlmToolCall *call = g_ptr_array_index (response->tool_calls, i);
+              GString *emitted = g_ptr_array_index (whole.emitted_calls, i);
+
+              if (strcmp (call->arguments, emitted->str) != 0)
+                abort ();
+            }
+          assay_llm_response_free (response);
         }
-      assay_llm_response_free (response);
     }
 
   /* In pieces: the same events. */

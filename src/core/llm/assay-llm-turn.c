@@ -100,6 +100,8 @@ assay_llm_turn_start_call (AssayLlmTurn *turn,
   call->name = g_strdup (name != NULL ? name : "");
   call->arguments = g_string_new (NULL);
   g_ptr_array_add (turn->calls, call);
+  /* Announced at once, so the signalled indices always come in order. */
+  assay_llm_turn_add_arguments (turn, call, "");
   return call;
 }
 
@@ -168,7 +170,24 @@ assay_llm_turn_check_complete (AssayLlmTurn  *turn,
   /* OpenAI-style servers end with [DONE]; some (Ollama on an error) just stop, so a finish
    * reason is enough. Anthropic always ends with message_stop. Anything else was cut. */
   if (turn->done || (turn->flavor == ASSAY_LLM_FLAVOR_OPENAI && turn->finished))
-    return TRUE;
+    {
+      /* Every call in the response was signalled: a tool_use block the server never
+       * closed gets its input now. */
+      for (guint i = 0; i < turn->calls->len; i++)
+        {
+          AssayLlmTurnCall *call = g_ptr_array_index (turn->calls, i);
+
+          if (call->arguments->len == 0)
+            {
+              g_autofree char *input = g_strdup (call->initial_input != NULL ? call->initial_input
+                                                                             : "{}");
+
+              call->announced = FALSE;
+              assay_llm_turn_add_arguments (turn, call, input);
+            }
+        }
+      return TRUE;
+    }
 
   g_set_error_literal (error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_PROTOCOL,
                        "The model server stopped answering in the middle of its reply");
