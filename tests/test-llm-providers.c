@@ -710,6 +710,40 @@ test_retry_429 (void)
   run_clear (&run);
 }
 
+/* Retry-After may be an HTTP date. */
+static void
+test_retry_after_date (void)
+{
+  static const char *days[] = { "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun" };
+  static const char *months[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug",
+                                  "Sep", "Oct", "Nov", "Dec" };
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+  g_autoptr(GDateTime) when = g_date_time_add_seconds (now, 3);
+  g_autoptr(GPtrArray) requests = NULL;
+  g_autofree char *date = NULL;
+  g_autofree char *script = NULL;
+  guint delay;
+  Run run;
+
+  date = g_strdup_printf ("%s, %02d %s %d %02d:%02d:%02d GMT",
+                          days[g_date_time_get_day_of_week (when) - 1],
+                          g_date_time_get_day_of_month (when),
+                          months[g_date_time_get_month (when) - 1],
+                          g_date_time_get_year (when), g_date_time_get_hour (when),
+                          g_date_time_get_minute (when), g_date_time_get_second (when));
+  script = g_strdup_printf ("{\"responses\": [{\"flavor\": \"openai\", \"status\": 503, \"headers\": "
+                            "{\"Retry-After\": \"%s\"}},"
+                            "{\"flavor\": \"openai\", \"turn\": {\"text\": \"ok\"}}]}", date);
+  run_init (&run);
+  requests = stream_once ("openai", NULL, script, &run);
+  g_assert_no_error (run.error);
+  delay = g_array_index (run.retry_delays, guint, 0);
+  g_assert_cmpuint (delay, >=, 1000);
+  g_assert_cmpuint (delay, <=, 3000);
+  g_assert_cmpuint (delay % 1000, ==, 0);
+  run_clear (&run);
+}
+
 static void
 test_retry_500_then_success (void)
 {
@@ -1101,6 +1135,7 @@ main (int   argc,
   g_test_add_func ("/assay/llm/passthrough", test_passthrough);
   g_test_add_func ("/assay/llm/retry/429", test_retry_429);
   g_test_add_func ("/assay/llm/retry/500", test_retry_500_then_success);
+  g_test_add_func ("/assay/llm/retry/after-date", test_retry_after_date);
   g_test_add_func ("/assay/llm/retry/overloaded", test_retry_overloaded);
   g_test_add_func ("/assay/llm/retry/run-out", test_retries_run_out);
   g_test_add_func ("/assay/llm/stream-cut", test_stream_cut);
