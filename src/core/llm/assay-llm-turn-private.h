@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "assay-llm-types.h"
+
+G_BEGIN_DECLS
+
+/* One assistant turn as it streams in: the decoders of both wire formats turn events into
+ * text and tool-call pieces here, and the turn hands each piece to an emit function (the
+ * HTTP transport queues them for the caller's main context; the fuzzer drops them).
+ *
+ * Everything here runs in the transport's worker thread and sees only its own data. */
+
+typedef enum
+{
+  ASSAY_LLM_FLAVOR_OPENAI,
+  ASSAY_LLM_FLAVOR_ANTHROPIC,
+} AssayLlmFlavor;
+
+/* INDEX is -1 for text; otherwise the call's position in the turn, with its ID and NAME. */
+typedef void (*AssayLlmEmitFunc) (int         index,
+                                  const char *id,
+                                  const char *name,
+                                  const char *text,
+                                  gpointer    user_data);
+
+typedef struct
+{
+  guint    wire_index;     /* OpenAI's "index" or Anthropic's content block index */
+  gboolean id_from_server;
+  char    *id;
+  char    *name;
+  GString *arguments;
+  gboolean announced;      /* a tool-call-delta was emitted for it */
+  char    *initial_input;  /* Anthropic: content_block_start's input, when not empty */
+} AssayLlmTurnCall;
+
+typedef struct
+{
+  AssayLlmFlavor      flavor;
+  AssayLlmEmitFunc    emit;
+  gpointer            emit_data;
+
+  GString            *text;
+  GPtrArray          *calls;          /* AssayLlmTurnCall* */
+  char               *stop_reason_raw;
+  AssayLlmStopReason  stop_reason;
+  gint64              input_tokens;
+  gint64              output_tokens;
+  gboolean            finished;       /* a finish reason arrived */
+  gboolean            done;           /* [DONE] or message_stop arrived */
+  int                 anthropic_text_block;
+} AssayLlmTurn;
+
+AssayLlmTurn     *assay_llm_turn_new        (AssayLlmFlavor    flavor,
+                                             AssayLlmEmitFunc  emit,
+                                             gpointer          emit_data);
+void              assay_llm_turn_free       (AssayLlmTurn     *turn);
+/* Forgets everything streamed so far (before a retry). */
+void              assay_llm_turn_reset      (AssayLlmTurn     *turn);
+/* Handles one server-sent event. Errors are in ASSAY_LLM_ERROR: an error the server
+ * reported in the stream, or PROTOCOL for data that is not what the format promises. */
+gboolean          assay_llm_turn_feed_event (AssayLlmTurn     *turn,
+                                             const char       *event,
+                                             const char       *data,
+                                             gsize             data_len,
+                                             GError          **error);
+/* At the end of the stream: whether the turn is complete (PROTOCOL error if not). */
+gboolean          assay_llm_turn_check_complete (AssayLlmTurn  *turn,
+                                                 GError       **error);
+AssayLlmResponse *assay_llm_turn_to_response (AssayLlmTurn    *turn);
+
+/* Shared by the decoders. */
+void              assay_llm_turn_add_text   (AssayLlmTurn     *turn,
+                                             const char       *text);
+AssayLlmTurnCall *assay_llm_turn_find_call  (AssayLlmTurn     *turn,
+                                             guint             wire_index);
+AssayLlmTurnCall *assay_llm_turn_start_call (AssayLlmTurn     *turn,
+                                             guint             wire_index,
+                                             const char       *id,
+                                             const char       *name);
+void              assay_llm_turn_add_arguments (AssayLlmTurn     *turn,
+                                                AssayLlmTurnCall *call,
+                                                const char       *fragment);
+
+/* The per-format decoders (in assay-openai-provider.c, assay-anthropic-provider.c). */
+gboolean          _assay_openai_feed_event    (AssayLlmTurn  *turn,
+                                               JsonNode      *root,
+                                               GError       **error);
+gboolean          _assay_anthropic_feed_event (AssayLlmTurn  *turn,
+                                               const char    *event,
+                                               JsonNode      *root,
+                                               GError       **error);
+
+/* Helpers for untrusted JSON: NULL / default when the member is missing or of another type. */
+const char       *assay_llm_json_get_string (JsonObject       *object,
+                                             const char       *member);
+JsonObject       *assay_llm_json_get_object (JsonObject       *object,
+                                             const char       *member);
+JsonArray        *assay_llm_json_get_array  (JsonObject       *object,
+                                             const char       *member);
+gboolean          assay_llm_json_get_int    (JsonObject       *object,
+                                             const char       *member,
+                                             gint64           *value);
+/* Text from a server, made fit for an error message: valid UTF-8, bounded, trimmed. */
+char             *assay_llm_sanitize_message (const char      *text,
+                                              gssize           len);
+/* The error code an error type or HTTP-like status names. */
+AssayLlmError     assay_llm_error_from_status (guint           status);
+
+G_END_DECLS

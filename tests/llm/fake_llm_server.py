@@ -1,0 +1,427 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A fake model server for the provider tests: it speaks, byte for byte, the streaming wire
+formats of OpenAI's Chat Completions, Ollama's /v1, llama.cpp's llama-server and Anthropic's
+Messages API, as a script tells it to.
+
+    fake_llm_server.py SCRIPT.json REQUESTS.jsonl
+
+Binds 127.0.0.1 on a free port and prints the port on its first line. Every request is
+appended to REQUESTS.jsonl as {"method", "path", "headers" (names in lower case), "body"}.
+
+The script is a JSON object:
+
+    {"responses": [RESPONSE, ...],          served in order, one per POST to
+                                            .../chat/completions or .../messages;
+                                            the last one repeats
+     "models": {"flavor": F, "ids": [...], "status": 200}}    GET .../models
+
+A RESPONSE:
+
+    "flavor":  "openai" | "ollama" | "llamacpp" | "anthropic"
+    "status":  HTTP status (200); anything else sends the flavour's JSON error body
+    "message": the error message in that body
+    "headers": extra response headers, e.g. {"retry-after": "2"}
+    "turn":    {"text": "...", "tool_calls": [{"name": ..., "arguments": "<raw text>"}],
+                "finish": "stop" | "tool_calls" | "end_turn" | "tool_use" | ...,
+                "usage": {"input": N, "output": N}}
+    "cut_after_events":  N   close the connection after N events (no last chunk)
+    "end_after_events":  N   end the body cleanly after N events (no [DONE] / message_stop)
+    "error_event": true      after end_after_events events, send the flavour's error event
+                             (llama.cpp: {"error": {"code": 500, ...}}; Anthropic: event:
+                             error, overloaded_error) and end
+    "hang_after_events": N   send N events, then nothing for a minute
+    "event_delay_ms": N      sleep between events
+    "raw": "..."             send exactly this body (text/event-stream)
+
+Bodies go out in HTTP/1.1 chunked encoding, each event in several small writes, so the
+client sees events split across reads.
+"""
+import json
+import random
+import socket
+import string
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+script = json.load(open(sys.argv[1], encoding="utf-8"))
+log_path = sys.argv[2]
+lock = threading.Lock()
+state = {"next": 0}
+rng = random.Random(7)
+
+ALNUM = string.ascii_letters + string.digits
+
+
+def rand_id(n, alphabet=ALNUM):
+    return "".join(rng.choice(alphabet) for _ in range(n))
+
+
+def pieces(text, lo=3, hi=9):
+    out = []
+    i = 0
+    while i < len(text):
+        n = rng.randint(lo, hi)
+        out.append(text[i:i + n])
+        i += n
+    return out
+
+
+def compact(obj, sort_keys=False):
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False, sort_keys=sort_keys)
+
+
+def data_event(obj, sort_keys=False):
+    return "data: " + compact(obj, sort_keys) + "\n\n"
+
+
+def named_event(name, obj, spaced=False):
+    text = json.dumps(obj, ensure_ascii=False) if spaced else compact(obj)
+    return "event: " + name + "\ndata: " + text + "\n\n"
+
+
+def usage_of(turn):
+    usage = turn.get("usage", {})
+    return usage.get("input", 17), usage.get("output", 42)
+
+
+# ---------------------------------------------------------------------------------------
+# OpenAI: id and name once, then argument fragments keyed by index; finish in its own
+# chunk; with include_usage every chunk has "usage": null and a last one "choices": [].
+
+def openai_events(turn, request):
+    model = request.get("model", "gpt-4o-mini")
+    include_usage = (request.get("stream_options") or {}).get("include_usage", False)
+    base = {"id": "chatcmpl-" + rand_id(29), "object": "chat.completion.chunk",
+            "created": int(time.time()), "model": model + "-2024-07-18",
+            "service_tier": "default", "system_fingerprint": "fp_44709d6fcb"}
+    text = turn.get("text", "")
+    calls = turn.get("tool_calls", [])
+    finish = turn.get("finish", "tool_calls" if calls else "stop")
+
+    def chunk(delta, finish_reason=None):
+        obj = dict(base)
+        obj["choices"] = [{"index": 0, "delta": delta, "logprobs": None,
+                           "finish_reason": finish_reason}]
+        if include_usage:
+            obj["usage"] = None
+        return data_event(obj)
+
+    events = [chunk({"role": "assistant", "content": "" if text or not calls else None,
+                     "refusal": None})]
+    for piece in pieces(text):
+        events.append(chunk({"content": piece}))
+    for i, call in enumerate(calls):
+        events.append(chunk({"tool_calls": [{"index": i, "id": call.get("id", "call_" + rand_id(24)),
+                                             "type": "function",
+                                             "function": {"name": call["name"], "arguments": ""}}]}))
+        for piece in pieces(call.get("arguments", "")):
+            events.append(chunk({"tool_calls": [{"index": i, "function": {"arguments": piece}}]}))
+    events.append(chunk({}, finish))
+    if include_usage:
+        prompt, completion = usage_of(turn)
+        obj = dict(base)
+        obj["choices"] = []
+        obj["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion,
+                        "total_tokens": prompt + completion,
+                        "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+                        "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0,
+                                                      "accepted_prediction_tokens": 0,
+                                                      "rejected_prediction_tokens": 0}}
+        events.append(data_event(obj))
+    events.append("data: [DONE]\n\n")
+    return events
+
+
+# Ollama's /v1: each call whole in one chunk, all with index 0, ids "call_" + 8 characters.
+
+def ollama_events(turn, request):
+    model = request.get("model", "llama3.1")
+    include_usage = (request.get("stream_options") or {}).get("include_usage", False)
+    base = {"id": "chatcmpl-" + str(rng.randint(100, 999)), "object": "chat.completion.chunk",
+            "created": int(time.time()), "model": model, "system_fingerprint": "fp_ollama"}
+    text = turn.get("text", "")
+    calls = turn.get("tool_calls", [])
+    finish = turn.get("finish", "tool_calls" if calls else "stop")
+
+    def chunk(delta, finish_reason=None):
+        obj = dict(base)
+        obj["choices"] = [{"index": 0, "delta": delta, "finish_reason": finish_reason}]
+        return data_event(obj)
+
+    events = []
+    for piece in pieces(text):
+        events.append(chunk({"role": "assistant", "content": piece}))
+    for call in calls:
+        events.append(chunk({"role": "assistant", "content": "",
+                             "tool_calls": [{"id": call.get("id", "call_" + rand_id(8, string.ascii_lowercase + string.digits)),
+                                             "index": 0, "type": "function",
+                                             "function": {"name": call["name"],
+                                                          "arguments": call.get("arguments", "")}}]}))
+    events.append(chunk({"role": "assistant", "content": ""}, finish))
+    if include_usage:
+        prompt, completion = usage_of(turn)
+        obj = dict(base)
+        obj["choices"] = []
+        obj["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion,
+                        "total_tokens": prompt + completion}
+        events.append(data_event(obj))
+    events.append("data: [DONE]\n\n")
+    return events
+
+
+# llama-server --jinja: fragments like OpenAI, 32-character ids without a prefix, keys
+# sorted (nlohmann::json), always a usage chunk with "timings".
+
+def llamacpp_events(turn, request):
+    base = {"created": int(time.time()), "id": "chatcmpl-" + rand_id(32),
+            "model": "gpt-3.5-turbo", "system_fingerprint": "b5890-3e5a5a9d",
+            "object": "chat.completion.chunk"}
+    text = turn.get("text", "")
+    calls = turn.get("tool_calls", [])
+    finish = turn.get("finish", "tool_calls" if calls else "stop")
+
+    def chunk(delta, finish_reason=None):
+        obj = dict(base)
+        obj["choices"] = [{"finish_reason": finish_reason, "index": 0, "delta": delta}]
+        return data_event(obj, sort_keys=True)
+
+    events = [chunk({"role": "assistant", "content": None})]
+    for piece in pieces(text):
+        events.append(chunk({"content": piece}))
+    for i, call in enumerate(calls):
+        events.append(chunk({"tool_calls": [{"index": i, "id": call.get("id", rand_id(32)),
+                                             "type": "function",
+                                             "function": {"name": call["name"], "arguments": ""}}]}))
+        for piece in pieces(call.get("arguments", "")):
+            events.append(chunk({"tool_calls": [{"index": i, "function": {"arguments": piece}}]}))
+    events.append(chunk({}, finish))
+    prompt, completion = usage_of(turn)
+    obj = dict(base)
+    obj["choices"] = []
+    obj["usage"] = {"completion_tokens": completion, "prompt_tokens": prompt,
+                    "total_tokens": prompt + completion}
+    obj["timings"] = {"prompt_n": prompt, "prompt_ms": 12.5, "prompt_per_token_ms": 0.73,
+                      "prompt_per_second": 1360.0, "predicted_n": completion,
+                      "predicted_ms": 420.1, "predicted_per_token_ms": 10.0,
+                      "predicted_per_second": 99.97}
+    events.append(data_event(obj, sort_keys=True))
+    events.append("data: [DONE]\n\n")
+    return events
+
+
+# Anthropic: named events, ping after the first block starts, input_json_delta fragments.
+
+def anthropic_events(turn, request):
+    model = request.get("model", "claude-sonnet-4-20250514")
+    text = turn.get("text", "")
+    calls = turn.get("tool_calls", [])
+    finish = turn.get("finish", "tool_use" if calls else "end_turn")
+    prompt, completion = usage_of(turn)
+    events = [named_event("message_start", {
+        "type": "message_start",
+        "message": {"id": "msg_01" + rand_id(22), "type": "message", "role": "assistant",
+                    "model": model, "content": [], "stop_reason": None, "stop_sequence": None,
+                    "usage": {"input_tokens": prompt, "cache_creation_input_tokens": 0,
+                              "cache_read_input_tokens": 0, "output_tokens": 1,
+                              "service_tier": "standard"}}})]
+    index = 0
+    if text:
+        events.append(named_event("content_block_start", {
+            "type": "content_block_start", "index": index,
+            "content_block": {"type": "text", "text": ""}}))
+        events.append(named_event("ping", {"type": "ping"}, spaced=True))
+        for piece in pieces(text):
+            events.append(named_event("content_block_delta", {
+                "type": "content_block_delta", "index": index,
+                "delta": {"type": "text_delta", "text": piece}}))
+        events.append(named_event("content_block_stop", {"type": "content_block_stop",
+                                                         "index": index}))
+        index += 1
+    for call in calls:
+        events.append(named_event("content_block_start", {
+            "type": "content_block_start", "index": index,
+            "content_block": {"type": "tool_use", "id": call.get("id", "toolu_01" + rand_id(22)),
+                              "name": call["name"], "input": {}}}))
+        if index == 0:
+            events.append(named_event("ping", {"type": "ping"}, spaced=True))
+        events.append(named_event("content_block_delta", {
+            "type": "content_block_delta", "index": index,
+            "delta": {"type": "input_json_delta", "partial_json": ""}}))
+        for piece in pieces(call.get("arguments", "")):
+            events.append(named_event("content_block_delta", {
+                "type": "content_block_delta", "index": index,
+                "delta": {"type": "input_json_delta", "partial_json": piece}}))
+        events.append(named_event("content_block_stop", {"type": "content_block_stop",
+                                                         "index": index}))
+        index += 1
+    events.append(named_event("message_delta", {
+        "type": "message_delta", "delta": {"stop_reason": finish, "stop_sequence": None},
+        "usage": {"output_tokens": completion}}))
+    events.append(named_event("message_stop", {"type": "message_stop"}))
+    return events
+
+
+EVENTS = {"openai": openai_events, "ollama": ollama_events, "llamacpp": llamacpp_events,
+          "anthropic": anthropic_events}
+
+
+def error_event(flavor):
+    if flavor == "anthropic":
+        return named_event("error", {"type": "error", "error": {"type": "overloaded_error",
+                                                                "message": "Overloaded"}},
+                           spaced=True)
+    if flavor == "llamacpp":
+        return data_event({"error": {"code": 500, "message": "the model crashed while decoding",
+                                     "type": "server_error"}}, sort_keys=True)
+    return data_event({"error": {"message": "the model crashed while decoding",
+                                 "type": "server_error", "param": None, "code": None}})
+
+
+ANTHROPIC_ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error",
+                         403: "permission_error", 404: "not_found_error",
+                         413: "request_too_large", 429: "rate_limit_error", 500: "api_error",
+                         529: "overloaded_error"}
+
+
+def error_body(flavor, status, message):
+    if flavor == "anthropic":
+        return {"type": "error", "error": {"type": ANTHROPIC_ERROR_TYPES.get(status, "api_error"),
+                                           "message": message}}
+    if flavor == "llamacpp":
+        return {"error": {"code": status, "message": message,
+                          "type": "authentication_error" if status == 401 else "server_error"}}
+    if flavor == "ollama":
+        return {"error": {"message": message, "type": "api_error", "param": None, "code": None}}
+    code = {401: "invalid_api_key", 404: "model_not_found", 429: "rate_limit_exceeded"}.get(status)
+    return {"error": {"message": message, "type": "invalid_request_error" if status < 500
+                      else "server_error", "param": None, "code": code}}
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def record(self, body):
+        try:
+            parsed = json.loads(body) if body else None
+        except ValueError:
+            parsed = {"unparsable": body.decode("utf-8", "replace")}
+        entry = {"method": self.command, "path": self.path,
+                 "headers": {k.lower(): v for k, v in self.headers.items()}, "body": parsed}
+        with lock:
+            with open(log_path, "a", encoding="utf-8") as log:
+                log.write(json.dumps(entry) + "\n")
+        return parsed or {}
+
+    def send_json(self, status, obj, headers=None):
+        data = json.dumps(obj).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+
+    def write_chunk(self, data):
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+
+    def write_event(self, text, delay_ms):
+        data = text.encode()
+        # Two or three writes per event, cut anywhere (inside "\n\n" too).
+        cuts = sorted(rng.sample(range(1, len(data)), min(2, len(data) - 1))) if len(data) > 2 else []
+        start = 0
+        for cut in cuts + [len(data)]:
+            self.write_chunk(data[start:cut])
+            start = cut
+            time.sleep(0.001)
+        if delay_ms:
+            time.sleep(delay_ms / 1000)
+
+    def do_GET(self):
+        self.record(b"")
+        models = script.get("models", {})
+        flavor = models.get("flavor", "openai")
+        status = models.get("status", 200)
+        if not self.path.split("?")[0].endswith("/models"):
+            self.send_json(404, error_body(flavor, 404, "no such endpoint"))
+            return
+        if status != 200:
+            self.send_json(status, error_body(flavor, status, models.get("message", "refused")))
+            return
+        ids = models.get("ids", [])
+        if flavor == "anthropic":
+            data = [{"type": "model", "id": i, "display_name": i.replace("-", " ").title(),
+                     "created_at": "2025-05-22T00:00:00Z"} for i in ids]
+            self.send_json(200, {"data": data, "has_more": False,
+                                 "first_id": ids[0] if ids else None,
+                                 "last_id": ids[-1] if ids else None})
+        else:
+            owner = {"ollama": "library", "llamacpp": "llamacpp"}.get(flavor, "system")
+            self.send_json(200, {"object": "list",
+                                 "data": [{"id": i, "object": "model", "created": 1715367049,
+                                           "owned_by": owner} for i in ids]})
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length", "0"))
+        request = self.record(self.rfile.read(length))
+        with lock:
+            responses = script["responses"]
+            entry = responses[min(state["next"], len(responses) - 1)]
+            state["next"] += 1
+        flavor = entry.get("flavor", "openai")
+        status = entry.get("status", 200)
+
+        if status != 200:
+            self.close_connection = True
+            self.send_json(status, entry.get("body") or
+                           error_body(flavor, status, entry.get("message", "something failed")),
+                           entry.get("headers"))
+            return
+
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        for name, value in entry.get("headers", {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+
+        if "raw" in entry:
+            events = [entry["raw"]]
+        else:
+            events = EVENTS[flavor](entry.get("turn", {}), request)
+        delay = entry.get("event_delay_ms", 0)
+        try:
+            for n, event in enumerate(events):
+                if n == entry.get("cut_after_events", -1):
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
+                if n == entry.get("hang_after_events", -1):
+                    time.sleep(60)
+                    return
+                if n == entry.get("end_after_events", -1):
+                    if entry.get("error_event"):
+                        self.write_event(error_event(flavor), 0)
+                    break
+                self.write_event(event, delay)
+            self.write_chunk(b"")
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+
+server = Server(("127.0.0.1", 0), Handler)
+print(server.server_address[1], flush=True)
+server.serve_forever()
