@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""`assay-cli ask` against the fake model servers, one scenario per test: each asserts what
+the agent did (which cells ran, how often, what it told the model, how it ended), with the
+real sandbox running the code.
+
+    test_ask_servers.py ASSAY_CLI FAKE_SERVER.py
+
+Prints TAP."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+CLI = sys.argv[1]
+SERVER = sys.argv[2]
+KEY = "sk-test-0123456789abcdefSECRET"
+
+results = []
+
+
+def report(ok, name, detail=""):
+    results.append(ok)
+    print(("ok" if ok else "not ok") + " %d - %s" % (len(results), name))
+    if not ok and detail:
+        for line in str(detail).splitlines()[-40:]:
+            print("#   " + line)
+    sys.stdout.flush()
+
+
+def call(name, code, description="compute"):
+    return {"name": name, "arguments": json.dumps({"code": code, "description": description})}
+
+
+class Run:
+    def __init__(self, rc, out, err, requests, workdir):
+        self.rc, self.out, self.err, self.requests, self.workdir = rc, out, err, requests, workdir
+        try:
+            self.json = json.loads(out) if out.strip().startswith("{") else None
+        except ValueError:
+            self.json = None
+
+    def chat_requests(self):
+        return [r for r in self.requests if r["method"] == "POST"]
+
+    def cells(self):
+        return (self.json or {}).get("cells", [])
+
+    def detail(self):
+        return "rc=%d\nstdout:\n%s\nstderr:\n%s" % (self.rc, self.out, self.err)
+
+
+def run_case(responses, question="What is six times seven?", provider="openai",
+             extra_args=(), key=KEY, env_extra=None):
+    workdir = tempfile.mkdtemp(prefix="assay-ask-")
+    script = os.path.join(workdir, "script.json")
+    log = os.path.join(workdir, "requests.jsonl")
+    with open(script, "w") as f:
+        json.dump({"responses": responses}, f)
+    server = subprocess.Popen([sys.executable, SERVER, script, log],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        port = int(server.stdout.readline())
+        base = "http://127.0.0.1:%d/v1" % port
+        env = dict(os.environ)
+        for k in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ASSAY_API_KEY"):
+            env.pop(k, None)
+        if key:
+            env["ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY"] = key
+        env["ASSAY_LLM_RETRY_SCALE"] = "0.01"
+        env.update(env_extra or {})
+        out_dir = os.path.join(workdir, "session")
+        cmd = [CLI, "ask", "--provider", provider, "--base-url", base, "--model", "test-model",
+               "--yes", "--json", "--out", out_dir] + list(extra_args) + [question]
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    finally:
+        server.kill()
+        server.wait()
+    requests = []
+    if os.path.exists(log):
+        with open(log) as f:
+            requests = [json.loads(line) for line in f if line.strip()]
+    return Run(proc.returncode, proc.stdout, proc.stderr, requests, workdir)
+
+
+def openai_tool_messages(request):
+    return [m for m in request["body"].get("messages", []) if m.get("role") == "tool"]
+
+
+def anthropic_tool_results(request):
+    found = []
+    for m in request["body"].get("messages", []):
+        if m.get("role") == "user" and isinstance(m.get("content"), list):
+            found += [b for b in m["content"] if b.get("type") == "tool_result"]
+    return found
+
+
+def text_of(content):
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(b.get("text", "") for b in content if isinstance(b, dict))
+    return ""
+
+
+def answer(flavor, text="The answer is 42."):
+    return {"flavor": flavor, "turn": {"text": text}}
+
+
+# 1. OpenAI: a tool call whose arguments arrive in fragments; the result reaches the model.
+r = run_case([{"flavor": "openai", "turn": {"text": "Let me compute.",
+                                            "tool_calls": [call("execute_python", "print(6*7)")]}},
+              answer("openai")])
+tools = openai_tool_messages(r.chat_requests()[-1]) if len(r.chat_requests()) == 2 else []
+report(r.rc == 0 and "The answer is 42." in r.out and len(r.cells()) == 1
+       and len(tools) == 1 and "42" in text_of(tools[0].get("content")),
+       "openai: fragmented tool call runs once, its output goes back as a tool message",
+       r.detail())
+first = r.chat_requests()[0]["body"] if r.chat_requests() else {}
+report(first.get("stream") is True and first.get("messages", [{}])[0].get("role") == "system"
+       and any(t.get("function", {}).get("name") == "execute_python" for t in first.get("tools", [])),
+       "openai: streams, system prompt first, execute_python offered as a tool", json.dumps(first)[:2000])
+auths = [req["headers"].get("authorization", "") for req in r.chat_requests()]
+report(auths and all(a == "Bearer " + KEY for a in auths) and KEY not in r.err,
+       "openai: the key is sent as a bearer token and never printed", r.detail())
+
+# 2. Ollama: two whole calls in one chunk each, both index 0: two cells, in order.
+r = run_case([{"flavor": "ollama", "turn": {"tool_calls": [
+                  call("execute_python", "x = 6 * 7\nprint('first', x)"),
+                  call("execute_python", "print('second', x + 1)")]}},
+              answer("ollama")], key=None)
+tools = openai_tool_messages(r.chat_requests()[-1]) if len(r.chat_requests()) == 2 else []
+report(r.rc == 0 and len(r.cells()) == 2 and len(tools) == 2
+       and "first 42" in text_of(tools[0].get("content")) and "second 43" in text_of(tools[1].get("content")),
+       "ollama: two whole calls with index 0 become two cells, answered in order", r.detail())
+report(all("authorization" not in req["headers"] for req in r.requests),
+       "ollama: no key, no Authorization header", json.dumps([q["headers"] for q in r.requests]))
+
+# 3. llama.cpp: fragments, 32-character ids, usage with timings.
+r = run_case([{"flavor": "llamacpp", "turn": {"tool_calls": [call("execute_python", "print(sum(range(10)))")]}},
+              answer("llamacpp", "It is 45.")], key=None)
+tools = openai_tool_messages(r.chat_requests()[-1]) if len(r.chat_requests()) == 2 else []
+report(r.rc == 0 and "It is 45." in r.out and tools and "45" in text_of(tools[0].get("content")),
+       "llama.cpp: fragmented call with a 32-character id runs", r.detail())
+
+# 4. Anthropic: tool_use input assembled from input_json_delta; result as a tool_result block.
+r = run_case([{"flavor": "anthropic", "turn": {"text": "Computing.",
+                                               "tool_calls": [call("execute_python", "print(6*7)")]}},
+              answer("anthropic")], provider="anthropic")
+reqs = r.chat_requests()
+results_blocks = anthropic_tool_results(reqs[-1]) if len(reqs) == 2 else []
+report(r.rc == 0 and "The answer is 42." in r.out and len(results_blocks) == 1
+       and "42" in text_of(results_blocks[0].get("content")),
+       "anthropic: tool_use runs, its output goes back in a tool_result block", r.detail())
+report(bool(reqs) and isinstance(reqs[0]["body"].get("system"), (str, list))
+       and all(m.get("role") != "system" for m in reqs[0]["body"].get("messages", []))
+       and reqs[0]["headers"].get("x-api-key") == KEY and "anthropic-version" in reqs[0]["headers"],
+       "anthropic: system prompt in `system`, x-api-key and anthropic-version headers",
+       json.dumps(reqs[0] if reqs else {})[:2000])
+
+# 5. 429 with retry-after on the turn after a cell: retried, and the cell ran exactly once.
+counter_code = ("import os\np = '/workspace/runs.txt'\nn = int(open(p).read()) + 1 if os.path.exists(p) else 1\n"
+                "open(p, 'w').write(str(n))\nprint('runs', n)")
+r = run_case([{"flavor": "openai", "turn": {"tool_calls": [call("execute_python", counter_code)]}},
+              {"flavor": "openai", "status": 429, "message": "Rate limit reached", "headers": {"retry-after": "2"}},
+              answer("openai", "Done.")])
+tools = openai_tool_messages(r.chat_requests()[-1]) if r.chat_requests() else []
+report(r.rc == 0 and len(r.chat_requests()) == 3 and len(r.cells()) == 1
+       and tools and "runs 1" in text_of(tools[0].get("content")),
+       "429 with retry-after: the request is retried, the cell is not run again", r.detail())
+report("retry" in r.err.lower() and ("2 s" in r.err or "2.0 s" in r.err or "2s" in r.err),
+       "429: progress on stderr says it retries and when", r.err[-1500:])
+
+# 6. 500 once, then an answer.
+r = run_case([{"flavor": "openai", "status": 500, "message": "Internal error"}, answer("openai")])
+report(r.rc == 0 and len(r.chat_requests()) == 2 and "The answer is 42." in r.out,
+       "500: retried, then the answer", r.detail())
+
+# 7. 529 overloaded on Anthropic, then an answer.
+r = run_case([{"flavor": "anthropic", "status": 529, "message": "Overloaded"}, answer("anthropic")],
+             provider="anthropic")
+report(r.rc == 0 and len(r.chat_requests()) == 2 and "The answer is 42." in r.out,
+       "529 overloaded: retried, then the answer", r.detail())
+
+# 8. A stream cut in the middle of a tool call: retried whole; one cell.
+r = run_case([{"flavor": "openai", "cut_after_events": 4,
+               "turn": {"text": "Let me compute the answer now.", "tool_calls": [call("execute_python", counter_code)]}},
+              {"flavor": "openai", "turn": {"text": "Let me compute the answer now.",
+                                            "tool_calls": [call("execute_python", counter_code)]}},
+              answer("openai", "Done.")])
+tools = openai_tool_messages(r.chat_requests()[-1]) if r.chat_requests() else []
+report(r.rc == 0 and len(r.chat_requests()) == 3 and len(r.cells()) == 1
+       and tools and "runs 1" in text_of(tools[0].get("content")),
+       "stream cut mid-way: the request is retried, the cell runs once", r.detail())
+
+# 9. Malformed arguments: an error goes back to the model, nothing runs, no crash.
+r = run_case([{"flavor": "openai", "turn": {"tool_calls": [{"name": "execute_python",
+                                                            "arguments": "{\"code\": \"print(1)"}]}},
+              answer("openai", "Sorry.")])
+tools = openai_tool_messages(r.chat_requests()[-1]) if len(r.chat_requests()) == 2 else []
+report(r.rc == 0 and len(r.cells()) == 0 and tools and "json" in text_of(tools[0].get("content")).lower(),
+       "malformed arguments: the model is told, nothing runs", r.detail())
+
+# 10. An unknown tool: the model is told which tools exist.
+r = run_case([{"flavor": "openai", "turn": {"tool_calls": [{"name": "run_sql", "arguments": "{\"q\": \"1\"}"}]}},
+              answer("openai", "Sorry.")])
+tools = openai_tool_messages(r.chat_requests()[-1]) if len(r.chat_requests()) == 2 else []
+content = text_of(tools[0].get("content")) if tools else ""
+report(r.rc == 0 and len(r.cells()) == 0 and "run_sql" in content and "execute_python" in content,
+       "unknown tool: the model is told, nothing runs", r.detail())
+
+# 11. A fenced code block instead of a tool call: it becomes the cell.
+r = run_case([{"flavor": "ollama", "turn": {"text": "Here is the code:\n\n```python\nprint(6 * 7)\n```\n"}},
+              answer("ollama")], key=None)
+reqs = r.chat_requests()
+later = json.dumps(reqs[-1]["body"].get("messages", [])) if len(reqs) == 2 else ""
+report(r.rc == 0 and len(r.cells()) == 1 and "42" in later,
+       "fenced code block: run as the proposed cell, its output reaches the model", r.detail())
+
+# 12. 401: not retried, a message an analyst understands, exit code 3, the key never shown.
+r = run_case([{"flavor": "openai", "status": 401, "message": "Incorrect API key provided: " + KEY}])
+report(r.rc == 3 and len(r.chat_requests()) == 1 and "key" in r.err.lower() and KEY not in r.err
+       and KEY[-12:] not in r.err,
+       "401: one request, exit 3, says the key was refused without showing it", r.detail())
+
+# 13. 500 every time: given up after the retries, exit 3, the session is still saved.
+r = run_case([{"flavor": "openai", "status": 500, "message": "Internal error"}])
+report(r.rc == 3 and len(r.chat_requests()) == 4,
+       "500 every time: 1 + 3 retries, then exit 3", r.detail())
+
+print("1..%d" % len(results))
+sys.exit(0 if all(results) else 1)
