@@ -196,10 +196,10 @@ assay_agent_extract_fenced_code (const char *text)
       g_string_append (code, block);
       g_match_info_next (match, NULL);
     }
-  if (g_strstrip (code->str)[0] == '\0')
-    return NULL;
-  code->len = strlen (code->str);
-  return g_string_free (g_steal_pointer (&code), FALSE);
+  for (const char *p = code->str; *p != '\0'; p++)
+    if (!g_ascii_isspace (*p))
+      return g_string_free (g_steal_pointer (&code), FALSE);
+  return NULL;
 }
 
 static gsize

@@ -859,6 +859,8 @@ assay_agent_ask_async (AssayAgent          *self,
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, assay_agent_ask_async);
+  /* A cancelled question still has an outcome, and the session to show for it. */
+  g_task_set_check_cancellable (task, FALSE);
   if (self->task != NULL)
     {
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_BUSY,
