@@ -14,9 +14,11 @@ usage (FILE *out)
            "Usage: assay-cli COMMAND [OPTIONS]\n"
            "\n"
            "Commands:\n"
+           "  ask [OPTIONS] QUESTION      ask the model; it answers by running Python in the sandbox\n"
            "  exec [OPTIONS] CELL.py...   run files as successive cells of one sandboxed session\n"
            "  sandbox build [--backend docker|bwrap|all]   prepare the sandbox image\n"
            "  sandbox status [--json]     say which sandbox backends work here, and why not\n"
+           "  session list|show|rename|delete   saved sessions (see “assay-cli session --help”)\n"
            "\n"
            "Run “assay-cli COMMAND --help” for a command's options.\n");
 }
@@ -33,6 +35,10 @@ main (int   argc,
       return 2;
     }
 
+  if (g_str_equal (argv[1], "ask"))
+    return assay_cli_ask (argc - 1, argv + 1);
+  if (g_str_equal (argv[1], "session"))
+    return assay_cli_session (argc - 1, argv + 1);
   if (g_str_equal (argv[1], "exec"))
     return assay_cli_exec (argc - 1, argv + 1);
   if (g_str_equal (argv[1], "sandbox"))

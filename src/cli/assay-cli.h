@@ -6,7 +6,9 @@
 
 G_BEGIN_DECLS
 
+int assay_cli_ask     (int argc, char **argv);
 int assay_cli_exec    (int argc, char **argv);
+int assay_cli_session (int argc, char **argv);
 int assay_cli_sandbox (int argc, char **argv);
 
 /* Picks the backend: NAME when given ("docker" or "bwrap"), else Docker when it answers

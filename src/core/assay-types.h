@@ -5,6 +5,7 @@
 
 G_BEGIN_DECLS
 
+typedef struct _AssayAgent             AssayAgent;
 typedef struct _AssayCellResult        AssayCellResult;
 typedef struct _AssayDockerClient      AssayDockerClient;
 typedef struct _AssayKernelSession     AssayKernelSession;
@@ -13,6 +14,7 @@ typedef struct _AssaySandboxImage      AssaySandboxImage;
 typedef struct _AssaySandboxInstance   AssaySandboxInstance;
 typedef struct _AssaySandboxLimits     AssaySandboxLimits;
 typedef struct _AssaySandboxSpec       AssaySandboxSpec;
+typedef struct _AssaySession           AssaySession;
 
 /* Progress of a long operation: fraction in [0,1] or negative when unknown. */
 typedef void (*AssayProgressFunc) (double      fraction,

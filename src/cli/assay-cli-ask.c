@@ -1,0 +1,688 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* `assay-cli ask`: one question to the agent, in a terminal or a script. Progress (steps,
+ * code, outputs, retries) goes to stderr, the answer to stdout. */
+#include "config.h"
+
+#include <gio/gunixinputstream.h>
+#include <glib-unix.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "assay-agent.h"
+#include "assay-cli.h"
+#include "assay-kernel-session.h"
+#include "assay-session.h"
+
+enum {
+  EXIT_ANSWERED = 0,
+  EXIT_FAILURE_OTHER = 1,
+  EXIT_USAGE = 2,
+  EXIT_MODEL = 3,
+  EXIT_STEP_LIMIT = 4,
+  EXIT_SANDBOX = 5,
+  EXIT_CANCELLED = 6,
+};
+
+#define EXIT_CODES_HELP \
+  "Exit status:\n" \
+  "  0  the model gave a final answer (printed on stdout)\n" \
+  "  1  another failure (the session folder cannot be written, ...)\n" \
+  "  2  usage: bad options, a missing data file, --out already holding a session\n" \
+  "  3  the model or its provider failed (key refused, server down, transcript exhausted)\n" \
+  "  4  the step limit came before a final answer (results so far are kept)\n" \
+  "  5  the sandbox cannot be used\n" \
+  "  6  cancelled: SIGINT/SIGTERM, or the analyst stopped (EOF at the approval prompt);\n" \
+  "     the session is saved\n" \
+  "\n" \
+  "Keys come from the environment only: OPENAI_API_KEY (openai), ANTHROPIC_API_KEY\n" \
+  "(anthropic) or ASSAY_API_KEY (either); a server without auth (Ollama) needs none.\n" \
+  "--provider recorded replays a transcript (--transcript FILE or ASSAY_TRANSCRIPT).\n" \
+  "\n" \
+  "Without --yes, each cell waits for an answer on the terminal (or one line on stdin):\n" \
+  "  y            run it\n" \
+  "  e            edit it in $EDITOR, then run the edited code\n" \
+  "  n REASON     do not run it; the reason goes back to the model\n" \
+  "  end of input stops the question (exit 6)."
+
+typedef struct
+{
+  GMainLoop         *loop;
+  AssayAgent        *agent;
+  GCancellable      *cancellable;
+  GDataInputStream  *input;
+  gboolean           interactive;
+  GString           *turn_text;
+  char              *waiting_cell;
+  char              *waiting_code;
+  gboolean           done;
+  AssayAgentOutcome  outcome;
+  char              *text;
+} Ask;
+
+static void
+flush_turn_text (Ask *ask)
+{
+  if (ask->turn_text->len > 0)
+    {
+      fprintf (stderr, "%s%s", ask->turn_text->str,
+               ask->turn_text->str[ask->turn_text->len - 1] == '\n' ? "" : "\n");
+      g_string_truncate (ask->turn_text, 0);
+    }
+}
+
+static void
+print_code (const char *cell_id,
+            const char *code,
+            const char *description)
+{
+  g_auto(GStrv) lines = g_strsplit (code, "\n", -1);
+
+  fprintf (stderr, "── cell %s%s%s\n", cell_id, description ? ": " : "", description ? description : "");
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (lines[i + 1] != NULL || *lines[i] != '\0')
+      fprintf (stderr, "  │ %s\n", lines[i]);
+}
+
+static void
+step_cb (AssayAgent *agent, guint n, guint max, Ask *ask)
+{
+  g_string_truncate (ask->turn_text, 0);
+  fprintf (stderr, "── step %u of %u\n", n, max);
+}
+
+static void
+text_delta_cb (AssayAgent *agent, const char *text, Ask *ask)
+{
+  g_string_append (ask->turn_text, text);
+}
+
+static void
+retrying_cb (AssayAgent *agent, guint attempt, guint delay_ms, const char *reason, Ask *ask)
+{
+  g_string_truncate (ask->turn_text, 0);
+  fprintf (stderr, "model: %s; retrying in %.1f s (attempt %u)\n", reason, delay_ms / 1000.0, attempt + 1);
+}
+
+static void
+restoring_cb (AssayAgent *agent, guint done, guint total, Ask *ask)
+{
+  if (done == 0)
+    fprintf (stderr, "Restoring the session: running its %u successful cells again…\n", total);
+  else if (done == total)
+    fprintf (stderr, "Restored.\n");
+}
+
+static void prompt (Ask *ask);
+
+static char *
+edit_in_editor (const char  *code,
+                GError     **error)
+{
+  const char *editor = g_getenv ("VISUAL");
+  g_autofree char *path = NULL;
+  g_autofree char *edited = NULL;
+  int fd;
+  int status = 0;
+  const char *argv[] = { "/bin/sh", "-c", "exec $ASSAY_EDITOR \"$1\"", "sh", NULL, NULL };
+  g_auto(GStrv) envp = g_get_environ ();
+
+  if (editor == NULL || *editor == '\0')
+    editor = g_getenv ("EDITOR");
+  if (editor == NULL || *editor == '\0')
+    editor = "vi";
+
+  fd = g_file_open_tmp ("assay-cell-XXXXXX.py", &path, error);
+  if (fd < 0)
+    return NULL;
+  close (fd);
+  if (!g_file_set_contents (path, code, -1, error))
+    return NULL;
+
+  /* Through the shell: EDITOR may carry arguments ("code --wait"). */
+  envp = g_environ_setenv (envp, "ASSAY_EDITOR", editor, TRUE);
+  argv[4] = path;
+  if (!g_spawn_sync (NULL, (char **) argv, envp,
+                     G_SPAWN_CHILD_INHERITS_STDIN | G_SPAWN_CHILD_INHERITS_STDOUT | G_SPAWN_CHILD_INHERITS_STDERR,
+                     NULL, NULL, NULL, NULL, &status, error) ||
+      !g_spawn_check_wait_status (status, error))
+    {
+      g_unlink (path);
+      g_prefix_error (error, "The editor (%s) failed: ", editor);
+      return NULL;
+    }
+  if (!g_file_get_contents (path, &edited, NULL, error))
+    return NULL;
+  g_unlink (path);
+  return g_steal_pointer (&edited);
+}
+
+static void
+line_read_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  Ask *ask = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *line = NULL;
+  g_autofree char *cell_id = NULL;
+  g_autofree char *code = NULL;
+  char *reason;
+
+  line = g_data_input_stream_read_line_finish_utf8 (G_DATA_INPUT_STREAM (source), result, NULL, &error);
+  if (ask->waiting_cell == NULL)
+    return;
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return; /* the agent ends the question itself */
+
+  cell_id = g_steal_pointer (&ask->waiting_cell);
+  code = g_steal_pointer (&ask->waiting_code);
+
+  if (line == NULL)
+    {
+      fprintf (stderr, "\nEnd of input: the cell is not run and the question stops.\n");
+      assay_agent_respond (ask->agent, cell_id, ASSAY_APPROVAL_STOP, "end of input at the approval prompt");
+      return;
+    }
+
+  g_strstrip (line);
+  if (!ask->interactive)
+    fprintf (stderr, "%s\n", line);
+  if (g_str_equal (line, "y") || g_str_equal (line, "yes"))
+    {
+      assay_agent_respond (ask->agent, cell_id, ASSAY_APPROVAL_RUN, NULL);
+      return;
+    }
+  if (g_str_equal (line, "e") || g_str_equal (line, "edit"))
+    {
+      g_autofree char *edited = edit_in_editor (code, &error);
+
+      if (edited == NULL)
+        fprintf (stderr, "%s\n", error->message);
+      else
+        {
+          assay_agent_respond (ask->agent, cell_id, ASSAY_APPROVAL_EDIT, edited);
+          return;
+        }
+    }
+  else if (line[0] == 'n' && (line[1] == '\0' || line[1] == ' ' ||
+                              g_str_has_prefix (line, "no ") || g_str_equal (line, "no")))
+    {
+      reason = line + (g_str_has_prefix (line, "no") ? 2 : 1);
+      reason = g_strstrip (reason);
+      assay_agent_respond (ask->agent, cell_id, ASSAY_APPROVAL_REJECT, *reason ? reason : NULL);
+      return;
+    }
+  else
+    fprintf (stderr, "Answer y, e, or n followed by a reason.\n");
+
+  ask->waiting_cell = g_steal_pointer (&cell_id);
+  ask->waiting_code = g_steal_pointer (&code);
+  prompt (ask);
+}
+
+static void
+prompt (Ask *ask)
+{
+  fprintf (stderr, "Run cell %s? [y]es, [e]dit, [n]o REASON: ", ask->waiting_cell);
+  fflush (stderr);
+  g_data_input_stream_read_line_async (ask->input, G_PRIORITY_DEFAULT, ask->cancellable,
+                                       line_read_cb, ask);
+}
+
+static void
+approval_cb (AssayAgent *agent, const char *cell_id, const char *code, const char *description, Ask *ask)
+{
+  flush_turn_text (ask);
+  print_code (cell_id, code, description);
+  g_free (ask->waiting_cell);
+  ask->waiting_cell = g_strdup (cell_id);
+  g_free (ask->waiting_code);
+  ask->waiting_code = g_strdup (code);
+  prompt (ask);
+}
+
+static void
+cell_started_cb (AssayAgent *agent, const char *cell_id, const char *code, Ask *ask)
+{
+  if (assay_agent_get_approval_policy (agent) == ASSAY_APPROVAL_POLICY_AUTO)
+    {
+      flush_turn_text (ask);
+      print_code (cell_id, code, NULL);
+    }
+  fprintf (stderr, "── cell %s running\n", cell_id);
+  fflush (stderr);
+}
+
+static void
+output_cb (AssayAgent *agent, const char *cell_id, JsonObject *output, Ask *ask)
+{
+  const char *type = json_object_get_string_member_with_default (output, "output_type", "");
+
+  if (g_str_equal (type, "stream"))
+    fputs (json_object_get_string_member_with_default (output, "text", ""), stderr);
+  else if (g_str_equal (type, "error") && json_object_has_member (output, "traceback"))
+    {
+      JsonArray *traceback = json_object_get_array_member (output, "traceback");
+
+      for (guint i = 0; traceback != NULL && i < json_array_get_length (traceback); i++)
+        fprintf (stderr, "%s\n", json_array_get_string_element (traceback, i));
+    }
+  else if (json_object_has_member (output, "data"))
+    {
+      JsonObject *data = json_object_get_object_member (output, "data");
+
+      if (data != NULL && json_object_has_member (data, "image/png"))
+        fprintf (stderr, "[figure: image/png]\n");
+      else if (data != NULL && json_object_has_member (data, "text/plain"))
+        fprintf (stderr, "%s\n", json_object_get_string_member (data, "text/plain"));
+    }
+  fflush (stderr);
+}
+
+static void
+artifact_cb (AssayAgent *agent, const char *cell_id, const char *name, const char *path, Ask *ask)
+{
+  fprintf (stderr, "artifact: %s → %s\n", name, path);
+}
+
+static void
+cell_finished_cb (AssayAgent *agent, const char *cell_id, AssayCellResult *result, Ask *ask)
+{
+  AssayCellStatus status = assay_cell_result_get_status (result);
+
+  fprintf (stderr, "── cell %s: %s in %" G_GINT64_FORMAT " ms%s%s\n", cell_id,
+           assay_cell_status_to_string (status), assay_cell_result_get_elapsed_ms (result),
+           status != ASSAY_CELL_OK ? " — " : "",
+           status != ASSAY_CELL_OK ? assay_cell_result_get_reason (result) : "");
+}
+
+static void
+error_cb (AssayAgent *agent, const char *message, Ask *ask)
+{
+  fprintf (stderr, "assay-cli ask: %s\n", message);
+}
+
+static void
+asked_cb (GObject      *source,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  Ask *ask = user_data;
+
+  ask->outcome = assay_agent_ask_finish (ASSAY_AGENT (source), result, &ask->text, NULL);
+  ask->done = TRUE;
+  g_main_loop_quit (ask->loop);
+}
+
+static gboolean
+interrupted_cb (gpointer user_data)
+{
+  Ask *ask = user_data;
+
+  if (!g_cancellable_is_cancelled (ask->cancellable))
+    fprintf (stderr, "\nInterrupted: cancelling and saving the session…\n");
+  g_cancellable_cancel (ask->cancellable);
+  return G_SOURCE_CONTINUE;
+}
+
+typedef struct
+{
+  GMainLoop *loop;
+  gboolean   ok;
+  GError    *error;
+} Wait;
+
+static void
+started_cb (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  Wait *wait = user_data;
+
+  wait->ok = assay_kernel_session_start_finish (ASSAY_KERNEL_SESSION (source), result, &wait->error);
+  g_main_loop_quit (wait->loop);
+}
+
+static JsonNode *
+result_json (Ask          *ask,
+             AssaySession *session)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "answer");
+  if (ask->outcome == ASSAY_AGENT_ANSWERED)
+    json_builder_add_string_value (builder, ask->text);
+  else
+    json_builder_add_null_value (builder);
+  json_builder_set_member_name (builder, "status");
+  json_builder_add_string_value (builder, assay_agent_outcome_to_string (ask->outcome));
+  json_builder_set_member_name (builder, "message");
+  json_builder_add_string_value (builder, ask->text);
+  json_builder_set_member_name (builder, "steps");
+  json_builder_add_int_value (builder, assay_session_get_n_steps (session));
+  json_builder_set_member_name (builder, "session_dir");
+  json_builder_add_string_value (builder, assay_session_get_dir (session));
+  json_builder_set_member_name (builder, "cells");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < assay_session_get_n_cells (session); i++)
+    {
+      AssaySessionCell *cell = assay_session_get_cell (session, i);
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "id");
+      json_builder_add_string_value (builder, cell->id);
+      json_builder_set_member_name (builder, "step");
+      json_builder_add_int_value (builder, cell->step);
+      json_builder_set_member_name (builder, "status");
+      json_builder_add_string_value (builder, cell->status);
+      json_builder_set_member_name (builder, "decision");
+      json_builder_add_string_value (builder, assay_decision_to_string (cell->decision));
+      json_builder_set_member_name (builder, "reason");
+      if (cell->reason)
+        json_builder_add_string_value (builder, cell->reason);
+      else
+        json_builder_add_null_value (builder);
+      json_builder_set_member_name (builder, "code");
+      if (cell->code)
+        json_builder_add_string_value (builder, cell->code);
+      else
+        json_builder_add_null_value (builder);
+      json_builder_set_member_name (builder, "elapsed_ms");
+      json_builder_add_int_value (builder, cell->elapsed_ms);
+      json_builder_set_member_name (builder, "artifacts");
+      json_builder_begin_array (builder);
+      for (guint j = 0; j < cell->artifacts->len; j++)
+        {
+          AssayArtifact *artifact = g_ptr_array_index (cell->artifacts, j);
+          g_autofree char *path = assay_session_resolve (session, artifact->path);
+
+          json_builder_begin_object (builder);
+          json_builder_set_member_name (builder, "name");
+          json_builder_add_string_value (builder, artifact->name);
+          json_builder_set_member_name (builder, "path");
+          json_builder_add_string_value (builder, path);
+          json_builder_set_member_name (builder, "bytes");
+          json_builder_add_int_value (builder, (gint64) artifact->bytes);
+          json_builder_set_member_name (builder, "mime");
+          json_builder_add_string_value (builder, artifact->mime);
+          json_builder_end_object (builder);
+        }
+      json_builder_end_array (builder);
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+  return json_builder_get_root (builder);
+}
+
+static int
+exit_code (AssayAgentOutcome outcome)
+{
+  switch (outcome)
+    {
+    case ASSAY_AGENT_ANSWERED: return EXIT_ANSWERED;
+    case ASSAY_AGENT_STEP_LIMIT: return EXIT_STEP_LIMIT;
+    case ASSAY_AGENT_MODEL_ERROR: return EXIT_MODEL;
+    case ASSAY_AGENT_SANDBOX_ERROR: return EXIT_SANDBOX;
+    case ASSAY_AGENT_CANCELLED:
+    case ASSAY_AGENT_STOPPED: return EXIT_CANCELLED;
+    default: return EXIT_FAILURE_OTHER;
+    }
+}
+
+static AssayLlmProvider *
+make_provider (const char  *name,
+               const char  *base_url,
+               const char  *transcript,
+               GError     **error)
+{
+  const char *key = NULL;
+  AssayLlmProvider *provider = NULL;
+
+  if (g_str_equal (name, "recorded"))
+    {
+      if (transcript == NULL)
+        transcript = g_getenv ("ASSAY_TRANSCRIPT");
+      if (transcript == NULL)
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "--provider recorded needs --transcript FILE (or ASSAY_TRANSCRIPT)");
+          return NULL;
+        }
+      provider = assay_recorded_provider_new (transcript, error);
+      if (provider != NULL)
+        fprintf (stderr, "The model's words are recorded (%s); the code runs for real in the sandbox.\n",
+                 transcript);
+      return provider;
+    }
+
+  if (g_str_equal (name, "openai"))
+    {
+      key = g_getenv ("OPENAI_API_KEY");
+      if (key == NULL || *key == '\0')
+        key = g_getenv ("ASSAY_API_KEY");
+      provider = assay_openai_provider_new (base_url, key);
+    }
+  else if (g_str_equal (name, "anthropic"))
+    {
+      key = g_getenv ("ANTHROPIC_API_KEY");
+      if (key == NULL || *key == '\0')
+        key = g_getenv ("ASSAY_API_KEY");
+      provider = assay_anthropic_provider_new (base_url, key);
+    }
+  else
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "unknown provider “%s” (use openai, anthropic or recorded)", name);
+      return NULL;
+    }
+  if (provider == NULL)
+    g_set_error (error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_NOT_FOUND,
+                 "the %s provider is not available in this build", name);
+  return provider;
+}
+
+int
+assay_cli_ask (int   argc,
+               char *argv[])
+{
+  g_autofree char *provider_name = NULL;
+  g_autofree char *base_url = NULL;
+  g_autofree char *model = NULL;
+  g_autofree char *transcript = NULL;
+  g_autofree char *out_dir = NULL;
+  g_autofree char *resume_dir = NULL;
+  g_autofree char *backend_name = NULL;
+  g_auto(GStrv) data_files = NULL;
+  g_auto(GStrv) words = NULL;
+  int max_steps = ASSAY_AGENT_DEFAULT_MAX_STEPS;
+  gboolean yes = FALSE;
+  gboolean json = FALSE;
+  GOptionEntry entries[] = {
+    { "provider", 0, 0, G_OPTION_ARG_STRING, &provider_name, "The model server: openai (default), anthropic or recorded", "NAME" },
+    { "base-url", 0, 0, G_OPTION_ARG_STRING, &base_url, "The server's root, with its version path (e.g. http://localhost:11434/v1)", "URL" },
+    { "model", 0, 0, G_OPTION_ARG_STRING, &model, "The model to ask", "NAME" },
+    { "transcript", 0, 0, G_OPTION_ARG_FILENAME, &transcript, "For --provider recorded: the transcript to replay", "FILE" },
+    { "data", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &data_files, "A dataset, readable at /data/<name> (repeatable)", "FILE" },
+    { "max-steps", 0, 0, G_OPTION_ARG_INT, &max_steps, "Model turns before giving up (default 8)", "N" },
+    { "yes", 'y', 0, G_OPTION_ARG_NONE, &yes, "Run every cell without asking", NULL },
+    { "out", 0, 0, G_OPTION_ARG_FILENAME, &out_dir, "Write the session folder to DIR (default: a new folder in ~/.local/share/assay/sessions)", "DIR" },
+    { "resume", 0, 0, G_OPTION_ARG_FILENAME, &resume_dir, "Continue the session in DIR (its kernel is rebuilt by replaying its successful cells)", "DIR" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print a JSON object at the end (answer, status, steps, session_dir, cells)", NULL },
+    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend_name, "Sandbox backend: docker or bwrap (default: docker when usable)", "NAME" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &words, NULL, "QUESTION" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("QUESTION — ask the model; it answers by running Python in the sandbox");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AssayLlmProvider) provider = NULL;
+  g_autoptr(AssaySession) session = NULL;
+  g_autoptr(AssaySandboxImage) image = NULL;
+  g_autoptr(AssaySandboxSpec) spec = NULL;
+  g_autoptr(AssaySandboxBackend) backend = NULL;
+  g_autoptr(AssayKernelSession) kernel = NULL;
+  g_autoptr(AssayAgent) agent = NULL;
+  g_autoptr(GMainLoop) loop = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GInputStream) stdin_stream = NULL;
+  g_autofree char *question = NULL;
+  g_autofree char *artifact_dir = NULL;
+  Ask ask = { 0 };
+  Wait wait = { 0 };
+  guint sigint_source, sigterm_source;
+  int status;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_description (context, EXIT_CODES_HELP);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      fprintf (stderr, "assay-cli ask: %s\n", error->message);
+      return EXIT_USAGE;
+    }
+  if (words == NULL || words[0] == NULL)
+    {
+      fprintf (stderr, "assay-cli ask: no question given\n");
+      return EXIT_USAGE;
+    }
+  question = g_strjoinv (" ", words);
+  if (max_steps < 1)
+    {
+      fprintf (stderr, "assay-cli ask: --max-steps must be at least 1\n");
+      return EXIT_USAGE;
+    }
+  if (resume_dir != NULL && out_dir != NULL)
+    {
+      fprintf (stderr, "assay-cli ask: --resume writes to the session it resumes; drop --out\n");
+      return EXIT_USAGE;
+    }
+  for (guint i = 0; data_files != NULL && data_files[i] != NULL; i++)
+    if (!g_file_test (data_files[i], G_FILE_TEST_IS_REGULAR))
+      {
+        fprintf (stderr, "assay-cli ask: “%s” is not a readable file\n", data_files[i]);
+        return EXIT_USAGE;
+      }
+
+  /* The session folder first: nothing is worth running if it cannot be written. */
+  if (resume_dir != NULL)
+    session = assay_session_load (resume_dir, &error);
+  else if (out_dir != NULL)
+    session = assay_session_new (out_dir, &error);
+  else
+    session = assay_session_create (NULL, &error);
+  if (session == NULL)
+    {
+      fprintf (stderr, "assay-cli ask: %s\n", error->message);
+      return g_error_matches (error, G_IO_ERROR, G_IO_ERROR_EXISTS) ? EXIT_USAGE : EXIT_FAILURE_OTHER;
+    }
+
+  if (provider_name == NULL)
+    provider_name = g_strdup (resume_dir && assay_session_get_provider (session)
+                              ? assay_session_get_provider (session) : "openai");
+  if (model == NULL && resume_dir != NULL && assay_session_get_model (session) != NULL)
+    model = g_strdup (assay_session_get_model (session));
+  provider = make_provider (provider_name, base_url, transcript, &error);
+  if (provider == NULL)
+    {
+      fprintf (stderr, "assay-cli ask: %s\n", error->message);
+      return error->domain == G_OPTION_ERROR ? EXIT_USAGE : EXIT_MODEL;
+    }
+
+  spec = assay_sandbox_spec_new ();
+  image = assay_sandbox_image_new (NULL);
+  backend = assay_cli_choose_backend (backend_name, image, spec, &error);
+  if (backend == NULL)
+    {
+      fprintf (stderr, "assay-cli ask: %s\n", error->message);
+      return EXIT_SANDBOX;
+    }
+  assay_sandbox_backend_remove_leftovers (backend, NULL);
+  artifact_dir = assay_session_get_artifact_dir (session);
+  kernel = assay_kernel_session_new (backend, spec, artifact_dir);
+
+  agent = assay_agent_new (provider, kernel, session);
+  if (model != NULL)
+    assay_agent_set_model (agent, model);
+  assay_agent_set_max_steps (agent, (guint) max_steps);
+  assay_agent_set_approval_policy (agent, yes ? ASSAY_APPROVAL_POLICY_AUTO : ASSAY_APPROVAL_POLICY_ASK);
+  for (guint i = 0; data_files != NULL && data_files[i] != NULL; i++)
+    /* ---- the datasets module's description (dialect, schema) goes here at merge ---- */
+    if (!assay_agent_add_dataset (agent, data_files[i], NULL, &error))
+      {
+        fprintf (stderr, "assay-cli ask: %s\n", error->message);
+        return EXIT_USAGE;
+      }
+  if (!assay_session_save (session, &error))
+    {
+      fprintf (stderr, "assay-cli ask: %s\n", error->message);
+      return EXIT_FAILURE_OTHER;
+    }
+  fprintf (stderr, "Session: %s\n", assay_session_get_dir (session));
+
+  loop = g_main_loop_new (NULL, FALSE);
+  wait.loop = loop;
+  assay_kernel_session_start_async (kernel, cancellable, started_cb, &wait);
+  g_main_loop_run (loop);
+  if (!wait.ok)
+    {
+      fprintf (stderr, "assay-cli ask: the sandbox could not be started: %s\n", wait.error->message);
+      g_clear_error (&wait.error);
+      assay_kernel_session_close (kernel);
+      return EXIT_SANDBOX;
+    }
+
+  ask.loop = loop;
+  ask.agent = agent;
+  ask.cancellable = cancellable;
+  ask.turn_text = g_string_new (NULL);
+  ask.interactive = isatty (STDIN_FILENO);
+  stdin_stream = g_unix_input_stream_new (STDIN_FILENO, FALSE);
+  ask.input = g_data_input_stream_new (stdin_stream);
+
+  g_signal_connect (agent, "step", G_CALLBACK (step_cb), &ask);
+  g_signal_connect (agent, "text-delta", G_CALLBACK (text_delta_cb), &ask);
+  g_signal_connect (agent, "retrying", G_CALLBACK (retrying_cb), &ask);
+  g_signal_connect (agent, "restoring", G_CALLBACK (restoring_cb), &ask);
+  g_signal_connect (agent, "approval-needed", G_CALLBACK (approval_cb), &ask);
+  g_signal_connect (agent, "cell-started", G_CALLBACK (cell_started_cb), &ask);
+  g_signal_connect (agent, "output", G_CALLBACK (output_cb), &ask);
+  g_signal_connect (agent, "artifact-added", G_CALLBACK (artifact_cb), &ask);
+  g_signal_connect (agent, "cell-finished", G_CALLBACK (cell_finished_cb), &ask);
+  g_signal_connect (agent, "error", G_CALLBACK (error_cb), &ask);
+  sigint_source = g_unix_signal_add (SIGINT, interrupted_cb, &ask);
+  sigterm_source = g_unix_signal_add (SIGTERM, interrupted_cb, &ask);
+
+  assay_agent_ask_async (agent, question, cancellable, asked_cb, &ask);
+  g_main_loop_run (loop);
+
+  g_source_remove (sigint_source);
+  g_source_remove (sigterm_source);
+  g_signal_handlers_disconnect_by_data (agent, &ask);
+  assay_kernel_session_close (kernel);
+
+  status = exit_code (ask.outcome);
+  if (json)
+    {
+      g_autoptr(JsonNode) node = result_json (&ask, session);
+      g_autofree char *text = json_to_string (node, FALSE);
+
+      printf ("%s\n", text);
+    }
+  else if (ask.outcome == ASSAY_AGENT_ANSWERED)
+    printf ("%s\n", ask.text);
+  /* Provider and sandbox failures were said already, through ::error. */
+  if (ask.outcome != ASSAY_AGENT_ANSWERED && ask.outcome != ASSAY_AGENT_MODEL_ERROR &&
+      ask.outcome != ASSAY_AGENT_SANDBOX_ERROR)
+    fprintf (stderr, "assay-cli ask: %s\n", ask.text);
+  fflush (stdout);
+
+  g_string_free (ask.turn_text, TRUE);
+  g_clear_object (&ask.input);
+  g_free (ask.waiting_cell);
+  g_free (ask.waiting_code);
+  g_free (ask.text);
+  return status;
+}

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* `assay-cli session`: list, show, rename and delete saved sessions. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "assay-cli.h"
+#include "assay-session.h"
+
+static void
+session_usage (FILE *out)
+{
+  fprintf (out,
+           "Usage:\n"
+           "  assay-cli session list [--json] [DIR]        the sessions under DIR (default: %s)\n"
+           "  assay-cli session show [--json] SESSION_DIR  the record, as restored from disk\n"
+           "  assay-cli session rename SESSION_DIR TITLE\n"
+           "  assay-cli session delete SESSION_DIR\n"
+           "\n"
+           "Exit status: 0 done, 1 the session cannot be read or changed, 2 usage.\n",
+           "~/.local/share/assay/sessions");
+}
+
+static void
+print_json (JsonNode *node)
+{
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autofree char *text = NULL;
+
+  json_generator_set_root (generator, node);
+  json_generator_set_pretty (generator, TRUE);
+  text = json_generator_to_data (generator, NULL);
+  printf ("%s\n", text);
+}
+
+static char *
+format_time (gint64 usec)
+{
+  g_autoptr(GDateTime) time = g_date_time_new_from_unix_local (usec / G_USEC_PER_SEC);
+
+  return time ? g_date_time_format (time, "%Y-%m-%d %H:%M") : g_strdup ("?");
+}
+
+static int
+session_list (int   argc,
+              char *argv[],
+              gboolean json)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) sessions = NULL;
+
+  if (argc > 1)
+    {
+      session_usage (stderr);
+      return 2;
+    }
+  sessions = assay_session_list (argc == 1 ? argv[0] : NULL, &error);
+  if (sessions == NULL)
+    {
+      fprintf (stderr, "assay-cli session list: %s\n", error->message);
+      return 1;
+    }
+
+  if (json)
+    {
+      g_autoptr(JsonArray) array = json_array_new ();
+      g_autoptr(JsonNode) node = NULL;
+
+      for (guint i = 0; i < sessions->len; i++)
+        {
+          AssaySession *session = g_ptr_array_index (sessions, i);
+          JsonObject *item = json_object_new ();
+
+          json_object_set_string_member (item, "id", assay_session_get_id (session));
+          json_object_set_string_member (item, "dir", assay_session_get_dir (session));
+          if (assay_session_get_title (session))
+            json_object_set_string_member (item, "title", assay_session_get_title (session));
+          else
+            json_object_set_null_member (item, "title");
+          json_object_set_string_member (item, "status", assay_session_get_status (session));
+          json_object_set_int_member (item, "steps", assay_session_get_n_steps (session));
+          json_object_set_int_member (item, "cells", assay_session_get_n_cells (session));
+          json_object_set_int_member (item, "created_at", assay_session_get_created (session));
+          json_object_set_int_member (item, "updated_at", assay_session_get_updated (session));
+          json_array_add_object_element (array, item);
+        }
+      node = json_node_init_array (json_node_alloc (), array);
+      print_json (node);
+      return 0;
+    }
+
+  for (guint i = 0; i < sessions->len; i++)
+    {
+      AssaySession *session = g_ptr_array_index (sessions, i);
+      g_autofree char *updated = format_time (assay_session_get_updated (session));
+
+      printf ("%s  %-12s %2u steps  %s\n    %s\n", updated, assay_session_get_status (session),
+              assay_session_get_n_steps (session),
+              assay_session_get_title (session) ? assay_session_get_title (session) : "(untitled)",
+              assay_session_get_dir (session));
+    }
+  if (sessions->len == 0)
+    fprintf (stderr, "No sessions.\n");
+  return 0;
+}
+
+static void
+print_cell (AssaySession     *session,
+            AssaySessionCell *cell)
+{
+  g_auto(GStrv) lines = g_strsplit (cell->code ? cell->code : cell->proposed_code ? cell->proposed_code : "", "\n", -1);
+
+  printf ("── cell %s (step %u): %s, %s", cell->id, cell->step, cell->status,
+          assay_decision_to_string (cell->decision));
+  if (cell->reason)
+    printf (" — %s", cell->reason);
+  printf ("\n");
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (lines[i + 1] != NULL || *lines[i] != '\0')
+      printf ("  │ %s\n", lines[i]);
+  for (guint i = 0; i < cell->artifacts->len; i++)
+    {
+      AssayArtifact *artifact = g_ptr_array_index (cell->artifacts, i);
+      g_autofree char *path = assay_session_resolve (session, artifact->path);
+
+      printf ("  artifact: %s → %s\n", artifact->name, path);
+    }
+}
+
+static int
+session_show (int       argc,
+              char     *argv[],
+              gboolean  json)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AssaySession) session = NULL;
+  GPtrArray *interrupted;
+  GPtrArray *messages;
+
+  if (argc != 1)
+    {
+      session_usage (stderr);
+      return 2;
+    }
+  session = assay_session_load (argv[0], &error);
+  if (session == NULL)
+    {
+      fprintf (stderr, "assay-cli session show: %s\n", error->message);
+      return 1;
+    }
+
+  if (json)
+    {
+      g_autoptr(JsonNode) node = assay_session_to_json (session);
+      JsonObject *object = json_node_get_object (node);
+
+      json_object_set_string_member (object, "dir", assay_session_get_dir (session));
+      print_json (node);
+      return 0;
+    }
+
+  printf ("%s\n", assay_session_get_title (session) ? assay_session_get_title (session) : "(untitled)");
+  printf ("folder:   %s\n", assay_session_get_dir (session));
+  printf ("status:   %s after %u steps\n", assay_session_get_status (session), assay_session_get_n_steps (session));
+  printf ("model:    %s%s%s\n", assay_session_get_provider (session) ? assay_session_get_provider (session) : "?",
+          assay_session_get_model (session) ? " " : "",
+          assay_session_get_model (session) ? assay_session_get_model (session) : "");
+  for (guint i = 0; i < assay_session_get_datasets (session)->len; i++)
+    {
+      AssaySessionDataset *dataset = g_ptr_array_index (assay_session_get_datasets (session), i);
+      printf ("dataset:  /data/%s\n", dataset->name);
+    }
+  messages = assay_session_get_messages (session);
+  for (guint i = 0; i < messages->len; i++)
+    {
+      AssayLlmMessage *message = g_ptr_array_index (messages, i);
+
+      if (message->role == ASSAY_LLM_ROLE_USER)
+        printf ("question: %s\n", message->text);
+    }
+  for (guint i = 0; i < assay_session_get_n_cells (session); i++)
+    print_cell (session, assay_session_get_cell (session, i));
+  interrupted = assay_session_get_interrupted_cells (session);
+  if (interrupted->len > 0)
+    printf ("Interrupted (in a step that never finished):\n");
+  for (guint i = 0; i < interrupted->len; i++)
+    print_cell (session, g_ptr_array_index (interrupted, i));
+  if (assay_session_get_answer (session))
+    printf ("\n%s\n", assay_session_get_answer (session));
+  return 0;
+}
+
+int
+assay_cli_session (int   argc,
+                   char *argv[])
+{
+  g_autoptr(GError) error = NULL;
+  gboolean json = FALSE;
+  g_autoptr(GPtrArray) rest = g_ptr_array_new ();
+  const char *command;
+
+  if (argc < 2)
+    {
+      session_usage (stderr);
+      return 2;
+    }
+  command = argv[1];
+  if (g_str_equal (command, "--help") || g_str_equal (command, "-h"))
+    {
+      session_usage (stdout);
+      return 0;
+    }
+  for (int i = 2; i < argc; i++)
+    {
+      if (g_str_equal (argv[i], "--json"))
+        json = TRUE;
+      else if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h"))
+        {
+          session_usage (stdout);
+          return 0;
+        }
+      else if (argv[i][0] == '-' && argv[i][1] != '\0')
+        {
+          fprintf (stderr, "assay-cli session: unknown option “%s”\n", argv[i]);
+          return 2;
+        }
+      else
+        g_ptr_array_add (rest, argv[i]);
+    }
+
+  if (g_str_equal (command, "list"))
+    return session_list (rest->len, (char **) rest->pdata, json);
+  if (g_str_equal (command, "show"))
+    return session_show (rest->len, (char **) rest->pdata, json);
+  if (g_str_equal (command, "rename"))
+    {
+      g_autoptr(AssaySession) session = NULL;
+
+      if (rest->len != 2)
+        {
+          session_usage (stderr);
+          return 2;
+        }
+      session = assay_session_load (g_ptr_array_index (rest, 0), &error);
+      if (session == NULL || !assay_session_rename (session, g_ptr_array_index (rest, 1), &error))
+        {
+          fprintf (stderr, "assay-cli session rename: %s\n", error->message);
+          return 1;
+        }
+      return 0;
+    }
+  if (g_str_equal (command, "delete"))
+    {
+      if (rest->len != 1)
+        {
+          session_usage (stderr);
+          return 2;
+        }
+      if (!assay_session_delete (g_ptr_array_index (rest, 0), &error))
+        {
+          fprintf (stderr, "assay-cli session delete: %s\n", error->message);
+          return 1;
+        }
+      return 0;
+    }
+
+  fprintf (stderr, "assay-cli session: unknown command “%s”\n", command);
+  session_usage (stderr);
+  return 2;
+}

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* What the model reads: cell results turned into text within a budget, fenced code pulled
+ * out of a reply, and the conversation fitted into the context. */
+#include "config.h"
+
+#include <string.h>
+
+#include "assay-agent-private.h"
+
+char *
+assay_agent_trim_middle (const char *text,
+                         gsize       budget)
+{
+  gsize length = strlen (text);
+  const char *head_end;
+  const char *tail_start;
+  g_autofree char *cut = NULL;
+  guint cut_lines = 0;
+
+  if (length <= budget)
+    return g_strdup (text);
+
+  /* Half each side, moved back to character boundaries. */
+  head_end = g_utf8_find_prev_char (text, text + budget / 2 + 1);
+  if (head_end == NULL)
+    head_end = text;
+  tail_start = text + length - budget / 2;
+  while (tail_start > text && (*tail_start & 0xC0) == 0x80)
+    tail_start++;
+
+  for (const char *p = head_end; p < tail_start; p++)
+    if (*p == '\n')
+      cut_lines++;
+
+  return g_strdup_printf ("%.*s\n[… %ld characters (%u lines) cut from the middle of this output; "
+                          "print less, or a summary, to see it …]\n%s",
+                          (int) (head_end - text), text,
+                          g_utf8_strlen (head_end, tail_start - head_end), cut_lines,
+                          tail_start);
+}
+
+static void
+describe_output (GString    *body,
+                 GString    *figures,
+                 JsonObject *output)
+{
+  const char *type = json_object_get_string_member_with_default (output, "output_type", "");
+
+  if (g_str_equal (type, "stream"))
+    {
+      const char *text = json_object_get_string_member_with_default (output, "text", "");
+
+      g_string_append (body, text);
+    }
+  else if (g_str_equal (type, "error"))
+    {
+      JsonNode *traceback = json_object_get_member (output, "traceback");
+
+      if (body->len > 0 && body->str[body->len - 1] != '\n')
+        g_string_append_c (body, '\n');
+      if (traceback != NULL && JSON_NODE_HOLDS_ARRAY (traceback) &&
+          json_array_get_length (json_node_get_array (traceback)) > 0)
+        {
+          JsonArray *lines = json_node_get_array (traceback);
+
+          for (guint i = 0; i < json_array_get_length (lines); i++)
+            {
+              JsonNode *line = json_array_get_element (lines, i);
+
+              if (JSON_NODE_HOLDS_VALUE (line) && json_node_get_value_type (line) == G_TYPE_STRING)
+                g_string_append_printf (body, "%s\n", json_node_get_string (line));
+            }
+        }
+      else
+        g_string_append_printf (body, "%s: %s\n",
+                                json_object_get_string_member_with_default (output, "ename", "Error"),
+                                json_object_get_string_member_with_default (output, "evalue", ""));
+    }
+  else if (g_str_equal (type, "execute_result") || g_str_equal (type, "display_data"))
+    {
+      JsonNode *data_node = json_object_get_member (output, "data");
+      JsonObject *data;
+
+      if (data_node == NULL || !JSON_NODE_HOLDS_OBJECT (data_node))
+        return;
+      data = json_node_get_object (data_node);
+      if (json_object_has_member (data, "image/png") || json_object_has_member (data, "image/svg+xml") ||
+          json_object_has_member (data, "image/jpeg"))
+        {
+          g_string_append (figures, "a figure");
+          g_string_append (figures, json_object_has_member (data, "image/png") ? " (image/png)"
+                                                                                : " (image)");
+          g_string_append (figures, "; ");
+        }
+      else if (json_object_has_member (data, "text/plain"))
+        {
+          JsonNode *plain = json_object_get_member (data, "text/plain");
+
+          if (JSON_NODE_HOLDS_VALUE (plain) && json_node_get_value_type (plain) == G_TYPE_STRING)
+            g_string_append_printf (body, "%s%s\n",
+                                    g_str_equal (type, "execute_result") ? "Out: " : "",
+                                    json_node_get_string (plain));
+        }
+      else if (json_object_has_member (data, "text/html"))
+        g_string_append (body, "[an HTML output, shown to the analyst]\n");
+    }
+}
+
+char *
+assay_agent_format_result (AssayCellResult *result,
+                           gsize            budget)
+{
+  AssayCellStatus status = assay_cell_result_get_status (result);
+  JsonArray *outputs = assay_cell_result_get_outputs (result);
+  GPtrArray *artifacts = assay_cell_result_get_artifacts (result);
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(GString) body = g_string_new (NULL);
+  g_autoptr(GString) figures = g_string_new (NULL);
+  g_autofree char *trimmed = NULL;
+  const char *reason = assay_cell_result_get_reason (result);
+
+  g_string_append_printf (text, "Status: %s (%" G_GINT64_FORMAT " ms)",
+                          assay_cell_status_to_string (status),
+                          assay_cell_result_get_elapsed_ms (result));
+  if (status != ASSAY_CELL_OK && reason != NULL && *reason != '\0')
+    g_string_append_printf (text, " — %s", reason);
+  g_string_append_c (text, '\n');
+  if (assay_cell_result_get_state_lost (result))
+    g_string_append (text, "The kernel was restarted: variables and imports from earlier cells are gone"
+                           " unless they were replayed.\n");
+
+  for (guint i = 0; i < json_array_get_length (outputs); i++)
+    {
+      JsonNode *node = json_array_get_element (outputs, i);
+
+      if (JSON_NODE_HOLDS_OBJECT (node))
+        describe_output (body, figures, json_node_get_object (node));
+    }
+
+  if (body->len == 0)
+    g_string_append (text, "(no text output)\n");
+  else
+    {
+      trimmed = assay_agent_trim_middle (body->str, budget);
+      g_string_append (text, "Output:\n");
+      g_string_append (text, trimmed);
+      if (text->str[text->len - 1] != '\n')
+        g_string_append_c (text, '\n');
+    }
+
+  if (figures->len > 0)
+    {
+      g_string_truncate (figures, figures->len - 2);
+      g_string_append_printf (text, "Displayed to the analyst (not shown to you): %s.\n", figures->str);
+    }
+
+  if (artifacts->len > 0)
+    {
+      g_string_append (text, "Files saved in /workspace (the analyst has them):");
+      for (guint i = 0; i < artifacts->len; i++)
+        {
+          AssayArtifact *artifact = g_ptr_array_index (artifacts, i);
+
+          g_string_append_printf (text, "%s %s (%s, %" G_GUINT64_FORMAT " bytes%s)",
+                                  i > 0 ? "," : "", artifact->name,
+                                  artifact->mime ? artifact->mime : "unknown type",
+                                  artifact->bytes, artifact->truncated ? ", cut at the size limit" : "");
+        }
+      g_string_append (text, ".\n");
+    }
+  return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
+char *
+assay_agent_extract_fenced_code (const char *text)
+{
+  g_autoptr(GRegex) regex = NULL;
+  g_autoptr(GMatchInfo) match = NULL;
+  g_autoptr(GString) code = NULL;
+
+  if (text == NULL)
+    return NULL;
+
+  regex = g_regex_new ("```(?:python3?|py)[ \\t]*\\r?\\n(.*?)```", G_REGEX_DOTALL, 0, NULL);
+  g_assert (regex != NULL);
+  if (!g_regex_match (regex, text, 0, &match))
+    return NULL;
+
+  code = g_string_new (NULL);
+  while (g_match_info_matches (match))
+    {
+      g_autofree char *block = g_match_info_fetch (match, 1);
+
+      if (code->len > 0 && code->str[code->len - 1] != '\n')
+        g_string_append_c (code, '\n');
+      g_string_append (code, block);
+      g_match_info_next (match, NULL);
+    }
+  for (const char *p = code->str; *p != '\0'; p++)
+    if (!g_ascii_isspace (*p))
+      return g_string_free (g_steal_pointer (&code), FALSE);
+  return NULL;
+}
+
+static gsize
+message_size (const AssayLlmMessage *message)
+{
+  gsize size = message->text ? strlen (message->text) : 0;
+
+  for (guint i = 0; i < message->tool_calls->len; i++)
+    {
+      AssayLlmToolCall *call = g_ptr_array_index (message->tool_calls, i);
+
+      size += call->arguments ? strlen (call->arguments) : 0;
+    }
+  return size;
+}
+
+#define TRIMMED_NOTE "[This output was removed to keep the conversation within the model's context; " \
+                     "run the code again if you need it.]"
+
+GPtrArray *
+assay_agent_fit_messages (GPtrArray *messages,
+                          gsize      budget)
+{
+  GPtrArray *copy = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_llm_message_free);
+  gsize total = 0;
+  guint last_assistant = 0;
+
+  for (guint i = 0; i < messages->len; i++)
+    {
+      AssayLlmMessage *message = g_ptr_array_index (messages, i);
+
+      g_ptr_array_add (copy, assay_llm_message_copy (message));
+      total += message_size (message);
+      if (message->role == ASSAY_LLM_ROLE_ASSISTANT)
+        last_assistant = i;
+    }
+
+  for (guint i = 0; i < last_assistant && total > budget; i++)
+    {
+      AssayLlmMessage *message = g_ptr_array_index (copy, i);
+      gsize size;
+
+      if (message->role != ASSAY_LLM_ROLE_TOOL || message->text == NULL ||
+          strlen (message->text) <= strlen (TRIMMED_NOTE))
+        continue;
+      size = strlen (message->text);
+      g_free (message->text);
+      message->text = g_strdup (TRIMMED_NOTE);
+      total = total - size + strlen (TRIMMED_NOTE);
+    }
+  return copy;
+}

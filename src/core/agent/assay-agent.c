@@ -1,0 +1,1182 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The loop. One question at a time:
+ *
+ *   step n: stream a model turn (text, tool calls) → for each call, in order: check it,
+ *   ask the analyst (policy ask), run it in the kernel, answer it with a tool result →
+ *   step n+1, until the model answers with text alone or the step limit comes.
+ *
+ * A provider retries inside stream_async, before any cell runs, so a cell never runs twice.
+ * The session is saved after every event that matters; a step counts as finished once every
+ * call it made has its answer, which is what a crashed session comes back to. */
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "assay-agent-private.h"
+#include "assay-code-extractor.h"
+
+#define DEFAULT_OUTPUT_BUDGET   6000
+#define DEFAULT_CONTEXT_TOKENS  100000
+#define CHARS_PER_TOKEN         4
+
+#define TOOL_DESCRIPTION \
+  "Run Python code in the analyst's stateful Jupyter-like kernel (variables persist between " \
+  "calls) and get back its printed output, the value of the last expression, errors with " \
+  "their traceback, and the names of the files it saved in /workspace."
+
+#define TOOL_PARAMETERS \
+  "{\"type\":\"object\"," \
+  " \"properties\":{" \
+  "  \"code\":{\"type\":\"string\",\"description\":\"The Python code to run.\"}," \
+  "  \"description\":{\"type\":\"string\",\"description\":\"A few words saying what the code does, for the analyst.\"}}," \
+  " \"required\":[\"code\"]}"
+
+typedef struct
+{
+  char *name;          /* as the sandbox shows it, under /data */
+  char *description;   /* may be NULL */
+} Dataset;
+
+struct _AssayAgent
+{
+  GObject              parent_instance;
+
+  AssayLlmProvider    *provider;
+  AssayKernelSession  *kernel;
+  AssaySession        *session;
+  GMainContext        *context;
+  gulong               provider_handlers[3];
+  gulong               output_handler;
+
+  char                *model;
+  guint                max_steps;
+  AssayApprovalPolicy  policy;
+  gboolean             fenced_fallback;
+  gsize                output_budget;
+  gsize                context_tokens;
+  GPtrArray           *datasets;         /* Dataset* */
+  gboolean             needs_restore;    /* a resumed session: replay its good cells first */
+
+  /* The question being answered. */
+  GTask               *task;
+  GCancellable        *cancellable;
+  gulong               cancel_handler;
+  guint                step;
+  gboolean             streaming;
+  GPtrArray           *extractors;       /* AssayCodeExtractor*, by tool call index */
+  AssayLlmMessage     *assistant;        /* the turn whose calls are being answered */
+  guint                call_index;
+  AssaySessionCell    *cell;             /* the cell waiting for approval or running */
+  gboolean             awaiting_approval;
+  GPtrArray           *restore_codes;
+  guint                restore_index;
+  char                *restore_dir;
+};
+
+G_DEFINE_FINAL_TYPE (AssayAgent, assay_agent, G_TYPE_OBJECT)
+
+enum {
+  STEP,
+  TEXT_DELTA,
+  CODE_DELTA,
+  RETRYING,
+  APPROVAL_NEEDED,
+  CELL_STARTED,
+  OUTPUT,
+  ARTIFACT_ADDED,
+  CELL_FINISHED,
+  RESTORING,
+  ERROR,
+  DONE,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static void start_step        (AssayAgent *self);
+static void answer_next_call  (AssayAgent *self);
+static void finish            (AssayAgent        *self,
+                               AssayAgentOutcome  outcome,
+                               const char        *text);
+
+const char *
+assay_agent_outcome_to_string (AssayAgentOutcome outcome)
+{
+  switch (outcome)
+    {
+    case ASSAY_AGENT_ANSWERED: return "answered";
+    case ASSAY_AGENT_STEP_LIMIT: return "step-limit";
+    case ASSAY_AGENT_MODEL_ERROR: return "model-error";
+    case ASSAY_AGENT_SANDBOX_ERROR: return "sandbox-error";
+    case ASSAY_AGENT_CANCELLED: return "cancelled";
+    case ASSAY_AGENT_STOPPED: return "stopped";
+    default: return "unknown";
+    }
+}
+
+static void
+dataset_free (gpointer data)
+{
+  Dataset *dataset = data;
+
+  g_free (dataset->name);
+  g_free (dataset->description);
+  g_free (dataset);
+}
+
+/* ---- saving ------------------------------------------------------------------------------ */
+
+static void
+save (AssayAgent *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!assay_session_save (self->session, &error))
+    g_signal_emit (self, signals[ERROR], 0, error->message);
+}
+
+/* ---- streaming --------------------------------------------------------------------------- */
+
+static void
+text_delta_cb (AssayLlmProvider *provider,
+               const char       *text,
+               AssayAgent       *self)
+{
+  if (self->streaming)
+    g_signal_emit (self, signals[TEXT_DELTA], 0, text);
+}
+
+static void
+tool_call_delta_cb (AssayLlmProvider *provider,
+                    guint             index,
+                    const char       *id,
+                    const char       *name,
+                    const char       *fragment,
+                    AssayAgent       *self)
+{
+  g_autofree char *code = NULL;
+
+  if (!self->streaming || index > 1024)
+    return;
+  while (self->extractors->len <= index)
+    g_ptr_array_add (self->extractors, assay_code_extractor_new ());
+  code = assay_code_extractor_feed (g_ptr_array_index (self->extractors, index), fragment, -1);
+  if (code[0] != '\0' && g_strcmp0 (name, ASSAY_AGENT_TOOL_NAME) == 0)
+    g_signal_emit (self, signals[CODE_DELTA], 0, index, id, code);
+}
+
+static void
+retrying_cb (AssayLlmProvider *provider,
+             guint             attempt,
+             guint             delay_ms,
+             const char       *reason,
+             AssayAgent       *self)
+{
+  if (!self->streaming)
+    return;
+  /* Whatever streamed for this turn is void. */
+  g_ptr_array_set_size (self->extractors, 0);
+  g_signal_emit (self, signals[RETRYING], 0, attempt, delay_ms, reason);
+}
+
+static void
+kernel_output_cb (AssayKernelSession *kernel,
+                  const char         *kernel_cell_id,
+                  JsonObject         *output,
+                  AssayAgent         *self)
+{
+  /* Cells run one at a time: an output belongs to the cell we started. */
+  if (self->cell != NULL && g_strcmp0 (self->cell->status, "running") == 0)
+    g_signal_emit (self, signals[OUTPUT], 0, self->cell->id, output);
+}
+
+/* ---- the system prompt ------------------------------------------------------------------- */
+
+char *
+assay_agent_build_system_prompt (AssayAgent *self)
+{
+  GString *prompt = g_string_new (NULL);
+
+  g_return_val_if_fail (ASSAY_IS_AGENT (self), NULL);
+
+  g_string_append (prompt,
+    "You are Assay, a careful data analyst. The analyst asking you wants answers they can trust.\n"
+    "\n"
+    "How to work:\n"
+    "- Compute, never estimate: every number in your answer comes from code you ran. Never guess "
+    "a value you could compute.\n"
+    "- Run Python with the execute_python tool (arguments: \"code\", the Python to run, and "
+    "\"description\", a few words saying what it does). The kernel is stateful: variables, imports "
+    "and loaded data stay between calls.\n"
+    "- Look at the data before relying on it: columns, types, a few rows, missing values.\n"
+    "- Read every output. When a cell fails, read the traceback, find the cause and fix it; do not "
+    "work around an error you have not understood.\n"
+    "- Keep outputs short: print summaries, not whole tables.\n"
+    "- The working directory is /workspace. Save files the analyst should keep there (charts with "
+    "plt.savefig(\"/workspace/name.png\"), tables, reports): every file saved in /workspace becomes "
+    "an artifact the analyst sees. Images are not shown to you; describe them from the numbers.\n"
+    "- The analyst may edit or reject a cell before it runs; follow their reasons.\n"
+    "- When you have the answer, reply with text only (no tool call): the answer, the numbers "
+    "behind it, and the files you saved.\n"
+    "\n"
+    "The sandbox: Python 3 with pandas, numpy, matplotlib, scipy, scikit-learn, statsmodels, "
+    "seaborn, openpyxl, xlsxwriter, reportlab, tabulate and PIL (Pillow). There is no network "
+    "and nothing can be installed (no pip).\n");
+
+  g_string_append (prompt, "\nDatasets (read-only):\n");
+  if (self->datasets->len == 0)
+    g_string_append (prompt, "- none: the analyst gave no file.\n");
+  for (guint i = 0; i < self->datasets->len; i++)
+    {
+      Dataset *dataset = g_ptr_array_index (self->datasets, i);
+
+      g_string_append_printf (prompt, "- /data/%s\n", dataset->name);
+      /* ---- DATASET DESCRIPTION -------------------------------------------------------------
+       * The datasets module (CSV sniffing) hands its summary to assay_agent_add_dataset():
+       * dialect (delimiter, decimal, encoding, header) and schema (columns, types, rows), so
+       * that the model's first read_csv is right. Without one, the path alone is given. */
+      if (dataset->description != NULL && *dataset->description != '\0')
+        {
+          g_auto(GStrv) lines = g_strsplit (dataset->description, "\n", -1);
+
+          for (guint j = 0; lines[j] != NULL; j++)
+            if (*lines[j] != '\0')
+              g_string_append_printf (prompt, "  %s\n", lines[j]);
+        }
+    }
+  return g_string_free (prompt, FALSE);
+}
+
+/* ---- finishing --------------------------------------------------------------------------- */
+
+static void
+clear_run (AssayAgent *self)
+{
+  if (self->cancel_handler != 0)
+    g_cancellable_disconnect (self->cancellable, self->cancel_handler);
+  self->cancel_handler = 0;
+  g_clear_object (&self->cancellable);
+  self->streaming = FALSE;
+  self->awaiting_approval = FALSE;
+  self->cell = NULL;
+  self->assistant = NULL;
+  self->call_index = 0;
+  g_ptr_array_set_size (self->extractors, 0);
+}
+
+static void
+finish (AssayAgent        *self,
+        AssayAgentOutcome  outcome,
+        const char        *text)
+{
+  g_autoptr(GTask) task = g_steal_pointer (&self->task);
+
+  g_return_if_fail (task != NULL);
+
+  clear_run (self);
+  assay_session_set_outcome (self->session, assay_agent_outcome_to_string (outcome), text);
+  save (self);
+  if (outcome == ASSAY_AGENT_MODEL_ERROR || outcome == ASSAY_AGENT_SANDBOX_ERROR)
+    g_signal_emit (self, signals[ERROR], 0, text);
+  g_signal_emit (self, signals[DONE], 0, (int) outcome, text);
+
+  g_task_set_task_data (task, g_strdup (text), g_free);
+  g_task_return_int (task, outcome);
+}
+
+/* Every call of the turn gets an answer, even those that will not run: the conversation must
+ * stay well-formed for the next question. */
+static void
+answer_remaining_calls (AssayAgent *self,
+                        const char *why)
+{
+  for (; self->assistant != NULL && self->call_index < self->assistant->tool_calls->len; self->call_index++)
+    {
+      AssayLlmToolCall *call = g_ptr_array_index (self->assistant->tool_calls, self->call_index);
+
+      assay_session_append_message (self->session, assay_llm_message_new_tool (call->id, why, TRUE));
+    }
+}
+
+static void
+end_during_step (AssayAgent        *self,
+                 AssayAgentOutcome  outcome,
+                 const char        *message)
+{
+  answer_remaining_calls (self, message);
+  if (self->assistant != NULL)
+    assay_session_finish_step (self->session);
+  finish (self, outcome, message);
+}
+
+/* ---- running a cell ---------------------------------------------------------------------- */
+
+static void
+add_tool_result (AssayAgent *self,
+                 const char *text,
+                 gboolean    is_error)
+{
+  AssayLlmToolCall *call = g_ptr_array_index (self->assistant->tool_calls, self->call_index);
+
+  assay_session_append_message (self->session, assay_llm_message_new_tool (call->id, text, is_error));
+  self->call_index++;
+}
+
+static gboolean
+continue_idle_cb (gpointer user_data)
+{
+  AssayAgent *self = user_data;
+
+  if (self->task != NULL)
+    answer_next_call (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* Later, on our context: the caller may be inside a signal handler of ours. */
+static void
+continue_later (AssayAgent *self)
+{
+  GSource *source = g_idle_source_new ();
+
+  g_source_set_callback (source, continue_idle_cb, g_object_ref (self), g_object_unref);
+  g_source_set_static_name (source, "[assay] agent continue");
+  g_source_attach (source, self->context);
+  g_source_unref (source);
+}
+
+static void
+executed_cb (GObject      *source,
+             GAsyncResult *res,
+             gpointer      user_data)
+{
+  g_autoptr(AssayAgent) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AssayCellResult) result = NULL;
+  g_autofree char *formatted = NULL;
+  g_autoptr(GString) text = g_string_new (NULL);
+  AssaySessionCell *cell = self->cell;
+  AssayCellStatus status;
+  GPtrArray *artifacts;
+
+  result = assay_kernel_session_execute_finish (ASSAY_KERNEL_SESSION (source), res, &error);
+  if (self->task == NULL)
+    return;
+
+  if (result == NULL)
+    {
+      gboolean cancelled = g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+      g_autofree char *message = NULL;
+
+      g_free (cell->status);
+      cell->status = g_strdup (cancelled ? "cancelled" : "sandbox-error");
+      cell->status_reason = g_strdup (error->message);
+      cell->finished_at = g_get_real_time ();
+      if (cancelled)
+        message = g_strdup ("The analyst cancelled the question; the cell did not finish.");
+      else
+        message = g_strdup_printf ("The sandbox could not run the cell: %s", error->message);
+      self->cell = NULL;
+      end_during_step (self, cancelled ? ASSAY_AGENT_CANCELLED : ASSAY_AGENT_SANDBOX_ERROR, message);
+      return;
+    }
+
+  assay_session_record_result (self->session, cell, result);
+  self->cell = NULL;
+
+  artifacts = assay_cell_result_get_artifacts (result);
+  for (guint i = 0; i < artifacts->len; i++)
+    {
+      AssayArtifact *artifact = g_ptr_array_index (artifacts, i);
+
+      g_signal_emit (self, signals[ARTIFACT_ADDED], 0, cell->id, artifact->name, artifact->path);
+    }
+  g_signal_emit (self, signals[CELL_FINISHED], 0, cell->id, result);
+
+  status = assay_cell_result_get_status (result);
+  if (cell->decision == ASSAY_DECISION_EDITED)
+    g_string_append_printf (text,
+                            "The analyst edited your code before running it. The code that ran:\n"
+                            "```python\n%s\n```\n", cell->code);
+  formatted = assay_agent_format_result (result, self->output_budget);
+  g_string_append (text, formatted);
+
+  if (status == ASSAY_CELL_CANCELLED &&
+      self->cancellable != NULL && g_cancellable_is_cancelled (self->cancellable))
+    {
+      add_tool_result (self, text->str, TRUE);
+      end_during_step (self, ASSAY_AGENT_CANCELLED,
+                       "The analyst cancelled the question; the cell was interrupted.");
+      return;
+    }
+
+  add_tool_result (self, text->str, status != ASSAY_CELL_OK);
+  save (self);
+  answer_next_call (self);
+}
+
+static void
+run_cell (AssayAgent *self,
+          const char *code)
+{
+  AssaySessionCell *cell = self->cell;
+
+  g_free (cell->code);
+  cell->code = g_strdup (code);
+  g_free (cell->status);
+  cell->status = g_strdup ("running");
+  cell->started_at = g_get_real_time ();
+  save (self);
+
+  g_signal_emit (self, signals[CELL_STARTED], 0, cell->id, cell->code);
+  assay_kernel_session_execute_async (self->kernel, cell->code, self->cancellable,
+                                      executed_cb, g_object_ref (self));
+}
+
+/* ---- answering the model's calls --------------------------------------------------------- */
+
+static gboolean
+is_blank (const char *text)
+{
+  for (; *text != '\0'; text++)
+    if (!g_ascii_isspace (*text))
+      return FALSE;
+  return TRUE;
+}
+
+/* The code and description of a call, or an error message for the model. */
+static gboolean
+parse_call (AssayLlmToolCall  *call,
+            char             **code,
+            char             **description,
+            char             **problem)
+{
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *object;
+  JsonNode *member;
+
+  if (g_strcmp0 (call->name, ASSAY_AGENT_TOOL_NAME) != 0)
+    {
+      *problem = g_strdup_printf ("Error: there is no tool named “%s”. The only tool is "
+                                  "execute_python, with arguments {\"code\": \"...\", "
+                                  "\"description\": \"...\"}. Nothing ran.",
+                                  call->name ? call->name : "");
+      return FALSE;
+    }
+
+  node = json_from_string (call->arguments ? call->arguments : "", &error);
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    {
+      *problem = g_strdup_printf ("Error: the arguments of execute_python were not a valid JSON "
+                                  "object (%s). Send {\"code\": \"...\", \"description\": \"...\"}, "
+                                  "with the code as a JSON string. Nothing ran.",
+                                  error ? error->message : "not an object");
+      return FALSE;
+    }
+  object = json_node_get_object (node);
+  member = json_object_get_member (object, "code");
+  if (member == NULL || !JSON_NODE_HOLDS_VALUE (member) ||
+      json_node_get_value_type (member) != G_TYPE_STRING ||
+      is_blank (json_node_get_string (member)))
+    {
+      *problem = g_strdup ("Error: execute_python needs a non-empty string argument “code”. "
+                           "Nothing ran.");
+      return FALSE;
+    }
+  *code = g_strdup (json_node_get_string (member));
+  member = json_object_get_member (object, "description");
+  if (member != NULL && JSON_NODE_HOLDS_VALUE (member) &&
+      json_node_get_value_type (member) == G_TYPE_STRING)
+    *description = g_strdup (json_node_get_string (member));
+  return TRUE;
+}
+
+static void
+answer_next_call (AssayAgent *self)
+{
+  AssayLlmToolCall *call;
+  g_autofree char *code = NULL;
+  g_autofree char *description = NULL;
+  g_autofree char *problem = NULL;
+  g_autofree char *cell_id = NULL;
+
+  if (self->cancellable != NULL && g_cancellable_is_cancelled (self->cancellable))
+    {
+      end_during_step (self, ASSAY_AGENT_CANCELLED,
+                       "The analyst cancelled the question; this cell did not run.");
+      return;
+    }
+
+  if (self->call_index >= self->assistant->tool_calls->len)
+    {
+      /* Every call answered: the step is finished and survives a crash from now on. */
+      assay_session_finish_step (self->session);
+      save (self);
+      self->assistant = NULL;
+      if (self->step >= self->max_steps)
+        {
+          g_autofree char *message =
+            g_strdup_printf ("Stopped after %u steps without a final answer (the step limit). "
+                             "The cells that ran and their results are kept in the session; "
+                             "ask again to continue.", self->max_steps);
+          finish (self, ASSAY_AGENT_STEP_LIMIT, message);
+        }
+      else
+        start_step (self);
+      return;
+    }
+
+  call = g_ptr_array_index (self->assistant->tool_calls, self->call_index);
+  if (!parse_call (call, &code, &description, &problem))
+    {
+      add_tool_result (self, problem, TRUE);
+      save (self);
+      answer_next_call (self);
+      return;
+    }
+
+  cell_id = assay_session_next_cell_id (self->session);
+  self->cell = assay_session_add_cell (self->session,
+                                       assay_session_cell_new (cell_id,
+                                                               assay_session_get_n_steps (self->session) + 1,
+                                                               call->id, description, code));
+  if (self->policy == ASSAY_APPROVAL_POLICY_AUTO)
+    {
+      self->cell->decision = ASSAY_DECISION_AUTO;
+      run_cell (self, code);
+      return;
+    }
+
+  save (self);
+  self->awaiting_approval = TRUE;
+  g_signal_emit (self, signals[APPROVAL_NEEDED], 0, self->cell->id, code, description);
+}
+
+void
+assay_agent_respond (AssayAgent            *self,
+                     const char            *cell_id,
+                     AssayApprovalResponse  response,
+                     const char            *text)
+{
+  AssaySessionCell *cell;
+
+  g_return_if_fail (ASSAY_IS_AGENT (self));
+  g_return_if_fail (self->awaiting_approval && self->cell != NULL);
+  g_return_if_fail (g_strcmp0 (cell_id, self->cell->id) == 0);
+  g_return_if_fail (response != ASSAY_APPROVAL_EDIT || text != NULL);
+
+  cell = self->cell;
+  self->awaiting_approval = FALSE;
+
+  switch (response)
+    {
+    case ASSAY_APPROVAL_RUN:
+      cell->decision = ASSAY_DECISION_APPROVED;
+      run_cell (self, cell->proposed_code);
+      return;
+
+    case ASSAY_APPROVAL_EDIT:
+      cell->decision = g_str_equal (text, cell->proposed_code) ? ASSAY_DECISION_APPROVED
+                                                                : ASSAY_DECISION_EDITED;
+      run_cell (self, text);
+      return;
+
+    case ASSAY_APPROVAL_REJECT:
+    case ASSAY_APPROVAL_STOP:
+      {
+        g_autofree char *result = NULL;
+        const char *reason = (text != NULL && *text != '\0') ? text : NULL;
+
+        cell->decision = ASSAY_DECISION_REJECTED;
+        g_free (cell->reason);
+        cell->reason = g_strdup (reason);
+        g_free (cell->status);
+        cell->status = g_strdup ("rejected");
+        cell->finished_at = g_get_real_time ();
+        self->cell = NULL;
+        result = g_strdup_printf ("The analyst rejected this cell; it did not run. Reason: %s",
+                                  reason ? reason : "none given.");
+        add_tool_result (self, result, TRUE);
+        if (response == ASSAY_APPROVAL_STOP)
+          {
+            end_during_step (self, ASSAY_AGENT_STOPPED,
+                             "The analyst stopped the question before this cell ran.");
+            return;
+          }
+        save (self);
+        continue_later (self);
+        return;
+      }
+
+    default:
+      g_return_if_reached ();
+    }
+}
+
+/* ---- a model turn ------------------------------------------------------------------------ */
+
+static void
+streamed_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(AssayAgent) self = user_data;
+  g_autoptr(AssayLlmResponse) response = NULL;
+  g_autoptr(GError) error = NULL;
+  AssayLlmMessage *assistant;
+  g_autofree char *fenced = NULL;
+
+  response = assay_llm_provider_stream_finish (ASSAY_LLM_PROVIDER (source), result, &error);
+  self->streaming = FALSE;
+  if (self->task == NULL)
+    return;
+
+  if (response == NULL)
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        finish (self, ASSAY_AGENT_CANCELLED, "The analyst cancelled the question while the model was writing.");
+      else
+        {
+          g_autofree char *message = g_strdup_printf ("The model could not answer: %s", error->message);
+          finish (self, ASSAY_AGENT_MODEL_ERROR, message);
+        }
+      return;
+    }
+
+  assistant = assay_llm_message_new_assistant (response->text);
+  for (guint i = 0; i < response->tool_calls->len; i++)
+    g_ptr_array_add (assistant->tool_calls,
+                     assay_llm_tool_call_copy (g_ptr_array_index (response->tool_calls, i)));
+
+  /* A model that writes its code in the reply instead of calling the tool meant to run it. */
+  if (assistant->tool_calls->len == 0 && self->fenced_fallback &&
+      (fenced = assay_agent_extract_fenced_code (response->text)) != NULL)
+    {
+      g_autoptr(JsonBuilder) builder = json_builder_new ();
+      g_autoptr(JsonNode) node = NULL;
+      g_autofree char *arguments = NULL;
+      g_autofree char *id = g_strdup_printf ("fenced_%u", assay_session_get_n_steps (self->session) + 1);
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "code");
+      json_builder_add_string_value (builder, fenced);
+      json_builder_set_member_name (builder, "description");
+      json_builder_add_string_value (builder, "the code block of the reply");
+      json_builder_end_object (builder);
+      node = json_builder_get_root (builder);
+      arguments = json_to_string (node, FALSE);
+      g_ptr_array_add (assistant->tool_calls,
+                       assay_llm_tool_call_new (id, ASSAY_AGENT_TOOL_NAME, arguments));
+    }
+
+  assay_session_append_message (self->session, assistant);
+
+  if (assistant->tool_calls->len == 0)
+    {
+      assay_session_finish_step (self->session);
+      finish (self, ASSAY_AGENT_ANSWERED, response->text);
+      return;
+    }
+
+  self->assistant = assistant;
+  self->call_index = 0;
+  save (self);
+  answer_next_call (self);
+}
+
+static void
+start_step (AssayAgent *self)
+{
+  g_autoptr(AssayLlmRequest) request = assay_llm_request_new ();
+  g_autoptr(GPtrArray) messages = NULL;
+
+  self->step++;
+  g_signal_emit (self, signals[STEP], 0, self->step, self->max_steps);
+  if (self->task == NULL)
+    return;
+
+  request->model = g_strdup (self->model);
+  request->system = assay_agent_build_system_prompt (self);
+  messages = assay_agent_fit_messages (assay_session_get_messages (self->session),
+                                       self->context_tokens * CHARS_PER_TOKEN);
+  for (guint i = 0; i < messages->len; i++)
+    g_ptr_array_add (request->messages, assay_llm_message_copy (g_ptr_array_index (messages, i)));
+  g_ptr_array_add (request->tools, assay_llm_tool_new (ASSAY_AGENT_TOOL_NAME, TOOL_DESCRIPTION,
+                                                       TOOL_PARAMETERS));
+
+  g_ptr_array_set_size (self->extractors, 0);
+  self->streaming = TRUE;
+  assay_llm_provider_stream_async (self->provider, request, self->cancellable,
+                                   streamed_cb, g_object_ref (self));
+}
+
+/* ---- restoring a resumed session's kernel ------------------------------------------------ */
+
+static void restore_next (AssayAgent *self);
+
+static void
+restored_cell_cb (GObject      *source,
+                  GAsyncResult *res,
+                  gpointer      user_data)
+{
+  g_autoptr(AssayAgent) self = user_data;
+  g_autoptr(AssayCellResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  result = assay_kernel_session_execute_finish (ASSAY_KERNEL_SESSION (source), res, &error);
+  if (self->task == NULL)
+    return;
+  if (result == NULL)
+    {
+      g_autofree char *message = NULL;
+
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          finish (self, ASSAY_AGENT_CANCELLED, "The analyst cancelled while the session was restored.");
+          return;
+        }
+      message = g_strdup_printf ("The sandbox could not restore the session: %s", error->message);
+      finish (self, ASSAY_AGENT_SANDBOX_ERROR, message);
+      return;
+    }
+  self->restore_index++;
+  restore_next (self);
+}
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)))
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        remove_tree (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
+}
+
+static void
+restore_next (AssayAgent *self)
+{
+  if (self->restore_index < self->restore_codes->len)
+    {
+      g_signal_emit (self, signals[RESTORING], 0, self->restore_index, self->restore_codes->len);
+      if (self->task == NULL)
+        return;
+      assay_kernel_session_execute_async (self->kernel,
+                                          g_ptr_array_index (self->restore_codes, self->restore_index),
+                                          self->cancellable, restored_cell_cb, g_object_ref (self));
+      return;
+    }
+
+  g_signal_emit (self, signals[RESTORING], 0, self->restore_codes->len, self->restore_codes->len);
+  /* The files the replay wrote again are already in the session: drop the copies. */
+  if (self->restore_dir != NULL)
+    {
+      g_autofree char *artifact_dir = assay_session_get_artifact_dir (self->session);
+
+      assay_kernel_session_set_artifact_dir (self->kernel, artifact_dir);
+      remove_tree (self->restore_dir);
+      g_clear_pointer (&self->restore_dir, g_free);
+    }
+  g_clear_pointer (&self->restore_codes, g_ptr_array_unref);
+  self->needs_restore = FALSE;
+  if (self->task != NULL)
+    start_step (self);
+}
+
+static void
+start_restore (AssayAgent *self)
+{
+  self->restore_codes = g_ptr_array_new_with_free_func (g_free);
+  self->restore_index = 0;
+  for (guint i = 0; i < assay_session_get_n_cells (self->session); i++)
+    {
+      AssaySessionCell *cell = assay_session_get_cell (self->session, i);
+
+      if (assay_session_cell_succeeded (cell))
+        g_ptr_array_add (self->restore_codes, g_strdup (cell->code));
+    }
+  self->restore_dir = g_dir_make_tmp ("assay-restore-XXXXXX", NULL);
+  if (self->restore_dir != NULL)
+    assay_kernel_session_set_artifact_dir (self->kernel, self->restore_dir);
+  restore_next (self);
+}
+
+/* ---- asking ------------------------------------------------------------------------------ */
+
+static gboolean
+cancelled_idle_cb (gpointer user_data)
+{
+  AssayAgent *self = user_data;
+
+  /* Cells and streams end through their own cancellation; only a wait for the analyst
+   * needs ending here. */
+  if (self->task != NULL && self->awaiting_approval)
+    {
+      AssaySessionCell *cell = self->cell;
+
+      self->awaiting_approval = FALSE;
+      g_free (cell->status);
+      cell->status = g_strdup ("cancelled");
+      self->cell = NULL;
+      end_during_step (self, ASSAY_AGENT_CANCELLED,
+                       "The analyst cancelled the question before the cell ran.");
+    }
+  return G_SOURCE_REMOVE;
+}
+
+static void
+cancelled_cb (GCancellable *cancellable,
+              AssayAgent   *self)
+{
+  GSource *source = g_idle_source_new ();
+
+  g_source_set_callback (source, cancelled_idle_cb, g_object_ref (self), g_object_unref);
+  g_source_set_static_name (source, "[assay] agent cancelled");
+  g_source_attach (source, self->context);
+  g_source_unref (source);
+}
+
+void
+assay_agent_ask_async (AssayAgent          *self,
+                       const char          *question,
+                       GCancellable        *cancellable,
+                       GAsyncReadyCallback  callback,
+                       gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (ASSAY_IS_AGENT (self));
+  g_return_if_fail (question != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, assay_agent_ask_async);
+  /* A cancelled question still has an outcome, and the session to show for it. */
+  g_task_set_check_cancellable (task, FALSE);
+  if (self->task != NULL)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_BUSY,
+                               "A question is already being answered");
+      return;
+    }
+
+  g_clear_pointer (&self->context, g_main_context_unref);
+  self->context = g_main_context_ref_thread_default ();
+  self->task = g_steal_pointer (&task);
+  self->step = 0;
+  self->cancellable = cancellable ? g_object_ref (cancellable) : g_cancellable_new ();
+  self->cancel_handler = g_cancellable_connect (self->cancellable, G_CALLBACK (cancelled_cb), self, NULL);
+
+  if (assay_session_get_title (self->session) == NULL)
+    {
+      g_autofree char *title = g_utf8_substring (question, 0, MIN (g_utf8_strlen (question, -1), 80));
+
+      assay_session_set_title (self->session, g_strstrip (title));
+    }
+  assay_session_set_provider (self->session, assay_llm_provider_get_name (self->provider), self->model);
+  /* The question is settled as soon as it is asked: a crash keeps it. */
+  assay_session_append_message (self->session, assay_llm_message_new_user (question));
+  assay_session_finish_question (self->session);
+  assay_session_set_outcome (self->session, "running", NULL);
+  save (self);
+
+  if (self->needs_restore)
+    start_restore (self);
+  else
+    start_step (self);
+}
+
+AssayAgentOutcome
+assay_agent_ask_finish (AssayAgent    *self,
+                        GAsyncResult  *result,
+                        char         **text,
+                        GError       **error)
+{
+  GTask *task = G_TASK (result);
+  g_autoptr(GError) local_error = NULL;
+  gssize outcome;
+
+  g_return_val_if_fail (g_task_is_valid (result, self), ASSAY_AGENT_MODEL_ERROR);
+
+  outcome = g_task_propagate_int (task, &local_error);
+  if (outcome < 0)
+    {
+      if (text != NULL)
+        *text = g_strdup (local_error->message);
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return ASSAY_AGENT_MODEL_ERROR;
+    }
+  if (text != NULL)
+    *text = g_strdup (g_task_get_task_data (task));
+  if (error != NULL && (outcome == ASSAY_AGENT_MODEL_ERROR || outcome == ASSAY_AGENT_SANDBOX_ERROR))
+    g_set_error_literal (error, outcome == ASSAY_AGENT_MODEL_ERROR ? ASSAY_LLM_ERROR : G_IO_ERROR,
+                         outcome == ASSAY_AGENT_MODEL_ERROR ? ASSAY_LLM_ERROR_PROTOCOL : G_IO_ERROR_FAILED,
+                         g_task_get_task_data (task));
+  return (AssayAgentOutcome) outcome;
+}
+
+/* ---- the object -------------------------------------------------------------------------- */
+
+static void
+assay_agent_dispose (GObject *object)
+{
+  AssayAgent *self = ASSAY_AGENT (object);
+
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  for (guint i = 0; i < G_N_ELEMENTS (self->provider_handlers); i++)
+    g_clear_signal_handler (&self->provider_handlers[i], self->provider);
+  g_clear_signal_handler (&self->output_handler, self->kernel);
+  G_OBJECT_CLASS (assay_agent_parent_class)->dispose (object);
+}
+
+static void
+assay_agent_finalize (GObject *object)
+{
+  AssayAgent *self = ASSAY_AGENT (object);
+
+  clear_run (self);
+  g_clear_object (&self->provider);
+  g_clear_object (&self->kernel);
+  g_clear_object (&self->session);
+  g_clear_pointer (&self->context, g_main_context_unref);
+  g_free (self->model);
+  g_ptr_array_unref (self->datasets);
+  g_ptr_array_unref (self->extractors);
+  g_clear_pointer (&self->restore_codes, g_ptr_array_unref);
+  g_free (self->restore_dir);
+  G_OBJECT_CLASS (assay_agent_parent_class)->finalize (object);
+}
+
+static void
+assay_agent_class_init (AssayAgentClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GType type = G_TYPE_FROM_CLASS (klass);
+
+  object_class->dispose = assay_agent_dispose;
+  object_class->finalize = assay_agent_finalize;
+
+  signals[STEP] = g_signal_new ("step", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_UINT);
+  signals[TEXT_DELTA] = g_signal_new ("text-delta", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                      G_TYPE_NONE, 1, G_TYPE_STRING);
+  signals[CODE_DELTA] = g_signal_new ("code-delta", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                      G_TYPE_NONE, 3, G_TYPE_UINT, G_TYPE_STRING, G_TYPE_STRING);
+  signals[RETRYING] = g_signal_new ("retrying", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                    G_TYPE_NONE, 3, G_TYPE_UINT, G_TYPE_UINT, G_TYPE_STRING);
+  signals[APPROVAL_NEEDED] = g_signal_new ("approval-needed", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                           G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_STRING);
+  signals[CELL_STARTED] = g_signal_new ("cell-started", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                        G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+  signals[OUTPUT] = g_signal_new ("output", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                  G_TYPE_NONE, 2, G_TYPE_STRING, JSON_TYPE_OBJECT);
+  signals[ARTIFACT_ADDED] = g_signal_new ("artifact-added", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                          G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_STRING);
+  signals[CELL_FINISHED] = g_signal_new ("cell-finished", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                         G_TYPE_NONE, 2, G_TYPE_STRING, ASSAY_TYPE_CELL_RESULT);
+  signals[RESTORING] = g_signal_new ("restoring", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                     G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_UINT);
+  signals[ERROR] = g_signal_new ("error", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                 G_TYPE_NONE, 1, G_TYPE_STRING);
+  signals[DONE] = g_signal_new ("done", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                G_TYPE_NONE, 2, G_TYPE_INT, G_TYPE_STRING);
+}
+
+static void
+assay_agent_init (AssayAgent *self)
+{
+  self->max_steps = ASSAY_AGENT_DEFAULT_MAX_STEPS;
+  self->policy = ASSAY_APPROVAL_POLICY_ASK;
+  self->fenced_fallback = TRUE;
+  self->output_budget = DEFAULT_OUTPUT_BUDGET;
+  self->context_tokens = DEFAULT_CONTEXT_TOKENS;
+  self->datasets = g_ptr_array_new_with_free_func (dataset_free);
+  self->extractors = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_code_extractor_free);
+  self->context = g_main_context_ref_thread_default ();
+}
+
+AssayAgent *
+assay_agent_new (AssayLlmProvider   *provider,
+                 AssayKernelSession *kernel,
+                 AssaySession       *session)
+{
+  AssayAgent *self;
+  g_autofree char *artifact_dir = NULL;
+  GPtrArray *datasets;
+
+  g_return_val_if_fail (ASSAY_IS_LLM_PROVIDER (provider), NULL);
+  g_return_val_if_fail (ASSAY_IS_KERNEL_SESSION (kernel), NULL);
+  g_return_val_if_fail (ASSAY_IS_SESSION (session), NULL);
+
+  self = g_object_new (ASSAY_TYPE_AGENT, NULL);
+  self->provider = g_object_ref (provider);
+  self->kernel = g_object_ref (kernel);
+  self->session = g_object_ref (session);
+  self->model = g_strdup (assay_session_get_model (session));
+
+  self->provider_handlers[0] = g_signal_connect (provider, "text-delta", G_CALLBACK (text_delta_cb), self);
+  self->provider_handlers[1] = g_signal_connect (provider, "tool-call-delta", G_CALLBACK (tool_call_delta_cb), self);
+  self->provider_handlers[2] = g_signal_connect (provider, "retrying", G_CALLBACK (retrying_cb), self);
+  self->output_handler = g_signal_connect (kernel, "output", G_CALLBACK (kernel_output_cb), self);
+
+  /* Artifacts land in the session folder directly. */
+  artifact_dir = assay_session_get_artifact_dir (session);
+  assay_kernel_session_set_artifact_dir (kernel, artifact_dir);
+
+  /* A resumed session brings its datasets and, in a fresh kernel, its state to rebuild. */
+  datasets = assay_session_get_datasets (session);
+  for (guint i = 0; i < datasets->len; i++)
+    {
+      AssaySessionDataset *stored = g_ptr_array_index (datasets, i);
+      g_autofree char *path = assay_session_resolve (session, stored->path);
+      Dataset *dataset = g_new0 (Dataset, 1);
+
+      dataset->name = g_strdup (stored->name);
+      dataset->description = g_strdup (stored->description);
+      g_ptr_array_add (self->datasets, dataset);
+      if (!assay_kernel_session_add_dataset (kernel, path, NULL))
+        g_debug ("the dataset %s of the session is missing", path);
+    }
+  for (guint i = 0; i < assay_session_get_n_cells (session); i++)
+    if (assay_session_cell_succeeded (assay_session_get_cell (session, i)))
+      self->needs_restore = TRUE;
+  return self;
+}
+
+gboolean
+assay_agent_add_dataset (AssayAgent  *self,
+                         const char  *path,
+                         const char  *description,
+                         GError     **error)
+{
+  const AssaySessionDataset *stored;
+  g_autofree char *copy = NULL;
+  Dataset *dataset = NULL;
+
+  g_return_val_if_fail (ASSAY_IS_AGENT (self), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  stored = assay_session_add_dataset (self->session, path, description, error);
+  if (stored == NULL)
+    return FALSE;
+  copy = assay_session_resolve (self->session, stored->path);
+  if (!assay_kernel_session_add_dataset (self->kernel, copy, error))
+    return FALSE;
+
+  for (guint i = 0; i < self->datasets->len; i++)
+    if (g_str_equal (((Dataset *) g_ptr_array_index (self->datasets, i))->name, stored->name))
+      dataset = g_ptr_array_index (self->datasets, i);
+  if (dataset == NULL)
+    {
+      dataset = g_new0 (Dataset, 1);
+      dataset->name = g_strdup (stored->name);
+      g_ptr_array_add (self->datasets, dataset);
+    }
+  g_free (dataset->description);
+  dataset->description = g_strdup (stored->description);
+  save (self);
+  return TRUE;
+}
+
+AssaySession *
+assay_agent_get_session (AssayAgent *self)
+{
+  g_return_val_if_fail (ASSAY_IS_AGENT (self), NULL);
+  return self->session;
+}
+
+void
+assay_agent_set_model (AssayAgent *self,
+                       const char *model)
+{
+  g_return_if_fail (ASSAY_IS_AGENT (self));
+  g_free (self->model);
+  self->model = g_strdup (model);
+}
+
+const char *
+assay_agent_get_model (AssayAgent *self)
+{
+  g_return_val_if_fail (ASSAY_IS_AGENT (self), NULL);
+  return self->model;
+}
+
+void
+assay_agent_set_max_steps (AssayAgent *self,
+                           guint       max_steps)
+{
+  g_return_if_fail (ASSAY_IS_AGENT (self));
+  g_return_if_fail (max_steps > 0);
+  self->max_steps = max_steps;
+}
+
+guint
+assay_agent_get_max_steps (AssayAgent *self)
+{
+  g_return_val_if_fail (ASSAY_IS_AGENT (self), 0);
+  return self->max_steps;
+}
+
+void
+assay_agent_set_approval_policy (AssayAgent          *self,
+                                 AssayApprovalPolicy  policy)
+{
+  g_return_if_fail (ASSAY_IS_AGENT (self));
+  self->policy = policy;
+}
+
+AssayApprovalPolicy
+assay_agent_get_approval_policy (AssayAgent *self)
+{
+  g_return_val_if_fail (ASSAY_IS_AGENT (self), ASSAY_APPROVAL_POLICY_ASK);
+  return self->policy;
+}
+
+void
+assay_agent_set_fenced_code_fallback (AssayAgent *self,
+                                      gboolean    enabled)
+{
+  g_return_if_fail (ASSAY_IS_AGENT (self));
+  self->fenced_fallback = !!enabled;
+}
+
+gboolean
+assay_agent_get_fenced_code_fallback (AssayAgent *self)
+{
+  g_return_val_if_fail (ASSAY_IS_AGENT (self), FALSE);
+  return self->fenced_fallback;
+}
+
+void
+assay_agent_set_output_budget (AssayAgent *self,
+                               gsize       chars)
+{
+  g_return_if_fail (ASSAY_IS_AGENT (self));
+  g_return_if_fail (chars >= 64);
+  self->output_budget = chars;
+}
+
+void
+assay_agent_set_context_budget (AssayAgent *self,
+                                gsize       tokens)
+{
+  g_return_if_fail (ASSAY_IS_AGENT (self));
+  g_return_if_fail (tokens > 0);
+  self->context_tokens = tokens;
+}
+
+GPtrArray *
+assay_agent_get_messages (AssayAgent *self)
+{
+  g_return_val_if_fail (ASSAY_IS_AGENT (self), NULL);
+  return assay_session_get_messages (self->session);
+}

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "assay-types.h"
+#include "assay-kernel-session.h"
+#include "assay-llm-provider.h"
+#include "assay-session.h"
+
+G_BEGIN_DECLS
+
+/* Whether each proposed cell waits for the analyst. */
+typedef enum
+{
+  ASSAY_APPROVAL_POLICY_ASK,    /* the default */
+  ASSAY_APPROVAL_POLICY_AUTO,
+} AssayApprovalPolicy;
+
+/* The analyst's answer to ::approval-needed. */
+typedef enum
+{
+  ASSAY_APPROVAL_RUN,           /* run the code as proposed */
+  ASSAY_APPROVAL_EDIT,          /* run TEXT instead; the model is told and sees it */
+  ASSAY_APPROVAL_REJECT,        /* do not run; TEXT (the reason) goes back to the model */
+  ASSAY_APPROVAL_STOP,          /* do not run, and end the question here */
+} AssayApprovalResponse;
+
+/* How a question ended. */
+typedef enum
+{
+  ASSAY_AGENT_ANSWERED,         /* the model gave a final answer */
+  ASSAY_AGENT_STEP_LIMIT,       /* the step limit came first; results so far are kept */
+  ASSAY_AGENT_MODEL_ERROR,      /* the provider failed (after its own retries) */
+  ASSAY_AGENT_SANDBOX_ERROR,    /* the sandbox could not run a cell */
+  ASSAY_AGENT_CANCELLED,        /* the cancellable was cancelled */
+  ASSAY_AGENT_STOPPED,          /* the analyst answered ASSAY_APPROVAL_STOP */
+} AssayAgentOutcome;
+
+/* "answered", "step-limit", "model-error", "sandbox-error", "cancelled", "stopped". */
+const char *assay_agent_outcome_to_string (AssayAgentOutcome outcome);
+
+#define ASSAY_AGENT_TOOL_NAME        "execute_python"
+#define ASSAY_AGENT_DEFAULT_MAX_STEPS 8
+
+#define ASSAY_TYPE_AGENT (assay_agent_get_type ())
+
+G_DECLARE_FINAL_TYPE (AssayAgent, assay_agent, ASSAY, AGENT, GObject)
+
+/* The question → code → approval → run → fix loop. It drives PROVIDER, runs cells in KERNEL
+ * and records everything in SESSION (saved after every event that matters).
+ *
+ * Signals, all emitted on the thread-default main context of the assay_agent_ask_async()
+ * caller:
+ *
+ *   ::step (guint n, guint max)                       a model turn begins
+ *   ::text-delta (const char *text)                   a piece of the model's text
+ *   ::code-delta (guint index, const char *call_id, const char *text)
+ *       a piece of tool call INDEX's code, decoded, while the model still writes it
+ *   ::retrying (guint attempt, guint delay_ms, const char *reason)
+ *       the provider retries the turn: drop the text and code shown for it
+ *   ::approval-needed (const char *cell_id, const char *code, const char *description)
+ *       policy ask: the loop waits for assay_agent_respond()
+ *   ::cell-started (const char *cell_id, const char *code)   the code that really runs
+ *   ::output (const char *cell_id, JsonObject *output)       an nbformat output, live
+ *   ::artifact-added (const char *cell_id, const char *name, const char *path)
+ *   ::cell-finished (const char *cell_id, AssayCellResult *result)
+ *   ::restoring (guint done, guint total)   replaying a resumed session's successful cells
+ *   ::error (const char *message)           something went wrong, in words for the analyst
+ *   ::done (int outcome, const char *text)  the answer, or why it stopped; then the task ends
+ */
+AssayAgent        *assay_agent_new                  (AssayLlmProvider     *provider,
+                                                     AssayKernelSession   *kernel,
+                                                     AssaySession         *session);
+AssaySession      *assay_agent_get_session          (AssayAgent           *self);
+void               assay_agent_set_model            (AssayAgent           *self,
+                                                     const char           *model);
+const char        *assay_agent_get_model            (AssayAgent           *self);
+void               assay_agent_set_max_steps        (AssayAgent           *self,
+                                                     guint                 max_steps);
+guint              assay_agent_get_max_steps        (AssayAgent           *self);
+void               assay_agent_set_approval_policy  (AssayAgent           *self,
+                                                     AssayApprovalPolicy   policy);
+AssayApprovalPolicy assay_agent_get_approval_policy (AssayAgent           *self);
+/* A reply with a ```python block and no tool call runs that block (on by default). */
+void               assay_agent_set_fenced_code_fallback (AssayAgent       *self,
+                                                         gboolean          enabled);
+gboolean           assay_agent_get_fenced_code_fallback (AssayAgent       *self);
+/* Characters of a cell's text output the model sees (head and tail kept). */
+void               assay_agent_set_output_budget    (AssayAgent           *self,
+                                                     gsize                 chars);
+/* The model's context in tokens; the oldest tool outputs are trimmed to stay within it. */
+void               assay_agent_set_context_budget   (AssayAgent           *self,
+                                                     gsize                 tokens);
+/* Makes PATH available at /data/<name> (copied into the session) and describes it in the
+ * system prompt. DESCRIPTION (dialect, schema summary) may be NULL: the path alone. */
+gboolean           assay_agent_add_dataset          (AssayAgent           *self,
+                                                     const char           *path,
+                                                     const char           *description,
+                                                     GError              **error);
+char              *assay_agent_build_system_prompt  (AssayAgent           *self);
+/* The conversation so far (AssayLlmMessage*), as the next request will carry it. */
+GPtrArray         *assay_agent_get_messages         (AssayAgent           *self);
+
+void               assay_agent_ask_async            (AssayAgent           *self,
+                                                     const char           *question,
+                                                     GCancellable         *cancellable,
+                                                     GAsyncReadyCallback   callback,
+                                                     gpointer              user_data);
+/* The outcome; the answer (or why it stopped) in TEXT. MODEL_ERROR and SANDBOX_ERROR also
+ * set ERROR. */
+AssayAgentOutcome  assay_agent_ask_finish           (AssayAgent           *self,
+                                                     GAsyncResult         *result,
+                                                     char                **text,
+                                                     GError              **error);
+/* Answers ::approval-needed for CELL_ID. TEXT: the edited code, or the rejection reason. */
+void               assay_agent_respond              (AssayAgent           *self,
+                                                     const char           *cell_id,
+                                                     AssayApprovalResponse response,
+                                                     const char           *text);
+
+G_END_DECLS

@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include "assay-session-cell.h"
+
+static const char *decision_names[] = { "pending", "auto", "approved", "edited", "rejected" };
+
+const char *
+assay_decision_to_string (AssayDecision decision)
+{
+  if ((guint) decision >= G_N_ELEMENTS (decision_names))
+    return "pending";
+  return decision_names[decision];
+}
+
+AssayDecision
+assay_decision_from_string (const char *text)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (decision_names); i++)
+    if (g_strcmp0 (text, decision_names[i]) == 0)
+      return (AssayDecision) i;
+  return ASSAY_DECISION_PENDING;
+}
+
+static void
+artifact_free (gpointer data)
+{
+  assay_artifact_free (data);
+}
+
+AssaySessionCell *
+assay_session_cell_new (const char *id,
+                        guint       step,
+                        const char *call_id,
+                        const char *description,
+                        const char *proposed_code)
+{
+  AssaySessionCell *cell = g_new0 (AssaySessionCell, 1);
+
+  cell->id = g_strdup (id);
+  cell->step = step;
+  cell->call_id = g_strdup (call_id);
+  cell->description = g_strdup (description);
+  cell->proposed_code = g_strdup (proposed_code);
+  cell->status = g_strdup ("proposed");
+  cell->outputs = json_array_new ();
+  cell->artifacts = g_ptr_array_new_with_free_func (artifact_free);
+  return cell;
+}
+
+static AssayArtifact *
+artifact_copy (const AssayArtifact *artifact)
+{
+  AssayArtifact *copy = g_new0 (AssayArtifact, 1);
+
+  copy->name = g_strdup (artifact->name);
+  copy->path = g_strdup (artifact->path);
+  copy->bytes = artifact->bytes;
+  copy->mime = g_strdup (artifact->mime);
+  copy->truncated = artifact->truncated;
+  return copy;
+}
+
+AssaySessionCell *
+assay_session_cell_copy (const AssaySessionCell *cell)
+{
+  g_autoptr(JsonNode) node = assay_session_cell_to_json (cell);
+
+  return assay_session_cell_from_json (node);
+}
+
+void
+assay_session_cell_free (AssaySessionCell *cell)
+{
+  if (cell == NULL)
+    return;
+  g_free (cell->id);
+  g_free (cell->call_id);
+  g_free (cell->description);
+  g_free (cell->proposed_code);
+  g_free (cell->code);
+  g_free (cell->reason);
+  g_free (cell->status);
+  g_free (cell->status_reason);
+  g_clear_pointer (&cell->outputs, json_array_unref);
+  g_clear_pointer (&cell->artifacts, g_ptr_array_unref);
+  g_free (cell);
+}
+
+gboolean
+assay_session_cell_succeeded (const AssaySessionCell *cell)
+{
+  return cell->code != NULL && g_strcmp0 (cell->status, "ok") == 0;
+}
+
+static void
+set_optional_string (JsonObject *object,
+                     const char *name,
+                     const char *value)
+{
+  if (value != NULL)
+    json_object_set_string_member (object, name, value);
+  else
+    json_object_set_null_member (object, name);
+}
+
+JsonNode *
+assay_session_cell_to_json (const AssaySessionCell *cell)
+{
+  g_autoptr(JsonObject) object = json_object_new ();
+  JsonArray *artifacts = json_array_new ();
+
+  json_object_set_string_member (object, "id", cell->id);
+  json_object_set_int_member (object, "step", cell->step);
+  set_optional_string (object, "call_id", cell->call_id);
+  set_optional_string (object, "description", cell->description);
+  set_optional_string (object, "proposed_code", cell->proposed_code);
+  set_optional_string (object, "code", cell->code);
+  json_object_set_string_member (object, "decision", assay_decision_to_string (cell->decision));
+  set_optional_string (object, "reason", cell->reason);
+  json_object_set_string_member (object, "status", cell->status);
+  set_optional_string (object, "status_reason", cell->status_reason);
+  json_object_set_array_member (object, "outputs", json_array_ref (cell->outputs));
+  for (guint i = 0; i < cell->artifacts->len; i++)
+    {
+      AssayArtifact *artifact = g_ptr_array_index (cell->artifacts, i);
+      JsonObject *item = json_object_new ();
+
+      json_object_set_string_member (item, "name", artifact->name);
+      json_object_set_string_member (item, "path", artifact->path);
+      json_object_set_int_member (item, "bytes", (gint64) artifact->bytes);
+      set_optional_string (item, "mime", artifact->mime);
+      json_object_set_boolean_member (item, "truncated", artifact->truncated);
+      json_array_add_object_element (artifacts, item);
+    }
+  json_object_set_array_member (object, "artifacts", artifacts);
+  json_object_set_int_member (object, "proposed_at", cell->proposed_at);
+  json_object_set_int_member (object, "started_at", cell->started_at);
+  json_object_set_int_member (object, "finished_at", cell->finished_at);
+  json_object_set_int_member (object, "elapsed_ms", cell->elapsed_ms);
+  return json_node_init_object (json_node_alloc (), object);
+}
+
+/* Reading never trusts the file: every member is checked for its type. */
+static char *
+dup_string_member (JsonObject *object,
+                   const char *name)
+{
+  JsonNode *node = json_object_get_member (object, name);
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+  return g_strdup (json_node_get_string (node));
+}
+
+static gint64
+int_member (JsonObject *object,
+            const char *name)
+{
+  JsonNode *node = json_object_get_member (object, name);
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64)
+    return 0;
+  return json_node_get_int (node);
+}
+
+AssaySessionCell *
+assay_session_cell_from_json (JsonNode *node)
+{
+  JsonObject *object;
+  JsonNode *member;
+  AssaySessionCell *cell;
+  g_autofree char *id = NULL;
+
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return NULL;
+  object = json_node_get_object (node);
+  id = dup_string_member (object, "id");
+  if (id == NULL)
+    return NULL;
+
+  cell = assay_session_cell_new (id, (guint) int_member (object, "step"), NULL, NULL, NULL);
+  cell->call_id = dup_string_member (object, "call_id");
+  cell->description = dup_string_member (object, "description");
+  cell->proposed_code = dup_string_member (object, "proposed_code");
+  cell->code = dup_string_member (object, "code");
+  {
+    g_autofree char *decision = dup_string_member (object, "decision");
+    cell->decision = assay_decision_from_string (decision);
+  }
+  cell->reason = dup_string_member (object, "reason");
+  g_free (cell->status);
+  cell->status = dup_string_member (object, "status");
+  if (cell->status == NULL)
+    cell->status = g_strdup ("proposed");
+  cell->status_reason = dup_string_member (object, "status_reason");
+
+  member = json_object_get_member (object, "outputs");
+  if (member != NULL && JSON_NODE_HOLDS_ARRAY (member))
+    {
+      JsonArray *outputs = json_node_get_array (member);
+
+      for (guint i = 0; i < json_array_get_length (outputs); i++)
+        {
+          JsonNode *output = json_array_get_element (outputs, i);
+
+          if (JSON_NODE_HOLDS_OBJECT (output))
+            json_array_add_element (cell->outputs, json_node_copy (output));
+        }
+    }
+
+  member = json_object_get_member (object, "artifacts");
+  if (member != NULL && JSON_NODE_HOLDS_ARRAY (member))
+    {
+      JsonArray *artifacts = json_node_get_array (member);
+
+      for (guint i = 0; i < json_array_get_length (artifacts); i++)
+        {
+          JsonNode *item = json_array_get_element (artifacts, i);
+          AssayArtifact artifact = { 0 };
+          JsonObject *item_object;
+
+          if (!JSON_NODE_HOLDS_OBJECT (item))
+            continue;
+          item_object = json_node_get_object (item);
+          artifact.name = dup_string_member (item_object, "name");
+          artifact.path = dup_string_member (item_object, "path");
+          artifact.mime = dup_string_member (item_object, "mime");
+          artifact.bytes = (guint64) MAX (int_member (item_object, "bytes"), 0);
+          if (json_object_has_member (item_object, "truncated"))
+            artifact.truncated = json_object_get_boolean_member_with_default (item_object, "truncated", FALSE);
+          if (artifact.name != NULL && artifact.path != NULL)
+            g_ptr_array_add (cell->artifacts, artifact_copy (&artifact));
+          g_free (artifact.name);
+          g_free (artifact.path);
+          g_free (artifact.mime);
+        }
+    }
+
+  cell->proposed_at = int_member (object, "proposed_at");
+  cell->started_at = int_member (object, "started_at");
+  cell->finished_at = int_member (object, "finished_at");
+  cell->elapsed_ms = int_member (object, "elapsed_ms");
+  return cell;
+}
+
+static const char *role_names[] = { "user", "assistant", "tool" };
+
+JsonNode *
+assay_llm_message_to_json (const AssayLlmMessage *message)
+{
+  g_autoptr(JsonObject) object = json_object_new ();
+
+  json_object_set_string_member (object, "role", role_names[message->role]);
+  set_optional_string (object, "text", message->text);
+  if (message->role == ASSAY_LLM_ROLE_ASSISTANT)
+    {
+      JsonArray *calls = json_array_new ();
+
+      for (guint i = 0; i < message->tool_calls->len; i++)
+        {
+          AssayLlmToolCall *call = g_ptr_array_index (message->tool_calls, i);
+          JsonObject *item = json_object_new ();
+
+          set_optional_string (item, "id", call->id);
+          set_optional_string (item, "name", call->name);
+          set_optional_string (item, "arguments", call->arguments);
+          json_array_add_object_element (calls, item);
+        }
+      json_object_set_array_member (object, "tool_calls", calls);
+    }
+  if (message->role == ASSAY_LLM_ROLE_TOOL)
+    {
+      set_optional_string (object, "tool_call_id", message->tool_call_id);
+      json_object_set_boolean_member (object, "is_error", message->is_error);
+    }
+  return json_node_init_object (json_node_alloc (), object);
+}
+
+AssayLlmMessage *
+assay_llm_message_from_json (JsonNode *node)
+{
+  JsonObject *object;
+  g_autofree char *role = NULL;
+  g_autofree char *text = NULL;
+  AssayLlmMessage *message;
+
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return NULL;
+  object = json_node_get_object (node);
+  role = dup_string_member (object, "role");
+  text = dup_string_member (object, "text");
+
+  if (g_strcmp0 (role, "user") == 0)
+    return assay_llm_message_new_user (text);
+  if (g_strcmp0 (role, "tool") == 0)
+    {
+      g_autofree char *call_id = dup_string_member (object, "tool_call_id");
+      gboolean is_error = FALSE;
+      JsonNode *member = json_object_get_member (object, "is_error");
+
+      if (member != NULL && JSON_NODE_HOLDS_VALUE (member) &&
+          json_node_get_value_type (member) == G_TYPE_BOOLEAN)
+        is_error = json_node_get_boolean (member);
+      return assay_llm_message_new_tool (call_id, text, is_error);
+    }
+  if (g_strcmp0 (role, "assistant") != 0)
+    return NULL;
+
+  message = assay_llm_message_new_assistant (text);
+  node = json_object_get_member (object, "tool_calls");
+  if (node != NULL && JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *calls = json_node_get_array (node);
+
+      for (guint i = 0; i < json_array_get_length (calls); i++)
+        {
+          JsonNode *item = json_array_get_element (calls, i);
+          g_autofree char *id = NULL;
+          g_autofree char *name = NULL;
+          g_autofree char *arguments = NULL;
+
+          if (!JSON_NODE_HOLDS_OBJECT (item))
+            continue;
+          id = dup_string_member (json_node_get_object (item), "id");
+          name = dup_string_member (json_node_get_object (item), "name");
+          arguments = dup_string_member (json_node_get_object (item), "arguments");
+          g_ptr_array_add (message->tool_calls, assay_llm_tool_call_new (id, name, arguments));
+        }
+    }
+  return message;
+}

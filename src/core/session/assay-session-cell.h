@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "assay-types.h"
+#include "assay-cell-result.h"
+#include "assay-llm-types.h"
+
+G_BEGIN_DECLS
+
+/* What the analyst decided about a proposed cell. */
+typedef enum
+{
+  ASSAY_DECISION_PENDING,    /* not decided yet (the step was interrupted) */
+  ASSAY_DECISION_AUTO,       /* run without asking (policy auto) */
+  ASSAY_DECISION_APPROVED,
+  ASSAY_DECISION_EDITED,     /* run after the analyst changed the code */
+  ASSAY_DECISION_REJECTED,   /* not run; the reason went back to the model */
+} AssayDecision;
+
+const char    *assay_decision_to_string   (AssayDecision  decision);
+AssayDecision  assay_decision_from_string (const char    *text);
+
+/* One cell of a session, as recorded: what the model proposed, what the analyst decided,
+ * what ran and what came out. Times are wall-clock microseconds (0 = not yet). */
+typedef struct
+{
+  char          *id;             /* "c1", "c2", ... in the session */
+  guint          step;           /* the step that proposed it, from 1 */
+  char          *call_id;        /* the model's tool call id */
+  char          *description;    /* the model's short description; may be NULL */
+  char          *proposed_code;  /* as the model wrote it */
+  char          *code;           /* what ran (differs when edited); NULL when it did not run */
+  AssayDecision  decision;
+  char          *reason;         /* the rejection reason; may be NULL */
+  char          *status;         /* "proposed", "running", a cell status ("ok", "error", ...),
+                                  * "rejected" or "interrupted" */
+  char          *status_reason;  /* the sandbox's words for a non-ok status */
+  JsonArray     *outputs;        /* nbformat outputs, never NULL */
+  GPtrArray     *artifacts;      /* AssayArtifact*, path relative to the session folder */
+  gint64         proposed_at;
+  gint64         started_at;
+  gint64         finished_at;
+  gint64         elapsed_ms;
+} AssaySessionCell;
+
+AssaySessionCell *assay_session_cell_new       (const char             *id,
+                                                guint                   step,
+                                                const char             *call_id,
+                                                const char             *description,
+                                                const char             *proposed_code);
+AssaySessionCell *assay_session_cell_copy      (const AssaySessionCell *cell);
+void              assay_session_cell_free      (AssaySessionCell       *cell);
+gboolean          assay_session_cell_succeeded (const AssaySessionCell *cell);
+JsonNode         *assay_session_cell_to_json   (const AssaySessionCell *cell);
+AssaySessionCell *assay_session_cell_from_json (JsonNode               *node);
+
+/* The provider-independent conversation, as JSON. */
+JsonNode         *assay_llm_message_to_json    (const AssayLlmMessage  *message);
+AssayLlmMessage  *assay_llm_message_from_json  (JsonNode               *node);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (AssaySessionCell, assay_session_cell_free)
+
+G_END_DECLS

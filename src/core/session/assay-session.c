@@ -1,0 +1,987 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "assay-session.h"
+
+struct _AssaySession
+{
+  GObject    parent_instance;
+
+  char      *dir;
+  char      *id;
+  char      *title;
+  char      *provider;
+  char      *model;
+  char      *status;
+  char      *answer;
+  gint64     created_at;
+  gint64     updated_at;
+
+  GPtrArray *datasets;            /* AssaySessionDataset* */
+  GPtrArray *messages;            /* AssayLlmMessage* */
+  GPtrArray *cells;               /* AssaySessionCell* */
+  GPtrArray *interrupted_cells;   /* AssaySessionCell*, from steps that never finished */
+
+  /* What the finished steps cover; beyond these is the step in progress. */
+  guint      n_steps;
+  guint      finished_messages;
+  guint      finished_cells;
+};
+
+G_DEFINE_FINAL_TYPE (AssaySession, assay_session, G_TYPE_OBJECT)
+
+static void
+dataset_free (gpointer data)
+{
+  AssaySessionDataset *dataset = data;
+
+  g_free (dataset->name);
+  g_free (dataset->path);
+  g_free (dataset->description);
+  g_free (dataset);
+}
+
+static void
+assay_session_finalize (GObject *object)
+{
+  AssaySession *self = ASSAY_SESSION (object);
+
+  g_free (self->dir);
+  g_free (self->id);
+  g_free (self->title);
+  g_free (self->provider);
+  g_free (self->model);
+  g_free (self->status);
+  g_free (self->answer);
+  g_ptr_array_unref (self->datasets);
+  g_ptr_array_unref (self->messages);
+  g_ptr_array_unref (self->cells);
+  g_ptr_array_unref (self->interrupted_cells);
+  G_OBJECT_CLASS (assay_session_parent_class)->finalize (object);
+}
+
+static void
+assay_session_class_init (AssaySessionClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = assay_session_finalize;
+}
+
+static void
+assay_session_init (AssaySession *self)
+{
+  self->datasets = g_ptr_array_new_with_free_func (dataset_free);
+  self->messages = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_llm_message_free);
+  self->cells = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_session_cell_free);
+  self->interrupted_cells = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_session_cell_free);
+  self->status = g_strdup ("new");
+  self->created_at = self->updated_at = g_get_real_time ();
+}
+
+char *
+assay_session_default_parent (void)
+{
+  return g_build_filename (g_get_user_data_dir (), "assay", "sessions", NULL);
+}
+
+static char *
+record_path (const char *dir)
+{
+  return g_build_filename (dir, ASSAY_SESSION_RECORD, NULL);
+}
+
+static gboolean
+make_folders (const char  *dir,
+              GError     **error)
+{
+  const char *subdirs[] = { "data", "artifacts" };
+
+  if (g_mkdir_with_parents (dir, 0755) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Cannot create the session folder %s: %s", dir, g_strerror (saved));
+      return FALSE;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (subdirs); i++)
+    {
+      g_autofree char *path = g_build_filename (dir, subdirs[i], NULL);
+
+      if (g_mkdir_with_parents (path, 0755) != 0)
+        {
+          int saved = errno;
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                       "Cannot create %s: %s", path, g_strerror (saved));
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static char *
+new_session_id (void)
+{
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *stamp = g_date_time_format (now, "%Y%m%d-%H%M%S");
+  g_autofree char *uuid = g_uuid_string_random ();
+
+  return g_strdup_printf ("%s-%.6s", stamp, uuid);
+}
+
+AssaySession *
+assay_session_new (const char  *dir,
+                   GError     **error)
+{
+  g_autoptr(AssaySession) self = NULL;
+  g_autofree char *record = NULL;
+
+  g_return_val_if_fail (dir != NULL, NULL);
+
+  record = record_path (dir);
+  if (g_file_test (record, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                   "%s already holds a session (resume it instead)", dir);
+      return NULL;
+    }
+  if (!make_folders (dir, error))
+    return NULL;
+
+  self = g_object_new (ASSAY_TYPE_SESSION, NULL);
+  self->dir = g_canonicalize_filename (dir, NULL);
+  self->id = g_path_get_basename (self->dir);
+  return g_steal_pointer (&self);
+}
+
+AssaySession *
+assay_session_create (const char  *parent,
+                      GError     **error)
+{
+  g_autofree char *default_parent = NULL;
+  g_autofree char *id = new_session_id ();
+  g_autofree char *dir = NULL;
+
+  if (parent == NULL)
+    parent = default_parent = assay_session_default_parent ();
+  dir = g_build_filename (parent, id, NULL);
+  return assay_session_new (dir, error);
+}
+
+/* ---- the record as JSON ---------------------------------------------------------------- */
+
+static void
+set_optional_string (JsonObject *object,
+                     const char *name,
+                     const char *value)
+{
+  if (value != NULL)
+    json_object_set_string_member (object, name, value);
+  else
+    json_object_set_null_member (object, name);
+}
+
+static JsonArray *
+cells_to_json (GPtrArray *cells,
+               guint      from,
+               guint      to)
+{
+  JsonArray *array = json_array_new ();
+
+  for (guint i = from; i < to; i++)
+    json_array_add_element (array, assay_session_cell_to_json (g_ptr_array_index (cells, i)));
+  return array;
+}
+
+JsonNode *
+assay_session_to_json (AssaySession *self)
+{
+  g_autoptr(JsonObject) object = json_object_new ();
+  JsonArray *datasets = json_array_new ();
+  JsonArray *messages = json_array_new ();
+  JsonObject *finished = json_object_new ();
+  JsonArray *interrupted;
+
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+
+  json_object_set_int_member (object, "format_version", ASSAY_SESSION_FORMAT_VERSION);
+  json_object_set_string_member (object, "id", self->id);
+  set_optional_string (object, "title", self->title);
+  json_object_set_int_member (object, "created_at", self->created_at);
+  json_object_set_int_member (object, "updated_at", self->updated_at);
+  set_optional_string (object, "provider", self->provider);
+  set_optional_string (object, "model", self->model);
+  json_object_set_string_member (object, "status", self->status);
+  set_optional_string (object, "answer", self->answer);
+
+  for (guint i = 0; i < self->datasets->len; i++)
+    {
+      AssaySessionDataset *dataset = g_ptr_array_index (self->datasets, i);
+      JsonObject *item = json_object_new ();
+
+      json_object_set_string_member (item, "name", dataset->name);
+      json_object_set_string_member (item, "path", dataset->path);
+      set_optional_string (item, "description", dataset->description);
+      json_array_add_object_element (datasets, item);
+    }
+  json_object_set_array_member (object, "datasets", datasets);
+
+  for (guint i = 0; i < self->messages->len; i++)
+    json_array_add_element (messages, assay_llm_message_to_json (g_ptr_array_index (self->messages, i)));
+  json_object_set_array_member (object, "messages", messages);
+  json_object_set_array_member (object, "cells", cells_to_json (self->cells, 0, self->cells->len));
+
+  json_object_set_int_member (finished, "steps", self->n_steps);
+  json_object_set_int_member (finished, "messages", self->finished_messages);
+  json_object_set_int_member (finished, "cells", self->finished_cells);
+  json_object_set_object_member (object, "finished", finished);
+
+  interrupted = cells_to_json (self->interrupted_cells, 0, self->interrupted_cells->len);
+  json_object_set_array_member (object, "interrupted_cells", interrupted);
+
+  return json_node_init_object (json_node_alloc (), g_steal_pointer (&object));
+}
+
+gboolean
+assay_session_save (AssaySession  *self,
+                    GError       **error)
+{
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autofree char *text = NULL;
+  g_autofree char *path = NULL;
+  gsize length;
+
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), FALSE);
+
+  self->updated_at = MAX (g_get_real_time (), self->updated_at);
+  node = assay_session_to_json (self);
+  json_generator_set_root (generator, node);
+  json_generator_set_pretty (generator, TRUE);
+  text = json_generator_to_data (generator, &length);
+  path = record_path (self->dir);
+
+  /* Temporary file, fsync, rename: a crash leaves the old record or the new one, whole. */
+  if (!g_file_set_contents_full (path, text, length,
+                                 G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
+                                 0644, error))
+    {
+      g_prefix_error (error, "Cannot save the session: ");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Reading never trusts the file: every member is checked for its type. */
+static char *
+dup_string_member (JsonObject *object,
+                   const char *name)
+{
+  JsonNode *node = json_object_get_member (object, name);
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+  return g_strdup (json_node_get_string (node));
+}
+
+static gint64
+int_member (JsonObject *object,
+            const char *name)
+{
+  JsonNode *node;
+
+  if (object == NULL)
+    return 0;
+  node = json_object_get_member (object, name);
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64)
+    return 0;
+  return json_node_get_int (node);
+}
+
+static JsonArray *
+array_member (JsonObject *object,
+              const char *name)
+{
+  JsonNode *node = json_object_get_member (object, name);
+
+  if (node == NULL || !JSON_NODE_HOLDS_ARRAY (node))
+    return NULL;
+  return json_node_get_array (node);
+}
+
+/* A cell of a step that never finished: it may have run, but nobody saw its result. */
+static void
+add_interrupted (AssaySession     *self,
+                 AssaySessionCell *cell)
+{
+  if (g_strcmp0 (cell->status, "proposed") == 0 || g_strcmp0 (cell->status, "running") == 0)
+    {
+      g_free (cell->status);
+      cell->status = g_strdup ("interrupted");
+    }
+  g_ptr_array_add (self->interrupted_cells, cell);
+}
+
+AssaySession *
+assay_session_load (const char  *dir,
+                    GError     **error)
+{
+  g_autoptr(AssaySession) self = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autofree char *path = NULL;
+  JsonObject *root;
+  JsonObject *finished = NULL;
+  JsonArray *array;
+  JsonNode *node;
+  gint64 version;
+  guint n_messages, n_cells;
+
+  g_return_val_if_fail (dir != NULL, NULL);
+
+  path = record_path (dir);
+  if (!json_parser_load_from_file (parser, path, error))
+    {
+      g_prefix_error (error, "Cannot read the session %s: ", dir);
+      return NULL;
+    }
+  node = json_parser_get_root (parser);
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    goto bad;
+  root = json_node_get_object (node);
+  version = int_member (root, "format_version");
+  if (version < 1)
+    goto bad;
+  if (version > ASSAY_SESSION_FORMAT_VERSION)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "The session %s was written by a newer Assay (format %" G_GINT64_FORMAT ")",
+                   dir, version);
+      return NULL;
+    }
+
+  self = g_object_new (ASSAY_TYPE_SESSION, NULL);
+  self->dir = g_canonicalize_filename (dir, NULL);
+  self->id = dup_string_member (root, "id");
+  if (self->id == NULL)
+    self->id = g_path_get_basename (self->dir);
+  self->title = dup_string_member (root, "title");
+  self->provider = dup_string_member (root, "provider");
+  self->model = dup_string_member (root, "model");
+  g_free (self->status);
+  self->status = dup_string_member (root, "status");
+  if (self->status == NULL)
+    self->status = g_strdup ("new");
+  self->answer = dup_string_member (root, "answer");
+  self->created_at = int_member (root, "created_at");
+  self->updated_at = int_member (root, "updated_at");
+
+  if ((array = array_member (root, "datasets")))
+    for (guint i = 0; i < json_array_get_length (array); i++)
+      {
+        JsonNode *item = json_array_get_element (array, i);
+        AssaySessionDataset *dataset;
+
+        if (!JSON_NODE_HOLDS_OBJECT (item))
+          continue;
+        dataset = g_new0 (AssaySessionDataset, 1);
+        dataset->name = dup_string_member (json_node_get_object (item), "name");
+        dataset->path = dup_string_member (json_node_get_object (item), "path");
+        dataset->description = dup_string_member (json_node_get_object (item), "description");
+        if (dataset->name == NULL || dataset->path == NULL)
+          {
+            dataset_free (dataset);
+            continue;
+          }
+        g_ptr_array_add (self->datasets, dataset);
+      }
+
+  node = json_object_get_member (root, "finished");
+  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
+    finished = json_node_get_object (node);
+  self->n_steps = (guint) MAX (int_member (finished, "steps"), 0);
+  n_messages = (guint) MAX (int_member (finished, "messages"), 0);
+  n_cells = (guint) MAX (int_member (finished, "cells"), 0);
+
+  /* Only the finished steps come back: a half-answered turn would confuse the model. */
+  if ((array = array_member (root, "messages")))
+    for (guint i = 0; i < json_array_get_length (array) && i < n_messages; i++)
+      {
+        AssayLlmMessage *message = assay_llm_message_from_json (json_array_get_element (array, i));
+
+        if (message != NULL)
+          g_ptr_array_add (self->messages, message);
+      }
+  if ((array = array_member (root, "cells")))
+    for (guint i = 0; i < json_array_get_length (array); i++)
+      {
+        AssaySessionCell *cell = assay_session_cell_from_json (json_array_get_element (array, i));
+
+        if (cell == NULL)
+          continue;
+        if (i < n_cells)
+          g_ptr_array_add (self->cells, cell);
+        else
+          add_interrupted (self, cell);
+      }
+  if ((array = array_member (root, "interrupted_cells")))
+    for (guint i = 0; i < json_array_get_length (array); i++)
+      {
+        AssaySessionCell *cell = assay_session_cell_from_json (json_array_get_element (array, i));
+
+        if (cell != NULL)
+          add_interrupted (self, cell);
+      }
+  self->finished_messages = self->messages->len;
+  self->finished_cells = self->cells->len;
+  if (g_strcmp0 (self->status, "running") == 0)
+    {
+      g_free (self->status);
+      self->status = g_strdup ("interrupted");
+    }
+  return g_steal_pointer (&self);
+
+bad:
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+               "%s is not a session record", path);
+  return NULL;
+}
+
+static int
+compare_updated (gconstpointer a,
+                 gconstpointer b)
+{
+  AssaySession *first = *(AssaySession **) a;
+  AssaySession *second = *(AssaySession **) b;
+
+  if (first->updated_at != second->updated_at)
+    return first->updated_at > second->updated_at ? -1 : 1;
+  return g_strcmp0 (first->id, second->id);
+}
+
+GPtrArray *
+assay_session_list (const char  *parent,
+                    GError     **error)
+{
+  g_autofree char *default_parent = NULL;
+  g_autoptr(GPtrArray) sessions = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GDir) dir = NULL;
+  g_autoptr(GError) local_error = NULL;
+  const char *name;
+
+  if (parent == NULL)
+    parent = default_parent = assay_session_default_parent ();
+
+  dir = g_dir_open (parent, 0, &local_error);
+  if (dir == NULL)
+    {
+      /* No folder yet is no session yet. */
+      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        return g_steal_pointer (&sessions);
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
+
+  while ((name = g_dir_read_name (dir)))
+    {
+      g_autofree char *path = g_build_filename (parent, name, NULL);
+      g_autofree char *record = record_path (path);
+      AssaySession *session;
+      GStatBuf st;
+
+      if (g_lstat (path, &st) != 0 || !S_ISDIR (st.st_mode) ||
+          !g_file_test (record, G_FILE_TEST_IS_REGULAR))
+        continue;
+      session = assay_session_load (path, NULL);
+      if (session != NULL)
+        g_ptr_array_add (sessions, session);
+    }
+  g_ptr_array_sort (sessions, compare_updated);
+  return g_steal_pointer (&sessions);
+}
+
+gboolean
+assay_session_rename (AssaySession  *self,
+                      const char    *title,
+                      GError       **error)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), FALSE);
+  assay_session_set_title (self, title);
+  return assay_session_save (self, error);
+}
+
+/* Removes what DIR_FD holds, never leaving it: entries are examined with fstatat without
+ * following links, folders opened with O_NOFOLLOW, links unlinked as links. */
+static gboolean
+remove_contents (int          dir_fd,
+                 const char  *shown,
+                 GError     **error)
+{
+  DIR *dir;
+  struct dirent *entry;
+  int fd = dup (dir_fd);
+
+  if (fd < 0 || (dir = fdopendir (fd)) == NULL)
+    {
+      int saved = errno;
+      if (fd >= 0)
+        close (fd);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Cannot read %s: %s", shown, g_strerror (saved));
+      return FALSE;
+    }
+
+  while ((entry = readdir (dir)) != NULL)
+    {
+      struct stat st;
+
+      if (g_str_equal (entry->d_name, ".") || g_str_equal (entry->d_name, ".."))
+        continue;
+      if (fstatat (dir_fd, entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        continue;
+      if (S_ISDIR (st.st_mode))
+        {
+          g_autofree char *child_shown = g_build_filename (shown, entry->d_name, NULL);
+          int child = openat (dir_fd, entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+          gboolean ok;
+
+          if (child < 0)
+            {
+              int saved = errno;
+              g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                           "Cannot open %s: %s", child_shown, g_strerror (saved));
+              closedir (dir);
+              return FALSE;
+            }
+          ok = remove_contents (child, child_shown, error);
+          close (child);
+          if (!ok)
+            {
+              closedir (dir);
+              return FALSE;
+            }
+          if (unlinkat (dir_fd, entry->d_name, AT_REMOVEDIR) != 0)
+            goto failed;
+        }
+      else if (unlinkat (dir_fd, entry->d_name, 0) != 0)
+        goto failed;
+      continue;
+
+    failed:
+      {
+        int saved = errno;
+        g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                     "Cannot remove %s/%s: %s", shown, entry->d_name, g_strerror (saved));
+        closedir (dir);
+        return FALSE;
+      }
+    }
+  closedir (dir);
+  return TRUE;
+}
+
+gboolean
+assay_session_delete (const char  *dir,
+                      GError     **error)
+{
+  g_autofree char *record = NULL;
+  struct stat st;
+  int fd;
+  gboolean ok;
+
+  g_return_val_if_fail (dir != NULL, FALSE);
+
+  if (lstat (dir, &st) != 0 || !S_ISDIR (st.st_mode))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY,
+                   "%s is not a session folder", dir);
+      return FALSE;
+    }
+  /* Only a session is deleted: a typo must not remove someone's home. */
+  record = record_path (dir);
+  if (lstat (record, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   "%s holds no session record; not deleting it", dir);
+      return FALSE;
+    }
+
+  fd = open (dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Cannot open %s: %s", dir, g_strerror (saved));
+      return FALSE;
+    }
+  ok = remove_contents (fd, dir, error);
+  close (fd);
+  if (ok && g_rmdir (dir) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Cannot remove %s: %s", dir, g_strerror (saved));
+      return FALSE;
+    }
+  return ok;
+}
+
+/* ---- getters and setters ---------------------------------------------------------------- */
+
+const char *
+assay_session_get_dir (AssaySession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  return self->dir;
+}
+
+const char *
+assay_session_get_id (AssaySession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  return self->id;
+}
+
+const char *
+assay_session_get_title (AssaySession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  return self->title;
+}
+
+void
+assay_session_set_title (AssaySession *self,
+                         const char   *title)
+{
+  g_return_if_fail (ASSAY_IS_SESSION (self));
+  g_free (self->title);
+  self->title = g_strdup (title);
+}
+
+const char *
+assay_session_get_provider (AssaySession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  return self->provider;
+}
+
+const char *
+assay_session_get_model (AssaySession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  return self->model;
+}
+
+void
+assay_session_set_provider (AssaySession *self,
+                            const char   *provider,
+                            const char   *model)
+{
+  g_return_if_fail (ASSAY_IS_SESSION (self));
+  g_free (self->provider);
+  self->provider = g_strdup (provider);
+  g_free (self->model);
+  self->model = g_strdup (model);
+}
+
+gint64
+assay_session_get_created (AssaySession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), 0);
+  return self->created_at;
+}
+
+gint64
+assay_session_get_updated (AssaySession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), 0);
+  return self->updated_at;
+}
+
+const char *
+assay_session_get_status (AssaySession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  return self->status;
+}
+
+const char *
+assay_session_get_answer (AssaySession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  return self->answer;
+}
+
+void
+assay_session_set_outcome (AssaySession *self,
+                           const char   *status,
+                           const char   *answer)
+{
+  g_return_if_fail (ASSAY_IS_SESSION (self));
+  g_return_if_fail (status != NULL);
+  g_free (self->status);
+  self->status = g_strdup (status);
+  g_free (self->answer);
+  self->answer = g_strdup (answer);
+}
+
+char *
+assay_session_get_artifact_dir (AssaySession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  return g_build_filename (self->dir, "artifacts", NULL);
+}
+
+char *
+assay_session_get_data_dir (AssaySession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  return g_build_filename (self->dir, "data", NULL);
+}
+
+char *
+assay_session_resolve (AssaySession *self,
+                       const char   *relative)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  if (g_path_is_absolute (relative))
+    return g_strdup (relative);
+  return g_build_filename (self->dir, relative, NULL);
+}
+
+const AssaySessionDataset *
+assay_session_add_dataset (AssaySession  *self,
+                           const char    *path,
+                           const char    *description,
+                           GError       **error)
+{
+  g_autofree char *name = NULL;
+  g_autofree char *target = NULL;
+  g_autofree char *data_dir = NULL;
+  g_autofree char *canonical = NULL;
+  AssaySessionDataset *dataset;
+  GStatBuf st;
+
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  g_return_val_if_fail (path != NULL, NULL);
+
+  if (g_stat (path, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                   "“%s” is not a readable file", path);
+      return NULL;
+    }
+  name = g_path_get_basename (path);
+  data_dir = assay_session_get_data_dir (self);
+  g_mkdir_with_parents (data_dir, 0755);
+  target = g_build_filename (data_dir, name, NULL);
+  canonical = g_canonicalize_filename (path, NULL);
+
+  /* The same file again (a resumed session hands its own copies back) needs no copy. */
+  if (g_strcmp0 (canonical, target) != 0)
+    {
+      g_unlink (target);
+      if (link (path, target) != 0)
+        {
+          g_autoptr(GFile) source = g_file_new_for_path (path);
+          g_autoptr(GFile) destination = g_file_new_for_path (target);
+
+          if (!g_file_copy (source, destination,
+                            G_FILE_COPY_OVERWRITE | G_FILE_COPY_NOFOLLOW_SYMLINKS,
+                            NULL, NULL, NULL, error))
+            {
+              g_prefix_error (error, "Cannot copy %s into the session: ", path);
+              return NULL;
+            }
+        }
+    }
+
+  for (guint i = 0; i < self->datasets->len; i++)
+    {
+      dataset = g_ptr_array_index (self->datasets, i);
+      if (g_str_equal (dataset->name, name))
+        {
+          if (description != NULL)
+            {
+              g_free (dataset->description);
+              dataset->description = g_strdup (description);
+            }
+          return dataset;
+        }
+    }
+
+  dataset = g_new0 (AssaySessionDataset, 1);
+  dataset->name = g_strdup (name);
+  dataset->path = g_build_filename ("data", name, NULL);
+  dataset->description = g_strdup (description);
+  g_ptr_array_add (self->datasets, dataset);
+  return dataset;
+}
+
+GPtrArray *
+assay_session_get_datasets (AssaySession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  return self->datasets;
+}
+
+GPtrArray *
+assay_session_get_messages (AssaySession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  return self->messages;
+}
+
+void
+assay_session_append_message (AssaySession    *self,
+                              AssayLlmMessage *message)
+{
+  g_return_if_fail (ASSAY_IS_SESSION (self));
+  g_return_if_fail (message != NULL);
+  g_ptr_array_add (self->messages, message);
+}
+
+guint
+assay_session_get_n_cells (AssaySession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), 0);
+  return self->cells->len;
+}
+
+AssaySessionCell *
+assay_session_get_cell (AssaySession *self,
+                        guint         index)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  g_return_val_if_fail (index < self->cells->len, NULL);
+  return g_ptr_array_index (self->cells, index);
+}
+
+AssaySessionCell *
+assay_session_find_cell (AssaySession *self,
+                         const char   *id)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  for (guint i = 0; i < self->cells->len; i++)
+    {
+      AssaySessionCell *cell = g_ptr_array_index (self->cells, i);
+
+      if (g_strcmp0 (cell->id, id) == 0)
+        return cell;
+    }
+  return NULL;
+}
+
+AssaySessionCell *
+assay_session_add_cell (AssaySession     *self,
+                        AssaySessionCell *cell)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  g_return_val_if_fail (cell != NULL, NULL);
+  if (cell->proposed_at == 0)
+    cell->proposed_at = g_get_real_time ();
+  g_ptr_array_add (self->cells, cell);
+  return cell;
+}
+
+static guint
+cell_number (const AssaySessionCell *cell)
+{
+  if (cell->id == NULL || cell->id[0] != 'c')
+    return 0;
+  return (guint) g_ascii_strtoull (cell->id + 1, NULL, 10);
+}
+
+char *
+assay_session_next_cell_id (AssaySession *self)
+{
+  guint highest = 0;
+
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  /* Interrupted cells keep their ids: their artifacts may be on disk under them. */
+  for (guint i = 0; i < self->cells->len; i++)
+    highest = MAX (highest, cell_number (g_ptr_array_index (self->cells, i)));
+  for (guint i = 0; i < self->interrupted_cells->len; i++)
+    highest = MAX (highest, cell_number (g_ptr_array_index (self->interrupted_cells, i)));
+  return g_strdup_printf ("c%u", highest + 1);
+}
+
+void
+assay_session_record_result (AssaySession     *self,
+                             AssaySessionCell *cell,
+                             AssayCellResult  *result)
+{
+  JsonArray *outputs;
+  GPtrArray *artifacts;
+
+  g_return_if_fail (ASSAY_IS_SESSION (self));
+  g_return_if_fail (cell != NULL);
+  g_return_if_fail (ASSAY_IS_CELL_RESULT (result));
+
+  g_free (cell->status);
+  cell->status = g_strdup (assay_cell_status_to_string (assay_cell_result_get_status (result)));
+  g_free (cell->status_reason);
+  cell->status_reason = g_strdup (assay_cell_result_get_reason (result));
+  cell->elapsed_ms = assay_cell_result_get_elapsed_ms (result);
+  cell->finished_at = g_get_real_time ();
+
+  outputs = assay_cell_result_get_outputs (result);
+  json_array_unref (cell->outputs);
+  cell->outputs = json_array_new ();
+  for (guint i = 0; i < json_array_get_length (outputs); i++)
+    json_array_add_element (cell->outputs, json_node_copy (json_array_get_element (outputs, i)));
+
+  artifacts = assay_cell_result_get_artifacts (result);
+  g_ptr_array_set_size (cell->artifacts, 0);
+  for (guint i = 0; i < artifacts->len; i++)
+    {
+      AssayArtifact *artifact = g_ptr_array_index (artifacts, i);
+      AssayArtifact *copy = g_new0 (AssayArtifact, 1);
+      g_autofree char *prefix = g_strconcat (self->dir, G_DIR_SEPARATOR_S, NULL);
+
+      copy->name = g_strdup (artifact->name);
+      if (artifact->path != NULL && g_str_has_prefix (artifact->path, prefix))
+        copy->path = g_strdup (artifact->path + strlen (prefix));
+      else
+        copy->path = g_strdup (artifact->path);
+      copy->bytes = artifact->bytes;
+      copy->mime = g_strdup (artifact->mime);
+      copy->truncated = artifact->truncated;
+      g_ptr_array_add (cell->artifacts, copy);
+    }
+}
+
+guint
+assay_session_get_n_steps (AssaySession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), 0);
+  return self->n_steps;
+}
+
+void
+assay_session_finish_step (AssaySession *self)
+{
+  g_return_if_fail (ASSAY_IS_SESSION (self));
+  self->n_steps++;
+  self->finished_messages = self->messages->len;
+  self->finished_cells = self->cells->len;
+}
+
+void
+assay_session_finish_question (AssaySession *self)
+{
+  g_return_if_fail (ASSAY_IS_SESSION (self));
+  self->finished_messages = self->messages->len;
+}
+
+GPtrArray *
+assay_session_get_interrupted_cells (AssaySession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  return self->interrupted_cells;
+}

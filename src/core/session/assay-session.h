@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "assay-types.h"
+#include "assay-llm-types.h"
+#include "assay-session-cell.h"
+
+G_BEGIN_DECLS
+
+#define ASSAY_SESSION_FORMAT_VERSION 1
+#define ASSAY_SESSION_RECORD "session.json"
+
+#define ASSAY_TYPE_SESSION (assay_session_get_type ())
+
+G_DECLARE_FINAL_TYPE (AssaySession, assay_session, ASSAY, SESSION, GObject)
+
+/* A session is a folder:
+ *
+ *   session.json   the record (conversation, cells, datasets, provider and model; never a key)
+ *   data/          copies (hard links when possible) of the datasets, so it is self-contained
+ *   artifacts/     the files the cells produced
+ *
+ * The record is replaced atomically (temporary file, fsync, rename) by every save. It holds
+ * the steps that finished and, after them, the step in progress; loading restores the
+ * finished steps and keeps the unfinished tail apart (assay_session_get_interrupted_cells). */
+
+typedef struct
+{
+  char *name;          /* the file name, as the sandbox shows it under /data */
+  char *path;          /* relative to the session folder ("data/sales.csv") */
+  char *description;   /* what the datasets module found (dialect, schema); may be NULL */
+} AssaySessionDataset;
+
+/* Where sessions live by default: $XDG_DATA_HOME/assay/sessions. */
+char          *assay_session_default_parent     (void);
+
+/* Creates DIR (it must not hold a session yet) with its data/ and artifacts/ folders. */
+AssaySession  *assay_session_new                (const char          *dir,
+                                                 GError             **error);
+/* A new session in a fresh folder named after a new id under PARENT (NULL: the default). */
+AssaySession  *assay_session_create             (const char          *parent,
+                                                 GError             **error);
+AssaySession  *assay_session_load               (const char          *dir,
+                                                 GError             **error);
+gboolean       assay_session_save               (AssaySession        *self,
+                                                 GError             **error);
+/* The sessions under PARENT (NULL: the default), most recently updated first. Folders
+ * without a readable record are skipped. */
+GPtrArray     *assay_session_list               (const char          *parent,
+                                                 GError             **error);
+gboolean       assay_session_rename             (AssaySession        *self,
+                                                 const char          *title,
+                                                 GError             **error);
+/* Removes DIR and what it holds. Symbolic links are removed, never followed; DIR must be a
+ * real folder holding a session record. */
+gboolean       assay_session_delete             (const char          *dir,
+                                                 GError             **error);
+/* The record as JSON, exactly what save writes. */
+JsonNode      *assay_session_to_json            (AssaySession        *self);
+
+const char    *assay_session_get_dir            (AssaySession        *self);
+const char    *assay_session_get_id             (AssaySession        *self);
+const char    *assay_session_get_title          (AssaySession        *self);
+void           assay_session_set_title          (AssaySession        *self,
+                                                 const char          *title);
+const char    *assay_session_get_provider       (AssaySession        *self);
+const char    *assay_session_get_model          (AssaySession        *self);
+void           assay_session_set_provider       (AssaySession        *self,
+                                                 const char          *provider,
+                                                 const char          *model);
+gint64         assay_session_get_created        (AssaySession        *self);
+gint64         assay_session_get_updated        (AssaySession        *self);
+/* "new", "running", "answered", "step-limit", "model-error", "sandbox-error", "cancelled",
+ * "stopped". */
+const char    *assay_session_get_status         (AssaySession        *self);
+const char    *assay_session_get_answer         (AssaySession        *self);
+void           assay_session_set_outcome        (AssaySession        *self,
+                                                 const char          *status,
+                                                 const char          *answer);
+char          *assay_session_get_artifact_dir   (AssaySession        *self);
+char          *assay_session_get_data_dir       (AssaySession        *self);
+/* Resolves a path stored relative to the session folder. */
+char          *assay_session_resolve            (AssaySession        *self,
+                                                 const char          *relative);
+
+/* Copies FILE into data/ (a hard link when possible) and records it. */
+const AssaySessionDataset *assay_session_add_dataset (AssaySession   *self,
+                                                      const char     *path,
+                                                      const char     *description,
+                                                      GError        **error);
+GPtrArray     *assay_session_get_datasets       (AssaySession        *self);
+
+/* The conversation (AssayLlmMessage*, owned by the session), finished steps and the
+ * step in progress. */
+GPtrArray     *assay_session_get_messages       (AssaySession        *self);
+void           assay_session_append_message     (AssaySession        *self,
+                                                 AssayLlmMessage     *message);
+/* Cells (AssaySessionCell*, owned by the session). */
+guint          assay_session_get_n_cells        (AssaySession        *self);
+AssaySessionCell *assay_session_get_cell        (AssaySession        *self,
+                                                 guint                index);
+AssaySessionCell *assay_session_find_cell       (AssaySession        *self,
+                                                 const char          *id);
+/* Takes CELL. */
+AssaySessionCell *assay_session_add_cell        (AssaySession        *self,
+                                                 AssaySessionCell    *cell);
+char          *assay_session_next_cell_id       (AssaySession        *self);
+/* Stores RESULT in CELL: status, outputs, timings; moves its artifacts under artifacts/
+ * when they are elsewhere and records them relative to the folder. */
+void           assay_session_record_result      (AssaySession        *self,
+                                                 AssaySessionCell    *cell,
+                                                 AssayCellResult     *result);
+
+/* The question just appended is kept by a crash, though no step finished yet. */
+void           assay_session_finish_question    (AssaySession        *self);
+/* Steps: a step is finished when everything the model asked for in it was answered. */
+guint          assay_session_get_n_steps        (AssaySession        *self);
+void           assay_session_finish_step        (AssaySession        *self);
+/* Cells of a step that never finished (the process was killed), restored by load. */
+GPtrArray     *assay_session_get_interrupted_cells (AssaySession     *self);
+
+G_END_DECLS

@@ -1,0 +1,188 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The `assay-cli ask` and `assay-cli session` contract, with the recorded provider and a real
+# sandbox (bubblewrap, for speed). Usage: test-cli-ask.sh ASSAY_CLI
+set -uo pipefail
+cli="$1"
+work=$(mktemp -d)
+cleanup () { [ -n "${pid:-}" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+n=0; failed=0
+check () { # name, command...
+  local name="$1"; shift
+  n=$((n + 1))
+  if "$@" >"$work/log" 2>&1; then echo "ok $n - $name"; else echo "not ok $n - $name"; sed 's/^/# /' "$work/log"; failed=$((failed + 1)); fi
+}
+ask () { "$cli" ask --backend bwrap --provider recorded "$@"; }
+export cli; export -f ask
+
+printf 'region,amount\nnorth,1\nsouth,2\n' > "$work/sales.csv"
+
+# Two cells (the second saves a file) and a final answer.
+cat > "$work/happy.json" <<'JSON'
+{"format": "assay-transcript", "model": "recorded-demo", "turns": [
+  {"text": "Let me load the file.", "tool_calls": [{"id": "call_1", "name": "execute_python",
+    "arguments": {"code": "import pandas as pd\ndf = pd.read_csv('/data/sales.csv')\ntotal = int(df.amount.sum())\nprint('total', total)", "description": "sum the amounts"}}]},
+  {"tool_calls": [{"id": "call_2", "name": "execute_python",
+    "arguments": {"code": "df.to_csv('/workspace/summary.csv', index=False)\nprint('saved')", "description": "save"}}]},
+  {"text": "The total amount is 3."}]}
+JSON
+
+# One step, then a cell that sleeps (killed in the middle), then an answer.
+cat > "$work/slow.json" <<'JSON'
+{"turns": [
+  {"tool_calls": [{"id": "call_1", "name": "execute_python",
+    "arguments": {"code": "total = 21\nprint('first step done')"}}]},
+  {"text": "Now the slow part.", "tool_calls": [{"id": "call_2", "name": "execute_python",
+    "arguments": {"code": "import time\ntime.sleep(5)\nprint('slept')"}}]},
+  {"text": "never reached"}]}
+JSON
+
+# What the resumed session is asked: it needs the state of the first step (total).
+cat > "$work/resume.json" <<'JSON'
+{"turns": [
+  {"tool_calls": [{"id": "call_r", "name": "execute_python", "arguments": {"code": "print('double', total * 2)"}}]},
+  {"text": "Twice the total is 42."}]}
+JSON
+
+cat > "$work/loop.json" <<'JSON'
+{"turns": [
+  {"tool_calls": [{"name": "execute_python", "arguments": {"code": "print(1)"}}]},
+  {"tool_calls": [{"name": "execute_python", "arguments": {"code": "print(2)"}}]},
+  {"text": "never reached"}]}
+JSON
+
+printf '#!/bin/sh\nsed -i "s/total)/total * 100)/" "$1"\n' > "$work/editor.sh"
+chmod +x "$work/editor.sh"
+
+echo "1..15"
+
+check "--yes: the answer on stdout, exit 0, the session folder in --out" bash -c "
+  '$cli' ask --backend bwrap --provider recorded --transcript '$work/happy.json' --data '$work/sales.csv' --yes --out '$work/s-happy' 'What is the total?' >'$work/out' 2>'$work/err' &&
+  [ \"\$(cat '$work/out')\" = 'The total amount is 3.' ] &&
+  grep -q 'recorded' '$work/err' && grep -q 'total 3' '$work/err' && grep -q 'step 2 of 8' '$work/err' &&
+  [ -f '$work/s-happy/session.json' ] && [ -f '$work/s-happy/data/sales.csv' ] &&
+  ls '$work/s-happy/artifacts' | grep -q summary"
+
+check "--json: answer, status, steps, session_dir, cells with statuses and artifacts" bash -c "
+  '$cli' ask --backend bwrap --provider recorded --transcript '$work/happy.json' --data '$work/sales.csv' --yes --json --out '$work/s-json' 'What is the total?' >'$work/out' 2>/dev/null &&
+  python3 - '$work/out' '$work/s-json' <<'PY'
+import json, os, sys
+r = json.load(open(sys.argv[1]))
+assert r['answer'] == 'The total amount is 3.', r
+assert r['status'] == 'answered' and r['steps'] == 3, r
+assert os.path.realpath(r['session_dir']) == os.path.realpath(sys.argv[2]), r
+assert [c['status'] for c in r['cells']] == ['ok', 'ok'], r
+art = r['cells'][1]['artifacts']
+assert len(art) == 1 and art[0]['name'] == 'summary.csv' and os.path.isfile(art[0]['path']), art
+PY"
+
+check "approval on stdin: n REASON rejects, the reason is recorded and reaches the model" bash -c "
+  printf 'n too slow\ny\n' | '$cli' ask --backend bwrap --provider recorded --transcript '$work/happy.json' --data '$work/sales.csv' --out '$work/s-reject' 'q' >'$work/out' 2>'$work/err' &&
+  '$cli' session show --json '$work/s-reject' > '$work/show' &&
+  python3 - '$work/show' <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+c = s['cells']
+assert c[0]['decision'] == 'rejected' and c[0]['reason'] == 'too slow' and c[0]['status'] == 'rejected', c[0]
+assert c[0]['code'] is None
+assert c[1]['decision'] == 'approved', c[1]
+tool = [m for m in s['messages'] if m['role'] == 'tool']
+assert 'too slow' in tool[0]['text'] and tool[0]['is_error'], tool[0]
+PY"
+
+check "approval on stdin: e edits in \$EDITOR and the edited code runs" bash -c "
+  printf 'e\ny\n' | EDITOR='$work/editor.sh' '$cli' ask --backend bwrap --provider recorded --transcript '$work/happy.json' --data '$work/sales.csv' --out '$work/s-edit' 'q' >/dev/null 2>'$work/err' &&
+  grep -q 'total 300' '$work/err' &&
+  '$cli' session show --json '$work/s-edit' | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+c = s[\"cells\"][0]
+assert c[\"decision\"] == \"edited\" and \"total * 100\" in c[\"code\"] and \"total * 100\" not in c[\"proposed_code\"], c
+assert \"edited your code\" in [m for m in s[\"messages\"] if m[\"role\"] == \"tool\"][0][\"text\"]
+'"
+
+check "end of input at the approval prompt: nothing runs, exit 6, session saved" bash -c "
+  '$cli' ask --backend bwrap --provider recorded --transcript '$work/happy.json' --out '$work/s-eof' 'q' </dev/null >/dev/null 2>'$work/err'; code=\$?
+  [ \$code -eq 6 ] && '$cli' session show --json '$work/s-eof' | grep -q '\"status\" : \"stopped\"'"
+
+check "step limit: exit 4, the message says so, the results are kept" bash -c "
+  ask --transcript '$work/loop.json' --yes --max-steps 2 --json --out '$work/s-limit' 'q' >'$work/out' 2>'$work/err'; code=\$?
+  [ \$code -eq 4 ] && grep -q 'step limit' '$work/err' &&
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r[\"status\"]==\"step-limit\" and r[\"answer\"] is None and [c[\"status\"] for c in r[\"cells\"]]==[\"ok\",\"ok\"], r' '$work/out'"
+
+check "a transcript that runs out is a model error: exit 3" bash -c "
+  printf '{\"turns\": []}' > '$work/empty.json'
+  ask --transcript '$work/empty.json' --yes --out '$work/s-empty' 'q' >/dev/null 2>'$work/err'; [ \$? -eq 3 ] && grep -q 'no more turns' '$work/err'"
+
+check "usage errors exit 2; --help documents the exit codes; keys never come from flags" bash -c "
+  '$cli' ask --provider recorded 2>/dev/null; [ \$? -eq 2 ] &&
+  { '$cli' ask --bogus q 2>/dev/null; [ \$? -eq 2 ]; } &&
+  { ask --transcript '$work/happy.json' --data '$work/nope.csv' q 2>/dev/null; [ \$? -eq 2 ]; } &&
+  { ask --transcript '$work/happy.json' --out '$work/s-happy' q 2>/dev/null; [ \$? -eq 2 ]; } &&
+  { '$cli' ask --api-key x q 2>/dev/null; [ \$? -eq 2 ]; } &&
+  '$cli' ask --help | grep -q 'step limit' && '$cli' ask --help | grep -q 'OPENAI_API_KEY'"
+
+# The crash test: SIGKILL while the second step's cell sleeps.
+"$cli" ask --backend bwrap --provider recorded --transcript "$work/slow.json" --yes --out "$work/s-crash" 'slow question' >"$work/crash.out" 2>"$work/crash.err" &
+pid=$!
+for _ in $(seq 1 300); do grep -q 'cell c2 running' "$work/crash.err" 2>/dev/null && break; sleep 0.1; done
+check "the CLI reached the second step's cell" grep -q 'cell c2 running' "$work/crash.err"
+kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; pid=
+
+check "after SIGKILL, session show restores everything up to the last finished step" bash -c "
+  '$cli' session show --json '$work/s-crash' > '$work/show' &&
+  python3 - '$work/show' <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s['format_version'] == 1
+assert s['finished']['steps'] == 1, s['finished']
+assert [c['id'] for c in s['cells']] == ['c1'] and s['cells'][0]['status'] == 'ok', s['cells']
+assert [m['role'] for m in s['messages']] == ['user', 'assistant', 'tool'], s['messages']
+assert s['messages'][0]['text'] == 'slow question'
+assert 'first step done' in s['messages'][2]['text']
+assert [c['id'] for c in s['interrupted_cells']] == ['c2'], s['interrupted_cells']
+assert s['interrupted_cells'][0]['status'] == 'interrupted'
+assert s['status'] == 'interrupted', s['status']
+PY"
+
+check "session show (text) lists the restored cells" bash -c "
+  '$cli' session show '$work/s-crash' | grep -q 'cell c1 (step 1): ok'"
+
+check "ask --resume rebuilds the kernel by replaying and continues" bash -c "
+  ask --resume '$work/s-crash' --transcript '$work/resume.json' --yes 'And twice the total?' >'$work/out' 2>'$work/err' &&
+  [ \"\$(cat '$work/out')\" = 'Twice the total is 42.' ] && grep -q 'double 42' '$work/err' && grep -q 'Restoring' '$work/err' &&
+  '$cli' session show --json '$work/s-crash' | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+assert s[\"finished\"][\"steps\"] == 3 and s[\"status\"] == \"answered\", s[\"finished\"]
+assert [c[\"id\"] for c in s[\"cells\"]] == [\"c1\", \"c3\"], s[\"cells\"]
+assert [m[\"text\"] for m in s[\"messages\"] if m[\"role\"] == \"user\"] == [\"slow question\", \"And twice the total?\"]
+'"
+
+check "session list --json DIR lists the sessions there" bash -c "
+  mkdir -p '$work/parent' && cp -r '$work/s-happy' '$work/s-limit' '$work/parent/' &&
+  '$cli' session list --json '$work/parent' | python3 -c '
+import json, sys
+l = json.load(sys.stdin)
+assert sorted(s[\"status\"] for s in l) == [\"answered\", \"step-limit\"], l
+' && '$cli' session list '$work/parent' | grep -q 'What is the total'"
+
+check "session rename and delete" bash -c "
+  '$cli' session rename '$work/parent/s-happy' 'Renamed' && '$cli' session show '$work/parent/s-happy' | head -1 | grep -qx 'Renamed' &&
+  '$cli' session delete '$work/parent/s-happy' && [ ! -e '$work/parent/s-happy' ] &&
+  ! '$cli' session delete '$work' 2>/dev/null && [ -d '$work' ]"
+
+# SIGINT in the middle of a cell: cancelled cleanly, saved, exit 6.
+"$cli" ask --backend bwrap --provider recorded --transcript "$work/slow.json" --yes --out "$work/s-int" 'q' >/dev/null 2>"$work/int.err" &
+pid=$!
+for _ in $(seq 1 300); do grep -q 'cell c2 running' "$work/int.err" 2>/dev/null && break; sleep 0.1; done
+kill -INT "$pid"; wait "$pid"; code=$?; pid=
+check "SIGINT cancels the cell, saves the session and exits 6" bash -c "
+  [ $code -eq 6 ] && '$cli' session show --json '$work/s-int' | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+assert s[\"status\"] == \"cancelled\" and [c[\"status\"] for c in s[\"cells\"]] == [\"ok\", \"cancelled\"], s[\"cells\"]
+'"
+
+exit $((failed > 0))

@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "assay-session.h"
+
+static char *
+make_tmp (void)
+{
+  g_autoptr(GError) error = NULL;
+  char *dir = g_dir_make_tmp ("assay-test-session-XXXXXX", &error);
+
+  g_assert_no_error (error);
+  return dir;
+}
+
+static void
+remove_tmp (const char *dir)
+{
+  g_autofree char *command = g_strdup_printf ("rm -rf '%s'", dir);
+
+  g_assert_true (g_spawn_command_line_sync (command, NULL, NULL, NULL, NULL));
+}
+
+/* A session with a finished step (a cell that ran) and a step in progress. */
+static AssaySession *
+make_session (const char *dir)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *csv = g_build_filename (dir, "..", "sales-for-session.csv", NULL);
+  AssaySession *session = assay_session_new (dir, &error);
+  g_autoptr(AssayCellResult) result = assay_cell_result_new ("k1", "print(1)");
+  g_autoptr(JsonObject) output = json_object_new ();
+  AssayLlmMessage *assistant;
+  AssaySessionCell *cell;
+  AssayArtifact *artifact = g_new0 (AssayArtifact, 1);
+  g_autofree char *artifact_dir = NULL;
+  g_autofree char *artifact_path = NULL;
+
+  g_assert_no_error (error);
+  g_assert_true (g_file_set_contents (csv, "a,b\n1,2\n", -1, NULL));
+  g_assert_nonnull (assay_session_add_dataset (session, csv, "comma, header", &error));
+  g_assert_no_error (error);
+  g_unlink (csv);
+  assay_session_set_provider (session, "openai", "gpt-test");
+  assay_session_set_title (session, "Sales “total”");
+
+  assay_session_append_message (session, assay_llm_message_new_user ("What is the total?"));
+  assay_session_finish_question (session);
+  assistant = assay_llm_message_new_assistant ("Computing.");
+  g_ptr_array_add (assistant->tool_calls, assay_llm_tool_call_new ("call_1", "execute_python", "{\"code\":\"print(1)\"}"));
+  assay_session_append_message (session, assistant);
+
+  cell = assay_session_add_cell (session, assay_session_cell_new ("c1", 1, "call_1", "print", "print(1)"));
+  cell->code = g_strdup ("print(1)");
+  cell->decision = ASSAY_DECISION_APPROVED;
+  json_object_set_string_member (output, "output_type", "stream");
+  json_object_set_string_member (output, "name", "stdout");
+  json_object_set_string_member (output, "text", "1\n");
+  assay_cell_result_add_output (result, output);
+  assay_cell_result_set_status (result, ASSAY_CELL_OK, NULL);
+  assay_cell_result_set_elapsed_ms (result, 12);
+  artifact_dir = assay_session_get_artifact_dir (session);
+  artifact_path = g_build_filename (artifact_dir, "plot.png", NULL);
+  g_assert_true (g_file_set_contents (artifact_path, "png", 3, NULL));
+  artifact->name = g_strdup ("plot.png");
+  artifact->path = g_strdup (artifact_path);
+  artifact->bytes = 3;
+  artifact->mime = g_strdup ("image/png");
+  assay_cell_result_add_artifact (result, artifact);
+  assay_session_record_result (session, cell, result);
+  assay_session_append_message (session, assay_llm_message_new_tool ("call_1", "Status: ok\n1\n", FALSE));
+  assay_session_finish_step (session);
+
+  /* Step 2, in progress: proposed, not answered. */
+  assistant = assay_llm_message_new_assistant (NULL);
+  g_ptr_array_add (assistant->tool_calls, assay_llm_tool_call_new ("call_2", "execute_python", "{\"code\":\"sleep\"}"));
+  assay_session_append_message (session, assistant);
+  cell = assay_session_add_cell (session, assay_session_cell_new ("c2", 2, "call_2", NULL, "import time"));
+  g_free (cell->status);
+  cell->status = g_strdup ("running");
+  return session;
+}
+
+static void
+test_round_trip (void)
+{
+  g_autofree char *parent = make_tmp ();
+  g_autofree char *dir = g_build_filename (parent, "s1", NULL);
+  g_autoptr(AssaySession) session = make_session (dir);
+  g_autoptr(AssaySession) loaded = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *record = NULL;
+  g_autofree char *text = NULL;
+  AssaySessionCell *cell;
+  AssayLlmMessage *message;
+  AssaySessionDataset *dataset;
+  AssayArtifact *artifact;
+
+  g_assert_true (assay_session_save (session, &error));
+  g_assert_no_error (error);
+
+  /* Never a key, and a format version. */
+  record = g_build_filename (dir, "session.json", NULL);
+  g_assert_true (g_file_get_contents (record, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "\"format_version\" : 1"));
+  g_assert_null (strstr (text, "api_key"));
+
+  loaded = assay_session_load (dir, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (assay_session_get_id (loaded), ==, assay_session_get_id (session));
+  g_assert_cmpstr (assay_session_get_title (loaded), ==, "Sales “total”");
+  g_assert_cmpstr (assay_session_get_provider (loaded), ==, "openai");
+  g_assert_cmpstr (assay_session_get_model (loaded), ==, "gpt-test");
+  g_assert_cmpint (assay_session_get_created (loaded), ==, assay_session_get_created (session));
+
+  dataset = g_ptr_array_index (assay_session_get_datasets (loaded), 0);
+  g_assert_cmpstr (dataset->name, ==, "sales-for-session.csv");
+  g_assert_cmpstr (dataset->description, ==, "comma, header");
+  {
+    /* Self-contained: the copy survives the original. */
+    g_autofree char *copy = assay_session_resolve (loaded, dataset->path);
+    g_autofree char *contents = NULL;
+    g_assert_true (g_file_get_contents (copy, &contents, NULL, NULL));
+    g_assert_cmpstr (contents, ==, "a,b\n1,2\n");
+  }
+
+  /* Up to the last finished step; the step in progress is kept apart. */
+  g_assert_cmpuint (assay_session_get_n_steps (loaded), ==, 1);
+  g_assert_cmpuint (assay_session_get_messages (loaded)->len, ==, 3);
+  message = g_ptr_array_index (assay_session_get_messages (loaded), 1);
+  g_assert_cmpint (message->role, ==, ASSAY_LLM_ROLE_ASSISTANT);
+  g_assert_cmpstr (message->text, ==, "Computing.");
+  g_assert_cmpuint (message->tool_calls->len, ==, 1);
+  g_assert_cmpstr (((AssayLlmToolCall *) g_ptr_array_index (message->tool_calls, 0))->arguments, ==,
+                   "{\"code\":\"print(1)\"}");
+  message = g_ptr_array_index (assay_session_get_messages (loaded), 2);
+  g_assert_cmpint (message->role, ==, ASSAY_LLM_ROLE_TOOL);
+  g_assert_cmpstr (message->tool_call_id, ==, "call_1");
+
+  g_assert_cmpuint (assay_session_get_n_cells (loaded), ==, 1);
+  cell = assay_session_get_cell (loaded, 0);
+  g_assert_cmpstr (cell->id, ==, "c1");
+  g_assert_cmpstr (cell->status, ==, "ok");
+  g_assert_cmpint (cell->decision, ==, ASSAY_DECISION_APPROVED);
+  g_assert_cmpint (cell->elapsed_ms, ==, 12);
+  g_assert_cmpuint (json_array_get_length (cell->outputs), ==, 1);
+  g_assert_true (assay_session_cell_succeeded (cell));
+  artifact = g_ptr_array_index (cell->artifacts, 0);
+  g_assert_cmpstr (artifact->path, ==, "artifacts/plot.png");
+  g_assert_cmpstr (artifact->mime, ==, "image/png");
+
+  g_assert_cmpuint (assay_session_get_interrupted_cells (loaded)->len, ==, 1);
+  cell = g_ptr_array_index (assay_session_get_interrupted_cells (loaded), 0);
+  g_assert_cmpstr (cell->id, ==, "c2");
+  g_assert_cmpstr (cell->status, ==, "interrupted");
+  {
+    g_autofree char *next = assay_session_next_cell_id (loaded);
+    g_assert_cmpstr (next, ==, "c3");
+  }
+
+  /* Saving the loaded session keeps the interrupted cells. */
+  g_assert_true (assay_session_save (loaded, &error));
+  g_clear_object (&session);
+  session = assay_session_load (dir, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (assay_session_get_interrupted_cells (session)->len, ==, 1);
+  g_assert_cmpuint (assay_session_get_n_cells (session), ==, 1);
+
+  /* A folder that already holds a session is not taken over. */
+  g_assert_null (assay_session_new (dir, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS);
+  remove_tmp (parent);
+}
+
+static void
+test_atomic_write (void)
+{
+  g_autofree char *parent = make_tmp ();
+  g_autofree char *dir = g_build_filename (parent, "s1", NULL);
+  g_autoptr(AssaySession) session = make_session (dir);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *record = g_build_filename (dir, "session.json", NULL);
+  g_autofree char *huge = g_strnfill (256 * 1024, 'x');
+  struct rlimit old_limit, limit;
+  void (*old_handler) (int);
+  g_autoptr(GDir) listing = NULL;
+  const char *name;
+  guint entries = 0;
+
+  g_assert_true (assay_session_save (session, &error));
+  g_assert_true (g_file_get_contents (record, &before, NULL, NULL));
+
+  /* A write that fails half-way (the file size limit: EFBIG after 64 KiB). */
+  assay_session_append_message (session, assay_llm_message_new_user (huge));
+  old_handler = signal (SIGXFSZ, SIG_IGN);
+  g_assert_cmpint (getrlimit (RLIMIT_FSIZE, &old_limit), ==, 0);
+  limit = old_limit;
+  limit.rlim_cur = 64 * 1024;
+  g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &limit), ==, 0);
+  g_assert_false (assay_session_save (session, &error));
+  g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &old_limit), ==, 0);
+  signal (SIGXFSZ, old_handler);
+  g_assert_nonnull (error);
+  g_test_message ("failed as expected: %s", error->message);
+  g_clear_error (&error);
+
+  /* The old record is whole and no temporary file is left. */
+  g_assert_true (g_file_get_contents (record, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, before);
+  listing = g_dir_open (dir, 0, NULL);
+  while ((name = g_dir_read_name (listing)))
+    {
+      g_test_message ("entry: %s", name);
+      g_assert_true (g_str_equal (name, "session.json") || g_str_equal (name, "data") ||
+                     g_str_equal (name, "artifacts"));
+      entries++;
+    }
+  g_assert_cmpuint (entries, ==, 3);
+  remove_tmp (parent);
+}
+
+static void
+test_list_rename_delete (void)
+{
+  g_autofree char *parent = make_tmp ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AssaySession) first = assay_session_create (parent, &error);
+  g_autoptr(AssaySession) second = NULL;
+  g_autoptr(GPtrArray) list = NULL;
+  g_autofree char *junk = g_build_filename (parent, "not-a-session", NULL);
+  g_autofree char *second_dir = NULL;
+
+  g_assert_no_error (error);
+  assay_session_set_title (first, "first");
+  g_assert_true (assay_session_save (first, &error));
+  g_usleep (2000);
+  second = assay_session_create (parent, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (assay_session_get_dir (first), !=, assay_session_get_dir (second));
+  assay_session_set_title (second, "second");
+  g_assert_true (assay_session_save (second, &error));
+  g_assert_cmpint (g_mkdir (junk, 0755), ==, 0);
+
+  list = assay_session_list (parent, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (list->len, ==, 2);
+  g_assert_cmpstr (assay_session_get_title (g_ptr_array_index (list, 0)), ==, "second");
+  g_assert_cmpstr (assay_session_get_title (g_ptr_array_index (list, 1)), ==, "first");
+  g_clear_pointer (&list, g_ptr_array_unref);
+
+  g_usleep (2000);
+  g_assert_true (assay_session_rename (first, "renamed", &error));
+  list = assay_session_list (parent, &error);
+  g_assert_cmpstr (assay_session_get_title (g_ptr_array_index (list, 0)), ==, "renamed");
+  g_clear_pointer (&list, g_ptr_array_unref);
+
+  second_dir = g_strdup (assay_session_get_dir (second));
+  g_assert_true (assay_session_delete (second_dir, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (second_dir, G_FILE_TEST_EXISTS));
+  list = assay_session_list (parent, &error);
+  g_assert_cmpuint (list->len, ==, 1);
+
+  /* A folder without a record is not deleted. */
+  g_assert_false (assay_session_delete (junk, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_true (g_file_test (junk, G_FILE_TEST_IS_DIR));
+  g_clear_error (&error);
+
+  /* An empty parent, or none at all, lists nothing. */
+  {
+    g_autofree char *missing = g_build_filename (parent, "nope", NULL);
+    g_autoptr(GPtrArray) none = assay_session_list (missing, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (none->len, ==, 0);
+  }
+  remove_tmp (parent);
+}
+
+static void
+test_delete_never_follows_links (void)
+{
+  g_autofree char *parent = make_tmp ();
+  g_autofree char *outside = g_build_filename (parent, "outside", NULL);
+  g_autofree char *precious = g_build_filename (outside, "precious.txt", NULL);
+  g_autofree char *dir = g_build_filename (parent, "s1", NULL);
+  g_autofree char *link_dir = g_build_filename (dir, "artifacts", "escape", NULL);
+  g_autofree char *link_file = g_build_filename (dir, "data", "escape.txt", NULL);
+  g_autofree char *session_link = g_build_filename (parent, "link-to-session", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AssaySession) session = assay_session_new (dir, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (assay_session_save (session, &error));
+  g_assert_cmpint (g_mkdir (outside, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (precious, "keep me", -1, NULL));
+  g_assert_cmpint (symlink (outside, link_dir), ==, 0);
+  g_assert_cmpint (symlink (precious, link_file), ==, 0);
+  g_assert_cmpint (symlink (dir, session_link), ==, 0);
+
+  /* A link to a session is not a session folder. */
+  g_assert_false (assay_session_delete (session_link, &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  g_assert_true (g_file_test (dir, G_FILE_TEST_IS_DIR));
+
+  g_assert_true (assay_session_delete (dir, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (dir, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (precious, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (g_file_test (outside, G_FILE_TEST_IS_DIR));
+  remove_tmp (parent);
+}
+
+static void
+test_load_rejects_bad_records (void)
+{
+  g_autofree char *parent = make_tmp ();
+  g_autofree char *record = g_build_filename (parent, "session.json", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AssaySession) session = NULL;
+
+  g_assert_true (g_file_set_contents (record, "[1, 2]", -1, NULL));
+  g_assert_null (assay_session_load (parent, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_clear_error (&error);
+
+  g_assert_true (g_file_set_contents (record, "{\"format_version\": 99}", -1, NULL));
+  g_assert_null (assay_session_load (parent, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
+  g_clear_error (&error);
+
+  /* Wrong types are ignored member by member, not trusted. */
+  g_assert_true (g_file_set_contents (record,
+                                      "{\"format_version\": 1, \"title\": 5, \"messages\": {\"x\": 1},"
+                                      " \"cells\": [1, {\"id\": \"c1\", \"outputs\": \"no\"}],"
+                                      " \"finished\": {\"cells\": 9, \"messages\": \"x\"}}", -1, NULL));
+  session = assay_session_load (parent, &error);
+  g_assert_no_error (error);
+  g_assert_null (assay_session_get_title (session));
+  g_assert_cmpuint (assay_session_get_n_cells (session), ==, 1);
+  g_assert_cmpuint (assay_session_get_messages (session)->len, ==, 0);
+  remove_tmp (parent);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/assay/session/round-trip", test_round_trip);
+  g_test_add_func ("/assay/session/atomic-write", test_atomic_write);
+  g_test_add_func ("/assay/session/list-rename-delete", test_list_rename_delete);
+  g_test_add_func ("/assay/session/delete-never-follows-links", test_delete_never_follows_links);
+  g_test_add_func ("/assay/session/bad-records", test_load_rejects_bad_records);
+
+  return g_test_run ();
+}
