@@ -67,6 +67,16 @@ except ValueError:
 report(os.path.exists(record) and show.returncode == 0 and "1,651,593" in json.dumps(shown),
        "the session folder reopens with the answer", show.stderr)
 
+try:
+    timings = json.load(open(record)).get("timings", [])
+except (OSError, ValueError):
+    timings = []
+report(len(timings) == 7 and [t.get("step") for t in timings] == list(range(1, 8))
+       and all(t["wall_us"] >= t["model_us"] + t["cell_us"] for t in timings)
+       and all(0 < t["code_us"] <= t["cell_us"] for t in timings[:6])
+       and timings[6]["cell_us"] == 0,
+       "each finished step records where its time went (model, sandbox, code)", json.dumps(timings))
+
 check = subprocess.run([sys.executable, os.path.join(HERE, "check_sales_case.py"), session],
                        capture_output=True, text=True)
 for line in check.stdout.splitlines():

@@ -69,6 +69,10 @@ struct _AssayAgent
   guint                call_index;
   AssaySessionCell    *cell;             /* the cell waiting for approval or running */
   gboolean             awaiting_approval;
+  AssayStepTiming      timing;           /* the step in progress; monotonic times */
+  gint64               step_started_at;
+  gint64               model_started_at;
+  gint64               approval_asked_at;
   GPtrArray           *restore_codes;
   guint                restore_index;
   char                *restore_dir;
@@ -383,6 +387,8 @@ executed_cb (GObject      *source,
 
   assay_session_record_result (self->session, cell, result);
   self->cell = NULL;
+  self->timing.cell_us += assay_cell_result_get_elapsed_us (result);
+  self->timing.code_us += assay_cell_result_get_code_us (result);
 
   artifacts = assay_cell_result_get_artifacts (result);
   for (guint i = 0; i < artifacts->len; i++)
@@ -492,6 +498,15 @@ parse_call (AssayLlmToolCall  *call,
   return TRUE;
 }
 
+/* The step is finished: it survives a crash from now on, with where its time went. */
+static void
+finish_step (AssayAgent *self)
+{
+  self->timing.wall_us = g_get_monotonic_time () - self->step_started_at;
+  assay_session_add_step_timing (self->session, &self->timing);
+  assay_session_finish_step (self->session);
+}
+
 static void
 answer_next_call (AssayAgent *self)
 {
@@ -511,7 +526,7 @@ answer_next_call (AssayAgent *self)
   if (self->call_index >= self->assistant->tool_calls->len)
     {
       /* Every call answered: the step is finished and survives a crash from now on. */
-      assay_session_finish_step (self->session);
+      finish_step (self);
       save (self);
       self->assistant = NULL;
       if (self->step >= self->max_steps)
@@ -550,6 +565,7 @@ answer_next_call (AssayAgent *self)
 
   save (self);
   self->awaiting_approval = TRUE;
+  self->approval_asked_at = g_get_monotonic_time ();
   g_signal_emit (self, signals[APPROVAL_NEEDED], 0, self->cell->id, code, description);
 }
 
@@ -568,6 +584,7 @@ assay_agent_respond (AssayAgent            *self,
 
   cell = self->cell;
   self->awaiting_approval = FALSE;
+  self->timing.approval_us += g_get_monotonic_time () - self->approval_asked_at;
 
   switch (response)
     {
@@ -629,6 +646,7 @@ streamed_cb (GObject      *source,
 
   response = assay_llm_provider_stream_finish (ASSAY_LLM_PROVIDER (source), result, &error);
   self->streaming = FALSE;
+  self->timing.model_us += g_get_monotonic_time () - self->model_started_at;
   if (self->task == NULL)
     return;
 
@@ -674,7 +692,7 @@ streamed_cb (GObject      *source,
 
   if (assistant->tool_calls->len == 0)
     {
-      assay_session_finish_step (self->session);
+      finish_step (self);
       finish (self, ASSAY_AGENT_ANSWERED, response->text);
       return;
     }
@@ -692,6 +710,9 @@ start_step (AssayAgent *self)
   g_autoptr(GPtrArray) messages = NULL;
 
   self->step++;
+  memset (&self->timing, 0, sizeof self->timing);
+  self->timing.step = assay_session_get_n_steps (self->session) + 1;
+  self->step_started_at = g_get_monotonic_time ();
   g_signal_emit (self, signals[STEP], 0, self->step, self->max_steps);
   if (self->task == NULL)
     return;
@@ -707,6 +728,7 @@ start_step (AssayAgent *self)
 
   g_ptr_array_set_size (self->extractors, 0);
   self->streaming = TRUE;
+  self->model_started_at = g_get_monotonic_time ();
   assay_llm_provider_stream_async (self->provider, request, self->cancellable,
                                    streamed_cb, g_object_ref (self));
 }

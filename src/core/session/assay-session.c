@@ -29,6 +29,7 @@ struct _AssaySession
   GPtrArray *messages;            /* AssayLlmMessage* */
   GPtrArray *cells;               /* AssaySessionCell* */
   GPtrArray *interrupted_cells;   /* AssaySessionCell*, from steps that never finished */
+  GArray    *timings;             /* AssayStepTiming, one per finished step */
 
   /* What the finished steps cover; beyond these is the step in progress. */
   guint      n_steps;
@@ -65,6 +66,7 @@ assay_session_finalize (GObject *object)
   g_ptr_array_unref (self->messages);
   g_ptr_array_unref (self->cells);
   g_ptr_array_unref (self->interrupted_cells);
+  g_array_unref (self->timings);
   G_OBJECT_CLASS (assay_session_parent_class)->finalize (object);
 }
 
@@ -81,6 +83,7 @@ assay_session_init (AssaySession *self)
   self->messages = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_llm_message_free);
   self->cells = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_session_cell_free);
   self->interrupted_cells = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_session_cell_free);
+  self->timings = g_array_new (FALSE, TRUE, sizeof (AssayStepTiming));
   self->status = g_strdup ("new");
   self->created_at = self->updated_at = g_get_real_time ();
 }
@@ -206,6 +209,7 @@ assay_session_to_json (AssaySession *self)
   JsonArray *datasets = json_array_new ();
   JsonArray *messages = json_array_new ();
   JsonObject *finished = json_object_new ();
+  JsonArray *timings = json_array_new ();
   JsonArray *interrupted;
 
   g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
@@ -244,6 +248,21 @@ assay_session_to_json (AssaySession *self)
 
   interrupted = cells_to_json (self->interrupted_cells, 0, self->interrupted_cells->len);
   json_object_set_array_member (object, "interrupted_cells", interrupted);
+
+  for (guint i = 0; i < self->timings->len; i++)
+    {
+      const AssayStepTiming *timing = &g_array_index (self->timings, AssayStepTiming, i);
+      JsonObject *item = json_object_new ();
+
+      json_object_set_int_member (item, "step", timing->step);
+      json_object_set_int_member (item, "wall_us", timing->wall_us);
+      json_object_set_int_member (item, "model_us", timing->model_us);
+      json_object_set_int_member (item, "cell_us", timing->cell_us);
+      json_object_set_int_member (item, "code_us", timing->code_us);
+      json_object_set_int_member (item, "approval_us", timing->approval_us);
+      json_array_add_object_element (timings, item);
+    }
+  json_object_set_array_member (object, "timings", timings);
 
   return json_node_init_object (json_node_alloc (), g_steal_pointer (&object));
 }
@@ -428,6 +447,26 @@ assay_session_load (const char  *dir,
           g_ptr_array_add (self->cells, cell);
         else
           add_interrupted (self, cell);
+      }
+  if ((array = array_member (root, "timings")))
+    for (guint i = 0; i < json_array_get_length (array); i++)
+      {
+        JsonNode *item = json_array_get_element (array, i);
+        JsonObject *object;
+        AssayStepTiming timing = { 0, };
+
+        if (!JSON_NODE_HOLDS_OBJECT (item))
+          continue;
+        object = json_node_get_object (item);
+        timing.step = (guint) CLAMP (int_member (object, "step"), 0, G_MAXINT);
+        if (timing.step == 0 || timing.step > self->n_steps)
+          continue;
+        timing.wall_us = MAX (int_member (object, "wall_us"), 0);
+        timing.model_us = MAX (int_member (object, "model_us"), 0);
+        timing.cell_us = MAX (int_member (object, "cell_us"), 0);
+        timing.code_us = MAX (int_member (object, "code_us"), 0);
+        timing.approval_us = MAX (int_member (object, "approval_us"), 0);
+        g_array_append_val (self->timings, timing);
       }
   if ((array = array_member (root, "interrupted_cells")))
     for (guint i = 0; i < json_array_get_length (array); i++)
@@ -984,4 +1023,20 @@ assay_session_get_interrupted_cells (AssaySession *self)
 {
   g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
   return self->interrupted_cells;
+}
+
+void
+assay_session_add_step_timing (AssaySession          *self,
+                               const AssayStepTiming *timing)
+{
+  g_return_if_fail (ASSAY_IS_SESSION (self));
+  g_return_if_fail (timing != NULL);
+  g_array_append_val (self->timings, *timing);
+}
+
+GArray *
+assay_session_get_step_timings (AssaySession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  return self->timings;
 }

@@ -118,6 +118,24 @@ void           assay_session_finish_question    (AssaySession        *self);
 /* Steps: a step is finished when everything the model asked for in it was answered. */
 guint          assay_session_get_n_steps        (AssaySession        *self);
 void           assay_session_finish_step        (AssaySession        *self);
+/* Where a finished step's time went, for the benchmark and the analyst's curiosity: the
+ * step's wall time, and the parts of it that were the model's (streaming its turn), the
+ * sandbox's (running cells, of which code_us is the user code itself) and the analyst's
+ * (deciding on an approval). What is left is what Assay itself added. */
+typedef struct
+{
+  guint  step;
+  gint64 wall_us;
+  gint64 model_us;
+  gint64 cell_us;
+  gint64 code_us;
+  gint64 approval_us;
+} AssayStepTiming;
+
+void           assay_session_add_step_timing    (AssaySession          *self,
+                                                 const AssayStepTiming *timing);
+/* The timings of the finished steps, in order (AssayStepTiming). */
+GArray        *assay_session_get_step_timings   (AssaySession          *self);
 /* Cells of a step that never finished (the process was killed), restored by load. */
 GPtrArray     *assay_session_get_interrupted_cells (AssaySession     *self);
 
