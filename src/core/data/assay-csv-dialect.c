@@ -145,6 +145,7 @@ assay_csv_detect_encoding (const char       *data,
   gsize sample = MIN (len, 1024 * 1024);
   gsize zeros[4] = { 0 };
   gsize controls = 0;
+  gsize nuls = 0;
   gsize probe = MIN (len, 4096) & ~(gsize) 3;
   const char *kind;
   const char *nul;
@@ -216,14 +217,17 @@ assay_csv_detect_encoding (const char       *data,
     }
 
   for (gsize i = 0; i < MIN (sample, 64 * 1024); i++)
-    controls += (d[i] < 0x20 && d[i] != '\t' && d[i] != '\n' && d[i] != '\r' && d[i] != '\f' &&
-                 d[i] != 0x1a && d[i] != 0x1b) || d[i] == 0x7f;
-  if (controls > MIN (sample, 64 * 1024) / 20)
+    {
+      controls += (d[i] > 0 && d[i] < 0x20 && d[i] != '\t' && d[i] != '\n' && d[i] != '\r' &&
+                   d[i] != '\f' && d[i] != 0x1a && d[i] != 0x1b) || d[i] == 0x7f;
+      nuls += d[i] == 0;
+    }
+  if (controls > MIN (sample, 64 * 1024) / 20 || nuls > MIN (sample, 64 * 1024) / 10)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    "this is not a text table: it looks like a binary file "
                    "(%" G_GSIZE_FORMAT " control bytes in the first %" G_GSIZE_FORMAT ")",
-                   controls, MIN (sample, 64 * 1024));
+                   controls + nuls, MIN (sample, 64 * 1024));
       return FALSE;
     }
   if ((nul = memchr (data, '\0', len)) != NULL)
@@ -478,7 +482,7 @@ choose_number_format (NumberVotes     *votes,
     if (votes->thousands[i] > 0 && (best < 0 || votes->thousands[i] > votes->thousands[best]))
       best = i;
   dialect->thousands[0] = '\0';
-  if (best >= 0 && !(thousands_seps[best][0] == dialect->delimiter && thousands_seps[best][1] == '\0'))
+  if (best >= 0)
     g_strlcpy (dialect->thousands, thousands_seps[best], sizeof dialect->thousands);
 }
 
@@ -749,6 +753,33 @@ assay_csv_sniff_text (const char       *text,
       g_ptr_array_add (rows, row);
     }
   assay_csv_reader_clear (&reader);
+
+  /* Prose with a steady number of commas per line is still prose: every cell reads like a
+   * sentence, even the would-be header. */
+  {
+    gsize cells = 0, wordy = 0;
+
+    for (guint r = 0; r < rows->len; r++)
+      {
+        GPtrArray *row = g_ptr_array_index (rows, r);
+        for (guint f = 0; f < row->len; f++)
+          {
+            const char *cell = g_ptr_array_index (row, f);
+            guint spaces = 0;
+
+            for (const char *c = cell; *c != '\0'; c++)
+              spaces += *c == ' ';
+            cells++;
+            wordy += spaces >= 3;
+          }
+      }
+    if (cells >= 8 && wordy == cells && dialect->n_columns <= 8)
+      {
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                     "this is not a table: every cell reads like prose (sentences, not values)");
+        return FALSE;
+      }
+  }
 
   choose_number_format (&votes, dialect);
   assay_csv_dialect_get_value_format (dialect, &format);

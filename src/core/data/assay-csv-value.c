@@ -259,7 +259,8 @@ read_digits (const char **p,
   return TRUE;
 }
 
-/* [T ]hh:mm[:ss[.fff]][ AM|PM][Z|±hh[:mm]]; returns seconds into the day, -1 when invalid. */
+/* [T ]hh:mm[:ss[.fff]][ AM|PM][Z|±hh[:mm]]; returns seconds into the day in UTC (which
+ * may be negative), NAN when invalid. */
 static double
 read_time (const char **pp,
            const char  *end,
@@ -271,21 +272,21 @@ read_time (const char **pp,
   int tz = 0;
 
   if (!read_digits (&p, end, 1, 2, &h) || p >= end || *p != ':')
-    return -1;
+    return NAN;
   p++;
   if (!read_digits (&p, end, 2, 2, &m))
-    return -1;
+    return NAN;
   if (p < end && *p == ':')
     {
       p++;
       if (!read_digits (&p, end, 2, 2, &s))
-        return -1;
+        return NAN;
       if (p < end && (*p == '.' || *p == ','))
         {
           double scale = 0.1;
           p++;
           if (p >= end || *p < '0' || *p > '9')
-            return -1;
+            return NAN;
           while (p < end && *p >= '0' && *p <= '9')
             {
               frac += (*p - '0') * scale;
@@ -298,12 +299,12 @@ read_time (const char **pp,
       (p[2] == 'M' || p[2] == 'm'))
     {
       if (h < 1 || h > 12)
-        return -1;
+        return NAN;
       h = h % 12 + ((p[1] == 'P' || p[1] == 'p') ? 12 : 0);
       p += 3;
     }
   if (h > 23 || m > 59 || s > 60)
-    return -1;
+    return NAN;
   if (p < end && (*p == 'Z' || *p == 'z'))
     {
       *flags |= ASSAY_VALUE_HAS_TIMEZONE;
@@ -318,13 +319,13 @@ read_time (const char **pp,
         p++;
       sign = *p++ == '-' ? -1 : 1;
       if (!read_digits (&p, end, 2, 2, &th))
-        return -1;
+        return NAN;
       if (p < end && *p == ':')
         p++;
       if (p < end && !read_digits (&p, end, 2, 2, &tm))
-        return -1;
+        return NAN;
       if (th > 14 || tm > 59)
-        return -1;
+        return NAN;
       tz = sign * (int) (th * 3600 + tm * 60);
       *flags |= ASSAY_VALUE_HAS_TIMEZONE;
     }
@@ -367,7 +368,7 @@ classify_date (const char *s,
         return 0;
       p++;
       seconds = read_time (&p, end, &time_flags);
-      if (seconds < 0 || p != end)
+      if (isnan (seconds) || p != end)
         return 0;
     }
 
