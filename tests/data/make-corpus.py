@@ -228,26 +228,41 @@ def make(directory):
     # 28. Excel workbooks: deflated and stored.
     for name, method in (("workbook.xlsx", zipfile.ZIP_DEFLATED), ("stored.xlsx", zipfile.ZIP_STORED)):
         buffer = io.BytesIO()
+        ns = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
+        rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+        sheet = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<worksheet ' + ns + '>'
+                 '<dimension ref="{dim}"/><sheetData>{rows}</sheetData></worksheet>')
+        row = '<row r="{r}"><c r="A{r}" t="inlineStr"><is><t>{a}</t></is></c><c r="B{r}"><v>{b}</v></c></row>'
         with zipfile.ZipFile(buffer, "w", method) as z:
-            z.writestr("[Content_Types].xml", '<?xml version="1.0"?><Types/>')
+            z.writestr("[Content_Types].xml",
+                       '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+                       '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+                       '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
+                       '<Default Extension="xml" ContentType="application/xml"/>'
+                       '<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>'
+                       '<Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>'
+                       '<Override PartName="/xl/worksheets/sheet2.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>'
+                       '</Types>')
+            z.writestr("_rels/.rels",
+                       '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+                       '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+                       f'<Relationship Id="rId1" Type="{rel}/officeDocument" Target="xl/workbook.xml"/></Relationships>')
             z.writestr("xl/workbook.xml",
                        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
-                       '<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" '
-                       'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">'
+                       '<workbook ' + ns + f' xmlns:r="{rel}">'
                        '<sheets><sheet name="Продажи" sheetId="1" r:id="rId1"/>'
                        '<sheet name="Q&amp;A 2024" sheetId="2" r:id="rId2"/></sheets></workbook>')
             z.writestr("xl/_rels/workbook.xml.rels",
-                       '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
-                       '<Relationship Id="rId1" Type="worksheet" Target="worksheets/sheet1.xml"/>'
-                       '<Relationship Id="rId2" Type="worksheet" Target="worksheets/sheet2.xml"/></Relationships>')
+                       '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+                       '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+                       f'<Relationship Id="rId1" Type="{rel}/worksheet" Target="worksheets/sheet1.xml"/>'
+                       f'<Relationship Id="rId2" Type="{rel}/worksheet" Target="worksheets/sheet2.xml"/></Relationships>')
             z.writestr("xl/worksheets/sheet1.xml",
-                       '<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
-                       '<dimension ref="A1:C3"/><sheetData/></worksheet>')
+                       sheet.format(dim="A1:B3", rows="".join(row.format(r=r, a=f"город {r}", b=r * 10) for r in range(1, 4))))
             z.writestr("xl/worksheets/sheet2.xml",
-                       '<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
-                       '<dimension ref="A1:B2"/><sheetData/></worksheet>')
+                       sheet.format(dim="A1:B2", rows="".join(row.format(r=r, a=f"q{r}", b=r) for r in range(1, 3))))
         case(name, buffer.getvalue(), format="xlsx", sheets=["Продажи", "Q&A 2024"],
-             dimensions=["A1:C3", "A1:B2"])
+             dimensions=["A1:B3", "A1:B2"])
 
     # Hostile input: each must fail with a specific reason.
     case("empty.csv", b"", error="empty")

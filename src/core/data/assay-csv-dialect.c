@@ -150,6 +150,9 @@ assay_csv_detect_encoding (const char       *data,
   const char *kind;
   const char *nul;
 
+  g_clear_pointer (&dialect->encoding, g_free);
+  g_clear_pointer (&dialect->python_encoding, g_free);
+  dialect->bom_len = 0;
   if (len == 0)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "the file is empty");
@@ -222,7 +225,7 @@ assay_csv_detect_encoding (const char       *data,
                    d[i] != '\f' && d[i] != 0x1a && d[i] != 0x1b) || d[i] == 0x7f;
       nuls += d[i] == 0;
     }
-  if (controls > MIN (sample, 64 * 1024) / 20 || nuls > MIN (sample, 64 * 1024) / 10)
+  if (controls > MIN (sample, 64 * 1024) / 20 || (nuls > 4 && nuls > MIN (sample, 64 * 1024) / 10))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    "this is not a text table: it looks like a binary file "
