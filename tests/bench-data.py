@@ -20,7 +20,8 @@ big = os.path.join(workdir, "bench-data-1g.csv")
 
 CITIES = ["Paris", "Berlin", "Oslo", "Rome", "Madrid", "Lisbon", "Vienna", "Prague", "Warsaw", "Dublin",
           "Zürich", "Kraków", "São Paulo", "Москва"]
-CATEGORIES = ["grocery", "electronics", "garden", "toys", "books", "clothing", "sports", "health"]
+CATEGORIES = ["Grocery and food", "Consumer electronics", "Home and garden", "Toys and games",
+              "Books and media", "Clothing and shoes", "Sports and outdoors", "Health and beauty"]
 
 
 def generate():
@@ -31,10 +32,10 @@ def generate():
         lines = []
         for i in range(1_000_000):
             lines.append(
-                f"{1000000 + i},2023-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d},"
-                f"2023-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d} {rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d},"
-                f"\"Customer {rng.randint(1, 200000)}, Ltd\",{rng.choice(CITIES)},{rng.choice(CATEGORIES)},"
-                f"{rng.randint(1, 50)},{rng.uniform(0.5, 2000):.2f},{rng.choice(['', '0.05', '0.1', '0.15'])},"
+                f"{4000000000 + i * 7},2023-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d},"
+                f"2023-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d} {rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}.{rng.randint(0, 999):03d},"
+                f"\"Customer {rng.randint(1, 200000)}, Trading Ltd\",{rng.choice(CITIES)},{rng.choice(CATEGORIES)},"
+                f"{rng.randint(1, 50)},{rng.uniform(0.5, 2000):.4f},{rng.choice(['', '0.05', '0.1', '0.15'])},"
                 f"{rng.choice(['true', 'false'])}\n")
             if len(lines) == 10000:
                 f.write("".join(lines))

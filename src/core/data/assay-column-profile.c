@@ -127,7 +127,7 @@ stats_add (AssayColumnProfile *self,
     }
   else
     {
-      guint64 j = next_random (self) % stats->n;
+      guint64 j = (guint64) (((unsigned __int128) next_random (self) * stats->n) >> 64);
       if (j < RESERVOIR)
         stats->sample[j] = x;
     }
@@ -183,14 +183,47 @@ table_grow (AssayColumnProfile *self)
   g_free (old);
 }
 
+#define KEPT_AFTER_OVERFLOW 1024
+
+static int
+compare_counts_descending (gconstpointer a,
+                           gconstpointer b)
+{
+  const Entry *x = a, *y = b;
+  return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+}
+
+/* Past the bound the distinct count comes from HyperLogLog. Only the most frequent values
+ * stay in the table, to keep counting the likely top values in a table small enough for
+ * the cache: a big table missed on every new value is what made profiling slow. */
 static void
 start_estimate (AssayColumnProfile *self)
 {
+  Entry *old = self->table;
+  guint n = 0;
+
   self->overflow = TRUE;
   self->hll = g_new0 (guint8, HLL_REGISTERS);
   for (guint i = 0; i < self->table_size; i++)
-    if (self->table[i].text != NULL)
-      hll_add (self->hll, self->table[i].hash);
+    if (old[i].text != NULL)
+      {
+        hll_add (self->hll, old[i].hash);
+        old[n++] = old[i];
+      }
+  qsort (old, n, sizeof (Entry), compare_counts_descending);
+  n = MIN (n, KEPT_AFTER_OVERFLOW);
+  self->table_size = KEPT_AFTER_OVERFLOW * 2;
+  self->table = g_new0 (Entry, self->table_size);
+  self->table_count = 0;
+  for (guint i = 0; i < n; i++)
+    {
+      guint slot = old[i].hash & (self->table_size - 1);
+      while (self->table[slot].text != NULL)
+        slot = (slot + 1) & (self->table_size - 1);
+      self->table[slot] = old[i];
+      self->table_count++;
+    }
+  g_free (old);
 }
 
 /* Counts one occurrence of a value; STABLE text may be kept by pointer. */
@@ -208,7 +241,12 @@ count_value (AssayColumnProfile *self,
   Entry *e;
 
   if (self->overflow)
-    hll_add (self->hll, hash);
+    {
+      hll_add (self->hll, hash);
+      /* Only text columns show top values: typed ones need nothing more than the estimate. */
+      if (self->kinds != 0)
+        return;
+    }
   for (;;)
     {
       e = &self->table[slot];

@@ -233,7 +233,7 @@ assay_csv_detect_encoding (const char       *data,
                    controls + nuls, MIN (sample, 64 * 1024));
       return FALSE;
     }
-  if ((nul = memchr (data, '\0', len)) != NULL)
+  if ((nul = memchr (data, '\0', sample)) != NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    "the file contains NUL bytes (the first at line %" G_GUINT64_FORMAT
@@ -804,6 +804,18 @@ assay_csv_dialect_sniff (const char  *data,
   *converted = NULL;
   if (!assay_csv_detect_encoding (data, len, dialect, error))
     return NULL;
+  /* The encoding came from the first megabyte: a later NUL makes it binary, a later byte may
+   * prove it was not UTF-8. */
+  if (check_all && dialect->bom_len == 0 && !g_str_has_prefix (dialect->encoding, "utf-16") &&
+      !g_str_has_prefix (dialect->encoding, "utf-32") && memchr (data, '\0', len) != NULL)
+    {
+      gsize at = (const char *) memchr (data, '\0', len) - data;
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "the file contains NUL bytes (the first at line %" G_GUINT64_FORMAT
+                   ", byte %" G_GSIZE_FORMAT "); it is not a text table",
+                   count_lines_before (data, at), at);
+      return NULL;
+    }
   /* The encoding came from the first megabyte; a later byte may prove it was not UTF-8. */
   if (check_all && dialect->bom_len == 0 && g_str_equal (dialect->encoding, "utf-8") &&
       assay_data_utf8_invalid_at (data, len, FALSE) != len)

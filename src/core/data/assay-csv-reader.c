@@ -21,6 +21,9 @@ assay_csv_reader_init (AssayCsvReader *reader,
   reader->quote = quote;
   reader->backslash_escape = backslash_escape;
   reader->line = 1;
+  reader->stops[(guchar) delimiter] = 1;
+  reader->stops['\n'] = 1;
+  reader->stops['\r'] = 1;
   reader->fields_alloc = 64;
   reader->fields = g_new (AssayCsvField, reader->fields_alloc);
 }
@@ -188,7 +191,9 @@ assay_csv_reader_next (AssayCsvReader  *reader,
         }
       else
         {
-          while (p < len && data[p] != delimiter && data[p] != '\n' && data[p] != '\r')
+          const guint8 *stops = reader->stops;
+
+          while (p < len && !stops[(guchar) data[p]])
             p++;
           if (!push_field (reader, start, p - start, 0, error))
             return FALSE;

@@ -40,6 +40,8 @@ typedef struct
   guint64        blank_lines;     /* blank lines skipped so far */
   guint64        blank_run;       /* blank lines since the last record */
 
+  guint8         stops[256];      /* delimiter, \n and \r end an unquoted field */
+
   AssayCsvField *fields;
   guint          n_fields;
   guint          fields_alloc;

@@ -11,9 +11,12 @@ gboolean
 assay_value_is_null (const char *s,
                      gsize       len)
 {
-  static const char *const markers[] = {
-    "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
-    "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+  static const struct { const char *text; gsize len; } markers[] = {
+#define M(x) { x, sizeof x - 1 }
+    M ("#N/A"), M ("#N/A N/A"), M ("#NA"), M ("-1.#IND"), M ("-1.#QNAN"), M ("-NaN"), M ("-nan"),
+    M ("1.#IND"), M ("1.#QNAN"), M ("<NA>"), M ("N/A"), M ("NA"), M ("NULL"), M ("NaN"), M ("None"),
+    M ("n/a"), M ("nan"), M ("null"),
+#undef M
   };
 
   if (len == 0)
@@ -22,13 +25,17 @@ assay_value_is_null (const char *s,
     return FALSE;
   switch (s[0])
     {
-    case '#': case '-': case '1': case '<': case 'N': case 'n':
+    case '#': case '<': case 'N': case 'n':
+      break;
+    case '-': case '1':
+      if (len < 4 || (s[1] != '1' && s[1] != '.' && s[1] != 'N' && s[1] != 'n'))
+        return FALSE;
       break;
     default:
       return FALSE;
     }
   for (guint i = 0; i < G_N_ELEMENTS (markers); i++)
-    if (strlen (markers[i]) == len && memcmp (markers[i], s, len) == 0)
+    if (markers[i].len == len && memcmp (markers[i].text, s, len) == 0)
       return TRUE;
   return FALSE;
 }
@@ -38,20 +45,23 @@ static gsize
 match_currency (const char *s,
                 gsize       len)
 {
-  static const char *const signs[] = {
-    "$", "\xE2\x82\xAC" /* € */, "\xC2\xA3" /* £ */, "\xC2\xA5" /* ¥ */,
-    "\xE2\x82\xBD" /* ₽ */, "\xE2\x82\xB9" /* ₹ */, "\xE2\x82\xB4" /* ₴ */,
-    "\xE2\x82\xA9" /* ₩ */, "\xE2\x82\xBA" /* ₺ */, "\xE2\x82\xAA" /* ₪ */,
+  static const struct { const char *text; gsize len; } signs[] = {
+#define M(x) { x, sizeof x - 1 }
+    M ("\xE2\x82\xAC") /* € */, M ("\xC2\xA3") /* £ */, M ("\xC2\xA5") /* ¥ */,
+    M ("\xE2\x82\xBD") /* ₽ */, M ("\xE2\x82\xB9") /* ₹ */, M ("\xE2\x82\xB4") /* ₴ */,
+    M ("\xE2\x82\xA9") /* ₩ */, M ("\xE2\x82\xBA") /* ₺ */, M ("\xE2\x82\xAA") /* ₪ */,
+#undef M
   };
 
   if (len == 0)
     return 0;
+  if (s[0] == '$')
+    return 1;
+  if ((guchar) s[0] != 0xC2 && (guchar) s[0] != 0xE2)
+    return 0;
   for (guint i = 0; i < G_N_ELEMENTS (signs); i++)
-    {
-      gsize n = strlen (signs[i]);
-      if (n <= len && memcmp (s, signs[i], n) == 0)
-        return n;
-    }
+    if (signs[i].len <= len && memcmp (s, signs[i].text, signs[i].len) == 0)
+      return signs[i].len;
   return 0;
 }
 

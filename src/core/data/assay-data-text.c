@@ -153,37 +153,71 @@ assay_data_convert_to_utf8 (const char  *data,
   return g_byte_array_free_to_bytes (out);
 }
 
+/* wyhash's mixing: one 64×64→128-bit multiply folds two words. */
 static inline guint64
-mix64 (guint64 h)
+mix (guint64 a,
+     guint64 b)
 {
-  h ^= h >> 33;
-  h *= G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
-  h ^= h >> 33;
-  h *= G_GUINT64_CONSTANT (0xc4ceb9fe1a85ec53);
-  h ^= h >> 33;
-  return h;
+  unsigned __int128 r = (unsigned __int128) a * b;
+  return (guint64) r ^ (guint64) (r >> 64);
+}
+
+static inline guint64
+read64 (const char *p)
+{
+  guint64 v;
+  memcpy (&v, p, 8);
+  return v;
+}
+
+static inline guint64
+read32 (const char *p)
+{
+  guint32 v;
+  memcpy (&v, p, 4);
+  return v;
 }
 
 guint64
 assay_data_hash (const char *data,
                  gsize       len)
 {
-  guint64 h = G_GUINT64_CONSTANT (0x9e3779b97f4a7c15) ^ (len * G_GUINT64_CONSTANT (0x100000001b3));
-  gsize i = 0;
+  const guint64 s0 = G_GUINT64_CONSTANT (0xa0761d6478bd642f);
+  const guint64 s1 = G_GUINT64_CONSTANT (0xe7037ed1a0b428db);
+  const guint64 s2 = G_GUINT64_CONSTANT (0x8ebc6af09c88c6e3);
+  guint64 seed = s0 ^ mix (len ^ s0, s1);
+  guint64 a, b;
 
-  for (; i + 8 <= len; i += 8)
+  if (len <= 16)
     {
-      guint64 word;
-
-      memcpy (&word, data + i, 8);
-      h = (h ^ mix64 (word)) * G_GUINT64_CONSTANT (0x9fb21c651e98df25);
+      if (len >= 4)
+        {
+          gsize mid = (len >> 3) << 2;
+          a = (read32 (data) << 32) | read32 (data + mid);
+          b = (read32 (data + len - 4) << 32) | read32 (data + len - 4 - mid);
+        }
+      else if (len > 0)
+        {
+          a = ((guint64) (guchar) data[0] << 16) | ((guint64) (guchar) data[len >> 1] << 8) |
+              (guchar) data[len - 1];
+          b = 0;
+        }
+      else
+        a = b = 0;
     }
-  if (i < len)
+  else
     {
-      guint64 word = 0;
+      gsize i = len;
+      const char *p = data;
 
-      memcpy (&word, data + i, len - i);
-      h = (h ^ mix64 (word ^ 0xff)) * G_GUINT64_CONSTANT (0x9fb21c651e98df25);
+      while (i > 16)
+        {
+          seed = mix (read64 (p) ^ s1, read64 (p + 8) ^ seed);
+          p += 16;
+          i -= 16;
+        }
+      a = read64 (data + len - 16);
+      b = read64 (data + len - 8);
     }
-  return mix64 (h);
+  return mix (s1 ^ len, mix (a ^ s1, b ^ seed) ^ s2);
 }
