@@ -6,6 +6,7 @@
 
 #include <glib/gstdio.h>
 #include <stdint.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "assay-csv-dialect.h"
@@ -61,12 +62,18 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
           g_autoptr(JsonObject) json = assay_dataset_to_json (dataset);
           g_autofree char *summary = assay_dataset_describe_for_model (dataset, 500);
           g_autofree char *human = assay_dataset_describe_for_human (dataset);
+
+          if (json == NULL || strlen (summary) > 500 || human == NULL)
+            __builtin_trap ();
         }
       if (index != NULL && assay_csv_index_build (index, NULL, NULL))
         {
           guint64 n = assay_csv_index_get_n_rows_indexed (index);
           g_auto(GStrv) first = assay_csv_index_get_row (index, 0);
           g_auto(GStrv) last = n > 0 ? assay_csv_index_get_row (index, n - 1) : NULL;
+
+          if (n > 0 && (first == NULL || last == NULL))
+            __builtin_trap ();
         }
     }
   return 0;
