@@ -21,17 +21,20 @@ write_file (const char *name,
   return path;
 }
 
-/* ROWS rows of "i,"text i",i*0.5"; every 1000th text has a quoted line break. */
+/* ROWS rows of "i,"text i",i*0.5"; every 1000th text has a quoted line break, and row
+ * LONG_ROW (when not 0) has a field too many. */
 static char *
 write_rows (const char *name,
-            guint       rows)
+            guint       rows,
+            guint       long_row)
 {
   GString *s = g_string_new ("n,text,half\n");
   g_autofree char *contents = NULL;
   gsize len;
 
   for (guint i = 0; i < rows; i++)
-    g_string_append_printf (s, "%u,\"%s %u\",%.1f\n", i, i % 1000 == 0 ? "two\nlines" : "t", i, i * 0.5);
+    g_string_append_printf (s, "%u,\"%s %u\",%.1f%s\n", i, i % 1000 == 0 ? "two\nlines" : "t", i, i * 0.5,
+                            long_row != 0 && i == long_row ? ",extra" : "");
   len = s->len;
   contents = g_string_free (s, FALSE);
   return write_file (name, contents, len);
@@ -53,7 +56,7 @@ index_built (GObject      *source,
 static void
 test_index_incremental (void)
 {
-  g_autofree char *path = write_rows ("index.csv", 300000);
+  g_autofree char *path = write_rows ("index.csv", 300000, 0);
   g_autoptr(GError) error = NULL;
   g_autoptr(AssayCsvIndex) index = assay_csv_index_new (path, &error);
   gboolean done = FALSE;
@@ -101,7 +104,7 @@ static void
 test_parallel_profile (void)
 {
   /* Over 8 MB, so the profile runs in parts; quoted line breaks may straddle a split. */
-  g_autofree char *path = write_rows ("big.csv", 500000);
+  g_autofree char *path = write_rows ("big.csv", 500001, 450000);
   g_autoptr(GError) error = NULL;
   g_autoptr(AssayDataset) dataset = assay_dataset_open (path, NULL, &error);
   g_autoptr(JsonObject) json = NULL;
@@ -115,11 +118,48 @@ test_parallel_profile (void)
   n = json_array_get_object_element (columns, 0);
   g_assert_cmpstr (json_object_get_string_member (n, "type"), ==, "integer");
   g_assert_cmpint (json_object_get_int_member (n, "min"), ==, 0);
-  g_assert_cmpint (json_object_get_int_member (n, "max"), ==, 499999);
-  g_assert_cmpfloat (json_object_get_double_member (n, "mean"), ==, 249999.5);
+  g_assert_cmpint (json_object_get_int_member (n, "max"), ==, 500000);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (n, "mean"), 249999.6, 1e-6);
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (n, "histogram")), ==, 16);
   g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (columns, 2), "type"), ==, "float");
-  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (json, "warnings")), ==, 0);
+  /* Row 450000 sits on line 450002 + 450 quoted line breaks before it; it is skipped. */
+  {
+    JsonArray *warnings = json_object_get_array_member (json, "warnings");
+
+    g_assert_cmpuint (json_array_get_length (warnings), ==, 1);
+    g_assert_nonnull (strstr (json_array_get_string_element (warnings, 0), "(lines 450452)"));
+    g_assert_nonnull (strstr (assay_dataset_get_read_call (dataset), "on_bad_lines='skip'"));
+  }
+}
+
+static void
+test_parallel_straddle (void)
+{
+  /* A quoted field full of lines that look like rows sits where the file is split: the part
+   * that starts inside it must be read again from where the first part ended. */
+  GString *s = g_string_new ("a,b,c\n");
+  g_autofree char *contents = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(AssayDataset) dataset = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize len;
+
+  for (guint i = 0; i < 400000; i++)
+    g_string_append_printf (s, "%u,x,%u\n", i, i);
+  g_string_append (s, "-1,\"");
+  for (guint i = 0; i < 300000; i++)
+    g_string_append (s, "9,9,9,9\n");
+  g_string_append (s, "\",-1\n");
+  for (guint i = 0; i < 400000; i++)
+    g_string_append_printf (s, "%u,y,%u\n", i, i);
+  len = s->len;
+  contents = g_string_free (s, FALSE);
+  path = write_file ("straddle.csv", contents, len);
+
+  dataset = assay_dataset_open (path, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (assay_dataset_get_n_rows (dataset), ==, 800001);
+  g_assert_cmpuint (assay_dataset_get_warnings (dataset)->len, ==, 1);  /* the very large field */
 }
 
 static void
@@ -220,6 +260,7 @@ main (int   argc,
   tmpdir = g_dir_make_tmp ("assay-data-XXXXXX", NULL);
   g_test_add_func ("/assay/data/index/incremental", test_index_incremental);
   g_test_add_func ("/assay/data/dataset/parallel", test_parallel_profile);
+  g_test_add_func ("/assay/data/dataset/parallel-straddle", test_parallel_straddle);
   g_test_add_func ("/assay/data/dataset/describe-budget", test_describe_budget);
   g_test_add_func ("/assay/data/dataset/hostile-names", test_hostile_names);
   g_test_add_func ("/assay/data/dataset/open-async", test_open_async);

@@ -117,7 +117,9 @@ typedef struct
   gsize                  huge_field;
   guint64                huge_field_line;
   guint                  huge_field_column;
+  gboolean               speculative;    /* starts at a guessed record boundary */
   gsize                  first_record;   /* where the first record of the part started */
+  guint64                first_record_line;
   gsize                  end;            /* where the part stopped */
   guint64                end_line;
   GError                *error;
@@ -163,14 +165,17 @@ profile_part (gpointer data)
         }
       if (reader.record_start >= part->stop)
         {
+          /* The blank lines before it stay counted here; the next part skips its own. */
           part->end = reader.record_start;
           reader.line = reader.record_line;
-          reader.blank_lines -= reader.blank_run;
           break;
         }
       if (first)
         {
           part->first_record = reader.record_start;
+          part->first_record_line = reader.record_line;
+          if (part->speculative)
+            reader.blank_lines = 0;
           first = FALSE;
         }
 
@@ -289,6 +294,7 @@ profile_rows (AssayDataset  *self,
       part->cancellable = cancellable;
       part->start = data_start + body / n_parts * i;
       part->start_line = i == 0 ? data_line : 1;
+      part->speculative = i > 0;
       part->stop = i + 1 < n_parts ? data_start + body / n_parts * (i + 1) : G_MAXSIZE;
       if (i > 0)
         {
@@ -308,7 +314,7 @@ profile_rows (AssayDataset  *self,
   for (guint i = 1; i < n_parts && parts[0].error == NULL; i++)
     {
       Part *part = &parts[i];
-      guint64 line_offset = parts[0].end_line - 1;
+      guint64 line_offset = parts[0].end_line - part->first_record_line;
 
       if (part->error != NULL || part->first_record != parts[0].end || part->start < parts[0].end)
         {
@@ -321,6 +327,7 @@ profile_rows (AssayDataset  *self,
           again.huge_field = 0;
           again.start = parts[0].end;
           again.start_line = parts[0].end_line;
+          again.speculative = FALSE;
           part_clear (part);
           *part = again;
           profile_part (part);
