@@ -101,6 +101,56 @@ test_index_incremental (void)
 }
 
 static void
+check_converted_index (const char *name,
+                       const char *encoding,
+                       const char *bom,
+                       gsize       bom_len)
+{
+  GString *s = g_string_new ("Город\tСумма\n");
+  g_autofree char *utf8 = NULL;
+  g_autofree char *converted = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *file = NULL;
+  g_autoptr(AssayCsvIndex) index = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize len, utf8_len;
+
+  for (guint i = 0; i < 120000; i++)
+    g_string_append_printf (s, "%s %u\t%u\n", i % 2 ? "Москва" : "Казань", i, i * 3);
+  utf8_len = s->len;
+  utf8 = g_string_free (s, FALSE);
+  converted = g_convert (utf8, utf8_len, encoding, "UTF-8", NULL, &len, &error);
+  g_assert_no_error (error);
+  file = g_malloc (len + bom_len);
+  memcpy (file, bom, bom_len);
+  memcpy (file + bom_len, converted, len);
+  path = write_file (name, file, len + bom_len);
+
+  index = assay_csv_index_new (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (assay_csv_index_get_column_names (index)[0], ==, "Город");
+  g_assert_true (assay_csv_index_build (index, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (assay_csv_index_get_n_rows_indexed (index), ==, 120000);
+  {
+    g_auto(GStrv) last = assay_csv_index_get_row (index, 119999);
+    g_auto(GStrv) middle = assay_csv_index_get_row (index, 70000);
+
+    g_assert_cmpstr (last[0], ==, "Москва 119999");
+    g_assert_cmpstr (last[1], ==, "359997");
+    g_assert_cmpstr (middle[0], ==, "Казань 70000");
+  }
+}
+
+static void
+test_index_converted (void)
+{
+  /* The worker converts these to UTF-8 while it indexes, over several chunks. */
+  check_converted_index ("utf16.txt", "UTF-16LE", "\xFF\xFE", 2);
+  check_converted_index ("cp1251.txt", "WINDOWS-1251", "", 0);
+}
+
+static void
 test_parallel_profile (void)
 {
   /* Over 8 MB, so the profile runs in parts; quoted line breaks may straddle a split. */
@@ -259,6 +309,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
   tmpdir = g_dir_make_tmp ("assay-data-XXXXXX", NULL);
   g_test_add_func ("/assay/data/index/incremental", test_index_incremental);
+  g_test_add_func ("/assay/data/index/converted", test_index_converted);
   g_test_add_func ("/assay/data/dataset/parallel", test_parallel_profile);
   g_test_add_func ("/assay/data/dataset/parallel-straddle", test_parallel_straddle);
   g_test_add_func ("/assay/data/dataset/describe-budget", test_describe_budget);

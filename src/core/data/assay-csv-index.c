@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "assay-csv-index.h"
 #include "assay-csv-reader.h"
@@ -10,6 +12,8 @@
 #define ROWS_PER_CHECKPOINT   32
 #define CHECKPOINTS_PER_BLOCK 4096
 #define MAX_FIELD_CHARS       4096
+#define SNIFF_BYTES           (1024 * 1024)
+#define CONVERT_CHUNK         (1024 * 1024)
 
 struct _AssayCsvIndex
 {
@@ -19,7 +23,17 @@ struct _AssayCsvIndex
   GMappedFile     *mapped;
   GBytes          *converted;
   const char      *text;
-  gsize            text_len;
+  gsize            text_len;       /* published with release semantics while converting */
+
+  /* Text in another encoding is converted to UTF-8 by the worker, ahead of the indexing,
+   * into a reserved region that never moves, so rows can be read while it grows. */
+  gboolean         progressive;
+  char            *iconv_name;
+  const char      *raw;
+  gsize            raw_len;
+  char            *region;
+  gsize            region_len;
+  gsize            raw_done;
   AssayCsvDialect *dialect;
   GPtrArray       *names;          /* column names, NULL-terminated */
   gsize            data_start;     /* first byte after the header */
@@ -47,7 +61,10 @@ assay_csv_index_finalize (GObject *object)
   g_clear_pointer (&self->names, g_ptr_array_unref);
   g_clear_pointer (&self->dialect, assay_csv_dialect_free);
   g_clear_pointer (&self->converted, g_bytes_unref);
+  if (self->region != NULL)
+    munmap (self->region, self->region_len);
   g_clear_pointer (&self->mapped, g_mapped_file_unref);
+  g_free (self->iconv_name);
   g_free (self->path);
 
   G_OBJECT_CLASS (assay_csv_index_parent_class)->finalize (object);
@@ -64,6 +81,19 @@ assay_csv_index_init (AssayCsvIndex *self)
 {
 }
 
+static char *
+iconv_name_for (const AssayCsvDialect *dialect)
+{
+  char *name = g_ascii_strup (dialect->encoding, -1);
+
+  if (g_str_equal (name, "X-MAC-CYRILLIC"))
+    {
+      g_free (name);
+      name = g_strdup ("MAC-CYRILLIC");
+    }
+  return name;
+}
+
 AssayCsvIndex *
 assay_csv_index_new (const char  *path,
                      GError     **error)
@@ -72,7 +102,10 @@ assay_csv_index_new (const char  *path,
   AssayCsvReader reader;
   g_autoptr(GString) scratch = g_string_new (NULL);
   g_autoptr(GError) local_error = NULL;
+  g_autoptr(GBytes) sample = NULL;
   const char *data;
+  const char *header_text;
+  gsize header_len;
   gsize len;
 
   g_return_val_if_fail (path != NULL, NULL);
@@ -85,12 +118,59 @@ assay_csv_index_new (const char  *path,
   len = g_mapped_file_get_length (self->mapped);
   if (data == NULL)
     data = "";
-  self->dialect = assay_csv_dialect_sniff (data, len, FALSE, &self->converted, &self->text, &self->text_len, error);
-  if (self->dialect == NULL)
+
+  self->dialect = g_new0 (AssayCsvDialect, 1);
+  if (!assay_csv_detect_encoding (data, len, self->dialect, error))
     return NULL;
+  if (g_str_equal (self->dialect->encoding, "utf-8"))
+    {
+      self->text = data + self->dialect->bom_len;
+      self->text_len = len - self->dialect->bom_len;
+      if (!assay_csv_sniff_text (self->text, self->text_len, self->dialect, error))
+        return NULL;
+      header_text = self->text;
+      header_len = self->text_len;
+    }
+  else
+    {
+      /* Sniff a converted start now; the worker converts the rest while it indexes. */
+      gsize sample_len;
+
+      self->progressive = TRUE;
+      self->iconv_name = iconv_name_for (self->dialect);
+      self->raw = data + self->dialect->bom_len;
+      self->raw_len = len - self->dialect->bom_len;
+      sample = assay_data_convert_to_utf8 (self->raw, MIN (self->raw_len, SNIFF_BYTES),
+                                           self->iconv_name, error);
+      if (sample == NULL)
+        return NULL;
+      header_text = g_bytes_get_data (sample, &sample_len);
+      header_len = sample_len;
+      if (header_len == 0 || memchr (header_text, '\0', header_len) != NULL)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                       header_len == 0 ? "the file is empty" : "the file contains NUL characters; it is not a text table");
+          return NULL;
+        }
+      if (!assay_csv_sniff_text (header_text, header_len, self->dialect, error))
+        return NULL;
+      /* UTF-8 takes at most three bytes per byte of any input encoding (U+FFFD included). */
+      self->region_len = self->raw_len * 3 + 16;
+      self->region = mmap (NULL, self->region_len, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (self->region == MAP_FAILED)
+        {
+          self->region = NULL;
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno),
+                       "cannot reserve memory to convert the file: %s", g_strerror (errno));
+          return NULL;
+        }
+      self->text = self->region;
+      self->text_len = 0;
+    }
 
   self->names = g_ptr_array_new_with_free_func (g_free);
-  assay_csv_reader_init (&reader, self->text, self->text_len, self->dialect->delimiter,
+  assay_csv_reader_init (&reader, header_text, header_len, self->dialect->delimiter,
                          self->dialect->quote, self->dialect->backslash_escape);
   if (assay_csv_reader_next (&reader, &local_error))
     {
@@ -112,7 +192,8 @@ assay_csv_index_new (const char  *path,
   assay_csv_reader_clear (&reader);
   g_ptr_array_add (self->names, NULL);
 
-  self->n_blocks_max = self->text_len / ((gsize) ROWS_PER_CHECKPOINT * CHECKPOINTS_PER_BLOCK) + 2;
+  self->n_blocks_max = (self->progressive ? self->region_len : self->text_len) /
+                       ((gsize) ROWS_PER_CHECKPOINT * CHECKPOINTS_PER_BLOCK) + 2;
   self->blocks = g_new0 (guint64 *, self->n_blocks_max);
   return g_steal_pointer (&self);
 }
@@ -165,7 +246,46 @@ assay_csv_index_get_progress (AssayCsvIndex *self)
   g_return_val_if_fail (ASSAY_IS_CSV_INDEX (self), 0);
   if (g_atomic_int_get (&self->complete))
     return 1.0;
+  if (self->progressive)
+    return self->raw_len > 0 ? (double) __atomic_load_n (&self->raw_done, __ATOMIC_RELAXED) / self->raw_len : 1.0;
   return self->text_len > 0 ? (double) __atomic_load_n (&self->indexed_bytes, __ATOMIC_RELAXED) / self->text_len : 1.0;
+}
+
+/* Converts the next chunk of raw text into the region; FALSE when all of it is done. */
+static gboolean
+convert_more (AssayCsvIndex *self,
+              GIConv         cd,
+              gsize         *produced)
+{
+  gsize unit = g_str_has_prefix (self->iconv_name, "UTF-16") ? 2 : g_str_has_prefix (self->iconv_name, "UTF-32") ? 4 : 1;
+  char *in = (char *) self->raw + self->raw_done;
+  gsize in_left = MIN (CONVERT_CHUNK, self->raw_len - self->raw_done);
+  gboolean last = self->raw_done + in_left == self->raw_len;
+  char *out = self->region + *produced;
+  gsize out_left = self->region_len - *produced - 4;
+
+  if (in_left == 0)
+    return FALSE;
+  while (in_left > 0)
+    {
+      gsize r = g_iconv (cd, &in, &in_left, &out, &out_left);
+
+      if (r != (gsize) -1)
+        break;
+      if (errno == EINVAL && !last)
+        break;   /* a character cut by the chunk: the next chunk takes it */
+      if (errno == E2BIG || out_left < 3)
+        break;
+      memcpy (out, "\xEF\xBF\xBD", 3);
+      out += 3;
+      out_left -= 3;
+      in += MIN (unit, in_left);
+      in_left -= MIN (unit, in_left);
+    }
+  __atomic_store_n (&self->raw_done, (gsize) (in - self->raw), __ATOMIC_RELAXED);
+  *produced = out - self->region;
+  __atomic_store_n (&self->text_len, *produced, __ATOMIC_RELEASE);
+  return TRUE;
 }
 
 gboolean
@@ -176,21 +296,59 @@ assay_csv_index_build (AssayCsvIndex  *self,
   AssayCsvReader reader;
   guint64 rows = 0;
   gboolean ok = TRUE;
+  gboolean converting;
+  gsize produced = 0;
+  GIConv cd = (GIConv) -1;
 
   g_return_val_if_fail (ASSAY_IS_CSV_INDEX (self), FALSE);
   if (g_atomic_int_get (&self->complete) || self->building)
     return TRUE;
   self->building = TRUE;
 
-  assay_csv_reader_init (&reader, self->text, self->text_len, self->dialect->delimiter,
-                         self->dialect->quote, self->dialect->backslash_escape);
-  reader.pos = self->data_start;
+  converting = self->progressive;
+  if (converting)
+    {
+      cd = g_iconv_open ("UTF-8", self->iconv_name);
+      if (cd == (GIConv) -1)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "cannot convert from %s", self->iconv_name);
+          g_atomic_int_set (&self->complete, TRUE);
+          return FALSE;
+        }
+      while (produced < self->data_start + 1 && convert_more (self, cd, &produced))
+        ;
+    }
+
+  assay_csv_reader_init (&reader, self->text, converting ? produced : self->text_len,
+                         self->dialect->delimiter, self->dialect->quote, self->dialect->backslash_escape);
+  reader.pos = MIN (self->data_start, reader.len);
   for (;;)
     {
       gsize start;
+      gsize before = reader.pos;
+      guint64 line = reader.line;
       g_autoptr(GError) local_error = NULL;
+      gboolean got = assay_csv_reader_next (&reader, &local_error);
 
-      if (!assay_csv_reader_next (&reader, &local_error))
+      /* While converting, a record that reaches the end of the converted text may be cut:
+       * convert more and read it again. */
+      if (converting && (reader.pos >= reader.len || !got))
+        {
+          if (convert_more (self, cd, &produced))
+            {
+              reader.len = produced;
+              reader.pos = before;
+              reader.line = line;
+              g_clear_error (&local_error);
+              continue;
+            }
+          converting = FALSE;
+          reader.pos = before;
+          reader.line = line;
+          g_clear_error (&local_error);
+          continue;
+        }
+      if (!got)
         {
           if (local_error != NULL)
             {
@@ -225,8 +383,10 @@ assay_csv_index_build (AssayCsvIndex  *self,
         }
     }
   assay_csv_reader_clear (&reader);
+  if (cd != (GIConv) -1)
+    g_iconv_close (cd);
   __atomic_store_n (&self->n_rows, rows, __ATOMIC_RELEASE);
-  __atomic_store_n (&self->indexed_bytes, self->text_len, __ATOMIC_RELAXED);
+  __atomic_store_n (&self->indexed_bytes, reader.len, __ATOMIC_RELAXED);
   g_atomic_int_set (&self->complete, TRUE);
   return ok;
 }
@@ -287,8 +447,8 @@ assay_csv_index_get_row (AssayCsvIndex *self,
   if (block == NULL)
     return NULL;
 
-  assay_csv_reader_init (&reader, self->text, self->text_len, self->dialect->delimiter,
-                         self->dialect->quote, self->dialect->backslash_escape);
+  assay_csv_reader_init (&reader, self->text, __atomic_load_n (&self->text_len, __ATOMIC_ACQUIRE),
+                         self->dialect->delimiter, self->dialect->quote, self->dialect->backslash_escape);
   reader.pos = block[checkpoint % CHECKPOINTS_PER_BLOCK];
   skip = row % ROWS_PER_CHECKPOINT;
   for (guint i = 0; i <= skip; i++)
