@@ -246,7 +246,7 @@ test_describe_budget (void)
   g_assert_nonnull (strstr (summary, "- col_9: integer"));
   g_assert_null (strstr (summary, "- col_10: integer"));
   g_assert_nonnull (strstr (summary, "col_20 (integer)"));
-  g_assert_nonnull (strstr (summary, " more: "));
+  g_assert_nonnull (strstr (summary, " more columns: "));
 
   small = assay_dataset_describe_for_model (dataset, 300);
   g_assert_cmpuint (strlen (small), <=, 300);

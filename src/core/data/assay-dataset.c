@@ -14,6 +14,7 @@
 #define HUGE_FIELD_BYTES   (1024 * 1024)
 #define PARALLEL_MIN_BYTES (8 * 1024 * 1024)
 #define MAX_CHUNKS         8
+#define MAX_NAMED_COLUMNS  50
 
 struct _AssayDataset
 {
@@ -420,7 +421,21 @@ build_read_call (AssayDataset *self,
       python_engine = (guchar) self->dialect->thousands[0] >= 0x80;
     }
   if (!self->dialect->header)
-    g_string_append (call, ", header=None");
+    {
+      g_string_append (call, ", header=None");
+      /* Our generated names, so that the model and the profile agree. */
+      if (self->names->len <= MAX_NAMED_COLUMNS)
+        {
+          g_string_append (call, ", names=[");
+          for (guint c = 0; c < self->names->len; c++)
+            {
+              if (c > 0)
+                g_string_append (call, ", ");
+              append_python_string (call, g_ptr_array_index (self->names, c));
+            }
+          g_string_append_c (call, ']');
+        }
+    }
   if (self->dialect->quote != '"')
     {
       g_string_append (call, ", quotechar=");
@@ -449,7 +464,7 @@ build_read_call (AssayDataset *self,
 
           if (i > 0)
             g_string_append (call, ", ");
-          if (self->dialect->header)
+          if (self->dialect->header || self->names->len <= MAX_NAMED_COLUMNS)
             append_python_string (call, g_ptr_array_index (self->names, c));
           else
             g_string_append_printf (call, "%u", c);
@@ -949,13 +964,19 @@ describe (AssayDataset *self,
 
       g_string_append_printf (out, "File %s, at %s\n", name, where);
       g_string_append_printf (out, "Read it with: df = %s\n", self->read_call);
-      g_string_append_printf (out, "%" G_GUINT64_FORMAT " rows × %u columns; encoding %s, delimiter %s, "
-                              "decimal '%c'%s%s%s%s\n",
-                              self->n_rows, n_columns, d->encoding,
+      g_string_append_printf (out, "%" G_GUINT64_FORMAT " rows × %u columns; encoding %s%s, delimiter %s, "
+                              "decimal '%c'%s%s%s\n",
+                              self->n_rows, n_columns, d->encoding, d->bom_len > 0 ? " with BOM" : "",
                               d->delimiter == '\t' ? "tab" : (char[]) { '\'', d->delimiter, '\'', 0 },
-                              d->decimal, d->thousands[0] ? ", thousands separator present" : "",
-                              d->header ? "" : ", no header row (pandas numbers the columns from 0)",
-                              d->bom_len > 0 ? ", BOM" : "", "");
+                              d->decimal, d->thousands[0] ? ", thousands separator " : "",
+                              g_str_equal (d->thousands, "\xC2\xA0") ? "no-break space" :
+                              g_str_equal (d->thousands, " ") ? "space" :
+                              g_str_equal (d->thousands, ",") ? "','" :
+                              g_str_equal (d->thousands, ".") ? "'.'" :
+                              g_str_equal (d->thousands, "'") ? "apostrophe" : "",
+                              d->header ? "" : n_columns <= MAX_NAMED_COLUMNS
+                                                 ? ", no header row (read_csv names the columns)"
+                                                 : ", no header row (pandas numbers the columns from 0)");
 
       /* Warnings matter more than the last columns: keep room for them. */
       for (guint i = 0; i < self->warnings->len; i++)
@@ -980,7 +1001,7 @@ describe (AssayDataset *self,
         {
           guint listed = detailed;
 
-          g_string_append (out, "- more: ");
+          g_string_append (out, "- ");
           for (guint c = detailed; c < n_columns; c++)
             {
               JsonObject *column = json_array_get_object_element (columns, c);
@@ -996,7 +1017,8 @@ describe (AssayDataset *self,
             counts[assay_column_profile_get_type_kind (g_ptr_array_index (self->profiles, c))]++;
           if (listed < n_columns)
             {
-              g_string_append_printf (out, "%sand %u more:", listed > detailed ? ", " : "", n_columns - listed);
+              g_string_append_printf (out, "%s%u more column%s:", listed > detailed ? ", and " : "",
+                                      n_columns - listed, n_columns - listed > 1 ? "s" : "");
               for (guint t = 0; t < G_N_ELEMENTS (counts); t++)
                 if (counts[t] > 0)
                   g_string_append_printf (out, " %u %s", counts[t], assay_column_type_to_string (t));
