@@ -225,6 +225,11 @@ def make(directory):
     case("nulls.csv", table(rows).encode(), delimiter=",", header=True, rows=60,
          types=["integer", "string"])
 
+    # 27b. Excel's "sep=" hint line.
+    rows = [["Name", "Wert"]] + [[rng.choice(FR_WORDS), fmt_num(rng.uniform(0, 100), ",", "")] for _ in range(30)]
+    case("excel_sep_hint.csv", ("sep=;\r\n" + table(rows, ";", "\r\n")).encode("cp1252"), delimiter=";",
+         decimal=",", header=True, rows=30, types=["string", "float"], warning="sep=;")
+
     # 28. Excel workbooks: deflated and stored.
     for name, method in (("workbook.xlsx", zipfile.ZIP_DEFLATED), ("stored.xlsx", zipfile.ZIP_STORED)):
         buffer = io.BytesIO()
@@ -280,8 +285,8 @@ def make(directory):
     case("not_a_workbook.xlsx", buffer.getvalue(), error="workbook")
     case("truncated.xlsx", b"PK\x03\x04" + b"\x00" * 40, error="zip")
     case("old.xls", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 600, error=".xls")
-    case("inconsistent.csv", ("\n".join(",".join("x" * rng.randint(1, 3) for _ in range(rng.randint(1, 12)))
-                                          for _ in range(100)) + "\n").encode(), error="not a table")
+    case("inconsistent.csv", ("\n".join(",".join("x" * (1 + (i * j) % 3) for j in range(1 + (i * 7) % 12))
+                                          for i in range(100)) + "\n").encode(), error="not a table")
 
     with open(os.path.join(directory, "manifest.json"), "w", encoding="utf-8") as f:
         json.dump(cases, f, ensure_ascii=False, indent=1)

@@ -576,11 +576,11 @@ check_table_shape (const char       *text,
                    "this is not a table: it looks like XML or HTML");
       return FALSE;
     }
-  if (best->columns > 1 && best->consistency < 0.5)
+  if (best->records >= 4 && best->consistency < 0.5)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    "this is not a table: no delimiter splits the lines into a steady number "
-                   "of fields (the best, “%s”, gives %u fields on only %.0f%% of the lines)",
+                   "of fields (with the best, “%s”, the commonest count, %u, fits only %.0f%% of the lines)",
                    best->delimiter == '\t' ? "\\t" : (char[]) { best->delimiter, 0 },
                    best->columns, best->consistency * 100);
       return FALSE;
@@ -627,11 +627,35 @@ assay_csv_sniff_text (const char       *text,
   AssayCsvReader reader;
   g_autoptr(GError) local_error = NULL;
   g_autoptr(GString) scratch = g_string_new (NULL);
+  char forced = 0;
 
   if (len == 0)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "the file is empty");
       return FALSE;
+    }
+
+  /* Excel writes "sep=;" on the first line to name the delimiter: follow it, and skip it. */
+  dialect->preamble_len = 0;
+  if (len >= 5 && memcmp (text, "sep=", 4) == 0 && text[4] > ' ' && text[4] < 0x7f &&
+      (len == 5 || text[5] == '\n' || text[5] == '\r'))
+    {
+      gsize p = 5;
+
+      forced = text[4];
+      if (p < len && text[p] == '\r')
+        p++;
+      if (p < len && text[p] == '\n')
+        p++;
+      dialect->preamble_len = p;
+      text += p;
+      len -= p;
+      if (len == 0)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                       "the file is empty (only Excel's “sep=” line)");
+          return FALSE;
+        }
     }
   {
     gsize i = 0;
@@ -673,9 +697,11 @@ assay_csv_sniff_text (const char       *text,
     for (guint q = 0; q < (try_single ? 2u : 1u); q++)
       for (guint b = 0; b < (try_backslash ? 2u : 1u); b++)
         {
-          Candidate c = { delimiters[i], q ? '\'' : '"', b == 1, 0, 0, 0, FALSE };
+          Candidate c = { forced ? forced : delimiters[i], q ? '\'' : '"', b == 1, 0, 0, 0, FALSE };
           double score, best_score;
 
+          if (forced && i > 0)
+            break;
           score_candidate (text, sample_len, truncated, &c);
           score = c.columns > 1 ? c.consistency : 0;
           best_score = best.columns > 1 ? best.consistency : 0;
@@ -683,7 +709,7 @@ assay_csv_sniff_text (const char       *text,
               (b == 1 && score >= best_score - 1e-9 && best.delimiter == c.delimiter))
             best = c;
         }
-  if (best.columns <= 1)
+  if (best.columns <= 1 && !forced)
     {
       best.delimiter = ',';
       best.quote = '"';

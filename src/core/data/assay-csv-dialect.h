@@ -24,6 +24,7 @@ typedef struct
   const char *line_ending;     /* "\n", "\r\n" or "\r" */
   guint     trailing_blank_lines;
   guint     n_columns;         /* the usual field count in the sample */
+  gsize     preamble_len;      /* bytes of Excel's "sep=;" line before the table, or 0 */
 } AssayCsvDialect;
 
 GType            assay_csv_dialect_get_type (void) G_GNUC_CONST;

@@ -172,6 +172,7 @@ assay_csv_index_new (const char  *path,
   self->names = g_ptr_array_new_with_free_func (g_free);
   assay_csv_reader_init (&reader, header_text, header_len, self->dialect->delimiter,
                          self->dialect->quote, self->dialect->backslash_escape);
+  reader.pos = self->data_start = MIN (self->dialect->preamble_len, header_len);
   if (assay_csv_reader_next (&reader, &local_error))
     {
       for (guint i = 0; i < reader.n_fields; i++)

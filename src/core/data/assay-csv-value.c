@@ -367,8 +367,6 @@ classify_date (const char *s,
   if (!read_digits (&p, end, 1, 2, &b) || p >= end || *p != sep)
     return 0;
   p++;
-  if (p - s == 5 + 1 + 0 && FALSE)
-    return 0;
   if (!read_digits (&p, end, 1, 4, &c))
     return 0;
 

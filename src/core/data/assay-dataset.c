@@ -420,6 +420,8 @@ build_read_call (AssayDataset *self,
       append_python_string (call, self->dialect->thousands);
       python_engine = (guchar) self->dialect->thousands[0] >= 0x80;
     }
+  if (self->dialect->preamble_len > 0)
+    g_string_append (call, ", skiprows=1");
   if (!self->dialect->header)
     {
       g_string_append (call, ", header=None");
@@ -548,6 +550,11 @@ open_table (AssayDataset  *self,
   /* The first record: the header, or the width of a headerless table. */
   assay_csv_reader_init (&reader, self->text, self->text_len, self->dialect->delimiter,
                          self->dialect->quote, self->dialect->backslash_escape);
+  if (self->dialect->preamble_len > 0)
+    {
+      reader.pos = data_start = self->dialect->preamble_len;
+      reader.line = data_line = 2;
+    }
   if (!assay_csv_reader_next (&reader, error))
     {
       assay_csv_reader_clear (&reader);
@@ -627,6 +634,9 @@ open_table (AssayDataset  *self,
       add_warning (self, "%" G_GUINT64_FORMAT " rows have fewer fields than the %u columns (lines %s); "
                    "the missing cells are empty", result.short_rows, n_columns, lines);
     }
+  if (self->dialect->preamble_len > 0)
+    add_warning (self, "the first line “sep=%c” is Excel's delimiter hint, not data; skiprows=1 skips it",
+                 self->dialect->delimiter);
   if (self->trailing_delimiter)
     add_warning (self, "the data lines end with a delimiter; index_col=False keeps pandas from "
                        "using the first column as the index");
