@@ -598,11 +598,19 @@ check_table_shape (const char       *text,
             }
         }
       lines = MAX (lines, 1);
-      if (spaces / lines >= 6 || line_chars / lines > 200)
+      if (spaces / lines >= 6)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                        "this is not a table: no delimiter found, and the lines read like prose "
                        "(%" G_GSIZE_FORMAT " spaces per line on average)", spaces / lines);
+          return FALSE;
+        }
+      if (line_chars / lines > 200)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                       "this is not a table: no delimiter splits its lines, which are %" G_GSIZE_FORMAT
+                       " characters long on average (rows are limited to %u fields)",
+                       line_chars / lines, ASSAY_CSV_MAX_FIELDS);
           return FALSE;
         }
     }
