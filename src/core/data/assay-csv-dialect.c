@@ -605,7 +605,7 @@ check_table_shape (const char       *text,
                        "(%" G_GSIZE_FORMAT " spaces per line on average)", spaces / lines);
           return FALSE;
         }
-      if (line_chars / lines > 200)
+      if (line_chars / lines > 4096)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                        "this is not a table: no delimiter splits its lines, which are %" G_GSIZE_FORMAT
