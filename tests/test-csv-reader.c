@@ -141,6 +141,22 @@ test_sniff (void)
 }
 
 static void
+test_sniff_sep_line (void)
+{
+  /* Excel's delimiter hint; the short one was found by the fuzzer (a sample longer than the
+   * text after the hint). */
+  const char *text = "sep=|\r\na|b\n1|2\n";
+  const char *tiny = "sep=c\n1\n\x02";
+  g_autoptr(AssayCsvDialect) dialect = g_new0 (AssayCsvDialect, 1);
+
+  g_assert_true (assay_csv_sniff_text (text, strlen (text), dialect, NULL));
+  g_assert_cmpint (dialect->delimiter, ==, '|');
+  g_assert_cmpuint (dialect->preamble_len, ==, 7);
+  g_assert_true (dialect->header);
+  assay_csv_sniff_text (tiny, strlen (tiny), dialect, NULL);
+}
+
+static void
 test_encoding (void)
 {
   g_autoptr(AssayCsvDialect) dialect = g_new0 (AssayCsvDialect, 1);
@@ -207,6 +223,7 @@ main (int   argc,
   g_test_add_func ("/assay/data/reader/backslash", test_reader_backslash);
   g_test_add_func ("/assay/data/values", test_values);
   g_test_add_func ("/assay/data/sniff", test_sniff);
+  g_test_add_func ("/assay/data/sniff-sep-line", test_sniff_sep_line);
   g_test_add_func ("/assay/data/encoding", test_encoding);
   g_test_add_func ("/assay/data/sanitize", test_sanitize);
   g_test_add_func ("/assay/data/distinct", test_distinct);

@@ -658,6 +658,7 @@ assay_csv_sniff_text (const char       *text,
       dialect->preamble_len = p;
       text += p;
       len -= p;
+      sample_len = MIN (len, SAMPLE_BYTES);
       if (len == 0)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
