@@ -12,11 +12,13 @@ fi
 PACKAGES=(
   # build
   meson ninja-build pkg-config gcc clang libclang-rt-14-dev
-  libglib2.0-dev libjson-glib-dev libcurl4-openssl-dev
+  libglib2.0-dev libjson-glib-dev libcurl4-openssl-dev libuchardet-dev zlib1g-dev
   # the sandbox
   docker.io bubblewrap mmdebstrap debian-archive-keyring tar ca-certificates iptables
   # tests
   python3 xvfb curl poppler-utils
+  # the datasets benchmark compares with pandas on the host
+  python3-pandas
 )
 
 missing=()

@@ -19,6 +19,7 @@ usage (FILE *out)
            "  sandbox build [--backend docker|bwrap|all]   prepare the sandbox image\n"
            "  sandbox status [--json]     say which sandbox backends work here, and why not\n"
            "  session list|show|rename|delete   saved sessions (see “assay-cli session --help”)\n"
+           "  inspect [--json] FILE...    read data files: dialect, schema, profile, read_csv call\n"
            "\n"
            "Run “assay-cli COMMAND --help” for a command's options.\n");
 }
@@ -41,6 +42,8 @@ main (int   argc,
     return assay_cli_session (argc - 1, argv + 1);
   if (g_str_equal (argv[1], "exec"))
     return assay_cli_exec (argc - 1, argv + 1);
+  if (g_str_equal (argv[1], "inspect"))
+    return assay_cli_inspect (argc - 1, argv + 1);
   if (g_str_equal (argv[1], "sandbox"))
     return assay_cli_sandbox (argc - 1, argv + 1);
   if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") || g_str_equal (argv[1], "help"))

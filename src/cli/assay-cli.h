@@ -10,6 +10,7 @@ int assay_cli_ask     (int argc, char **argv);
 int assay_cli_exec    (int argc, char **argv);
 int assay_cli_session (int argc, char **argv);
 int assay_cli_sandbox (int argc, char **argv);
+int assay_cli_inspect (int argc, char **argv);
 
 /* Picks the backend: NAME when given ("docker" or "bwrap"), else Docker when it answers
  * and has the image, else bubblewrap. Fills the spec's image fields. */

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <stdio.h>
+
+#include "assay-cli.h"
+#include "assay-data-text.h"
+#include "assay-dataset.h"
+
+int
+assay_cli_inspect (int   argc,
+                   char *argv[])
+{
+  g_auto(GStrv) files = NULL;
+  gboolean json = FALSE;
+  int model_chars = 0;
+  GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print a JSON object per file (an array for several)", NULL },
+    { "model", 0, 0, G_OPTION_ARG_INT, &model_chars, "Print the summary the model gets, in at most N characters", "N" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, "FILE…" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("FILE… — read data files: dialect, schema and profile");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) results = json_array_new ();
+  guint n_files;
+  int status = 0;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      fprintf (stderr, "assay-cli inspect: %s\n", error->message);
+      return 2;
+    }
+  if (files == NULL || files[0] == NULL)
+    {
+      fprintf (stderr, "assay-cli inspect: no file given\n");
+      return 2;
+    }
+  n_files = g_strv_length (files);
+
+  for (guint i = 0; files[i] != NULL; i++)
+    {
+      g_autoptr(AssayDataset) dataset = NULL;
+      g_autoptr(GError) local_error = NULL;
+      g_autofree char *shown = assay_data_sanitize (files[i], -1, 0);
+
+      dataset = assay_dataset_open (files[i], NULL, &local_error);
+      if (dataset == NULL)
+        {
+          g_autofree char *reason = assay_data_sanitize (local_error->message, -1, 0);
+          fprintf (stderr, "assay-cli inspect: %s: %s\n", shown, reason);
+          status = 1;
+          continue;
+        }
+      if (json)
+        json_array_add_object_element (results, assay_dataset_to_json (dataset));
+      else
+        {
+          g_autofree char *text = model_chars > 0
+                                    ? assay_dataset_describe_for_model (dataset, model_chars)
+                                    : assay_dataset_describe_for_human (dataset);
+          printf ("%s%s", i > 0 ? "\n" : "", text);
+        }
+    }
+
+  if (json && (n_files > 1 || json_array_get_length (results) == 1))
+    {
+      g_autoptr(JsonNode) node = json_node_new (JSON_NODE_ARRAY);
+      g_autofree char *text = NULL;
+
+      if (n_files == 1)
+        node = (json_node_unref (node),
+                json_node_init_object (json_node_alloc (), json_array_get_object_element (results, 0)));
+      else
+        json_node_set_array (node, results);
+      text = json_to_string (node, TRUE);
+      printf ("%s\n", text);
+    }
+  fflush (stdout);
+  return status;
+}

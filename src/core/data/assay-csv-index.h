@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "assay-csv-dialect.h"
+
+G_BEGIN_DECLS
+
+#define ASSAY_TYPE_CSV_INDEX (assay_csv_index_get_type ())
+
+G_DECLARE_FINAL_TYPE (AssayCsvIndex, assay_csv_index, ASSAY, CSV_INDEX, GObject)
+
+/* Row offsets over a memory-mapped delimited file, built in a worker thread. Rows already
+ * indexed can be read at once while the rest is still being indexed, so any window of a
+ * 1 GB file can be shown immediately. Memory: one offset per 32 rows. */
+AssayCsvIndex         *assay_csv_index_new              (const char           *path,
+                                                         GError              **error);
+const AssayCsvDialect *assay_csv_index_get_dialect      (AssayCsvIndex        *self);
+const char            *assay_csv_index_get_path         (AssayCsvIndex        *self);
+guint                  assay_csv_index_get_n_columns    (AssayCsvIndex        *self);
+/* Column names (sanitised), generated as column_1… when the file has no header. */
+const char * const    *assay_csv_index_get_column_names (AssayCsvIndex        *self);
+
+void                   assay_csv_index_build_async      (AssayCsvIndex        *self,
+                                                         GCancellable         *cancellable,
+                                                         GAsyncReadyCallback   callback,
+                                                         gpointer              user_data);
+gboolean               assay_csv_index_build_finish     (AssayCsvIndex        *self,
+                                                         GAsyncResult         *result,
+                                                         GError              **error);
+/* Builds the whole index in the calling thread. */
+gboolean               assay_csv_index_build            (AssayCsvIndex        *self,
+                                                         GCancellable         *cancellable,
+                                                         GError              **error);
+
+/* Safe from any thread while indexing runs. */
+guint64                assay_csv_index_get_n_rows_indexed (AssayCsvIndex      *self);
+gboolean               assay_csv_index_is_complete      (AssayCsvIndex        *self);
+/* The fraction of the file indexed so far, in [0,1]. */
+double                 assay_csv_index_get_progress     (AssayCsvIndex        *self);
+
+/* The fields of data row ROW (0 is the first row after the header) as sanitised UTF-8, or
+ * NULL when that row is not indexed (yet). */
+GStrv                  assay_csv_index_get_row          (AssayCsvIndex        *self,
+                                                         guint64               row);
+
+G_END_DECLS

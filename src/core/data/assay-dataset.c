@@ -1,0 +1,1076 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "assay-column-profile.h"
+#include "assay-csv-reader.h"
+#include "assay-data-text.h"
+#include "assay-dataset.h"
+#include "assay-xlsx.h"
+
+#define MAX_LINES_KEPT     5
+#define HUGE_FIELD_BYTES   (1024 * 1024)
+#define PARALLEL_MIN_BYTES (8 * 1024 * 1024)
+#define MAX_CHUNKS         8
+#define MAX_NAMED_COLUMNS  50
+
+struct _AssayDataset
+{
+  GObject          parent_instance;
+
+  char            *path;
+  char            *basename;
+  GMappedFile     *mapped;
+  GBytes          *converted;
+  const char      *text;
+  gsize            text_len;
+  AssayCsvDialect *dialect;
+
+  GPtrArray       *names;      /* column names as pandas will see them */
+  GPtrArray       *profiles;   /* AssayColumnProfile */
+  guint64          n_rows;
+  GPtrArray       *warnings;
+  char            *read_call;
+  gboolean         trailing_delimiter;
+
+  GPtrArray       *sheets;     /* AssayXlsxSheet, for a workbook */
+};
+
+G_DEFINE_FINAL_TYPE (AssayDataset, assay_dataset, G_TYPE_OBJECT)
+
+static void
+assay_dataset_finalize (GObject *object)
+{
+  AssayDataset *self = ASSAY_DATASET (object);
+
+  g_clear_pointer (&self->names, g_ptr_array_unref);
+  g_clear_pointer (&self->profiles, g_ptr_array_unref);
+  g_clear_pointer (&self->warnings, g_ptr_array_unref);
+  g_clear_pointer (&self->sheets, g_ptr_array_unref);
+  g_clear_pointer (&self->dialect, assay_csv_dialect_free);
+  g_clear_pointer (&self->converted, g_bytes_unref);
+  g_clear_pointer (&self->mapped, g_mapped_file_unref);
+  g_free (self->read_call);
+  g_free (self->path);
+  g_free (self->basename);
+
+  G_OBJECT_CLASS (assay_dataset_parent_class)->finalize (object);
+}
+
+static void
+assay_dataset_class_init (AssayDatasetClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = assay_dataset_finalize;
+}
+
+static void
+assay_dataset_init (AssayDataset *self)
+{
+  self->warnings = g_ptr_array_new_with_free_func (g_free);
+  self->names = g_ptr_array_new_with_free_func (g_free);
+  self->profiles = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_column_profile_free);
+}
+
+static void
+add_warning (AssayDataset *self,
+             const char   *format,
+             ...) G_GNUC_PRINTF (2, 3);
+
+static void
+add_warning (AssayDataset *self,
+             const char   *format,
+             ...)
+{
+  va_list args;
+  g_autofree char *text = NULL;
+
+  va_start (args, format);
+  text = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_ptr_array_add (self->warnings, assay_data_sanitize (text, -1, 400));
+}
+
+/* ---- One pass over a part of the text ----------------------------------------------- */
+
+typedef struct
+{
+  /* In. */
+  const char            *text;
+  gsize                  len;
+  gsize                  start;
+  gsize                  stop;           /* rows starting at or after this are left */
+  guint64                start_line;
+  const AssayCsvDialect *dialect;
+  AssayValueFormat       format;
+  guint                  n_columns;
+  gboolean               trailing_delimiter;
+  guint                  bound;
+  GCancellable          *cancellable;
+
+  /* Out. */
+  AssayColumnProfile   **profiles;
+  guint64                rows;
+  guint64                long_rows, short_rows;
+  guint64                long_lines[MAX_LINES_KEPT], short_lines[MAX_LINES_KEPT];
+  guint64                blank_lines;
+  gsize                  huge_field;
+  guint64                huge_field_line;
+  guint                  huge_field_column;
+  gboolean               speculative;    /* starts at a guessed record boundary */
+  gsize                  first_record;   /* where the first record of the part started */
+  guint64                first_record_line;
+  gsize                  end;            /* where the part stopped */
+  guint64                end_line;
+  GError                *error;
+} Part;
+
+static void
+part_clear (Part *part)
+{
+  if (part->profiles != NULL)
+    for (guint c = 0; c < part->n_columns; c++)
+      assay_column_profile_free (part->profiles[c]);
+  g_clear_pointer (&part->profiles, g_free);
+  g_clear_error (&part->error);
+}
+
+static gpointer
+profile_part (gpointer data)
+{
+  Part *part = data;
+  AssayCsvReader reader;
+  GString *scratch = g_string_sized_new (256);
+  const guint n_columns = part->n_columns;
+  gboolean first = TRUE;
+
+  part->profiles = g_new0 (AssayColumnProfile *, n_columns);
+  for (guint c = 0; c < n_columns; c++)
+    part->profiles[c] = assay_column_profile_new (part->bound);
+
+  assay_csv_reader_init (&reader, part->text, part->len, part->dialect->delimiter,
+                         part->dialect->quote, part->dialect->backslash_escape);
+  reader.pos = part->start;
+  reader.line = part->start_line;
+  part->first_record = part->end = part->start;
+
+  for (;;)
+    {
+      guint n;
+
+      if (!assay_csv_reader_next (&reader, &part->error))
+        {
+          part->end = reader.pos;
+          break;
+        }
+      if (reader.record_start >= part->stop)
+        {
+          /* The blank lines before it stay counted here; the next part skips its own. */
+          part->end = reader.record_start;
+          reader.line = reader.record_line;
+          break;
+        }
+      if (first)
+        {
+          part->first_record = reader.record_start;
+          part->first_record_line = reader.record_line;
+          if (part->speculative)
+            reader.blank_lines = 0;
+          first = FALSE;
+        }
+
+      n = reader.n_fields;
+      if (n > n_columns)
+        {
+          if (part->trailing_delimiter && n == n_columns + 1)
+            n = n_columns;
+          else
+            {
+              if (part->long_rows < MAX_LINES_KEPT)
+                part->long_lines[part->long_rows] = reader.record_line;
+              part->long_rows++;
+              continue;
+            }
+        }
+      else if (n < n_columns)
+        {
+          if (part->short_rows < MAX_LINES_KEPT)
+            part->short_lines[part->short_rows] = reader.record_line;
+          part->short_rows++;
+        }
+
+      for (guint c = 0; c < n; c++)
+        {
+          const AssayCsvField *field = &reader.fields[c];
+
+          if (G_UNLIKELY (field->len > part->huge_field))
+            {
+              part->huge_field = field->len;
+              part->huge_field_line = reader.record_line;
+              part->huge_field_column = c;
+            }
+          if (G_LIKELY (!(field->flags & ASSAY_CSV_FIELD_ENCODED)))
+            assay_column_profile_add (part->profiles[c], part->text + field->start, field->len,
+                                      TRUE, &part->format);
+          else
+            {
+              gsize len;
+              const char *s;
+
+              g_string_truncate (scratch, 0);
+              s = assay_csv_reader_field_text (&reader, field, scratch, &len);
+              assay_column_profile_add (part->profiles[c], s, len, FALSE, &part->format);
+            }
+        }
+      for (guint c = n; c < n_columns; c++)
+        assay_column_profile_add_null (part->profiles[c]);
+
+      part->rows++;
+      if (G_UNLIKELY (part->rows % 65536 == 0) &&
+          g_cancellable_set_error_if_cancelled (part->cancellable, &part->error))
+        break;
+    }
+  part->end_line = reader.line;
+  part->blank_lines = reader.blank_lines;
+  assay_csv_reader_clear (&reader);
+  g_string_free (scratch, TRUE);
+  return NULL;
+}
+
+static void
+merge_part (Part *into,
+            Part *from)
+{
+  for (guint c = 0; c < into->n_columns; c++)
+    assay_column_profile_merge (into->profiles[c], from->profiles[c]);
+  for (guint i = 0; i < from->long_rows && into->long_rows + i < MAX_LINES_KEPT && i < MAX_LINES_KEPT; i++)
+    into->long_lines[into->long_rows + i] = from->long_lines[i];
+  for (guint i = 0; i < from->short_rows && into->short_rows + i < MAX_LINES_KEPT && i < MAX_LINES_KEPT; i++)
+    into->short_lines[into->short_rows + i] = from->short_lines[i];
+  into->rows += from->rows;
+  into->long_rows += from->long_rows;
+  into->short_rows += from->short_rows;
+  into->blank_lines += from->blank_lines;
+  if (from->huge_field > into->huge_field)
+    {
+      into->huge_field = from->huge_field;
+      into->huge_field_line = from->huge_field_line;
+      into->huge_field_column = from->huge_field_column;
+    }
+  into->end = from->end;
+  into->end_line = from->end_line;
+}
+
+/* Profiles the data rows in parallel parts. A part after the first starts at a line break
+ * and is only kept when the part before it ended exactly where it started (no quoted line
+ * break crossed the split); otherwise it is read again from where the previous one ended. */
+static gboolean
+profile_rows (AssayDataset  *self,
+              Part          *result,
+              gsize          data_start,
+              guint64        data_line,
+              GCancellable  *cancellable,
+              GError       **error)
+{
+  Part parts[MAX_CHUNKS] = { 0 };
+  GThread *threads[MAX_CHUNKS] = { NULL };
+  guint n_parts = 1;
+  gsize body = self->text_len - data_start;
+
+  if (body >= PARALLEL_MIN_BYTES)
+    n_parts = CLAMP (g_get_num_processors (), 1, MAX_CHUNKS);
+
+  for (guint i = 0; i < n_parts; i++)
+    {
+      Part *part = &parts[i];
+
+      part->text = self->text;
+      part->len = self->text_len;
+      part->dialect = self->dialect;
+      assay_csv_dialect_get_value_format (self->dialect, &part->format);
+      part->n_columns = self->names->len;
+      part->trailing_delimiter = self->trailing_delimiter;
+      part->bound = MIN (10000, MAX (256, 2000000 / MAX (part->n_columns, 1)));
+      part->cancellable = cancellable;
+      part->start = data_start + body / n_parts * i;
+      part->start_line = i == 0 ? data_line : 1;
+      part->speculative = i > 0;
+      part->stop = i + 1 < n_parts ? data_start + body / n_parts * (i + 1) : G_MAXSIZE;
+      if (i > 0)
+        {
+          const char *nl = memchr (self->text + part->start, '\n', self->text_len - part->start);
+          part->start = nl != NULL ? (gsize) (nl - self->text) + 1 : self->text_len;
+        }
+    }
+  for (guint i = 0; i + 1 < n_parts; i++)
+    parts[i].stop = parts[i + 1].start;
+
+  for (guint i = 1; i < n_parts; i++)
+    threads[i] = g_thread_new ("assay-profile", profile_part, &parts[i]);
+  profile_part (&parts[0]);
+  for (guint i = 1; i < n_parts; i++)
+    g_thread_join (threads[i]);
+
+  for (guint i = 1; i < n_parts && parts[0].error == NULL; i++)
+    {
+      Part *part = &parts[i];
+      guint64 line_offset = parts[0].end_line - part->first_record_line;
+
+      if (part->error != NULL || part->first_record != parts[0].end || part->start < parts[0].end)
+        {
+          /* The split fell inside a quoted field (or the guess failed): read it again. */
+          Part again = *part;
+
+          again.profiles = NULL;
+          again.error = NULL;
+          again.rows = again.long_rows = again.short_rows = again.blank_lines = 0;
+          again.huge_field = 0;
+          again.start = parts[0].end;
+          again.start_line = parts[0].end_line;
+          again.speculative = FALSE;
+          part_clear (part);
+          *part = again;
+          profile_part (part);
+          line_offset = 0;
+        }
+      for (guint k = 0; k < MIN (part->long_rows, MAX_LINES_KEPT); k++)
+        part->long_lines[k] += line_offset;
+      for (guint k = 0; k < MIN (part->short_rows, MAX_LINES_KEPT); k++)
+        part->short_lines[k] += line_offset;
+      part->huge_field_line += line_offset;
+      part->end_line += line_offset;
+      merge_part (&parts[0], part);
+      if (part->error != NULL)
+        {
+          parts[0].error = g_steal_pointer (&part->error);
+          break;
+        }
+    }
+
+  for (guint i = 1; i < n_parts; i++)
+    part_clear (&parts[i]);
+  *result = parts[0];
+  if (result->error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&result->error));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* ---- The pandas call ---------------------------------------------------------------- */
+
+static void
+append_python_string (GString    *out,
+                      const char *text)
+{
+  g_string_append_c (out, '\'');
+  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (c == '\\' || c == '\'')
+        g_string_append_printf (out, "\\%c", (char) c);
+      else if (c == '\t')
+        g_string_append (out, "\\t");
+      else if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0))
+        g_string_append_printf (out, "\\x%02x", c);
+      else if (c == 0xa0 || c == 0x202f || (c >= 0x2000 && c <= 0x200f) || (c >= 0x2028 && c <= 0x202e) ||
+               (c >= 0x2066 && c <= 0x2069) || c == 0xfeff)
+        g_string_append_printf (out, c < 0x100 ? "\\x%02x" : "\\u%04x", c);
+      else
+        g_string_append_unichar (out, c);
+    }
+  g_string_append_c (out, '\'');
+}
+
+static char *
+sandbox_path (AssayDataset *self)
+{
+  return g_strconcat ("/data/", self->basename, NULL);
+}
+
+static void
+build_read_call (AssayDataset *self,
+                 guint64       long_rows)
+{
+  GString *call = g_string_new ("pd.read_csv(");
+  g_autofree char *path = sandbox_path (self);
+  char sep[2] = { self->dialect->delimiter, 0 };
+  char quote[2] = { self->dialect->quote, 0 };
+  char decimal[2] = { self->dialect->decimal, 0 };
+  g_autoptr(GPtrArray) date_columns = g_ptr_array_new ();
+  gboolean day_first = FALSE;
+  gboolean python_engine = FALSE;
+
+  append_python_string (call, path);
+  g_string_append (call, ", sep=");
+  append_python_string (call, sep);
+  g_string_append (call, ", encoding=");
+  append_python_string (call, self->dialect->python_encoding);
+  if (self->dialect->decimal != '.')
+    {
+      g_string_append (call, ", decimal=");
+      append_python_string (call, decimal);
+    }
+  if (self->dialect->thousands[0] != '\0')
+    {
+      g_string_append (call, ", thousands=");
+      append_python_string (call, self->dialect->thousands);
+      python_engine = (guchar) self->dialect->thousands[0] >= 0x80;
+    }
+  if (self->dialect->preamble_len > 0)
+    g_string_append (call, ", skiprows=1");
+  if (!self->dialect->header)
+    {
+      g_string_append (call, ", header=None");
+      /* Our generated names, so that the model and the profile agree. */
+      if (self->names->len <= MAX_NAMED_COLUMNS)
+        {
+          g_string_append (call, ", names=[");
+          for (guint c = 0; c < self->names->len; c++)
+            {
+              if (c > 0)
+                g_string_append (call, ", ");
+              append_python_string (call, g_ptr_array_index (self->names, c));
+            }
+          g_string_append_c (call, ']');
+        }
+    }
+  if (self->dialect->quote != '"')
+    {
+      g_string_append (call, ", quotechar=");
+      append_python_string (call, quote);
+    }
+  if (self->dialect->backslash_escape)
+    g_string_append (call, ", escapechar='\\\\', doublequote=False");
+
+  for (guint c = 0; c < self->profiles->len; c++)
+    {
+      AssayColumnProfile *profile = g_ptr_array_index (self->profiles, c);
+      AssayColumnType type = assay_column_profile_get_type_kind (profile);
+
+      if (type == ASSAY_COLUMN_DATE || type == ASSAY_COLUMN_DATETIME)
+        {
+          g_ptr_array_add (date_columns, GUINT_TO_POINTER (c));
+          day_first = day_first || assay_column_profile_is_day_first (profile);
+        }
+    }
+  if (date_columns->len > 0 && date_columns->len <= 50)
+    {
+      g_string_append (call, ", parse_dates=[");
+      for (guint i = 0; i < date_columns->len; i++)
+        {
+          guint c = GPOINTER_TO_UINT (g_ptr_array_index (date_columns, i));
+
+          if (i > 0)
+            g_string_append (call, ", ");
+          if (self->dialect->header || self->names->len <= MAX_NAMED_COLUMNS)
+            append_python_string (call, g_ptr_array_index (self->names, c));
+          else
+            g_string_append_printf (call, "%u", c);
+        }
+      g_string_append_c (call, ']');
+      if (day_first)
+        g_string_append (call, ", dayfirst=True");
+    }
+  if (long_rows > 0)
+    g_string_append (call, ", on_bad_lines='skip'");
+  if (self->trailing_delimiter)
+    g_string_append (call, ", index_col=False");
+  if (python_engine)
+    g_string_append (call, ", engine='python'");
+  g_string_append_c (call, ')');
+  self->read_call = g_string_free (call, FALSE);
+}
+
+/* ---- Opening ------------------------------------------------------------------------ */
+
+static char *
+format_lines (const guint64 *lines,
+              guint64        count)
+{
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; i < MIN (count, MAX_LINES_KEPT); i++)
+    g_string_append_printf (out, "%s%" G_GUINT64_FORMAT, i > 0 ? ", " : "", lines[i]);
+  if (count > MAX_LINES_KEPT)
+    g_string_append (out, ", …");
+  return g_string_free (out, FALSE);
+}
+
+static gboolean
+open_workbook (AssayDataset  *self,
+               const char    *data,
+               gsize          len,
+               GError       **error)
+{
+  self->sheets = assay_xlsx_list_sheets (data, len, error);
+  if (self->sheets == NULL)
+    return FALSE;
+  {
+    GString *call = g_string_new ("pd.read_excel(");
+    g_autofree char *path = sandbox_path (self);
+    AssayXlsxSheet *first = g_ptr_array_index (self->sheets, 0);
+
+    append_python_string (call, path);
+    g_string_append (call, ", sheet_name=");
+    append_python_string (call, first->name);
+    g_string_append (call, ")");
+    self->read_call = g_string_free (call, FALSE);
+  }
+  add_warning (self, "Excel workbook: only the sheet names and sizes are read here, not the "
+                     "cells; no column types or profile. Formulas come back as their last "
+                     "saved values; charts, pivot tables and macros are not read.");
+  return TRUE;
+}
+
+static gboolean
+open_table (AssayDataset  *self,
+            const char    *data,
+            gsize          len,
+            GCancellable  *cancellable,
+            GError       **error)
+{
+  AssayCsvReader reader;
+  g_autoptr(GString) scratch = g_string_new (NULL);
+  g_autoptr(GHashTable) seen_names = g_hash_table_new (g_str_hash, g_str_equal);
+  gsize data_start = 0;
+  guint64 data_line = 1;
+  guint n_columns;
+  Part result = { 0 };
+  gboolean day_first_hint;
+
+  self->dialect = assay_csv_dialect_sniff (data, len, TRUE, &self->converted,
+                                           &self->text, &self->text_len, error);
+  if (self->dialect == NULL)
+    return FALSE;
+
+  /* The first record: the header, or the width of a headerless table. */
+  assay_csv_reader_init (&reader, self->text, self->text_len, self->dialect->delimiter,
+                         self->dialect->quote, self->dialect->backslash_escape);
+  if (self->dialect->preamble_len > 0)
+    {
+      reader.pos = data_start = self->dialect->preamble_len;
+      reader.line = data_line = 2;
+    }
+  if (!assay_csv_reader_next (&reader, error))
+    {
+      assay_csv_reader_clear (&reader);
+      if (error != NULL && *error == NULL)
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "the file has no rows");
+      return FALSE;
+    }
+  n_columns = reader.n_fields;
+  for (guint c = 0; c < n_columns; c++)
+    {
+      char *name;
+
+      if (self->dialect->header)
+        {
+          gsize n;
+          const char *s;
+          g_autofree char *clean = NULL;
+
+          g_string_truncate (scratch, 0);
+          s = assay_csv_reader_field_text (&reader, &reader.fields[c], scratch, &n);
+          clean = assay_data_sanitize (s, n, 0);
+          if (clean[0] == '\0')
+            name = g_strdup_printf ("Unnamed: %u", c);
+          else
+            name = g_steal_pointer (&clean);
+          /* pandas renames duplicates a, a.1, a.2 */
+          for (guint k = 1; g_hash_table_contains (seen_names, name); k++)
+            {
+              g_autofree char *base = g_steal_pointer (&name);
+              g_autofree char *original = g_strndup (base, strrchr (base, '.') != NULL && k > 1
+                                                             ? (gsize) (strrchr (base, '.') - base)
+                                                             : strlen (base));
+              name = g_strdup_printf ("%s.%u", original, k);
+            }
+        }
+      else
+        name = g_strdup_printf ("column_%u", c + 1);
+      g_ptr_array_add (self->names, name);
+      g_hash_table_add (seen_names, name);
+    }
+  if (self->dialect->header)
+    {
+      data_start = reader.pos;
+      data_line = reader.line;
+      /* pandas reads a first data row one field wider than the header as an index column
+       * (files whose lines end with a delimiter); index_col=False keeps the columns. */
+      if (assay_csv_reader_next (&reader, NULL) && reader.n_fields == n_columns + 1)
+        self->trailing_delimiter = TRUE;
+    }
+  assay_csv_reader_clear (&reader);
+
+  if (!profile_rows (self, &result, data_start, data_line, cancellable, error))
+    {
+      part_clear (&result);
+      return FALSE;
+    }
+  self->n_rows = result.rows;
+  day_first_hint = self->dialect->delimiter == ';' || self->dialect->decimal == ',';
+  for (guint c = 0; c < n_columns; c++)
+    {
+      assay_column_profile_finish (result.profiles[c], day_first_hint);
+      g_ptr_array_add (self->profiles, result.profiles[c]);
+      result.profiles[c] = NULL;
+    }
+
+  /* Warnings, most useful first. */
+  if (result.long_rows > 0)
+    {
+      g_autofree char *lines = format_lines (result.long_lines, result.long_rows);
+      add_warning (self, "%" G_GUINT64_FORMAT " rows have more fields than the %u columns (lines %s); "
+                   "they are skipped, as read_csv(on_bad_lines='skip') does",
+                   result.long_rows, n_columns, lines);
+    }
+  if (result.short_rows > 0)
+    {
+      g_autofree char *lines = format_lines (result.short_lines, result.short_rows);
+      add_warning (self, "%" G_GUINT64_FORMAT " rows have fewer fields than the %u columns (lines %s); "
+                   "the missing cells are empty", result.short_rows, n_columns, lines);
+    }
+  if (self->dialect->preamble_len > 0)
+    add_warning (self, "the first line “sep=%c” is Excel's delimiter hint, not data; skiprows=1 skips it",
+                 self->dialect->delimiter);
+  if (self->trailing_delimiter)
+    add_warning (self, "the data lines end with a delimiter; index_col=False keeps pandas from "
+                       "using the first column as the index");
+  if (result.huge_field >= HUGE_FIELD_BYTES)
+    add_warning (self, "a very large field: %.1f MB in column %u at line %" G_GUINT64_FORMAT
+                 "; previews cut it", result.huge_field / 1e6, result.huge_field_column + 1,
+                 result.huge_field_line);
+  if (result.blank_lines > self->dialect->trailing_blank_lines)
+    add_warning (self, "%" G_GUINT64_FORMAT " blank lines inside the table are skipped",
+                 result.blank_lines - self->dialect->trailing_blank_lines);
+  if (self->dialect->trailing_blank_lines > 0)
+    add_warning (self, "%u blank lines at the end of the file are skipped",
+                 self->dialect->trailing_blank_lines);
+  if (self->converted != NULL &&
+      memmem (self->text, self->text_len, "\xEF\xBF\xBD", 3) != NULL &&
+      memmem (data, MIN (len, 3), "\xEF\xBF\xBD", 3) == NULL)
+    add_warning (self, "some bytes are not valid %s; they read as U+FFFD", self->dialect->encoding);
+  if (self->n_rows == 0)
+    add_warning (self, "the table has a header but no data rows");
+
+  for (guint c = 0; c < n_columns; c++)
+    {
+      AssayColumnProfile *profile = g_ptr_array_index (self->profiles, c);
+      const char *name = g_ptr_array_index (self->names, c);
+      guint flags = assay_column_profile_get_value_flags (profile);
+      AssayColumnType type = assay_column_profile_get_type_kind (profile);
+
+      if ((type == ASSAY_COLUMN_INTEGER || type == ASSAY_COLUMN_FLOAT) && (flags & ASSAY_VALUE_HAS_CURRENCY))
+        add_warning (self, "column “%s” has numbers with a currency sign; pandas reads it as text: "
+                     "strip the sign, then pd.to_numeric", name);
+      if (type == ASSAY_COLUMN_INTEGER && (flags & ASSAY_VALUE_LEADING_ZERO))
+        add_warning (self, "column “%s” has integers with leading zeros (codes?); "
+                     "dtype={'%s': str} keeps them", name, name);
+      if ((type == ASSAY_COLUMN_DATE || type == ASSAY_COLUMN_DATETIME) && assay_column_profile_is_ambiguous (profile))
+        add_warning (self, "column “%s”: every date fits both dd/mm/yyyy and mm/dd/yyyy; read as %s",
+                     name, assay_column_profile_is_day_first (profile) ? "day first" : "month first");
+      if (type == ASSAY_COLUMN_DATETIME && (flags & ASSAY_VALUE_HAS_TIMEZONE) && (flags & ASSAY_VALUE_NO_TIMEZONE))
+        add_warning (self, "column “%s” mixes times with and without a time zone", name);
+    }
+  if (n_columns > 1000)
+    add_warning (self, "a wide table: %u columns", n_columns);
+
+  build_read_call (self, result.long_rows);
+  part_clear (&result);
+  return TRUE;
+}
+
+AssayDataset *
+assay_dataset_open (const char    *path,
+                    GCancellable  *cancellable,
+                    GError       **error)
+{
+  g_autoptr(AssayDataset) self = NULL;
+  const char *data;
+  gsize len;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  self = g_object_new (ASSAY_TYPE_DATASET, NULL);
+  self->path = g_strdup (path);
+  self->basename = g_path_get_basename (path);
+  self->mapped = g_mapped_file_new (path, FALSE, error);
+  if (self->mapped == NULL)
+    return NULL;
+  data = g_mapped_file_get_contents (self->mapped);
+  len = g_mapped_file_get_length (self->mapped);
+  if (data == NULL)
+    data = "";
+
+  if (assay_xlsx_looks_like_zip (data, len))
+    {
+      if (!open_workbook (self, data, len, error))
+        return NULL;
+    }
+  else if (!open_table (self, data, len, cancellable, error))
+    return NULL;
+  return g_steal_pointer (&self);
+}
+
+static void
+open_worker (GTask        *task,
+             gpointer      source,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  GError *error = NULL;
+  AssayDataset *dataset = assay_dataset_open (task_data, cancellable, &error);
+
+  if (dataset == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, dataset, g_object_unref);
+}
+
+void
+assay_dataset_open_async (const char          *path,
+                          GCancellable        *cancellable,
+                          GAsyncReadyCallback  callback,
+                          gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, assay_dataset_open_async);
+  g_task_set_task_data (task, g_strdup (path), g_free);
+  g_task_run_in_thread (task, open_worker);
+}
+
+AssayDataset *
+assay_dataset_open_finish (GAsyncResult  *result,
+                           GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* ---- Accessors ---------------------------------------------------------------------- */
+
+const char *
+assay_dataset_get_path (AssayDataset *self)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET (self), NULL);
+  return self->path;
+}
+
+gboolean
+assay_dataset_is_workbook (AssayDataset *self)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET (self), FALSE);
+  return self->sheets != NULL;
+}
+
+const AssayCsvDialect *
+assay_dataset_get_dialect (AssayDataset *self)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET (self), NULL);
+  return self->dialect;
+}
+
+guint64
+assay_dataset_get_n_rows (AssayDataset *self)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET (self), 0);
+  return self->n_rows;
+}
+
+guint
+assay_dataset_get_n_columns (AssayDataset *self)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET (self), 0);
+  return self->names->len;
+}
+
+const char *
+assay_dataset_get_read_call (AssayDataset *self)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET (self), NULL);
+  return self->read_call;
+}
+
+GPtrArray *
+assay_dataset_get_warnings (AssayDataset *self)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET (self), NULL);
+  return self->warnings;
+}
+
+/* ---- Output ------------------------------------------------------------------------- */
+
+JsonObject *
+assay_dataset_to_json (AssayDataset *self)
+{
+  JsonObject *object = json_object_new ();
+  JsonArray *warnings = json_array_new ();
+  g_autofree char *path = assay_data_sanitize (self->path, -1, 0);
+
+  g_return_val_if_fail (ASSAY_IS_DATASET (self), NULL);
+
+  json_object_set_string_member (object, "path", path);
+  json_object_set_string_member (object, "format", self->sheets != NULL ? "xlsx" : "csv");
+  if (self->sheets != NULL)
+    {
+      JsonArray *sheets = json_array_new ();
+
+      for (guint i = 0; i < self->sheets->len; i++)
+        {
+          AssayXlsxSheet *sheet = g_ptr_array_index (self->sheets, i);
+          JsonObject *entry = json_object_new ();
+          g_autofree char *name = assay_data_sanitize (sheet->name, -1, 200);
+
+          json_object_set_string_member (entry, "name", name);
+          if (sheet->dimension != NULL)
+            {
+              g_autofree char *dimension = assay_data_sanitize (sheet->dimension, -1, 32);
+              json_object_set_string_member (entry, "dimension", dimension);
+            }
+          else
+            json_object_set_null_member (entry, "dimension");
+          json_array_add_object_element (sheets, entry);
+        }
+      json_object_set_array_member (object, "sheets", sheets);
+      json_object_set_string_member (object, "read_excel", self->read_call);
+      json_object_set_null_member (object, "read_csv");
+    }
+  else
+    {
+      const AssayCsvDialect *d = self->dialect;
+      char delimiter[2] = { d->delimiter, 0 }, quote[2] = { d->quote, 0 }, decimal[2] = { d->decimal, 0 };
+      JsonArray *columns = json_array_new ();
+
+      json_object_set_string_member (object, "encoding", d->encoding);
+      json_object_set_boolean_member (object, "bom", d->bom_len > 0);
+      json_object_set_string_member (object, "delimiter", delimiter);
+      json_object_set_string_member (object, "quote", quote);
+      json_object_set_string_member (object, "escape", d->backslash_escape ? "backslash" : "double");
+      json_object_set_string_member (object, "decimal", decimal);
+      if (d->thousands[0] != '\0')
+        json_object_set_string_member (object, "thousands", d->thousands);
+      else
+        json_object_set_null_member (object, "thousands");
+      json_object_set_boolean_member (object, "header", d->header);
+      json_object_set_string_member (object, "line_ending",
+                                     g_str_equal (d->line_ending, "\r\n") ? "crlf" :
+                                     g_str_equal (d->line_ending, "\r") ? "cr" : "lf");
+      json_object_set_int_member (object, "trailing_blank_lines", d->trailing_blank_lines);
+      json_object_set_int_member (object, "rows", self->n_rows);
+      for (guint c = 0; c < self->profiles->len; c++)
+        json_array_add_object_element (columns,
+                                       assay_column_profile_to_json (g_ptr_array_index (self->profiles, c),
+                                                                     g_ptr_array_index (self->names, c)));
+      json_object_set_array_member (object, "columns", columns);
+      json_object_set_string_member (object, "read_csv", self->read_call);
+    }
+  for (guint i = 0; i < self->warnings->len; i++)
+    json_array_add_string_element (warnings, g_ptr_array_index (self->warnings, i));
+  json_object_set_array_member (object, "warnings", warnings);
+  return object;
+}
+
+static char *
+format_stat (JsonObject *column,
+             const char *member)
+{
+  JsonNode *node = json_object_get_member (column, member);
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return NULL;
+  if (json_node_get_value_type (node) == G_TYPE_STRING)
+    return g_strdup (json_node_get_string (node));
+  if (json_node_get_value_type (node) == G_TYPE_INT64)
+    return g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (node));
+  return g_strdup_printf ("%.6g", json_node_get_double (node));
+}
+
+static char *
+describe_column (AssayDataset *self,
+                 guint         c,
+                 JsonObject   *column)
+{
+  GString *line = g_string_new (NULL);
+  AssayColumnProfile *profile = g_ptr_array_index (self->profiles, c);
+  const char *type = json_object_get_string_member (column, "type");
+  g_autofree char *min = format_stat (column, "min");
+  g_autofree char *max = format_stat (column, "max");
+  g_autofree char *mean = format_stat (column, "mean");
+  const char * const *samples = assay_column_profile_get_samples (profile);
+  JsonArray *top = json_object_get_array_member (column, "top");
+  gboolean exact;
+  guint64 distinct = assay_column_profile_get_distinct (profile, &exact);
+
+  g_string_append_printf (line, "- %s: %s", json_object_get_string_member (column, "name"), type);
+  if (assay_column_profile_is_day_first (profile))
+    g_string_append (line, " (day first)");
+  g_string_append_printf (line, ", %" G_GINT64_FORMAT " nulls, %s%" G_GUINT64_FORMAT " distinct",
+                          json_object_get_int_member (column, "nulls"), exact ? "" : "~", distinct);
+  if (min != NULL && max != NULL)
+    g_string_append_printf (line, ", %s … %s", min, max);
+  if (mean != NULL && g_strcmp0 (type, "date") != 0 && g_strcmp0 (type, "datetime") != 0)
+    g_string_append_printf (line, ", mean %s", mean);
+  if (json_array_get_length (top) > 0 && distinct < self->n_rows)
+    {
+      g_string_append (line, "; top:");
+      for (guint i = 0; i < MIN (json_array_get_length (top), 3u); i++)
+        {
+          JsonObject *entry = json_array_get_object_element (top, i);
+          g_autofree char *value = assay_data_sanitize (json_object_get_string_member (entry, "value"), -1, 30);
+          g_string_append_printf (line, "%s “%s” ×%" G_GINT64_FORMAT, i > 0 ? "," : "", value,
+                                  json_object_get_int_member (entry, "count"));
+        }
+    }
+  else if (samples[0] != NULL)
+    {
+      g_string_append (line, "; e.g.");
+      for (guint i = 0; samples[i] != NULL; i++)
+        {
+          g_autofree char *value = assay_data_sanitize (samples[i], -1, 30);
+          g_string_append_printf (line, "%s “%s”", i > 0 ? "," : "", value);
+        }
+    }
+  g_string_append_c (line, '\n');
+  return g_string_free (line, FALSE);
+}
+
+static char *
+describe (AssayDataset *self,
+          gboolean      for_model,
+          gsize         max_chars)
+{
+  GString *out = g_string_new (NULL);
+  g_autofree char *where = for_model ? sandbox_path (self) : assay_data_sanitize (self->path, -1, 0);
+  g_autofree char *name = assay_data_sanitize (self->basename, -1, 200);
+  g_autoptr(JsonObject) json = assay_dataset_to_json (self);
+  gsize reserve = 0;
+
+  if (self->sheets != NULL)
+    {
+      g_string_append_printf (out, "File %s: an Excel workbook, at %s\nSheets (%u):\n", name, where,
+                              self->sheets->len);
+      for (guint i = 0; i < self->sheets->len && out->len < max_chars; i++)
+        {
+          AssayXlsxSheet *sheet = g_ptr_array_index (self->sheets, i);
+          g_autofree char *sheet_name = assay_data_sanitize (sheet->name, -1, 80);
+          g_string_append_printf (out, "- %s%s%s%s\n", sheet_name, sheet->dimension ? " (cells " : "",
+                                  sheet->dimension ? sheet->dimension : "", sheet->dimension ? ")" : "");
+        }
+      g_string_append_printf (out, "Read a sheet with: df = %s (needs openpyxl; sheet_name=None reads all)\n",
+                              self->read_call);
+    }
+  else
+    {
+      const AssayCsvDialect *d = self->dialect;
+      JsonArray *columns = json_object_get_array_member (json, "columns");
+      guint n_columns = json_array_get_length (columns);
+      guint detailed = 0;
+      guint counts[6] = { 0 };
+
+      g_string_append_printf (out, "File %s, at %s\n", name, where);
+      g_string_append_printf (out, "Read it with: df = %s\n", self->read_call);
+      g_string_append_printf (out, "%" G_GUINT64_FORMAT " rows × %u columns; encoding %s%s, delimiter %s, "
+                              "decimal '%c'%s%s%s\n",
+                              self->n_rows, n_columns, d->encoding, d->bom_len > 0 ? " with BOM" : "",
+                              d->delimiter == '\t' ? "tab" : (char[]) { '\'', d->delimiter, '\'', 0 },
+                              d->decimal, d->thousands[0] ? ", thousands separator " : "",
+                              g_str_equal (d->thousands, "\xC2\xA0") ? "no-break space" :
+                              g_str_equal (d->thousands, " ") ? "space" :
+                              g_str_equal (d->thousands, ",") ? "','" :
+                              g_str_equal (d->thousands, ".") ? "'.'" :
+                              g_str_equal (d->thousands, "'") ? "apostrophe" : "",
+                              d->header ? "" : n_columns <= MAX_NAMED_COLUMNS
+                                                 ? ", no header row (read_csv names the columns)"
+                                                 : ", no header row (pandas numbers the columns from 0)");
+
+      /* Warnings matter more than the last columns: keep room for them. */
+      for (guint i = 0; i < self->warnings->len; i++)
+        reserve += strlen (g_ptr_array_index (self->warnings, i)) + 3;
+      reserve = MIN (reserve + 12, max_chars / 3);
+
+      g_string_append (out, "Columns:\n");
+      for (guint c = 0; c < n_columns; c++)
+        {
+          g_autofree char *line = NULL;
+
+          /* A wide table gets a few columns in full and the rest by name. */
+          if (c >= (n_columns > 30 ? 10u : 30u))
+            break;
+          line = describe_column (self, c, json_array_get_object_element (columns, c));
+          if (out->len + strlen (line) + reserve + 80 > max_chars)
+            break;
+          g_string_append (out, line);
+          detailed++;
+        }
+      if (detailed < n_columns)
+        {
+          guint listed = detailed;
+
+          g_string_append (out, "- ");
+          for (guint c = detailed; c < n_columns; c++)
+            {
+              JsonObject *column = json_array_get_object_element (columns, c);
+              g_autofree char *entry = g_strdup_printf ("%s%s (%s)", c > detailed ? ", " : "",
+                                                        json_object_get_string_member (column, "name"),
+                                                        json_object_get_string_member (column, "type"));
+              if (out->len + strlen (entry) + reserve + 80 > max_chars)
+                break;
+              g_string_append (out, entry);
+              listed++;
+            }
+          for (guint c = listed; c < n_columns; c++)
+            counts[assay_column_profile_get_type_kind (g_ptr_array_index (self->profiles, c))]++;
+          if (listed < n_columns)
+            {
+              g_string_append_printf (out, "%s%u more column%s:", listed > detailed ? ", and " : "",
+                                      n_columns - listed, n_columns - listed > 1 ? "s" : "");
+              for (guint t = 0; t < G_N_ELEMENTS (counts); t++)
+                if (counts[t] > 0)
+                  g_string_append_printf (out, " %u %s", counts[t], assay_column_type_to_string (t));
+            }
+          g_string_append_c (out, '\n');
+        }
+    }
+
+  if (self->warnings->len > 0)
+    {
+      g_string_append (out, "Warnings:\n");
+      for (guint i = 0; i < self->warnings->len; i++)
+        {
+          const char *warning = g_ptr_array_index (self->warnings, i);
+          if (out->len + strlen (warning) + 3 > max_chars)
+            break;
+          g_string_append_printf (out, "- %s\n", warning);
+        }
+    }
+
+  if (out->len > max_chars)
+    {
+      /* Cut on a character boundary. */
+      gsize cut = max_chars;
+      while (cut > 0 && (out->str[cut] & 0xc0) == 0x80)
+        cut--;
+      g_string_truncate (out, cut);
+    }
+  return g_string_free (out, FALSE);
+}
+
+char *
+assay_dataset_describe_for_model (AssayDataset *self,
+                                  gsize         max_chars)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET (self), NULL);
+  return describe (self, TRUE, MAX (max_chars, 64));
+}
+
+char *
+assay_dataset_describe_for_human (AssayDataset *self)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET (self), NULL);
+  return describe (self, FALSE, G_MAXSIZE / 2);
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "assay-csv-dialect.h"
+
+G_BEGIN_DECLS
+
+#define ASSAY_TYPE_DATASET (assay_dataset_get_type ())
+
+G_DECLARE_FINAL_TYPE (AssayDataset, assay_dataset, ASSAY, DATASET, GObject)
+
+/* A file the analyst dropped: its dialect, schema and per-column profile, read in C before
+ * the model sees it. Delimited text is profiled in one pass over the mapped bytes; an Excel
+ * workbook (.xlsx) only has its sheets listed. */
+AssayDataset *assay_dataset_open              (const char           *path,
+                                               GCancellable         *cancellable,
+                                               GError              **error);
+void          assay_dataset_open_async        (const char           *path,
+                                               GCancellable         *cancellable,
+                                               GAsyncReadyCallback   callback,
+                                               gpointer              user_data);
+AssayDataset *assay_dataset_open_finish       (GAsyncResult         *result,
+                                               GError              **error);
+
+const char   *assay_dataset_get_path          (AssayDataset         *self);
+gboolean      assay_dataset_is_workbook       (AssayDataset         *self);
+/* NULL for a workbook. */
+const AssayCsvDialect *assay_dataset_get_dialect (AssayDataset      *self);
+guint64       assay_dataset_get_n_rows        (AssayDataset         *self);
+guint         assay_dataset_get_n_columns     (AssayDataset         *self);
+/* The pandas call that reads the file in the sandbox, where it is /data/<basename>. */
+const char   *assay_dataset_get_read_call     (AssayDataset         *self);
+/* Warnings in plain words (sanitised). */
+GPtrArray    *assay_dataset_get_warnings      (AssayDataset         *self);
+
+/* The `assay-cli inspect --json` object. */
+JsonObject   *assay_dataset_to_json           (AssayDataset         *self);
+/* A compact summary for the model, at most MAX_CHARS bytes. */
+char         *assay_dataset_describe_for_model (AssayDataset        *self,
+                                                gsize                max_chars);
+/* The human summary printed by `assay-cli inspect`. */
+char         *assay_dataset_describe_for_human (AssayDataset        *self);
+
+G_END_DECLS
