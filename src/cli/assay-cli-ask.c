@@ -13,6 +13,7 @@
 
 #include "assay-agent.h"
 #include "assay-cli.h"
+#include "assay-dataset.h"
 #include "assay-kernel-session.h"
 #include "assay-session.h"
 
@@ -486,6 +487,25 @@ make_provider (const char  *name,
   return provider;
 }
 
+/* What the model is told about a data file: its dialect, schema and the read_csv call that
+ * reads it, within a share of the prompt. A file Assay cannot read is still given to the
+ * model, with the reason, so that it does not guess. */
+#define DATASETS_BUDGET_CHARS 12000
+
+static char *
+describe_dataset (const char *path,
+                  guint       n_datasets)
+{
+  g_autoptr(AssayDataset) dataset = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize budget = DATASETS_BUDGET_CHARS / MAX (n_datasets, 1);
+
+  dataset = assay_dataset_open (path, NULL, &error);
+  if (dataset == NULL)
+    return g_strdup_printf ("Assay could not read this file as a table: %s", error->message);
+  return assay_dataset_describe_for_model (dataset, MAX (budget, 600));
+}
+
 int
 assay_cli_ask (int   argc,
                char *argv[])
@@ -531,6 +551,7 @@ assay_cli_ask (int   argc,
   g_autoptr(GInputStream) stdin_stream = NULL;
   g_autofree char *question = NULL;
   g_autofree char *artifact_dir = NULL;
+  guint n_data;
   Ask ask = { 0 };
   Wait wait = { 0 };
   guint sigint_source, sigterm_source;
@@ -608,13 +629,17 @@ assay_cli_ask (int   argc,
     assay_agent_set_model (agent, model);
   assay_agent_set_max_steps (agent, (guint) max_steps);
   assay_agent_set_approval_policy (agent, yes ? ASSAY_APPROVAL_POLICY_AUTO : ASSAY_APPROVAL_POLICY_ASK);
-  for (guint i = 0; data_files != NULL && data_files[i] != NULL; i++)
-    /* ---- the datasets module's description (dialect, schema) goes here at merge ---- */
-    if (!assay_agent_add_dataset (agent, data_files[i], NULL, &error))
-      {
-        fprintf (stderr, "assay-cli ask: %s\n", error->message);
-        return EXIT_USAGE;
-      }
+  n_data = data_files != NULL ? g_strv_length (data_files) : 0;
+  for (guint i = 0; i < n_data; i++)
+    {
+      g_autofree char *description = describe_dataset (data_files[i], n_data);
+
+      if (!assay_agent_add_dataset (agent, data_files[i], description, &error))
+        {
+          fprintf (stderr, "assay-cli ask: %s\n", error->message);
+          return EXIT_USAGE;
+        }
+    }
   if (!assay_session_save (session, &error))
     {
       fprintf (stderr, "assay-cli ask: %s\n", error->message);

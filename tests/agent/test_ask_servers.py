@@ -230,5 +230,25 @@ r = run_case([{"flavor": "openai", "status": 500, "message": "Internal error"}])
 report(r.rc == 3 and len(r.chat_requests()) == 4,
        "500 every time: 1 + 3 retries, then exit 3", r.detail())
 
+# 14. A dataset: the system prompt carries its sniffed dialect and the read_csv call that
+# reads it, so the model's first read is right (Windows-1251, semicolons, decimal commas).
+ru_csv = os.path.join(tempfile.mkdtemp(prefix="assay-ask-data-"), "выручка.csv")
+with open(ru_csv, "wb") as f:
+    f.write("Регион;Выручка;Дата\r\nМосква;1 234,50;01.02.2026\r\nКазань;987,10;15.03.2026\r\n"
+            "Самара;2 000,00;31.12.2026\r\n".encode("cp1251"))
+read_code = ("import pandas as pd\ndf = pd.read_csv('/data/выручка.csv', sep=';', encoding='cp1251', "
+             "decimal=',', thousands=' ')\nprint('total', round(df['Выручка'].sum(), 2))")
+r = run_case([{"flavor": "openai", "turn": {"tool_calls": [call("execute_python", read_code)]}},
+              answer("openai", "4221.6")], extra_args=["--data", ru_csv])
+reqs = r.chat_requests()
+system = reqs[0]["body"]["messages"][0].get("content", "") if reqs else ""
+system = text_of(system)
+report("/data/выручка.csv" in system and "sep=';'" in system and "decimal=','" in system
+       and "encoding='cp1251'" in system and "Выручка: float" in system,
+       "dataset: the system prompt has the sniffed dialect, schema and read_csv call", system[-3000:])
+tools = openai_tool_messages(reqs[-1]) if len(reqs) == 2 else []
+report(r.rc == 0 and tools and "total 4221.6" in text_of(tools[0].get("content")),
+       "dataset: the suggested call reads the file right in the sandbox", r.detail())
+
 print("1..%d" % len(results))
 sys.exit(0 if all(results) else 1)
