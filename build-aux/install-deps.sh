@@ -17,6 +17,8 @@ PACKAGES=(
   docker.io bubblewrap mmdebstrap debian-archive-keyring tar ca-certificates iptables
   # tests
   python3 xvfb curl poppler-utils
+  # packaging: translations, and the validators of data/
+  gettext desktop-file-utils appstream libglib2.0-bin libgdk-pixbuf2.0-bin librsvg2-common
 )
 
 missing=()
