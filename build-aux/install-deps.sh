@@ -19,6 +19,8 @@ PACKAGES=(
   python3 xvfb curl poppler-utils
   # the datasets benchmark compares with pandas on the host
   python3-pandas
+  # packaging: translations, and the validators of data/
+  gettext desktop-file-utils appstream libglib2.0-bin libgdk-pixbuf2.0-bin librsvg2-common
 )
 
 missing=()

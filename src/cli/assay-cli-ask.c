@@ -3,6 +3,8 @@
  * code, outputs, retries) goes to stderr, the answer to stdout. */
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include <gio/gunixinputstream.h>
 #include <glib-unix.h>
 #include <glib/gstdio.h>
@@ -28,7 +30,7 @@ enum {
 };
 
 #define EXIT_CODES_HELP \
-  "Exit status:\n" \
+  N_("Exit status:\n" \
   "  0  the model gave a final answer (printed on stdout)\n" \
   "  1  another failure (the session folder cannot be written, ...)\n" \
   "  2  usage: bad options, a missing data file, --out already holding a session\n" \
@@ -46,7 +48,7 @@ enum {
   "  y            run it\n" \
   "  e            edit it in $EDITOR, then run the edited code\n" \
   "  n REASON     do not run it; the reason goes back to the model\n" \
-  "  end of input stops the question (exit 6)."
+  "  end of input stops the question (exit 6).")
 
 typedef struct
 {
@@ -91,7 +93,7 @@ static void
 step_cb (AssayAgent *agent, guint n, guint max, Ask *ask)
 {
   g_string_truncate (ask->turn_text, 0);
-  fprintf (stderr, "── step %u of %u\n", n, max);
+  fprintf (stderr, _("── step %u of %u\n"), n, max);
 }
 
 static void
@@ -104,16 +106,18 @@ static void
 retrying_cb (AssayAgent *agent, guint attempt, guint delay_ms, const char *reason, Ask *ask)
 {
   g_string_truncate (ask->turn_text, 0);
-  fprintf (stderr, "model: %s; retrying in %.1f s (attempt %u)\n", reason, delay_ms / 1000.0, attempt + 1);
+  fprintf (stderr, _("model: %s; retrying in %.1f s (attempt %u)\n"), reason, delay_ms / 1000.0, attempt + 1);
 }
 
 static void
 restoring_cb (AssayAgent *agent, guint done, guint total, Ask *ask)
 {
   if (done == 0)
-    fprintf (stderr, "Restoring the session: running its %u successful cells again…\n", total);
+    fprintf (stderr, ngettext ("Restoring the session: running its %u successful cell again…\n",
+                               "Restoring the session: running its %u successful cells again…\n", total),
+             total);
   else if (done == total)
-    fprintf (stderr, "Restored.\n");
+    fprintf (stderr, _("Restored.\n"));
 }
 
 static void prompt (Ask *ask);
@@ -151,7 +155,7 @@ edit_in_editor (const char  *code,
       !g_spawn_check_wait_status (status, error))
     {
       g_unlink (path);
-      g_prefix_error (error, "The editor (%s) failed: ", editor);
+      g_prefix_error (error, _("The editor (%s) failed: "), editor);
       return NULL;
     }
   if (!g_file_get_contents (path, &edited, NULL, error))
@@ -183,7 +187,7 @@ line_read_cb (GObject      *source,
 
   if (line == NULL)
     {
-      fprintf (stderr, "\nEnd of input: the cell is not run and the question stops.\n");
+      fprintf (stderr, _("\nEnd of input: the cell is not run and the question stops.\n"));
       assay_agent_respond (ask->agent, cell_id, ASSAY_APPROVAL_STOP, "end of input at the approval prompt");
       return;
     }
@@ -217,7 +221,7 @@ line_read_cb (GObject      *source,
       return;
     }
   else
-    fprintf (stderr, "Answer y, e, or n followed by a reason.\n");
+    fprintf (stderr, _("Answer y, e, or n followed by a reason.\n"));
 
   ask->waiting_cell = g_steal_pointer (&cell_id);
   ask->waiting_code = g_steal_pointer (&code);
@@ -227,7 +231,7 @@ line_read_cb (GObject      *source,
 static void
 prompt (Ask *ask)
 {
-  fprintf (stderr, "Run cell %s? [y]es, [e]dit, [n]o REASON: ", ask->waiting_cell);
+  fprintf (stderr, _("Run cell %s? [y]es, [e]dit, [n]o REASON: "), ask->waiting_cell);
   fflush (stderr);
   g_data_input_stream_read_line_async (ask->input, G_PRIORITY_DEFAULT, ask->cancellable,
                                        line_read_cb, ask);
@@ -253,7 +257,7 @@ cell_started_cb (AssayAgent *agent, const char *cell_id, const char *code, Ask *
       flush_turn_text (ask);
       print_code (cell_id, code, NULL);
     }
-  fprintf (stderr, "── cell %s running\n", cell_id);
+  fprintf (stderr, _("── cell %s running\n"), cell_id);
   fflush (stderr);
 }
 
@@ -286,7 +290,7 @@ output_cb (AssayAgent *agent, const char *cell_id, JsonObject *output, Ask *ask)
 static void
 artifact_cb (AssayAgent *agent, const char *cell_id, const char *name, const char *path, Ask *ask)
 {
-  fprintf (stderr, "artifact: %s → %s\n", name, path);
+  fprintf (stderr, _("artifact: %s → %s\n"), name, path);
 }
 
 static void
@@ -324,7 +328,7 @@ interrupted_cb (gpointer user_data)
   Ask *ask = user_data;
 
   if (!g_cancellable_is_cancelled (ask->cancellable))
-    fprintf (stderr, "\nInterrupted: cancelling and saving the session…\n");
+    fprintf (stderr, _("\nInterrupted: cancelling and saving the session…\n"));
   g_cancellable_cancel (ask->cancellable);
   return G_SOURCE_CONTINUE;
 }
@@ -451,12 +455,12 @@ make_provider (const char  *name,
       if (transcript == NULL)
         {
           g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                       "--provider recorded needs --transcript FILE (or ASSAY_TRANSCRIPT)");
+                       _("--provider recorded needs --transcript FILE (or ASSAY_TRANSCRIPT)"));
           return NULL;
         }
       provider = assay_recorded_provider_new (transcript, error);
       if (provider != NULL)
-        fprintf (stderr, "The model's words are recorded (%s); the code runs for real in the sandbox.\n",
+        fprintf (stderr, _("The model's words are recorded (%s); the code runs for real in the sandbox.\n"),
                  transcript);
       return provider;
     }
@@ -478,12 +482,12 @@ make_provider (const char  *name,
   else
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                   "unknown provider “%s” (use openai, anthropic or recorded)", name);
+                   _("unknown provider “%s” (use openai, anthropic or recorded)"), name);
       return NULL;
     }
   if (provider == NULL)
     g_set_error (error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_NOT_FOUND,
-                 "the %s provider is not available in this build", name);
+                 _("the %s provider is not available in this build"), name);
   return provider;
 }
 
@@ -523,21 +527,21 @@ assay_cli_ask (int   argc,
   gboolean yes = FALSE;
   gboolean json = FALSE;
   GOptionEntry entries[] = {
-    { "provider", 0, 0, G_OPTION_ARG_STRING, &provider_name, "The model server: openai (default), anthropic or recorded", "NAME" },
-    { "base-url", 0, 0, G_OPTION_ARG_STRING, &base_url, "The server's root, with its version path (e.g. http://localhost:11434/v1)", "URL" },
-    { "model", 0, 0, G_OPTION_ARG_STRING, &model, "The model to ask", "NAME" },
-    { "transcript", 0, 0, G_OPTION_ARG_FILENAME, &transcript, "For --provider recorded: the transcript to replay", "FILE" },
-    { "data", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &data_files, "A dataset, readable at /data/<name> (repeatable)", "FILE" },
-    { "max-steps", 0, 0, G_OPTION_ARG_INT, &max_steps, "Model turns before giving up (default 8)", "N" },
-    { "yes", 'y', 0, G_OPTION_ARG_NONE, &yes, "Run every cell without asking", NULL },
-    { "out", 0, 0, G_OPTION_ARG_FILENAME, &out_dir, "Write the session folder to DIR (default: a new folder in ~/.local/share/assay/sessions)", "DIR" },
-    { "resume", 0, 0, G_OPTION_ARG_FILENAME, &resume_dir, "Continue the session in DIR (its kernel is rebuilt by replaying its successful cells)", "DIR" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print a JSON object at the end (answer, status, steps, session_dir, cells)", NULL },
-    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend_name, "Sandbox backend: docker or bwrap (default: docker when usable)", "NAME" },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &words, NULL, "QUESTION" },
+    { "provider", 0, 0, G_OPTION_ARG_STRING, &provider_name, N_("The model server: openai (default), anthropic or recorded"), "NAME" },
+    { "base-url", 0, 0, G_OPTION_ARG_STRING, &base_url, N_("The server's root, with its version path (e.g. http://localhost:11434/v1)"), "URL" },
+    { "model", 0, 0, G_OPTION_ARG_STRING, &model, N_("The model to ask"), "NAME" },
+    { "transcript", 0, 0, G_OPTION_ARG_FILENAME, &transcript, N_("For --provider recorded: the transcript to replay"), "FILE" },
+    { "data", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &data_files, N_("A dataset, readable at /data/<name> (repeatable)"), "FILE" },
+    { "max-steps", 0, 0, G_OPTION_ARG_INT, &max_steps, N_("Model turns before giving up (default 8)"), "N" },
+    { "yes", 'y', 0, G_OPTION_ARG_NONE, &yes, N_("Run every cell without asking"), NULL },
+    { "out", 0, 0, G_OPTION_ARG_FILENAME, &out_dir, N_("Write the session folder to DIR (default: a new folder in ~/.local/share/assay/sessions)"), "DIR" },
+    { "resume", 0, 0, G_OPTION_ARG_FILENAME, &resume_dir, N_("Continue the session in DIR (its kernel is rebuilt by replaying its successful cells)"), "DIR" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print a JSON object at the end (answer, status, steps, session_dir, cells)"), NULL },
+    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend_name, N_("Sandbox backend: docker or bwrap (default: docker when usable)"), "NAME" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &words, NULL, N_("QUESTION") },
     { NULL }
   };
-  g_autoptr(GOptionContext) context = g_option_context_new ("QUESTION — ask the model; it answers by running Python in the sandbox");
+  g_autoptr(GOptionContext) context = g_option_context_new (N_("QUESTION — ask the model; it answers by running Python in the sandbox"));
   g_autoptr(GError) error = NULL;
   g_autoptr(AssayLlmProvider) provider = NULL;
   g_autoptr(AssaySession) session = NULL;
@@ -557,7 +561,8 @@ assay_cli_ask (int   argc,
   guint sigint_source, sigterm_source;
   int status;
 
-  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
   g_option_context_set_description (context, EXIT_CODES_HELP);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
@@ -566,24 +571,24 @@ assay_cli_ask (int   argc,
     }
   if (words == NULL || words[0] == NULL)
     {
-      fprintf (stderr, "assay-cli ask: no question given\n");
+      fprintf (stderr, _("assay-cli ask: no question given\n"));
       return EXIT_USAGE;
     }
   question = g_strjoinv (" ", words);
   if (max_steps < 1)
     {
-      fprintf (stderr, "assay-cli ask: --max-steps must be at least 1\n");
+      fprintf (stderr, _("assay-cli ask: --max-steps must be at least 1\n"));
       return EXIT_USAGE;
     }
   if (resume_dir != NULL && out_dir != NULL)
     {
-      fprintf (stderr, "assay-cli ask: --resume writes to the session it resumes; drop --out\n");
+      fprintf (stderr, _("assay-cli ask: --resume writes to the session it resumes; drop --out\n"));
       return EXIT_USAGE;
     }
   for (guint i = 0; data_files != NULL && data_files[i] != NULL; i++)
     if (!g_file_test (data_files[i], G_FILE_TEST_IS_REGULAR))
       {
-        fprintf (stderr, "assay-cli ask: “%s” is not a readable file\n", data_files[i]);
+        fprintf (stderr, _("assay-cli ask: “%s” is not a readable file\n"), data_files[i]);
         return EXIT_USAGE;
       }
 
@@ -645,7 +650,7 @@ assay_cli_ask (int   argc,
       fprintf (stderr, "assay-cli ask: %s\n", error->message);
       return EXIT_FAILURE_OTHER;
     }
-  fprintf (stderr, "Session: %s\n", assay_session_get_dir (session));
+  fprintf (stderr, _("Session: %s\n"), assay_session_get_dir (session));
 
   loop = g_main_loop_new (NULL, FALSE);
   wait.loop = loop;
@@ -653,7 +658,7 @@ assay_cli_ask (int   argc,
   g_main_loop_run (loop);
   if (!wait.ok)
     {
-      fprintf (stderr, "assay-cli ask: the sandbox could not be started: %s\n", wait.error->message);
+      fprintf (stderr, _("assay-cli ask: the sandbox could not be started: %s\n"), wait.error->message);
       g_clear_error (&wait.error);
       assay_kernel_session_close (kernel);
       return EXIT_SANDBOX;

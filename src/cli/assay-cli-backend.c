@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include "assay-bwrap-backend.h"
 #include "assay-cli.h"
 #include "assay-docker-backend.h"
@@ -18,13 +20,13 @@ use_docker (AssaySandboxImage  *image,
   if (!assay_sandbox_backend_probe (ASSAY_SANDBOX_BACKEND (backend), &reason, NULL))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "the Docker backend cannot be used: %s", reason);
+                   _("the Docker backend cannot be used: %s"), reason);
       return NULL;
     }
   if (!assay_sandbox_image_has_docker (image, client, NULL))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                   "the Docker image %s is missing (run “assay-cli sandbox build”)",
+                   _("the Docker image %s is missing (run “assay-cli sandbox build”)"),
                    assay_sandbox_image_get_docker_ref (image));
       return NULL;
     }
@@ -44,13 +46,13 @@ use_bwrap (AssaySandboxImage  *image,
   if (!assay_sandbox_backend_probe (ASSAY_SANDBOX_BACKEND (backend), &reason, NULL))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "the bubblewrap backend cannot be used: %s", reason);
+                   _("the bubblewrap backend cannot be used: %s"), reason);
       return NULL;
     }
   if (!assay_sandbox_image_has_tree (image))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                   "the sandbox tree %s is missing (run “assay-cli sandbox build”)",
+                   _("the sandbox tree %s is missing (run “assay-cli sandbox build”)"),
                    assay_sandbox_image_get_tree_dir (image));
       return NULL;
     }
@@ -76,7 +78,7 @@ assay_cli_choose_backend (const char         *name,
   if (name != NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "unknown backend “%s” (use docker or bwrap)", name);
+                   _("unknown backend “%s” (use docker or bwrap)"), name);
       return NULL;
     }
 
@@ -86,6 +88,6 @@ assay_cli_choose_backend (const char         *name,
     return backend;
 
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-               "no sandbox can be used: %s; %s", docker_error->message, bwrap_error->message);
+               _("no sandbox can be used: %s; %s"), docker_error->message, bwrap_error->message);
   return NULL;
 }

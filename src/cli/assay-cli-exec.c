@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include <gio/gunixinputstream.h>
 #include <stdio.h>
 #include <string.h>
@@ -131,7 +133,7 @@ read_cell (const char  *path,
     {
       g_free (contents);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "%s is not UTF-8 text", path);
+                   _("%s is not UTF-8 text"), path);
       return NULL;
     }
   return contents;
@@ -150,18 +152,18 @@ assay_cli_exec (int   argc,
   gboolean json = FALSE;
   gboolean replay = FALSE;
   GOptionEntry entries[] = {
-    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend_name, "Sandbox backend: docker or bwrap", "NAME" },
-    { "data", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &data_files, "Make FILE readable at /data/<name>", "FILE" },
-    { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &timeout, "Seconds a cell may run (default 60)", "SEC" },
-    { "memory", 0, 0, G_OPTION_ARG_INT, &memory_mb, "Memory of the sandbox in MB (default 2048)", "MB" },
-    { "out", 0, 0, G_OPTION_ARG_FILENAME, &out_dir, "Store artifacts in DIR", "DIR" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print one JSON object per cell", NULL },
+    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend_name, N_("Sandbox backend: docker or bwrap"), "NAME" },
+    { "data", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &data_files, N_("Make FILE readable at /data/<name>"), "FILE" },
+    { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &timeout, N_("Seconds a cell may run (default 60)"), "SEC" },
+    { "memory", 0, 0, G_OPTION_ARG_INT, &memory_mb, N_("Memory of the sandbox in MB (default 2048)"), "MB" },
+    { "out", 0, 0, G_OPTION_ARG_FILENAME, &out_dir, N_("Store artifacts in DIR"), "DIR" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object per cell"), NULL },
     { "replay-on-restart", 0, 0, G_OPTION_ARG_NONE, &replay,
-      "When the sandbox must be restarted, run the successful cells again", NULL },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &cells, NULL, "CELL.py…" },
+      N_("When the sandbox must be restarted, run the successful cells again"), NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &cells, NULL, N_("CELL.py…") },
     { NULL }
   };
-  g_autoptr(GOptionContext) context = g_option_context_new ("CELL.py… — run cells in one sandboxed session");
+  g_autoptr(GOptionContext) context = g_option_context_new (N_("CELL.py… — run cells in one sandboxed session"));
   g_autoptr(GError) error = NULL;
   g_autoptr(AssaySandboxImage) image = NULL;
   g_autoptr(AssaySandboxSpec) spec = NULL;
@@ -171,7 +173,8 @@ assay_cli_exec (int   argc,
   g_autoptr(GPtrArray) codes = g_ptr_array_new_with_free_func (g_free);
   Wait wait = { 0 };
 
-  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       fprintf (stderr, "assay-cli exec: %s\n", error->message);
@@ -179,12 +182,12 @@ assay_cli_exec (int   argc,
     }
   if (cells == NULL || cells[0] == NULL)
     {
-      fprintf (stderr, "assay-cli exec: no cell given (a .py file, or - for standard input)\n");
+      fprintf (stderr, _("assay-cli exec: no cell given (a .py file, or - for standard input)\n"));
       return 2;
     }
   if (timeout < 0 || memory_mb < 0)
     {
-      fprintf (stderr, "assay-cli exec: --timeout and --memory must be positive\n");
+      fprintf (stderr, _("assay-cli exec: --timeout and --memory must be positive\n"));
       return 2;
     }
 
@@ -227,7 +230,7 @@ assay_cli_exec (int   argc,
     }
   else if (g_mkdir_with_parents (out_dir, 0755) != 0)
     {
-      fprintf (stderr, "assay-cli exec: cannot create %s\n", out_dir);
+      fprintf (stderr, _("assay-cli exec: cannot create %s\n"), out_dir);
       return 1;
     }
 
@@ -249,7 +252,7 @@ assay_cli_exec (int   argc,
   g_main_loop_run (loop);
   if (!wait.started)
     {
-      fprintf (stderr, "assay-cli exec: the sandbox could not be started: %s\n", wait.error->message);
+      fprintf (stderr, _("assay-cli exec: the sandbox could not be started: %s\n"), wait.error->message);
       g_clear_error (&wait.error);
       assay_kernel_session_close (session);
       return 1;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include <json-glib/json-glib.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -34,10 +36,10 @@ sandbox_build (int   argc,
   g_autofree char *which = NULL;
   GOptionEntry entries[] = {
     { "backend", 0, 0, G_OPTION_ARG_STRING, &which,
-      "What to prepare: docker, bwrap or all (default: all that can be used)", "NAME" },
+      N_("What to prepare: docker, bwrap or all (default: all that can be used)"), "NAME" },
     { NULL }
   };
-  g_autoptr(GOptionContext) context = g_option_context_new ("— build the sandbox image offline");
+  g_autoptr(GOptionContext) context = g_option_context_new (N_("— build the sandbox image offline"));
   g_autoptr(GError) error = NULL;
   g_autoptr(AssaySandboxImage) image = NULL;
   g_autoptr(AssayDockerClient) client = NULL;
@@ -45,7 +47,8 @@ sandbox_build (int   argc,
   g_autofree char *reason = NULL;
   gboolean want_docker;
 
-  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       fprintf (stderr, "assay-cli sandbox build: %s\n", error->message);
@@ -53,7 +56,7 @@ sandbox_build (int   argc,
     }
   if (which != NULL && !g_strv_contains ((const char *[]) { "docker", "bwrap", "all", NULL }, which))
     {
-      fprintf (stderr, "assay-cli sandbox build: unknown backend “%s”\n", which);
+      fprintf (stderr, _("assay-cli sandbox build: unknown backend “%s”\n"), which);
       return 2;
     }
 
@@ -64,16 +67,16 @@ sandbox_build (int   argc,
     {
       if (which != NULL && !g_str_equal (which, "bwrap"))
         {
-          fprintf (stderr, "assay-cli sandbox build: Docker cannot be used: %s\n", reason);
+          fprintf (stderr, _("assay-cli sandbox build: Docker cannot be used: %s\n"), reason);
           return 1;
         }
-      fprintf (stderr, "Docker cannot be used (%s); preparing bubblewrap only.\n", reason);
+      fprintf (stderr, _("Docker cannot be used (%s); preparing bubblewrap only.\n"), reason);
       want_docker = FALSE;
     }
   if (want_docker)
     client = assay_docker_client_new (NULL);
 
-  fprintf (stderr, "Sandbox image %s (recipe %s)\n",
+  fprintf (stderr, _("Sandbox image %s (recipe %s)\n"),
            assay_sandbox_image_get_hash (image), assay_sandbox_image_get_recipe_dir (image));
   if (!assay_sandbox_image_build (image, client, progress_cb, NULL, NULL, &error))
     {
@@ -96,10 +99,10 @@ sandbox_status (int   argc,
 {
   gboolean json = FALSE;
   GOptionEntry entries[] = {
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print a JSON object", NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print a JSON object"), NULL },
     { NULL }
   };
-  g_autoptr(GOptionContext) context = g_option_context_new ("— say which sandbox backends work here");
+  g_autoptr(GOptionContext) context = g_option_context_new (N_("— say which sandbox backends work here"));
   g_autoptr(GError) error = NULL;
   g_autoptr(AssaySandboxImage) image = NULL;
   g_autoptr(AssayDockerBackend) docker = NULL;
@@ -111,7 +114,8 @@ sandbox_status (int   argc,
   gboolean docker_ok, bwrap_ok, docker_image = FALSE, tree;
   const char *chosen;
 
-  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       fprintf (stderr, "assay-cli sandbox status: %s\n", error->message);
@@ -182,22 +186,22 @@ sandbox_status (int   argc,
       return 0;
     }
 
-  printf ("Sandbox image %s (recipe %s)\n",
+  printf (_("Sandbox image %s (recipe %s)\n"),
           assay_sandbox_image_get_hash (image), assay_sandbox_image_get_recipe_dir (image));
-  printf ("\nDocker:      %s\n", docker_ok ? "usable" : "not usable");
+  printf (_("\nDocker:      %s\n"), docker_ok ? _("usable") : _("not usable"));
   if (!docker_ok)
     printf ("             %s\n", docker_reason);
   else
-    printf ("             image %s: %s\n", assay_sandbox_image_get_docker_ref (image),
-            docker_image ? "present" : "missing (run “assay-cli sandbox build”)");
-  printf ("\nbubblewrap:  %s\n", bwrap_ok ? "usable" : "not usable");
+    printf (_("             image %s: %s\n"), assay_sandbox_image_get_docker_ref (image),
+            docker_image ? _("present") : _("missing (run “assay-cli sandbox build”)"));
+  printf (_("\nbubblewrap:  %s\n"), bwrap_ok ? _("usable") : _("not usable"));
   if (!bwrap_ok)
     printf ("             %s\n", bwrap_reason);
-  printf ("             tree %s: %s\n", assay_sandbox_image_get_tree_dir (image),
-          tree ? "present" : "missing (run “assay-cli sandbox build”)");
-  printf ("             limits enforced with %s\n", limits);
-  printf ("\nSessions will use: %s\n",
-          chosen ? chosen : "nothing — no backend is ready (see above)");
+  printf (_("             tree %s: %s\n"), assay_sandbox_image_get_tree_dir (image),
+          tree ? _("present") : _("missing (run “assay-cli sandbox build”)"));
+  printf (_("             limits enforced with %s\n"), limits);
+  printf (_("\nSessions will use: %s\n"),
+          chosen ? chosen : _("nothing — no backend is ready (see above)"));
   return 0;
 }
 
@@ -207,7 +211,7 @@ assay_cli_sandbox (int   argc,
 {
   if (argc < 2)
     {
-      fprintf (stderr, "Usage: assay-cli sandbox build|status [OPTIONS]\n");
+      fprintf (stderr, _("Usage: assay-cli sandbox build|status [OPTIONS]\n"));
       return 2;
     }
   if (g_str_equal (argv[1], "build"))
@@ -215,6 +219,6 @@ assay_cli_sandbox (int   argc,
   if (g_str_equal (argv[1], "status"))
     return sandbox_status (argc - 1, argv + 1);
 
-  fprintf (stderr, "assay-cli sandbox: unknown command “%s”\n", argv[1]);
+  fprintf (stderr, _("assay-cli sandbox: unknown command “%s”\n"), argv[1]);
   return 2;
 }

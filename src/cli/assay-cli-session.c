@@ -2,6 +2,8 @@
 /* `assay-cli session`: list, show, rename and delete saved sessions. */
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -12,13 +14,13 @@ static void
 session_usage (FILE *out)
 {
   fprintf (out,
-           "Usage:\n"
+           _("Usage:\n"
            "  assay-cli session list [--json] [DIR]        the sessions under DIR (default: %s)\n"
            "  assay-cli session show [--json] SESSION_DIR  the record, as restored from disk\n"
            "  assay-cli session rename SESSION_DIR TITLE\n"
            "  assay-cli session delete SESSION_DIR\n"
            "\n"
-           "Exit status: 0 done, 1 the session cannot be read or changed, 2 usage.\n",
+           "Exit status: 0 done, 1 the session cannot be read or changed, 2 usage.\n"),
            "~/.local/share/assay/sessions");
 }
 
@@ -95,13 +97,16 @@ session_list (int   argc,
       AssaySession *session = g_ptr_array_index (sessions, i);
       g_autofree char *updated = format_time (assay_session_get_updated (session));
 
-      printf ("%s  %-12s %2u steps  %s\n    %s\n", updated, assay_session_get_status (session),
+      /* Translators: the time, the status, the number of steps, the title, then the folder. */
+      printf (ngettext ("%s  %-12s %2u step   %s\n    %s\n", "%s  %-12s %2u steps  %s\n    %s\n",
+                        assay_session_get_n_steps (session)),
+              updated, assay_session_get_status (session),
               assay_session_get_n_steps (session),
-              assay_session_get_title (session) ? assay_session_get_title (session) : "(untitled)",
+              assay_session_get_title (session) ? assay_session_get_title (session) : _("(untitled)"),
               assay_session_get_dir (session));
     }
   if (sessions->len == 0)
-    fprintf (stderr, "No sessions.\n");
+    fprintf (stderr, _("No sessions.\n"));
   return 0;
 }
 
@@ -111,7 +116,7 @@ print_cell (AssaySession     *session,
 {
   g_auto(GStrv) lines = g_strsplit (cell->code ? cell->code : cell->proposed_code ? cell->proposed_code : "", "\n", -1);
 
-  printf ("── cell %s (step %u): %s, %s", cell->id, cell->step, cell->status,
+  printf (_("── cell %s (step %u): %s, %s"), cell->id, cell->step, cell->status,
           assay_decision_to_string (cell->decision));
   if (cell->reason)
     printf (" — %s", cell->reason);
@@ -124,7 +129,7 @@ print_cell (AssaySession     *session,
       AssayArtifact *artifact = g_ptr_array_index (cell->artifacts, i);
       g_autofree char *path = assay_session_resolve (session, artifact->path);
 
-      printf ("  artifact: %s → %s\n", artifact->name, path);
+      printf (_("  artifact: %s → %s\n"), artifact->name, path);
     }
 }
 
@@ -160,16 +165,17 @@ session_show (int       argc,
       return 0;
     }
 
-  printf ("%s\n", assay_session_get_title (session) ? assay_session_get_title (session) : "(untitled)");
-  printf ("folder:   %s\n", assay_session_get_dir (session));
-  printf ("status:   %s after %u steps\n", assay_session_get_status (session), assay_session_get_n_steps (session));
-  printf ("model:    %s%s%s\n", assay_session_get_provider (session) ? assay_session_get_provider (session) : "?",
+  printf ("%s\n", assay_session_get_title (session) ? assay_session_get_title (session) : _("(untitled)"));
+  printf (_("folder:   %s\n"), assay_session_get_dir (session));
+  printf (ngettext ("status:   %s after %u step\n", "status:   %s after %u steps\n", assay_session_get_n_steps (session)),
+          assay_session_get_status (session), assay_session_get_n_steps (session));
+  printf (_("model:    %s%s%s\n"), assay_session_get_provider (session) ? assay_session_get_provider (session) : "?",
           assay_session_get_model (session) ? " " : "",
           assay_session_get_model (session) ? assay_session_get_model (session) : "");
   for (guint i = 0; i < assay_session_get_datasets (session)->len; i++)
     {
       AssaySessionDataset *dataset = g_ptr_array_index (assay_session_get_datasets (session), i);
-      printf ("dataset:  /data/%s\n", dataset->name);
+      printf (_("dataset:  /data/%s\n"), dataset->name);
     }
   messages = assay_session_get_messages (session);
   for (guint i = 0; i < messages->len; i++)
@@ -177,13 +183,13 @@ session_show (int       argc,
       AssayLlmMessage *message = g_ptr_array_index (messages, i);
 
       if (message->role == ASSAY_LLM_ROLE_USER)
-        printf ("question: %s\n", message->text);
+        printf (_("question: %s\n"), message->text);
     }
   for (guint i = 0; i < assay_session_get_n_cells (session); i++)
     print_cell (session, assay_session_get_cell (session, i));
   interrupted = assay_session_get_interrupted_cells (session);
   if (interrupted->len > 0)
-    printf ("Interrupted (in a step that never finished):\n");
+    printf (_("Interrupted (in a step that never finished):\n"));
   for (guint i = 0; i < interrupted->len; i++)
     print_cell (session, g_ptr_array_index (interrupted, i));
   if (assay_session_get_answer (session))
@@ -222,7 +228,7 @@ assay_cli_session (int   argc,
         }
       else if (argv[i][0] == '-' && argv[i][1] != '\0')
         {
-          fprintf (stderr, "assay-cli session: unknown option “%s”\n", argv[i]);
+          fprintf (stderr, _("assay-cli session: unknown option “%s”\n"), argv[i]);
           return 2;
         }
       else
@@ -265,7 +271,7 @@ assay_cli_session (int   argc,
       return 0;
     }
 
-  fprintf (stderr, "assay-cli session: unknown command “%s”\n", command);
+  fprintf (stderr, _("assay-cli session: unknown command “%s”\n"), command);
   session_usage (stderr);
   return 2;
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,7 +13,7 @@ static void
 usage (FILE *out)
 {
   fprintf (out,
-           "Usage: assay-cli COMMAND [OPTIONS]\n"
+           _("Usage: assay-cli COMMAND [OPTIONS]\n"
            "\n"
            "Commands:\n"
            "  ask [OPTIONS] QUESTION      ask the model; it answers by running Python in the sandbox\n"
@@ -21,14 +23,20 @@ usage (FILE *out)
            "  session list|show|rename|delete   saved sessions (see “assay-cli session --help”)\n"
            "  inspect [--json] FILE...    read data files: dialect, schema, profile, read_csv call\n"
            "\n"
-           "Run “assay-cli COMMAND --help” for a command's options.\n");
+           "Run “assay-cli COMMAND --help” for a command's options.\n"));
 }
 
 int
 main (int   argc,
       char *argv[])
 {
+  const char *localedir = g_getenv ("ASSAY_LOCALEDIR");
+
   setlocale (LC_ALL, "");
+  /* ASSAY_LOCALEDIR lets the tests use the catalogs compiled in the build tree. */
+  bindtextdomain (GETTEXT_PACKAGE, localedir != NULL && *localedir != '\0' ? localedir : LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
 
   if (argc < 2)
     {
@@ -57,7 +65,7 @@ main (int   argc,
       return 0;
     }
 
-  fprintf (stderr, "assay-cli: unknown command “%s”\n", argv[1]);
+  fprintf (stderr, _("assay-cli: unknown command “%s”\n"), argv[1]);
   usage (stderr);
   return 2;
 }

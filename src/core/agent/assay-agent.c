@@ -10,6 +10,8 @@
  * call it made has its answer, which is what a crashed session comes back to. */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <glib/gstdio.h>
 #include <string.h>
 
@@ -532,9 +534,14 @@ answer_next_call (AssayAgent *self)
       if (self->step >= self->max_steps)
         {
           g_autofree char *message =
-            g_strdup_printf ("Stopped after %u steps without a final answer (the step limit). "
-                             "The cells that ran and their results are kept in the session; "
-                             "ask again to continue.", self->max_steps);
+            g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                          "Stopped after %u step without a final answer (the step limit). "
+                                          "The cells that ran and their results are kept in the session; "
+                                          "ask again to continue.",
+                                          "Stopped after %u steps without a final answer (the step limit). "
+                                          "The cells that ran and their results are kept in the session; "
+                                          "ask again to continue.", self->max_steps),
+                             self->max_steps);
           finish (self, ASSAY_AGENT_STEP_LIMIT, message);
         }
       else
@@ -653,10 +660,10 @@ streamed_cb (GObject      *source,
   if (response == NULL)
     {
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        finish (self, ASSAY_AGENT_CANCELLED, "The analyst cancelled the question while the model was writing.");
+        finish (self, ASSAY_AGENT_CANCELLED, _("The analyst cancelled the question while the model was writing."));
       else
         {
-          g_autofree char *message = g_strdup_printf ("The model could not answer: %s", error->message);
+          g_autofree char *message = g_strdup_printf (_("The model could not answer: %s"), error->message);
           finish (self, ASSAY_AGENT_MODEL_ERROR, message);
         }
       return;
@@ -755,10 +762,10 @@ restored_cell_cb (GObject      *source,
 
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
-          finish (self, ASSAY_AGENT_CANCELLED, "The analyst cancelled while the session was restored.");
+          finish (self, ASSAY_AGENT_CANCELLED, _("The analyst cancelled while the session was restored."));
           return;
         }
-      message = g_strdup_printf ("The sandbox could not restore the session: %s", error->message);
+      message = g_strdup_printf (_("The sandbox could not restore the session: %s"), error->message);
       finish (self, ASSAY_AGENT_SANDBOX_ERROR, message);
       return;
     }
@@ -886,7 +893,7 @@ assay_agent_ask_async (AssayAgent          *self,
   if (self->task != NULL)
     {
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_BUSY,
-                               "A question is already being answered");
+                               _("A question is already being answered"));
       return;
     }
 

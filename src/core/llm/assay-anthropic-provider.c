@@ -11,6 +11,8 @@
  * tool_result blocks, all the results for one assistant turn in one user message. */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <string.h>
 
 #include "assay-llm-http.h"
@@ -80,10 +82,10 @@ set_stream_error (JsonObject  *object,
     code = ASSAY_LLM_ERROR_NOT_FOUND;
 
   if (code == ASSAY_LLM_ERROR_OVERLOADED)
-    g_set_error (error, ASSAY_LLM_ERROR, code, "The model server is overloaded: %s", message);
+    g_set_error (error, ASSAY_LLM_ERROR, code, _("The model server is overloaded: %s"), message);
   else
     g_set_error (error, ASSAY_LLM_ERROR, code,
-                 "The model server reported an error in the middle of its reply: %s", message);
+                 _("The model server reported an error in the middle of its reply: %s"), message);
   return FALSE;
 }
 
@@ -183,7 +185,7 @@ _assay_anthropic_feed_event (AssayLlmTurn  *turn,
 
 bad:
   g_set_error (error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_PROTOCOL,
-               "The model server sent a “%s” event that does not fit its reply", type);
+               _("The model server sent a “%s” event that does not fit its reply"), type);
   return FALSE;
 }
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <errno.h>
 #include <string.h>
 
@@ -514,41 +516,41 @@ set_http_error (Job          *job,
     {
     case 401:
       what = request->api_key != NULL
-             ? g_strdup ("The model server refused the API key (HTTP 401)")
-             : g_strdup ("The model server needs an API key and none is set (HTTP 401)");
+             ? g_strdup (_("The model server refused the API key (HTTP 401)"))
+             : g_strdup (_("The model server needs an API key and none is set (HTTP 401)"));
       break;
     case 403:
-      what = g_strdup ("The model server does not allow this API key to do this (HTTP 403)");
+      what = g_strdup (_("The model server does not allow this API key to do this (HTTP 403)"));
       break;
     case 404:
       what = request->model != NULL && job->streaming
-             ? g_strdup_printf ("The model server has no model “%s” (HTTP 404); check the model "
-                                "name and the server address %s", request->model,
+             ? g_strdup_printf (_("The model server has no model “%s” (HTTP 404); check the model "
+                                "name and the server address %s"), request->model,
                                 request->base_url)
-             : g_strdup_printf ("The model server at %s does not offer this (HTTP 404); check "
-                                "the server address", request->base_url);
+             : g_strdup_printf (_("The model server at %s does not offer this (HTTP 404); check "
+                                "the server address"), request->base_url);
       break;
     case 400:
     case 413:
     case 422:
-      what = g_strdup_printf ("The model server rejected the request (HTTP %u)", status);
+      what = g_strdup_printf (_("The model server rejected the request (HTTP %u)"), status);
       break;
     case 408:
-      what = g_strdup ("The model server timed out waiting for the request (HTTP 408)");
+      what = g_strdup (_("The model server timed out waiting for the request (HTTP 408)"));
       break;
     case 409:
-      what = g_strdup ("The model server reported a conflict (HTTP 409)");
+      what = g_strdup (_("The model server reported a conflict (HTTP 409)"));
       break;
     case 429:
-      what = g_strdup ("The model server is limiting how many requests it takes (HTTP 429)");
+      what = g_strdup (_("The model server is limiting how many requests it takes (HTTP 429)"));
       break;
     case 529:
-      what = g_strdup ("The model server is overloaded (HTTP 529)");
+      what = g_strdup (_("The model server is overloaded (HTTP 529)"));
       break;
     default:
       what = status >= 500
-             ? g_strdup_printf ("The model server had an internal error (HTTP %u)", status)
-             : g_strdup_printf ("The model server answered with an error (HTTP %u)", status);
+             ? g_strdup_printf (_("The model server had an internal error (HTTP %u)"), status)
+             : g_strdup_printf (_("The model server answered with an error (HTTP %u)"), status);
       break;
     }
 
@@ -594,25 +596,25 @@ set_network_error (Job       *job,
     {
     case CURLE_COULDNT_CONNECT:
       g_set_error (error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_NETWORK,
-                   "Cannot reach the model server at %s: %s", server,
-                   os_errno == ECONNREFUSED ? "connection refused"
+                   _("Cannot reach the model server at %s: %s"), server,
+                   os_errno == ECONNREFUSED ? _("connection refused")
                    : os_errno != 0 ? g_strerror ((int) os_errno) : curl_easy_strerror (res));
       break;
     case CURLE_COULDNT_RESOLVE_HOST:
     case CURLE_COULDNT_RESOLVE_PROXY:
       g_set_error (error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_NETWORK,
-                   "Cannot reach the model server at %s: the name does not resolve (no network, "
-                   "or a typing error in the address?)", server);
+                   _("Cannot reach the model server at %s: the name does not resolve (no network, "
+                   "or a typing error in the address?)"), server);
       break;
     case CURLE_OPERATION_TIMEDOUT:
       g_set_error (error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_NETWORK,
-                   received ? "The model server at %s stopped sending in the middle of its reply"
-                            : "The model server at %s does not answer", server);
+                   received ? _("The model server at %s stopped sending in the middle of its reply")
+                            : _("The model server at %s does not answer"), server);
       break;
     case CURLE_UNSUPPORTED_PROTOCOL:
     case CURLE_URL_MALFORMAT:
       g_set_error (error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_NETWORK,
-                   "The model server address %s is not a valid http:// or https:// address",
+                   _("The model server address %s is not a valid http:// or https:// address"),
                    server);
       break;
     case CURLE_PEER_FAILED_VERIFICATION:
@@ -620,12 +622,12 @@ set_network_error (Job       *job,
     case CURLE_SSL_CERTPROBLEM:
     case CURLE_SSL_CACERT_BADFILE:
       g_set_error (error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_NETWORK,
-                   "The secure connection to the model server at %s failed: %s", server,
+                   _("The secure connection to the model server at %s failed: %s"), server,
                    curl_easy_strerror (res));
       break;
     default:
       g_set_error (error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_NETWORK,
-                   "The connection to the model server at %s was cut (%s)", server,
+                   _("The connection to the model server at %s was cut (%s)"), server,
                    curl_easy_strerror (res));
       break;
     }
@@ -674,7 +676,7 @@ parse_models (const guint8  *data,
       (array = assay_llm_json_get_array (json_node_get_object (root), "data")) == NULL)
     {
       g_set_error_literal (error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_PROTOCOL,
-                           "The model server's list of models is not in a format Assay knows");
+                           _("The model server's list of models is not in a format Assay knows"));
       return NULL;
     }
 
@@ -725,7 +727,7 @@ job_attempt (Job      *job,
   if (attempt.easy == NULL)
     {
       g_set_error_literal (error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_NETWORK,
-                           "Cannot create an HTTP connection");
+                           _("Cannot create an HTTP connection"));
       g_byte_array_unref (attempt.body);
       return OUTCOME_FAIL;
     }
@@ -789,7 +791,7 @@ job_attempt (Job      *job,
     {
       if (attempt.stream_error->domain != ASSAY_LLM_ERROR)
         g_set_error (error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_PROTOCOL,
-                     "The model server's reply cannot be read: %s", attempt.stream_error->message);
+                     _("The model server's reply cannot be read: %s"), attempt.stream_error->message);
       else
         g_propagate_error (error, g_steal_pointer (&attempt.stream_error));
       outcome = error_is_retryable (*error) ? OUTCOME_RETRY : OUTCOME_FAIL;
@@ -797,7 +799,7 @@ job_attempt (Job      *job,
   else if (attempt.body_too_large)
     {
       g_set_error_literal (error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_PROTOCOL,
-                           "The model server sent a reply too large to read");
+                           _("The model server sent a reply too large to read"));
       outcome = OUTCOME_FAIL;
     }
   else if (attempt.status >= 300 && (res == CURLE_OK || attempt.body->len > 0))
@@ -813,7 +815,7 @@ job_attempt (Job      *job,
   else if (attempt.status < 200)
     {
       g_set_error (error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_PROTOCOL,
-                   "The model server at %s did not answer in HTTP", request->base_url);
+                   _("The model server at %s did not answer in HTTP"), request->base_url);
       outcome = OUTCOME_FAIL;
     }
   else if (job->streaming)
@@ -1022,7 +1024,7 @@ job_start (AssayLlmProvider    *provider,
 
       job_unref (job);
       g_task_return_new_error (task, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_NETWORK,
-                               "Cannot start a thread for the request: %s", error->message);
+                               _("Cannot start a thread for the request: %s"), error->message);
       job_unref (job);
       return;
     }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <string.h>
 
 #include "assay-llm-turn-private.h"
@@ -154,7 +156,7 @@ assay_llm_turn_feed_event (AssayLlmTurn  *turn,
       !JSON_NODE_HOLDS_OBJECT (root))
     {
       g_set_error_literal (error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_PROTOCOL,
-                           "The model server sent a piece of its answer that is not a JSON object");
+                           _("The model server sent a piece of its answer that is not a JSON object"));
       return FALSE;
     }
 
@@ -190,7 +192,7 @@ assay_llm_turn_check_complete (AssayLlmTurn  *turn,
     }
 
   g_set_error_literal (error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_PROTOCOL,
-                       "The model server stopped answering in the middle of its reply");
+                       _("The model server stopped answering in the middle of its reply"));
   return FALSE;
 }
 

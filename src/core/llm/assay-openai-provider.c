@@ -14,6 +14,8 @@
  *    reason was cut: the transport retries it, it is never taken as an answer. */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <string.h>
 
 #include "assay-llm-http.h"
@@ -85,7 +87,7 @@ set_stream_error (JsonNode  *error_node,
 
   message = assay_llm_sanitize_message (text != NULL ? text : "no reason given", -1);
   g_set_error (error, ASSAY_LLM_ERROR, code,
-               "The model server reported an error in the middle of its reply: %s", message);
+               _("The model server reported an error in the middle of its reply: %s"), message);
   return FALSE;
 }
 

@@ -23,6 +23,8 @@
  * one implied by the presence of tool calls. */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <string.h>
 
 #include "assay-llm-provider.h"
@@ -103,7 +105,7 @@ replay_turn (gpointer data)
   if (self->next_turn >= json_array_get_length (self->turns))
     {
       g_task_return_new_error (task, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_EXHAUSTED,
-                               "The recorded conversation has no more turns (it has %u)",
+                               _("The recorded conversation has no more turns (it has %u)"),
                                json_array_get_length (self->turns));
       return G_SOURCE_REMOVE;
     }
@@ -276,7 +278,7 @@ validate_turns (JsonArray  *turns,
 
     bad:
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "Turn %u of the transcript is not an object with “text” and “tool_calls”", i + 1);
+                   _("Turn %u of the transcript is not an object with “text” and “tool_calls”"), i + 1);
       return FALSE;
     }
   return TRUE;
@@ -293,7 +295,7 @@ assay_recorded_provider_new (const char  *transcript_path,
 
   if (!json_parser_load_from_file (parser, transcript_path, error))
     {
-      g_prefix_error (error, "Cannot read the transcript %s: ", transcript_path);
+      g_prefix_error (error, _("Cannot read the transcript %s: "), transcript_path);
       return NULL;
     }
   if (!JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
@@ -312,6 +314,6 @@ assay_recorded_provider_new (const char  *transcript_path,
 
 bad:
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-               "%s is not a transcript: it needs a “turns” array", transcript_path);
+               _("%s is not a transcript: it needs a “turns” array"), transcript_path);
   return NULL;
 }

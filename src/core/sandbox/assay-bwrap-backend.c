@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
@@ -653,7 +655,7 @@ assay_bwrap_backend_launch (AssaySandboxBackend     *backend,
   if (spec->rootfs_dir == NULL)
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                           "the sandbox image is not prepared (run “assay-cli sandbox build”)");
+                           _("the sandbox image is not prepared (run “assay-cli sandbox build”)"));
       return NULL;
     }
 
@@ -661,7 +663,7 @@ assay_bwrap_backend_launch (AssaySandboxBackend     *backend,
   if (!g_file_test (kernel, G_FILE_TEST_IS_REGULAR))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                   "the sandbox tree at %s is incomplete (run “assay-cli sandbox build”)",
+                   _("the sandbox tree at %s is incomplete (run “assay-cli sandbox build”)"),
                    spec->rootfs_dir);
       return NULL;
     }
@@ -673,7 +675,7 @@ assay_bwrap_backend_launch (AssaySandboxBackend     *backend,
     {
       int saved = errno;
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "cannot open the sandbox tree %s: %s", spec->rootfs_dir, g_strerror (saved));
+                   _("cannot open the sandbox tree %s: %s"), spec->rootfs_dir, g_strerror (saved));
       return NULL;
     }
   if (spec->data_dir != NULL)
@@ -758,7 +760,7 @@ assay_bwrap_backend_probe (AssaySandboxBackend  *backend,
   if (bwrap == NULL)
     {
       if (reason)
-        *reason = g_strdup ("bubblewrap is not installed (install the “bubblewrap” package)");
+        *reason = g_strdup (_("bubblewrap is not installed (install the “bubblewrap” package)"));
       return FALSE;
     }
 
@@ -775,7 +777,7 @@ assay_bwrap_backend_probe (AssaySandboxBackend  *backend,
       !g_subprocess_communicate_utf8 (process, NULL, cancellable, NULL, &err_text, &error))
     {
       if (reason)
-        *reason = g_strdup_printf ("bubblewrap could not be started: %s", error->message);
+        *reason = g_strdup_printf (_("bubblewrap could not be started: %s"), error->message);
       return FALSE;
     }
 
@@ -785,11 +787,11 @@ assay_bwrap_backend_probe (AssaySandboxBackend  *backend,
         {
           g_strstrip (err_text);
           if (strstr (err_text, "namespace") || strstr (err_text, "Operation not permitted"))
-            *reason = g_strdup_printf ("bubblewrap cannot create user namespaces here (%s); "
+            *reason = g_strdup_printf (_("bubblewrap cannot create user namespaces here (%s); "
                                        "check kernel.unprivileged_userns_clone and "
-                                       "user.max_user_namespaces", err_text);
+                                       "user.max_user_namespaces"), err_text);
           else
-            *reason = g_strdup_printf ("bubblewrap failed: %s", err_text);
+            *reason = g_strdup_printf (_("bubblewrap failed: %s"), err_text);
         }
       return FALSE;
     }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
@@ -168,36 +170,36 @@ assay_docker_backend_probe (AssaySandboxBackend  *backend,
     {
       /* The client's error says what is wrong with $DOCKER_HOST. */
       assay_docker_client_ping (self->client, cancellable, &error);
-      why = g_strdup (error != NULL ? error->message : "DOCKER_HOST is not supported");
+      why = g_strdup (error != NULL ? error->message : _("DOCKER_HOST is not supported"));
     }
   else if (g_stat (socket_path, &st) != 0)
     {
       int saved_errno = errno;
 
       if (saved_errno == EACCES || saved_errno == EPERM)
-        why = g_strdup_printf ("no permission to use %s (add your user to the docker group)",
+        why = g_strdup_printf (_("no permission to use %s (add your user to the docker group)"),
                                socket_path);
       else
-        why = g_strdup_printf ("no Docker socket at %s (is the Docker daemon running?)",
+        why = g_strdup_printf (_("no Docker socket at %s (is the Docker daemon running?)"),
                                socket_path);
     }
   else if (!S_ISSOCK (st.st_mode))
-    why = g_strdup_printf ("no Docker socket at %s (is the Docker daemon running?)",
+    why = g_strdup_printf (_("no Docker socket at %s (is the Docker daemon running?)"),
                            socket_path);
   else if (access (socket_path, R_OK | W_OK) != 0 && (errno == EACCES || errno == EPERM))
-    why = g_strdup_printf ("no permission to use %s (add your user to the docker group)",
+    why = g_strdup_printf (_("no permission to use %s (add your user to the docker group)"),
                            socket_path);
   else if (!assay_docker_client_ping (self->client, cancellable, &error))
     {
       if (g_error_matches (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_PERMISSION_DENIED))
-        why = g_strdup_printf ("no permission to use %s (add your user to the docker group)",
+        why = g_strdup_printf (_("no permission to use %s (add your user to the docker group)"),
                                socket_path);
       else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        why = g_strdup ("the check was cancelled");
+        why = g_strdup (_("the check was cancelled"));
       else if (g_error_matches (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_UNREACHABLE))
-        why = g_strdup_printf ("the Docker daemon at %s does not answer", socket_path);
+        why = g_strdup_printf (_("the Docker daemon at %s does not answer"), socket_path);
       else
-        why = g_strdup_printf ("the Docker daemon at %s refuses to work with Assay: %s",
+        why = g_strdup_printf (_("the Docker daemon at %s refuses to work with Assay: %s"),
                                socket_path, error->message);
     }
 
@@ -450,7 +452,7 @@ check_create_warnings (JsonObject  *created,
       if (strstr (warning, "discarded") != NULL)
         {
           g_set_error (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_FAILED,
-                       "Docker cannot enforce the sandbox's limits: %s", warning);
+                       _("Docker cannot enforce the sandbox's limits: %s"), warning);
           return FALSE;
         }
 
@@ -527,7 +529,7 @@ assay_docker_backend_launch (AssaySandboxBackend     *backend,
   connection = assay_docker_client_attach (self->client, container_id, cancellable, &local_error);
   if (connection == NULL)
     {
-      g_prefix_error (&local_error, "Cannot attach to the sandbox container: ");
+      g_prefix_error (&local_error, _("Cannot attach to the sandbox container: "));
       goto fail;
     }
 
@@ -538,7 +540,7 @@ assay_docker_backend_launch (AssaySandboxBackend     *backend,
                                          cancellable, &local_error);
   if (started == NULL)
     {
-      g_prefix_error (&local_error, "Cannot start the sandbox container: ");
+      g_prefix_error (&local_error, _("Cannot start the sandbox container: "));
       goto fail;
     }
 

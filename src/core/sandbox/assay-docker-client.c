@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -342,7 +344,7 @@ assay_docker_client_resolve_socket (AssayDockerClient *self)
     {
       g_autofree char *shown = sanitize_message (docker_host, -1);
 
-      self->host_error = g_strdup_printf ("DOCKER_HOST=%s is not supported, only unix sockets",
+      self->host_error = g_strdup_printf (_("DOCKER_HOST=%s is not supported, only unix sockets"),
                                           shown);
     }
 }

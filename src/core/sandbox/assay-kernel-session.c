@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
@@ -316,13 +318,13 @@ open_artifact_file (AssayKernelSession  *self,
         {
           int saved = errno;
           g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                       "could not store the artifact “%s”: %s", clean_name, g_strerror (saved));
+                       _("could not store the artifact “%s”: %s"), clean_name, g_strerror (saved));
           return -1;
         }
     }
 
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
-               "could not find a free name for the artifact “%s”", clean_name);
+               _("could not find a free name for the artifact “%s”"), clean_name);
   return -1;
 }
 
@@ -395,7 +397,7 @@ handle_artifact_data (AssayKernelSession *self,
           int saved = errno;
 
           if (cell->store_error == NULL)
-            cell->store_error = g_strdup_printf ("could not store the artifact “%s”: %s",
+            cell->store_error = g_strdup_printf (_("could not store the artifact “%s”: %s"),
                                                  cell->artifact->name, g_strerror (saved));
           g_unlink (cell->artifact->path);
           cell_close_artifact (cell);
@@ -476,19 +478,19 @@ handle_done (AssayKernelSession *self,
       switch (cell_status)
         {
         case ASSAY_CELL_TIMEOUT:
-          reason = "the cell ran longer than the time limit and was interrupted; the state was kept";
+          reason = _("the cell ran longer than the time limit and was interrupted; the state was kept");
           break;
         case ASSAY_CELL_CANCELLED:
-          reason = "the cell was stopped; the state was kept";
+          reason = _("the cell was stopped; the state was kept");
           break;
         case ASSAY_CELL_ERROR:
-          reason = "the code raised an exception";
+          reason = _("the code raised an exception");
           break;
         case ASSAY_CELL_LIMIT:
-          reason = cell->limit_reason ? cell->limit_reason : "a limit was reached";
+          reason = cell->limit_reason ? cell->limit_reason : _("a limit was reached");
           break;
         case ASSAY_CELL_OOM:
-          reason = "the cell ran out of memory";
+          reason = _("the cell ran out of memory");
           break;
         default:
           break;
@@ -650,7 +652,7 @@ describe_death (AssayKernelSession *self,
   if (self->fatal_reason != NULL)
     return g_strdup (self->fatal_reason);
   if (reaping->exit_status.signal > 0)
-    return g_strdup_printf ("the sandbox was killed by signal %d", reaping->exit_status.signal);
+    return g_strdup_printf (_("the sandbox was killed by signal %d"), reaping->exit_status.signal);
   if (reaping->exit_status.exited)
     {
       g_autofree char *tail = reaping->stderr_tail ? g_strstrip (g_strdup (reaping->stderr_tail)) : NULL;
@@ -659,11 +661,11 @@ describe_death (AssayKernelSession *self,
       if (tail != NULL && *tail != '\0')
         last = strrchr (tail, '\n') ? strrchr (tail, '\n') + 1 : tail;
       if (last != NULL)
-        return g_strdup_printf ("the sandbox ended with exit code %d: %s",
+        return g_strdup_printf (_("the sandbox ended with exit code %d: %s"),
                                 reaping->exit_status.exit_code, last);
-      return g_strdup_printf ("the sandbox ended with exit code %d", reaping->exit_status.exit_code);
+      return g_strdup_printf (_("the sandbox ended with exit code %d"), reaping->exit_status.exit_code);
     }
-  return g_strdup ("the sandbox ended unexpectedly");
+  return g_strdup (_("the sandbox ended unexpectedly"));
 }
 
 static void
@@ -689,8 +691,8 @@ reaped_cb (GObject      *source,
       g_clear_pointer (&self->fatal_reason, g_free);
       self->state = STATE_DEAD;
       g_task_return_new_error (boot_task, G_IO_ERROR, G_IO_ERROR_FAILED,
-                               "the sandbox's kernel did not start (%s %d)%s%s",
-                               reaping->exit_status.signal ? "signal" : "exit code",
+                               _("the sandbox's kernel did not start (%s %d)%s%s"),
+                               reaping->exit_status.signal ? _("signal") : _("exit code"),
                                reaping->exit_status.signal ? reaping->exit_status.signal
                                                            : reaping->exit_status.exit_code,
                                *tail ? ": " : "", tail);
@@ -709,18 +711,18 @@ reaped_cb (GObject      *source,
       if (reaping->exit_status.oom_killed)
         {
           status = ASSAY_CELL_OOM;
-          reason = g_strdup ("the sandbox ran out of memory and was stopped; the session's state was lost");
+          reason = g_strdup (_("the sandbox ran out of memory and was stopped; the session's state was lost"));
         }
       else if (cell->killed)
         {
           status = cell->interrupt_status;
-          reason = g_strdup_printf ("the cell did not stop when interrupted, so the sandbox was killed; "
-                                    "the session's state was lost");
+          reason = g_strdup_printf (_("the cell did not stop when interrupted, so the sandbox was killed; "
+                                    "the session's state was lost"));
         }
       else
         {
           status = ASSAY_CELL_CRASHED;
-          reason = g_strdup_printf ("%s; the session's state was lost", death);
+          reason = g_strdup_printf (_("%s; the session's state was lost"), death);
         }
       assay_cell_result_set_status (cell->result, status, reason);
       assay_cell_result_set_state_lost (cell->result, TRUE);
@@ -838,7 +840,7 @@ launched_cb (GObject      *source,
       if (instance != NULL)
         assay_sandbox_instance_destroy (instance);
       g_clear_error (&error);
-      g_task_return_new_error (boot_task, G_IO_ERROR, G_IO_ERROR_CLOSED, "the session was closed");
+      g_task_return_new_error (boot_task, G_IO_ERROR, G_IO_ERROR_CLOSED, _("the session was closed"));
       return;
     }
 
@@ -961,7 +963,7 @@ recovered_cb (GObject      *source,
       if (failed != NULL)
         {
           g_autofree char *reason =
-            g_strdup_printf ("%s; a new sandbox could not be started: %s",
+            g_strdup_printf (_("%s; a new sandbox could not be started: %s"),
                              assay_cell_result_get_reason (failed->result), error->message);
           assay_cell_result_set_status (failed->result,
                                         assay_cell_result_get_status (failed->result), reason);
@@ -1034,7 +1036,7 @@ booted_for_cell_cb (GObject      *source,
       while ((waiting = g_queue_pop_head (&self->waiting)))
         {
           g_task_return_new_error (waiting, G_IO_ERROR, G_IO_ERROR_FAILED,
-                                   "the sandbox could not be started: %s", error->message);
+                                   _("the sandbox could not be started: %s"), error->message);
           g_object_unref (waiting);
         }
       return;
@@ -1266,7 +1268,7 @@ assay_kernel_session_add_dataset (AssayKernelSession  *self,
   if (g_stat (path, &st) != 0 || !S_ISREG (st.st_mode))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
-                   "“%s” is not a readable file", path);
+                   _("“%s” is not a readable file"), path);
       return FALSE;
     }
 
@@ -1324,7 +1326,7 @@ assay_kernel_session_start_async (AssayKernelSession  *self,
     }
   if (self->state != STATE_NEW && self->state != STATE_DEAD)
     {
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_BUSY, "the session is busy");
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_BUSY, _("the session is busy"));
       return;
     }
 
@@ -1361,7 +1363,7 @@ assay_kernel_session_execute_async (AssayKernelSession  *self,
 
   if (self->state == STATE_CLOSED)
     {
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CLOSED, "the session was closed");
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CLOSED, _("the session was closed"));
       return;
     }
 
@@ -1432,7 +1434,7 @@ assay_kernel_session_close (AssayKernelSession *self)
 
       if (cell->task != NULL)
         g_task_return_new_error (cell->task, G_IO_ERROR, G_IO_ERROR_CLOSED,
-                                 "the session was closed");
+                                 _("the session was closed"));
       cell_free (cell);
     }
   if (self->parked != NULL)
@@ -1441,19 +1443,19 @@ assay_kernel_session_close (AssayKernelSession *self)
 
       if (cell->task != NULL)
         g_task_return_new_error (cell->task, G_IO_ERROR, G_IO_ERROR_CLOSED,
-                                 "the session was closed");
+                                 _("the session was closed"));
       cell_free (cell);
     }
 
   if (self->boot_task != NULL)
     {
       g_autoptr(GTask) task = g_steal_pointer (&self->boot_task);
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CLOSED, "the session was closed");
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CLOSED, _("the session was closed"));
     }
 
   while ((waiting = g_queue_pop_head (&self->waiting)))
     {
-      g_task_return_new_error (waiting, G_IO_ERROR, G_IO_ERROR_CLOSED, "the session was closed");
+      g_task_return_new_error (waiting, G_IO_ERROR, G_IO_ERROR_CLOSED, _("the session was closed"));
       g_object_unref (waiting);
     }
 

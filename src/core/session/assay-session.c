@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -110,7 +112,7 @@ make_folders (const char  *dir,
     {
       int saved = errno;
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "Cannot create the session folder %s: %s", dir, g_strerror (saved));
+                   _("Cannot create the session folder %s: %s"), dir, g_strerror (saved));
       return FALSE;
     }
   for (guint i = 0; i < G_N_ELEMENTS (subdirs); i++)
@@ -121,7 +123,7 @@ make_folders (const char  *dir,
         {
           int saved = errno;
           g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                       "Cannot create %s: %s", path, g_strerror (saved));
+                       _("Cannot create %s: %s"), path, g_strerror (saved));
           return FALSE;
         }
     }
@@ -151,7 +153,7 @@ assay_session_new (const char  *dir,
   if (g_file_test (record, G_FILE_TEST_EXISTS))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
-                   "%s already holds a session (resume it instead)", dir);
+                   _("%s already holds a session (resume it instead)"), dir);
       return NULL;
     }
   if (!make_folders (dir, error))
@@ -291,7 +293,7 @@ assay_session_save (AssaySession  *self,
                                  G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
                                  0644, error))
     {
-      g_prefix_error (error, "Cannot save the session: ");
+      g_prefix_error (error, _("Cannot save the session: "));
       return FALSE;
     }
   return TRUE;
@@ -366,7 +368,7 @@ assay_session_load (const char  *dir,
   path = record_path (dir);
   if (!json_parser_load_from_file (parser, path, error))
     {
-      g_prefix_error (error, "Cannot read the session %s: ", dir);
+      g_prefix_error (error, _("Cannot read the session %s: "), dir);
       return NULL;
     }
   node = json_parser_get_root (parser);
@@ -379,8 +381,8 @@ assay_session_load (const char  *dir,
   if (version > ASSAY_SESSION_FORMAT_VERSION)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "The session %s was written by a newer Assay (format %" G_GINT64_FORMAT ")",
-                   dir, version);
+                   _("The session %s was written by a newer Assay (format %lld)"),
+                   dir, (long long) version);
       return NULL;
     }
 
@@ -487,7 +489,7 @@ assay_session_load (const char  *dir,
 
 bad:
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-               "%s is not a session record", path);
+               _("%s is not a session record"), path);
   return NULL;
 }
 
@@ -571,7 +573,7 @@ remove_contents (int          dir_fd,
       if (fd >= 0)
         close (fd);
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "Cannot read %s: %s", shown, g_strerror (saved));
+                   _("Cannot read %s: %s"), shown, g_strerror (saved));
       return FALSE;
     }
 
@@ -593,7 +595,7 @@ remove_contents (int          dir_fd,
             {
               int saved = errno;
               g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                           "Cannot open %s: %s", child_shown, g_strerror (saved));
+                           _("Cannot open %s: %s"), child_shown, g_strerror (saved));
               closedir (dir);
               return FALSE;
             }
@@ -615,7 +617,7 @@ remove_contents (int          dir_fd,
       {
         int saved = errno;
         g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                     "Cannot remove %s/%s: %s", shown, entry->d_name, g_strerror (saved));
+                     _("Cannot remove %s/%s: %s"), shown, entry->d_name, g_strerror (saved));
         closedir (dir);
         return FALSE;
       }
@@ -638,7 +640,7 @@ assay_session_delete (const char  *dir,
   if (lstat (dir, &st) != 0 || !S_ISDIR (st.st_mode))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY,
-                   "%s is not a session folder", dir);
+                   _("%s is not a session folder"), dir);
       return FALSE;
     }
   /* Only a session is deleted: a typo must not remove someone's home. */
@@ -646,7 +648,7 @@ assay_session_delete (const char  *dir,
   if (lstat (record, &st) != 0 || !S_ISREG (st.st_mode))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                   "%s holds no session record; not deleting it", dir);
+                   _("%s holds no session record; not deleting it"), dir);
       return FALSE;
     }
 
@@ -655,7 +657,7 @@ assay_session_delete (const char  *dir,
     {
       int saved = errno;
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "Cannot open %s: %s", dir, g_strerror (saved));
+                   _("Cannot open %s: %s"), dir, g_strerror (saved));
       return FALSE;
     }
   ok = remove_contents (fd, dir, error);
@@ -664,7 +666,7 @@ assay_session_delete (const char  *dir,
     {
       int saved = errno;
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "Cannot remove %s: %s", dir, g_strerror (saved));
+                   _("Cannot remove %s: %s"), dir, g_strerror (saved));
       return FALSE;
     }
   return ok;
@@ -812,7 +814,7 @@ assay_session_add_dataset (AssaySession  *self,
   if (g_stat (path, &st) != 0 || !S_ISREG (st.st_mode))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
-                   "“%s” is not a readable file", path);
+                   _("“%s” is not a readable file"), path);
       return NULL;
     }
   name = g_path_get_basename (path);
@@ -834,7 +836,7 @@ assay_session_add_dataset (AssaySession  *self,
                             G_FILE_COPY_OVERWRITE | G_FILE_COPY_NOFOLLOW_SYMLINKS,
                             NULL, NULL, NULL, error))
             {
-              g_prefix_error (error, "Cannot copy %s into the session: ", path);
+              g_prefix_error (error, _("Cannot copy %s into the session: "), path);
               return NULL;
             }
         }
