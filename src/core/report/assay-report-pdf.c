@@ -364,11 +364,14 @@ place_table (Layout    *layout,
       for (guint c = 0; c < row->len && c < n_columns; c++)
         {
           g_autoptr(PangoLayout) cell = new_layout (layout, SANS, TABLE_SIZE, -1);
+          g_autofree char *markup = r < n_header_rows
+            ? g_strconcat ("<b>", (char *) g_ptr_array_index (row, c), "</b>", NULL)
+            : g_strdup (g_ptr_array_index (row, c));
           int width;
 
-          set_markup (cell, g_ptr_array_index (row, c));
+          set_markup (cell, markup);
           pango_layout_get_size (cell, &width, NULL);
-          natural[c] = MAX (natural[c], width / (double) PANGO_SCALE + 2 * CELL_PAD + 1);
+          natural[c] = MAX (natural[c], width / (double) PANGO_SCALE + 2 * CELL_PAD + 2);
         }
     }
   for (guint c = 0; c < n_columns; c++)
@@ -827,8 +830,19 @@ place_title_page (Layout *layout)
         }
       layout->y += 18;
     }
-  counts = g_strdup_printf (_("%u questions, %u steps run, %u figures"), report->questions->len,
-                            report->cells->len, report->n_figures);
+  {
+    g_autofree char *questions = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u question", "%u questions",
+                                                               report->questions->len),
+                                                  report->questions->len);
+    g_autofree char *steps = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u step run", "%u steps run",
+                                                           report->cells->len),
+                                              report->cells->len);
+    g_autofree char *figures = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u figure", "%u figures",
+                                                             report->n_figures),
+                                                report->n_figures);
+
+    counts = g_strdup_printf ("%s, %s, %s", questions, steps, figures);
+  }
   place_text (layout, counts, SANS, 10, "<span foreground=\"#555555\">", "</span>", 4);
   place_text (layout, _("Made with Assay. The analysis code ran in Assay's sandbox; the "
                         "appendix lists every step with its output."),
