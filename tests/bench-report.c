@@ -66,7 +66,7 @@ table_output (guint seed)
                                 "<th>customers</th><th>growth_pct</th></tr></thead><tbody>");
   GString *plain = g_string_new ("   region  orders  revenue\n");
 
-  for (guint r = 0; r < 15; r++)
+  for (guint r = 0; r < 10; r++)
     {
       g_string_append_printf (html, "<tr><th>%u</th><td>Region %u</td><td>%u</td><td>%.2f</td>"
                                     "<td>%.1f</td><td>%u</td><td>%+.1f</td></tr>",
@@ -129,9 +129,9 @@ make_session (const char *dir)
           AssayArtifact *artifact;
           g_autofree char *text = g_strdup_printf ("%s%s", paragraph, paragraph);
 
-          for (guint l = 0; l < 25; l++)
+          for (guint l = 0; l < 12; l++)
             g_string_append_printf (code, "step_%u = df.groupby(\"region\")[\"amount\"].agg([\"sum\", \"mean\", \"count\"])  # line %u\n", l, l);
-          for (guint l = 0; l < 30; l++)
+          for (guint l = 0; l < 16; l++)
             g_string_append_printf (out, "Region %-3u orders %6u  revenue %12.2f  share %5.1f%%\n", l, 100 + l * 7, 1234.5 * (l + 1), 3.3);
 
           message = assay_llm_message_new_assistant (text);
@@ -180,9 +180,10 @@ pdf_pages (const char *path)
   if (!g_file_get_contents (path, &contents, &length, NULL))
     return 0;
   /* The page tree's /Count; cairo writes one /Pages object. */
-  for (const char *p = contents; (p = g_strstr_len (p, length - (p - contents), "/Type /Pages")); p++)
+  for (const char *p = contents;
+       (p = memmem (p, length - (p - contents), "/Type /Pages", 12)) != NULL; p++)
     {
-      const char *count = g_strstr_len (p, MIN (4096, length - (p - contents)), "/Count ");
+      const char *count = memmem (p, MIN (4096, length - (p - contents)), "/Count ", 7);
 
       if (count)
         pages = MAX (pages, (guint) g_ascii_strtoull (count + 7, NULL, 10));

@@ -356,7 +356,8 @@ append_cell_appendix (GString          *html,
       table = report_output_table (output);
       if (table)
         {
-          append_table (html, table);
+          /* The body shows it already, as a table. */
+          g_string_append_printf (html, "<p class=\"note\">%s</p>\n", _("(A table, shown above.)"));
           continue;
         }
       text = report_output_text (output);

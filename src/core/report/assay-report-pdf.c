@@ -769,7 +769,8 @@ place_cell_appendix (Layout           *layout,
       table = report_output_table (output);
       if (table)
         {
-          place_output_table (layout, table);
+          /* The body shows it already, as a table. */
+          place_note (layout, _("(A table, shown above.)"));
           continue;
         }
       text = report_output_text (output);
