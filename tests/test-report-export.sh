@@ -108,6 +108,13 @@ check "HTML: no script" lacks "$work/ru.html" "<script"
 check "HTML: the hostile output escaped" has "$work/ru.html" "&lt;script&gt;alert(1)&lt;/script&gt; &amp; done"
 check "HTML: Cyrillic" has "$work/ru.html" "Проанализируй продажи за третий квартал"
 
+# ---- a damaged figure becomes a note ----
+check "a broken PNG is a note, not a crash" bash -c "
+  cp -a '$work/ru' '$work/broken' && for f in '$work'/broken/artifacts/*.png; do head -c 60 \"\$f\" > \"\$f.x\" && mv \"\$f.x\" \"\$f\"; done &&
+  '$cli' export '$work/broken' -o '$work/broken.pdf' && '$cli' export '$work/broken' -o '$work/broken.html' &&
+  '$cli' export '$work/broken' -o '$work/broken.ipynb' &&
+  pdftotext '$work/broken.pdf' - | grep -q 'cannot be shown' && grep -q 'cannot be shown' '$work/broken.html'"
+
 # ---- the contract ----
 check "the format from the extension" bash -c "'$cli' export '$work/sales' -o '$work/auto.html' && head -c 15 '$work/auto.html' | grep -q '<!DOCTYPE html>'"
 check "a missing session fails with the reason" bash -c "! '$cli' export '$work/nowhere' -o '$work/x.pdf' 2>'$work/err' && [ -s '$work/err' ] && [ ! -e '$work/x.pdf' ]"

@@ -588,8 +588,21 @@ report_figure_load (const ReportFigure *figure,
                    _("the image is not a PNG file"));
       return NULL;
     }
-  *width = GUINT32_FROM_BE (*(guint32 *) (data + 16));
-  *height = GUINT32_FROM_BE (*(guint32 *) (data + 20));
+  /* A cut file is the usual damage: a PNG ends with its IEND chunk. Deeper damage is
+   * found by the decoder (the PDF) or left to the browser (HTML). */
+  if (size < 57 || memcmp (data + size - 12, "\0\0\0\0IEND\xae\x42\x60\x82", 12) != 0)
+    {
+      g_set_error (error, ASSAY_REPORT_ERROR, ASSAY_REPORT_ERROR_RENDER,
+                   _("the PNG data is cut short or damaged"));
+      return NULL;
+    }
+  {
+    guint32 be[2];
+
+    memcpy (be, data + 16, sizeof be);
+    *width = GUINT32_FROM_BE (be[0]);
+    *height = GUINT32_FROM_BE (be[1]);
+  }
   if (*width == 0 || *height == 0 || *width > REPORT_MAX_IMAGE_SIDE || *height > REPORT_MAX_IMAGE_SIDE)
     {
       g_set_error (error, ASSAY_REPORT_ERROR, ASSAY_REPORT_ERROR_RENDER,

@@ -54,8 +54,8 @@ gboolean            assay_report_export              (AssaySession              
                                                       gpointer                   progress_data,
                                                       GCancellable              *cancellable,
                                                       GError                   **error);
-/* The same in a worker thread. SESSION must not change until the export finishes (it is
- * read from the worker); PROGRESS is called on the caller's thread-default main context. */
+/* The same in a worker thread. SESSION is read before this returns (a snapshot), so it may
+ * change meanwhile; PROGRESS is called on the caller's thread-default main context. */
 void                assay_report_export_async        (AssaySession              *session,
                                                       const AssayReportOptions  *options,
                                                       const char                *path,
