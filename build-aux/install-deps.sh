@@ -13,10 +13,12 @@ PACKAGES=(
   # build
   meson ninja-build pkg-config gcc clang libclang-rt-14-dev
   libglib2.0-dev libjson-glib-dev libcurl4-openssl-dev libuchardet-dev zlib1g-dev
+  # reports: cairo + Pango draw the PDF, md4c reads the model's Markdown, DejaVu has Cyrillic
+  libcairo2-dev libpango1.0-dev libmd4c-dev fonts-dejavu-core
   # the sandbox
   docker.io bubblewrap mmdebstrap debian-archive-keyring tar ca-certificates iptables
   # tests
-  python3 xvfb curl poppler-utils
+  python3 xvfb curl poppler-utils python3-nbformat python3-jsonschema
   # the datasets benchmark compares with pandas on the host
   python3-pandas
   # packaging: translations, and the validators of data/

@@ -8,6 +8,7 @@ G_BEGIN_DECLS
 
 int assay_cli_ask     (int argc, char **argv);
 int assay_cli_exec    (int argc, char **argv);
+int assay_cli_export  (int argc, char **argv);
 int assay_cli_session (int argc, char **argv);
 int assay_cli_sandbox (int argc, char **argv);
 int assay_cli_inspect (int argc, char **argv);

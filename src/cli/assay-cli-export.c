@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* `assay-cli export`: a session as a PDF report, an HTML page or a Jupyter notebook. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "assay-cli.h"
+#include "assay-report.h"
+#include "assay-session.h"
+
+static void
+on_progress (double      fraction,
+             const char *message,
+             gpointer    user_data)
+{
+  if (*(gboolean *) user_data)
+    fprintf (stderr, "%3.0f%% %s\n", fraction * 100, message);
+}
+
+int
+assay_cli_export (int   argc,
+                  char *argv[])
+{
+  g_autofree char *format_name = NULL;
+  g_autofree char *output = NULL;
+  g_autofree char *title = NULL;
+  g_auto(GStrv) rest = NULL;
+  gboolean only_successful = FALSE, no_code = FALSE, verbose = FALSE;
+  GOptionEntry entries[] = {
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
+      "pdf, html or ipynb (default: from the extension of FILE)", "FORMAT" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE", "FILE" },
+    { "only-successful", 0, 0, G_OPTION_ARG_NONE, &only_successful,
+      "Leave out the steps that failed", NULL },
+    { "no-code", 0, 0, G_OPTION_ARG_NONE, &no_code,
+      "Leave out the code (a notebook keeps it, folded away)", NULL },
+    { "title", 0, 0, G_OPTION_ARG_STRING, &title, "The report's title (default: the session's)", "TITLE" },
+    { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Say how far the export is", NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "SESSION_DIR" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context =
+    g_option_context_new ("SESSION_DIR -o FILE — export a session as a report or a notebook");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AssaySession) session = NULL;
+  AssayReportOptions options;
+  gint64 start;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_description (context,
+    "Exit status: 0 written, 1 the session cannot be read or the file cannot be written, 2 usage.");
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      fprintf (stderr, "assay-cli export: %s\n", error->message);
+      return 2;
+    }
+  if (rest == NULL || rest[0] == NULL || rest[1] != NULL)
+    {
+      fprintf (stderr, "assay-cli export: give one session folder (assay-cli export SESSION_DIR -o FILE)\n");
+      return 2;
+    }
+  if (output == NULL)
+    {
+      fprintf (stderr, "assay-cli export: say where to write the export with -o FILE\n");
+      return 2;
+    }
+
+  assay_report_options_init (&options);
+  if (format_name)
+    {
+      if (!assay_report_format_from_string (format_name, &options.format))
+        {
+          fprintf (stderr, "assay-cli export: unknown format “%s” (pdf, html or ipynb)\n", format_name);
+          return 2;
+        }
+    }
+  else if (!assay_report_format_from_path (output, &options.format))
+    {
+      fprintf (stderr, "assay-cli export: cannot tell the format from “%s”: "
+                       "name it .pdf, .html or .ipynb, or give --format\n", output);
+      return 2;
+    }
+  options.include_code = !no_code;
+  options.only_successful = only_successful;
+  options.title = title;
+
+  session = assay_session_load (rest[0], &error);
+  if (session == NULL)
+    {
+      fprintf (stderr, "assay-cli export: %s\n", error->message);
+      return 1;
+    }
+
+  start = g_get_monotonic_time ();
+  if (!assay_report_export (session, &options, output, on_progress, &verbose, NULL, &error))
+    {
+      fprintf (stderr, "assay-cli export: %s\n", error->message);
+      return 1;
+    }
+  if (verbose)
+    fprintf (stderr, "Wrote %s (%s) in %.0f ms\n", output, assay_report_format_to_string (options.format),
+             (g_get_monotonic_time () - start) / 1000.0);
+  options.title = NULL;
+  return 0;
+}

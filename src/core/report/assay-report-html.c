@@ -1,0 +1,503 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The HTML export: one self-contained file, figures as data: URIs. Everything that came
+ * from the model or the sandbox is escaped; the sandbox's own HTML is never copied, tables
+ * are rebuilt from the extractor's text. */
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "assay-markdown.h"
+#include "assay-report-private.h"
+
+static const char css[] =
+  "body{font-family:'DejaVu Sans',system-ui,sans-serif;max-width:52em;margin:2em auto;"
+  "padding:0 1em;color:#1d1d1d;line-height:1.5;background:#fff}"
+  "h1{font-size:1.9em;margin-bottom:.2em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;"
+  "margin-top:2em}h3{margin-top:1.4em}"
+  ".meta{color:#555}.question{background:#eef3f8;border-left:4px solid #3b75af;padding:.6em 1em;"
+  "margin:1em 0}.answer{border-left:4px solid #2e7d32;padding:0 1em;margin:1em 0}"
+  "pre{background:#f5f5f5;border:1px solid #e2e2e2;padding:.6em;white-space:pre-wrap;"
+  "word-wrap:break-word;overflow-wrap:anywhere;font-family:'DejaVu Sans Mono',monospace;"
+  "font-size:.85em}pre.error{background:#fdecea;border-color:#f5c2c0}"
+  "code{font-family:'DejaVu Sans Mono',monospace;font-size:.9em;background:#f3f3f3;padding:0 .2em}"
+  "figure{margin:1.2em 0;text-align:center}figure img{max-width:100%;height:auto}"
+  "figcaption{color:#555;font-size:.9em}"
+  ".table-wrap{overflow-x:auto;margin:1em 0}table{border-collapse:collapse;font-size:.85em}"
+  "th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}"
+  "thead th,tr.head th{background:#eef3f8}.note{color:#777;font-style:italic;font-size:.9em}"
+  ".cell{margin:1.5em 0;page-break-inside:avoid}.status-error{color:#b3261e}"
+  "nav.toc ol{padding-left:1.4em}nav.toc a{text-decoration:none}"
+  "@media print{body{max-width:none;margin:0}a{color:inherit}nav.toc{page-break-after:always}"
+  "h2{page-break-before:auto}figure,table,pre{page-break-inside:avoid}}";
+
+static void
+append_escaped (GString    *html,
+                const char *text,
+                gssize      length)
+{
+  const char *end;
+
+  if (text == NULL)
+    return;
+  end = text + (length < 0 ? strlen (text) : (gsize) length);
+  for (const char *p = text; p < end; p++)
+    switch (*p)
+      {
+      case '&':
+        g_string_append (html, "&amp;");
+        break;
+      case '<':
+        g_string_append (html, "&lt;");
+        break;
+      case '>':
+        g_string_append (html, "&gt;");
+        break;
+      case '"':
+        g_string_append (html, "&quot;");
+        break;
+      case '\'':
+        g_string_append (html, "&#39;");
+        break;
+      case '\0':
+        break;
+      default:
+        g_string_append_c (html, *p);
+        break;
+      }
+}
+
+static gboolean
+safe_href (const char *href)
+{
+  return href && (g_str_has_prefix (href, "https://") || g_str_has_prefix (href, "http://")
+                  || g_str_has_prefix (href, "mailto:") || href[0] == '#');
+}
+
+static void
+append_spans (GString   *html,
+              GPtrArray *spans)
+{
+  for (guint i = 0; i < spans->len; i++)
+    {
+      AssayMdSpan *span = g_ptr_array_index (spans, i);
+      gboolean link = (span->style & ASSAY_MD_LINK) && safe_href (span->href);
+      g_auto(GStrv) lines = NULL;
+
+      if (link)
+        {
+          g_string_append (html, "<a href=\"");
+          append_escaped (html, span->href, -1);
+          g_string_append (html, "\">");
+        }
+      if (span->style & ASSAY_MD_BOLD)
+        g_string_append (html, "<strong>");
+      if (span->style & ASSAY_MD_ITALIC)
+        g_string_append (html, "<em>");
+      if (span->style & ASSAY_MD_STRIKE)
+        g_string_append (html, "<del>");
+      if (span->style & ASSAY_MD_CODE)
+        g_string_append (html, "<code>");
+      lines = g_strsplit (span->text, "\n", -1);
+      for (guint j = 0; lines[j]; j++)
+        {
+          if (j > 0)
+            g_string_append (html, "<br>");
+          append_escaped (html, lines[j], -1);
+        }
+      if (span->style & ASSAY_MD_CODE)
+        g_string_append (html, "</code>");
+      if (span->style & ASSAY_MD_STRIKE)
+        g_string_append (html, "</del>");
+      if (span->style & ASSAY_MD_ITALIC)
+        g_string_append (html, "</em>");
+      if (span->style & ASSAY_MD_BOLD)
+        g_string_append (html, "</strong>");
+      if (link)
+        g_string_append (html, "</a>");
+    }
+}
+
+/* Headings inside the model's text sit below the report's own (h2, h3). */
+static void
+append_markdown (GString    *html,
+                 const char *markdown)
+{
+  g_autoptr(GPtrArray) blocks = assay_markdown_parse (markdown, -1);
+  guint open_depth = 0;
+  gboolean open_ordered[32] = { 0 };
+
+  for (guint i = 0; i < blocks->len; i++)
+    {
+      AssayMdBlock *block = g_ptr_array_index (blocks, i);
+      guint depth = block->kind == ASSAY_MD_BLOCK_LIST_ITEM ? MIN (block->level, 31) : 0;
+
+      /* Lists are rebuilt from the items' depths. */
+      while (open_depth > depth || (open_depth == depth && depth > 0
+                                    && open_ordered[depth] != (block->ordinal > 0)))
+        {
+          g_string_append (html, open_ordered[open_depth] ? "</ol>\n" : "</ul>\n");
+          open_depth--;
+        }
+      while (open_depth < depth)
+        {
+          open_depth++;
+          open_ordered[open_depth] = block->ordinal > 0;
+          if (open_ordered[open_depth])
+            g_string_append_printf (html, "<ol start=\"%u\">\n", block->ordinal);
+          else
+            g_string_append (html, "<ul>\n");
+        }
+
+      switch (block->kind)
+        {
+        case ASSAY_MD_BLOCK_HEADING:
+          {
+            guint level = MIN (block->level + 2, 6);
+
+            g_string_append_printf (html, "<h%u>", level);
+            append_spans (html, block->spans);
+            g_string_append_printf (html, "</h%u>\n", level);
+          }
+          break;
+        case ASSAY_MD_BLOCK_PARAGRAPH:
+          g_string_append (html, block->quote ? "<blockquote><p>" : "<p>");
+          append_spans (html, block->spans);
+          g_string_append (html, block->quote ? "</p></blockquote>\n" : "</p>\n");
+          break;
+        case ASSAY_MD_BLOCK_LIST_ITEM:
+          g_string_append (html, "<li>");
+          append_spans (html, block->spans);
+          g_string_append (html, "</li>\n");
+          break;
+        case ASSAY_MD_BLOCK_CODE:
+          g_string_append (html, "<pre>");
+          append_escaped (html, block->code, -1);
+          g_string_append (html, "</pre>\n");
+          break;
+        case ASSAY_MD_BLOCK_RULE:
+          g_string_append (html, "<hr>\n");
+          break;
+        case ASSAY_MD_BLOCK_TABLE:
+          g_string_append (html, "<div class=\"table-wrap\"><table>\n");
+          for (guint r = 0; r < block->rows->len; r++)
+            {
+              GPtrArray *row = g_ptr_array_index (block->rows, r);
+              gboolean head = r < block->n_header_rows;
+
+              g_string_append (html, head ? "<tr class=\"head\">" : "<tr>");
+              for (guint c = 0; c < row->len; c++)
+                {
+                  g_string_append (html, head ? "<th>" : "<td>");
+                  append_spans (html, g_ptr_array_index (row, c));
+                  g_string_append (html, head ? "</th>" : "</td>");
+                }
+              g_string_append (html, "</tr>\n");
+            }
+          g_string_append (html, "</table></div>\n");
+          break;
+        default:
+          break;
+        }
+    }
+  while (open_depth > 0)
+    {
+      g_string_append (html, open_ordered[open_depth] ? "</ol>\n" : "</ul>\n");
+      open_depth--;
+    }
+}
+
+static void
+append_table (GString          *html,
+              const AssayTable *table)
+{
+  g_string_append (html, "<div class=\"table-wrap\"><table>\n");
+  for (guint r = 0; r < table->rows->len; r++)
+    {
+      GPtrArray *row = g_ptr_array_index (table->rows, r);
+      gboolean head = r < table->n_header_rows;
+
+      g_string_append (html, head ? "<tr class=\"head\">" : "<tr>");
+      for (guint c = 0; c < table->n_columns; c++)
+        {
+          g_string_append (html, head ? "<th>" : "<td>");
+          if (c < row->len)
+            append_escaped (html, g_ptr_array_index (row, c), -1);
+          g_string_append (html, head ? "</th>" : "</td>");
+        }
+      g_string_append (html, "</tr>\n");
+    }
+  g_string_append (html, "</table></div>\n");
+  if (table->truncated)
+    g_string_append_printf (html, "<p class=\"note\">%s</p>\n",
+                            _("The table was cut to fit the report."));
+}
+
+static void
+append_figure (GString            *html,
+               const ReportFigure *figure)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) png = NULL;
+  guint width, height;
+
+  png = report_figure_load (figure, &width, &height, &error);
+  g_string_append (html, "<figure>");
+  if (png)
+    {
+      g_autofree char *base64 = g_base64_encode (g_bytes_get_data (png, NULL), g_bytes_get_size (png));
+
+      g_string_append_printf (html, "<img width=\"%u\" height=\"%u\" alt=\"", width, height);
+      append_escaped (html, figure->caption, -1);
+      g_string_append (html, "\" src=\"data:image/png;base64,");
+      g_string_append (html, base64);
+      g_string_append (html, "\">");
+    }
+  else
+    {
+      g_autofree char *note = g_strdup_printf (_("The figure cannot be shown: %s."), error->message);
+
+      g_string_append (html, "<p class=\"note\">");
+      append_escaped (html, note, -1);
+      g_string_append (html, "</p>");
+    }
+  g_string_append (html, "<figcaption>");
+  append_escaped (html, figure->caption, -1);
+  g_string_append (html, "</figcaption></figure>\n");
+}
+
+static void
+append_pre (GString    *html,
+            const char *klass,
+            const char *text)
+{
+  guint cut = 0;
+  g_autofree char *shown = report_truncate_text (text, &cut);
+
+  g_string_append_printf (html, "<pre class=\"%s\">", klass);
+  append_escaped (html, shown, -1);
+  g_string_append (html, "</pre>\n");
+  if (cut > 0)
+    {
+      g_autofree char *note = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                            "(%u more line not shown)",
+                                                            "(%u more lines not shown)", cut), cut);
+
+      g_string_append_printf (html, "<p class=\"note\">%s</p>\n", note);
+    }
+}
+
+/* What a step shows in the body: its tables and figures. */
+static void
+append_cell_results (GString          *html,
+                     const ReportCell *cell)
+{
+  for (guint i = 0; i < json_array_get_length (cell->outputs); i++)
+    {
+      JsonNode *node = json_array_get_element (cell->outputs, i);
+      g_autoptr(AssayTable) table = NULL;
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        continue;
+      table = report_output_table (json_node_get_object (node));
+      if (table)
+        append_table (html, table);
+    }
+  for (guint i = 0; i < cell->figures->len; i++)
+    append_figure (html, g_ptr_array_index (cell->figures, i));
+  if (!cell->succeeded)
+    {
+      g_autofree char *note = g_strdup_printf (_("Cell %s ended with “%s”%s%s (see the appendix)."),
+                                               cell->id, cell->status,
+                                               cell->status_reason ? ": " : "",
+                                               cell->status_reason ? cell->status_reason : "");
+
+      g_string_append (html, "<p class=\"note status-error\">");
+      append_escaped (html, note, -1);
+      g_string_append (html, "</p>\n");
+    }
+}
+
+static void
+append_cell_appendix (GString          *html,
+                      AssayReport      *report,
+                      const ReportCell *cell)
+{
+  g_autofree char *heading = NULL;
+
+  heading = g_strdup_printf (_("Cell %s [%u]: %s"), cell->id, cell->execution_count,
+                             cell->description ? cell->description : _("(no description)"));
+  g_string_append_printf (html, "<div class=\"cell\" id=\"cell-%u\"><h3>", cell->execution_count);
+  append_escaped (html, heading, -1);
+  g_string_append (html, "</h3>\n<p class=\"meta\">");
+  {
+    g_autofree char *meta = g_strdup_printf (_("Status: %s, %.2f s"), cell->status,
+                                             cell->elapsed_ms / 1000.0);
+
+    append_escaped (html, meta, -1);
+  }
+  g_string_append (html, "</p>\n");
+  if (report->options.include_code && cell->code)
+    append_pre (html, "code", cell->code);
+
+  for (guint i = 0; i < json_array_get_length (cell->outputs); i++)
+    {
+      JsonNode *node = json_array_get_element (cell->outputs, i);
+      JsonObject *output;
+      g_autoptr(AssayTable) table = NULL;
+      g_autofree char *text = NULL;
+      JsonNode *type;
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        continue;
+      output = json_node_get_object (node);
+      type = json_object_get_member (output, "output_type");
+      table = report_output_table (output);
+      if (table)
+        {
+          /* The body shows it already, as a table. */
+          g_string_append_printf (html, "<p class=\"note\">%s</p>\n", _("(A table, shown above.)"));
+          continue;
+        }
+      text = report_output_text (output);
+      if (text && *text)
+        append_pre (html,
+                    type && JSON_NODE_HOLDS_VALUE (type)
+                    && g_strcmp0 (json_node_get_string (type), "error") == 0 ? "error" : "output",
+                    text);
+    }
+  for (guint i = 0; i < cell->figures->len; i++)
+    {
+      const ReportFigure *figure = g_ptr_array_index (cell->figures, i);
+      g_autofree char *note = g_strdup_printf (_("%s (shown above)"), figure->caption);
+
+      g_string_append (html, "<p class=\"note\">");
+      append_escaped (html, note, -1);
+      g_string_append (html, "</p>\n");
+    }
+  if (cell->files->len > 0)
+    {
+      g_autoptr(GString) joined = g_string_new (NULL);
+      g_autofree char *note = NULL;
+
+      for (guint i = 0; i < cell->files->len; i++)
+        g_string_append_printf (joined, "%s%s", i ? ", " : "",
+                                (char *) g_ptr_array_index (cell->files, i));
+      note = g_strdup_printf (_("Files: %s"), joined->str);
+      g_string_append (html, "<p class=\"note\">");
+      append_escaped (html, note, -1);
+      g_string_append (html, "</p>\n");
+    }
+  g_string_append (html, "</div>\n");
+}
+
+static char *
+question_heading (const ReportQuestion *question)
+{
+  return g_strdup_printf (_("Question %u"), question->number);
+}
+
+gboolean
+assay_report_write_html (AssayReport   *report,
+                         GOutputStream *out,
+                         GCancellable  *cancellable,
+                         GError       **error)
+{
+  g_autoptr(GString) html = g_string_sized_new (64 * 1024);
+  g_autofree char *date = report_format_date (report->created);
+  guint n_steps = report->questions->len + 1, done = 0;
+
+  g_string_append (html, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                         "<meta name=\"generator\" content=\"Assay " PACKAGE_VERSION "\">\n<title>");
+  append_escaped (html, report->title, -1);
+  g_string_append_printf (html, "</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n<h1>", css);
+  append_escaped (html, report->title, -1);
+  g_string_append (html, "</h1>\n<p class=\"meta\">");
+  append_escaped (html, date, -1);
+  g_string_append (html, "</p>\n");
+  if (report->datasets->len > 0)
+    {
+      g_string_append_printf (html, "<p>%s</p>\n<ul>\n", _("Data:"));
+      for (guint i = 0; i < report->datasets->len; i++)
+        {
+          g_autofree char *summary = report_dataset_summary (g_ptr_array_index (report->datasets, i));
+
+          g_string_append (html, "<li>");
+          append_escaped (html, summary, -1);
+          g_string_append (html, "</li>\n");
+        }
+      g_string_append (html, "</ul>\n");
+    }
+  g_string_append (html, "</header>\n");
+
+  /* The table of contents. */
+  g_string_append_printf (html, "<nav class=\"toc\">\n<h2>%s</h2>\n<ol>\n", _("Contents"));
+  for (guint i = 0; i < report->questions->len; i++)
+    {
+      ReportQuestion *question = g_ptr_array_index (report->questions, i);
+      g_autofree char *heading = question_heading (question);
+
+      g_string_append_printf (html, "<li><a href=\"#q%u\">", question->number);
+      append_escaped (html, heading, -1);
+      g_string_append (html, ": ");
+      append_escaped (html, question->text, -1);
+      g_string_append (html, "</a></li>\n");
+    }
+  if (report->cells->len > 0)
+    g_string_append_printf (html, "<li><a href=\"#appendix\">%s</a></li>\n",
+                            report->options.include_code ? _("Appendix: the code and its output")
+                                                         : _("Appendix: the output of each step"));
+  g_string_append (html, "</ol>\n</nav>\n");
+
+  for (guint i = 0; i < report->questions->len; i++)
+    {
+      ReportQuestion *question = g_ptr_array_index (report->questions, i);
+      g_autofree char *heading = question_heading (question);
+
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
+      g_string_append_printf (html, "<section id=\"q%u\">\n<h2>", question->number);
+      append_escaped (html, heading, -1);
+      g_string_append (html, "</h2>\n<div class=\"question\">");
+      append_escaped (html, question->text, -1);
+      g_string_append (html, "</div>\n");
+      for (guint j = 0; j < question->items->len; j++)
+        {
+          ReportItem *item = g_ptr_array_index (question->items, j);
+
+          switch (item->kind)
+            {
+            case REPORT_ITEM_TEXT:
+              append_markdown (html, item->text);
+              break;
+            case REPORT_ITEM_ANSWER:
+              g_string_append_printf (html, "<div class=\"answer\">\n<h3>%s</h3>\n", _("Answer"));
+              append_markdown (html, item->text);
+              g_string_append (html, "</div>\n");
+              break;
+            case REPORT_ITEM_CELL:
+              append_cell_results (html, item->cell);
+              break;
+            default:
+              break;
+            }
+        }
+      g_string_append (html, "</section>\n");
+      assay_report_progress (report, (double) ++done / n_steps, _("Writing the questions"));
+    }
+
+  if (report->cells->len > 0)
+    {
+      g_string_append_printf (html, "<section id=\"appendix\">\n<h2>%s</h2>\n",
+                              report->options.include_code ? _("Appendix: the code and its output")
+                                                           : _("Appendix: the output of each step"));
+      for (guint i = 0; i < report->cells->len; i++)
+        append_cell_appendix (html, report, g_ptr_array_index (report->cells, i));
+      g_string_append (html, "</section>\n");
+    }
+  g_string_append (html, "</body>\n</html>\n");
+
+  return g_output_stream_write_all (out, html->str, html->len, NULL, cancellable, error);
+}

@@ -1,0 +1,441 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The notebook export: nbformat 4.5, the conversation as Markdown cells and every cell
+ * that ran as a code cell with its outputs, so the analysis re-runs in JupyterLab. */
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "assay-report-private.h"
+
+/* nbformat's multi-line string: a list of lines, each but the last ending in "\n". */
+static JsonNode *
+multiline (const char *text)
+{
+  JsonArray *lines = json_array_new ();
+  JsonNode *node = json_node_new (JSON_NODE_ARRAY);
+  const char *p = text ? text : "";
+
+  while (*p)
+    {
+      const char *nl = strchr (p, '\n');
+      gsize len = nl ? (gsize) (nl - p + 1) : strlen (p);
+      g_autofree char *line = g_utf8_make_valid (p, len);
+
+      json_array_add_string_element (lines, line);
+      p += len;
+    }
+  json_node_take_array (node, lines);
+  return node;
+}
+
+static JsonObject *
+new_cell (const char *type,
+          const char *id,
+          const char *source)
+{
+  JsonObject *cell = json_object_new ();
+
+  json_object_set_string_member (cell, "cell_type", type);
+  json_object_set_string_member (cell, "id", id);
+  json_object_set_object_member (cell, "metadata", json_object_new ());
+  json_object_set_member (cell, "source", multiline (source));
+  return cell;
+}
+
+static void
+add_markdown (JsonArray  *cells,
+              guint      *counter,
+              const char *source)
+{
+  g_autofree char *id = g_strdup_printf ("md-%u", ++*counter);
+
+  json_array_add_object_element (cells, new_cell ("markdown", id, source));
+}
+
+static gboolean
+valid_mime (const char *mime)
+{
+  const char *slash = strchr (mime, '/');
+
+  if (slash == NULL || slash == mime || slash[1] == '\0')
+    return FALSE;
+  for (const char *p = mime; *p; p++)
+    if (!g_ascii_isalnum (*p) && !strchr ("/-+.", *p))
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+is_json_mime (const char *mime)
+{
+  return g_str_has_prefix (mime, "application/") && g_str_has_suffix (mime, "json");
+}
+
+/* A data bundle, with only what the schema allows: strings (as lists of lines; images as
+ * one string) and JSON objects for the JSON types. */
+static JsonObject *
+copy_bundle (JsonObject *data)
+{
+  JsonObject *copy = json_object_new ();
+  g_autoptr(GList) members = json_object_get_members (data);
+
+  for (GList *l = members; l; l = l->next)
+    {
+      const char *mime = l->data;
+      JsonNode *value = json_object_get_member (data, mime);
+
+      if (!valid_mime (mime))
+        continue;
+      if (is_json_mime (mime))
+        {
+          if (JSON_NODE_HOLDS_OBJECT (value))
+            json_object_set_member (copy, mime, json_node_copy (value));
+          continue;
+        }
+      {
+        g_autofree char *text = report_json_text (value);
+
+        if (text == NULL)
+          continue;
+        if (g_str_has_prefix (mime, "image/") && !g_str_equal (mime, "image/svg+xml"))
+          {
+            /* Base64 without line ends, as Jupyter writes it. */
+            GString *clean = g_string_new (NULL);
+
+            for (const char *p = text; *p; p++)
+              if (g_ascii_isalnum (*p) || *p == '+' || *p == '/' || *p == '=')
+                g_string_append_c (clean, *p);
+            json_object_set_string_member (copy, mime, clean->str);
+            g_string_free (clean, TRUE);
+          }
+        else
+          json_object_set_member (copy, mime, multiline (text));
+      }
+    }
+  return copy;
+}
+
+static const char *
+member_string (JsonObject *object,
+               const char *name)
+{
+  JsonNode *node = json_object_get_member (object, name);
+
+  if (node && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    return json_node_get_string (node);
+  return NULL;
+}
+
+static void
+flush_stream (JsonArray   *outputs,
+              GString    **stream,
+              const char  *name)
+{
+  JsonObject *copy;
+
+  if (*stream == NULL)
+    return;
+  copy = json_object_new ();
+  json_object_set_string_member (copy, "output_type", "stream");
+  json_object_set_string_member (copy, "name", name);
+  json_object_set_member (copy, "text", multiline ((*stream)->str));
+  json_array_add_object_element (outputs, copy);
+  g_string_free (*stream, TRUE);
+  *stream = NULL;
+}
+
+static JsonArray *
+copy_outputs (const ReportCell *cell)
+{
+  JsonArray *outputs = json_array_new ();
+  GString *stream = NULL;
+  const char *stream_name = NULL;
+  guint n = json_array_get_length (cell->outputs);
+
+  for (guint i = 0; i < n; i++)
+    {
+      JsonNode *node = json_array_get_element (cell->outputs, i);
+      JsonObject *output, *copy;
+      const char *type;
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        continue;
+      output = json_node_get_object (node);
+      type = member_string (output, "output_type");
+      if (type == NULL)
+        continue;
+
+      /* Consecutive pieces of one stream are one output, as Jupyter shows them. */
+      if (g_str_equal (type, "stream"))
+        {
+          const char *name = g_strcmp0 (member_string (output, "name"), "stderr") == 0
+                             ? "stderr" : "stdout";
+          g_autofree char *text = report_json_text (json_object_get_member (output, "text"));
+
+          if (stream == NULL || g_strcmp0 (stream_name, name) != 0)
+            {
+              flush_stream (outputs, &stream, stream_name);
+              stream = g_string_new (NULL);
+              stream_name = name;
+            }
+          g_string_append (stream, text ? text : "");
+          continue;
+        }
+      flush_stream (outputs, &stream, stream_name);
+
+      if (g_str_equal (type, "execute_result") || g_str_equal (type, "display_data"))
+        {
+          JsonNode *data = json_object_get_member (output, "data");
+          JsonNode *metadata = json_object_get_member (output, "metadata");
+
+          if (data == NULL || !JSON_NODE_HOLDS_OBJECT (data))
+            continue;
+          copy = json_object_new ();
+          json_object_set_string_member (copy, "output_type", type);
+          json_object_set_object_member (copy, "data", copy_bundle (json_node_get_object (data)));
+          json_object_set_member (copy, "metadata",
+                                  metadata && JSON_NODE_HOLDS_OBJECT (metadata)
+                                  ? json_node_copy (metadata)
+                                  : json_node_init_object (json_node_alloc (), json_object_new ()));
+          if (g_str_equal (type, "execute_result"))
+            json_object_set_int_member (copy, "execution_count", cell->execution_count);
+          json_array_add_object_element (outputs, copy);
+        }
+      else if (g_str_equal (type, "error"))
+        {
+          JsonNode *traceback = json_object_get_member (output, "traceback");
+          JsonArray *lines = json_array_new ();
+
+          copy = json_object_new ();
+          json_object_set_string_member (copy, "output_type", "error");
+          json_object_set_string_member (copy, "ename", member_string (output, "ename") ?: "Error");
+          json_object_set_string_member (copy, "evalue", member_string (output, "evalue") ?: "");
+          if (traceback && JSON_NODE_HOLDS_ARRAY (traceback))
+            {
+              JsonArray *source = json_node_get_array (traceback);
+
+              for (guint j = 0; j < json_array_get_length (source); j++)
+                {
+                  JsonNode *line = json_array_get_element (source, j);
+
+                  if (JSON_NODE_HOLDS_VALUE (line) && json_node_get_value_type (line) == G_TYPE_STRING)
+                    json_array_add_string_element (lines, json_node_get_string (line));
+                }
+            }
+          json_object_set_array_member (copy, "traceback", lines);
+          json_array_add_object_element (outputs, copy);
+        }
+    }
+
+  flush_stream (outputs, &stream, stream_name);
+
+  /* The figures the cell saved as files are shown too, as Jupyter would show a plot. */
+  for (guint i = 0; i < cell->figures->len; i++)
+    {
+      const ReportFigure *figure = g_ptr_array_index (cell->figures, i);
+      g_autoptr(GBytes) png = NULL;
+      g_autofree char *base64 = NULL;
+      JsonObject *copy, *data, *metadata, *assay;
+      guint width, height;
+
+      if (figure->path == NULL)
+        continue;
+      png = report_figure_load (figure, &width, &height, NULL);
+      if (png == NULL)
+        continue;
+      base64 = g_base64_encode (g_bytes_get_data (png, NULL), g_bytes_get_size (png));
+      copy = json_object_new ();
+      data = json_object_new ();
+      metadata = json_object_new ();
+      assay = json_object_new ();
+      json_object_set_string_member (data, "image/png", base64);
+      json_object_set_member (data, "text/plain", multiline (figure->caption));
+      json_object_set_string_member (assay, "artifact", figure->caption);
+      json_object_set_object_member (metadata, "assay", assay);
+      json_object_set_string_member (copy, "output_type", "display_data");
+      json_object_set_object_member (copy, "data", data);
+      json_object_set_object_member (copy, "metadata", metadata);
+      json_array_add_object_element (outputs, copy);
+    }
+  return outputs;
+}
+
+static char *
+python_string (const char *text)
+{
+  /* A JSON string literal is a valid Python one. */
+  g_autoptr(JsonNode) node = json_node_init_string (json_node_alloc (), text);
+
+  return json_to_string (node, FALSE);
+}
+
+static char *
+intro_markdown (AssayReport *report)
+{
+  GString *text = g_string_new (NULL);
+  g_autofree char *date = report_format_date (report->created);
+
+  g_string_append_printf (text, "# %s\n\n", report->title);
+  g_string_append_printf (text, _("*Exported from Assay; the session started %s.*"), date);
+  g_string_append (text, "\n\n");
+  if (report->datasets->len > 0)
+    {
+      g_string_append_printf (text, _("**Data.** The code reads its files from `/data/`, where "
+                                      "Assay showed them to the sandbox. Copies are in the "
+                                      "session folder, `%s/data/`:"), report->session_dir);
+      g_string_append (text, "\n\n");
+      for (guint i = 0; i < report->datasets->len; i++)
+        {
+          g_autofree char *summary = report_dataset_summary (g_ptr_array_index (report->datasets, i));
+
+          g_string_append_printf (text, "- %s\n", summary);
+        }
+      g_string_append_printf (text, "\n%s\n",
+                              _("Run the next cell to check that the files are where the "
+                                "code expects them."));
+    }
+  return g_string_free (text, FALSE);
+}
+
+static char *
+setup_code (AssayReport *report)
+{
+  GString *code = g_string_new (NULL);
+  g_autofree char *data_dir = g_build_filename (report->session_dir, "data", NULL);
+  g_autofree char *quoted = g_shell_quote (data_dir);
+
+  g_string_append (code, "# The analysis read its data from /data. To re-run it here, make the files\n"
+                         "# available there, for instance (once, in a terminal):\n");
+  g_string_append_printf (code, "#   sudo ln -s %s /data\n", quoted);
+  g_string_append (code, "# The cells below are the analyst's code, unchanged.\n"
+                         "import os\n\nfor name in [");
+  for (guint i = 0; i < report->datasets->len; i++)
+    {
+      const ReportDataset *dataset = g_ptr_array_index (report->datasets, i);
+      g_autofree char *literal = python_string (dataset->name);
+
+      g_string_append_printf (code, "%s%s", i ? ", " : "", literal);
+    }
+  g_string_append (code, "]:\n"
+                         "    path = os.path.join(\"/data\", name)\n"
+                         "    print((\"found:  \" if os.path.exists(path) else \"MISSING: \") + path)");
+  return g_string_free (code, FALSE);
+}
+
+gboolean
+assay_report_write_ipynb (AssayReport   *report,
+                          GOutputStream *out,
+                          GCancellable  *cancellable,
+                          GError       **error)
+{
+  g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autofree char *intro = intro_markdown (report);
+  g_autofree char *text = NULL;
+  JsonObject *notebook = json_object_new ();
+  JsonObject *metadata = json_object_new ();
+  JsonObject *kernelspec = json_object_new ();
+  JsonObject *language = json_object_new ();
+  JsonObject *assay = json_object_new ();
+  JsonArray *cells = json_array_new ();
+  guint n_markdown = 0;
+  gsize length;
+
+  json_node_take_object (root, notebook);
+  json_object_set_string_member (kernelspec, "name", "python3");
+  json_object_set_string_member (kernelspec, "display_name", "Python 3");
+  json_object_set_string_member (kernelspec, "language", "python");
+  json_object_set_string_member (language, "name", "python");
+  json_object_set_string_member (language, "file_extension", ".py");
+  json_object_set_string_member (language, "mimetype", "text/x-python");
+  json_object_set_string_member (language, "pygments_lexer", "ipython3");
+  json_object_set_string_member (assay, "session", report->session_dir);
+  json_object_set_string_member (assay, "generator", "Assay " PACKAGE_VERSION);
+  json_object_set_object_member (metadata, "kernelspec", kernelspec);
+  json_object_set_object_member (metadata, "language_info", language);
+  json_object_set_string_member (metadata, "title", report->title);
+  json_object_set_object_member (metadata, "assay", assay);
+
+  add_markdown (cells, &n_markdown, intro);
+  if (report->datasets->len > 0)
+    {
+      g_autofree char *code = setup_code (report);
+      JsonObject *cell = new_cell ("code", "data-setup", code);
+
+      json_object_set_null_member (cell, "execution_count");
+      json_object_set_array_member (cell, "outputs", json_array_new ());
+      json_array_add_object_element (cells, cell);
+    }
+
+  for (guint i = 0; i < report->questions->len; i++)
+    {
+      ReportQuestion *question = g_ptr_array_index (report->questions, i);
+      g_autofree char *heading = NULL;
+
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        {
+          json_array_unref (cells);
+          json_object_unref (metadata);
+          return FALSE;
+        }
+      heading = g_strdup_printf ("## %s %u\n\n**%s** %s", _("Question"), question->number,
+                                 _("Question:"), question->text);
+      add_markdown (cells, &n_markdown, heading);
+      for (guint j = 0; j < question->items->len; j++)
+        {
+          ReportItem *item = g_ptr_array_index (question->items, j);
+
+          if (item->kind == REPORT_ITEM_TEXT)
+            add_markdown (cells, &n_markdown, item->text);
+          else if (item->kind == REPORT_ITEM_ANSWER)
+            {
+              g_autofree char *answer = g_strdup_printf ("### %s\n\n%s", _("Answer"), item->text);
+
+              add_markdown (cells, &n_markdown, answer);
+            }
+          else if (item->kind == REPORT_ITEM_CELL)
+            {
+              const ReportCell *source = item->cell;
+              g_autofree char *id = g_strdup_printf ("code-%u", source->execution_count);
+              JsonObject *cell = new_cell ("code", id, source->code);
+              JsonObject *cell_metadata = json_object_get_object_member (cell, "metadata");
+              JsonObject *cell_assay = json_object_new ();
+
+              json_object_set_int_member (cell, "execution_count", source->execution_count);
+              json_object_set_array_member (cell, "outputs", copy_outputs (source));
+              json_object_set_string_member (cell_assay, "cell", source->id);
+              json_object_set_string_member (cell_assay, "status", source->status);
+              if (source->description)
+                json_object_set_string_member (cell_assay, "description", source->description);
+              json_object_set_int_member (cell_assay, "elapsed_ms", source->elapsed_ms);
+              json_object_set_object_member (cell_metadata, "assay", cell_assay);
+              if (!report->options.include_code)
+                {
+                  /* The code stays, so the notebook still runs; JupyterLab folds it away. */
+                  JsonObject *jupyter = json_object_new ();
+
+                  json_object_set_boolean_member (jupyter, "source_hidden", TRUE);
+                  json_object_set_object_member (cell_metadata, "jupyter", jupyter);
+                }
+              json_array_add_object_element (cells, cell);
+            }
+        }
+      assay_report_progress (report, (double) (i + 1) / (report->questions->len + 1),
+                             _("Writing the notebook"));
+    }
+
+  json_object_set_object_member (notebook, "metadata", metadata);
+  json_object_set_int_member (notebook, "nbformat", 4);
+  json_object_set_int_member (notebook, "nbformat_minor", 5);
+  json_object_set_array_member (notebook, "cells", cells);
+
+  json_generator_set_root (generator, root);
+  json_generator_set_pretty (generator, TRUE);
+  json_generator_set_indent (generator, 1);
+  text = json_generator_to_data (generator, &length);
+  if (!g_output_stream_write_all (out, text, length, NULL, cancellable, error))
+    return FALSE;
+  return g_output_stream_write_all (out, "\n", 1, NULL, cancellable, error);
+}

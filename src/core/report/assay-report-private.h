@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "assay-html-table.h"
+#include "assay-report.h"
+
+G_BEGIN_DECLS
+
+/* What every format writes: a snapshot of the session, taken on the caller's thread, that
+ * the writers read from a worker. */
+
+#define REPORT_MAX_IMAGE_BYTES   (32 * 1024 * 1024)
+#define REPORT_MAX_IMAGE_SIDE    10000
+#define REPORT_MAX_OUTPUT_LINES  200     /* a text output is cut beyond this (PDF, HTML) */
+#define REPORT_MAX_OUTPUT_BYTES  (64 * 1024)
+
+typedef struct
+{
+  guint  number;        /* Figure N, from 1 across the report */
+  char  *caption;
+  char  *path;          /* an artifact, absolute; or NULL */
+  char  *base64;        /* an image/png output; or NULL */
+} ReportFigure;
+
+typedef struct
+{
+  char       *id;
+  guint       execution_count;   /* from 1, over the cells in the report */
+  char       *description;
+  char       *code;
+  char       *status;
+  char       *status_reason;
+  gboolean    succeeded;
+  gint64      elapsed_ms;
+  JsonArray  *outputs;
+  GPtrArray  *figures;           /* ReportFigure*: image/png outputs first, then artifacts */
+  GPtrArray  *files;             /* char*: names of other artifacts */
+} ReportCell;
+
+typedef enum
+{
+  REPORT_ITEM_TEXT,      /* the assistant's words between steps (Markdown) */
+  REPORT_ITEM_ANSWER,    /* the final answer (Markdown) */
+  REPORT_ITEM_CELL,
+} ReportItemKind;
+
+typedef struct
+{
+  ReportItemKind  kind;
+  char           *text;
+  ReportCell     *cell;          /* REPORT_ITEM_CELL, owned by the report */
+} ReportItem;
+
+typedef struct
+{
+  guint      number;             /* from 1 */
+  char      *text;
+  GPtrArray *items;              /* ReportItem* */
+} ReportQuestion;
+
+typedef struct
+{
+  char   *name;
+  char   *path;                  /* absolute */
+  gint64  rows;                  /* -1: not counted (not a text table) */
+  gint64  bytes;
+} ReportDataset;
+
+typedef struct
+{
+  AssayReportOptions  options;
+  char               *title;
+  char               *session_dir;
+  gint64              created;   /* µs since the epoch */
+  char               *status;
+  GPtrArray          *datasets;  /* ReportDataset* */
+  GPtrArray          *questions; /* ReportQuestion* */
+  GPtrArray          *cells;     /* ReportCell*, in the order they ran */
+  guint               n_figures;
+
+  AssayProgressFunc   progress;
+  gpointer            progress_data;
+} AssayReport;
+
+AssayReport *assay_report_new_from_session (AssaySession             *session,
+                                            const AssayReportOptions *options);
+void         assay_report_free             (AssayReport              *report);
+void         assay_report_progress         (AssayReport              *report,
+                                            double                    fraction,
+                                            const char               *message);
+
+/* Helpers shared by the writers. */
+/* A multi-line nbformat string (a string or an array of strings), joined. */
+char        *report_json_text              (JsonNode                 *node);
+/* The text an output shows as text: a stream, text/plain, an error's name, value and
+ * traceback. NULL when it has none (an image alone). */
+char        *report_output_text            (JsonObject               *output);
+/* The HTML table of an execute_result/display_data output, or NULL. */
+AssayTable  *report_output_table           (JsonObject               *output);
+/* TEXT cut to REPORT_MAX_OUTPUT_LINES lines / bytes; *CUT says how many lines went. */
+char        *report_truncate_text          (const char               *text,
+                                            guint                    *cut_lines);
+/* The PNG's bytes, checked: a PNG signature, sane dimensions, under the byte cap. */
+GBytes      *report_figure_load            (const ReportFigure       *figure,
+                                            guint                    *width,
+                                            guint                    *height,
+                                            GError                  **error);
+char        *report_format_date            (gint64                    usec);
+char        *report_dataset_summary        (const ReportDataset      *dataset);
+
+gboolean     assay_report_write_html       (AssayReport              *report,
+                                            GOutputStream            *out,
+                                            GCancellable             *cancellable,
+                                            GError                  **error);
+gboolean     assay_report_write_ipynb      (AssayReport              *report,
+                                            GOutputStream            *out,
+                                            GCancellable             *cancellable,
+                                            GError                  **error);
+gboolean     assay_report_write_pdf        (AssayReport              *report,
+                                            GOutputStream            *out,
+                                            GCancellable             *cancellable,
+                                            GError                  **error);
+
+G_END_DECLS

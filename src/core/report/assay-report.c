@@ -1,0 +1,879 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+#include <gio/gunixoutputstream.h>
+
+#include "assay-report-private.h"
+#include "assay-session.h"
+
+G_DEFINE_QUARK (assay-report-error-quark, assay_report_error)
+
+void
+assay_report_options_init (AssayReportOptions *options)
+{
+  memset (options, 0, sizeof *options);
+  options->format = ASSAY_REPORT_FORMAT_PDF;
+  options->include_code = TRUE;
+  options->only_successful = FALSE;
+}
+
+gboolean
+assay_report_format_from_string (const char        *text,
+                                 AssayReportFormat *format)
+{
+  if (text == NULL)
+    return FALSE;
+  if (g_ascii_strcasecmp (text, "pdf") == 0)
+    *format = ASSAY_REPORT_FORMAT_PDF;
+  else if (g_ascii_strcasecmp (text, "html") == 0 || g_ascii_strcasecmp (text, "htm") == 0)
+    *format = ASSAY_REPORT_FORMAT_HTML;
+  else if (g_ascii_strcasecmp (text, "ipynb") == 0)
+    *format = ASSAY_REPORT_FORMAT_IPYNB;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+gboolean
+assay_report_format_from_path (const char        *path,
+                               AssayReportFormat *format)
+{
+  const char *dot = path ? strrchr (path, '.') : NULL;
+
+  if (dot == NULL || strchr (dot, '/'))
+    return FALSE;
+  return assay_report_format_from_string (dot + 1, format);
+}
+
+const char *
+assay_report_format_to_string (AssayReportFormat format)
+{
+  switch (format)
+    {
+    case ASSAY_REPORT_FORMAT_PDF:
+      return "pdf";
+    case ASSAY_REPORT_FORMAT_HTML:
+      return "html";
+    case ASSAY_REPORT_FORMAT_IPYNB:
+      return "ipynb";
+    default:
+      return "?";
+    }
+}
+
+/* ---- the snapshot ------------------------------------------------------------------------ */
+
+static void
+figure_free (ReportFigure *figure)
+{
+  g_free (figure->caption);
+  g_free (figure->path);
+  g_free (figure->base64);
+  g_free (figure);
+}
+
+static void
+cell_free (ReportCell *cell)
+{
+  g_free (cell->id);
+  g_free (cell->description);
+  g_free (cell->code);
+  g_free (cell->status);
+  g_free (cell->status_reason);
+  json_array_unref (cell->outputs);
+  g_ptr_array_unref (cell->figures);
+  g_ptr_array_unref (cell->files);
+  g_free (cell);
+}
+
+static void
+item_free (ReportItem *item)
+{
+  g_free (item->text);
+  g_free (item);
+}
+
+static void
+question_free (ReportQuestion *question)
+{
+  g_free (question->text);
+  g_ptr_array_unref (question->items);
+  g_free (question);
+}
+
+static void
+dataset_free (ReportDataset *dataset)
+{
+  g_free (dataset->name);
+  g_free (dataset->path);
+  g_free (dataset);
+}
+
+void
+assay_report_free (AssayReport *report)
+{
+  if (report == NULL)
+    return;
+  g_free (report->options.title);
+  g_free (report->title);
+  g_free (report->session_dir);
+  g_free (report->status);
+  g_ptr_array_unref (report->datasets);
+  g_ptr_array_unref (report->questions);
+  g_ptr_array_unref (report->cells);
+  g_free (report);
+}
+
+void
+assay_report_progress (AssayReport *report,
+                       double       fraction,
+                       const char  *message)
+{
+  if (report->progress)
+    report->progress (CLAMP (fraction, 0.0, 1.0), message, report->progress_data);
+}
+
+/* Rows of a delimited text file: line ends outside double quotes, minus the header. */
+static gint64
+count_rows (const char *path)
+{
+  static const char *text_suffixes[] = { ".csv", ".tsv", ".txt", ".tab", ".psv" };
+  g_autofree char *lower = g_ascii_strdown (path, -1);
+  gboolean text = FALSE, quoted = FALSE, last_newline = TRUE;
+  gint64 lines = 0;
+  char buffer[65536];
+  ssize_t n;
+  int fd;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (text_suffixes); i++)
+    text = text || g_str_has_suffix (lower, text_suffixes[i]);
+  if (!text)
+    return -1;
+  fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
+  if (fd < 0)
+    return -1;
+  while ((n = read (fd, buffer, sizeof buffer)) > 0)
+    for (ssize_t i = 0; i < n; i++)
+      {
+        if (buffer[i] == '"')
+          quoted = !quoted;
+        else if (buffer[i] == '\n' && !quoted)
+          lines++;
+        last_newline = buffer[i] == '\n';
+      }
+  close (fd);
+  if (n < 0)
+    return -1;
+  if (!last_newline)
+    lines++;
+  return MAX (lines - 1, 0);
+}
+
+static ReportCell *
+snapshot_cell (AssayReport            *report,
+               AssaySession           *session,
+               const AssaySessionCell *source)
+{
+  ReportCell *cell = g_new0 (ReportCell, 1);
+  guint n_outputs;
+
+  cell->id = g_strdup (source->id);
+  cell->description = g_strdup (source->description);
+  cell->code = g_strdup (source->code);
+  cell->status = g_strdup (source->status);
+  cell->status_reason = g_strdup (source->status_reason);
+  cell->succeeded = assay_session_cell_succeeded (source);
+  cell->elapsed_ms = source->elapsed_ms;
+  /* A deep copy: the worker must not share nodes with the session. */
+  {
+    g_autoptr(JsonNode) node = json_node_new (JSON_NODE_ARRAY);
+    g_autoptr(JsonNode) copy = NULL;
+
+    json_node_set_array (node, source->outputs);
+    copy = json_node_copy (node);
+    cell->outputs = json_array_ref (json_node_get_array (copy));
+  }
+  cell->figures = g_ptr_array_new_with_free_func ((GDestroyNotify) figure_free);
+  cell->files = g_ptr_array_new_with_free_func (g_free);
+
+  n_outputs = json_array_get_length (cell->outputs);
+  for (guint i = 0; i < n_outputs; i++)
+    {
+      JsonNode *node = json_array_get_element (cell->outputs, i);
+      JsonObject *output, *data;
+      JsonNode *png;
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        continue;
+      output = json_node_get_object (node);
+      if (!json_object_has_member (output, "data")
+          || !JSON_NODE_HOLDS_OBJECT (json_object_get_member (output, "data")))
+        continue;
+      data = json_object_get_object_member (output, "data");
+      png = json_object_get_member (data, "image/png");
+      if (png && (JSON_NODE_HOLDS_VALUE (png) || JSON_NODE_HOLDS_ARRAY (png)))
+        {
+          ReportFigure *figure = g_new0 (ReportFigure, 1);
+
+          figure->number = ++report->n_figures;
+          figure->base64 = report_json_text (png);
+          figure->caption = g_strdup_printf (_("Figure %u: output of cell %s"), figure->number,
+                                             cell->id);
+          g_ptr_array_add (cell->figures, figure);
+        }
+    }
+
+  for (guint i = 0; source->artifacts && i < source->artifacts->len; i++)
+    {
+      const AssayArtifact *artifact = g_ptr_array_index (source->artifacts, i);
+
+      if (artifact->path == NULL || artifact->name == NULL)
+        continue;
+      if (g_strcmp0 (artifact->mime, "image/png") == 0 && !artifact->truncated)
+        {
+          ReportFigure *figure = g_new0 (ReportFigure, 1);
+
+          figure->number = ++report->n_figures;
+          figure->path = assay_session_resolve (session, artifact->path);
+          figure->caption = g_strdup_printf (_("Figure %u: %s"), figure->number, artifact->name);
+          g_ptr_array_add (cell->figures, figure);
+        }
+      else
+        g_ptr_array_add (cell->files, g_strdup (artifact->name));
+    }
+  return cell;
+}
+
+static gboolean
+cell_included (const AssayReportOptions *options,
+               const AssaySessionCell   *cell)
+{
+  /* Only cells that ran: a rejected or never-run proposal has no outputs to show. */
+  if (cell->code == NULL || cell->started_at == 0)
+    return FALSE;
+  if (options->only_successful && !assay_session_cell_succeeded (cell))
+    return FALSE;
+  return TRUE;
+}
+
+static ReportQuestion *
+add_question (AssayReport *report,
+              const char  *text)
+{
+  ReportQuestion *question = g_new0 (ReportQuestion, 1);
+
+  question->number = report->questions->len + 1;
+  question->text = g_strdup (text ? text : "");
+  question->items = g_ptr_array_new_with_free_func ((GDestroyNotify) item_free);
+  g_ptr_array_add (report->questions, question);
+  return question;
+}
+
+static void
+add_item (ReportQuestion *question,
+          ReportItemKind  kind,
+          const char     *text,
+          ReportCell     *cell)
+{
+  ReportItem *item = g_new0 (ReportItem, 1);
+
+  item->kind = kind;
+  item->text = g_strdup (text);
+  item->cell = cell;
+  g_ptr_array_add (question->items, item);
+}
+
+AssayReport *
+assay_report_new_from_session (AssaySession             *session,
+                               const AssayReportOptions *options)
+{
+  AssayReport *report = g_new0 (AssayReport, 1);
+  g_autoptr(GHashTable) by_call = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) placed = g_hash_table_new (NULL, NULL);
+  GPtrArray *messages, *datasets;
+  ReportQuestion *question = NULL;
+  guint n_cells = assay_session_get_n_cells (session);
+
+  report->options = *options;
+  report->options.title = g_strdup (options->title);
+  if (options->title && *options->title)
+    report->title = g_strdup (options->title);
+  else if (assay_session_get_title (session) && *assay_session_get_title (session))
+    report->title = g_strdup (assay_session_get_title (session));
+  else
+    report->title = g_strdup (_("Analysis"));
+  report->session_dir = g_strdup (assay_session_get_dir (session));
+  report->created = assay_session_get_created (session);
+  report->status = g_strdup (assay_session_get_status (session));
+  report->datasets = g_ptr_array_new_with_free_func ((GDestroyNotify) dataset_free);
+  report->questions = g_ptr_array_new_with_free_func ((GDestroyNotify) question_free);
+  report->cells = g_ptr_array_new_with_free_func ((GDestroyNotify) cell_free);
+
+  datasets = assay_session_get_datasets (session);
+  for (guint i = 0; datasets && i < datasets->len; i++)
+    {
+      const AssaySessionDataset *source = g_ptr_array_index (datasets, i);
+      ReportDataset *dataset = g_new0 (ReportDataset, 1);
+      GStatBuf st;
+
+      dataset->name = g_strdup (source->name);
+      dataset->path = assay_session_resolve (session, source->path);
+      dataset->bytes = g_lstat (dataset->path, &st) == 0 && S_ISREG (st.st_mode) ? st.st_size : -1;
+      dataset->rows = dataset->bytes >= 0 ? count_rows (dataset->path) : -1;
+      g_ptr_array_add (report->datasets, dataset);
+    }
+
+  /* The cells that go in, in the order they ran, numbered as a notebook would. */
+  for (guint i = 0; i < n_cells; i++)
+    {
+      AssaySessionCell *source = assay_session_get_cell (session, i);
+      ReportCell *cell;
+
+      if (!cell_included (options, source))
+        continue;
+      cell = snapshot_cell (report, session, source);
+      cell->execution_count = report->cells->len + 1;
+      g_ptr_array_add (report->cells, cell);
+      if (source->call_id)
+        g_hash_table_insert (by_call, source->call_id, cell);
+    }
+
+  messages = assay_session_get_messages (session);
+  for (guint i = 0; messages && i < messages->len; i++)
+    {
+      const AssayLlmMessage *message = g_ptr_array_index (messages, i);
+      g_autofree char *stripped = NULL;
+
+      switch (message->role)
+        {
+        case ASSAY_LLM_ROLE_USER:
+          question = add_question (report, message->text);
+          break;
+        case ASSAY_LLM_ROLE_ASSISTANT:
+          if (question == NULL)
+            question = add_question (report, NULL);
+          stripped = g_strstrip (g_strdup (message->text ? message->text : ""));
+          if (*stripped)
+            add_item (question,
+                      message->tool_calls->len == 0 ? REPORT_ITEM_ANSWER : REPORT_ITEM_TEXT,
+                      message->text, NULL);
+          for (guint j = 0; j < message->tool_calls->len; j++)
+            {
+              const AssayLlmToolCall *call = g_ptr_array_index (message->tool_calls, j);
+              ReportCell *cell = call->id ? g_hash_table_lookup (by_call, call->id) : NULL;
+
+              if (cell == NULL || g_hash_table_contains (placed, cell))
+                continue;
+              g_hash_table_add (placed, cell);
+              add_item (question, REPORT_ITEM_CELL, NULL, cell);
+            }
+          break;
+        case ASSAY_LLM_ROLE_TOOL:
+        default:
+          break;
+        }
+    }
+
+  /* Cells no message names (a fenced block the agent ran) go after the last question. */
+  for (guint i = 0; i < report->cells->len; i++)
+    {
+      ReportCell *cell = g_ptr_array_index (report->cells, i);
+
+      if (g_hash_table_contains (placed, cell))
+        continue;
+      if (question == NULL)
+        question = add_question (report, NULL);
+      add_item (question, REPORT_ITEM_CELL, NULL, cell);
+    }
+  return report;
+}
+
+/* ---- helpers shared by the writers -------------------------------------------------------- */
+
+char *
+report_json_text (JsonNode *node)
+{
+  if (node == NULL)
+    return NULL;
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    return g_strdup (json_node_get_string (node));
+  if (JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *array = json_node_get_array (node);
+      GString *text = g_string_new (NULL);
+
+      for (guint i = 0; i < json_array_get_length (array); i++)
+        {
+          JsonNode *element = json_array_get_element (array, i);
+
+          if (JSON_NODE_HOLDS_VALUE (element) && json_node_get_value_type (element) == G_TYPE_STRING)
+            g_string_append (text, json_node_get_string (element));
+        }
+      return g_string_free (text, FALSE);
+    }
+  return NULL;
+}
+
+static const char *
+member_string (JsonObject *object,
+               const char *name)
+{
+  JsonNode *node = json_object_get_member (object, name);
+
+  if (node && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    return json_node_get_string (node);
+  return NULL;
+}
+
+char *
+report_output_text (JsonObject *output)
+{
+  const char *type = member_string (output, "output_type");
+  JsonNode *data;
+
+  if (type == NULL)
+    return NULL;
+  if (g_str_equal (type, "stream"))
+    return report_json_text (json_object_get_member (output, "text"));
+  if (g_str_equal (type, "error"))
+    {
+      GString *text = g_string_new (NULL);
+      JsonNode *traceback = json_object_get_member (output, "traceback");
+
+      if (traceback && JSON_NODE_HOLDS_ARRAY (traceback))
+        {
+          JsonArray *lines = json_node_get_array (traceback);
+
+          for (guint i = 0; i < json_array_get_length (lines); i++)
+            {
+              JsonNode *line = json_array_get_element (lines, i);
+
+              if (JSON_NODE_HOLDS_VALUE (line) && json_node_get_value_type (line) == G_TYPE_STRING)
+                {
+                  g_string_append (text, json_node_get_string (line));
+                  if (text->len && text->str[text->len - 1] != '\n')
+                    g_string_append_c (text, '\n');
+                }
+            }
+        }
+      if (text->len == 0)
+        g_string_append_printf (text, "%s: %s", member_string (output, "ename") ?: "Error",
+                                member_string (output, "evalue") ?: "");
+      return g_string_free (text, FALSE);
+    }
+  data = json_object_get_member (output, "data");
+  if (data && JSON_NODE_HOLDS_OBJECT (data))
+    return report_json_text (json_object_get_member (json_node_get_object (data), "text/plain"));
+  return NULL;
+}
+
+AssayTable *
+report_output_table (JsonObject *output)
+{
+  JsonNode *data = json_object_get_member (output, "data");
+  g_autofree char *html = NULL;
+
+  if (data == NULL || !JSON_NODE_HOLDS_OBJECT (data))
+    return NULL;
+  html = report_json_text (json_object_get_member (json_node_get_object (data), "text/html"));
+  if (html == NULL)
+    return NULL;
+  return assay_html_table_extract (html, strlen (html));
+}
+
+char *
+report_truncate_text (const char *text,
+                      guint      *cut_lines)
+{
+  const char *p = text;
+  guint lines = 0;
+
+  *cut_lines = 0;
+  while (*p && lines < REPORT_MAX_OUTPUT_LINES && (gsize) (p - text) < REPORT_MAX_OUTPUT_BYTES)
+    {
+      const char *nl = strchr (p, '\n');
+
+      lines++;
+      if (nl == NULL)
+        {
+          p += strlen (p);
+          break;
+        }
+      p = nl + 1;
+    }
+  if (*p == '\0')
+    {
+      gsize len = strlen (text);
+
+      /* The last line end is not a line of its own. */
+      return g_strndup (text, len > 0 && text[len - 1] == '\n' ? len - 1 : len);
+    }
+  for (const char *q = p; *q; q++)
+    if (*q == '\n' && q[1] != '\0')
+      (*cut_lines)++;
+  (*cut_lines)++;
+  {
+    gsize len = p - text;
+
+    if (len > 0 && text[len - 1] == '\n')
+      len--;
+    return g_utf8_make_valid (text, len);
+  }
+}
+
+GBytes *
+report_figure_load (const ReportFigure *figure,
+                    guint              *width,
+                    guint              *height,
+                    GError            **error)
+{
+  static const guint8 signature[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+  g_autoptr(GBytes) bytes = NULL;
+  const guint8 *data;
+  gsize size;
+
+  if (figure->base64)
+    {
+      gsize len = strlen (figure->base64);
+      guchar *decoded;
+
+      if (len / 4 * 3 > REPORT_MAX_IMAGE_BYTES)
+        {
+          g_set_error (error, ASSAY_REPORT_ERROR, ASSAY_REPORT_ERROR_RENDER,
+                       _("the image is too large"));
+          return NULL;
+        }
+      decoded = g_base64_decode (figure->base64, &size);
+      bytes = g_bytes_new_take (decoded, size);
+    }
+  else if (figure->path)
+    {
+      g_autoptr(GMappedFile) file = NULL;
+      GStatBuf st;
+
+      if (g_lstat (figure->path, &st) != 0 || !S_ISREG (st.st_mode))
+        {
+          g_set_error (error, ASSAY_REPORT_ERROR, ASSAY_REPORT_ERROR_RENDER,
+                       _("the file is missing"));
+          return NULL;
+        }
+      if (st.st_size > REPORT_MAX_IMAGE_BYTES)
+        {
+          g_set_error (error, ASSAY_REPORT_ERROR, ASSAY_REPORT_ERROR_RENDER,
+                       _("the image is too large"));
+          return NULL;
+        }
+      file = g_mapped_file_new (figure->path, FALSE, error);
+      if (file == NULL)
+        return NULL;
+      bytes = g_mapped_file_get_bytes (file);
+    }
+  else
+    {
+      g_set_error (error, ASSAY_REPORT_ERROR, ASSAY_REPORT_ERROR_RENDER, _("no image data"));
+      return NULL;
+    }
+
+  data = g_bytes_get_data (bytes, &size);
+  if (size < 24 || memcmp (data, signature, 8) != 0 || memcmp (data + 12, "IHDR", 4) != 0)
+    {
+      g_set_error (error, ASSAY_REPORT_ERROR, ASSAY_REPORT_ERROR_RENDER,
+                   _("the image is not a PNG file"));
+      return NULL;
+    }
+  /* A cut file is the usual damage: a PNG ends with its IEND chunk. Deeper damage is
+   * found by the decoder (the PDF) or left to the browser (HTML). */
+  if (size < 57 || memcmp (data + size - 12, "\0\0\0\0IEND\xae\x42\x60\x82", 12) != 0)
+    {
+      g_set_error (error, ASSAY_REPORT_ERROR, ASSAY_REPORT_ERROR_RENDER,
+                   _("the PNG data is cut short or damaged"));
+      return NULL;
+    }
+  {
+    guint32 be[2];
+
+    memcpy (be, data + 16, sizeof be);
+    *width = GUINT32_FROM_BE (be[0]);
+    *height = GUINT32_FROM_BE (be[1]);
+  }
+  if (*width == 0 || *height == 0 || *width > REPORT_MAX_IMAGE_SIDE || *height > REPORT_MAX_IMAGE_SIDE)
+    {
+      g_set_error (error, ASSAY_REPORT_ERROR, ASSAY_REPORT_ERROR_RENDER,
+                   _("the image is %u × %u pixels, more than Assay draws"), *width, *height);
+      return NULL;
+    }
+  return g_steal_pointer (&bytes);
+}
+
+char *
+report_format_date (gint64 usec)
+{
+  g_autoptr(GDateTime) time = g_date_time_new_from_unix_local (usec / G_USEC_PER_SEC);
+
+  return time ? g_date_time_format (time, "%Y-%m-%d %H:%M") : g_strdup ("");
+}
+
+char *
+report_dataset_summary (const ReportDataset *dataset)
+{
+  g_autofree char *size = dataset->bytes >= 0 ? g_format_size (dataset->bytes) : NULL;
+
+  if (dataset->rows >= 0)
+    return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s: %'" G_GINT64_FORMAT " row (%s)",
+                                         "%s: %'" G_GINT64_FORMAT " rows (%s)", dataset->rows),
+                            dataset->name, dataset->rows, size);
+  if (size)
+    return g_strdup_printf ("%s (%s)", dataset->name, size);
+  return g_strdup_printf (_("%s (missing)"), dataset->name);
+}
+
+/* ---- writing ------------------------------------------------------------------------------ */
+
+static gboolean
+write_report (AssayReport   *report,
+              const char    *path,
+              GCancellable  *cancellable,
+              GError       **error)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *base = g_path_get_basename (path);
+  g_autofree char *tmp_path = g_build_filename (dir, NULL);
+  g_autoptr(GOutputStream) raw = NULL;
+  g_autoptr(GOutputStream) out = NULL;
+  g_autoptr(GError) local_error = NULL;
+  gboolean ok;
+  int fd;
+
+  g_free (tmp_path);
+  tmp_path = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
+  fd = g_mkstemp_full (tmp_path, O_WRONLY | O_CLOEXEC, 0644);
+  if (fd < 0)
+    {
+      int saved = errno;
+
+      g_set_error (error, ASSAY_REPORT_ERROR, ASSAY_REPORT_ERROR_WRITE,
+                   _("Cannot write the report in %s: %s"), dir, g_strerror (saved));
+      return FALSE;
+    }
+  raw = g_unix_output_stream_new (fd, TRUE);
+  out = g_buffered_output_stream_new_sized (raw, 256 * 1024);
+
+  switch (report->options.format)
+    {
+    case ASSAY_REPORT_FORMAT_PDF:
+      ok = assay_report_write_pdf (report, out, cancellable, &local_error);
+      break;
+    case ASSAY_REPORT_FORMAT_HTML:
+      ok = assay_report_write_html (report, out, cancellable, &local_error);
+      break;
+    case ASSAY_REPORT_FORMAT_IPYNB:
+      ok = assay_report_write_ipynb (report, out, cancellable, &local_error);
+      break;
+    default:
+      ok = FALSE;
+      g_set_error (&local_error, ASSAY_REPORT_ERROR, ASSAY_REPORT_ERROR_FORMAT,
+                   _("Unknown report format"));
+      break;
+    }
+  if (ok)
+    ok = g_output_stream_flush (out, cancellable, &local_error);
+  if (ok && fsync (fd) != 0)
+    {
+      int saved = errno;
+
+      g_set_error (&local_error, G_IO_ERROR, g_io_error_from_errno (saved), "%s",
+                   g_strerror (saved));
+      ok = FALSE;
+    }
+  if (!g_output_stream_close (out, NULL, ok ? &local_error : NULL))
+    ok = FALSE;
+  if (ok && g_rename (tmp_path, path) != 0)
+    {
+      int saved = errno;
+
+      g_set_error (&local_error, G_IO_ERROR, g_io_error_from_errno (saved), "%s",
+                   g_strerror (saved));
+      ok = FALSE;
+    }
+  if (ok)
+    return TRUE;
+
+  g_unlink (tmp_path);
+  if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED)
+      || local_error->domain == ASSAY_REPORT_ERROR)
+    g_propagate_error (error, g_steal_pointer (&local_error));
+  else if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NO_SPACE))
+    g_set_error (error, ASSAY_REPORT_ERROR, ASSAY_REPORT_ERROR_WRITE,
+                 _("The disk is full: the report could not be written to %s"), path);
+  else
+    g_set_error (error, ASSAY_REPORT_ERROR, ASSAY_REPORT_ERROR_WRITE,
+                 _("The report could not be written to %s: %s"), path, local_error->message);
+  return FALSE;
+}
+
+gboolean
+assay_report_export (AssaySession              *session,
+                     const AssayReportOptions  *options,
+                     const char                *path,
+                     AssayProgressFunc          progress,
+                     gpointer                   progress_data,
+                     GCancellable              *cancellable,
+                     GError                   **error)
+{
+  AssayReport *report;
+  gboolean ok;
+
+  g_return_val_if_fail (ASSAY_IS_SESSION (session), FALSE);
+  g_return_val_if_fail (options != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  report = assay_report_new_from_session (session, options);
+  report->progress = progress;
+  report->progress_data = progress_data;
+  assay_report_progress (report, 0.0, _("Preparing the report"));
+  ok = write_report (report, path, cancellable, error);
+  if (ok)
+    assay_report_progress (report, 1.0, _("Done"));
+  assay_report_free (report);
+  return ok;
+}
+
+/* ---- async -------------------------------------------------------------------------------- */
+
+typedef struct
+{
+  AssayReport       *report;
+  char              *path;
+  GMainContext      *context;
+  AssayProgressFunc  progress;
+  gpointer           progress_data;
+  GDestroyNotify     progress_destroy;
+} ExportData;
+
+typedef struct
+{
+  ExportData *data;
+  double      fraction;
+  char       *message;
+  GTask      *task;          /* keeps DATA alive until the report reached the caller */
+} ProgressEvent;
+
+static void
+export_data_free (ExportData *data)
+{
+  assay_report_free (data->report);
+  g_free (data->path);
+  g_main_context_unref (data->context);
+  if (data->progress_destroy)
+    data->progress_destroy (data->progress_data);
+  g_free (data);
+}
+
+static gboolean
+deliver_progress (gpointer user_data)
+{
+  ProgressEvent *event = user_data;
+
+  event->data->progress (event->fraction, event->message, event->data->progress_data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+progress_event_free (gpointer user_data)
+{
+  ProgressEvent *event = user_data;
+
+  g_free (event->message);
+  g_object_unref (event->task);
+  g_free (event);
+}
+
+static void
+forward_progress (double      fraction,
+                  const char *message,
+                  gpointer    user_data)
+{
+  GTask *task = user_data;
+  ExportData *data = g_task_get_task_data (task);
+  ProgressEvent *event = g_new0 (ProgressEvent, 1);
+
+  event->data = data;
+  event->fraction = fraction;
+  event->message = g_strdup (message);
+  event->task = g_object_ref (task);
+  g_main_context_invoke_full (data->context, G_PRIORITY_DEFAULT, deliver_progress, event,
+                              progress_event_free);
+}
+
+static void
+export_worker (GTask        *task,
+               gpointer      source_object,
+               gpointer      task_data,
+               GCancellable *cancellable)
+{
+  ExportData *data = task_data;
+  GError *error = NULL;
+
+  if (data->progress)
+    {
+      data->report->progress = forward_progress;
+      data->report->progress_data = task;
+    }
+  assay_report_progress (data->report, 0.0, _("Preparing the report"));
+  if (!write_report (data->report, data->path, cancellable, &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  assay_report_progress (data->report, 1.0, _("Done"));
+  g_task_return_boolean (task, TRUE);
+}
+
+void
+assay_report_export_async (AssaySession              *session,
+                           const AssayReportOptions  *options,
+                           const char                *path,
+                           AssayProgressFunc          progress,
+                           gpointer                   progress_data,
+                           GDestroyNotify             progress_destroy,
+                           GCancellable              *cancellable,
+                           GAsyncReadyCallback        callback,
+                           gpointer                   user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  ExportData *data;
+
+  g_return_if_fail (ASSAY_IS_SESSION (session));
+  g_return_if_fail (options != NULL);
+  g_return_if_fail (path != NULL);
+
+  task = g_task_new (session, cancellable, callback, user_data);
+  g_task_set_source_tag (task, assay_report_export_async);
+  data = g_new0 (ExportData, 1);
+  /* The snapshot is taken here, on the caller's thread; the worker never sees SESSION. */
+  data->report = assay_report_new_from_session (session, options);
+  data->path = g_strdup (path);
+  data->context = g_main_context_ref_thread_default ();
+  data->progress = progress;
+  data->progress_data = progress_data;
+  data->progress_destroy = progress_destroy;
+  g_task_set_task_data (task, data, (GDestroyNotify) export_data_free);
+  g_task_run_in_thread (task, export_worker);
+}
+
+gboolean
+assay_report_export_finish (AssaySession  *session,
+                            GAsyncResult  *result,
+                            GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, session), FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
