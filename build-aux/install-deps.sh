@@ -13,6 +13,8 @@ PACKAGES=(
   # build
   meson ninja-build pkg-config gcc clang libclang-rt-14-dev
   libglib2.0-dev libjson-glib-dev libcurl4-openssl-dev
+  # the app
+  libgtk-4-dev libadwaita-1-dev libpoppler-glib-dev xauth
   # the sandbox
   docker.io bubblewrap mmdebstrap debian-archive-keyring tar ca-certificates iptables
   # tests
