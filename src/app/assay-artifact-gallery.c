@@ -448,7 +448,7 @@ assay_artifact_gallery_dispose (GObject *object)
   AssayArtifactGallery *self = ASSAY_ARTIFACT_GALLERY (object);
 
   forget_thumbnails (self);
-  if (self->model != NULL)
+  if (self->filtered != NULL)
     g_signal_handlers_disconnect_by_func (self->filtered, on_items_changed, self);
   gtk_widget_dispose_template (GTK_WIDGET (self), ASSAY_TYPE_ARTIFACT_GALLERY);
   for (GtkWidget *child; (child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL;)

@@ -117,7 +117,13 @@ update_actions (AssayArtifactViewer *self)
     {
       double zoom = is_image ? assay_image_view_get_zoom (self->image_view)
                              : assay_pdf_view_get_zoom (self->pdf_view);
-      g_autofree char *text = g_strdup_printf ("%.0f%%", zoom * 100);
+      g_autofree char *text = NULL;
+
+      /* A fitted image's scale follows the window's size: say what it does instead. */
+      if (is_image && assay_image_view_get_fit (self->image_view))
+        text = g_strdup ("Fit");
+      else
+        text = g_strdup_printf ("%.0f%%", zoom * 100);
 
       gtk_button_set_label (self->zoom_label, text);
     }
