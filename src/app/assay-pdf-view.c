@@ -615,6 +615,13 @@ assay_pdf_view_class_init (AssayPdfViewClass *klass)
   gtk_widget_class_set_css_name (widget_class, "assay-pdf-view");
 }
 
+/* Moved to a monitor of another scale: render sharp for it. */
+static void
+on_scale_factor_changed (AssayPdfView *self)
+{
+  request_render (self);
+}
+
 static void
 assay_pdf_view_init (AssayPdfView *self)
 {
@@ -624,6 +631,7 @@ assay_pdf_view_init (AssayPdfView *self)
   g_queue_init (&self->cache_order);
   gtk_widget_init_template (GTK_WIDGET (self));
   gtk_scrolled_window_set_policy (self->scroller, GTK_POLICY_AUTOMATIC, GTK_POLICY_AUTOMATIC);
+  g_signal_connect (self, "notify::scale-factor", G_CALLBACK (on_scale_factor_changed), NULL);
 }
 
 GtkWidget *

@@ -262,12 +262,15 @@ test_gallery_empty_and_live (void)
   g_autofree char *chart = NULL;
   g_autofree char *source = g_build_filename (session_dir, "artifacts", "c5-funnel.png", NULL);
   g_autofree char *contents = NULL;
+  GtkStack *stack = GTK_STACK (find_descendant (GTK_WIDGET (gallery), GTK_TYPE_STACK));
   gsize length;
 
   g_assert_no_error (error);
   list = assay_artifact_list_new_for_session (session);
   assay_artifact_gallery_set_model (gallery, list);
   g_assert_cmpuint (g_list_model_get_n_items (assay_artifact_gallery_get_visible (gallery)), ==, 0);
+  /* An empty session says so. */
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (stack), ==, "empty");
 
   /* The window adds what the agent reports while it runs. */
   g_assert_true (g_file_get_contents (source, &contents, &length, NULL));
@@ -276,6 +279,12 @@ test_gallery_empty_and_live (void)
   g_assert_true (assay_artifact_list_add (list, "c1", "funnel.png", chart, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (g_list_model_get_n_items (assay_artifact_gallery_get_visible (gallery)), ==, 1);
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (stack), ==, "grid");
+  /* A filter that matches nothing says so too. */
+  assay_artifact_gallery_set_filter (gallery, ASSAY_GALLERY_FILTER_TABLES);
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (stack), ==, "empty");
+  assay_artifact_gallery_set_filter (gallery, ASSAY_GALLERY_FILTER_ALL);
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (stack), ==, "grid");
   WAIT_UNTIL (assay_artifact_gallery_get_thumbnail (gallery, find_item (list, "funnel.png")) != NULL);
 
   /* Closing with work in flight: a new model, then at once the window. */
