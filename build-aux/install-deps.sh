@@ -15,6 +15,8 @@ PACKAGES=(
   libglib2.0-dev libjson-glib-dev libcurl4-openssl-dev libuchardet-dev zlib1g-dev
   # reports: cairo + Pango draw the PDF, md4c reads the model's Markdown, DejaVu has Cyrillic
   libcairo2-dev libpango1.0-dev libmd4c-dev fonts-dejavu-core
+  # the app
+  libgtk-4-dev libadwaita-1-dev libpoppler-glib-dev xauth
   # the sandbox
   docker.io bubblewrap mmdebstrap debian-archive-keyring tar ca-certificates iptables
   # tests
