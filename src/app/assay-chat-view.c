@@ -436,12 +436,16 @@ static void
 assay_chat_view_dispose (GObject *object)
 {
   AssayChatView *self = ASSAY_CHAT_VIEW (object);
+  GtkWidget *child;
 
   g_clear_handle_id (&self->retry_source, g_source_remove);
   if (self->cards != NULL)
     g_ptr_array_set_size (self->cards, 0);
   self->current_card = NULL;
   gtk_widget_dispose_template (GTK_WIDGET (self), ASSAY_TYPE_CHAT_VIEW);
+  /* The template's root box is not a bound child: unparent it too. */
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
   G_OBJECT_CLASS (assay_chat_view_parent_class)->dispose (object);
 }
 

@@ -408,9 +408,13 @@ static void
 assay_code_review_dispose (GObject *object)
 {
   AssayCodeReview *self = ASSAY_CODE_REVIEW (object);
+  GtkWidget *child;
 
   g_signal_handlers_disconnect_by_data (adw_style_manager_get_default (), self);
   gtk_widget_dispose_template (GTK_WIDGET (self), ASSAY_TYPE_CODE_REVIEW);
+  /* The template's root box is not a bound child: unparent it too. */
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
   G_OBJECT_CLASS (assay_code_review_parent_class)->dispose (object);
 }
 

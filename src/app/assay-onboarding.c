@@ -217,9 +217,13 @@ static void
 assay_onboarding_dispose (GObject *object)
 {
   AssayOnboarding *self = ASSAY_ONBOARDING (object);
+  GtkWidget *child;
 
   g_cancellable_cancel (self->cancellable);
   gtk_widget_dispose_template (GTK_WIDGET (self), ASSAY_TYPE_ONBOARDING);
+  /* The template's root box is not a bound child: unparent it too. */
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
   G_OBJECT_CLASS (assay_onboarding_parent_class)->dispose (object);
 }
 

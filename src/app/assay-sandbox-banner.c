@@ -222,11 +222,15 @@ static void
 assay_sandbox_banner_dispose (GObject *object)
 {
   AssaySandboxBanner *self = ASSAY_SANDBOX_BANNER (object);
+  GtkWidget *child;
 
   g_cancellable_cancel (self->cancellable);
   if (self->build_cancellable != NULL)
     g_cancellable_cancel (self->build_cancellable);
   gtk_widget_dispose_template (GTK_WIDGET (self), ASSAY_TYPE_SANDBOX_BANNER);
+  /* The template's root box is not a bound child: unparent it too. */
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
   G_OBJECT_CLASS (assay_sandbox_banner_parent_class)->dispose (object);
 }
 

@@ -287,9 +287,13 @@ static void
 assay_sessions_sidebar_dispose (GObject *object)
 {
   AssaySessionsSidebar *self = ASSAY_SESSIONS_SIDEBAR (object);
+  GtkWidget *child;
 
   g_cancellable_cancel (self->cancellable);
   gtk_widget_dispose_template (GTK_WIDGET (self), ASSAY_TYPE_SESSIONS_SIDEBAR);
+  /* The template's root box is not a bound child: unparent it too. */
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
   g_clear_object (&self->filtered);
   G_OBJECT_CLASS (assay_sessions_sidebar_parent_class)->dispose (object);
 }

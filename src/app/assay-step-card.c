@@ -516,11 +516,15 @@ static void
 assay_step_card_dispose (GObject *object)
 {
   AssayStepCard *self = ASSAY_STEP_CARD (object);
+  GtkWidget *child;
 
   g_clear_handle_id (&self->render_source, g_source_remove);
   if (self->cells != NULL)
     g_ptr_array_set_size (self->cells, 0);
   gtk_widget_dispose_template (GTK_WIDGET (self), ASSAY_TYPE_STEP_CARD);
+  /* The template's root box is not a bound child: unparent it too. */
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
   G_OBJECT_CLASS (assay_step_card_parent_class)->dispose (object);
 }
 
