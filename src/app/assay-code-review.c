@@ -28,6 +28,8 @@ struct _AssayCodeReview
   char          *diff;
   gboolean       editing;
   gboolean       show_diff;
+  gboolean       streaming;      /* code of the current turn is arriving */
+  gboolean       stale;          /* what is shown belongs to an earlier turn */
 };
 
 G_DEFINE_FINAL_TYPE (AssayCodeReview, assay_code_review, GTK_TYPE_WIDGET)
@@ -128,10 +130,12 @@ assay_code_review_begin (AssayCodeReview *self)
   g_return_if_fail (ASSAY_IS_CODE_REVIEW (self));
   g_clear_pointer (&self->cell_id, g_free);
   set_editing (self, FALSE);
-  set_show_diff (self, FALSE);
-  set_code (self, "");
-  gtk_label_set_text (self->title_label, _("The model is writing code…"));
-  gtk_widget_set_visible (GTK_WIDGET (self->description_label), FALSE);
+  /* The last cell stays in sight until the model starts writing the next one; a retry
+   * voids what streamed of this turn. */
+  if (self->streaming)
+    set_code (self, "");
+  self->streaming = FALSE;
+  self->stale = TRUE;
   update_actions (self);
 }
 
@@ -143,6 +147,15 @@ assay_code_review_append_code (AssayCodeReview *self,
   GtkTextBuffer *buffer;
 
   g_return_if_fail (ASSAY_IS_CODE_REVIEW (self));
+  if (self->stale)
+    {
+      self->stale = FALSE;
+      set_show_diff (self, FALSE);
+      set_code (self, "");
+      gtk_label_set_text (self->title_label, _("The model is writing code…"));
+      gtk_widget_set_visible (GTK_WIDGET (self->description_label), FALSE);
+    }
+  self->streaming = TRUE;
   buffer = GTK_TEXT_BUFFER (code_buffer (self));
   gtk_text_buffer_get_end_iter (buffer, &end);
   gtk_text_buffer_insert (buffer, &end, text, -1);
@@ -181,6 +194,8 @@ assay_code_review_request (AssayCodeReview *self,
   g_free (self->proposed_code);
   self->proposed_code = g_strdup (code);
   remember_attempt (self, code);
+  self->streaming = FALSE;
+  self->stale = FALSE;
   set_editing (self, FALSE);
   set_show_diff (self, FALSE);
   set_code (self, code);
@@ -202,9 +217,11 @@ assay_code_review_show (AssayCodeReview *self,
       g_strcmp0 (self->proposed_code, code) != 0)
     remember_attempt (self, code);
   g_clear_pointer (&self->cell_id, g_free);
+  self->streaming = FALSE;
+  self->stale = FALSE;
   set_editing (self, FALSE);
   set_code (self, code);
-  gtk_label_set_text (self->title_label, _("Running"));
+  gtk_label_set_text (self->title_label, _("Ran"));
   update_actions (self);
 }
 
@@ -216,6 +233,8 @@ assay_code_review_reset (AssayCodeReview *self)
   g_clear_pointer (&self->proposed_code, g_free);
   g_clear_pointer (&self->previous_code, g_free);
   g_clear_pointer (&self->diff, g_free);
+  self->streaming = FALSE;
+  self->stale = FALSE;
   set_editing (self, FALSE);
   set_show_diff (self, FALSE);
   set_code (self, "");
