@@ -35,6 +35,7 @@ append_message (AssayChatView *self,
                 GtkWidget     *widget)
 {
   gtk_widget_set_visible (self->empty_page, FALSE);
+  gtk_widget_set_vexpand (widget, FALSE);
   gtk_box_append (self->messages_box, widget);
   self->stick_to_bottom = TRUE;
 }

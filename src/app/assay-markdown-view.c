@@ -284,6 +284,7 @@ leave_block (MD_BLOCKTYPE  type,
         gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller),
                                         GTK_POLICY_AUTOMATIC, GTK_POLICY_NEVER);
         gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scroller), TRUE);
+        gtk_widget_set_vexpand (scroller, FALSE);
         gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), GTK_WIDGET (render->table));
         render->table = NULL;
         add_child (render, scroller);

@@ -11,8 +11,14 @@ gui_test_init (int    *argc,
                char ***argv)
 {
   g_test_init (argc, argv, NULL);
+  g_autoptr(GtkCssProvider) css = gtk_css_provider_new ();
+
   adw_init ();
   assay_app_ensure_resources ();
+  /* AdwApplication loads the app's CSS; the tests have no application. */
+  gtk_css_provider_load_from_resource (css, "/org/assay/Assay/style.css");
+  gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
+                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
 }
 
 static gboolean
