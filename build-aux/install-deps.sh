@@ -13,10 +13,12 @@ PACKAGES=(
   # build
   meson ninja-build pkg-config gcc clang libclang-rt-14-dev
   libglib2.0-dev libjson-glib-dev libcurl4-openssl-dev
+  # the app
+  libgtk-4-dev libadwaita-1-dev libgtksourceview-5-dev libsecret-1-dev libmd4c-dev
   # the sandbox
   docker.io bubblewrap mmdebstrap debian-archive-keyring tar ca-certificates iptables
   # tests
-  python3 xvfb curl poppler-utils
+  python3 xvfb curl poppler-utils xauth dbus-x11 gnome-keyring
 )
 
 missing=()
