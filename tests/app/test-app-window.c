@@ -11,6 +11,7 @@
 #include "assay-diff.h"
 #include "assay-markdown-view.h"
 #include "assay-onboarding.h"
+#include "assay-preferences.h"
 #include "assay-session.h"
 #include "assay-sessions-sidebar.h"
 #include "assay-window.h"
@@ -116,6 +117,32 @@ test_unsupported_file (void)
   g_assert_nonnull (strstr (assay_window_get_last_toast (window), "report.pdf"));
   g_assert_nonnull (strstr (assay_window_get_last_toast (window), "CSV, TSV, TXT and XLSX"));
   g_assert_null (assay_window_get_session (window));
+
+  /* The same through the window's drop target, as a drag from the file manager. */
+  {
+    g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (window));
+    GtkDropTarget *target = NULL;
+    GSList *list = g_slist_prepend (NULL, pdf_file);
+    GValue value = G_VALUE_INIT;
+    gboolean accepted = FALSE;
+
+    for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+      {
+        g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
+
+        if (GTK_IS_DROP_TARGET (controller))
+          target = GTK_DROP_TARGET (controller);
+      }
+    g_assert_nonnull (target);
+    g_value_init (&value, GDK_TYPE_FILE_LIST);
+    g_value_take_boxed (&value, gdk_file_list_new_from_list (list));
+    g_signal_emit_by_name (target, "drop", &value, 0.0, 0.0, &accepted);
+    g_assert_true (accepted);
+    g_value_unset (&value);
+    g_slist_free (list);
+    g_assert_nonnull (strstr (assay_window_get_last_toast (window), "report.pdf"));
+    g_assert_null (assay_window_get_session (window));
+  }
 
   assay_window_add_files (window, &csv_file, 1);
   session = assay_window_get_session (window);
@@ -257,6 +284,30 @@ test_sessions (void)
 }
 
 static void
+test_preferences_and_shortcuts (void)
+{
+  g_autoptr(GtkBuilder) builder = gtk_builder_new_from_resource ("/org/assay/Assay/gtk/help-overlay.ui");
+  GtkWidget *preferences;
+  GtkSpinButton *spin;
+
+  g_assert_true (GTK_IS_SHORTCUTS_WINDOW (gtk_builder_get_object (builder, "help_overlay")));
+  gtk_window_destroy (GTK_WINDOW (gtk_builder_get_object (builder, "help_overlay")));
+
+  preferences = g_object_ref (assay_preferences_new (NULL, "bubblewrap, because Docker is not running."));
+  gtk_window_present (GTK_WINDOW (preferences));
+  gui_spin (50);
+  g_assert_nonnull (gui_find (preferences, ADW_TYPE_ACTION_ROW, "In use"));
+  spin = GTK_SPIN_BUTTON (gui_find (preferences, GTK_TYPE_SPIN_BUTTON, "2048"));
+  g_assert_nonnull (spin);
+  gtk_spin_button_set_value (spin, 4096);
+  g_assert_cmpuint (g_settings_get_uint (settings, "memory-mb"), ==, 4096);
+  g_settings_reset (settings, "memory-mb");
+  gtk_window_destroy (GTK_WINDOW (preferences));
+  gui_spin (50);
+  g_assert_finalize_object (preferences);
+}
+
+static void
 test_markdown (void)
 {
   GtkWidget *view = g_object_ref_sink (assay_markdown_view_new ());
@@ -317,6 +368,7 @@ main (int   argc,
   g_test_add_func ("/assay/app/window/unsupported-file", test_unsupported_file);
   g_test_add_func ("/assay/app/window/sessions", test_sessions);
   g_test_add_func ("/assay/app/markdown", test_markdown);
+  g_test_add_func ("/assay/app/preferences-and-shortcuts", test_preferences_and_shortcuts);
   g_test_add_func ("/assay/app/diff", test_diff);
   status = g_test_run ();
   g_object_unref (settings);
