@@ -656,6 +656,13 @@ assay_window_open_session (AssayWindow  *self,
   self->session = g_steal_pointer (&session);
   assay_chat_view_show_session (self->chat_view, self->session,
                                 g_settings_get_uint (self->settings, "max-steps"));
+  /* The code view shows the session's last cell, as it was when the session was left. */
+  if (assay_session_get_n_cells (self->session) > 0)
+    {
+      AssaySessionCell *last = assay_session_get_cell (self->session, assay_session_get_n_cells (self->session) - 1);
+
+      assay_code_review_show (self->code_review, last->code ? last->code : last->proposed_code);
+    }
   assay_sessions_sidebar_select (self->sidebar, dir);
   return TRUE;
 }

@@ -12,6 +12,7 @@
 #include "assay-markdown-view.h"
 #include "assay-onboarding.h"
 #include "assay-preferences.h"
+#include "assay-sandbox-banner.h"
 #include "assay-session.h"
 #include "assay-sessions-sidebar.h"
 #include "assay-window.h"
@@ -38,14 +39,35 @@ close_window (AssayWindow *window)
 }
 
 static void
+ready_cb (GtkWidget *banner,
+          gboolean  *ready)
+{
+  *ready = TRUE;
+}
+
+static gboolean
+is_true (gpointer data)
+{
+  return *(gboolean *) data;
+}
+
+static void
 test_finalize (void)
 {
   AssayWindow *window;
+  AssaySandboxBanner *banner;
+  gboolean ready = FALSE;
 
   g_settings_set_string (settings, "provider", "openai");
   window = open_window ();
   g_assert_cmpstr (assay_window_get_page (window), ==, "main");
-  g_assert_nonnull (gui_find (GTK_WIDGET (window), ADW_TYPE_STATUS_PAGE, NULL));
+  g_assert_nonnull (gui_find (GTK_WIDGET (window), GTK_TYPE_LABEL, "Nothing Here Yet"));
+  /* The sandbox image is there (the sandbox suite built it): no banner. */
+  banner = ASSAY_SANDBOX_BANNER (gui_find (GTK_WIDGET (window), ASSAY_TYPE_SANDBOX_BANNER, NULL));
+  g_signal_connect (banner, "ready", G_CALLBACK (ready_cb), &ready);
+  assay_sandbox_banner_check (banner);
+  gui_wait (is_true, &ready, 20, "the sandbox check");
+  g_assert_false (assay_sandbox_banner_get_shown (banner));
   close_window (window);
   g_settings_reset (settings, "provider");
 }
@@ -158,6 +180,30 @@ test_unsupported_file (void)
 }
 
 static void delete_all_sessions (void);
+
+static void
+test_demo (void)
+{
+  AssayWindow *window;
+  AssaySession *session;
+  GPtrArray *datasets;
+  g_autofree char *question = NULL;
+
+  g_settings_reset (settings, "provider");
+  window = open_window ();
+  g_assert_cmpstr (assay_window_get_page (window), ==, "onboarding");
+  g_signal_emit_by_name (assay_window_get_onboarding (window), "demo-requested");
+  g_assert_cmpstr (assay_window_get_page (window), ==, "main");
+  session = assay_window_get_session (window);
+  g_assert_nonnull (session);
+  datasets = assay_session_get_datasets (session);
+  g_assert_cmpuint (datasets->len, ==, 1);
+  g_assert_cmpstr (((AssaySessionDataset *) g_ptr_array_index (datasets, 0))->name, ==, "sales.csv");
+  question = assay_chat_view_get_composer_text (assay_window_get_chat_view (window));
+  g_assert_nonnull (strstr (question, "Analyse Q3 sales"));
+  g_assert_nonnull (gui_find (GTK_WIDGET (window), GTK_TYPE_LABEL, "Demo: the model's answers are recorded"));
+  close_window (window);
+}
 
 static char *
 make_session (const char *question,
@@ -367,6 +413,7 @@ main (int   argc,
   g_test_add_func ("/assay/app/window/onboarding", test_onboarding);
   g_test_add_func ("/assay/app/window/unsupported-file", test_unsupported_file);
   g_test_add_func ("/assay/app/window/sessions", test_sessions);
+  g_test_add_func ("/assay/app/window/demo", test_demo);
   g_test_add_func ("/assay/app/markdown", test_markdown);
   g_test_add_func ("/assay/app/preferences-and-shortcuts", test_preferences_and_shortcuts);
   g_test_add_func ("/assay/app/diff", test_diff);
