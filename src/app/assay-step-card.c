@@ -292,14 +292,25 @@ assay_step_card_cell_started (AssayStepCard *self,
   row->tick_source = g_timeout_add_seconds (1, tick_cb, row);
 }
 
+/* Lines of text, a final newline ending the last one rather than starting another. */
+static guint
+count_lines (GString *text)
+{
+  guint lines = 0;
+
+  for (const char *p = text->str; *p; p++)
+    lines += *p == '\n';
+  if (text->len > 0 && text->str[text->len - 1] != '\n')
+    lines++;
+  return lines;
+}
+
 static void
 update_output (CellRow *row)
 {
-  guint lines = 1;
+  guint lines = count_lines (row->output);
   g_autofree char *title = NULL;
 
-  for (const char *p = row->output->str; *p; p++)
-    lines += *p == '\n';
   gtk_label_set_text (GTK_LABEL (row->output_label), row->output->str);
   gtk_widget_set_visible (row->expander, row->output->len > 0);
   title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Output (%u line)", "Output (%u lines)", lines), lines);
@@ -433,7 +444,7 @@ assay_step_card_cell_finished (AssayStepCard *self,
   g_autofree char *text = NULL;
   const char *icon = "dialog-error-symbolic";
   const char *css = "error";
-  guint lines = 1;
+  guint lines;
 
   g_return_if_fail (ASSAY_IS_STEP_CARD (self));
   if ((row = find_cell (self, cell_id)) == NULL)
@@ -474,8 +485,7 @@ assay_step_card_cell_finished (AssayStepCard *self,
     }
   set_status (row, status, icon, text, css);
 
-  for (const char *p = row->output->str; *p; p++)
-    lines += *p == '\n';
+  lines = count_lines (row->output);
   if (lines > LONG_OUTPUT_LINES || row->output->len > LONG_OUTPUT_CHARS)
     gtk_expander_set_expanded (GTK_EXPANDER (row->expander), FALSE);
 }

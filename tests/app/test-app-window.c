@@ -15,6 +15,7 @@
 #include "assay-sandbox-banner.h"
 #include "assay-session.h"
 #include "assay-sessions-sidebar.h"
+#include "assay-step-card.h"
 #include "assay-window.h"
 #include "gui-test-util.h"
 
@@ -383,6 +384,53 @@ test_markdown (void)
 }
 
 static void
+test_step_card (void)
+{
+  GtkWidget *card = g_object_ref_sink (assay_step_card_new (3, 8));
+  AssayStepCard *step = ASSAY_STEP_CARD (card);
+  g_autoptr(GString) long_text = g_string_new (NULL);
+  g_autoptr(JsonObject) output = json_object_new ();
+  GtkWidget *expander;
+
+  g_assert_nonnull (gui_find (card, GTK_TYPE_LABEL, "Step 3 of 8"));
+  for (guint i = 0; i < 40; i++)
+    g_string_append_printf (long_text, "line %u\n", i);
+  json_object_set_string_member (output, "output_type", "stream");
+  json_object_set_string_member (output, "name", "stdout");
+  json_object_set_string_member (output, "text", long_text->str);
+
+  assay_step_card_add_cell (step, "c1", "Long output");
+  assay_step_card_cell_started (step, "c1");
+  g_assert_cmpstr (assay_step_card_get_cell_status (step, "c1"), ==, "running");
+  g_assert_nonnull (gui_find (card, GTK_TYPE_LABEL, "Running… 0 s"));
+  assay_step_card_cell_output (step, "c1", output);
+  assay_step_card_cell_finished (step, "c1", "ok", NULL, 1500);
+  g_assert_nonnull (gui_find (card, GTK_TYPE_LABEL, "Ran in 1.5 s"));
+  expander = gui_find (card, GTK_TYPE_EXPANDER, NULL);
+  g_assert_nonnull (expander);
+  g_assert_false (gtk_expander_get_expanded (GTK_EXPANDER (expander)));
+  g_assert_cmpstr (gtk_expander_get_label (GTK_EXPANDER (expander)), ==, "Output (40 lines)");
+
+  assay_step_card_add_cell (step, "c2", NULL);
+  assay_step_card_cell_started (step, "c2");
+  assay_step_card_cell_finished (step, "c2", "timeout", "the cell ran longer than 120 s", 120000);
+  g_assert_nonnull (gui_find (card, GTK_TYPE_LABEL, "Timed out after 120 s: the cell ran longer than 120 s"));
+  assay_step_card_add_cell (step, "c3", NULL);
+  assay_step_card_cell_finished (step, "c3", "oom", NULL, 10);
+  g_assert_nonnull (gui_find (card, GTK_TYPE_LABEL, "Ran out of memory"));
+  assay_step_card_add_cell (step, "c4", NULL);
+  assay_step_card_cell_finished (step, "c4", "error", "NameError", 10);
+  g_assert_nonnull (gui_find (card, GTK_TYPE_LABEL, "Failed with an error after 0.0 s: NameError"));
+  assay_step_card_cell_rejected (step, "c5", "use the clean table");
+  g_assert_nonnull (gui_find (card, GTK_TYPE_LABEL, "Rejected: use the clean table"));
+  g_assert_cmpuint (assay_step_card_get_n_cells (step), ==, 5);
+
+  assay_step_card_clear (step);
+  g_assert_cmpuint (assay_step_card_get_n_cells (step), ==, 0);
+  g_assert_finalize_object (card);
+}
+
+static void
 test_diff (void)
 {
   g_autofree char *same = assay_diff_unified ("a\nb\n", "a\nb\n", "old", "new", 3);
@@ -417,6 +465,7 @@ main (int   argc,
   g_test_add_func ("/assay/app/markdown", test_markdown);
   g_test_add_func ("/assay/app/preferences-and-shortcuts", test_preferences_and_shortcuts);
   g_test_add_func ("/assay/app/diff", test_diff);
+  g_test_add_func ("/assay/app/step-card", test_step_card);
   status = g_test_run ();
   g_object_unref (settings);
   return status;
