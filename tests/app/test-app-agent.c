@@ -211,6 +211,27 @@ test_run (void)
   g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "(2, 2)"));
   g_assert_cmpstr (cell_status (window, first_id), ==, "ok");
   check_answer (chat);
+
+  /* A follow-up in the reopened session: its kernel state is rebuilt first (the successful
+   * cells run again), so `df` still exists. */
+  {
+    g_autofree char *transcript = gui_write_file (work_dir, "follow-up.json",
+      "{\"format\": \"assay-transcript\", \"turns\": ["
+      "{\"text\": \"Checking.\", \"tool_calls\": [{\"id\": \"call_9\", \"name\": \"execute_python\","
+      "  \"arguments\": {\"code\": \"print('rows again:', len(df))\\n\"}}]},"
+      "{\"text\": \"Still *two* rows.\"}]}");
+    g_autoptr(GError) error = NULL;
+    g_autoptr(AssayLlmProvider) provider = assay_recorded_provider_new (transcript, &error);
+
+    g_assert_no_error (error);
+    assay_window_set_provider (window, provider, "recorded-gui", FALSE);
+    assay_code_review_set_auto_run (review, TRUE);
+    send (window, "How many rows now?");
+    wait_idle (window);
+    g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "Restoring the session"));
+    g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "rows again: 2"));
+    g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "Still two rows."));
+  }
   close_window (window);
 }
 
