@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* API keys go to the keyring (a real gnome-keyring-daemon on a private D-Bus session) and come
+/* (This file runs with a private D-Bus session: the application test needs one too.)
+ * API keys go to the keyring (a real gnome-keyring-daemon on a private D-Bus session) and come
  * back from it to the provider; they are never written to GSettings or a session file. */
 #include "config.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "assay-application.h"
 #include "assay-chat-view.h"
 #include "assay-keyring.h"
 #include "assay-onboarding.h"
@@ -156,6 +158,47 @@ test_onboarding_key (void)
   g_unlink (log_path);
 }
 
+/* `assay sales.csv notes.pdf`: G_APPLICATION_HANDLES_OPEN gives the files to the window. */
+static void
+test_application_open (void)
+{
+  g_autoptr(AssayApplication) app = assay_application_new ();
+  g_autoptr(GSettings) settings = g_settings_new ("org.assay.Assay");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("assay-gui-open-XXXXXX", NULL);
+  g_autofree char *csv = gui_write_file (dir, "sales.csv", "a,b\n1,2\n");
+  g_autofree char *pdf = gui_write_file (dir, "notes.pdf", "%PDF");
+  GFile *files[2];
+  GtkWindow *window;
+  AssaySession *session;
+
+  g_settings_set_string (settings, "provider", "openai");
+  g_application_register (G_APPLICATION (app), NULL, &error);
+  g_assert_no_error (error);
+  files[0] = g_file_new_for_path (csv);
+  files[1] = g_file_new_for_path (pdf);
+  g_application_open (G_APPLICATION (app), &files[1], 1, "");
+  window = gtk_application_get_active_window (GTK_APPLICATION (app));
+  g_assert_true (ASSAY_IS_WINDOW (window));
+  g_assert_nonnull (strstr (assay_window_get_last_toast (ASSAY_WINDOW (window)), "notes.pdf"));
+  g_assert_null (assay_window_get_session (ASSAY_WINDOW (window)));
+  g_application_open (G_APPLICATION (app), files, 2, "");
+  g_assert_true (gtk_application_get_active_window (GTK_APPLICATION (app)) == window);
+  session = assay_window_get_session (ASSAY_WINDOW (window));
+  g_assert_nonnull (session);
+  g_assert_cmpuint (assay_session_get_datasets (session)->len, ==, 1);
+  g_assert_nonnull (strstr (assay_window_get_last_toast (ASSAY_WINDOW (window)), "Added sales.csv"));
+  g_object_ref (window);
+  gtk_window_destroy (window);
+  gui_spin (50);
+  g_assert_finalize_object (window);
+  g_object_unref (files[0]);
+  g_object_unref (files[1]);
+  g_unlink (csv);
+  g_unlink (pdf);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -163,5 +206,6 @@ main (int   argc,
   gui_test_init (&argc, &argv);
   g_test_add_func ("/assay/app/keyring/store-and-lookup", test_store_and_lookup);
   g_test_add_func ("/assay/app/keyring/onboarding-key", test_onboarding_key);
+  g_test_add_func ("/assay/app/application/open", test_application_open);
   return g_test_run ();
 }
