@@ -16,11 +16,11 @@ PACKAGES=(
   # reports: cairo + Pango draw the PDF, md4c reads the model's Markdown, DejaVu has Cyrillic
   libcairo2-dev libpango1.0-dev libmd4c-dev fonts-dejavu-core
   # the app
-  libgtk-4-dev libadwaita-1-dev libpoppler-glib-dev xauth
+  libgtk-4-dev libadwaita-1-dev libpoppler-glib-dev libgtksourceview-5-dev libsecret-1-dev xauth
   # the sandbox
   docker.io bubblewrap mmdebstrap debian-archive-keyring tar ca-certificates iptables
   # tests
-  python3 xvfb curl poppler-utils python3-nbformat python3-jsonschema
+  python3 xvfb curl poppler-utils python3-nbformat python3-jsonschema dbus-x11 gnome-keyring
   # the datasets benchmark compares with pandas on the host
   python3-pandas
   # packaging: translations, and the validators of data/

@@ -1,65 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
-#include <glib/gi18n.h>
-
-#include "assay-bwrap-backend.h"
 #include "assay-cli.h"
-#include "assay-docker-backend.h"
-#include "assay-docker-client.h"
-
-static AssaySandboxBackend *
-use_docker (AssaySandboxImage  *image,
-            AssaySandboxSpec   *spec,
-            GError            **error)
-{
-  g_autoptr(AssayDockerBackend) backend = assay_docker_backend_new (NULL);
-  g_autoptr(AssayDockerClient) client = assay_docker_client_new (NULL);
-  g_autofree char *reason = NULL;
-
-  if (!assay_sandbox_backend_probe (ASSAY_SANDBOX_BACKEND (backend), &reason, NULL))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   _("the Docker backend cannot be used: %s"), reason);
-      return NULL;
-    }
-  if (!assay_sandbox_image_has_docker (image, client, NULL))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                   _("the Docker image %s is missing (run “assay-cli sandbox build”)"),
-                   assay_sandbox_image_get_docker_ref (image));
-      return NULL;
-    }
-  g_free (spec->image_ref);
-  spec->image_ref = g_strdup (assay_sandbox_image_get_docker_ref (image));
-  return ASSAY_SANDBOX_BACKEND (g_steal_pointer (&backend));
-}
-
-static AssaySandboxBackend *
-use_bwrap (AssaySandboxImage  *image,
-           AssaySandboxSpec   *spec,
-           GError            **error)
-{
-  g_autoptr(AssayBwrapBackend) backend = assay_bwrap_backend_new ();
-  g_autofree char *reason = NULL;
-
-  if (!assay_sandbox_backend_probe (ASSAY_SANDBOX_BACKEND (backend), &reason, NULL))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   _("the bubblewrap backend cannot be used: %s"), reason);
-      return NULL;
-    }
-  if (!assay_sandbox_image_has_tree (image))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                   _("the sandbox tree %s is missing (run “assay-cli sandbox build”)"),
-                   assay_sandbox_image_get_tree_dir (image));
-      return NULL;
-    }
-  g_free (spec->rootfs_dir);
-  spec->rootfs_dir = g_strdup (assay_sandbox_image_get_tree_dir (image));
-  return ASSAY_SANDBOX_BACKEND (g_steal_pointer (&backend));
-}
+#include "assay-sandbox-choice.h"
 
 AssaySandboxBackend *
 assay_cli_choose_backend (const char         *name,
@@ -67,27 +10,5 @@ assay_cli_choose_backend (const char         *name,
                           AssaySandboxSpec   *spec,
                           GError            **error)
 {
-  g_autoptr(GError) docker_error = NULL;
-  g_autoptr(GError) bwrap_error = NULL;
-  AssaySandboxBackend *backend;
-
-  if (g_strcmp0 (name, "docker") == 0)
-    return use_docker (image, spec, error);
-  if (g_strcmp0 (name, "bwrap") == 0 || g_strcmp0 (name, "bubblewrap") == 0)
-    return use_bwrap (image, spec, error);
-  if (name != NULL)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   _("unknown backend “%s” (use docker or bwrap)"), name);
-      return NULL;
-    }
-
-  if ((backend = use_docker (image, spec, &docker_error)))
-    return backend;
-  if ((backend = use_bwrap (image, spec, &bwrap_error)))
-    return backend;
-
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-               _("no sandbox can be used: %s; %s"), docker_error->message, bwrap_error->message);
-  return NULL;
+  return assay_sandbox_choose_backend (name, image, spec, NULL, error);
 }

@@ -1,0 +1,509 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "assay-chat-view.h"
+#include "assay-markdown-view.h"
+#include "assay-step-card.h"
+
+struct _AssayChatView
+{
+  GtkWidget          parent_instance;
+
+  GtkRevealer       *retry_revealer;
+  GtkLabel          *retry_label;
+  GtkScrolledWindow *scroller;
+  GtkBox            *messages_box;
+  GtkWidget         *empty_page;
+  GtkTextView       *composer_view;
+  GtkWidget         *stop_button;
+  GtkWidget         *send_button;
+
+  AssayStepCard     *current_card;
+  GPtrArray         *cards;          /* AssayStepCard*, not owned */
+  guint              retry_source;
+  gint64             retry_deadline_us;
+  char              *retry_reason;
+  gboolean           stick_to_bottom;
+};
+
+G_DEFINE_FINAL_TYPE (AssayChatView, assay_chat_view, GTK_TYPE_WIDGET)
+
+static void
+append_message (AssayChatView *self,
+                GtkWidget     *widget)
+{
+  gtk_widget_set_visible (self->empty_page, FALSE);
+  gtk_widget_set_vexpand (widget, FALSE);
+  gtk_box_append (self->messages_box, widget);
+  self->stick_to_bottom = TRUE;
+}
+
+void
+assay_chat_view_clear (AssayChatView *self)
+{
+  GtkWidget *child;
+
+  g_return_if_fail (ASSAY_IS_CHAT_VIEW (self));
+  while ((child = gtk_widget_get_last_child (GTK_WIDGET (self->messages_box))) != self->empty_page)
+    gtk_box_remove (self->messages_box, child);
+  gtk_widget_set_visible (self->empty_page, TRUE);
+  g_ptr_array_set_size (self->cards, 0);
+  self->current_card = NULL;
+  assay_chat_view_hide_retry (self);
+}
+
+void
+assay_chat_view_add_question (AssayChatView *self,
+                              const char    *text)
+{
+  GtkWidget *label;
+
+  g_return_if_fail (ASSAY_IS_CHAT_VIEW (self));
+  label = gtk_label_new (text);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_xalign (GTK_LABEL (label), 0.0);
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  gtk_widget_set_halign (label, GTK_ALIGN_END);
+  gtk_widget_add_css_class (label, "question");
+  append_message (self, label);
+  self->current_card = NULL;
+}
+
+AssayStepCard *
+assay_chat_view_begin_step (AssayChatView *self,
+                            guint          step,
+                            guint          max_steps)
+{
+  GtkWidget *card;
+
+  g_return_val_if_fail (ASSAY_IS_CHAT_VIEW (self), NULL);
+  if (self->current_card != NULL)
+    assay_step_card_set_working (self->current_card, FALSE);
+  card = assay_step_card_new (step, max_steps);
+  append_message (self, card);
+  g_ptr_array_add (self->cards, card);
+  self->current_card = ASSAY_STEP_CARD (card);
+  return self->current_card;
+}
+
+AssayStepCard *
+assay_chat_view_get_current_card (AssayChatView *self)
+{
+  g_return_val_if_fail (ASSAY_IS_CHAT_VIEW (self), NULL);
+  return self->current_card;
+}
+
+AssayStepCard *
+assay_chat_view_find_cell_card (AssayChatView *self,
+                                const char    *cell_id)
+{
+  g_return_val_if_fail (ASSAY_IS_CHAT_VIEW (self), NULL);
+  for (guint i = self->cards->len; i-- > 0;)
+    if (assay_step_card_has_cell (g_ptr_array_index (self->cards, i), cell_id))
+      return g_ptr_array_index (self->cards, i);
+  return NULL;
+}
+
+void
+assay_chat_view_add_answer (AssayChatView *self,
+                            const char    *markdown)
+{
+  g_return_if_fail (ASSAY_IS_CHAT_VIEW (self));
+
+  /* The final turn streamed into a card of its own: that card becomes the answer. */
+  if (self->current_card != NULL && assay_step_card_get_n_cells (self->current_card) == 0)
+    {
+      assay_step_card_set_text (self->current_card, markdown);
+      assay_step_card_set_answer (self->current_card);
+      assay_step_card_set_working (self->current_card, FALSE);
+    }
+  else
+    {
+      AssayStepCard *card = assay_chat_view_begin_step (self, 0, 0);
+
+      assay_step_card_set_text (card, markdown);
+      assay_step_card_set_answer (card);
+      assay_step_card_set_working (card, FALSE);
+    }
+  self->current_card = NULL;
+}
+
+void
+assay_chat_view_add_notice (AssayChatView *self,
+                            const char    *text,
+                            gboolean       error)
+{
+  GtkWidget *label;
+
+  g_return_if_fail (ASSAY_IS_CHAT_VIEW (self));
+  label = gtk_label_new (text);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (label), 0.0);
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  gtk_widget_add_css_class (label, "notice");
+  gtk_widget_add_css_class (label, error ? "error" : "dim-label");
+  append_message (self, label);
+}
+
+static gboolean
+retry_tick_cb (gpointer user_data)
+{
+  AssayChatView *self = user_data;
+  gint64 left_us = self->retry_deadline_us - g_get_monotonic_time ();
+  guint seconds = left_us > 0 ? (guint) ((left_us + G_USEC_PER_SEC - 1) / G_USEC_PER_SEC) : 0;
+  g_autofree char *text = NULL;
+
+  if (seconds > 0)
+    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                         "The model server is busy, retrying in %u s (%s)",
+                                         "The model server is busy, retrying in %u s (%s)", seconds),
+                            seconds, self->retry_reason);
+  else
+    text = g_strdup_printf (_("The model server is busy, retrying now (%s)"), self->retry_reason);
+  gtk_label_set_text (self->retry_label, text);
+  if (seconds == 0)
+    {
+      self->retry_source = 0;
+      return G_SOURCE_REMOVE;
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+void
+assay_chat_view_show_retry (AssayChatView *self,
+                            guint          attempt,
+                            guint          delay_ms,
+                            const char    *reason)
+{
+  g_return_if_fail (ASSAY_IS_CHAT_VIEW (self));
+  g_free (self->retry_reason);
+  self->retry_reason = g_strdup (reason ? reason : _("no reason given"));
+  self->retry_deadline_us = g_get_monotonic_time () + (gint64) delay_ms * 1000;
+  g_clear_handle_id (&self->retry_source, g_source_remove);
+  retry_tick_cb (self);
+  self->retry_source = g_timeout_add (250, retry_tick_cb, self);
+  gtk_revealer_set_reveal_child (self->retry_revealer, TRUE);
+  if (self->current_card != NULL)
+    assay_step_card_clear (self->current_card);
+}
+
+void
+assay_chat_view_hide_retry (AssayChatView *self)
+{
+  g_return_if_fail (ASSAY_IS_CHAT_VIEW (self));
+  g_clear_handle_id (&self->retry_source, g_source_remove);
+  gtk_revealer_set_reveal_child (self->retry_revealer, FALSE);
+}
+
+gboolean
+assay_chat_view_get_retry_visible (AssayChatView *self)
+{
+  g_return_val_if_fail (ASSAY_IS_CHAT_VIEW (self), FALSE);
+  return gtk_revealer_get_reveal_child (self->retry_revealer);
+}
+
+const char *
+assay_chat_view_get_retry_text (AssayChatView *self)
+{
+  g_return_val_if_fail (ASSAY_IS_CHAT_VIEW (self), NULL);
+  return gtk_label_get_text (self->retry_label);
+}
+
+void
+assay_chat_view_set_busy (AssayChatView *self,
+                          gboolean       busy)
+{
+  g_return_if_fail (ASSAY_IS_CHAT_VIEW (self));
+  gtk_widget_set_visible (self->stop_button, busy);
+  gtk_widget_set_visible (self->send_button, !busy);
+  if (!busy)
+    {
+      assay_chat_view_hide_retry (self);
+      if (self->current_card != NULL)
+        assay_step_card_set_working (self->current_card, FALSE);
+    }
+}
+
+char *
+assay_chat_view_get_composer_text (AssayChatView *self)
+{
+  GtkTextBuffer *buffer;
+  GtkTextIter start, end;
+
+  g_return_val_if_fail (ASSAY_IS_CHAT_VIEW (self), NULL);
+  buffer = gtk_text_view_get_buffer (self->composer_view);
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+}
+
+void
+assay_chat_view_set_composer_text (AssayChatView *self,
+                                   const char    *text)
+{
+  g_return_if_fail (ASSAY_IS_CHAT_VIEW (self));
+  gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->composer_view), text ? text : "", -1);
+}
+
+void
+assay_chat_view_focus_composer (AssayChatView *self)
+{
+  g_return_if_fail (ASSAY_IS_CHAT_VIEW (self));
+  gtk_widget_grab_focus (GTK_WIDGET (self->composer_view));
+}
+
+static gboolean
+composer_key_pressed_cb (GtkEventControllerKey *controller,
+                         guint                  keyval,
+                         guint                  keycode,
+                         GdkModifierType        state,
+                         AssayChatView         *self)
+{
+  if ((keyval == GDK_KEY_Return || keyval == GDK_KEY_KP_Enter || keyval == GDK_KEY_ISO_Enter) &&
+      (state & (GDK_SHIFT_MASK | GDK_CONTROL_MASK | GDK_ALT_MASK)) == 0)
+    {
+      gtk_widget_activate_action (GTK_WIDGET (self), "win.send", NULL);
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* Keeps the newest message in sight while the conversation grows. */
+static void
+adjustment_changed_cb (GtkAdjustment *adjustment,
+                       AssayChatView *self)
+{
+  if (self->stick_to_bottom)
+    gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment) -
+                                          gtk_adjustment_get_page_size (adjustment));
+}
+
+static void
+adjustment_value_changed_cb (GtkAdjustment *adjustment,
+                             AssayChatView *self)
+{
+  double bottom = gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment);
+
+  self->stick_to_bottom = gtk_adjustment_get_value (adjustment) >= bottom - 24;
+}
+
+static char *
+artifact_path (AssaySession        *session,
+               const AssayArtifact *artifact)
+{
+  return assay_session_resolve (session, artifact->path);
+}
+
+static AssaySessionCell *
+find_cell_by_call (AssaySession *session,
+                   const char   *call_id,
+                   guint         step)
+{
+  AssaySessionCell *found = NULL;
+
+  /* Call ids repeat across questions (recorded transcripts); the last one of that step
+   * before later ones wins, so scan in order and keep the first unused match. */
+  for (guint i = 0; i < assay_session_get_n_cells (session); i++)
+    {
+      AssaySessionCell *cell = assay_session_get_cell (session, i);
+
+      if (g_strcmp0 (cell->call_id, call_id) == 0 && cell->step == step)
+        {
+          found = cell;
+          break;
+        }
+    }
+  return found;
+}
+
+static void
+show_cell (AssayStepCard    *card,
+           AssaySession     *session,
+           AssaySessionCell *cell)
+{
+  assay_step_card_add_cell (card, cell->id, cell->description);
+  if (cell->decision == ASSAY_DECISION_REJECTED)
+    {
+      assay_step_card_cell_rejected (card, cell->id, cell->reason);
+      return;
+    }
+  for (guint k = 0; k < json_array_get_length (cell->outputs); k++)
+    {
+      JsonNode *node = json_array_get_element (cell->outputs, k);
+
+      if (JSON_NODE_HOLDS_OBJECT (node))
+        assay_step_card_cell_output (card, cell->id, json_node_get_object (node));
+    }
+  for (guint k = 0; k < cell->artifacts->len; k++)
+    {
+      AssayArtifact *artifact = g_ptr_array_index (cell->artifacts, k);
+      g_autofree char *path = artifact_path (session, artifact);
+
+      assay_step_card_cell_artifact (card, cell->id, artifact->name, path);
+    }
+  if (g_strcmp0 (cell->status, "proposed") != 0 && g_strcmp0 (cell->status, "running") != 0)
+    assay_step_card_cell_finished (card, cell->id, cell->status, cell->status_reason, cell->elapsed_ms);
+}
+
+void
+assay_chat_view_show_session (AssayChatView *self,
+                              AssaySession  *session,
+                              guint          max_steps)
+{
+  GPtrArray *messages;
+  GHashTable *shown;
+  guint step = 0;
+
+  g_return_if_fail (ASSAY_IS_CHAT_VIEW (self));
+  g_return_if_fail (ASSAY_IS_SESSION (session));
+
+  assay_chat_view_clear (self);
+  messages = assay_session_get_messages (session);
+  shown = g_hash_table_new (g_direct_hash, g_direct_equal);
+  for (guint i = 0; i < messages->len; i++)
+    {
+      AssayLlmMessage *message = g_ptr_array_index (messages, i);
+
+      if (message->role == ASSAY_LLM_ROLE_USER)
+        {
+          if (message->text != NULL)
+            assay_chat_view_add_question (self, message->text);
+          step = 0;
+        }
+      else if (message->role == ASSAY_LLM_ROLE_ASSISTANT)
+        {
+          AssayStepCard *card;
+
+          step++;
+          if (message->tool_calls->len == 0)
+            {
+              assay_chat_view_begin_step (self, step, MAX (max_steps, step));
+              assay_chat_view_add_answer (self, message->text ? message->text : "");
+              continue;
+            }
+          card = assay_chat_view_begin_step (self, step, MAX (max_steps, step));
+          assay_step_card_set_text (card, message->text);
+          for (guint j = 0; j < message->tool_calls->len; j++)
+            {
+              AssayLlmToolCall *call = g_ptr_array_index (message->tool_calls, j);
+              AssaySessionCell *cell = NULL;
+
+              for (guint k = 0; k < assay_session_get_n_cells (session); k++)
+                {
+                  AssaySessionCell *candidate = assay_session_get_cell (session, k);
+
+                  if (g_strcmp0 (candidate->call_id, call->id) == 0 &&
+                      !g_hash_table_contains (shown, candidate))
+                    {
+                      cell = candidate;
+                      break;
+                    }
+                }
+              if (cell == NULL)
+                cell = find_cell_by_call (session, call->id, step);
+              if (cell != NULL)
+                {
+                  g_hash_table_add (shown, cell);
+                  show_cell (card, session, cell);
+                }
+            }
+        }
+    }
+
+  /* A step that never finished (Assay was closed in the middle of it). */
+  {
+    GPtrArray *interrupted = assay_session_get_interrupted_cells (session);
+
+    if (interrupted != NULL && interrupted->len > 0)
+      {
+        AssayStepCard *card = assay_chat_view_begin_step (self, step + 1, MAX (max_steps, step + 1));
+
+        for (guint i = 0; i < interrupted->len; i++)
+          {
+            AssaySessionCell *cell = g_ptr_array_index (interrupted, i);
+
+            show_cell (card, session, cell);
+            assay_step_card_cell_finished (card, cell->id, "interrupted", NULL, cell->elapsed_ms);
+          }
+      }
+  }
+  g_hash_table_unref (shown);
+  self->current_card = NULL;
+}
+
+static void
+assay_chat_view_dispose (GObject *object)
+{
+  AssayChatView *self = ASSAY_CHAT_VIEW (object);
+  GtkWidget *child;
+
+  g_clear_handle_id (&self->retry_source, g_source_remove);
+  if (self->cards != NULL)
+    g_ptr_array_set_size (self->cards, 0);
+  self->current_card = NULL;
+  gtk_widget_dispose_template (GTK_WIDGET (self), ASSAY_TYPE_CHAT_VIEW);
+  /* The template's root box is not a bound child: unparent it too. */
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+  G_OBJECT_CLASS (assay_chat_view_parent_class)->dispose (object);
+}
+
+static void
+assay_chat_view_finalize (GObject *object)
+{
+  AssayChatView *self = ASSAY_CHAT_VIEW (object);
+
+  g_ptr_array_unref (self->cards);
+  g_free (self->retry_reason);
+  G_OBJECT_CLASS (assay_chat_view_parent_class)->finalize (object);
+}
+
+static void
+assay_chat_view_class_init (AssayChatViewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = assay_chat_view_dispose;
+  object_class->finalize = assay_chat_view_finalize;
+
+  assay_app_ensure_resources ();
+  g_type_ensure (ASSAY_TYPE_STEP_CARD);
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/assay/Assay/ui/assay-chat-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, AssayChatView, retry_revealer);
+  gtk_widget_class_bind_template_child (widget_class, AssayChatView, retry_label);
+  gtk_widget_class_bind_template_child (widget_class, AssayChatView, scroller);
+  gtk_widget_class_bind_template_child (widget_class, AssayChatView, messages_box);
+  gtk_widget_class_bind_template_child (widget_class, AssayChatView, empty_page);
+  gtk_widget_class_bind_template_child (widget_class, AssayChatView, composer_view);
+  gtk_widget_class_bind_template_child (widget_class, AssayChatView, stop_button);
+  gtk_widget_class_bind_template_child (widget_class, AssayChatView, send_button);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+}
+
+static void
+assay_chat_view_init (AssayChatView *self)
+{
+  GtkEventController *keys;
+  GtkAdjustment *adjustment;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+  self->cards = g_ptr_array_new ();
+
+  keys = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+  g_signal_connect (keys, "key-pressed", G_CALLBACK (composer_key_pressed_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->composer_view), keys);
+
+  adjustment = gtk_scrolled_window_get_vadjustment (self->scroller);
+  g_signal_connect_object (adjustment, "changed", G_CALLBACK (adjustment_changed_cb), self, 0);
+  g_signal_connect_object (adjustment, "value-changed", G_CALLBACK (adjustment_value_changed_cb), self, 0);
+}
+
+GtkWidget *
+assay_chat_view_new (void)
+{
+  return g_object_new (ASSAY_TYPE_CHAT_VIEW, NULL);
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "assay-app-types.h"
+#include "assay-session.h"
+
+G_BEGIN_DECLS
+
+#define ASSAY_TYPE_CHAT_VIEW (assay_chat_view_get_type ())
+
+G_DECLARE_FINAL_TYPE (AssayChatView, assay_chat_view, ASSAY, CHAT_VIEW, GtkWidget)
+
+/* The conversation: questions, one AssayStepCard per model turn, the answer in Markdown,
+ * notices; the retry banner counting down; the composer (Enter sends through win.send,
+ * Shift+Enter is a new line) and the Stop button (win.stop) while the agent works. */
+GtkWidget     *assay_chat_view_new                (void);
+void           assay_chat_view_clear              (AssayChatView *self);
+void           assay_chat_view_add_question       (AssayChatView *self,
+                                                   const char    *text);
+AssayStepCard *assay_chat_view_begin_step         (AssayChatView *self,
+                                                   guint          step,
+                                                   guint          max_steps);
+AssayStepCard *assay_chat_view_get_current_card   (AssayChatView *self);
+/* The card holding CELL_ID, or NULL. */
+AssayStepCard *assay_chat_view_find_cell_card     (AssayChatView *self,
+                                                   const char    *cell_id);
+void           assay_chat_view_add_answer         (AssayChatView *self,
+                                                   const char    *markdown);
+/* A line from Assay itself (an error, "Stopped"); ERROR styles it as one. */
+void           assay_chat_view_add_notice         (AssayChatView *self,
+                                                   const char    *text,
+                                                   gboolean       error);
+/* "The model server is busy, retrying in N s", counting down; hidden by hide_retry. */
+void           assay_chat_view_show_retry         (AssayChatView *self,
+                                                   guint          attempt,
+                                                   guint          delay_ms,
+                                                   const char    *reason);
+void           assay_chat_view_hide_retry         (AssayChatView *self);
+gboolean       assay_chat_view_get_retry_visible  (AssayChatView *self);
+const char    *assay_chat_view_get_retry_text     (AssayChatView *self);
+void           assay_chat_view_set_busy           (AssayChatView *self,
+                                                   gboolean       busy);
+char          *assay_chat_view_get_composer_text  (AssayChatView *self);
+void           assay_chat_view_set_composer_text  (AssayChatView *self,
+                                                   const char    *text);
+void           assay_chat_view_focus_composer     (AssayChatView *self);
+/* Rebuilds the conversation of a saved session: questions, steps with their cells,
+ * outputs and figures, answers. */
+void           assay_chat_view_show_session       (AssayChatView *self,
+                                                   AssaySession  *session,
+                                                   guint          max_steps);
+
+G_END_DECLS

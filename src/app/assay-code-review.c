@@ -1,0 +1,529 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <gtksourceview/gtksource.h>
+
+#include "assay-agent.h"
+#include "assay-code-review.h"
+#include "assay-diff.h"
+
+struct _AssayCodeReview
+{
+  GtkWidget      parent_instance;
+
+  GtkLabel      *title_label;
+  GtkLabel      *description_label;
+  GtkStack      *stack;
+  GtkSourceView *source_view;
+  GtkSourceView *diff_view;
+  GtkRevealer   *reject_revealer;
+  GtkEntry      *reason_entry;
+  GtkSwitch     *auto_switch;
+  GtkWidget     *run_button;
+
+  char          *cell_id;        /* the cell waiting for approval, or NULL */
+  char          *proposed_code;  /* as the model wrote it */
+  char          *previous_code;  /* the attempt before, for the diff */
+  char          *diff;
+  gboolean       editing;
+  gboolean       show_diff;
+  gboolean       streaming;      /* code of the current turn is arriving */
+  gboolean       stale;          /* what is shown belongs to an earlier turn */
+};
+
+G_DEFINE_FINAL_TYPE (AssayCodeReview, assay_code_review, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_AUTO_RUN,
+  PROP_EDITING,
+  PROP_SHOW_DIFF,
+  N_PROPS
+};
+
+enum {
+  RESPOND,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+static GtkSourceBuffer *
+code_buffer (AssayCodeReview *self)
+{
+  return GTK_SOURCE_BUFFER (gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->source_view)));
+}
+
+char *
+assay_code_review_get_code (AssayCodeReview *self)
+{
+  GtkTextIter start, end;
+  GtkTextBuffer *buffer;
+
+  g_return_val_if_fail (ASSAY_IS_CODE_REVIEW (self), NULL);
+  buffer = GTK_TEXT_BUFFER (code_buffer (self));
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+}
+
+/* The one place that decides which actions are enabled. */
+static void
+update_actions (AssayCodeReview *self)
+{
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (code_buffer (self));
+  gboolean waiting = self->cell_id != NULL;
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "review.run", waiting);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "review.edit", waiting);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "review.reject", waiting);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "review.confirm-reject", waiting);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "review.copy",
+                                 gtk_text_buffer_get_char_count (buffer) > 0);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "review.toggle-diff", self->diff != NULL);
+  gtk_text_view_set_editable (GTK_TEXT_VIEW (self->source_view), waiting && self->editing);
+  gtk_text_view_set_cursor_visible (GTK_TEXT_VIEW (self->source_view), waiting && self->editing);
+  if (!waiting)
+    gtk_revealer_set_reveal_child (self->reject_revealer, FALSE);
+}
+
+static void
+set_editing (AssayCodeReview *self,
+             gboolean         editing)
+{
+  if (self->editing == editing)
+    return;
+  self->editing = editing;
+  if (editing)
+    {
+      gtk_stack_set_visible_child_name (self->stack, "code");
+      gtk_widget_grab_focus (GTK_WIDGET (self->source_view));
+    }
+  update_actions (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_EDITING]);
+}
+
+static void
+set_show_diff (AssayCodeReview *self,
+               gboolean         show_diff)
+{
+  show_diff = show_diff && self->diff != NULL;
+  if (self->show_diff == show_diff)
+    return;
+  self->show_diff = show_diff;
+  gtk_stack_set_visible_child_name (self->stack, show_diff ? "diff" : "code");
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_DIFF]);
+}
+
+static void
+set_code (AssayCodeReview *self,
+          const char      *code)
+{
+  gtk_text_buffer_set_text (GTK_TEXT_BUFFER (code_buffer (self)), code ? code : "", -1);
+  gtk_stack_set_visible_child_name (self->stack, self->show_diff ? "diff" : "code");
+}
+
+void
+assay_code_review_begin (AssayCodeReview *self)
+{
+  g_return_if_fail (ASSAY_IS_CODE_REVIEW (self));
+  g_clear_pointer (&self->cell_id, g_free);
+  set_editing (self, FALSE);
+  /* The last cell stays in sight until the model starts writing the next one; a retry
+   * voids what streamed of this turn. */
+  if (self->streaming)
+    set_code (self, "");
+  self->streaming = FALSE;
+  self->stale = TRUE;
+  update_actions (self);
+}
+
+void
+assay_code_review_append_code (AssayCodeReview *self,
+                               const char      *text)
+{
+  GtkTextIter end;
+  GtkTextBuffer *buffer;
+
+  g_return_if_fail (ASSAY_IS_CODE_REVIEW (self));
+  if (self->stale)
+    {
+      self->stale = FALSE;
+      set_show_diff (self, FALSE);
+      set_code (self, "");
+      gtk_label_set_text (self->title_label, _("The model is writing code…"));
+      gtk_widget_set_visible (GTK_WIDGET (self->description_label), FALSE);
+    }
+  self->streaming = TRUE;
+  buffer = GTK_TEXT_BUFFER (code_buffer (self));
+  gtk_text_buffer_get_end_iter (buffer, &end);
+  gtk_text_buffer_insert (buffer, &end, text, -1);
+  gtk_stack_set_visible_child_name (self->stack, "code");
+  update_actions (self);
+}
+
+static void
+remember_attempt (AssayCodeReview *self,
+                  const char      *code)
+{
+  g_autofree char *diff = NULL;
+
+  g_clear_pointer (&self->diff, g_free);
+  if (self->previous_code != NULL && g_strcmp0 (self->previous_code, code) != 0)
+    {
+      diff = assay_diff_unified (self->previous_code, code, _("previous attempt"), _("this attempt"), 3);
+      self->diff = g_steal_pointer (&diff);
+      gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->diff_view)), self->diff, -1);
+    }
+  g_free (self->previous_code);
+  self->previous_code = g_strdup (code);
+}
+
+void
+assay_code_review_request (AssayCodeReview *self,
+                           const char      *cell_id,
+                           const char      *code,
+                           const char      *description)
+{
+  g_autofree char *title = NULL;
+
+  g_return_if_fail (ASSAY_IS_CODE_REVIEW (self));
+  g_free (self->cell_id);
+  self->cell_id = g_strdup (cell_id);
+  g_free (self->proposed_code);
+  self->proposed_code = g_strdup (code);
+  remember_attempt (self, code);
+  self->streaming = FALSE;
+  self->stale = FALSE;
+  set_editing (self, FALSE);
+  set_show_diff (self, FALSE);
+  set_code (self, code);
+  gtk_label_set_text (self->title_label, _("Run this code?"));
+  gtk_label_set_text (self->description_label, description ? description : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->description_label), description && *description);
+  gtk_editable_set_text (GTK_EDITABLE (self->reason_entry), "");
+  update_actions (self);
+  gtk_widget_grab_focus (self->run_button);
+}
+
+void
+assay_code_review_show (AssayCodeReview *self,
+                        const char      *code)
+{
+  g_return_if_fail (ASSAY_IS_CODE_REVIEW (self));
+  /* An approved cell was remembered already; an automatic one is remembered here. */
+  if (self->cell_id == NULL && g_strcmp0 (code, self->previous_code) != 0 &&
+      g_strcmp0 (self->proposed_code, code) != 0)
+    remember_attempt (self, code);
+  g_clear_pointer (&self->cell_id, g_free);
+  self->streaming = FALSE;
+  self->stale = FALSE;
+  set_editing (self, FALSE);
+  set_code (self, code);
+  gtk_label_set_text (self->title_label, _("Ran"));
+  update_actions (self);
+}
+
+void
+assay_code_review_reset (AssayCodeReview *self)
+{
+  g_return_if_fail (ASSAY_IS_CODE_REVIEW (self));
+  g_clear_pointer (&self->cell_id, g_free);
+  g_clear_pointer (&self->proposed_code, g_free);
+  g_clear_pointer (&self->previous_code, g_free);
+  g_clear_pointer (&self->diff, g_free);
+  self->streaming = FALSE;
+  self->stale = FALSE;
+  set_editing (self, FALSE);
+  set_show_diff (self, FALSE);
+  set_code (self, "");
+  gtk_stack_set_visible_child_name (self->stack, "empty");
+  gtk_label_set_text (self->title_label, _("Code"));
+  gtk_widget_set_visible (GTK_WIDGET (self->description_label), FALSE);
+  update_actions (self);
+}
+
+const char *
+assay_code_review_get_cell_id (AssayCodeReview *self)
+{
+  g_return_val_if_fail (ASSAY_IS_CODE_REVIEW (self), NULL);
+  return self->cell_id;
+}
+
+gboolean
+assay_code_review_get_waiting (AssayCodeReview *self)
+{
+  g_return_val_if_fail (ASSAY_IS_CODE_REVIEW (self), FALSE);
+  return self->cell_id != NULL;
+}
+
+const char *
+assay_code_review_get_diff (AssayCodeReview *self)
+{
+  g_return_val_if_fail (ASSAY_IS_CODE_REVIEW (self), NULL);
+  return self->diff;
+}
+
+gboolean
+assay_code_review_get_auto_run (AssayCodeReview *self)
+{
+  g_return_val_if_fail (ASSAY_IS_CODE_REVIEW (self), FALSE);
+  return gtk_switch_get_active (self->auto_switch);
+}
+
+void
+assay_code_review_set_auto_run (AssayCodeReview *self,
+                                gboolean         auto_run)
+{
+  g_return_if_fail (ASSAY_IS_CODE_REVIEW (self));
+  gtk_switch_set_active (self->auto_switch, auto_run);
+}
+
+static void
+respond (AssayCodeReview *self,
+         int              response,
+         const char      *text)
+{
+  g_autofree char *cell_id = g_steal_pointer (&self->cell_id);
+
+  if (cell_id == NULL)
+    return;
+  set_editing (self, FALSE);
+  gtk_label_set_text (self->title_label, response == ASSAY_APPROVAL_REJECT ? _("Rejected") : _("Code"));
+  update_actions (self);
+  g_signal_emit (self, signals[RESPOND], 0, cell_id, response, text);
+}
+
+static void
+run_action (GtkWidget  *widget,
+            const char *action_name,
+            GVariant   *parameter)
+{
+  AssayCodeReview *self = ASSAY_CODE_REVIEW (widget);
+  g_autofree char *code = assay_code_review_get_code (self);
+
+  if (self->editing && g_strcmp0 (code, self->proposed_code) != 0)
+    respond (self, ASSAY_APPROVAL_EDIT, code);
+  else
+    respond (self, ASSAY_APPROVAL_RUN, NULL);
+}
+
+static void
+reject_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  AssayCodeReview *self = ASSAY_CODE_REVIEW (widget);
+
+  gtk_revealer_set_reveal_child (self->reject_revealer, TRUE);
+  gtk_widget_grab_focus (GTK_WIDGET (self->reason_entry));
+}
+
+static void
+confirm_reject_action (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  AssayCodeReview *self = ASSAY_CODE_REVIEW (widget);
+  g_autofree char *reason = g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->reason_entry)));
+
+  g_strstrip (reason);
+  gtk_revealer_set_reveal_child (self->reject_revealer, FALSE);
+  respond (self, ASSAY_APPROVAL_REJECT, *reason ? reason : NULL);
+}
+
+static void
+reason_activate_cb (AssayCodeReview *self)
+{
+  gtk_widget_activate_action (GTK_WIDGET (self), "review.confirm-reject", NULL);
+}
+
+static void
+copy_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  AssayCodeReview *self = ASSAY_CODE_REVIEW (widget);
+  g_autofree char *code = assay_code_review_get_code (self);
+
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (widget), code);
+}
+
+static void
+update_style_scheme (AssayCodeReview *self)
+{
+  AdwStyleManager *manager = adw_style_manager_get_default ();
+  GtkSourceStyleSchemeManager *schemes = gtk_source_style_scheme_manager_get_default ();
+  const char *id = adw_style_manager_get_dark (manager) ? "Adwaita-dark" : "Adwaita";
+  GtkSourceStyleScheme *scheme = gtk_source_style_scheme_manager_get_scheme (schemes, id);
+  GtkTextBuffer *diff_buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->diff_view));
+
+  gtk_source_buffer_set_style_scheme (code_buffer (self), scheme);
+  gtk_source_buffer_set_style_scheme (GTK_SOURCE_BUFFER (diff_buffer), scheme);
+}
+
+static void
+buffer_changed_cb (AssayCodeReview *self)
+{
+  update_actions (self);
+}
+
+static void
+assay_code_review_get_property (GObject    *object,
+                                guint       prop_id,
+                                GValue     *value,
+                                GParamSpec *pspec)
+{
+  AssayCodeReview *self = ASSAY_CODE_REVIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_AUTO_RUN:
+      g_value_set_boolean (value, assay_code_review_get_auto_run (self));
+      break;
+    case PROP_EDITING:
+      g_value_set_boolean (value, self->editing);
+      break;
+    case PROP_SHOW_DIFF:
+      g_value_set_boolean (value, self->show_diff);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+assay_code_review_set_property (GObject      *object,
+                                guint         prop_id,
+                                const GValue *value,
+                                GParamSpec   *pspec)
+{
+  AssayCodeReview *self = ASSAY_CODE_REVIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_AUTO_RUN:
+      assay_code_review_set_auto_run (self, g_value_get_boolean (value));
+      break;
+    case PROP_EDITING:
+      set_editing (self, g_value_get_boolean (value));
+      break;
+    case PROP_SHOW_DIFF:
+      set_show_diff (self, g_value_get_boolean (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+auto_switch_notify_cb (AssayCodeReview *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_AUTO_RUN]);
+}
+
+static void
+assay_code_review_dispose (GObject *object)
+{
+  AssayCodeReview *self = ASSAY_CODE_REVIEW (object);
+  GtkWidget *child;
+
+  g_signal_handlers_disconnect_by_data (adw_style_manager_get_default (), self);
+  gtk_widget_dispose_template (GTK_WIDGET (self), ASSAY_TYPE_CODE_REVIEW);
+  /* The template's root box is not a bound child: unparent it too. */
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+  G_OBJECT_CLASS (assay_code_review_parent_class)->dispose (object);
+}
+
+static void
+assay_code_review_finalize (GObject *object)
+{
+  AssayCodeReview *self = ASSAY_CODE_REVIEW (object);
+
+  g_free (self->cell_id);
+  g_free (self->proposed_code);
+  g_free (self->previous_code);
+  g_free (self->diff);
+  G_OBJECT_CLASS (assay_code_review_parent_class)->finalize (object);
+}
+
+static void
+assay_code_review_class_init (AssayCodeReviewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = assay_code_review_dispose;
+  object_class->finalize = assay_code_review_finalize;
+  object_class->get_property = assay_code_review_get_property;
+  object_class->set_property = assay_code_review_set_property;
+
+  properties[PROP_AUTO_RUN] =
+    g_param_spec_boolean ("auto-run", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_EDITING] =
+    g_param_spec_boolean ("editing", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SHOW_DIFF] =
+    g_param_spec_boolean ("show-diff", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  signals[RESPOND] = g_signal_new ("respond", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                   0, NULL, NULL, NULL, G_TYPE_NONE, 3,
+                                   G_TYPE_STRING, G_TYPE_INT, G_TYPE_STRING);
+
+  assay_app_ensure_resources ();
+  g_type_ensure (GTK_SOURCE_TYPE_VIEW);
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/assay/Assay/ui/assay-code-review.ui");
+  gtk_widget_class_bind_template_child (widget_class, AssayCodeReview, title_label);
+  gtk_widget_class_bind_template_child (widget_class, AssayCodeReview, description_label);
+  gtk_widget_class_bind_template_child (widget_class, AssayCodeReview, stack);
+  gtk_widget_class_bind_template_child (widget_class, AssayCodeReview, source_view);
+  gtk_widget_class_bind_template_child (widget_class, AssayCodeReview, diff_view);
+  gtk_widget_class_bind_template_child (widget_class, AssayCodeReview, reject_revealer);
+  gtk_widget_class_bind_template_child (widget_class, AssayCodeReview, reason_entry);
+  gtk_widget_class_bind_template_child (widget_class, AssayCodeReview, auto_switch);
+  gtk_widget_class_bind_template_child (widget_class, AssayCodeReview, run_button);
+  gtk_widget_class_bind_template_callback (widget_class, reason_activate_cb);
+
+  gtk_widget_class_install_action (widget_class, "review.run", NULL, run_action);
+  gtk_widget_class_install_property_action (widget_class, "review.edit", "editing");
+  gtk_widget_class_install_action (widget_class, "review.reject", NULL, reject_action);
+  gtk_widget_class_install_action (widget_class, "review.confirm-reject", NULL, confirm_reject_action);
+  gtk_widget_class_install_action (widget_class, "review.copy", NULL, copy_action);
+  gtk_widget_class_install_property_action (widget_class, "review.toggle-diff", "show-diff");
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+}
+
+static void
+assay_code_review_init (AssayCodeReview *self)
+{
+  GtkSourceLanguageManager *languages = gtk_source_language_manager_get_default ();
+  GtkTextBuffer *diff_buffer;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  gtk_source_buffer_set_language (code_buffer (self),
+                                  gtk_source_language_manager_get_language (languages, "python3"));
+  diff_buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->diff_view));
+  gtk_source_buffer_set_language (GTK_SOURCE_BUFFER (diff_buffer),
+                                  gtk_source_language_manager_get_language (languages, "diff"));
+  update_style_scheme (self);
+  g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
+                           G_CALLBACK (update_style_scheme), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (code_buffer (self), "changed",
+                           G_CALLBACK (buffer_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->auto_switch, "notify::active",
+                           G_CALLBACK (auto_switch_notify_cb), self, G_CONNECT_SWAPPED);
+  assay_code_review_reset (self);
+}
+
+GtkWidget *
+assay_code_review_new (void)
+{
+  return g_object_new (ASSAY_TYPE_CODE_REVIEW, NULL);
+}

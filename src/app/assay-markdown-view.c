@@ -1,0 +1,502 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* md4c calls back for each block, span and piece of text; we build Pango markup for the
+ * block in progress and turn each finished block into a widget. */
+#include "config.h"
+
+#include <md4c.h>
+#include <string.h>
+
+#include "assay-markdown-view.h"
+
+struct _AssayMarkdownView
+{
+  GtkWidget  parent_instance;
+  char      *markdown;
+};
+
+G_DEFINE_FINAL_TYPE (AssayMarkdownView, assay_markdown_view, GTK_TYPE_WIDGET)
+
+typedef struct
+{
+  gboolean ordered;
+  guint    next_number;
+} ListLevel;
+
+typedef struct
+{
+  AssayMarkdownView *view;
+  GString           *markup;      /* the block in progress */
+  gboolean           in_block;
+  gboolean           has_text;
+  const char        *css_class;   /* for the block in progress */
+  GArray            *lists;       /* ListLevel */
+  guint              quote_depth;
+  GtkGrid           *table;
+  int                row;
+  int                column;
+  gboolean           in_head;
+  GPtrArray         *link_closers;
+} Render;
+
+static void
+add_child (Render    *render,
+           GtkWidget *child)
+{
+  gtk_widget_set_parent (child, GTK_WIDGET (render->view));
+}
+
+static GtkWidget *
+markup_label (const char *markup)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_markup (GTK_LABEL (label), markup);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_xalign (GTK_LABEL (label), 0.0);
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  return label;
+}
+
+static void
+begin_block (Render     *render,
+             const char *css_class)
+{
+  g_string_truncate (render->markup, 0);
+  render->in_block = TRUE;
+  render->has_text = FALSE;
+  render->css_class = css_class;
+}
+
+static void
+end_block (Render *render)
+{
+  GtkWidget *label;
+
+  if (!render->in_block)
+    return;
+  render->in_block = FALSE;
+  /* Trailing newlines of code blocks would show as blank lines. */
+  while (render->markup->len > 0 && render->markup->str[render->markup->len - 1] == '\n')
+    g_string_truncate (render->markup, render->markup->len - 1);
+  if (render->table != NULL)
+    return;
+  label = markup_label (render->markup->str);
+  if (render->css_class != NULL)
+    gtk_widget_add_css_class (label, render->css_class);
+  if (render->quote_depth > 0)
+    gtk_widget_add_css_class (label, "markdown-quote");
+  add_child (render, label);
+}
+
+static void
+append_escaped (Render     *render,
+                const char *text,
+                gsize       size)
+{
+  g_autofree char *escaped = NULL;
+
+  if (!render->in_block)
+    begin_block (render, NULL);
+  /* g_markup_escape_text wants valid UTF-8; replace anything else. */
+  if (!g_utf8_validate_len (text, size, NULL))
+    {
+      g_autofree char *valid = g_utf8_make_valid (text, size);
+
+      escaped = g_markup_escape_text (valid, -1);
+    }
+  else
+    escaped = g_markup_escape_text (text, size);
+  g_string_append (render->markup, escaped);
+  render->has_text = TRUE;
+}
+
+static int
+enter_block (MD_BLOCKTYPE  type,
+             void         *detail,
+             void         *user_data)
+{
+  Render *render = user_data;
+
+  switch (type)
+    {
+    case MD_BLOCK_P:
+      if (render->lists->len == 0 && render->table == NULL)
+        begin_block (render, NULL);
+      else if (render->in_block && render->has_text && render->table == NULL)
+        g_string_append (render->markup, "\n");
+      break;
+
+    case MD_BLOCK_H:
+      {
+        static const char *classes[] = { "title-1", "title-2", "title-3", "title-4", "heading", "heading" };
+        MD_BLOCK_H_DETAIL *h = detail;
+
+        end_block (render);
+        begin_block (render, classes[CLAMP (h->level, 1, 6) - 1]);
+      }
+      break;
+
+    case MD_BLOCK_CODE:
+      end_block (render);
+      begin_block (render, "markdown-code");
+      g_string_append (render->markup, "<tt>");
+      break;
+
+    case MD_BLOCK_QUOTE:
+      end_block (render);
+      render->quote_depth++;
+      break;
+
+    case MD_BLOCK_UL:
+    case MD_BLOCK_OL:
+      {
+        ListLevel level = { type == MD_BLOCK_OL, 1 };
+
+        if (type == MD_BLOCK_OL)
+          level.next_number = ((MD_BLOCK_OL_DETAIL *) detail)->start;
+        end_block (render);
+        g_array_append_val (render->lists, level);
+      }
+      break;
+
+    case MD_BLOCK_LI:
+      {
+        ListLevel *level = &g_array_index (render->lists, ListLevel, render->lists->len - 1);
+        MD_BLOCK_LI_DETAIL *li = detail;
+
+        end_block (render);
+        begin_block (render, NULL);
+        for (guint i = 1; i < render->lists->len; i++)
+          g_string_append (render->markup, "    ");
+        if (li->is_task)
+          g_string_append (render->markup, li->task_mark == ' ' ? "☐ " : "☑ ");
+        else if (level->ordered)
+          g_string_append_printf (render->markup, "%u. ", level->next_number++);
+        else
+          g_string_append (render->markup, "• ");
+      }
+      break;
+
+    case MD_BLOCK_HR:
+      end_block (render);
+      add_child (render, gtk_separator_new (GTK_ORIENTATION_HORIZONTAL));
+      break;
+
+    case MD_BLOCK_TABLE:
+      end_block (render);
+      render->table = GTK_GRID (gtk_grid_new ());
+      gtk_widget_add_css_class (GTK_WIDGET (render->table), "markdown-table");
+      gtk_grid_set_column_spacing (render->table, 18);
+      gtk_grid_set_row_spacing (render->table, 4);
+      render->row = -1;
+      break;
+
+    case MD_BLOCK_THEAD:
+      render->in_head = TRUE;
+      break;
+
+    case MD_BLOCK_TBODY:
+      render->in_head = FALSE;
+      break;
+
+    case MD_BLOCK_TR:
+      render->row++;
+      render->column = 0;
+      break;
+
+    case MD_BLOCK_TH:
+    case MD_BLOCK_TD:
+      g_string_truncate (render->markup, 0);
+      render->in_block = TRUE;
+      break;
+
+    case MD_BLOCK_DOC:
+    case MD_BLOCK_HTML:
+    default:
+      break;
+    }
+  return 0;
+}
+
+static int
+leave_block (MD_BLOCKTYPE  type,
+             void         *detail,
+             void         *user_data)
+{
+  Render *render = user_data;
+
+  switch (type)
+    {
+    case MD_BLOCK_P:
+      if (render->lists->len == 0 && render->table == NULL)
+        end_block (render);
+      break;
+
+    case MD_BLOCK_H:
+    case MD_BLOCK_LI:
+      end_block (render);
+      break;
+
+    case MD_BLOCK_CODE:
+      while (render->markup->len > 0 && render->markup->str[render->markup->len - 1] == '\n')
+        g_string_truncate (render->markup, render->markup->len - 1);
+      g_string_append (render->markup, "</tt>");
+      end_block (render);
+      break;
+
+    case MD_BLOCK_QUOTE:
+      end_block (render);
+      render->quote_depth--;
+      break;
+
+    case MD_BLOCK_UL:
+    case MD_BLOCK_OL:
+      end_block (render);
+      g_array_set_size (render->lists, render->lists->len - 1);
+      break;
+
+    case MD_BLOCK_TH:
+    case MD_BLOCK_TD:
+      {
+        MD_ALIGN align = ((MD_BLOCK_TD_DETAIL *) detail)->align;
+        GtkWidget *label;
+
+        render->in_block = FALSE;
+        if (type == MD_BLOCK_TH)
+          {
+            g_string_prepend (render->markup, "<b>");
+            g_string_append (render->markup, "</b>");
+          }
+        label = markup_label (render->markup->str);
+        if (align == MD_ALIGN_RIGHT)
+          gtk_label_set_xalign (GTK_LABEL (label), 1.0);
+        else if (align == MD_ALIGN_CENTER)
+          gtk_label_set_xalign (GTK_LABEL (label), 0.5);
+        gtk_grid_attach (render->table, label, render->column++, render->row, 1, 1);
+      }
+      break;
+
+    case MD_BLOCK_TABLE:
+      {
+        GtkWidget *scroller = gtk_scrolled_window_new ();
+
+        gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller),
+                                        GTK_POLICY_AUTOMATIC, GTK_POLICY_NEVER);
+        gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scroller), TRUE);
+        gtk_widget_set_vexpand (scroller, FALSE);
+        gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), GTK_WIDGET (render->table));
+        render->table = NULL;
+        add_child (render, scroller);
+      }
+      break;
+
+    default:
+      break;
+    }
+  return 0;
+}
+
+static int
+enter_span (MD_SPANTYPE  type,
+            void        *detail,
+            void        *user_data)
+{
+  Render *render = user_data;
+
+  if (!render->in_block)
+    begin_block (render, NULL);
+  switch (type)
+    {
+    case MD_SPAN_EM: g_string_append (render->markup, "<i>"); break;
+    case MD_SPAN_STRONG: g_string_append (render->markup, "<b>"); break;
+    case MD_SPAN_CODE: g_string_append (render->markup, "<tt>"); break;
+    case MD_SPAN_DEL: g_string_append (render->markup, "<s>"); break;
+    case MD_SPAN_U: g_string_append (render->markup, "<u>"); break;
+    case MD_SPAN_A:
+      {
+        MD_SPAN_A_DETAIL *a = detail;
+        g_autofree char *href = g_strndup (a->href.text, a->href.size);
+
+        /* Only web links become links; anything else (file:, javascript:) stays text. */
+        if (g_str_has_prefix (href, "https://") || g_str_has_prefix (href, "http://"))
+          {
+            g_autofree char *escaped = g_markup_escape_text (href, -1);
+
+            g_string_append_printf (render->markup, "<a href=\"%s\">", escaped);
+            g_ptr_array_add (render->link_closers, "</a>");
+          }
+        else
+          g_ptr_array_add (render->link_closers, "");
+      }
+      break;
+    default:
+      break;
+    }
+  return 0;
+}
+
+static int
+leave_span (MD_SPANTYPE  type,
+            void        *detail,
+            void        *user_data)
+{
+  Render *render = user_data;
+
+  switch (type)
+    {
+    case MD_SPAN_EM: g_string_append (render->markup, "</i>"); break;
+    case MD_SPAN_STRONG: g_string_append (render->markup, "</b>"); break;
+    case MD_SPAN_CODE: g_string_append (render->markup, "</tt>"); break;
+    case MD_SPAN_DEL: g_string_append (render->markup, "</s>"); break;
+    case MD_SPAN_U: g_string_append (render->markup, "</u>"); break;
+    case MD_SPAN_A:
+      if (render->link_closers->len > 0)
+        {
+          g_string_append (render->markup, g_ptr_array_index (render->link_closers,
+                                                              render->link_closers->len - 1));
+          g_ptr_array_set_size (render->link_closers, render->link_closers->len - 1);
+        }
+      break;
+    default:
+      break;
+    }
+  return 0;
+}
+
+static int
+text_cb (MD_TEXTTYPE   type,
+         const MD_CHAR *text,
+         MD_SIZE        size,
+         void          *user_data)
+{
+  Render *render = user_data;
+
+  switch (type)
+    {
+    case MD_TEXT_NULLCHAR:
+      append_escaped (render, "\xef\xbf\xbd", 3);
+      break;
+    case MD_TEXT_BR:
+      append_escaped (render, "\n", 1);
+      break;
+    case MD_TEXT_SOFTBR:
+      append_escaped (render, " ", 1);
+      break;
+    case MD_TEXT_ENTITY:
+      {
+        /* A few common entities; anything else shows as written. */
+        static const struct { const char *entity, *text; } entities[] = {
+          { "&amp;", "&" }, { "&lt;", "<" }, { "&gt;", ">" }, { "&quot;", "\"" },
+          { "&nbsp;", "\xc2\xa0" }, { "&apos;", "'" },
+        };
+        for (guint i = 0; i < G_N_ELEMENTS (entities); i++)
+          if (strlen (entities[i].entity) == size && memcmp (entities[i].entity, text, size) == 0)
+            {
+              append_escaped (render, entities[i].text, strlen (entities[i].text));
+              return 0;
+            }
+        append_escaped (render, text, size);
+      }
+      break;
+    default:
+      append_escaped (render, text, size);
+      break;
+    }
+  return 0;
+}
+
+static void
+clear_children (AssayMarkdownView *self)
+{
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+}
+
+void
+assay_markdown_view_set_markdown (AssayMarkdownView *self,
+                                  const char        *markdown)
+{
+  MD_PARSER parser = {
+    .abi_version = 0,
+    .flags = MD_DIALECT_GITHUB | MD_FLAG_NOHTML,
+    .enter_block = enter_block,
+    .leave_block = leave_block,
+    .enter_span = enter_span,
+    .leave_span = leave_span,
+    .text = text_cb,
+  };
+  Render render = { 0 };
+
+  g_return_if_fail (ASSAY_IS_MARKDOWN_VIEW (self));
+
+  if (g_strcmp0 (markdown, self->markdown) == 0)
+    return;
+  g_free (self->markdown);
+  self->markdown = g_strdup (markdown ? markdown : "");
+
+  clear_children (self);
+  render.view = self;
+  render.markup = g_string_new (NULL);
+  render.lists = g_array_new (FALSE, TRUE, sizeof (ListLevel));
+  render.link_closers = g_ptr_array_new ();
+  md_parse (self->markdown, strlen (self->markdown), &parser, &render);
+  end_block (&render);
+  /* A table cut off mid-stream never reached its leave callback. */
+  if (render.table != NULL)
+    add_child (&render, GTK_WIDGET (render.table));
+  g_string_free (render.markup, TRUE);
+  g_array_unref (render.lists);
+  g_ptr_array_unref (render.link_closers);
+}
+
+const char *
+assay_markdown_view_get_markdown (AssayMarkdownView *self)
+{
+  g_return_val_if_fail (ASSAY_IS_MARKDOWN_VIEW (self), NULL);
+  return self->markdown;
+}
+
+static void
+assay_markdown_view_dispose (GObject *object)
+{
+  clear_children (ASSAY_MARKDOWN_VIEW (object));
+  G_OBJECT_CLASS (assay_markdown_view_parent_class)->dispose (object);
+}
+
+static void
+assay_markdown_view_finalize (GObject *object)
+{
+  g_free (ASSAY_MARKDOWN_VIEW (object)->markdown);
+  G_OBJECT_CLASS (assay_markdown_view_parent_class)->finalize (object);
+}
+
+static void
+assay_markdown_view_class_init (AssayMarkdownViewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = assay_markdown_view_dispose;
+  object_class->finalize = assay_markdown_view_finalize;
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "markdown");
+}
+
+static void
+assay_markdown_view_init (AssayMarkdownView *self)
+{
+  GtkLayoutManager *layout = gtk_widget_get_layout_manager (GTK_WIDGET (self));
+
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (layout), GTK_ORIENTATION_VERTICAL);
+  gtk_box_layout_set_spacing (GTK_BOX_LAYOUT (layout), 8);
+  self->markdown = g_strdup ("");
+}
+
+GtkWidget *
+assay_markdown_view_new (void)
+{
+  return g_object_new (ASSAY_TYPE_MARKDOWN_VIEW, NULL);
+}

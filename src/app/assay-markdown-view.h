@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "assay-app-types.h"
+
+G_BEGIN_DECLS
+
+#define ASSAY_TYPE_MARKDOWN_VIEW (assay_markdown_view_get_type ())
+
+G_DECLARE_FINAL_TYPE (AssayMarkdownView, assay_markdown_view, ASSAY, MARKDOWN_VIEW, GtkWidget)
+
+/* Markdown (GitHub dialect, through md4c) as widgets: a GtkLabel with Pango markup per
+ * paragraph, heading, list item and code block, a GtkGrid per table. Everything the text
+ * holds is escaped: the model's text is untrusted. */
+GtkWidget  *assay_markdown_view_new          (void);
+void        assay_markdown_view_set_markdown (AssayMarkdownView *self,
+                                              const char        *markdown);
+const char *assay_markdown_view_get_markdown (AssayMarkdownView *self);
+
+G_END_DECLS

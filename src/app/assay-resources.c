@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <gtksourceview/gtksource.h>
+
+#include "assay-app-types.h"
+#include "assay-resources.h"
+
+void
+assay_app_ensure_resources (void)
+{
+  static gsize registered = 0;
+
+  if (g_once_init_enter (&registered))
+    {
+      assay_register_resource ();
+      gtk_source_init ();
+      g_once_init_leave (&registered, 1);
+    }
+}

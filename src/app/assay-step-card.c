@@ -1,0 +1,590 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "assay-markdown-view.h"
+#include "assay-step-card.h"
+
+/* Output longer than this starts collapsed. */
+#define LONG_OUTPUT_LINES 15
+#define LONG_OUTPUT_CHARS 2000
+/* What a card keeps of one cell's text output; the session record has all of it. */
+#define MAX_OUTPUT_CHARS (256 * 1024)
+
+typedef struct
+{
+  char      *id;
+  char      *status;
+  GtkWidget *box;
+  GtkWidget *status_icon;
+  GtkWidget *status_label;
+  GtkWidget *description_label;
+  GtkWidget *expander;
+  GtkWidget *output_label;
+  GtkWidget *figures;
+  GString   *output;
+  gint64     started_us;
+  guint      tick_source;
+} CellRow;
+
+struct _AssayStepCard
+{
+  GtkWidget          parent_instance;
+
+  GtkWidget         *box;
+  GtkLabel          *title_label;
+  GtkSpinner        *spinner;
+  AssayMarkdownView *text_view;
+  GtkBox            *cells_box;
+
+  guint              step;
+  guint              max_steps;
+  GString           *text;
+  guint              render_source;
+  GPtrArray         *cells;  /* CellRow* */
+};
+
+G_DEFINE_FINAL_TYPE (AssayStepCard, assay_step_card, GTK_TYPE_WIDGET)
+
+static void
+cell_row_free (CellRow *row)
+{
+  g_clear_handle_id (&row->tick_source, g_source_remove);
+  g_free (row->id);
+  g_free (row->status);
+  g_string_free (row->output, TRUE);
+  g_free (row);
+}
+
+static CellRow *
+find_cell (AssayStepCard *self,
+           const char    *cell_id)
+{
+  for (guint i = 0; i < self->cells->len; i++)
+    {
+      CellRow *row = g_ptr_array_index (self->cells, i);
+
+      if (g_strcmp0 (row->id, cell_id) == 0)
+        return row;
+    }
+  return NULL;
+}
+
+static void
+set_status (CellRow    *row,
+            const char *status,
+            const char *icon,
+            const char *text,
+            const char *css_class)
+{
+  static const char *classes[] = { "success", "error", "warning", "dim-label", "accent" };
+
+  g_free (row->status);
+  row->status = g_strdup (status);
+  gtk_image_set_from_icon_name (GTK_IMAGE (row->status_icon), icon);
+  gtk_label_set_text (GTK_LABEL (row->status_label), text);
+  for (guint i = 0; i < G_N_ELEMENTS (classes); i++)
+    gtk_widget_remove_css_class (row->status_label, classes[i]);
+  if (css_class != NULL)
+    gtk_widget_add_css_class (row->status_label, css_class);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (row->status_icon),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, text, -1);
+}
+
+static void
+update_title (AssayStepCard *self)
+{
+  g_autofree char *title = NULL;
+
+  if (self->max_steps == 0)
+    title = g_strdup (_("Answer"));
+  else
+    title = g_strdup_printf (_("Step %u of %u"), self->step, self->max_steps);
+  gtk_label_set_text (self->title_label, title);
+}
+
+static gboolean
+render_cb (gpointer user_data)
+{
+  AssayStepCard *self = user_data;
+
+  self->render_source = 0;
+  assay_markdown_view_set_markdown (self->text_view, self->text->str);
+  gtk_widget_set_visible (GTK_WIDGET (self->text_view), self->text->len > 0);
+  return G_SOURCE_REMOVE;
+}
+
+/* Text streams in small pieces: parse at most every 60 ms. */
+static void
+queue_render (AssayStepCard *self)
+{
+  if (self->render_source == 0)
+    self->render_source = g_timeout_add (60, render_cb, self);
+}
+
+guint
+assay_step_card_get_step (AssayStepCard *self)
+{
+  g_return_val_if_fail (ASSAY_IS_STEP_CARD (self), 0);
+  return self->step;
+}
+
+void
+assay_step_card_append_text (AssayStepCard *self,
+                             const char    *text)
+{
+  g_return_if_fail (ASSAY_IS_STEP_CARD (self));
+  g_string_append (self->text, text);
+  queue_render (self);
+}
+
+void
+assay_step_card_set_text (AssayStepCard *self,
+                          const char    *text)
+{
+  g_return_if_fail (ASSAY_IS_STEP_CARD (self));
+  g_string_assign (self->text, text ? text : "");
+  g_clear_handle_id (&self->render_source, g_source_remove);
+  render_cb (self);
+}
+
+const char *
+assay_step_card_get_text (AssayStepCard *self)
+{
+  g_return_val_if_fail (ASSAY_IS_STEP_CARD (self), NULL);
+  return self->text->str;
+}
+
+void
+assay_step_card_set_answer (AssayStepCard *self)
+{
+  g_return_if_fail (ASSAY_IS_STEP_CARD (self));
+  self->max_steps = 0;
+  update_title (self);
+  gtk_widget_add_css_class (self->box, "answer-card");
+  g_clear_handle_id (&self->render_source, g_source_remove);
+  render_cb (self);
+}
+
+void
+assay_step_card_set_working (AssayStepCard *self,
+                             gboolean       working)
+{
+  g_return_if_fail (ASSAY_IS_STEP_CARD (self));
+  gtk_spinner_set_spinning (self->spinner, working);
+  gtk_widget_set_visible (GTK_WIDGET (self->spinner), working);
+}
+
+void
+assay_step_card_clear (AssayStepCard *self)
+{
+  g_return_if_fail (ASSAY_IS_STEP_CARD (self));
+  g_string_truncate (self->text, 0);
+  g_clear_handle_id (&self->render_source, g_source_remove);
+  render_cb (self);
+  for (guint i = 0; i < self->cells->len; i++)
+    gtk_box_remove (self->cells_box, ((CellRow *) g_ptr_array_index (self->cells, i))->box);
+  g_ptr_array_set_size (self->cells, 0);
+}
+
+guint
+assay_step_card_get_n_cells (AssayStepCard *self)
+{
+  g_return_val_if_fail (ASSAY_IS_STEP_CARD (self), 0);
+  return self->cells->len;
+}
+
+gboolean
+assay_step_card_has_cell (AssayStepCard *self,
+                          const char    *cell_id)
+{
+  g_return_val_if_fail (ASSAY_IS_STEP_CARD (self), FALSE);
+  return find_cell (self, cell_id) != NULL;
+}
+
+void
+assay_step_card_add_cell (AssayStepCard *self,
+                          const char    *cell_id,
+                          const char    *description)
+{
+  CellRow *row;
+  GtkWidget *header;
+
+  g_return_if_fail (ASSAY_IS_STEP_CARD (self));
+  if (find_cell (self, cell_id) != NULL)
+    return;
+
+  row = g_new0 (CellRow, 1);
+  row->id = g_strdup (cell_id);
+  row->output = g_string_new (NULL);
+  row->box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  gtk_widget_add_css_class (row->box, "cell-row");
+
+  header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  row->status_icon = gtk_image_new ();
+  row->status_label = gtk_label_new (NULL);
+  gtk_label_set_xalign (GTK_LABEL (row->status_label), 0.0);
+  gtk_label_set_wrap (GTK_LABEL (row->status_label), TRUE);
+  gtk_widget_set_hexpand (row->status_label, TRUE);
+  gtk_box_append (GTK_BOX (header), row->status_icon);
+  gtk_box_append (GTK_BOX (header), row->status_label);
+  gtk_box_append (GTK_BOX (row->box), header);
+
+  row->description_label = gtk_label_new (description);
+  gtk_label_set_xalign (GTK_LABEL (row->description_label), 0.0);
+  gtk_label_set_wrap (GTK_LABEL (row->description_label), TRUE);
+  gtk_widget_add_css_class (row->description_label, "dim-label");
+  gtk_widget_set_visible (row->description_label, description != NULL && *description != '\0');
+  gtk_box_append (GTK_BOX (row->box), row->description_label);
+
+  row->output_label = gtk_label_new (NULL);
+  gtk_label_set_xalign (GTK_LABEL (row->output_label), 0.0);
+  gtk_label_set_selectable (GTK_LABEL (row->output_label), TRUE);
+  gtk_label_set_wrap (GTK_LABEL (row->output_label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (row->output_label), PANGO_WRAP_CHAR);
+  gtk_widget_add_css_class (row->output_label, "monospace");
+  gtk_widget_add_css_class (row->output_label, "cell-output");
+  row->expander = gtk_expander_new (_("Output"));
+  gtk_expander_set_expanded (GTK_EXPANDER (row->expander), TRUE);
+  gtk_expander_set_child (GTK_EXPANDER (row->expander), row->output_label);
+  gtk_widget_set_visible (row->expander, FALSE);
+  gtk_box_append (GTK_BOX (row->box), row->expander);
+
+  row->figures = gtk_flow_box_new ();
+  gtk_flow_box_set_selection_mode (GTK_FLOW_BOX (row->figures), GTK_SELECTION_NONE);
+  gtk_flow_box_set_max_children_per_line (GTK_FLOW_BOX (row->figures), 4);
+  gtk_widget_set_visible (row->figures, FALSE);
+  gtk_box_append (GTK_BOX (row->box), row->figures);
+
+  set_status (row, "proposed", "dialog-question-symbolic", _("Waiting for your approval"), "accent");
+  gtk_box_append (self->cells_box, row->box);
+  g_ptr_array_add (self->cells, row);
+}
+
+static gboolean
+tick_cb (gpointer user_data)
+{
+  CellRow *row = user_data;
+  g_autofree char *text = NULL;
+  gint64 seconds = (g_get_monotonic_time () - row->started_us) / G_USEC_PER_SEC;
+
+  text = g_strdup_printf (_("Running… %" G_GINT64_FORMAT " s"), seconds);
+  gtk_label_set_text (GTK_LABEL (row->status_label), text);
+  return G_SOURCE_CONTINUE;
+}
+
+void
+assay_step_card_cell_started (AssayStepCard *self,
+                              const char    *cell_id)
+{
+  CellRow *row;
+
+  g_return_if_fail (ASSAY_IS_STEP_CARD (self));
+  if ((row = find_cell (self, cell_id)) == NULL)
+    {
+      assay_step_card_add_cell (self, cell_id, NULL);
+      row = find_cell (self, cell_id);
+    }
+  set_status (row, "running", "media-playback-start-symbolic", _("Running… 0 s"), NULL);
+  row->started_us = g_get_monotonic_time ();
+  g_clear_handle_id (&row->tick_source, g_source_remove);
+  row->tick_source = g_timeout_add_seconds (1, tick_cb, row);
+}
+
+/* Lines of text, a final newline ending the last one rather than starting another. */
+static guint
+count_lines (GString *text)
+{
+  guint lines = 0;
+
+  for (const char *p = text->str; *p; p++)
+    lines += *p == '\n';
+  if (text->len > 0 && text->str[text->len - 1] != '\n')
+    lines++;
+  return lines;
+}
+
+static void
+update_output (CellRow *row)
+{
+  guint lines = count_lines (row->output);
+  g_autofree char *title = NULL;
+
+  gtk_label_set_text (GTK_LABEL (row->output_label), row->output->str);
+  gtk_widget_set_visible (row->expander, row->output->len > 0);
+  title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Output (%u line)", "Output (%u lines)", lines), lines);
+  gtk_expander_set_label (GTK_EXPANDER (row->expander), title);
+}
+
+static void
+append_output (CellRow    *row,
+               const char *text)
+{
+  if (text == NULL || row->output->len >= MAX_OUTPUT_CHARS)
+    return;
+  g_string_append (row->output, text);
+  if (row->output->len >= MAX_OUTPUT_CHARS)
+    {
+      g_string_truncate (row->output, MAX_OUTPUT_CHARS);
+      /* Cut at a character boundary. */
+      while (row->output->len > 0 && !g_utf8_validate (row->output->str, row->output->len, NULL))
+        g_string_truncate (row->output, row->output->len - 1);
+      g_string_append (row->output, _("\n… (the rest is in the session record)"));
+    }
+}
+
+void
+assay_step_card_cell_output (AssayStepCard *self,
+                             const char    *cell_id,
+                             JsonObject    *output)
+{
+  CellRow *row;
+  const char *type;
+
+  g_return_if_fail (ASSAY_IS_STEP_CARD (self));
+  if ((row = find_cell (self, cell_id)) == NULL || output == NULL)
+    return;
+
+  type = json_object_get_string_member_with_default (output, "output_type", "");
+  if (g_str_equal (type, "stream"))
+    append_output (row, json_object_get_string_member_with_default (output, "text", NULL));
+  else if (g_str_equal (type, "error"))
+    {
+      JsonNode *node = json_object_get_member (output, "traceback");
+
+      if (node != NULL && JSON_NODE_HOLDS_ARRAY (node))
+        {
+          JsonArray *traceback = json_node_get_array (node);
+
+          for (guint i = 0; i < json_array_get_length (traceback); i++)
+            {
+              JsonNode *line = json_array_get_element (traceback, i);
+
+              if (JSON_NODE_HOLDS_VALUE (line) && json_node_get_value_type (line) == G_TYPE_STRING)
+                {
+                  append_output (row, json_node_get_string (line));
+                  append_output (row, "\n");
+                }
+            }
+        }
+      else
+        {
+          append_output (row, json_object_get_string_member_with_default (output, "ename", ""));
+          append_output (row, ": ");
+          append_output (row, json_object_get_string_member_with_default (output, "evalue", ""));
+          append_output (row, "\n");
+        }
+    }
+  else if (json_object_has_member (output, "data"))
+    {
+      JsonNode *data = json_object_get_member (output, "data");
+
+      /* Figures come as artifacts (thumbnails); the text form stands for anything else. */
+      if (JSON_NODE_HOLDS_OBJECT (data) &&
+          !json_object_has_member (json_node_get_object (data), "image/png"))
+        {
+          JsonObject *bundle = json_node_get_object (data);
+          JsonNode *plain = json_object_get_member (bundle, "text/plain");
+
+          if (plain != NULL && JSON_NODE_HOLDS_VALUE (plain) &&
+              json_node_get_value_type (plain) == G_TYPE_STRING)
+            {
+              append_output (row, json_node_get_string (plain));
+              append_output (row, "\n");
+            }
+        }
+    }
+  update_output (row);
+}
+
+static gboolean
+is_figure (const char *name)
+{
+  g_autofree char *lower = g_ascii_strdown (name, -1);
+
+  return g_str_has_suffix (lower, ".png") || g_str_has_suffix (lower, ".jpg") ||
+         g_str_has_suffix (lower, ".jpeg") || g_str_has_suffix (lower, ".svg");
+}
+
+void
+assay_step_card_cell_artifact (AssayStepCard *self,
+                               const char    *cell_id,
+                               const char    *name,
+                               const char    *path)
+{
+  CellRow *row;
+  GtkWidget *picture;
+  g_autofree char *tooltip = NULL;
+
+  g_return_if_fail (ASSAY_IS_STEP_CARD (self));
+  if ((row = find_cell (self, cell_id)) == NULL || name == NULL || path == NULL || !is_figure (name))
+    return;
+
+  picture = gtk_picture_new_for_filename (path);
+  gtk_picture_set_can_shrink (GTK_PICTURE (picture), TRUE);
+  gtk_picture_set_content_fit (GTK_PICTURE (picture), GTK_CONTENT_FIT_CONTAIN);
+  gtk_widget_set_size_request (picture, 200, 130);
+  gtk_widget_add_css_class (picture, "figure-thumbnail");
+  gtk_picture_set_alternative_text (GTK_PICTURE (picture), name);
+  tooltip = g_strdup_printf (_("Figure %s"), name);
+  gtk_widget_set_tooltip_text (picture, tooltip);
+  gtk_flow_box_append (GTK_FLOW_BOX (row->figures), picture);
+  gtk_widget_set_visible (row->figures, TRUE);
+}
+
+void
+assay_step_card_cell_finished (AssayStepCard *self,
+                               const char    *cell_id,
+                               const char    *status,
+                               const char    *reason,
+                               gint64         elapsed_ms)
+{
+  CellRow *row;
+  g_autofree char *text = NULL;
+  const char *icon = "dialog-error-symbolic";
+  const char *css = "error";
+  guint lines;
+
+  g_return_if_fail (ASSAY_IS_STEP_CARD (self));
+  if ((row = find_cell (self, cell_id)) == NULL)
+    return;
+  g_clear_handle_id (&row->tick_source, g_source_remove);
+
+  if (g_strcmp0 (status, "ok") == 0)
+    {
+      text = g_strdup_printf (_("Ran in %.1f s"), elapsed_ms / 1000.0);
+      icon = "object-select-symbolic";
+      css = "success";
+    }
+  else if (g_strcmp0 (status, "error") == 0)
+    text = g_strdup_printf (_("Failed with an error after %.1f s"), elapsed_ms / 1000.0);
+  else if (g_strcmp0 (status, "timeout") == 0)
+    text = g_strdup_printf (_("Timed out after %.0f s"), elapsed_ms / 1000.0);
+  else if (g_strcmp0 (status, "oom") == 0)
+    text = g_strdup (_("Ran out of memory"));
+  else if (g_strcmp0 (status, "cancelled") == 0)
+    {
+      text = g_strdup (_("Stopped"));
+      css = "warning";
+    }
+  else if (g_strcmp0 (status, "interrupted") == 0)
+    {
+      text = g_strdup (_("Interrupted (Assay was closed)"));
+      css = "warning";
+    }
+  else
+    text = g_strdup_printf (_("Did not finish (%s)"), status ? status : _("unknown"));
+
+  if (reason != NULL && *reason != '\0' && g_strcmp0 (status, "ok") != 0)
+    {
+      char *with_reason = g_strdup_printf ("%s: %s", text, reason);
+
+      g_free (text);
+      text = with_reason;
+    }
+  set_status (row, status, icon, text, css);
+
+  lines = count_lines (row->output);
+  if (lines > LONG_OUTPUT_LINES || row->output->len > LONG_OUTPUT_CHARS)
+    gtk_expander_set_expanded (GTK_EXPANDER (row->expander), FALSE);
+}
+
+void
+assay_step_card_cell_rejected (AssayStepCard *self,
+                               const char    *cell_id,
+                               const char    *reason)
+{
+  CellRow *row;
+  g_autofree char *text = NULL;
+
+  g_return_if_fail (ASSAY_IS_STEP_CARD (self));
+  if ((row = find_cell (self, cell_id)) == NULL)
+    {
+      assay_step_card_add_cell (self, cell_id, NULL);
+      row = find_cell (self, cell_id);
+    }
+  if (reason != NULL && *reason != '\0')
+    text = g_strdup_printf (_("Rejected: %s"), reason);
+  else
+    text = g_strdup (_("Rejected"));
+  set_status (row, "rejected", "action-unavailable-symbolic", text, "dim-label");
+}
+
+const char *
+assay_step_card_get_cell_status (AssayStepCard *self,
+                                 const char    *cell_id)
+{
+  CellRow *row;
+
+  g_return_val_if_fail (ASSAY_IS_STEP_CARD (self), NULL);
+  row = find_cell (self, cell_id);
+  return row ? row->status : NULL;
+}
+
+static void
+assay_step_card_dispose (GObject *object)
+{
+  AssayStepCard *self = ASSAY_STEP_CARD (object);
+  GtkWidget *child;
+
+  g_clear_handle_id (&self->render_source, g_source_remove);
+  if (self->cells != NULL)
+    g_ptr_array_set_size (self->cells, 0);
+  gtk_widget_dispose_template (GTK_WIDGET (self), ASSAY_TYPE_STEP_CARD);
+  /* The template's root box is not a bound child: unparent it too. */
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+  G_OBJECT_CLASS (assay_step_card_parent_class)->dispose (object);
+}
+
+static void
+assay_step_card_finalize (GObject *object)
+{
+  AssayStepCard *self = ASSAY_STEP_CARD (object);
+
+  g_string_free (self->text, TRUE);
+  g_ptr_array_unref (self->cells);
+  G_OBJECT_CLASS (assay_step_card_parent_class)->finalize (object);
+}
+
+static void
+assay_step_card_class_init (AssayStepCardClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = assay_step_card_dispose;
+  object_class->finalize = assay_step_card_finalize;
+
+  assay_app_ensure_resources ();
+  g_type_ensure (ASSAY_TYPE_MARKDOWN_VIEW);
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/assay/Assay/ui/assay-step-card.ui");
+  gtk_widget_class_bind_template_child (widget_class, AssayStepCard, box);
+  gtk_widget_class_bind_template_child (widget_class, AssayStepCard, title_label);
+  gtk_widget_class_bind_template_child (widget_class, AssayStepCard, spinner);
+  gtk_widget_class_bind_template_child (widget_class, AssayStepCard, text_view);
+  gtk_widget_class_bind_template_child (widget_class, AssayStepCard, cells_box);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+}
+
+static void
+assay_step_card_init (AssayStepCard *self)
+{
+  self->text = g_string_new (NULL);
+  self->cells = g_ptr_array_new_with_free_func ((GDestroyNotify) cell_row_free);
+  gtk_widget_init_template (GTK_WIDGET (self));
+  gtk_widget_set_visible (GTK_WIDGET (self->text_view), FALSE);
+}
+
+GtkWidget *
+assay_step_card_new (guint step,
+                     guint max_steps)
+{
+  AssayStepCard *self = g_object_new (ASSAY_TYPE_STEP_CARD, NULL);
+
+  self->step = step;
+  self->max_steps = max_steps;
+  update_title (self);
+  return GTK_WIDGET (self);
+}

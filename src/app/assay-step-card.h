@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "assay-app-types.h"
+
+G_BEGIN_DECLS
+
+#define ASSAY_TYPE_STEP_CARD (assay_step_card_get_type ())
+
+G_DECLARE_FINAL_TYPE (AssayStepCard, assay_step_card, ASSAY, STEP_CARD, GtkWidget)
+
+/* One model turn in the chat: "Step 3 of 8", the model's text (Markdown, streamed) and, for
+ * each cell it proposed, the cell's status (running with the elapsed time, ok, error, timeout,
+ * out of memory, rejected), its text outputs (collapsed when long) and figure thumbnails. */
+GtkWidget  *assay_step_card_new            (guint          step,
+                                            guint          max_steps);
+guint       assay_step_card_get_step       (AssayStepCard *self);
+void        assay_step_card_append_text    (AssayStepCard *self,
+                                            const char    *text);
+void        assay_step_card_set_text       (AssayStepCard *self,
+                                            const char    *text);
+const char *assay_step_card_get_text       (AssayStepCard *self);
+/* Shows the card as the final answer ("Answer" instead of "Step n of m"). */
+void        assay_step_card_set_answer     (AssayStepCard *self);
+void        assay_step_card_set_working    (AssayStepCard *self,
+                                            gboolean       working);
+/* Forgets what streamed (a retry voids it). */
+void        assay_step_card_clear          (AssayStepCard *self);
+guint       assay_step_card_get_n_cells    (AssayStepCard *self);
+gboolean    assay_step_card_has_cell       (AssayStepCard *self,
+                                            const char    *cell_id);
+void        assay_step_card_add_cell       (AssayStepCard *self,
+                                            const char    *cell_id,
+                                            const char    *description);
+void        assay_step_card_cell_started   (AssayStepCard *self,
+                                            const char    *cell_id);
+void        assay_step_card_cell_output    (AssayStepCard *self,
+                                            const char    *cell_id,
+                                            JsonObject    *output);
+void        assay_step_card_cell_artifact  (AssayStepCard *self,
+                                            const char    *cell_id,
+                                            const char    *name,
+                                            const char    *path);
+/* STATUS: "ok", "error", "timeout", "oom", "limit", "cancelled", "crashed", "interrupted". */
+void        assay_step_card_cell_finished  (AssayStepCard *self,
+                                            const char    *cell_id,
+                                            const char    *status,
+                                            const char    *reason,
+                                            gint64         elapsed_ms);
+void        assay_step_card_cell_rejected  (AssayStepCard *self,
+                                            const char    *cell_id,
+                                            const char    *reason);
+/* The cell's status as shown ("ok", "running", "rejected", ...), NULL if unknown. */
+const char *assay_step_card_get_cell_status (AssayStepCard *self,
+                                             const char    *cell_id);
+
+G_END_DECLS

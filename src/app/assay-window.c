@@ -1,0 +1,1328 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The window and the question flow: send → session → provider (key from the keyring) →
+ * sandbox backend (chosen in a worker) → AssayAgent; the agent's signals drive the chat and
+ * the code review. The wiring follows src/cli/assay-cli-ask.c. */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "assay-agent.h"
+#include "assay-chat-view.h"
+#include "assay-code-review.h"
+#include "assay-kernel-session.h"
+#include "assay-keyring.h"
+#include "assay-onboarding.h"
+#include "assay-sandbox-banner.h"
+#include "assay-sandbox-choice.h"
+#include "assay-sessions-sidebar.h"
+#include "assay-step-card.h"
+#include "assay-window.h"
+
+#define DEFAULT_OPENAI_MODEL    "gpt-4.1"
+#define DEFAULT_ANTHROPIC_MODEL "claude-sonnet-4-5"
+
+struct _AssayWindow
+{
+  AdwApplicationWindow  parent_instance;
+
+  AdwToastOverlay      *toast_overlay;
+  GtkStack             *main_stack;
+  AdwFlap              *flap;
+  AssaySessionsSidebar *sidebar;
+  AssaySandboxBanner   *sandbox_banner;
+  GtkRevealer          *demo_revealer;
+  AdwViewStack         *view_stack;
+  AssayChatView        *chat_view;
+  AssayCodeReview      *code_review;
+  AssayOnboarding      *onboarding;
+
+  GSettings            *settings;
+  GCancellable         *cancellable;      /* the window's life */
+  GCancellable         *ask_cancellable;  /* the question in progress */
+
+  AssaySession         *session;
+  AssayLlmProvider     *provider;
+  char                 *model;
+  gboolean              provider_fixed;   /* set by the caller or the demo, not the settings */
+  gboolean              recorded;
+  AssaySandboxBackend  *backend;
+  AssaySandboxSpec     *spec;
+  char                 *backend_reason;
+  AssayKernelSession   *kernel;
+  AssayAgent           *agent;
+
+  gboolean              busy;
+  char                 *question;
+  char                 *last_toast;
+};
+
+G_DEFINE_FINAL_TYPE (AssayWindow, assay_window, ADW_TYPE_APPLICATION_WINDOW)
+
+enum { PROP_0, PROP_BUSY, N_PROPS };
+static GParamSpec *properties[N_PROPS];
+
+static void
+show_toast (AssayWindow *self,
+            const char  *text)
+{
+  AdwToast *toast = adw_toast_new (text);
+
+  g_free (self->last_toast);
+  self->last_toast = g_strdup (text);
+  adw_toast_set_timeout (toast, 5);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+/* The one function that decides which actions are enabled. */
+static void
+update_actions (AssayWindow *self)
+{
+  GtkWidget *widget = GTK_WIDGET (self);
+
+  gtk_widget_action_set_enabled (widget, "win.send", !self->busy);
+  gtk_widget_action_set_enabled (widget, "win.stop", self->busy);
+  gtk_widget_action_set_enabled (widget, "win.new-session", !self->busy);
+  gtk_widget_action_set_enabled (widget, "win.try-demo", !self->busy);
+  gtk_widget_action_set_enabled (widget, "win.open-session", !self->busy);
+  gtk_widget_action_set_enabled (widget, "win.delete-session", !self->busy);
+}
+
+static void
+set_busy (AssayWindow *self,
+          gboolean     busy)
+{
+  if (self->busy == busy)
+    return;
+  self->busy = busy;
+  assay_chat_view_set_busy (self->chat_view, busy);
+  update_actions (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
+}
+
+/* ---- the agent ------------------------------------------------------------------------ */
+
+static void
+close_agent (AssayWindow *self)
+{
+  if (self->agent != NULL)
+    g_signal_handlers_disconnect_by_data (self->agent, self);
+  g_clear_object (&self->agent);
+  if (self->kernel != NULL)
+    assay_kernel_session_close (self->kernel);
+  g_clear_object (&self->kernel);
+}
+
+static AssayStepCard *
+card_for_cell (AssayWindow *self,
+               const char  *cell_id)
+{
+  AssayStepCard *card = assay_chat_view_find_cell_card (self->chat_view, cell_id);
+
+  if (card == NULL)
+    card = assay_chat_view_get_current_card (self->chat_view);
+  if (card == NULL)
+    card = assay_chat_view_begin_step (self->chat_view, 1, assay_agent_get_max_steps (self->agent));
+  return card;
+}
+
+static void
+step_cb (AssayAgent  *agent,
+         guint        n,
+         guint        max,
+         AssayWindow *self)
+{
+  AssayStepCard *card = assay_chat_view_begin_step (self->chat_view, n, max);
+
+  assay_step_card_set_working (card, TRUE);
+  assay_code_review_begin (self->code_review);
+}
+
+static void
+text_delta_cb (AssayAgent  *agent,
+               const char  *text,
+               AssayWindow *self)
+{
+  AssayStepCard *card = assay_chat_view_get_current_card (self->chat_view);
+
+  assay_chat_view_hide_retry (self->chat_view);
+  if (card != NULL)
+    assay_step_card_append_text (card, text);
+}
+
+static void
+code_delta_cb (AssayAgent  *agent,
+               guint        index,
+               const char  *call_id,
+               const char  *text,
+               AssayWindow *self)
+{
+  assay_chat_view_hide_retry (self->chat_view);
+  assay_code_review_append_code (self->code_review, text);
+}
+
+static void
+retrying_cb (AssayAgent  *agent,
+             guint        attempt,
+             guint        delay_ms,
+             const char  *reason,
+             AssayWindow *self)
+{
+  assay_chat_view_show_retry (self->chat_view, attempt, delay_ms, reason);
+  assay_code_review_begin (self->code_review);
+}
+
+static void
+approval_needed_cb (AssayAgent  *agent,
+                    const char  *cell_id,
+                    const char  *code,
+                    const char  *description,
+                    AssayWindow *self)
+{
+  AssayStepCard *card = card_for_cell (self, cell_id);
+
+  assay_step_card_add_cell (card, cell_id, description);
+  assay_code_review_request (self->code_review, cell_id, code, description);
+  adw_view_stack_set_visible_child_name (self->view_stack, "chat");
+}
+
+static void
+cell_started_cb (AssayAgent  *agent,
+                 const char  *cell_id,
+                 const char  *code,
+                 AssayWindow *self)
+{
+  AssaySessionCell *cell = assay_session_find_cell (assay_agent_get_session (agent), cell_id);
+  AssayStepCard *card = card_for_cell (self, cell_id);
+
+  assay_step_card_add_cell (card, cell_id, cell ? cell->description : NULL);
+  assay_step_card_cell_started (card, cell_id);
+  assay_code_review_show (self->code_review, code);
+}
+
+static void
+output_cb (AssayAgent  *agent,
+           const char  *cell_id,
+           JsonObject  *output,
+           AssayWindow *self)
+{
+  assay_step_card_cell_output (card_for_cell (self, cell_id), cell_id, output);
+}
+
+static void
+artifact_added_cb (AssayAgent  *agent,
+                   const char  *cell_id,
+                   const char  *name,
+                   const char  *path,
+                   AssayWindow *self)
+{
+  assay_step_card_cell_artifact (card_for_cell (self, cell_id), cell_id, name, path);
+}
+
+static void
+cell_finished_cb (AssayAgent      *agent,
+                  const char      *cell_id,
+                  AssayCellResult *result,
+                  AssayWindow     *self)
+{
+  assay_step_card_cell_finished (card_for_cell (self, cell_id), cell_id,
+                                 assay_cell_status_to_string (assay_cell_result_get_status (result)),
+                                 assay_cell_result_get_reason (result),
+                                 assay_cell_result_get_elapsed_ms (result));
+}
+
+static void
+restoring_cb (AssayAgent  *agent,
+              guint        done,
+              guint        total,
+              AssayWindow *self)
+{
+  if (done == 0)
+    {
+      g_autofree char *text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                            "Restoring the session: running its %u successful cell again…",
+                                                            "Restoring the session: running its %u successful cells again…",
+                                                            total), total);
+      assay_chat_view_add_notice (self->chat_view, text, FALSE);
+    }
+}
+
+static void
+error_cb (AssayAgent  *agent,
+          const char  *message,
+          AssayWindow *self)
+{
+  assay_chat_view_add_notice (self->chat_view, message, TRUE);
+}
+
+static void
+code_review_respond_cb (AssayWindow *self,
+                        const char  *cell_id,
+                        int          response,
+                        const char  *text)
+{
+  if (self->agent == NULL || cell_id == NULL)
+    return;
+  if (response == ASSAY_APPROVAL_REJECT)
+    assay_step_card_cell_rejected (card_for_cell (self, cell_id), cell_id, text);
+  assay_agent_respond (self->agent, cell_id, response, text);
+}
+
+static void
+auto_run_notify_cb (AssayWindow *self)
+{
+  gboolean auto_run = assay_code_review_get_auto_run (self->code_review);
+
+  if (self->agent != NULL)
+    assay_agent_set_approval_policy (self->agent, auto_run ? ASSAY_APPROVAL_POLICY_AUTO
+                                                           : ASSAY_APPROVAL_POLICY_ASK);
+  /* A cell waiting right now runs too: that is what the switch says. */
+  if (auto_run && assay_code_review_get_waiting (self->code_review))
+    gtk_widget_activate_action (GTK_WIDGET (self->code_review), "review.run", NULL);
+}
+
+static void
+asked_cb (GObject      *source,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  g_autoptr(AssayWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  AssayAgentOutcome outcome;
+
+  outcome = assay_agent_ask_finish (ASSAY_AGENT (source), result, &text, &error);
+  if (gtk_widget_in_destruction (GTK_WIDGET (self)))
+    return;
+
+  switch (outcome)
+    {
+    case ASSAY_AGENT_ANSWERED:
+      assay_chat_view_add_answer (self->chat_view, text ? text : "");
+      break;
+    case ASSAY_AGENT_CANCELLED:
+    case ASSAY_AGENT_STOPPED:
+      assay_chat_view_add_notice (self->chat_view, _("Stopped."), FALSE);
+      break;
+    case ASSAY_AGENT_STEP_LIMIT:
+      assay_chat_view_add_notice (self->chat_view, text, FALSE);
+      break;
+    case ASSAY_AGENT_MODEL_ERROR:
+    case ASSAY_AGENT_SANDBOX_ERROR:
+    default:
+      /* ::error said it already. */
+      break;
+    }
+  if (assay_code_review_get_waiting (self->code_review))
+    assay_code_review_begin (self->code_review);
+  g_clear_object (&self->ask_cancellable);
+  set_busy (self, FALSE);
+  assay_sessions_sidebar_reload (self->sidebar);
+}
+
+static void
+fail_question (AssayWindow *self,
+               const char  *message)
+{
+  assay_chat_view_add_notice (self->chat_view, message, TRUE);
+  g_clear_object (&self->ask_cancellable);
+  set_busy (self, FALSE);
+}
+
+static void
+start_question (AssayWindow *self)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *question = g_steal_pointer (&self->question);
+
+  if (self->agent == NULL)
+    {
+      g_autofree char *artifact_dir = assay_session_get_artifact_dir (self->session);
+
+      self->kernel = assay_kernel_session_new (self->backend, self->spec, artifact_dir);
+      self->agent = assay_agent_new (self->provider, self->kernel, self->session);
+      g_signal_connect (self->agent, "step", G_CALLBACK (step_cb), self);
+      g_signal_connect (self->agent, "text-delta", G_CALLBACK (text_delta_cb), self);
+      g_signal_connect (self->agent, "code-delta", G_CALLBACK (code_delta_cb), self);
+      g_signal_connect (self->agent, "retrying", G_CALLBACK (retrying_cb), self);
+      g_signal_connect (self->agent, "approval-needed", G_CALLBACK (approval_needed_cb), self);
+      g_signal_connect (self->agent, "cell-started", G_CALLBACK (cell_started_cb), self);
+      g_signal_connect (self->agent, "output", G_CALLBACK (output_cb), self);
+      g_signal_connect (self->agent, "artifact-added", G_CALLBACK (artifact_added_cb), self);
+      g_signal_connect (self->agent, "cell-finished", G_CALLBACK (cell_finished_cb), self);
+      g_signal_connect (self->agent, "restoring", G_CALLBACK (restoring_cb), self);
+      g_signal_connect (self->agent, "error", G_CALLBACK (error_cb), self);
+    }
+  if (self->model != NULL && *self->model != '\0')
+    assay_agent_set_model (self->agent, self->model);
+  assay_agent_set_max_steps (self->agent, g_settings_get_uint (self->settings, "max-steps"));
+  assay_agent_set_fenced_code_fallback (self->agent, g_settings_get_boolean (self->settings, "fenced-code-fallback"));
+  assay_agent_set_approval_policy (self->agent, assay_code_review_get_auto_run (self->code_review)
+                                                ? ASSAY_APPROVAL_POLICY_AUTO : ASSAY_APPROVAL_POLICY_ASK);
+  assay_agent_ask_async (self->agent, question, self->ask_cancellable, asked_cb, g_object_ref (self));
+}
+
+typedef struct
+{
+  char             *name;
+  AssaySandboxSpec *spec;
+  AssaySandboxBackend *backend;
+  char             *reason;
+} Choice;
+
+static void
+choice_free (Choice *choice)
+{
+  g_free (choice->name);
+  g_clear_pointer (&choice->spec, assay_sandbox_spec_free);
+  g_clear_object (&choice->backend);
+  g_free (choice->reason);
+  g_free (choice);
+}
+
+static void
+choose_worker (GTask        *task,
+               gpointer      source_object,
+               gpointer      task_data,
+               GCancellable *cancellable)
+{
+  Choice *choice = task_data;
+  g_autoptr(AssaySandboxImage) image = assay_sandbox_image_new (NULL);
+  GError *error = NULL;
+
+  choice->backend = assay_sandbox_choose_backend (choice->name, image, choice->spec, &choice->reason, &error);
+  if (choice->backend == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  assay_sandbox_backend_remove_leftovers (choice->backend, NULL);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+backend_chosen_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  AssayWindow *self = ASSAY_WINDOW (source);
+  Choice *choice = g_task_get_task_data (G_TASK (result));
+  g_autoptr(GError) error = NULL;
+
+  if (!g_task_propagate_boolean (G_TASK (result), &error))
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) &&
+          !gtk_widget_in_destruction (GTK_WIDGET (self)))
+        {
+          g_autofree char *text = g_strdup_printf (_("The sandbox cannot be used: %s"), error->message);
+
+          fail_question (self, text);
+        }
+      else if (!gtk_widget_in_destruction (GTK_WIDGET (self)))
+        fail_question (self, _("Stopped."));
+      return;
+    }
+  if (gtk_widget_in_destruction (GTK_WIDGET (self)))
+    return;
+  self->backend = g_steal_pointer (&choice->backend);
+  g_clear_pointer (&self->spec, assay_sandbox_spec_free);
+  self->spec = g_steal_pointer (&choice->spec);
+  g_free (self->backend_reason);
+  self->backend_reason = g_steal_pointer (&choice->reason);
+  if (g_cancellable_is_cancelled (self->ask_cancellable))
+    fail_question (self, _("Stopped."));
+  else
+    start_question (self);
+}
+
+static void
+ensure_backend (AssayWindow *self)
+{
+  g_autoptr(GTask) task = NULL;
+  Choice *choice;
+
+  if (self->backend != NULL)
+    {
+      start_question (self);
+      return;
+    }
+  choice = g_new0 (Choice, 1);
+  choice->name = g_settings_get_string (self->settings, "sandbox-backend");
+  choice->spec = assay_sandbox_spec_new ();
+  choice->spec->limits.memory_bytes = (guint64) g_settings_get_uint (self->settings, "memory-mb") * 1024 * 1024;
+  choice->spec->limits.cpus = g_settings_get_double (self->settings, "cpus");
+  choice->spec->limits.timeout_ms = g_settings_get_uint (self->settings, "cell-timeout") * 1000;
+  /* The task holds the window until the worker is done. */
+  task = g_task_new (self, self->ask_cancellable, backend_chosen_cb, NULL);
+  g_task_set_source_tag (task, ensure_backend);
+  g_task_set_task_data (task, choice, (GDestroyNotify) choice_free);
+  g_task_run_in_thread (task, choose_worker);
+}
+
+static void
+key_found_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(AssayWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *provider = NULL;
+  g_autofree char *base_url = NULL;
+  char *key;
+
+  key = assay_keyring_lookup_finish (result, &error);
+  if (gtk_widget_in_destruction (GTK_WIDGET (self)))
+    {
+      secret_password_free (key);
+      return;
+    }
+  if (g_cancellable_is_cancelled (self->ask_cancellable))
+    {
+      secret_password_free (key);
+      fail_question (self, _("Stopped."));
+      return;
+    }
+  if (error != NULL)
+    g_debug ("no key from the keyring: %s", error->message);
+
+  provider = g_settings_get_string (self->settings, "provider");
+  base_url = g_settings_get_string (self->settings, "base-url");
+  g_clear_object (&self->provider);
+  if (g_str_equal (provider, "anthropic"))
+    self->provider = assay_anthropic_provider_new (*base_url ? base_url : NULL, key);
+  else
+    self->provider = assay_openai_provider_new (*base_url ? base_url : NULL, key);
+  secret_password_free (key);
+
+  g_free (self->model);
+  self->model = g_settings_get_string (self->settings, "model");
+  if (*self->model == '\0')
+    {
+      g_free (self->model);
+      self->model = g_strdup (g_str_equal (provider, "anthropic") ? DEFAULT_ANTHROPIC_MODEL : DEFAULT_OPENAI_MODEL);
+    }
+  ensure_backend (self);
+}
+
+static void
+ensure_provider (AssayWindow *self)
+{
+  g_autofree char *provider = NULL;
+  g_autofree char *base_url = NULL;
+
+  if (self->provider != NULL)
+    {
+      ensure_backend (self);
+      return;
+    }
+  provider = g_settings_get_string (self->settings, "provider");
+  if (*provider == '\0')
+    {
+      fail_question (self, _("Choose a model first."));
+      gtk_stack_set_visible_child_name (self->main_stack, "onboarding");
+      return;
+    }
+  base_url = g_settings_get_string (self->settings, "base-url");
+  assay_keyring_lookup_async (provider, base_url, self->ask_cancellable, key_found_cb, g_object_ref (self));
+}
+
+static gboolean
+ensure_session (AssayWindow *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (self->session != NULL)
+    return TRUE;
+  self->session = assay_session_create (NULL, &error);
+  if (self->session == NULL)
+    {
+      g_autofree char *text = g_strdup_printf (_("The session could not be created: %s"), error->message);
+
+      show_toast (self, text);
+      return FALSE;
+    }
+  if (!assay_session_save (self->session, &error))
+    g_warning ("saving the new session: %s", error->message);
+  assay_sessions_sidebar_select (self->sidebar, assay_session_get_dir (self->session));
+  return TRUE;
+}
+
+static void
+send_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+  g_autofree char *text = assay_chat_view_get_composer_text (self->chat_view);
+
+  g_strstrip (text);
+  if (self->busy || *text == '\0')
+    return;
+  if (!ensure_session (self))
+    return;
+
+  assay_chat_view_set_composer_text (self->chat_view, "");
+  assay_chat_view_add_question (self->chat_view, text);
+  g_free (self->question);
+  self->question = g_steal_pointer (&text);
+  g_clear_object (&self->ask_cancellable);
+  self->ask_cancellable = g_cancellable_new ();
+  set_busy (self, TRUE);
+  ensure_provider (self);
+}
+
+static void
+stop_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+
+  if (!self->busy)
+    return;
+  if (assay_code_review_get_waiting (self->code_review) && self->agent != NULL)
+    {
+      g_autofree char *cell_id = g_strdup (assay_code_review_get_cell_id (self->code_review));
+
+      assay_code_review_begin (self->code_review);
+      assay_agent_respond (self->agent, cell_id, ASSAY_APPROVAL_STOP, NULL);
+      return;
+    }
+  if (self->ask_cancellable != NULL)
+    g_cancellable_cancel (self->ask_cancellable);
+}
+
+static void
+run_action (GtkWidget  *widget,
+            const char *action_name,
+            GVariant   *parameter)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+
+  if (assay_code_review_get_waiting (self->code_review))
+    gtk_widget_activate_action (GTK_WIDGET (self->code_review), "review.run", NULL);
+}
+
+/* ---- sessions --------------------------------------------------------------------------- */
+
+static void
+forget_session (AssayWindow *self)
+{
+  close_agent (self);
+  g_clear_object (&self->session);
+  if (self->recorded)
+    {
+      /* The recorded transcript belongs to the demo session only. */
+      g_clear_object (&self->provider);
+      self->provider_fixed = FALSE;
+      self->recorded = FALSE;
+    }
+  gtk_revealer_set_reveal_child (self->demo_revealer, FALSE);
+  assay_chat_view_clear (self->chat_view);
+  assay_code_review_reset (self->code_review);
+  assay_code_review_set_auto_run (self->code_review,
+                                  g_settings_get_enum (self->settings, "approval-policy") == 1);
+}
+
+void
+assay_window_new_session (AssayWindow *self)
+{
+  g_return_if_fail (ASSAY_IS_WINDOW (self));
+  if (self->busy)
+    return;
+  forget_session (self);
+  assay_sessions_sidebar_select (self->sidebar, NULL);
+  assay_chat_view_focus_composer (self->chat_view);
+}
+
+gboolean
+assay_window_open_session (AssayWindow  *self,
+                           const char   *dir,
+                           GError      **error)
+{
+  g_autoptr(AssaySession) session = NULL;
+
+  g_return_val_if_fail (ASSAY_IS_WINDOW (self), FALSE);
+  if (self->busy)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_BUSY, _("A question is in progress"));
+      return FALSE;
+    }
+  if (self->session != NULL && g_strcmp0 (assay_session_get_dir (self->session), dir) == 0)
+    return TRUE;
+  session = assay_session_load (dir, error);
+  if (session == NULL)
+    return FALSE;
+  forget_session (self);
+  self->session = g_steal_pointer (&session);
+  assay_chat_view_show_session (self->chat_view, self->session,
+                                g_settings_get_uint (self->settings, "max-steps"));
+  /* The code view shows the session's last cell, as it was when the session was left. */
+  if (assay_session_get_n_cells (self->session) > 0)
+    {
+      AssaySessionCell *last = assay_session_get_cell (self->session, assay_session_get_n_cells (self->session) - 1);
+
+      assay_code_review_show (self->code_review, last->code ? last->code : last->proposed_code);
+    }
+  assay_sessions_sidebar_select (self->sidebar, dir);
+  return TRUE;
+}
+
+gboolean
+assay_window_rename_session (AssayWindow  *self,
+                             const char   *dir,
+                             const char   *title,
+                             GError      **error)
+{
+  g_autoptr(AssaySession) loaded = NULL;
+  AssaySession *session;
+
+  g_return_val_if_fail (ASSAY_IS_WINDOW (self), FALSE);
+  if (self->session != NULL && g_strcmp0 (assay_session_get_dir (self->session), dir) == 0)
+    session = self->session;
+  else if ((session = loaded = assay_session_load (dir, error)) == NULL)
+    return FALSE;
+  if (!assay_session_rename (session, title, error))
+    return FALSE;
+  assay_sessions_sidebar_reload (self->sidebar);
+  return TRUE;
+}
+
+gboolean
+assay_window_delete_session (AssayWindow  *self,
+                             const char   *dir,
+                             GError      **error)
+{
+  g_return_val_if_fail (ASSAY_IS_WINDOW (self), FALSE);
+  if (self->busy)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_BUSY, _("A question is in progress"));
+      return FALSE;
+    }
+  if (self->session != NULL && g_strcmp0 (assay_session_get_dir (self->session), dir) == 0)
+    forget_session (self);
+  if (!assay_session_delete (dir, error))
+    return FALSE;
+  assay_sessions_sidebar_reload (self->sidebar);
+  return TRUE;
+}
+
+static void
+session_activated_cb (AssayWindow *self,
+                      const char  *dir)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!assay_window_open_session (self, dir, &error))
+    show_toast (self, error->message);
+  else if (adw_flap_get_folded (self->flap))
+    adw_flap_set_reveal_flap (self->flap, FALSE);
+}
+
+static void
+open_session_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *parameter)
+{
+  session_activated_cb (ASSAY_WINDOW (widget), g_variant_get_string (parameter, NULL));
+}
+
+static void
+rename_response_cb (AdwMessageDialog *dialog,
+                    const char       *response,
+                    AssayWindow      *self)
+{
+  GtkEditable *entry = g_object_get_data (G_OBJECT (dialog), "entry");
+  const char *dir = g_object_get_data (G_OBJECT (dialog), "dir");
+  g_autoptr(GError) error = NULL;
+
+  if (g_str_equal (response, "rename") &&
+      !assay_window_rename_session (self, dir, gtk_editable_get_text (entry), &error))
+    show_toast (self, error->message);
+}
+
+static void
+rename_session_action (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+  const char *dir = g_variant_get_string (parameter, NULL);
+  g_autoptr(AssaySession) session = assay_session_load (dir, NULL);
+  GtkWidget *dialog;
+  GtkWidget *entry;
+
+  if (session == NULL)
+    return;
+  dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Rename Session"), NULL);
+  entry = gtk_entry_new ();
+  gtk_editable_set_text (GTK_EDITABLE (entry), assay_session_get_title (session) ? assay_session_get_title (session) : "");
+  gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
+  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), entry);
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                    "cancel", _("_Cancel"), "rename", _("_Rename"), NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "rename", ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "rename");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  g_object_set_data (G_OBJECT (dialog), "entry", entry);
+  g_object_set_data_full (G_OBJECT (dialog), "dir", g_strdup (dir), g_free);
+  g_signal_connect_object (dialog, "response", G_CALLBACK (rename_response_cb), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+delete_response_cb (AdwMessageDialog *dialog,
+                    const char       *response,
+                    AssayWindow      *self)
+{
+  const char *dir = g_object_get_data (G_OBJECT (dialog), "dir");
+  g_autoptr(GError) error = NULL;
+
+  if (!g_str_equal (response, "delete"))
+    return;
+  if (!assay_window_delete_session (self, dir, &error))
+    show_toast (self, error->message);
+  else
+    show_toast (self, _("Session deleted"));
+}
+
+static void
+delete_session_action (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+  GtkWidget *dialog;
+
+  dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Delete Session?"),
+                                   _("Its conversation, code, results and copies of its datasets are removed. Your original files are not touched."));
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                    "cancel", _("_Cancel"), "delete", _("_Delete"), NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "delete", ADW_RESPONSE_DESTRUCTIVE);
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  g_object_set_data_full (G_OBJECT (dialog), "dir", g_strdup (g_variant_get_string (parameter, NULL)), g_free);
+  g_signal_connect_object (dialog, "response", G_CALLBACK (delete_response_cb), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+new_session_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  assay_window_new_session (ASSAY_WINDOW (widget));
+}
+
+static void
+toggle_sidebar_action (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+
+  adw_flap_set_reveal_flap (self->flap, !adw_flap_get_reveal_flap (self->flap));
+}
+
+/* ---- data files ----------------------------------------------------------------------- */
+
+static gboolean
+is_supported (const char *name)
+{
+  static const char *extensions[] = { ".csv", ".tsv", ".txt", ".xlsx" };
+  g_autofree char *lower = g_ascii_strdown (name, -1);
+
+  for (guint i = 0; i < G_N_ELEMENTS (extensions); i++)
+    if (g_str_has_suffix (lower, extensions[i]))
+      return TRUE;
+  return FALSE;
+}
+
+void
+assay_window_add_files (AssayWindow  *self,
+                        GFile       **files,
+                        guint         n_files)
+{
+  g_autoptr(GString) added = g_string_new (NULL);
+
+  g_return_if_fail (ASSAY_IS_WINDOW (self));
+
+  for (guint i = 0; i < n_files; i++)
+    {
+      g_autofree char *path = g_file_get_path (files[i]);
+      g_autofree char *name = g_file_get_basename (files[i]);
+      g_autoptr(GError) error = NULL;
+      gboolean ok;
+
+      if (path == NULL)
+        {
+          g_autofree char *text = g_strdup_printf (_("“%s” is not a file on this computer; Assay reads local files only"), name);
+
+          show_toast (self, text);
+          continue;
+        }
+      if (!is_supported (name))
+        {
+          g_autofree char *text = g_strdup_printf (_("“%s” cannot be used: Assay reads CSV, TSV, TXT and XLSX files"), name);
+
+          show_toast (self, text);
+          continue;
+        }
+      if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
+        {
+          g_autofree char *text = g_strdup_printf (_("“%s” is not a readable file"), name);
+
+          show_toast (self, text);
+          continue;
+        }
+      if (!ensure_session (self))
+        return;
+      /* ---- the datasets module's description (dialect, schema) goes here at merge ---- */
+      if (self->agent != NULL)
+        ok = assay_agent_add_dataset (self->agent, path, NULL, &error);
+      else
+        ok = assay_session_add_dataset (self->session, path, NULL, &error) != NULL &&
+             assay_session_save (self->session, &error);
+      if (!ok)
+        {
+          g_autofree char *text = g_strdup_printf (_("“%s” could not be added: %s"), name, error->message);
+
+          show_toast (self, text);
+          continue;
+        }
+      g_string_append_printf (added, "%s%s", added->len ? ", " : "", name);
+    }
+  if (added->len > 0)
+    {
+      g_autofree char *text = g_strdup_printf (_("Added %s to the session"), added->str);
+
+      show_toast (self, text);
+      assay_sessions_sidebar_reload (self->sidebar);
+      assay_chat_view_focus_composer (self->chat_view);
+    }
+}
+
+static gboolean
+drop_cb (GtkDropTarget *target,
+         const GValue  *value,
+         double         x,
+         double         y,
+         AssayWindow   *self)
+{
+  GSList *list;
+  g_autoptr(GPtrArray) files = g_ptr_array_new ();
+
+  if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
+    return FALSE;
+  list = gdk_file_list_get_files (g_value_get_boxed (value));
+  for (GSList *l = list; l != NULL; l = l->next)
+    g_ptr_array_add (files, l->data);
+  assay_window_add_files (self, (GFile **) files->pdata, files->len);
+  g_slist_free (list);
+  return TRUE;
+}
+
+static void
+open_response_cb (GtkNativeDialog *dialog,
+                  int              response,
+                  AssayWindow     *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GListModel) files = gtk_file_chooser_get_files (GTK_FILE_CHOOSER (dialog));
+      g_autoptr(GPtrArray) array = g_ptr_array_new_with_free_func (g_object_unref);
+
+      for (guint i = 0; i < g_list_model_get_n_items (files); i++)
+        g_ptr_array_add (array, g_list_model_get_item (files, i));
+      assay_window_add_files (self, (GFile **) array->pdata, array->len);
+    }
+  g_object_unref (dialog);
+}
+
+static void
+open_data_action (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+  GtkFileChooserNative *chooser;
+  g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
+
+  chooser = gtk_file_chooser_native_new (_("Open Data"), GTK_WINDOW (self),
+                                         GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), _("_Cancel"));
+  gtk_file_chooser_set_select_multiple (GTK_FILE_CHOOSER (chooser), TRUE);
+  gtk_file_filter_set_name (filter, _("Tables (CSV, TSV, TXT, XLSX)"));
+  gtk_file_filter_add_suffix (filter, "csv");
+  gtk_file_filter_add_suffix (filter, "tsv");
+  gtk_file_filter_add_suffix (filter, "txt");
+  gtk_file_filter_add_suffix (filter, "xlsx");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), filter);
+  g_signal_connect_object (chooser, "response", G_CALLBACK (open_response_cb), self, 0);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+}
+
+/* ---- first run and the demo ------------------------------------------------------------- */
+
+static char *
+find_demo_file (const char *name)
+{
+  const char *env = g_getenv ("ASSAY_DEMO_DIR");
+  g_autofree char *installed = g_build_filename (ASSAY_PKGDATADIR, "demo", name, NULL);
+
+  if (env != NULL)
+    return g_build_filename (env, name, NULL);
+  if (g_file_test (installed, G_FILE_TEST_IS_REGULAR))
+    return g_steal_pointer (&installed);
+#ifdef ASSAY_BUILD_DEMO_DIR
+  return g_build_filename (ASSAY_BUILD_DEMO_DIR, name, NULL);
+#else
+  return g_steal_pointer (&installed);
+#endif
+}
+
+void
+assay_window_start_demo (AssayWindow *self)
+{
+  g_autofree char *transcript = find_demo_file ("sales-transcript.json");
+  g_autofree char *csv = find_demo_file ("sales.csv");
+  g_autoptr(AssayLlmProvider) provider = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) file = NULL;
+
+  g_return_if_fail (ASSAY_IS_WINDOW (self));
+  if (self->busy)
+    return;
+  provider = assay_recorded_provider_new (transcript, &error);
+  if (provider == NULL)
+    {
+      g_autofree char *text = g_strdup_printf (_("The demo is not installed: %s"), error->message);
+
+      show_toast (self, text);
+      return;
+    }
+  forget_session (self);
+  assay_window_set_provider (self, provider, "recorded", TRUE);
+  gtk_stack_set_visible_child_name (self->main_stack, "main");
+  file = g_file_new_for_path (csv);
+  assay_window_add_files (self, &file, 1);
+  assay_chat_view_set_composer_text (self->chat_view,
+                                     "Analyse Q3 sales: check the structure, clean the data, show the monthly "
+                                     "dynamics, an ABC analysis, the conversion funnel, and make a PDF report.");
+}
+
+static void
+try_demo_action (GtkWidget  *widget,
+                 const char *action_name,
+                 GVariant   *parameter)
+{
+  assay_window_start_demo (ASSAY_WINDOW (widget));
+}
+
+static void
+onboarding_demo_cb (AssayWindow *self)
+{
+  assay_window_start_demo (self);
+}
+
+static void
+key_stored_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(AssayWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!assay_keyring_store_finish (result, &error) && !gtk_widget_in_destruction (GTK_WIDGET (self)))
+    {
+      g_autofree char *text = g_strdup_printf (_("The key could not be stored in the keyring: %s"), error->message);
+
+      show_toast (self, text);
+    }
+}
+
+static void
+onboarding_configured_cb (AssayWindow *self,
+                          const char  *provider,
+                          const char  *base_url,
+                          const char  *model,
+                          const char  *key)
+{
+  if (model == NULL)
+    model = g_str_equal (provider, "anthropic") ? DEFAULT_ANTHROPIC_MODEL
+          : base_url == NULL ? DEFAULT_OPENAI_MODEL : "";
+  g_settings_set_string (self->settings, "provider", provider);
+  g_settings_set_string (self->settings, "base-url", base_url ? base_url : "");
+  g_settings_set_string (self->settings, "model", model);
+  if (key != NULL && *key != '\0')
+    assay_keyring_store_async (provider, base_url, key, self->cancellable, key_stored_cb, g_object_ref (self));
+  if (!self->provider_fixed)
+    g_clear_object (&self->provider);
+  gtk_stack_set_visible_child_name (self->main_stack, "main");
+  assay_chat_view_focus_composer (self->chat_view);
+}
+
+static void
+settings_changed_cb (AssayWindow *self,
+                     const char  *key)
+{
+  /* A new provider, server or model applies to the next question. */
+  if (!self->provider_fixed && !self->busy &&
+      (g_str_equal (key, "provider") || g_str_equal (key, "base-url") || g_str_equal (key, "model")))
+    {
+      close_agent (self);
+      g_clear_object (&self->provider);
+    }
+  if (!self->busy && (g_str_equal (key, "sandbox-backend") || g_str_equal (key, "memory-mb") ||
+                      g_str_equal (key, "cpus") || g_str_equal (key, "cell-timeout")))
+    {
+      close_agent (self);
+      g_clear_object (&self->backend);
+    }
+}
+
+/* ---- public ----------------------------------------------------------------------------- */
+
+void
+assay_window_set_provider (AssayWindow      *self,
+                           AssayLlmProvider *provider,
+                           const char       *model,
+                           gboolean          recorded)
+{
+  g_return_if_fail (ASSAY_IS_WINDOW (self));
+  g_return_if_fail (!self->busy);
+
+  close_agent (self);
+  g_set_object (&self->provider, provider);
+  g_free (self->model);
+  self->model = g_strdup (model);
+  self->provider_fixed = provider != NULL;
+  self->recorded = recorded;
+  gtk_revealer_set_reveal_child (self->demo_revealer, recorded);
+  if (provider != NULL)
+    gtk_stack_set_visible_child_name (self->main_stack, "main");
+}
+
+AssaySession *
+assay_window_get_session (AssayWindow *self)
+{
+  g_return_val_if_fail (ASSAY_IS_WINDOW (self), NULL);
+  return self->session;
+}
+
+gboolean
+assay_window_get_busy (AssayWindow *self)
+{
+  g_return_val_if_fail (ASSAY_IS_WINDOW (self), FALSE);
+  return self->busy;
+}
+
+const char *
+assay_window_get_backend_reason (AssayWindow *self)
+{
+  g_return_val_if_fail (ASSAY_IS_WINDOW (self), NULL);
+  return self->backend_reason;
+}
+
+const char *
+assay_window_get_page (AssayWindow *self)
+{
+  g_return_val_if_fail (ASSAY_IS_WINDOW (self), NULL);
+  return gtk_stack_get_visible_child_name (self->main_stack);
+}
+
+const char *
+assay_window_get_last_toast (AssayWindow *self)
+{
+  g_return_val_if_fail (ASSAY_IS_WINDOW (self), NULL);
+  return self->last_toast;
+}
+
+AssayChatView *
+assay_window_get_chat_view (AssayWindow *self)
+{
+  g_return_val_if_fail (ASSAY_IS_WINDOW (self), NULL);
+  return self->chat_view;
+}
+
+AssayCodeReview *
+assay_window_get_code_review (AssayWindow *self)
+{
+  g_return_val_if_fail (ASSAY_IS_WINDOW (self), NULL);
+  return self->code_review;
+}
+
+AssaySessionsSidebar *
+assay_window_get_sidebar (AssayWindow *self)
+{
+  g_return_val_if_fail (ASSAY_IS_WINDOW (self), NULL);
+  return self->sidebar;
+}
+
+AssayOnboarding *
+assay_window_get_onboarding (AssayWindow *self)
+{
+  g_return_val_if_fail (ASSAY_IS_WINDOW (self), NULL);
+  return self->onboarding;
+}
+
+/* ---- GObject ------------------------------------------------------------------------------ */
+
+static gboolean
+assay_window_close_request (GtkWindow *window)
+{
+  AssayWindow *self = ASSAY_WINDOW (window);
+  int width, height;
+
+  gtk_window_get_default_size (window, &width, &height);
+  g_settings_set_int (self->settings, "window-width", width);
+  g_settings_set_int (self->settings, "window-height", height);
+  g_settings_set_boolean (self->settings, "window-maximized", gtk_window_is_maximized (window));
+  return GTK_WINDOW_CLASS (assay_window_parent_class)->close_request (window);
+}
+
+static void
+assay_window_get_property (GObject    *object,
+                           guint       prop_id,
+                           GValue     *value,
+                           GParamSpec *pspec)
+{
+  switch (prop_id)
+    {
+    case PROP_BUSY:
+      g_value_set_boolean (value, ASSAY_WINDOW (object)->busy);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+assay_window_dispose (GObject *object)
+{
+  AssayWindow *self = ASSAY_WINDOW (object);
+
+  g_cancellable_cancel (self->cancellable);
+  if (self->ask_cancellable != NULL)
+    g_cancellable_cancel (self->ask_cancellable);
+  if (self->settings != NULL)
+    g_signal_handlers_disconnect_by_data (self->settings, self);
+  close_agent (self);
+  g_clear_object (&self->session);
+  g_clear_object (&self->provider);
+  g_clear_object (&self->backend);
+  gtk_widget_dispose_template (GTK_WIDGET (self), ASSAY_TYPE_WINDOW);
+  G_OBJECT_CLASS (assay_window_parent_class)->dispose (object);
+}
+
+static void
+assay_window_finalize (GObject *object)
+{
+  AssayWindow *self = ASSAY_WINDOW (object);
+
+  g_clear_object (&self->settings);
+  g_clear_object (&self->cancellable);
+  g_clear_object (&self->ask_cancellable);
+  g_clear_pointer (&self->spec, assay_sandbox_spec_free);
+  g_free (self->model);
+  g_free (self->backend_reason);
+  g_free (self->question);
+  g_free (self->last_toast);
+  G_OBJECT_CLASS (assay_window_parent_class)->finalize (object);
+}
+
+static void
+assay_window_class_init (AssayWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  GtkWindowClass *window_class = GTK_WINDOW_CLASS (klass);
+
+  object_class->dispose = assay_window_dispose;
+  object_class->finalize = assay_window_finalize;
+  object_class->get_property = assay_window_get_property;
+  window_class->close_request = assay_window_close_request;
+
+  properties[PROP_BUSY] = g_param_spec_boolean ("busy", NULL, NULL, FALSE,
+                                                G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  assay_app_ensure_resources ();
+  g_type_ensure (ASSAY_TYPE_CHAT_VIEW);
+  g_type_ensure (ASSAY_TYPE_CODE_REVIEW);
+  g_type_ensure (ASSAY_TYPE_ONBOARDING);
+  g_type_ensure (ASSAY_TYPE_SANDBOX_BANNER);
+  g_type_ensure (ASSAY_TYPE_SESSIONS_SIDEBAR);
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/assay/Assay/ui/assay-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, AssayWindow, toast_overlay);
+  gtk_widget_class_bind_template_child (widget_class, AssayWindow, main_stack);
+  gtk_widget_class_bind_template_child (widget_class, AssayWindow, flap);
+  gtk_widget_class_bind_template_child (widget_class, AssayWindow, sidebar);
+  gtk_widget_class_bind_template_child (widget_class, AssayWindow, sandbox_banner);
+  gtk_widget_class_bind_template_child (widget_class, AssayWindow, demo_revealer);
+  gtk_widget_class_bind_template_child (widget_class, AssayWindow, view_stack);
+  gtk_widget_class_bind_template_child (widget_class, AssayWindow, chat_view);
+  gtk_widget_class_bind_template_child (widget_class, AssayWindow, code_review);
+  gtk_widget_class_bind_template_child (widget_class, AssayWindow, onboarding);
+  gtk_widget_class_bind_template_callback (widget_class, session_activated_cb);
+  gtk_widget_class_bind_template_callback (widget_class, code_review_respond_cb);
+  gtk_widget_class_bind_template_callback (widget_class, auto_run_notify_cb);
+  gtk_widget_class_bind_template_callback (widget_class, onboarding_configured_cb);
+  gtk_widget_class_bind_template_callback (widget_class, onboarding_demo_cb);
+
+  gtk_widget_class_install_action (widget_class, "win.send", NULL, send_action);
+  gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_action);
+  gtk_widget_class_install_action (widget_class, "win.run", NULL, run_action);
+  gtk_widget_class_install_action (widget_class, "win.new-session", NULL, new_session_action);
+  gtk_widget_class_install_action (widget_class, "win.open-data", NULL, open_data_action);
+  gtk_widget_class_install_action (widget_class, "win.toggle-sidebar", NULL, toggle_sidebar_action);
+  gtk_widget_class_install_action (widget_class, "win.try-demo", NULL, try_demo_action);
+  gtk_widget_class_install_action (widget_class, "win.open-session", "s", open_session_action);
+  gtk_widget_class_install_action (widget_class, "win.rename-session", "s", rename_session_action);
+  gtk_widget_class_install_action (widget_class, "win.delete-session", "s", delete_session_action);
+}
+
+static void
+assay_window_init (AssayWindow *self)
+{
+  GtkDropTarget *drop;
+  g_autofree char *provider = NULL;
+  static const char * const local_urls[] = { "http://localhost:11434/v1", "http://localhost:8080/v1", NULL };
+  static const char * const local_names[] = { "Ollama", "llama.cpp", NULL };
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+  self->cancellable = g_cancellable_new ();
+  self->settings = g_settings_new ("org.assay.Assay");
+
+  gtk_window_set_default_size (GTK_WINDOW (self),
+                               g_settings_get_int (self->settings, "window-width"),
+                               g_settings_get_int (self->settings, "window-height"));
+  if (g_settings_get_boolean (self->settings, "window-maximized"))
+    gtk_window_maximize (GTK_WINDOW (self));
+  g_settings_bind (self->settings, "sidebar-visible", self->flap, "reveal-flap", G_SETTINGS_BIND_DEFAULT);
+  g_signal_connect_swapped (self->settings, "changed", G_CALLBACK (settings_changed_cb), self);
+
+  drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+  g_signal_connect (drop, "drop", G_CALLBACK (drop_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
+
+  assay_code_review_set_auto_run (self->code_review,
+                                  g_settings_get_enum (self->settings, "approval-policy") == 1);
+
+  provider = g_settings_get_string (self->settings, "provider");
+  if (*provider == '\0')
+    {
+      gtk_stack_set_visible_child_name (self->main_stack, "onboarding");
+      if (g_getenv ("ASSAY_NO_LOCAL_DETECT") == NULL)
+        assay_onboarding_detect (self->onboarding, local_urls, local_names);
+    }
+  else
+    gtk_stack_set_visible_child_name (self->main_stack, "main");
+
+  assay_sessions_sidebar_reload (self->sidebar);
+  assay_sandbox_banner_check (self->sandbox_banner);
+  update_actions (self);
+}
+
+AssayWindow *
+assay_window_new (GtkApplication *application)
+{
+  return g_object_new (ASSAY_TYPE_WINDOW, "application", application, NULL);
+}

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Which sandbox backend to use, shared by assay-cli and the app. */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "assay-bwrap-backend.h"
+#include "assay-docker-backend.h"
+#include "assay-docker-client.h"
+#include "assay-sandbox-choice.h"
+
+static AssaySandboxBackend *
+use_docker (AssaySandboxImage  *image,
+            AssaySandboxSpec   *spec,
+            GError            **error)
+{
+  g_autoptr(AssayDockerBackend) backend = assay_docker_backend_new (NULL);
+  g_autoptr(AssayDockerClient) client = assay_docker_client_new (NULL);
+  g_autofree char *reason = NULL;
+
+  if (!assay_sandbox_backend_probe (ASSAY_SANDBOX_BACKEND (backend), &reason, NULL))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   _("the Docker backend cannot be used: %s"), reason);
+      return NULL;
+    }
+  if (!assay_sandbox_image_has_docker (image, client, NULL))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   _("the Docker image %s is missing (run “assay-cli sandbox build”)"),
+                   assay_sandbox_image_get_docker_ref (image));
+      return NULL;
+    }
+  g_free (spec->image_ref);
+  spec->image_ref = g_strdup (assay_sandbox_image_get_docker_ref (image));
+  return ASSAY_SANDBOX_BACKEND (g_steal_pointer (&backend));
+}
+
+static AssaySandboxBackend *
+use_bwrap (AssaySandboxImage  *image,
+           AssaySandboxSpec   *spec,
+           GError            **error)
+{
+  g_autoptr(AssayBwrapBackend) backend = assay_bwrap_backend_new ();
+  g_autofree char *reason = NULL;
+
+  if (!assay_sandbox_backend_probe (ASSAY_SANDBOX_BACKEND (backend), &reason, NULL))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   _("the bubblewrap backend cannot be used: %s"), reason);
+      return NULL;
+    }
+  if (!assay_sandbox_image_has_tree (image))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   _("the sandbox tree %s is missing (run “assay-cli sandbox build”)"),
+                   assay_sandbox_image_get_tree_dir (image));
+      return NULL;
+    }
+  g_free (spec->rootfs_dir);
+  spec->rootfs_dir = g_strdup (assay_sandbox_image_get_tree_dir (image));
+  return ASSAY_SANDBOX_BACKEND (g_steal_pointer (&backend));
+}
+
+AssaySandboxBackend *
+assay_sandbox_choose_backend (const char         *name,
+                              AssaySandboxImage  *image,
+                              AssaySandboxSpec   *spec,
+                              char              **reason,
+                              GError            **error)
+{
+  g_autoptr(GError) docker_error = NULL;
+  g_autoptr(GError) bwrap_error = NULL;
+  AssaySandboxBackend *backend;
+
+  if (reason != NULL)
+    *reason = NULL;
+  if (g_strcmp0 (name, "auto") == 0)
+    name = NULL;
+  if (g_strcmp0 (name, "docker") == 0)
+    {
+      if ((backend = use_docker (image, spec, error)) && reason != NULL)
+        *reason = g_strdup (_("Docker, as chosen in the settings."));
+      return backend;
+    }
+  if (g_strcmp0 (name, "bwrap") == 0 || g_strcmp0 (name, "bubblewrap") == 0)
+    {
+      if ((backend = use_bwrap (image, spec, error)) && reason != NULL)
+        *reason = g_strdup (_("bubblewrap, as chosen in the settings."));
+      return backend;
+    }
+  if (name != NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   _("unknown backend “%s” (use docker or bwrap)"), name);
+      return NULL;
+    }
+
+  if ((backend = use_docker (image, spec, &docker_error)))
+    {
+      if (reason != NULL)
+        *reason = g_strdup (_("Docker answers and has the sandbox image."));
+      return backend;
+    }
+  if ((backend = use_bwrap (image, spec, &bwrap_error)))
+    {
+      if (reason != NULL)
+        *reason = g_strdup_printf (_("bubblewrap, because %s."), docker_error->message);
+      return backend;
+    }
+
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+               _("no sandbox can be used: %s; %s"), docker_error->message, bwrap_error->message);
+  return NULL;
+}

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <string.h>
+
+#include "assay-app-types.h"
+#include "gui-test-util.h"
+
+void
+gui_test_init (int    *argc,
+               char ***argv)
+{
+  g_test_init (argc, argv, NULL);
+  g_autoptr(GtkCssProvider) css = gtk_css_provider_new ();
+
+  adw_init ();
+  assay_app_ensure_resources ();
+  /* AdwApplication loads the app's CSS; the tests have no application. */
+  gtk_css_provider_load_from_resource (css, "/org/assay/Assay/style.css");
+  gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
+                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+}
+
+static gboolean
+timeout_cb (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+void
+gui_wait (GuiCondition  condition,
+          gpointer      data,
+          guint         timeout_s,
+          const char   *what)
+{
+  gboolean timed_out = FALSE;
+  guint source = g_timeout_add_seconds (timeout_s, timeout_cb, &timed_out);
+
+  while (!condition (data) && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+  if (timed_out)
+    g_error ("timed out after %u s waiting for %s", timeout_s, what);
+  g_source_remove (source);
+}
+
+void
+gui_spin (guint ms)
+{
+  gboolean done = FALSE;
+
+  g_timeout_add (ms, timeout_cb, &done);
+  while (!done)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+static const char *
+widget_text (GtkWidget *widget)
+{
+  if (GTK_IS_LABEL (widget))
+    return gtk_label_get_text (GTK_LABEL (widget));
+  if (GTK_IS_EDITABLE (widget))
+    return gtk_editable_get_text (GTK_EDITABLE (widget));
+  if (ADW_IS_PREFERENCES_ROW (widget))
+    return adw_preferences_row_get_title (ADW_PREFERENCES_ROW (widget));
+  return NULL;
+}
+
+GtkWidget *
+gui_find (GtkWidget  *root,
+          GType       type,
+          const char *text)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type))
+    {
+      const char *have = widget_text (root);
+
+      if (text == NULL || (have != NULL && strstr (have, text) != NULL))
+        return root;
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = gui_find (child, type, text);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+guint
+gui_count (GtkWidget *root,
+           GType      type)
+{
+  guint n = G_TYPE_CHECK_INSTANCE_TYPE (root, type) ? 1 : 0;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child; child = gtk_widget_get_next_sibling (child))
+    n += gui_count (child, type);
+  return n;
+}
+
+void
+gui_screenshot (GtkWidget  *widget,
+                const char *path)
+{
+  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
+  g_autoptr(GtkSnapshot) snapshot = gtk_snapshot_new ();
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autofree char *dir = g_path_get_dirname (path);
+  GskRenderer *renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
+  int width = gtk_widget_get_width (widget);
+  int height = gtk_widget_get_height (widget);
+
+  g_assert_nonnull (renderer);
+  g_assert_cmpint (width, >, 0);
+  gdk_paintable_snapshot (paintable, GDK_SNAPSHOT (snapshot), width, height);
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  g_assert_nonnull (node);
+  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  g_mkdir_with_parents (dir, 0755);
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+}
+
+char *
+gui_write_file (const char *dir,
+                const char *name,
+                const char *contents)
+{
+  g_autoptr(GError) error = NULL;
+  char *path = g_build_filename (dir, name, NULL);
+
+  g_file_set_contents (path, contents, -1, &error);
+  g_assert_no_error (error);
+  return path;
+}
+
+GSubprocess *
+gui_fake_server_start (const char  *script,
+                       char       **base_url,
+                       char       **log_path)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("assay-gui-llm-XXXXXX", &error);
+  g_autofree char *script_path = NULL;
+  g_autofree char *port = NULL;
+  GSubprocess *process;
+
+  g_assert_no_error (error);
+  script_path = gui_write_file (dir, "script.json", script);
+  *log_path = g_build_filename (dir, "requests.jsonl", NULL);
+  process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
+                              PYTHON3, FAKE_LLM_SERVER, script_path, *log_path, NULL);
+  g_assert_no_error (error);
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (process));
+  port = g_data_input_stream_read_line (out, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (port);
+  *base_url = g_strdup_printf ("http://127.0.0.1:%s/v1", port);
+  return process;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <adwaita.h>
+
+G_BEGIN_DECLS
+
+typedef gboolean (*GuiCondition) (gpointer data);
+
+void        gui_test_init            (int         *argc,
+                                      char      ***argv);
+/* Runs the main context until CONDITION holds; fails the test after TIMEOUT_S seconds. */
+void        gui_wait                 (GuiCondition condition,
+                                      gpointer     data,
+                                      guint        timeout_s,
+                                      const char  *what);
+/* Runs the main context for MS milliseconds. */
+void        gui_spin                 (guint        ms);
+/* The first widget under ROOT (included) of TYPE whose text (labels, editables) contains
+ * TEXT (NULL: any). */
+GtkWidget  *gui_find                 (GtkWidget   *root,
+                                      GType        type,
+                                      const char  *text);
+guint       gui_count                (GtkWidget   *root,
+                                      GType        type);
+/* Renders WIDGET into a PNG. */
+void        gui_screenshot           (GtkWidget   *widget,
+                                      const char  *path);
+char       *gui_write_file           (const char  *dir,
+                                      const char  *name,
+                                      const char  *contents);
+/* A fake model server (tests/llm/fake_llm_server.py) with SCRIPT; its base URL in *BASE_URL. */
+GSubprocess *gui_fake_server_start   (const char  *script,
+                                      char       **base_url,
+                                      char       **log_path);
+
+G_END_DECLS

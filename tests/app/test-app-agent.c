@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The window driving the agent: the recorded provider, the real sandbox (bubblewrap). Type a
+ * question, send, review the code, run / edit / reject / run without asking / stop; the step
+ * cards, outputs, figure thumbnails and the Markdown answer; reopening the session; the retry
+ * banner against the fake model server. Screenshots of the window in light and dark. */
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <gtksourceview/gtksource.h>
+#include <string.h>
+
+#include "assay-agent.h"
+#include "assay-chat-view.h"
+#include "assay-code-review.h"
+#include "assay-step-card.h"
+#include "assay-window.h"
+#include "gui-test-util.h"
+
+static GSettings *settings;
+static char *work_dir;
+static char *csv_path;
+
+#define CELL_LOOK "import pandas as pd\\ndf = pd.read_csv('/data/regions.csv')\\nprint(df.shape)\\nprint(df.to_string())\\n"
+#define CELL_CHART "import matplotlib\\nmatplotlib.use('Agg')\\nimport matplotlib.pyplot as plt\\nfig, ax = plt.subplots(figsize=(4, 3))\\nax.bar(df['region'], df['amount'])\\nfig.savefig('/workspace/regions.png')\\nplt.close(fig)\\nprint('chart saved')\\n"
+#define ANSWER "## Sales by region\\n\\nThe **north region leads** with 120 units.\\n\\n| region | amount |\\n|---|---:|\\n| north | 120 |\\n| south | 80 |\\n"
+
+static const char *two_cells =
+  "{\"format\": \"assay-transcript\", \"model\": \"recorded-gui\", \"turns\": ["
+  "{\"text\": \"Let me look at the file.\", \"tool_calls\": [{\"id\": \"call_1\", \"name\": \"execute_python\","
+  "  \"arguments\": {\"code\": \"" CELL_LOOK "\", \"description\": \"Load the file\"}}]},"
+  "{\"text\": \"Now a chart.\", \"tool_calls\": [{\"id\": \"call_2\", \"name\": \"execute_python\","
+  "  \"arguments\": {\"code\": \"" CELL_CHART "\", \"description\": \"Bar chart\"}}]},"
+  "{\"text\": \"" ANSWER "\"}]}";
+
+static const char *one_cell =
+  "{\"format\": \"assay-transcript\", \"turns\": ["
+  "{\"text\": \"A first look.\", \"tool_calls\": [{\"id\": \"call_1\", \"name\": \"execute_python\","
+  "  \"arguments\": {\"code\": \"print('original')\\n\", \"description\": \"Print\"}}]},"
+  "{\"text\": \"Done: **finished**.\"}]}";
+
+static const char *sleeping_cell =
+  "{\"format\": \"assay-transcript\", \"turns\": ["
+  "{\"text\": \"This takes a while.\", \"tool_calls\": [{\"id\": \"call_1\", \"name\": \"execute_python\","
+  "  \"arguments\": {\"code\": \"import time\\nprint('start', flush=True)\\ntime.sleep(60)\\n\"}}]},"
+  "{\"text\": \"Never reached.\"}]}";
+
+static AssayWindow *
+open_window (const char *transcript_json)
+{
+  AssayWindow *window = g_object_ref (assay_window_new (NULL));
+  g_autofree char *transcript = gui_write_file (work_dir, "transcript.json", transcript_json);
+  g_autoptr(AssayLlmProvider) provider = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) csv = g_file_new_for_path (csv_path);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 900);
+  gtk_window_present (GTK_WINDOW (window));
+  provider = assay_recorded_provider_new (transcript, &error);
+  g_assert_no_error (error);
+  assay_window_set_provider (window, provider, "recorded-gui", FALSE);
+  assay_window_add_files (window, &csv, 1);
+  g_assert_nonnull (assay_window_get_session (window));
+  return window;
+}
+
+static void
+close_window (AssayWindow *window)
+{
+  gtk_window_destroy (GTK_WINDOW (window));
+  gui_spin (50);
+  g_assert_finalize_object (window);
+}
+
+static void
+send (AssayWindow *window,
+      const char  *question)
+{
+  assay_chat_view_set_composer_text (assay_window_get_chat_view (window), question);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.send", NULL);
+  g_assert_true (assay_window_get_busy (window));
+}
+
+static gboolean
+is_waiting (gpointer data)
+{
+  return assay_code_review_get_waiting (assay_window_get_code_review (data));
+}
+
+static gboolean
+is_idle (gpointer data)
+{
+  return !assay_window_get_busy (data);
+}
+
+static void
+wait_for_approval (AssayWindow *window)
+{
+  gui_wait (is_waiting, window, 90, "a cell waiting for approval");
+}
+
+static void
+wait_idle (AssayWindow *window)
+{
+  gui_wait (is_idle, window, 120, "the question to end");
+}
+
+static const char *
+cell_status (AssayWindow *window,
+             const char  *cell_id)
+{
+  AssayStepCard *card = assay_chat_view_find_cell_card (assay_window_get_chat_view (window), cell_id);
+
+  g_assert_nonnull (card);
+  return assay_step_card_get_cell_status (card, cell_id);
+}
+
+static void
+screenshots (AssayWindow *window)
+{
+  const char *dir = g_getenv ("ASSAY_SCREENSHOT_DIR");
+  AdwStyleManager *style = adw_style_manager_get_default ();
+  g_autofree char *light = NULL;
+  g_autofree char *dark = NULL;
+
+  if (dir == NULL)
+    return;
+  light = g_build_filename (dir, "window-light.png", NULL);
+  dark = g_build_filename (dir, "window-dark.png", NULL);
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_LIGHT);
+  gui_spin (300);
+  gui_screenshot (GTK_WIDGET (window), light);
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_DARK);
+  gui_spin (300);
+  gui_screenshot (GTK_WIDGET (window), dark);
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
+  g_assert_true (g_file_test (light, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (g_file_test (dark, G_FILE_TEST_IS_REGULAR));
+}
+
+static void
+check_answer (GtkWidget *chat)
+{
+  GtkWidget *grid;
+
+  g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "The north region leads with 120 units."));
+  g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (gui_find (chat, GTK_TYPE_LABEL, "The north region leads"))),
+                            "<b>north region leads</b>"));
+  grid = gui_find (chat, GTK_TYPE_GRID, NULL);
+  g_assert_nonnull (grid);
+  g_assert_true (gtk_widget_has_css_class (grid, "markdown-table"));
+  g_assert_nonnull (gui_find (grid, GTK_TYPE_LABEL, "south"));
+}
+
+static void
+test_run (void)
+{
+  AssayWindow *window = open_window (two_cells);
+  AssayCodeReview *review = assay_window_get_code_review (window);
+  GtkWidget *chat = GTK_WIDGET (assay_window_get_chat_view (window));
+  g_autofree char *first_id = NULL;
+  g_autofree char *second_id = NULL;
+  g_autofree char *code = NULL;
+  g_autofree char *dir = NULL;
+  AssaySession *session;
+  GtkWidget *picture;
+
+  send (window, "Which region sells most?");
+  g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "Which region sells most?"));
+
+  wait_for_approval (window);
+  first_id = g_strdup (assay_code_review_get_cell_id (review));
+  code = assay_code_review_get_code (review);
+  g_assert_nonnull (strstr (code, "pd.read_csv('/data/regions.csv')"));
+  g_assert_null (assay_code_review_get_diff (review));
+  g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "Step 1 of 8"));
+  g_assert_cmpstr (cell_status (window, first_id), ==, "proposed");
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL);
+  wait_for_approval (window);
+  second_id = g_strdup (assay_code_review_get_cell_id (review));
+  g_assert_cmpstr (second_id, !=, first_id);
+  g_assert_cmpstr (cell_status (window, first_id), ==, "ok");
+  g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "(2, 2)"));
+  g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "Step 2 of 8"));
+  /* The second attempt: a diff against the first is one click away. */
+  g_assert_nonnull (assay_code_review_get_diff (review));
+  g_assert_nonnull (strstr (assay_code_review_get_diff (review), "+fig.savefig('/workspace/regions.png')"));
+  gtk_widget_activate_action (GTK_WIDGET (review), "review.toggle-diff", NULL);
+  gtk_widget_activate_action (GTK_WIDGET (review), "review.toggle-diff", NULL);
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL);
+  wait_idle (window);
+  g_assert_cmpstr (cell_status (window, second_id), ==, "ok");
+  picture = gui_find (chat, GTK_TYPE_PICTURE, NULL);
+  g_assert_nonnull (picture);
+  g_assert_nonnull (gtk_picture_get_paintable (GTK_PICTURE (picture)));
+  check_answer (chat);
+
+  session = assay_window_get_session (window);
+  g_assert_cmpstr (assay_session_get_status (session), ==, "answered");
+  g_assert_cmpint (assay_session_get_cell (session, 0)->decision, ==, ASSAY_DECISION_APPROVED);
+  screenshots (window);
+
+  /* Reopening restores the conversation: cards, outputs, the figure, the answer. */
+  dir = g_strdup (assay_session_get_dir (session));
+  assay_window_new_session (window);
+  g_assert_null (gui_find (chat, GTK_TYPE_PICTURE, NULL));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.open-session", "s", dir);
+  g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "Which region sells most?"));
+  g_assert_nonnull (gui_find (chat, GTK_TYPE_PICTURE, NULL));
+  g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "(2, 2)"));
+  g_assert_cmpstr (cell_status (window, first_id), ==, "ok");
+  check_answer (chat);
+
+  /* A follow-up in the reopened session: its kernel state is rebuilt first (the successful
+   * cells run again), so `df` still exists. */
+  {
+    g_autofree char *transcript = gui_write_file (work_dir, "follow-up.json",
+      "{\"format\": \"assay-transcript\", \"turns\": ["
+      "{\"text\": \"Checking.\", \"tool_calls\": [{\"id\": \"call_9\", \"name\": \"execute_python\","
+      "  \"arguments\": {\"code\": \"print('rows again:', len(df))\\n\"}}]},"
+      "{\"text\": \"Still *two* rows.\"}]}");
+    g_autoptr(GError) error = NULL;
+    g_autoptr(AssayLlmProvider) provider = assay_recorded_provider_new (transcript, &error);
+
+    g_assert_no_error (error);
+    assay_window_set_provider (window, provider, "recorded-gui", FALSE);
+    assay_code_review_set_auto_run (review, TRUE);
+    send (window, "How many rows now?");
+    wait_idle (window);
+    g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "Restoring the session"));
+    g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "rows again: 2"));
+    g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "Still two rows."));
+  }
+  close_window (window);
+}
+
+static void
+test_edit (void)
+{
+  AssayWindow *window = open_window (one_cell);
+  AssayCodeReview *review = assay_window_get_code_review (window);
+  GtkWidget *chat = GTK_WIDGET (assay_window_get_chat_view (window));
+  GtkWidget *view;
+  AssaySessionCell *cell;
+
+  send (window, "Print something");
+  wait_for_approval (window);
+  view = gui_find (GTK_WIDGET (review), GTK_SOURCE_TYPE_VIEW, NULL);
+  g_assert_false (gtk_text_view_get_editable (GTK_TEXT_VIEW (view)));
+  gtk_widget_activate_action (GTK_WIDGET (review), "review.edit", NULL);
+  g_assert_true (gtk_text_view_get_editable (GTK_TEXT_VIEW (view)));
+  gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (view)), "print('edited by the analyst')\n", -1);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL);
+  wait_idle (window);
+
+  g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "edited by the analyst"));
+  g_assert_null (gui_find (chat, GTK_TYPE_LABEL, "original"));
+  cell = assay_session_get_cell (assay_window_get_session (window), 0);
+  g_assert_cmpint (cell->decision, ==, ASSAY_DECISION_EDITED);
+  g_assert_cmpstr (cell->code, ==, "print('edited by the analyst')\n");
+  g_assert_cmpstr (cell->status, ==, "ok");
+  close_window (window);
+}
+
+static void
+test_reject (void)
+{
+  AssayWindow *window = open_window (one_cell);
+  AssayCodeReview *review = assay_window_get_code_review (window);
+  g_autofree char *record_path = NULL;
+  g_autofree char *record = NULL;
+  AssaySessionCell *cell;
+  GtkWidget *entry;
+
+  send (window, "Print something");
+  wait_for_approval (window);
+  gtk_widget_activate_action (GTK_WIDGET (review), "review.reject", NULL);
+  entry = gui_find (GTK_WIDGET (review), GTK_TYPE_ENTRY, NULL);
+  gtk_editable_set_text (GTK_EDITABLE (entry), "do not print, just count the rows");
+  gtk_widget_activate_action (GTK_WIDGET (review), "review.confirm-reject", NULL);
+  wait_idle (window);
+
+  cell = assay_session_get_cell (assay_window_get_session (window), 0);
+  g_assert_cmpint (cell->decision, ==, ASSAY_DECISION_REJECTED);
+  g_assert_cmpstr (cell->reason, ==, "do not print, just count the rows");
+  g_assert_cmpstr (cell_status (window, cell->id), ==, "rejected");
+  g_assert_nonnull (gui_find (GTK_WIDGET (assay_window_get_chat_view (window)), GTK_TYPE_LABEL,
+                              "Rejected: do not print, just count the rows"));
+  record_path = g_build_filename (assay_session_get_dir (assay_window_get_session (window)), "session.json", NULL);
+  g_assert_true (g_file_get_contents (record_path, &record, NULL, NULL));
+  g_assert_nonnull (strstr (record, "do not print, just count the rows"));
+  close_window (window);
+}
+
+static void
+test_auto (void)
+{
+  AssayWindow *window = open_window (two_cells);
+  AssayCodeReview *review = assay_window_get_code_review (window);
+  AssaySession *session;
+  g_autofree char *code = NULL;
+
+  assay_code_review_set_auto_run (review, TRUE);
+  send (window, "Which region sells most?");
+  wait_idle (window);
+  session = assay_window_get_session (window);
+  g_assert_cmpuint (assay_session_get_n_cells (session), ==, 2);
+  g_assert_cmpint (assay_session_get_cell (session, 0)->decision, ==, ASSAY_DECISION_AUTO);
+  g_assert_cmpint (assay_session_get_cell (session, 1)->decision, ==, ASSAY_DECISION_AUTO);
+  check_answer (GTK_WIDGET (assay_window_get_chat_view (window)));
+  /* The code that ran is in the view. */
+  code = assay_code_review_get_code (review);
+  g_assert_nonnull (strstr (code, "savefig"));
+  close_window (window);
+}
+
+/* The code itself runs: its first output is in. */
+static gboolean
+is_running (gpointer data)
+{
+  return gui_find (GTK_WIDGET (assay_window_get_chat_view (data)), GTK_TYPE_LABEL, "start") != NULL;
+}
+
+static void
+test_stop (void)
+{
+  AssayWindow *window = open_window (sleeping_cell);
+  gint64 started;
+
+  assay_code_review_set_auto_run (assay_window_get_code_review (window), TRUE);
+  send (window, "Sleep");
+  gui_wait (is_running, window, 90, "the cell to run");
+  started = g_get_monotonic_time ();
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.stop", NULL);
+  wait_idle (window);
+  g_assert_cmpint (g_get_monotonic_time () - started, <, 30 * G_USEC_PER_SEC);
+  g_assert_nonnull (gui_find (GTK_WIDGET (assay_window_get_chat_view (window)), GTK_TYPE_LABEL, "Stopped."));
+  g_assert_cmpstr (assay_session_get_status (assay_window_get_session (window)), ==, "cancelled");
+  close_window (window);
+}
+
+static gboolean
+retry_shown (gpointer data)
+{
+  return assay_chat_view_get_retry_visible (assay_window_get_chat_view (data));
+}
+
+static void
+test_retry_banner (void)
+{
+  g_autofree char *base_url = NULL;
+  g_autofree char *log_path = NULL;
+  g_autoptr(GSubprocess) server = NULL;
+  g_autoptr(AssayLlmProvider) provider = NULL;
+  AssayWindow *window;
+  AssayChatView *chat;
+
+  server = gui_fake_server_start ("{\"responses\": ["
+                                  "{\"flavor\": \"openai\", \"status\": 429, \"message\": \"Rate limit reached\", \"headers\": {\"retry-after\": \"4\"}},"
+                                  "{\"flavor\": \"openai\", \"turn\": {\"text\": \"The answer is **42**.\", \"finish\": \"stop\"}}]}",
+                                  &base_url, &log_path);
+  g_setenv ("ASSAY_LLM_RETRY_SCALE", "0.5", TRUE);
+  window = open_window (one_cell);
+  provider = assay_openai_provider_new (base_url, NULL);
+  assay_window_set_provider (window, provider, "fake-model", FALSE);
+  chat = assay_window_get_chat_view (window);
+
+  send (window, "What is the answer?");
+  gui_wait (retry_shown, window, 30, "the retry banner");
+  g_assert_nonnull (strstr (assay_chat_view_get_retry_text (chat), "The model server is busy, retrying in"));
+  g_assert_nonnull (strstr (assay_chat_view_get_retry_text (chat), " s "));
+  wait_idle (window);
+  g_assert_false (assay_chat_view_get_retry_visible (chat));
+  g_assert_nonnull (gui_find (GTK_WIDGET (chat), GTK_TYPE_LABEL, "The answer is 42."));
+  close_window (window);
+
+  g_unsetenv ("ASSAY_LLM_RETRY_SCALE");
+  g_subprocess_force_exit (server);
+  g_subprocess_wait (server, NULL, NULL);
+  g_unlink (log_path);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  int status;
+
+  gui_test_init (&argc, &argv);
+  settings = g_settings_new ("org.assay.Assay");
+  g_settings_set_string (settings, "provider", "openai");
+  g_settings_set_enum (settings, "sandbox-backend", 2 /* bwrap */);
+  work_dir = g_dir_make_tmp ("assay-gui-agent-XXXXXX", NULL);
+  csv_path = gui_write_file (work_dir, "regions.csv", "region,amount\nnorth,120\nsouth,80\n");
+
+  g_test_add_func ("/assay/app/agent/run", test_run);
+  g_test_add_func ("/assay/app/agent/edit", test_edit);
+  g_test_add_func ("/assay/app/agent/reject", test_reject);
+  g_test_add_func ("/assay/app/agent/auto", test_auto);
+  g_test_add_func ("/assay/app/agent/stop", test_stop);
+  g_test_add_func ("/assay/app/agent/retry-banner", test_retry_banner);
+  status = g_test_run ();
+
+  g_object_unref (settings);
+  return status;
+}

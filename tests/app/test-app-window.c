@@ -1,0 +1,472 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The window without a sandbox: it opens and goes without leaks, the onboarding finds a
+ * local server, unsupported files get a toast, the sessions sidebar lists, searches, reopens,
+ * renames and deletes sessions; the Markdown view and the diff. */
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "assay-chat-view.h"
+#include "assay-diff.h"
+#include "assay-markdown-view.h"
+#include "assay-onboarding.h"
+#include "assay-preferences.h"
+#include "assay-sandbox-banner.h"
+#include "assay-session.h"
+#include "assay-sessions-sidebar.h"
+#include "assay-step-card.h"
+#include "assay-window.h"
+#include "gui-test-util.h"
+
+static GSettings *settings;
+
+static AssayWindow *
+open_window (void)
+{
+  AssayWindow *window = g_object_ref (assay_window_new (NULL));
+
+  gtk_window_present (GTK_WINDOW (window));
+  gui_spin (100);
+  return window;
+}
+
+static void
+close_window (AssayWindow *window)
+{
+  gtk_window_destroy (GTK_WINDOW (window));
+  gui_spin (50);
+  g_assert_finalize_object (window);
+}
+
+static void
+ready_cb (GtkWidget *banner,
+          gboolean  *ready)
+{
+  *ready = TRUE;
+}
+
+static gboolean
+is_true (gpointer data)
+{
+  return *(gboolean *) data;
+}
+
+static void
+test_finalize (void)
+{
+  AssayWindow *window;
+  AssaySandboxBanner *banner;
+  gboolean ready = FALSE;
+
+  g_settings_set_string (settings, "provider", "openai");
+  window = open_window ();
+  g_assert_cmpstr (assay_window_get_page (window), ==, "main");
+  g_assert_nonnull (gui_find (GTK_WIDGET (window), GTK_TYPE_LABEL, "Nothing Here Yet"));
+  /* The sandbox image is there (the sandbox suite built it): no banner. */
+  banner = ASSAY_SANDBOX_BANNER (gui_find (GTK_WIDGET (window), ASSAY_TYPE_SANDBOX_BANNER, NULL));
+  g_signal_connect (banner, "ready", G_CALLBACK (ready_cb), &ready);
+  assay_sandbox_banner_check (banner);
+  gui_wait (is_true, &ready, 20, "the sandbox check");
+  g_assert_false (assay_sandbox_banner_get_shown (banner));
+  close_window (window);
+  g_settings_reset (settings, "provider");
+}
+
+static gboolean
+found_one (gpointer data)
+{
+  return assay_onboarding_get_n_found (data) >= 1;
+}
+
+static void
+test_onboarding (void)
+{
+  g_autofree char *base_url = NULL;
+  g_autofree char *log_path = NULL;
+  g_autoptr(GSubprocess) server = NULL;
+  g_autofree char *provider = NULL;
+  g_autofree char *url = NULL;
+  g_autofree char *model = NULL;
+  AssayWindow *window;
+  AssayOnboarding *onboarding;
+  const char *urls[2] = { NULL, NULL };
+  const char *names[] = { "Fake llama.cpp", NULL };
+
+  server = gui_fake_server_start ("{\"responses\": [], \"models\": {\"flavor\": \"llamacpp\", \"ids\": [\"qwen2.5-coder\", \"llama3\"]}}",
+                                  &base_url, &log_path);
+  g_settings_reset (settings, "provider");
+  window = open_window ();
+  g_assert_cmpstr (assay_window_get_page (window), ==, "onboarding");
+
+  onboarding = assay_window_get_onboarding (window);
+  urls[0] = base_url;
+  assay_onboarding_detect (onboarding, urls, names);
+  gui_wait (found_one, onboarding, 20, "the local server to be found");
+  g_assert_nonnull (gui_find (GTK_WIDGET (onboarding), ADW_TYPE_COMBO_ROW, "Fake llama.cpp"));
+  assay_onboarding_use_found (onboarding, 0);
+
+  provider = g_settings_get_string (settings, "provider");
+  url = g_settings_get_string (settings, "base-url");
+  model = g_settings_get_string (settings, "model");
+  g_assert_cmpstr (provider, ==, "openai");
+  g_assert_cmpstr (url, ==, base_url);
+  g_assert_cmpstr (model, ==, "llama3");
+  g_assert_cmpstr (assay_window_get_page (window), ==, "main");
+  close_window (window);
+
+  g_subprocess_force_exit (server);
+  g_subprocess_wait (server, NULL, NULL);
+  g_unlink (log_path);
+  g_settings_reset (settings, "provider");
+  g_settings_reset (settings, "base-url");
+  g_settings_reset (settings, "model");
+}
+
+static void
+test_unsupported_file (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("assay-gui-XXXXXX", NULL);
+  g_autofree char *pdf = gui_write_file (dir, "report.pdf", "%PDF-1.4");
+  g_autofree char *csv = gui_write_file (dir, "small.csv", "a,b\n1,2\n");
+  g_autoptr(GFile) pdf_file = g_file_new_for_path (pdf);
+  g_autoptr(GFile) csv_file = g_file_new_for_path (csv);
+  AssayWindow *window;
+  AssaySession *session;
+
+  g_settings_set_string (settings, "provider", "openai");
+  window = open_window ();
+  assay_window_add_files (window, &pdf_file, 1);
+  g_assert_nonnull (strstr (assay_window_get_last_toast (window), "report.pdf"));
+  g_assert_nonnull (strstr (assay_window_get_last_toast (window), "CSV, TSV, TXT and XLSX"));
+  g_assert_null (assay_window_get_session (window));
+
+  /* The same through the window's drop target, as a drag from the file manager. */
+  {
+    g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (window));
+    GtkDropTarget *target = NULL;
+    GSList *list = g_slist_prepend (NULL, pdf_file);
+    GValue value = G_VALUE_INIT;
+    gboolean accepted = FALSE;
+
+    for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+      {
+        g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
+
+        if (GTK_IS_DROP_TARGET (controller))
+          target = GTK_DROP_TARGET (controller);
+      }
+    g_assert_nonnull (target);
+    g_value_init (&value, GDK_TYPE_FILE_LIST);
+    g_value_take_boxed (&value, gdk_file_list_new_from_list (list));
+    g_signal_emit_by_name (target, "drop", &value, 0.0, 0.0, &accepted);
+    g_assert_true (accepted);
+    g_value_unset (&value);
+    g_slist_free (list);
+    g_assert_nonnull (strstr (assay_window_get_last_toast (window), "report.pdf"));
+    g_assert_null (assay_window_get_session (window));
+  }
+
+  assay_window_add_files (window, &csv_file, 1);
+  session = assay_window_get_session (window);
+  g_assert_nonnull (session);
+  g_assert_cmpuint (assay_session_get_datasets (session)->len, ==, 1);
+  g_assert_nonnull (strstr (assay_window_get_last_toast (window), "Added small.csv"));
+  close_window (window);
+
+  g_unlink (pdf);
+  g_unlink (csv);
+  g_rmdir (dir);
+  g_settings_reset (settings, "provider");
+}
+
+static void delete_all_sessions (void);
+
+static void
+test_demo (void)
+{
+  AssayWindow *window;
+  AssaySession *session;
+  GPtrArray *datasets;
+  g_autofree char *question = NULL;
+
+  g_settings_reset (settings, "provider");
+  window = open_window ();
+  g_assert_cmpstr (assay_window_get_page (window), ==, "onboarding");
+  g_signal_emit_by_name (assay_window_get_onboarding (window), "demo-requested");
+  g_assert_cmpstr (assay_window_get_page (window), ==, "main");
+  session = assay_window_get_session (window);
+  g_assert_nonnull (session);
+  datasets = assay_session_get_datasets (session);
+  g_assert_cmpuint (datasets->len, ==, 1);
+  g_assert_cmpstr (((AssaySessionDataset *) g_ptr_array_index (datasets, 0))->name, ==, "sales.csv");
+  question = assay_chat_view_get_composer_text (assay_window_get_chat_view (window));
+  g_assert_nonnull (strstr (question, "Analyse Q3 sales"));
+  g_assert_nonnull (gui_find (GTK_WIDGET (window), GTK_TYPE_LABEL, "Demo: the model's answers are recorded"));
+  close_window (window);
+}
+
+static char *
+make_session (const char *question,
+              const char *answer)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AssaySession) session = assay_session_create (NULL, &error);
+  AssayLlmMessage *message;
+
+  g_assert_no_error (error);
+  message = g_new0 (AssayLlmMessage, 1);
+  message->role = ASSAY_LLM_ROLE_USER;
+  message->text = g_strdup (question);
+  message->tool_calls = g_ptr_array_new ();
+  assay_session_append_message (session, message);
+  message = g_new0 (AssayLlmMessage, 1);
+  message->role = ASSAY_LLM_ROLE_ASSISTANT;
+  message->text = g_strdup (answer);
+  message->tool_calls = g_ptr_array_new ();
+  assay_session_append_message (session, message);
+  assay_session_set_title (session, question);
+  assay_session_finish_step (session);
+  assay_session_set_outcome (session, "answered", answer);
+  assay_session_save (session, &error);
+  g_assert_no_error (error);
+  return g_strdup (assay_session_get_dir (session));
+}
+
+typedef struct
+{
+  AssaySessionsSidebar *sidebar;
+  guint                 n;
+} Count;
+
+static gboolean
+has_n_rows (gpointer data)
+{
+  Count *count = data;
+
+  return g_list_model_get_n_items (assay_sessions_sidebar_get_model (count->sidebar)) == count->n;
+}
+
+static char *
+row_title (AssaySessionsSidebar *sidebar,
+           guint                 i)
+{
+  g_autoptr(GObject) item = g_list_model_get_item (assay_sessions_sidebar_get_model (sidebar), i);
+  char *title = NULL;
+
+  g_object_get (item, "title", &title, NULL);
+  return title;
+}
+
+static void
+delete_all_sessions (void)
+{
+  g_autoptr(GPtrArray) sessions = assay_session_list (NULL, NULL);
+
+  for (guint i = 0; sessions != NULL && i < sessions->len; i++)
+    g_assert_true (assay_session_delete (assay_session_get_dir (g_ptr_array_index (sessions, i)), NULL));
+}
+
+static void
+test_sessions (void)
+{
+  g_autofree char *first = (delete_all_sessions (), make_session ("Which region sells most?", "The **north** sells most."));
+  g_autofree char *second = make_session ("How many orders in July?", "There were *1,204* orders.");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *title = NULL;
+  AssayWindow *window;
+  AssaySessionsSidebar *sidebar;
+  GtkWidget *chat;
+  Count count;
+
+  g_settings_set_string (settings, "provider", "openai");
+  window = open_window ();
+  sidebar = assay_window_get_sidebar (window);
+  count = (Count) { sidebar, 2 };
+  gui_wait (has_n_rows, &count, 10, "two sessions in the sidebar");
+
+  /* Search. */
+  assay_sessions_sidebar_set_search (sidebar, "REGION");
+  g_assert_cmpuint (g_list_model_get_n_items (assay_sessions_sidebar_get_model (sidebar)), ==, 1);
+  title = row_title (sidebar, 0);
+  g_assert_cmpstr (title, ==, "Which region sells most?");
+  assay_sessions_sidebar_set_search (sidebar, "");
+  g_assert_cmpuint (g_list_model_get_n_items (assay_sessions_sidebar_get_model (sidebar)), ==, 2);
+
+  /* Reopen: the conversation comes back, the answer as Markdown. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.open-session", "s", first);
+  g_assert_cmpstr (assay_session_get_dir (assay_window_get_session (window)), ==, first);
+  chat = GTK_WIDGET (assay_window_get_chat_view (window));
+  g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "Which region sells most?"));
+  g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "The north sells most."));
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.open-session", "s", second);
+  g_assert_null (gui_find (chat, GTK_TYPE_LABEL, "Which region sells most?"));
+  g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "There were 1,204 orders."));
+
+  /* Rename. */
+  g_assert_true (assay_window_rename_session (window, first, "Regions", &error));
+  g_assert_no_error (error);
+  gui_spin (300);
+  assay_sessions_sidebar_set_search (sidebar, "regions");
+  count.n = 1;
+  gui_wait (has_n_rows, &count, 10, "the renamed session");
+  g_free (title);
+  title = row_title (sidebar, 0);
+  g_assert_cmpstr (title, ==, "Regions");
+  assay_sessions_sidebar_set_search (sidebar, NULL);
+
+  /* Delete (the open one: the window starts afresh). */
+  g_assert_true (assay_window_delete_session (window, second, &error));
+  g_assert_no_error (error);
+  g_assert_null (assay_window_get_session (window));
+  g_assert_false (g_file_test (second, G_FILE_TEST_EXISTS));
+  count.n = 1;
+  gui_wait (has_n_rows, &count, 10, "one session left");
+  g_assert_true (assay_window_delete_session (window, first, &error));
+  count.n = 0;
+  gui_wait (has_n_rows, &count, 10, "no session left");
+  close_window (window);
+  g_settings_reset (settings, "provider");
+}
+
+static void
+test_preferences_and_shortcuts (void)
+{
+  g_autoptr(GtkBuilder) builder = gtk_builder_new_from_resource ("/org/assay/Assay/gtk/help-overlay.ui");
+  GtkWidget *preferences;
+  GtkSpinButton *spin;
+
+  g_assert_true (GTK_IS_SHORTCUTS_WINDOW (gtk_builder_get_object (builder, "help_overlay")));
+  gtk_window_destroy (GTK_WINDOW (gtk_builder_get_object (builder, "help_overlay")));
+
+  preferences = g_object_ref (assay_preferences_new (NULL, "bubblewrap, because Docker is not running."));
+  gtk_window_present (GTK_WINDOW (preferences));
+  gui_spin (50);
+  g_assert_nonnull (gui_find (preferences, ADW_TYPE_ACTION_ROW, "In use"));
+  spin = GTK_SPIN_BUTTON (gui_find (preferences, GTK_TYPE_SPIN_BUTTON, "2048"));
+  g_assert_nonnull (spin);
+  gtk_spin_button_set_value (spin, 4096);
+  g_assert_cmpuint (g_settings_get_uint (settings, "memory-mb"), ==, 4096);
+  g_settings_reset (settings, "memory-mb");
+  gtk_window_destroy (GTK_WINDOW (preferences));
+  gui_spin (50);
+  g_assert_finalize_object (preferences);
+}
+
+static void
+test_markdown (void)
+{
+  GtkWidget *view = g_object_ref_sink (assay_markdown_view_new ());
+  GtkWidget *grid;
+
+  assay_markdown_view_set_markdown (ASSAY_MARKDOWN_VIEW (view),
+                                    "# Title\n\nSome **bold** and *emphasis* and `code` <script>alert(1)</script> & more.\n\n"
+                                    "- one\n- two\n\n1. first\n2. second\n\n"
+                                    "| a | b |\n|---|--:|\n| x<y | 2 |\n\n"
+                                    "```python\nprint('<hi>')\n```\n\n[site](https://example.com) [bad](javascript:alert)\n");
+  g_assert_nonnull (gui_find (view, GTK_TYPE_LABEL, "Some bold and emphasis and code <script>alert(1)</script> & more."));
+  g_assert_nonnull (gui_find (view, GTK_TYPE_LABEL, "• one"));
+  g_assert_nonnull (gui_find (view, GTK_TYPE_LABEL, "2. second"));
+  g_assert_nonnull (gui_find (view, GTK_TYPE_LABEL, "print('<hi>')"));
+  g_assert_true (gtk_widget_has_css_class (gui_find (view, GTK_TYPE_LABEL, "Title"), "title-1"));
+  grid = gui_find (view, GTK_TYPE_GRID, NULL);
+  g_assert_nonnull (grid);
+  g_assert_nonnull (gui_find (grid, GTK_TYPE_LABEL, "x<y"));
+  g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (gui_find (view, GTK_TYPE_LABEL, "site"))), "href=\"https://example.com\""));
+  g_assert_null (strstr (gtk_label_get_label (GTK_LABEL (gui_find (view, GTK_TYPE_LABEL, "bad"))), "javascript"));
+
+  /* Cut mid-stream: still renders, no warnings. */
+  assay_markdown_view_set_markdown (ASSAY_MARKDOWN_VIEW (view), "| a | b |\n|---|---|\n| 1 ");
+  assay_markdown_view_set_markdown (ASSAY_MARKDOWN_VIEW (view), "**bold without end\n\n```py\nx = 1");
+  assay_markdown_view_set_markdown (ASSAY_MARKDOWN_VIEW (view), "bad utf8 \xff\xfe here");
+  g_assert_finalize_object (view);
+}
+
+static void
+test_step_card (void)
+{
+  GtkWidget *card = g_object_ref_sink (assay_step_card_new (3, 8));
+  AssayStepCard *step = ASSAY_STEP_CARD (card);
+  g_autoptr(GString) long_text = g_string_new (NULL);
+  g_autoptr(JsonObject) output = json_object_new ();
+  GtkWidget *expander;
+
+  g_assert_nonnull (gui_find (card, GTK_TYPE_LABEL, "Step 3 of 8"));
+  for (guint i = 0; i < 40; i++)
+    g_string_append_printf (long_text, "line %u\n", i);
+  json_object_set_string_member (output, "output_type", "stream");
+  json_object_set_string_member (output, "name", "stdout");
+  json_object_set_string_member (output, "text", long_text->str);
+
+  assay_step_card_add_cell (step, "c1", "Long output");
+  assay_step_card_cell_started (step, "c1");
+  g_assert_cmpstr (assay_step_card_get_cell_status (step, "c1"), ==, "running");
+  g_assert_nonnull (gui_find (card, GTK_TYPE_LABEL, "Running… 0 s"));
+  assay_step_card_cell_output (step, "c1", output);
+  assay_step_card_cell_finished (step, "c1", "ok", NULL, 1500);
+  g_assert_nonnull (gui_find (card, GTK_TYPE_LABEL, "Ran in 1.5 s"));
+  expander = gui_find (card, GTK_TYPE_EXPANDER, NULL);
+  g_assert_nonnull (expander);
+  g_assert_false (gtk_expander_get_expanded (GTK_EXPANDER (expander)));
+  g_assert_cmpstr (gtk_expander_get_label (GTK_EXPANDER (expander)), ==, "Output (40 lines)");
+
+  assay_step_card_add_cell (step, "c2", NULL);
+  assay_step_card_cell_started (step, "c2");
+  assay_step_card_cell_finished (step, "c2", "timeout", "the cell ran longer than 120 s", 120000);
+  g_assert_nonnull (gui_find (card, GTK_TYPE_LABEL, "Timed out after 120 s: the cell ran longer than 120 s"));
+  assay_step_card_add_cell (step, "c3", NULL);
+  assay_step_card_cell_finished (step, "c3", "oom", NULL, 10);
+  g_assert_nonnull (gui_find (card, GTK_TYPE_LABEL, "Ran out of memory"));
+  assay_step_card_add_cell (step, "c4", NULL);
+  assay_step_card_cell_finished (step, "c4", "error", "NameError", 10);
+  g_assert_nonnull (gui_find (card, GTK_TYPE_LABEL, "Failed with an error after 0.0 s: NameError"));
+  assay_step_card_cell_rejected (step, "c5", "use the clean table");
+  g_assert_nonnull (gui_find (card, GTK_TYPE_LABEL, "Rejected: use the clean table"));
+  g_assert_cmpuint (assay_step_card_get_n_cells (step), ==, 5);
+
+  assay_step_card_clear (step);
+  g_assert_cmpuint (assay_step_card_get_n_cells (step), ==, 0);
+  g_assert_finalize_object (card);
+}
+
+static void
+test_diff (void)
+{
+  g_autofree char *same = assay_diff_unified ("a\nb\n", "a\nb\n", "old", "new", 3);
+  g_autofree char *diff = assay_diff_unified ("import pandas as pd\ndf = pd.read_csv('x.csv')\nprint(df.shape)\n",
+                                              "import pandas as pd\ndf = pd.read_csv('x.csv', sep=';')\nprint(df.shape)\nprint(df.head())\n",
+                                              "previous", "this", 3);
+
+  g_assert_cmpstr (same, ==, "");
+  g_assert_cmpstr (diff, ==,
+                   "--- previous\n+++ this\n"
+                   "@@ -1,3 +1,4 @@\n"
+                   " import pandas as pd\n"
+                   "-df = pd.read_csv('x.csv')\n"
+                   "+df = pd.read_csv('x.csv', sep=';')\n"
+                   " print(df.shape)\n"
+                   "+print(df.head())\n");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  int status;
+
+  gui_test_init (&argc, &argv);
+  settings = g_settings_new ("org.assay.Assay");
+  g_test_add_func ("/assay/app/window/finalize", test_finalize);
+  g_test_add_func ("/assay/app/window/onboarding", test_onboarding);
+  g_test_add_func ("/assay/app/window/unsupported-file", test_unsupported_file);
+  g_test_add_func ("/assay/app/window/sessions", test_sessions);
+  g_test_add_func ("/assay/app/window/demo", test_demo);
+  g_test_add_func ("/assay/app/markdown", test_markdown);
+  g_test_add_func ("/assay/app/preferences-and-shortcuts", test_preferences_and_shortcuts);
+  g_test_add_func ("/assay/app/diff", test_diff);
+  g_test_add_func ("/assay/app/step-card", test_step_card);
+  status = g_test_run ();
+  g_object_unref (settings);
+  return status;
+}
