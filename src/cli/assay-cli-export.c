@@ -2,6 +2,8 @@
 /* `assay-cli export`: a session as a PDF report, an HTML page or a Jupyter notebook. */
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -29,27 +31,28 @@ assay_cli_export (int   argc,
   gboolean only_successful = FALSE, no_code = FALSE, verbose = FALSE;
   GOptionEntry entries[] = {
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
-      "pdf, html or ipynb (default: from the extension of FILE)", "FORMAT" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE", "FILE" },
+      N_("pdf, html or ipynb (default: from the extension of FILE)"), "FORMAT" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("Write to FILE"), "FILE" },
     { "only-successful", 0, 0, G_OPTION_ARG_NONE, &only_successful,
-      "Leave out the steps that failed", NULL },
+      N_("Leave out the steps that failed"), NULL },
     { "no-code", 0, 0, G_OPTION_ARG_NONE, &no_code,
-      "Leave out the code (a notebook keeps it, folded away)", NULL },
-    { "title", 0, 0, G_OPTION_ARG_STRING, &title, "The report's title (default: the session's)", "TITLE" },
-    { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Say how far the export is", NULL },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "SESSION_DIR" },
+      N_("Leave out the code (a notebook keeps it, folded away)"), NULL },
+    { "title", 0, 0, G_OPTION_ARG_STRING, &title, N_("The report's title (default: the session's)"), "TITLE" },
+    { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, N_("Say how far the export is"), NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, N_("SESSION_DIR") },
     { NULL }
   };
   g_autoptr(GOptionContext) context =
-    g_option_context_new ("SESSION_DIR -o FILE — export a session as a report or a notebook");
+    g_option_context_new (N_("SESSION_DIR -o FILE — export a session as a report or a notebook"));
   g_autoptr(GError) error = NULL;
   g_autoptr(AssaySession) session = NULL;
   AssayReportOptions options;
   gint64 start;
 
-  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
   g_option_context_set_description (context,
-    "Exit status: 0 written, 1 the session cannot be read or the file cannot be written, 2 usage.");
+    N_("Exit status: 0 written, 1 the session cannot be read or the file cannot be written, 2 usage."));
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       fprintf (stderr, "assay-cli export: %s\n", error->message);
@@ -57,12 +60,12 @@ assay_cli_export (int   argc,
     }
   if (rest == NULL || rest[0] == NULL || rest[1] != NULL)
     {
-      fprintf (stderr, "assay-cli export: give one session folder (assay-cli export SESSION_DIR -o FILE)\n");
+      fprintf (stderr, _("assay-cli export: give one session folder (assay-cli export SESSION_DIR -o FILE)\n"));
       return 2;
     }
   if (output == NULL)
     {
-      fprintf (stderr, "assay-cli export: say where to write the export with -o FILE\n");
+      fprintf (stderr, _("assay-cli export: say where to write the export with -o FILE\n"));
       return 2;
     }
 
@@ -71,14 +74,14 @@ assay_cli_export (int   argc,
     {
       if (!assay_report_format_from_string (format_name, &options.format))
         {
-          fprintf (stderr, "assay-cli export: unknown format “%s” (pdf, html or ipynb)\n", format_name);
+          fprintf (stderr, _("assay-cli export: unknown format “%s” (pdf, html or ipynb)\n"), format_name);
           return 2;
         }
     }
   else if (!assay_report_format_from_path (output, &options.format))
     {
-      fprintf (stderr, "assay-cli export: cannot tell the format from “%s”: "
-                       "name it .pdf, .html or .ipynb, or give --format\n", output);
+      fprintf (stderr, _("assay-cli export: cannot tell the format from “%s”: "
+                         "name it .pdf, .html or .ipynb, or give --format\n"), output);
       return 2;
     }
   options.include_code = !no_code;
@@ -99,7 +102,7 @@ assay_cli_export (int   argc,
       return 1;
     }
   if (verbose)
-    fprintf (stderr, "Wrote %s (%s) in %.0f ms\n", output, assay_report_format_to_string (options.format),
+    fprintf (stderr, _("Wrote %s (%s) in %.0f ms\n"), output, assay_report_format_to_string (options.format),
              (g_get_monotonic_time () - start) / 1000.0);
   options.title = NULL;
   return 0;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include <stdio.h>
 
 #include "assay-cli.h"
@@ -15,18 +17,19 @@ assay_cli_inspect (int   argc,
   gboolean json = FALSE;
   int model_chars = 0;
   GOptionEntry entries[] = {
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print a JSON object per file (an array for several)", NULL },
-    { "model", 0, 0, G_OPTION_ARG_INT, &model_chars, "Print the summary the model gets, in at most N characters", "N" },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, "FILE…" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print a JSON object per file (an array for several)"), NULL },
+    { "model", 0, 0, G_OPTION_ARG_INT, &model_chars, N_("Print the summary the model gets, in at most N characters"), "N" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_("FILE…") },
     { NULL }
   };
-  g_autoptr(GOptionContext) context = g_option_context_new ("FILE… — read data files: dialect, schema and profile");
+  g_autoptr(GOptionContext) context = g_option_context_new (N_("FILE… — read data files: dialect, schema and profile"));
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonArray) results = json_array_new ();
   guint n_files;
   int status = 0;
 
-  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       fprintf (stderr, "assay-cli inspect: %s\n", error->message);
@@ -34,7 +37,7 @@ assay_cli_inspect (int   argc,
     }
   if (files == NULL || files[0] == NULL)
     {
-      fprintf (stderr, "assay-cli inspect: no file given\n");
+      fprintf (stderr, _("assay-cli inspect: no file given\n"));
       return 2;
     }
   n_files = g_strv_length (files);

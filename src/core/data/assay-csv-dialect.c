@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
 #include <gio/gio.h>
 #include <string.h>
 #include <uchardet.h>
@@ -65,19 +66,19 @@ binary_kind (const guchar *d,
              gsize         len)
 {
   static const struct { const char *magic; gsize len; const char *what; } magics[] = {
-    { "%PDF", 4, "a PDF document" },
-    { "\x89PNG", 4, "a PNG image" },
-    { "GIF8", 4, "a GIF image" },
-    { "\xFF\xD8\xFF", 3, "a JPEG image" },
-    { "\x7F" "ELF", 4, "a program (ELF)" },
-    { "SQLite format 3", 15, "an SQLite database" },
-    { "\x1F\x8B", 2, "a gzip-compressed file; decompress it first" },
-    { "BZh", 3, "a bzip2-compressed file; decompress it first" },
-    { "\xFD" "7zXZ", 5, "an xz-compressed file; decompress it first" },
-    { "PAR1", 4, "a Parquet file, which is not supported yet (pandas.read_parquet can read it)" },
-    { "\xD0\xCF\x11\xE0", 4, "an old Excel .xls (or other OLE) file, which is not supported; save it as .xlsx or CSV" },
-    { "PK\x03\x04", 4, "a zip archive" },
-    { "7z\xBC\xAF", 4, "a 7-Zip archive" },
+    { "%PDF", 4, N_("a PDF document") },
+    { "\x89PNG", 4, N_("a PNG image") },
+    { "GIF8", 4, N_("a GIF image") },
+    { "\xFF\xD8\xFF", 3, N_("a JPEG image") },
+    { "\x7F" "ELF", 4, N_("a program (ELF)") },
+    { "SQLite format 3", 15, N_("an SQLite database") },
+    { "\x1F\x8B", 2, N_("a gzip-compressed file; decompress it first") },
+    { "BZh", 3, N_("a bzip2-compressed file; decompress it first") },
+    { "\xFD" "7zXZ", 5, N_("an xz-compressed file; decompress it first") },
+    { "PAR1", 4, N_("a Parquet file, which is not supported yet (pandas.read_parquet can read it)") },
+    { "\xD0\xCF\x11\xE0", 4, N_("an old Excel .xls (or other OLE) file, which is not supported; save it as .xlsx or CSV") },
+    { "PK\x03\x04", 4, N_("a zip archive") },
+    { "7z\xBC\xAF", 4, N_("a 7-Zip archive") },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (magics); i++)
@@ -155,7 +156,7 @@ assay_csv_detect_encoding (const char       *data,
   dialect->bom_len = 0;
   if (len == 0)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "the file is empty");
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("the file is empty"));
       return FALSE;
     }
 
@@ -175,7 +176,7 @@ assay_csv_detect_encoding (const char       *data,
       if (len == dialect->bom_len)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                       "the file is empty (only a byte-order mark)");
+                       _("the file is empty (only a byte-order mark)"));
           return FALSE;
         }
       return TRUE;
@@ -184,7 +185,7 @@ assay_csv_detect_encoding (const char       *data,
   if ((kind = binary_kind (d, len)) != NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "this is not a text table: it looks like %s", kind);
+                   _("this is not a text table: it looks like %s"), _(kind));
       return FALSE;
     }
 
@@ -228,17 +229,17 @@ assay_csv_detect_encoding (const char       *data,
   if (controls > MIN (sample, 64 * 1024) / 20 || (nuls > 4 && nuls > MIN (sample, 64 * 1024) / 10))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "this is not a text table: it looks like a binary file "
-                   "(%" G_GSIZE_FORMAT " control bytes in the first %" G_GSIZE_FORMAT ")",
+                   _("this is not a text table: it looks like a binary file "
+                     "(%zu control bytes in the first %zu)"),
                    controls + nuls, MIN (sample, 64 * 1024));
       return FALSE;
     }
   if ((nul = memchr (data, '\0', sample)) != NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "the file contains NUL bytes (the first at line %" G_GUINT64_FORMAT
-                   ", byte %" G_GSIZE_FORMAT "); it is not a text table",
-                   count_lines_before (data, nul - data), (gsize) (nul - data));
+                   _("the file contains NUL bytes (the first at line %llu"
+                     ", byte %zu); it is not a text table"),
+                   (unsigned long long) count_lines_before (data, nul - data), (gsize) (nul - data));
       return FALSE;
     }
 
@@ -567,20 +568,20 @@ check_table_shape (const char       *text,
   if (p < end && ((*p == '{' && end[-1] == '}') || (*p == '[' && end[-1] == ']')))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "this is not a table: it looks like JSON (pandas.read_json can read it)");
+                   _("this is not a table: it looks like JSON (pandas.read_json can read it)"));
       return FALSE;
     }
   if (p < end && *p == '<' && end - p > 1 && (g_ascii_isalpha (p[1]) || p[1] == '?' || p[1] == '!'))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "this is not a table: it looks like XML or HTML");
+                   _("this is not a table: it looks like XML or HTML"));
       return FALSE;
     }
   if (best->records >= 4 && best->consistency < 0.5)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "this is not a table: no delimiter splits the lines into a steady number "
-                   "of fields (with the best, “%s”, the commonest count, %u, fits only %.0f%% of the lines)",
+                   _("this is not a table: no delimiter splits the lines into a steady number "
+                     "of fields (with the best, “%s”, the commonest count, %u, fits only %.0f%% of the lines)"),
                    best->delimiter == '\t' ? "\\t" : (char[]) { best->delimiter, 0 },
                    best->columns, best->consistency * 100);
       return FALSE;
@@ -601,15 +602,15 @@ check_table_shape (const char       *text,
       if (spaces / lines >= 6)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                       "this is not a table: no delimiter found, and the lines read like prose "
-                       "(%" G_GSIZE_FORMAT " spaces per line on average)", spaces / lines);
+                       _("this is not a table: no delimiter found, and the lines read like prose "
+                         "(%zu spaces per line on average)"), spaces / lines);
           return FALSE;
         }
       if (line_chars / lines > 4096)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                       "this is not a table: no delimiter splits its lines, which are %" G_GSIZE_FORMAT
-                       " characters long on average (rows are limited to %u fields)",
+                       _("this is not a table: no delimiter splits its lines, which are %zu"
+                         " characters long on average (rows are limited to %u fields)"),
                        line_chars / lines, ASSAY_CSV_MAX_FIELDS);
           return FALSE;
         }
@@ -639,7 +640,7 @@ assay_csv_sniff_text (const char       *text,
 
   if (len == 0)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "the file is empty");
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("the file is empty"));
       return FALSE;
     }
 
@@ -662,7 +663,7 @@ assay_csv_sniff_text (const char       *text,
       if (len == 0)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                       "the file is empty (only Excel's “sep=” line)");
+                       _("the file is empty (only Excel's “sep=” line)"));
           return FALSE;
         }
     }
@@ -673,7 +674,7 @@ assay_csv_sniff_text (const char       *text,
     if (i == len)
       {
         g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                     "the file is empty (only blank lines)");
+                     _("the file is empty (only blank lines)"));
         return FALSE;
       }
   }
@@ -814,7 +815,7 @@ assay_csv_sniff_text (const char       *text,
     if (cells >= 8 && wordy == cells && dialect->n_columns <= 8)
       {
         g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                     "this is not a table: every cell reads like prose (sentences, not values)");
+                     _("this is not a table: every cell reads like prose (sentences, not values)"));
         return FALSE;
       }
   }
@@ -846,9 +847,9 @@ assay_csv_dialect_sniff (const char  *data,
     {
       gsize at = (const char *) memchr (data, '\0', len) - data;
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "the file contains NUL bytes (the first at line %" G_GUINT64_FORMAT
-                   ", byte %" G_GSIZE_FORMAT "); it is not a text table",
-                   count_lines_before (data, at), at);
+                   _("the file contains NUL bytes (the first at line %llu"
+                     ", byte %zu); it is not a text table"),
+                   (unsigned long long) count_lines_before (data, at), at);
       return NULL;
     }
   /* The encoding came from the first megabyte; a later byte may prove it was not UTF-8. */
@@ -878,15 +879,15 @@ assay_csv_dialect_sniff (const char  *data,
       if (*text_len == 0)
         {
           g_clear_pointer (converted, g_bytes_unref);
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "the file is empty");
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("the file is empty"));
           return NULL;
         }
       if (memchr (*text, '\0', *text_len) != NULL)
         {
           gsize at = (const char *) memchr (*text, '\0', *text_len) - *text;
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                       "the file contains NUL characters (the first at line %" G_GUINT64_FORMAT
-                       "); it is not a text table", count_lines_before (*text, at));
+                       _("the file contains NUL characters (the first at line %llu"
+                         "); it is not a text table"), (unsigned long long) count_lines_before (*text, at));
           g_clear_pointer (converted, g_bytes_unref);
           return NULL;
         }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -149,7 +150,8 @@ assay_csv_index_new (const char  *path,
       if (header_len == 0 || memchr (header_text, '\0', header_len) != NULL)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                       header_len == 0 ? "the file is empty" : "the file contains NUL characters; it is not a text table");
+                       header_len == 0 ? _("the file is empty")
+                                        : _("the file contains NUL characters; it is not a text table"));
           return NULL;
         }
       if (!assay_csv_sniff_text (header_text, header_len, self->dialect, error))
@@ -162,7 +164,7 @@ assay_csv_index_new (const char  *path,
         {
           self->region = NULL;
           g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno),
-                       "cannot reserve memory to convert the file: %s", g_strerror (errno));
+                       _("cannot reserve memory to convert the file: %s"), g_strerror (errno));
           return NULL;
         }
       self->text = self->region;
@@ -312,7 +314,7 @@ assay_csv_index_build (AssayCsvIndex  *self,
       cd = g_iconv_open ("UTF-8", self->iconv_name);
       if (cd == (GIConv) -1)
         {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "cannot convert from %s", self->iconv_name);
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, _("cannot convert from %s"), self->iconv_name);
           g_atomic_int_set (&self->complete, TRUE);
           return FALSE;
         }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
 #include <gio/gio.h>
 #include <string.h>
 
@@ -47,8 +48,8 @@ push_field (AssayCsvReader  *reader,
       if (reader->fields_alloc >= ASSAY_CSV_MAX_FIELDS)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                       "the row at line %" G_GUINT64_FORMAT " has more than %u fields",
-                       reader->record_line, ASSAY_CSV_MAX_FIELDS);
+                       _("the row at line %llu has more than %u fields"),
+                       (unsigned long long) reader->record_line, ASSAY_CSV_MAX_FIELDS);
           return FALSE;
         }
       reader->fields_alloc *= 2;
@@ -167,9 +168,9 @@ assay_csv_reader_next (AssayCsvReader  *reader,
           if (!closed)
             {
               g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                           "unterminated quote: the field that starts at line %" G_GUINT64_FORMAT
-                           " (byte %" G_GSIZE_FORMAT ") is never closed",
-                           reader->line, start);
+                           _("unterminated quote: the field that starts at line %llu"
+                             " (byte %zu) is never closed"),
+                           (unsigned long long) reader->line, start);
               return FALSE;
             }
           reader->line += newlines;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
 #include <errno.h>
 #include <string.h>
 
@@ -120,7 +121,7 @@ assay_data_convert_to_utf8 (const char  *data,
   if (cd == (GIConv) -1)
     {
       g_set_error (error, G_CONVERT_ERROR, G_CONVERT_ERROR_NO_CONVERSION,
-                   "cannot convert from %s", encoding);
+                   _("cannot convert from %s"), encoding);
       return NULL;
     }
   if (g_str_has_prefix (encoding, "UTF-16") || g_str_has_prefix (encoding, "utf-16"))

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <math.h>
 #include <string.h>
 
@@ -31,7 +33,8 @@ struct _AssayDataset
   GPtrArray       *names;      /* column names as pandas will see them */
   GPtrArray       *profiles;   /* AssayColumnProfile */
   guint64          n_rows;
-  GPtrArray       *warnings;
+  GPtrArray       *warnings;   /* in English: for the model and the JSON */
+  GPtrArray       *warnings_human; /* the same, in the user's language */
   char            *read_call;
   gboolean         trailing_delimiter;
 
@@ -48,6 +51,7 @@ assay_dataset_finalize (GObject *object)
   g_clear_pointer (&self->names, g_ptr_array_unref);
   g_clear_pointer (&self->profiles, g_ptr_array_unref);
   g_clear_pointer (&self->warnings, g_ptr_array_unref);
+  g_clear_pointer (&self->warnings_human, g_ptr_array_unref);
   g_clear_pointer (&self->sheets, g_ptr_array_unref);
   g_clear_pointer (&self->dialect, assay_csv_dialect_free);
   g_clear_pointer (&self->converted, g_bytes_unref);
@@ -69,10 +73,33 @@ static void
 assay_dataset_init (AssayDataset *self)
 {
   self->warnings = g_ptr_array_new_with_free_func (g_free);
+  self->warnings_human = g_ptr_array_new_with_free_func (g_free);
   self->names = g_ptr_array_new_with_free_func (g_free);
   self->profiles = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_column_profile_free);
 }
 
+/* A warning is kept twice: in English for the model and the JSON (which are never
+ * translated), and in the user's language for the human summary. english and human take the
+ * same arguments. */
+static void
+add_warning_full (AssayDataset *self,
+                  const char   *english,
+                  const char   *human,
+                  va_list       args)
+{
+  va_list copy;
+  g_autofree char *text = NULL;
+  g_autofree char *human_text = NULL;
+
+  va_copy (copy, args);
+  text = g_strdup_vprintf (english, args);
+  human_text = g_strdup_vprintf (human, copy);
+  va_end (copy);
+  g_ptr_array_add (self->warnings, assay_data_sanitize (text, -1, 400));
+  g_ptr_array_add (self->warnings_human, assay_data_sanitize (human_text, -1, 400));
+}
+
+/* format is marked with N_(). */
 static void
 add_warning (AssayDataset *self,
              const char   *format,
@@ -84,12 +111,30 @@ add_warning (AssayDataset *self,
              ...)
 {
   va_list args;
-  g_autofree char *text = NULL;
 
   va_start (args, format);
-  text = g_strdup_vprintf (format, args);
+  add_warning_full (self, format, _(format), args);
   va_end (args);
-  g_ptr_array_add (self->warnings, assay_data_sanitize (text, -1, 400));
+}
+
+/* A warning with a count: human is the translation, chosen by the count with g_dngettext (). */
+static void
+add_warning_n (AssayDataset *self,
+               const char   *english,
+               const char   *human,
+               ...) G_GNUC_PRINTF (2, 4);
+
+static void
+add_warning_n (AssayDataset *self,
+               const char   *english,
+               const char   *human,
+               ...)
+{
+  va_list args;
+
+  va_start (args, human);
+  add_warning_full (self, english, human, args);
+  va_end (args);
 }
 
 /* ---- One pass over a part of the text ----------------------------------------------- */
@@ -520,9 +565,9 @@ open_workbook (AssayDataset  *self,
     g_string_append (call, ")");
     self->read_call = g_string_free (call, FALSE);
   }
-  add_warning (self, "Excel workbook: only the sheet names and sizes are read here, not the "
-                     "cells; no column types or profile. Formulas come back as their last "
-                     "saved values; charts, pivot tables and macros are not read.");
+  add_warning (self, N_("Excel workbook: only the sheet names and sizes are read here, not the "
+                        "cells; no column types or profile. Formulas come back as their last "
+                        "saved values; charts, pivot tables and macros are not read."));
   return TRUE;
 }
 
@@ -624,38 +669,61 @@ open_table (AssayDataset  *self,
   if (result.long_rows > 0)
     {
       g_autofree char *lines = format_lines (result.long_lines, result.long_rows);
-      add_warning (self, "%" G_GUINT64_FORMAT " rows have more fields than the %u columns (lines %s); "
-                   "they are skipped, as read_csv(on_bad_lines='skip') does",
-                   result.long_rows, n_columns, lines);
+      /* TRANSLATORS: the English has one form for every count; the translation has its plural forms. */
+      add_warning_n (self, "%llu rows have more fields than the %u columns (lines %s); "
+                     "they are skipped, as read_csv(on_bad_lines='skip') does",
+                     g_dngettext (GETTEXT_PACKAGE,
+                                  "%llu rows have more fields than the %u columns (lines %s); "
+                                  "they are skipped, as read_csv(on_bad_lines='skip') does",
+                                  "%llu rows have more fields than the %u columns (lines %s); "
+                                  "they are skipped, as read_csv(on_bad_lines='skip') does",
+                                  result.long_rows),
+                     (unsigned long long) result.long_rows, n_columns, lines);
     }
   if (result.short_rows > 0)
     {
       g_autofree char *lines = format_lines (result.short_lines, result.short_rows);
-      add_warning (self, "%" G_GUINT64_FORMAT " rows have fewer fields than the %u columns (lines %s); "
-                   "the missing cells are empty", result.short_rows, n_columns, lines);
+      /* TRANSLATORS: the English has one form for every count; the translation has its plural forms. */
+      add_warning_n (self, "%llu rows have fewer fields than the %u columns (lines %s); "
+                     "the missing cells are empty",
+                     g_dngettext (GETTEXT_PACKAGE,
+                                  "%llu rows have fewer fields than the %u columns (lines %s); "
+                                  "the missing cells are empty",
+                                  "%llu rows have fewer fields than the %u columns (lines %s); "
+                                  "the missing cells are empty",
+                                  result.short_rows),
+                     (unsigned long long) result.short_rows, n_columns, lines);
     }
   if (self->dialect->preamble_len > 0)
-    add_warning (self, "the first line “sep=%c” is Excel's delimiter hint, not data; skiprows=1 skips it",
+    add_warning (self, N_("the first line “sep=%c” is Excel's delimiter hint, not data; skiprows=1 skips it"),
                  self->dialect->delimiter);
   if (self->trailing_delimiter)
-    add_warning (self, "the data lines end with a delimiter; index_col=False keeps pandas from "
-                       "using the first column as the index");
+    add_warning (self, N_("the data lines end with a delimiter; index_col=False keeps pandas from "
+                          "using the first column as the index"));
   if (result.huge_field >= HUGE_FIELD_BYTES)
-    add_warning (self, "a very large field: %.1f MB in column %u at line %" G_GUINT64_FORMAT
-                 "; previews cut it", result.huge_field / 1e6, result.huge_field_column + 1,
-                 result.huge_field_line);
+    add_warning (self, N_("a very large field: %.1f MB in column %u at line %llu"
+                          "; previews cut it"), result.huge_field / 1e6, result.huge_field_column + 1,
+                 (unsigned long long) result.huge_field_line);
   if (result.blank_lines > self->dialect->trailing_blank_lines)
-    add_warning (self, "%" G_GUINT64_FORMAT " blank lines inside the table are skipped",
-                 result.blank_lines - self->dialect->trailing_blank_lines);
+    /* TRANSLATORS: the English has one form for every count; the translation has its plural forms. */
+    add_warning_n (self, "%llu blank lines inside the table are skipped",
+                   g_dngettext (GETTEXT_PACKAGE, "%llu blank lines inside the table are skipped",
+                                "%llu blank lines inside the table are skipped",
+                                result.blank_lines - self->dialect->trailing_blank_lines),
+                   (unsigned long long) (result.blank_lines - self->dialect->trailing_blank_lines));
   if (self->dialect->trailing_blank_lines > 0)
-    add_warning (self, "%u blank lines at the end of the file are skipped",
-                 self->dialect->trailing_blank_lines);
+    /* TRANSLATORS: the English has one form for every count; the translation has its plural forms. */
+    add_warning_n (self, "%u blank lines at the end of the file are skipped",
+                   g_dngettext (GETTEXT_PACKAGE, "%u blank lines at the end of the file are skipped",
+                                "%u blank lines at the end of the file are skipped",
+                                self->dialect->trailing_blank_lines),
+                   self->dialect->trailing_blank_lines);
   if (self->converted != NULL &&
       memmem (self->text, self->text_len, "\xEF\xBF\xBD", 3) != NULL &&
       memmem (data, MIN (len, 3), "\xEF\xBF\xBD", 3) == NULL)
-    add_warning (self, "some bytes are not valid %s; they read as U+FFFD", self->dialect->encoding);
+    add_warning (self, N_("some bytes are not valid %s; they read as U+FFFD"), self->dialect->encoding);
   if (self->n_rows == 0)
-    add_warning (self, "the table has a header but no data rows");
+    add_warning (self, N_("the table has a header but no data rows"));
 
   for (guint c = 0; c < n_columns; c++)
     {
@@ -665,19 +733,25 @@ open_table (AssayDataset  *self,
       AssayColumnType type = assay_column_profile_get_type_kind (profile);
 
       if ((type == ASSAY_COLUMN_INTEGER || type == ASSAY_COLUMN_FLOAT) && (flags & ASSAY_VALUE_HAS_CURRENCY))
-        add_warning (self, "column “%s” has numbers with a currency sign; pandas reads it as text: "
-                     "strip the sign, then pd.to_numeric", name);
+        add_warning (self, N_("column “%s” has numbers with a currency sign; pandas reads it as text: "
+                              "strip the sign, then pd.to_numeric"), name);
       if (type == ASSAY_COLUMN_INTEGER && (flags & ASSAY_VALUE_LEADING_ZERO))
-        add_warning (self, "column “%s” has integers with leading zeros (codes?); "
-                     "dtype={'%s': str} keeps them", name, name);
+        add_warning (self, N_("column “%s” has integers with leading zeros (codes?); "
+                              "dtype={'%s': str} keeps them"), name, name);
       if ((type == ASSAY_COLUMN_DATE || type == ASSAY_COLUMN_DATETIME) && assay_column_profile_is_ambiguous (profile))
-        add_warning (self, "column “%s”: every date fits both dd/mm/yyyy and mm/dd/yyyy; read as %s",
-                     name, assay_column_profile_is_day_first (profile) ? "day first" : "month first");
+        add_warning_n (self, "column “%s”: every date fits both dd/mm/yyyy and mm/dd/yyyy; read as %s",
+                       assay_column_profile_is_day_first (profile)
+                         ? _("column “%s”: every date fits both dd/mm/yyyy and mm/dd/yyyy; read as day first")
+                         : _("column “%s”: every date fits both dd/mm/yyyy and mm/dd/yyyy; read as month first"),
+                       name, assay_column_profile_is_day_first (profile) ? "day first" : "month first");
       if (type == ASSAY_COLUMN_DATETIME && (flags & ASSAY_VALUE_HAS_TIMEZONE) && (flags & ASSAY_VALUE_NO_TIMEZONE))
-        add_warning (self, "column “%s” mixes times with and without a time zone", name);
+        add_warning (self, N_("column “%s” mixes times with and without a time zone"), name);
     }
   if (n_columns > 1000)
-    add_warning (self, "a wide table: %u columns", n_columns);
+    /* TRANSLATORS: the English has one form for every count; the translation has its plural forms. */
+    add_warning_n (self, "a wide table: %u columns",
+                   g_dngettext (GETTEXT_PACKAGE, "a wide table: %u columns", "a wide table: %u columns", n_columns),
+                   n_columns);
 
   build_read_call (self, result.long_rows);
   part_clear (&result);
@@ -890,8 +964,22 @@ format_stat (JsonObject *column,
   return g_strdup_printf ("%.6g", json_node_get_double (node));
 }
 
+/* The fixed words of the summary: English for the model, translated for a person. s is marked
+ * with N_(). */
+static const char *
+tr (gboolean    for_model,
+    const char *s) G_GNUC_FORMAT (2);
+
+static const char *
+tr (gboolean    for_model,
+    const char *s)
+{
+  return for_model ? s : _(s);
+}
+
 static char *
 describe_column (AssayDataset *self,
+                 gboolean      for_model,
                  guint         c,
                  JsonObject   *column)
 {
@@ -908,16 +996,17 @@ describe_column (AssayDataset *self,
 
   g_string_append_printf (line, "- %s: %s", json_object_get_string_member (column, "name"), type);
   if (assay_column_profile_is_day_first (profile))
-    g_string_append (line, " (day first)");
-  g_string_append_printf (line, ", %" G_GINT64_FORMAT " nulls, %s%" G_GUINT64_FORMAT " distinct",
-                          json_object_get_int_member (column, "nulls"), exact ? "" : "~", distinct);
+    g_string_append (line, tr (for_model, N_(" (day first)")));
+  g_string_append_printf (line, tr (for_model, N_(", %lld nulls, %s%llu distinct")),
+                          (long long) json_object_get_int_member (column, "nulls"), exact ? "" : "~",
+                          (unsigned long long) distinct);
   if (min != NULL && max != NULL)
     g_string_append_printf (line, ", %s … %s", min, max);
   if (mean != NULL && g_strcmp0 (type, "date") != 0 && g_strcmp0 (type, "datetime") != 0)
-    g_string_append_printf (line, ", mean %s", mean);
+    g_string_append_printf (line, tr (for_model, N_(", mean %s")), mean);
   if (json_array_get_length (top) > 0 && distinct < self->n_rows)
     {
-      g_string_append (line, "; top:");
+      g_string_append (line, tr (for_model, N_("; top:")));
       for (guint i = 0; i < MIN (json_array_get_length (top), 3u); i++)
         {
           JsonObject *entry = json_array_get_object_element (top, i);
@@ -928,7 +1017,7 @@ describe_column (AssayDataset *self,
     }
   else if (samples[0] != NULL)
     {
-      g_string_append (line, "; e.g.");
+      g_string_append (line, tr (for_model, N_("; e.g.")));
       for (guint i = 0; samples[i] != NULL; i++)
         {
           g_autofree char *value = assay_data_sanitize (samples[i], -1, 30);
@@ -952,16 +1041,16 @@ describe (AssayDataset *self,
 
   if (self->sheets != NULL)
     {
-      g_string_append_printf (out, "File %s: an Excel workbook, at %s\nSheets (%u):\n", name, where,
+      g_string_append_printf (out, tr (for_model, N_("File %s: an Excel workbook, at %s\nSheets (%u):\n")), name, where,
                               self->sheets->len);
       for (guint i = 0; i < self->sheets->len && out->len < max_chars; i++)
         {
           AssayXlsxSheet *sheet = g_ptr_array_index (self->sheets, i);
           g_autofree char *sheet_name = assay_data_sanitize (sheet->name, -1, 80);
-          g_string_append_printf (out, "- %s%s%s%s\n", sheet_name, sheet->dimension ? " (cells " : "",
+          g_string_append_printf (out, "- %s%s%s%s\n", sheet_name, sheet->dimension ? tr (for_model, N_(" (cells ")) : "",
                                   sheet->dimension ? sheet->dimension : "", sheet->dimension ? ")" : "");
         }
-      g_string_append_printf (out, "Read a sheet with: df = %s (needs openpyxl; sheet_name=None reads all)\n",
+      g_string_append_printf (out, tr (for_model, N_("Read a sheet with: df = %s (needs openpyxl; sheet_name=None reads all)\n")),
                               self->read_call);
     }
   else
@@ -972,28 +1061,30 @@ describe (AssayDataset *self,
       guint detailed = 0;
       guint counts[6] = { 0 };
 
-      g_string_append_printf (out, "File %s, at %s\n", name, where);
-      g_string_append_printf (out, "Read it with: df = %s\n", self->read_call);
-      g_string_append_printf (out, "%" G_GUINT64_FORMAT " rows × %u columns; encoding %s%s, delimiter %s, "
-                              "decimal '%c'%s%s%s\n",
-                              self->n_rows, n_columns, d->encoding, d->bom_len > 0 ? " with BOM" : "",
-                              d->delimiter == '\t' ? "tab" : (char[]) { '\'', d->delimiter, '\'', 0 },
-                              d->decimal, d->thousands[0] ? ", thousands separator " : "",
-                              g_str_equal (d->thousands, "\xC2\xA0") ? "no-break space" :
-                              g_str_equal (d->thousands, " ") ? "space" :
+      g_string_append_printf (out, tr (for_model, N_("File %s, at %s\n")), name, where);
+      g_string_append_printf (out, tr (for_model, N_("Read it with: df = %s\n")), self->read_call);
+      g_string_append_printf (out, tr (for_model, N_("%llu rows × %u columns; encoding %s%s, delimiter %s, "
+                                                     "decimal '%c'%s%s%s\n")),
+                              (unsigned long long) self->n_rows, n_columns, d->encoding,
+                              d->bom_len > 0 ? tr (for_model, N_(" with BOM")) : "",
+                              d->delimiter == '\t' ? tr (for_model, N_("tab"))
+                                                   : (char[]) { '\'', d->delimiter, '\'', 0 },
+                              d->decimal, d->thousands[0] ? tr (for_model, N_(", thousands separator ")) : "",
+                              g_str_equal (d->thousands, "\xC2\xA0") ? tr (for_model, N_("no-break space")) :
+                              g_str_equal (d->thousands, " ") ? tr (for_model, N_("space")) :
                               g_str_equal (d->thousands, ",") ? "','" :
                               g_str_equal (d->thousands, ".") ? "'.'" :
-                              g_str_equal (d->thousands, "'") ? "apostrophe" : "",
+                              g_str_equal (d->thousands, "'") ? tr (for_model, N_("apostrophe")) : "",
                               d->header ? "" : n_columns <= MAX_NAMED_COLUMNS
-                                                 ? ", no header row (read_csv names the columns)"
-                                                 : ", no header row (pandas numbers the columns from 0)");
+                                                 ? tr (for_model, N_(", no header row (read_csv names the columns)"))
+                                                 : tr (for_model, N_(", no header row (pandas numbers the columns from 0)")));
 
       /* Warnings matter more than the last columns: keep room for them. */
       for (guint i = 0; i < self->warnings->len; i++)
         reserve += strlen (g_ptr_array_index (self->warnings, i)) + 3;
       reserve = MIN (reserve + 12, max_chars / 3);
 
-      g_string_append (out, "Columns:\n");
+      g_string_append (out, tr (for_model, N_("Columns:\n")));
       for (guint c = 0; c < n_columns; c++)
         {
           g_autofree char *line = NULL;
@@ -1001,7 +1092,7 @@ describe (AssayDataset *self,
           /* A wide table gets a few columns in full and the rest by name. */
           if (c >= (n_columns > 30 ? 10u : 30u))
             break;
-          line = describe_column (self, c, json_array_get_object_element (columns, c));
+          line = describe_column (self, for_model, c, json_array_get_object_element (columns, c));
           if (out->len + strlen (line) + reserve + 80 > max_chars)
             break;
           g_string_append (out, line);
@@ -1027,8 +1118,13 @@ describe (AssayDataset *self,
             counts[assay_column_profile_get_type_kind (g_ptr_array_index (self->profiles, c))]++;
           if (listed < n_columns)
             {
-              g_string_append_printf (out, "%s%u more column%s:", listed > detailed ? ", and " : "",
-                                      n_columns - listed, n_columns - listed > 1 ? "s" : "");
+              if (for_model)
+                g_string_append_printf (out, "%s%u more column%s:", listed > detailed ? ", and " : "",
+                                        n_columns - listed, n_columns - listed > 1 ? "s" : "");
+              else
+                g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, "%s%u more column:",
+                                                          "%s%u more columns:", n_columns - listed),
+                                        listed > detailed ? _(", and ") : "", n_columns - listed);
               for (guint t = 0; t < G_N_ELEMENTS (counts); t++)
                 if (counts[t] > 0)
                   g_string_append_printf (out, " %u %s", counts[t], assay_column_type_to_string (t));
@@ -1039,10 +1135,12 @@ describe (AssayDataset *self,
 
   if (self->warnings->len > 0)
     {
-      g_string_append (out, "Warnings:\n");
-      for (guint i = 0; i < self->warnings->len; i++)
+      GPtrArray *warnings = for_model ? self->warnings : self->warnings_human;
+
+      g_string_append (out, tr (for_model, N_("Warnings:\n")));
+      for (guint i = 0; i < warnings->len; i++)
         {
-          const char *warning = g_ptr_array_index (self->warnings, i);
+          const char *warning = g_ptr_array_index (warnings, i);
           if (out->len + strlen (warning) + 3 > max_chars)
             break;
           g_string_append_printf (out, "- %s\n", warning);

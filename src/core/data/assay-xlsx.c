@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
 #include <gio/gio.h>
 #include <string.h>
 #include <zlib.h>
@@ -67,8 +68,8 @@ zip_open (Zip          *zip,
     }
 bad:
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-               "this is not a readable Excel workbook: the zip directory is missing or damaged "
-               "(ZIP64 and split archives are not supported)");
+               _("this is not a readable Excel workbook: the zip directory is missing or damaged "
+                 "(ZIP64 and split archives are not supported)"));
   return FALSE;
 }
 
@@ -122,7 +123,7 @@ zip_read (Zip         *zip,
           if (method != 8)
             {
               g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                           "the workbook part %s uses an unsupported compression method (%u)", name, method);
+                           _("the workbook part %s uses an unsupported compression method (%u)"), name, method);
               return NULL;
             }
           {
@@ -151,7 +152,7 @@ zip_read (Zip         *zip,
               {
                 g_byte_array_unref (out);
                 g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                             "the workbook part %s is damaged (inflate failed)", name);
+                             _("the workbook part %s is damaged (inflate failed)"), name);
                 return NULL;
               }
             if (out->len > limit)
@@ -162,7 +163,7 @@ zip_read (Zip         *zip,
       p += 46 + n + extra + comment;
     }
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-               "the archive has no readable %s: it is not an Excel workbook (.xlsx)", name);
+               _("the archive has no readable %s: it is not an Excel workbook (.xlsx)"), name);
   return NULL;
 }
 
@@ -284,12 +285,12 @@ assay_xlsx_list_sheets (const char  *data,
   if (!parse_xml (workbook, &state, FALSE, &local_error))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "the workbook's sheet list (xl/workbook.xml) is not valid XML: %s", local_error->message);
+                   _("the workbook's sheet list (xl/workbook.xml) is not valid XML: %s"), local_error->message);
       return NULL;
     }
   if (sheets->len == 0)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "the workbook has no sheets");
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("the workbook has no sheets"));
       return NULL;
     }
 

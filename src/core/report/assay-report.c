@@ -626,9 +626,9 @@ report_dataset_summary (const ReportDataset *dataset)
   g_autofree char *size = dataset->bytes >= 0 ? g_format_size (dataset->bytes) : NULL;
 
   if (dataset->rows >= 0)
-    return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s: %'" G_GINT64_FORMAT " row (%s)",
-                                         "%s: %'" G_GINT64_FORMAT " rows (%s)", dataset->rows),
-                            dataset->name, dataset->rows, size);
+    return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s: %'lld row (%s)",
+                                         "%s: %'lld rows (%s)", dataset->rows),
+                            dataset->name, (long long) dataset->rows, size);
   if (size)
     return g_strdup_printf ("%s (%s)", dataset->name, size);
   return g_strdup_printf (_("%s (missing)"), dataset->name);
