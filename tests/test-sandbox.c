@@ -120,6 +120,7 @@ typedef struct
 {
   GMainLoop *loop;
   GPtrArray *results;
+  guint      expected;   /* 0: 3 */
 } Queued;
 
 static void
@@ -133,7 +134,7 @@ queued_cb (GObject      *source,
 
   g_assert_no_error (error);
   g_ptr_array_add (queued->results, cell);
-  if (queued->results->len == 3)
+  if (queued->results->len == (queued->expected ? queued->expected : 3))
     g_main_loop_quit (queued->loop);
 }
 
@@ -141,7 +142,7 @@ static void
 test_queued_before_start (Fixture       *fixture,
                           gconstpointer  data)
 {
-  Queued queued = { g_main_loop_new (NULL, FALSE), g_ptr_array_new_with_free_func (g_object_unref) };
+  Queued queued = { g_main_loop_new (NULL, FALSE), g_ptr_array_new_with_free_func (g_object_unref), 3 };
 
   /* Cells sent before the sandbox is up wait for it and run in order. */
   fixture->session = harness_session_new (fixture->backend, fixture->spec, fixture->out_dir);
@@ -153,6 +154,55 @@ test_queued_before_start (Fixture       *fixture,
   for (guint i = 0; i < 3; i++)
     assert_status (g_ptr_array_index (queued.results, i), ASSAY_CELL_OK);
   assert_stdout (g_ptr_array_index (queued.results, 2), "11\n");
+  g_ptr_array_unref (queued.results);
+  g_main_loop_unref (queued.loop);
+}
+
+static gboolean
+cancel_soon_cb (gpointer data)
+{
+  g_cancellable_cancel (data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+test_cancelled_while_starting (Fixture       *fixture,
+                               gconstpointer  data)
+{
+  Queued queued = { g_main_loop_new (NULL, FALSE), g_ptr_array_new_with_free_func (g_object_unref), 2 };
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  gint64 began;
+
+  /* Stop pressed while the sandbox is still starting: the waiting cell never runs (it would
+   * sleep a minute), the next cell runs in the same kernel, without the first cell's state. */
+  fixture->session = harness_session_new (fixture->backend, fixture->spec, fixture->out_dir);
+  began = g_get_monotonic_time ();
+  assay_kernel_session_execute_async (fixture->session,
+                                      "import time\nmarker = 1\ntime.sleep(60)",
+                                      cancellable, queued_cb, &queued);
+  g_idle_add (cancel_soon_cb, cancellable);
+  assay_kernel_session_execute_async (fixture->session, "print('marker' in globals())", NULL,
+                                      queued_cb, &queued);
+  g_main_loop_run (queued.loop);
+
+  assert_status (g_ptr_array_index (queued.results, 0), ASSAY_CELL_CANCELLED);
+  assert_status (g_ptr_array_index (queued.results, 1), ASSAY_CELL_OK);
+  assert_stdout (g_ptr_array_index (queued.results, 1), "False\n");
+  /* Nowhere near the minute the cancelled cell would have slept. */
+  g_assert_cmpint (g_get_monotonic_time () - began, <, 30 * G_USEC_PER_SEC);
+
+  /* Already cancelled when it is sent: nothing runs either. */
+  {
+    g_autoptr(GCancellable) done = g_cancellable_new ();
+    Queued one = { g_main_loop_new (NULL, FALSE), g_ptr_array_new_with_free_func (g_object_unref), 1 };
+
+    g_cancellable_cancel (done);
+    assay_kernel_session_execute_async (fixture->session, "print('ran')", done, queued_cb, &one);
+    g_main_loop_run (one.loop);
+    assert_status (g_ptr_array_index (one.results, 0), ASSAY_CELL_CANCELLED);
+    g_ptr_array_unref (one.results);
+    g_main_loop_unref (one.loop);
+  }
   g_ptr_array_unref (queued.results);
   g_main_loop_unref (queued.loop);
 }
@@ -742,6 +792,7 @@ main (int   argc,
   static const struct { const char *name; void (*func) (Fixture *, gconstpointer); } tests[] = {
     { "state", test_state },
     { "queued-before-start", test_queued_before_start },
+    { "cancelled-while-starting", test_cancelled_while_starting },
     { "boot-failure", test_boot_failure },
     { "rich-outputs", test_rich_outputs },
     { "streaming", test_streaming },

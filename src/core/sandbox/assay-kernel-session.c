@@ -1066,6 +1066,20 @@ run_next (AssayKernelSession *self)
     return;
 
   task = g_queue_pop_head (&self->waiting);
+
+  /* Cancelled while it waited (for the sandbox to start, say): it never runs. */
+  if (g_task_get_cancellable (task) != NULL && g_cancellable_is_cancelled (g_task_get_cancellable (task)))
+    {
+      g_autofree char *id = g_strdup_printf ("c%u", ++self->cell_counter);
+      g_autoptr(AssayCellResult) result = assay_cell_result_new (id, g_task_get_task_data (task));
+
+      assay_cell_result_set_status (result, ASSAY_CELL_CANCELLED, _("cancelled before it started"));
+      g_task_return_pointer (task, g_steal_pointer (&result), g_object_unref);
+      g_clear_object (&task);
+      run_next (self);
+      return;
+    }
+
   cell = g_new0 (Cell, 1);
   cell->artifact_fd = -1;
   cell->artifact_seq = -1;
@@ -1074,17 +1088,19 @@ run_next (AssayKernelSession *self)
   cell->code = g_strdup (g_task_get_task_data (cell->task));
   cell->result = assay_cell_result_new (cell->id, cell->code);
 
-  if (g_task_get_cancellable (cell->task) != NULL)
+  self->cell = cell;
+  self->state = STATE_RUNNING;
+  send_cell (self, cell);
+
+  /* Connected once the cell is sent: a cancellation that comes in between (the handler then
+   * runs at once) interrupts a cell that exists. */
+  if (g_task_get_cancellable (cell->task) != NULL && self->cell == cell)
     {
       cell->cancellable = g_object_ref (g_task_get_cancellable (cell->task));
       cell->cancel_handler = g_cancellable_connect (cell->cancellable,
                                                     G_CALLBACK (cell_cancelled_cb),
                                                     cell->task, NULL);
     }
-
-  self->cell = cell;
-  self->state = STATE_RUNNING;
-  send_cell (self, cell);
 }
 
 /* ---- GObject -------------------------------------------------------------------------- */
