@@ -13,10 +13,12 @@ PACKAGES=(
   # build
   meson ninja-build pkg-config gcc clang libclang-rt-14-dev
   libglib2.0-dev libjson-glib-dev libcurl4-openssl-dev libuchardet-dev zlib1g-dev
+  # the app
+  libgtk-4-dev libadwaita-1-dev
   # the sandbox
   docker.io bubblewrap mmdebstrap debian-archive-keyring tar ca-certificates iptables
   # tests
-  python3 xvfb curl poppler-utils
+  python3 xvfb xauth curl poppler-utils
   # the datasets benchmark compares with pandas on the host
   python3-pandas
 )
