@@ -306,6 +306,7 @@ static void
 update_headers (AssayDatasetPage *self)
 {
   guint64 rows = self->dataset != NULL ? assay_dataset_get_n_rows (self->dataset) : 0;
+  gboolean factories_changed = FALSE;
 
   for (guint c = 0; c < self->columns->len; c++)
     {
@@ -367,7 +368,22 @@ update_headers (AssayDatasetPage *self)
 
           ui->numeric = numeric;
           gtk_column_view_column_set_factory (ui->column, factory);
+          factories_changed = TRUE;
         }
+    }
+
+  /* GTK 4.8 keeps the cells made by the old factory: setting the model again remakes them
+   * (the scroll position is kept). */
+  if (factories_changed && gtk_column_view_get_model (self->column_view) != NULL)
+    {
+      g_autoptr(GtkSelectionModel) model = g_object_ref (gtk_column_view_get_model (self->column_view));
+      GtkAdjustment *vadjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (self->column_view));
+      double value = vadjustment != NULL ? gtk_adjustment_get_value (vadjustment) : 0;
+
+      gtk_column_view_set_model (self->column_view, NULL);
+      gtk_column_view_set_model (self->column_view, model);
+      if (vadjustment != NULL)
+        gtk_adjustment_set_value (vadjustment, value);
     }
 }
 
