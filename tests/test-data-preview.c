@@ -225,6 +225,31 @@ test_million_rows (void)
   g_assert_cmpstr (assay_dataset_page_get_header_text (page, 2), ==, "float · 0.0% null");
   g_assert_cmpstr (assay_dataset_page_get_header_text (page, 4), ==, "string · 10.0% null");
   iterate (100);
+  /* Numbers are right-aligned once the profile says they are numbers. */
+  {
+    GtkWidget *w = GTK_WIDGET (view);
+    guint numeric = 0, text = 0;
+    GPtrArray *stack = g_ptr_array_new ();
+
+    g_ptr_array_add (stack, w);
+    while (stack->len > 0)
+      {
+        w = g_ptr_array_steal_index (stack, stack->len - 1);
+        if (GTK_IS_LABEL (w) && g_object_get_data (G_OBJECT (w), "column") != NULL && gtk_widget_get_mapped (w))
+          {
+            guint c = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (w), "column")) - 1;
+            if (c == 0 || c == 2)
+              numeric += gtk_label_get_xalign (GTK_LABEL (w)) == 1.0f;
+            else
+              text += gtk_label_get_xalign (GTK_LABEL (w)) == 0.0f;
+          }
+        for (GtkWidget *child = gtk_widget_get_first_child (w); child != NULL; child = gtk_widget_get_next_sibling (child))
+          g_ptr_array_add (stack, child);
+      }
+    g_ptr_array_unref (stack);
+    g_assert_cmpuint (numeric, >, 10);
+    g_assert_cmpuint (text, >, 10);
+  }
   {
     AssayColumnHeaderStrip *strip = ASSAY_COLUMN_HEADER_STRIP (gtk_widget_get_parent (assay_dataset_page_get_header (page, 0)));
     graphene_rect_t first, second;

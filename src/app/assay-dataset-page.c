@@ -167,6 +167,9 @@ cell_setup (GtkSignalListItemFactory *factory,
   gtk_label_set_xalign (GTK_LABEL (label), numeric || row_number ? 1.0 : 0.0);
   if (numeric || row_number)
     gtk_widget_add_css_class (label, "numeric");
+  if (!row_number)
+    g_object_set_data (G_OBJECT (label), "column",
+                       GUINT_TO_POINTER (GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (factory), "column")) + 1));
   if (row_number)
     {
       gtk_widget_add_css_class (label, "dim-label");
@@ -303,6 +306,25 @@ model_notify (AssayDatasetPage *self)
 }
 
 static void
+align_cells (AssayDatasetPage *self,
+             GtkWidget        *widget)
+{
+  if (GTK_IS_LABEL (widget) && g_object_get_data (G_OBJECT (widget), "column") != NULL)
+    {
+      guint c = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (widget), "column")) - 1;
+
+      if (c < self->columns->len && g_array_index (self->columns, ColumnUi, c).numeric)
+        {
+          gtk_label_set_xalign (GTK_LABEL (widget), 1.0);
+          gtk_widget_add_css_class (widget, "numeric");
+        }
+      return;
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
+    align_cells (self, child);
+}
+
+static void
 update_headers (AssayDatasetPage *self)
 {
   guint64 rows = self->dataset != NULL ? assay_dataset_get_n_rows (self->dataset) : 0;
@@ -372,19 +394,10 @@ update_headers (AssayDatasetPage *self)
         }
     }
 
-  /* GTK 4.8 keeps the cells made by the old factory: setting the model again remakes them
-   * (the scroll position is kept). */
-  if (factories_changed && gtk_column_view_get_model (self->column_view) != NULL)
-    {
-      g_autoptr(GtkSelectionModel) model = g_object_ref (gtk_column_view_get_model (self->column_view));
-      GtkAdjustment *vadjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (self->column_view));
-      double value = vadjustment != NULL ? gtk_adjustment_get_value (vadjustment) : 0;
-
-      gtk_column_view_set_model (self->column_view, NULL);
-      gtk_column_view_set_model (self->column_view, model);
-      if (vadjustment != NULL)
-        gtk_adjustment_set_value (vadjustment, value);
-    }
+  /* GTK 4.8 keeps the cells made by the old factory (and setting the model again makes it
+   * warn): the cells already made are aligned here, new ones by their factory. */
+  if (factories_changed)
+    align_cells (self, GTK_WIDGET (self->column_view));
 }
 
 static void
