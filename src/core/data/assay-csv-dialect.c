@@ -466,11 +466,14 @@ vote_number (const char  *s,
 
 static void
 choose_number_format (NumberVotes     *votes,
+                      char             forced_decimal,
                       AssayCsvDialect *dialect)
 {
   int best = -1;
 
-  if (votes->decimal_comma > votes->decimal_dot ||
+  if (forced_decimal != '\0')
+    dialect->decimal = forced_decimal;
+  else if (votes->decimal_comma > votes->decimal_dot ||
       (votes->decimal_comma == 0 && votes->decimal_dot == 0 && votes->ambiguous_comma > 0 &&
        dialect->delimiter != ',' && votes->ambiguous_dot == 0 && votes->thousands[2] + votes->thousands[3] == 0))
     dialect->decimal = ',';
@@ -624,6 +627,16 @@ assay_csv_sniff_text (const char       *text,
                       AssayCsvDialect  *dialect,
                       GError          **error)
 {
+  return assay_csv_sniff_text_with_override (text, len, NULL, dialect, error);
+}
+
+gboolean
+assay_csv_sniff_text_with_override (const char            *text,
+                                    gsize                  len,
+                                    const AssayCsvDialect *override,
+                                    AssayCsvDialect       *dialect,
+                                    GError               **error)
+{
   static const char delimiters[] = { '\t', ';', ',', '|', ':', '^', '~' };
   Candidate best = { 0 };
   gsize sample_len = MIN (len, SAMPLE_BYTES);
@@ -637,6 +650,7 @@ assay_csv_sniff_text (const char       *text,
   g_autoptr(GError) local_error = NULL;
   g_autoptr(GString) scratch = g_string_new (NULL);
   char forced = 0;
+  char forced_quote = 0;
 
   if (len == 0)
     {
@@ -700,6 +714,12 @@ assay_csv_sniff_text (const char       *text,
       sample_len = MIN (len, sample_len * 4);
     }
 
+  /* The analyst's corrections win over Excel's hint and over the votes. */
+  if (override != NULL && override->delimiter != '\0')
+    forced = override->delimiter;
+  if (override != NULL && override->quote != '\0')
+    forced_quote = override->quote;
+
   try_single = sample_has_field_start (text, sample_len, '\'') && !sample_has_field_start (text, sample_len, '"');
   try_backslash = g_strstr_len (text, sample_len, "\\\"") != NULL && g_strstr_len (text, sample_len, "\"\"") == NULL;
 
@@ -707,7 +727,7 @@ assay_csv_sniff_text (const char       *text,
     for (guint q = 0; q < (try_single ? 2u : 1u); q++)
       for (guint b = 0; b < (try_backslash ? 2u : 1u); b++)
         {
-          Candidate c = { forced ? forced : delimiters[i], q ? '\'' : '"', b == 1, 0, 0, 0, FALSE };
+          Candidate c = { forced ? forced : delimiters[i], forced_quote ? forced_quote : q ? '\'' : '"', b == 1, 0, 0, 0, FALSE };
           double score, best_score;
 
           if (forced && i > 0)
@@ -727,7 +747,9 @@ assay_csv_sniff_text (const char       *text,
       best.records = 0;
       score_candidate (text, sample_len, truncated, &best);
     }
-  if (!check_table_shape (text, sample_len, &best, error))
+  /* A delimiter the analyst chose is taken even when it does not split the lines well. */
+  if ((override == NULL || override->delimiter == '\0') &&
+      !check_table_shape (text, sample_len, &best, error))
     return FALSE;
 
   dialect->delimiter = best.delimiter;
@@ -812,7 +834,8 @@ assay_csv_sniff_text (const char       *text,
             wordy += spaces >= 3;
           }
       }
-    if (cells >= 8 && wordy == cells && dialect->n_columns <= 8)
+    if (cells >= 8 && wordy == cells && dialect->n_columns <= 8 &&
+        (override == NULL || override->delimiter == '\0'))
       {
         g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                      _("this is not a table: every cell reads like prose (sentences, not values)"));
@@ -820,9 +843,12 @@ assay_csv_sniff_text (const char       *text,
       }
   }
 
-  choose_number_format (&votes, dialect);
+  choose_number_format (&votes, override != NULL ? override->decimal : '\0', dialect);
   assay_csv_dialect_get_value_format (dialect, &format);
-  dialect->header = detect_header (rows, &format);
+  if (override != NULL && override->header != ASSAY_CSV_HEADER_DETECT)
+    dialect->header = override->header != FALSE;
+  else
+    dialect->header = detect_header (rows, &format);
   return TRUE;
 }
 
@@ -835,14 +861,34 @@ assay_csv_dialect_sniff (const char  *data,
                          gsize       *text_len,
                          GError     **error)
 {
+  return assay_csv_dialect_sniff_with_override (data, len, check_all, NULL, converted,
+                                                text, text_len, error);
+}
+
+AssayCsvDialect *
+assay_csv_dialect_sniff_with_override (const char            *data,
+                                       gsize                  len,
+                                       gboolean               check_all,
+                                       const AssayCsvDialect *override,
+                                       GBytes               **converted,
+                                       const char           **text,
+                                       gsize                 *text_len,
+                                       GError               **error)
+{
   g_autoptr(AssayCsvDialect) dialect = g_new0 (AssayCsvDialect, 1);
+  gboolean forced_encoding = override != NULL && override->encoding != NULL;
 
   *converted = NULL;
-  if (!assay_csv_detect_encoding (data, len, dialect, error))
+  if (forced_encoding)
+    {
+      if (!assay_csv_force_encoding (data, len, override->encoding, dialect, error))
+        return NULL;
+    }
+  else if (!assay_csv_detect_encoding (data, len, dialect, error))
     return NULL;
   /* The encoding came from the first megabyte: a later NUL makes it binary, a later byte may
    * prove it was not UTF-8. */
-  if (check_all && dialect->bom_len == 0 && !g_str_has_prefix (dialect->encoding, "utf-16") &&
+  if (check_all && !forced_encoding && dialect->bom_len == 0 && !g_str_has_prefix (dialect->encoding, "utf-16") &&
       !g_str_has_prefix (dialect->encoding, "utf-32") && memchr (data, '\0', len) != NULL)
     {
       gsize at = (const char *) memchr (data, '\0', len) - data;
@@ -853,7 +899,7 @@ assay_csv_dialect_sniff (const char  *data,
       return NULL;
     }
   /* The encoding came from the first megabyte; a later byte may prove it was not UTF-8. */
-  if (check_all && dialect->bom_len == 0 && g_str_equal (dialect->encoding, "utf-8") &&
+  if (check_all && !forced_encoding && dialect->bom_len == 0 && g_str_equal (dialect->encoding, "utf-8") &&
       assay_data_utf8_invalid_at (data, len, FALSE) != len)
     assay_csv_detect_legacy_encoding (data, len, dialect);
 
@@ -893,10 +939,80 @@ assay_csv_dialect_sniff (const char  *data,
         }
     }
 
-  if (!assay_csv_sniff_text (*text, *text_len, dialect, error))
+  if (!assay_csv_sniff_text_with_override (*text, *text_len, override, dialect, error))
     {
       g_clear_pointer (converted, g_bytes_unref);
       return NULL;
     }
   return g_steal_pointer (&dialect);
+}
+
+/* ---- Corrections -------------------------------------------------------------------- */
+
+void
+assay_csv_dialect_init_override (AssayCsvDialect *override)
+{
+  memset (override, 0, sizeof *override);
+  override->header = ASSAY_CSV_HEADER_DETECT;
+}
+
+void
+assay_csv_dialect_clear_override (AssayCsvDialect *override)
+{
+  g_clear_pointer (&override->encoding, g_free);
+  g_clear_pointer (&override->python_encoding, g_free);
+}
+
+gboolean
+assay_csv_force_encoding (const char       *data,
+                          gsize             len,
+                          const char       *encoding,
+                          AssayCsvDialect  *dialect,
+                          GError          **error)
+{
+  g_autofree char *lower = g_ascii_strdown (encoding, -1);
+  g_autofree char *iconv_name = NULL;
+  GIConv cd;
+
+  if (len == 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "the file is empty");
+      return FALSE;
+    }
+  if (g_str_equal (lower, "utf-8"))
+    {
+      gboolean bom = len >= 3 && memcmp (data, "\xEF\xBB\xBF", 3) == 0;
+      set_encoding (dialect, "utf-8", bom ? "utf-8-sig" : "utf-8", bom ? 3 : 0);
+      return TRUE;
+    }
+  if (g_str_equal (lower, "utf-16le") || g_str_equal (lower, "utf-16be"))
+    {
+      gboolean le = g_str_equal (lower, "utf-16le");
+      gboolean bom = len >= 2 && memcmp (data, le ? "\xFF\xFE" : "\xFE\xFF", 2) == 0;
+      set_encoding (dialect, lower, bom ? "utf-16" : le ? "utf-16-le" : "utf-16-be", bom ? 2 : 0);
+    }
+  else if (g_str_equal (lower, "iso-8859-1"))
+    set_encoding (dialect, "iso-8859-1", "latin-1", 0);
+  else if (g_str_equal (lower, "iso-8859-15"))
+    set_encoding (dialect, "iso-8859-15", "iso8859_15", 0);
+  else if (g_str_equal (lower, "shift_jis"))
+    set_encoding (dialect, "shift_jis", "shift_jis", 0);
+  else
+    map_charset (lower, "", 0, dialect);
+
+  iconv_name = g_ascii_strup (dialect->encoding, -1);
+  if (g_str_equal (iconv_name, "X-MAC-CYRILLIC"))
+    {
+      g_free (iconv_name);
+      iconv_name = g_strdup ("MAC-CYRILLIC");
+    }
+  cd = g_iconv_open ("UTF-8", iconv_name);
+  if (cd == (GIConv) -1)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "this system cannot read text in %s", dialect->encoding);
+      return FALSE;
+    }
+  g_iconv_close (cd);
+  return TRUE;
 }

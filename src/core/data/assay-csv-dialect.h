@@ -63,6 +63,44 @@ AssayCsvDialect *assay_csv_dialect_sniff    (const char       *data,
                                              gsize            *text_len,
                                              GError          **error);
 
+/* ---- Corrections ------------------------------------------------------------------------
+ * An override is an AssayCsvDialect that says only what the analyst corrected; the sniffer
+ * finds the rest given those corrections (a delimiter forced to ';' lets the decimal comma be
+ * found). In an override, encoding NULL, delimiter, quote and decimal '\0', and header
+ * ASSAY_CSV_HEADER_DETECT mean "detect"; the other fields are ignored. */
+#define ASSAY_CSV_HEADER_DETECT (-1)
+
+/* Sets every field of OVERRIDE to "detect". */
+void             assay_csv_dialect_init_override (AssayCsvDialect *override);
+/* Clears what OVERRIDE holds (not OVERRIDE itself). */
+void             assay_csv_dialect_clear_override (AssayCsvDialect *override);
+
+/* Sets the encoding fields of DIALECT to ENCODING (an IANA name, any case), which the
+ * analyst chose; a byte-order mark at the start of DATA that fits it is skipped. Fails when
+ * the system cannot convert from ENCODING. */
+gboolean         assay_csv_force_encoding   (const char       *data,
+                                             gsize             len,
+                                             const char       *encoding,
+                                             AssayCsvDialect  *dialect,
+                                             GError          **error);
+
+/* assay_csv_sniff_text () that keeps what OVERRIDE (may be NULL) says. */
+gboolean         assay_csv_sniff_text_with_override (const char            *text,
+                                                     gsize                  len,
+                                                     const AssayCsvDialect *override,
+                                                     AssayCsvDialect       *dialect,
+                                                     GError               **error);
+
+/* assay_csv_dialect_sniff () that keeps what OVERRIDE (may be NULL) says. */
+AssayCsvDialect *assay_csv_dialect_sniff_with_override (const char            *data,
+                                                        gsize                  len,
+                                                        gboolean               check_all,
+                                                        const AssayCsvDialect *override,
+                                                        GBytes               **converted,
+                                                        const char           **text,
+                                                        gsize                 *text_len,
+                                                        GError               **error);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AssayCsvDialect, assay_csv_dialect_free)
 
 G_END_DECLS

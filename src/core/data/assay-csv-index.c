@@ -99,6 +99,14 @@ AssayCsvIndex *
 assay_csv_index_new (const char  *path,
                      GError     **error)
 {
+  return assay_csv_index_new_with_dialect (path, NULL, error);
+}
+
+AssayCsvIndex *
+assay_csv_index_new_with_dialect (const char             *path,
+                                  const AssayCsvDialect  *override,
+                                  GError                **error)
+{
   g_autoptr(AssayCsvIndex) self = g_object_new (ASSAY_TYPE_CSV_INDEX, NULL);
   AssayCsvReader reader;
   g_autoptr(GString) scratch = g_string_new (NULL);
@@ -121,13 +129,18 @@ assay_csv_index_new (const char  *path,
     data = "";
 
   self->dialect = g_new0 (AssayCsvDialect, 1);
-  if (!assay_csv_detect_encoding (data, len, self->dialect, error))
+  if (override != NULL && override->encoding != NULL)
+    {
+      if (!assay_csv_force_encoding (data, len, override->encoding, self->dialect, error))
+        return NULL;
+    }
+  else if (!assay_csv_detect_encoding (data, len, self->dialect, error))
     return NULL;
   if (g_str_equal (self->dialect->encoding, "utf-8"))
     {
       self->text = data + self->dialect->bom_len;
       self->text_len = len - self->dialect->bom_len;
-      if (!assay_csv_sniff_text (self->text, self->text_len, self->dialect, error))
+      if (!assay_csv_sniff_text_with_override (self->text, self->text_len, override, self->dialect, error))
         return NULL;
       header_text = self->text;
       header_len = self->text_len;
@@ -154,7 +167,7 @@ assay_csv_index_new (const char  *path,
                                         : _("the file contains NUL characters; it is not a text table"));
           return NULL;
         }
-      if (!assay_csv_sniff_text (header_text, header_len, self->dialect, error))
+      if (!assay_csv_sniff_text_with_override (header_text, header_len, override, self->dialect, error))
         return NULL;
       /* UTF-8 takes at most three bytes per byte of any input encoding (U+FFFD included). */
       self->region_len = self->raw_len * 3 + 16;

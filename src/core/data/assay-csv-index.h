@@ -16,6 +16,11 @@ G_DECLARE_FINAL_TYPE (AssayCsvIndex, assay_csv_index, ASSAY, CSV_INDEX, GObject)
  * 1 GB file can be shown immediately. Memory: one offset per 32 rows. */
 AssayCsvIndex         *assay_csv_index_new              (const char           *path,
                                                          GError              **error);
+/* The same, keeping what the analyst corrected in OVERRIDE (see assay_csv_dialect_init_override ();
+ * NULL: all sniffed). */
+AssayCsvIndex         *assay_csv_index_new_with_dialect (const char            *path,
+                                                         const AssayCsvDialect *override,
+                                                         GError               **error);
 const AssayCsvDialect *assay_csv_index_get_dialect      (AssayCsvIndex        *self);
 const char            *assay_csv_index_get_path         (AssayCsvIndex        *self);
 guint                  assay_csv_index_get_n_columns    (AssayCsvIndex        *self);

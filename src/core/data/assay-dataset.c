@@ -31,6 +31,7 @@ struct _AssayDataset
   AssayCsvDialect *dialect;
 
   GPtrArray       *names;      /* column names as pandas will see them */
+  GStrv            names_strv; /* the same, NULL-terminated, made when first asked for */
   GPtrArray       *profiles;   /* AssayColumnProfile */
   guint64          n_rows;
   GPtrArray       *warnings;   /* in English: for the model and the JSON */
@@ -49,6 +50,7 @@ assay_dataset_finalize (GObject *object)
   AssayDataset *self = ASSAY_DATASET (object);
 
   g_clear_pointer (&self->names, g_ptr_array_unref);
+  g_clear_pointer (&self->names_strv, g_strfreev);
   g_clear_pointer (&self->profiles, g_ptr_array_unref);
   g_clear_pointer (&self->warnings, g_ptr_array_unref);
   g_clear_pointer (&self->warnings_human, g_ptr_array_unref);
@@ -572,11 +574,12 @@ open_workbook (AssayDataset  *self,
 }
 
 static gboolean
-open_table (AssayDataset  *self,
-            const char    *data,
-            gsize          len,
-            GCancellable  *cancellable,
-            GError       **error)
+open_table (AssayDataset           *self,
+            const char             *data,
+            gsize                   len,
+            const AssayCsvDialect  *override,
+            GCancellable           *cancellable,
+            GError                **error)
 {
   AssayCsvReader reader;
   g_autoptr(GString) scratch = g_string_new (NULL);
@@ -587,8 +590,8 @@ open_table (AssayDataset  *self,
   Part result = { 0 };
   gboolean day_first_hint;
 
-  self->dialect = assay_csv_dialect_sniff (data, len, TRUE, &self->converted,
-                                           &self->text, &self->text_len, error);
+  self->dialect = assay_csv_dialect_sniff_with_override (data, len, TRUE, override, &self->converted,
+                                                         &self->text, &self->text_len, error);
   if (self->dialect == NULL)
     return FALSE;
 
@@ -763,6 +766,15 @@ assay_dataset_open (const char    *path,
                     GCancellable  *cancellable,
                     GError       **error)
 {
+  return assay_dataset_open_with_dialect (path, NULL, cancellable, error);
+}
+
+AssayDataset *
+assay_dataset_open_with_dialect (const char             *path,
+                                 const AssayCsvDialect  *override,
+                                 GCancellable           *cancellable,
+                                 GError                **error)
+{
   g_autoptr(AssayDataset) self = NULL;
   const char *data;
   gsize len;
@@ -785,9 +797,27 @@ assay_dataset_open (const char    *path,
       if (!open_workbook (self, data, len, error))
         return NULL;
     }
-  else if (!open_table (self, data, len, cancellable, error))
+  else if (!open_table (self, data, len, override, cancellable, error))
     return NULL;
   return g_steal_pointer (&self);
+}
+
+typedef struct
+{
+  char            *path;
+  AssayCsvDialect *override;   /* NULL, or what the analyst corrected */
+} OpenData;
+
+static void
+open_data_free (OpenData *data)
+{
+  g_free (data->path);
+  if (data->override != NULL)
+    {
+      assay_csv_dialect_clear_override (data->override);
+      g_free (data->override);
+    }
+  g_free (data);
 }
 
 static void
@@ -796,8 +826,10 @@ open_worker (GTask        *task,
              gpointer      task_data,
              GCancellable *cancellable)
 {
+  OpenData *data = task_data;
   GError *error = NULL;
-  AssayDataset *dataset = assay_dataset_open (task_data, cancellable, &error);
+  AssayDataset *dataset = assay_dataset_open_with_dialect (data->path, data->override,
+                                                           cancellable, &error);
 
   if (dataset == NULL)
     g_task_return_error (task, error);
@@ -813,8 +845,38 @@ assay_dataset_open_async (const char          *path,
 {
   g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
 
+  OpenData *data = g_new0 (OpenData, 1);
+
   g_task_set_source_tag (task, assay_dataset_open_async);
-  g_task_set_task_data (task, g_strdup (path), g_free);
+  data->path = g_strdup (path);
+  g_task_set_task_data (task, data, (GDestroyNotify) open_data_free);
+  g_task_run_in_thread (task, open_worker);
+}
+
+void
+assay_dataset_open_with_dialect_async (const char             *path,
+                                       const AssayCsvDialect  *override,
+                                       GCancellable           *cancellable,
+                                       GAsyncReadyCallback     callback,
+                                       gpointer                user_data)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
+  OpenData *data = g_new0 (OpenData, 1);
+
+  /* Same source tag: assay_dataset_open_finish () finishes both. */
+  g_task_set_source_tag (task, assay_dataset_open_async);
+  data->path = g_strdup (path);
+  if (override != NULL)
+    {
+      data->override = g_new0 (AssayCsvDialect, 1);
+      assay_csv_dialect_init_override (data->override);
+      data->override->encoding = g_strdup (override->encoding);
+      data->override->delimiter = override->delimiter;
+      data->override->quote = override->quote;
+      data->override->decimal = override->decimal;
+      data->override->header = override->header;
+    }
+  g_task_set_task_data (task, data, (GDestroyNotify) open_data_free);
   g_task_run_in_thread (task, open_worker);
 }
 
@@ -875,6 +937,30 @@ assay_dataset_get_warnings (AssayDataset *self)
 {
   g_return_val_if_fail (ASSAY_IS_DATASET (self), NULL);
   return self->warnings;
+}
+
+const char * const *
+assay_dataset_get_column_names (AssayDataset *self)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET (self), NULL);
+  if (self->names_strv == NULL)
+    {
+      self->names_strv = g_new0 (char *, self->names->len + 1);
+      for (guint c = 0; c < self->names->len; c++)
+        self->names_strv[c] = g_strdup (g_ptr_array_index (self->names, c));
+    }
+  return (const char * const *) self->names_strv;
+}
+
+JsonObject *
+assay_dataset_get_column_json (AssayDataset *self,
+                               guint         column)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET (self), NULL);
+  if (column >= self->profiles->len)
+    return NULL;
+  return assay_column_profile_to_json (g_ptr_array_index (self->profiles, column),
+                                       g_ptr_array_index (self->names, column));
 }
 
 /* ---- Output ------------------------------------------------------------------------- */

@@ -25,6 +25,19 @@ void          assay_dataset_open_async        (const char           *path,
 AssayDataset *assay_dataset_open_finish       (GAsyncResult         *result,
                                                GError              **error);
 
+/* The same, keeping what the analyst corrected in OVERRIDE (see
+ * assay_csv_dialect_init_override (); NULL: all sniffed). The async variant copies OVERRIDE
+ * and is finished by assay_dataset_open_finish (). */
+AssayDataset *assay_dataset_open_with_dialect (const char            *path,
+                                               const AssayCsvDialect *override,
+                                               GCancellable          *cancellable,
+                                               GError               **error);
+void          assay_dataset_open_with_dialect_async (const char            *path,
+                                                     const AssayCsvDialect *override,
+                                                     GCancellable          *cancellable,
+                                                     GAsyncReadyCallback    callback,
+                                                     gpointer               user_data);
+
 const char   *assay_dataset_get_path          (AssayDataset         *self);
 gboolean      assay_dataset_is_workbook       (AssayDataset         *self);
 /* NULL for a workbook. */
@@ -35,6 +48,14 @@ guint         assay_dataset_get_n_columns     (AssayDataset         *self);
 const char   *assay_dataset_get_read_call     (AssayDataset         *self);
 /* Warnings in plain words (sanitised). */
 GPtrArray    *assay_dataset_get_warnings      (AssayDataset         *self);
+
+/* Column names as pandas will see them, NULL-terminated (empty for a workbook). */
+const char * const *assay_dataset_get_column_names (AssayDataset    *self);
+/* One column's profile as in the inspect object (type, nulls, distinct, distinct_exact, min,
+ * max, mean, top, histogram, name), or NULL past the last column. Free with
+ * json_object_unref (). */
+JsonObject   *assay_dataset_get_column_json   (AssayDataset         *self,
+                                               guint                 column);
 
 /* The `assay-cli inspect --json` object. */
 JsonObject   *assay_dataset_to_json           (AssayDataset         *self);

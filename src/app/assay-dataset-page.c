@@ -1,0 +1,910 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "assay-column-header-strip.h"
+#include "assay-column-sparkline.h"
+#include "assay-dataset-page.h"
+#include "assay-xlsx.h"
+
+#define ROW_NUMBER_WIDTH 72
+#define COLUMN_WIDTH     150
+#define PROFILE_DELAY_MS 100
+
+typedef struct
+{
+  GtkWidget            *box;
+  GtkLabel             *info;
+  AssayColumnSparkline *sparkline;
+  GtkColumnViewColumn  *column;
+  gboolean              numeric;
+} ColumnUi;
+
+struct _AssayDatasetPage
+{
+  GtkWidget          parent_instance;
+
+  GtkStack          *stack;
+  GtkSpinner        *spinner;
+  GtkBox            *table_box;
+  GtkLabel          *rows_label;
+  GtkProgressBar    *progress_bar;
+  GtkScrolledWindow *scroller;
+  GtkColumnView     *column_view;
+  AdwStatusPage     *workbook_page;
+  GtkBox            *sheets_box;
+  AdwStatusPage     *error_page;
+  GtkWidget         *strip;
+
+  char              *path;
+  AssayCsvDialect   *override;
+  GCancellable      *cancellable;
+  AssayCsvIndex     *index;
+  AssayRowModel     *model;
+  AssayDataset      *dataset;
+  char              *error_message;
+  GArray            *columns;     /* ColumnUi */
+  GtkColumnViewColumn *row_number_column;
+  int                selected_column;
+  gboolean           profile_started;
+  guint              profile_timeout_id;
+};
+
+G_DEFINE_FINAL_TYPE (AssayDatasetPage, assay_dataset_page, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_PATH,
+  PROP_STATE,
+  PROP_DATASET,
+  PROP_SELECTED_COLUMN,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+typedef struct
+{
+  char            *path;
+  AssayCsvDialect *override;
+} OpenRequest;
+
+static AssayCsvDialect *
+copy_override (const AssayCsvDialect *override)
+{
+  AssayCsvDialect *copy;
+
+  /* An override that corrects nothing is no override. */
+  if (override == NULL ||
+      (override->encoding == NULL && override->delimiter == '\0' && override->quote == '\0' &&
+       override->decimal == '\0' && override->header == ASSAY_CSV_HEADER_DETECT))
+    return NULL;
+  copy = g_new0 (AssayCsvDialect, 1);
+  assay_csv_dialect_init_override (copy);
+  copy->encoding = g_strdup (override->encoding);
+  copy->delimiter = override->delimiter;
+  copy->quote = override->quote;
+  copy->decimal = override->decimal;
+  copy->header = override->header;
+  return copy;
+}
+
+static void
+free_override (AssayCsvDialect *override)
+{
+  if (override == NULL)
+    return;
+  assay_csv_dialect_clear_override (override);
+  g_free (override);
+}
+
+static void
+open_request_free (OpenRequest *request)
+{
+  g_free (request->path);
+  free_override (request->override);
+  g_free (request);
+}
+
+static char *
+format_count (guint64 n)
+{
+  g_autofree char *digits = g_strdup_printf ("%" G_GUINT64_FORMAT, n);
+  GString *out = g_string_new (NULL);
+  gsize len = strlen (digits);
+
+  for (gsize i = 0; i < len; i++)
+    {
+      if (i > 0 && (len - i) % 3 == 0)
+        g_string_append_c (out, ',');
+      g_string_append_c (out, digits[i]);
+    }
+  return g_string_free (out, FALSE);
+}
+
+static void
+set_state (AssayDatasetPage *self,
+           const char       *state)
+{
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), state) == 0)
+    return;
+  gtk_stack_set_visible_child_name (self->stack, state);
+  gtk_spinner_set_spinning (self->spinner, g_str_equal (state, "loading"));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATE]);
+}
+
+static void
+show_error (AssayDatasetPage *self,
+            const char       *reason)
+{
+  g_autofree char *description = NULL;
+
+  g_free (self->error_message);
+  self->error_message = g_strdup (reason);
+  /* The reasons are sentences without a capital ("the file is empty"). */
+  description = g_strdup_printf ("%c%s.", g_unichar_toupper (reason[0]), reason + 1);
+  if (!g_ascii_isalpha (reason[0]))
+    g_snprintf (description, strlen (description) + 1, "%s.", reason);
+  adw_status_page_set_description (self->error_page, description);
+  set_state (self, "error");
+}
+
+/* ---- The table ---------------------------------------------------------------------- */
+
+static void
+cell_setup (GtkSignalListItemFactory *factory,
+            GtkListItem              *item,
+            gpointer                  user_data)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+  gboolean numeric = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (factory), "numeric"));
+  gboolean row_number = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (factory), "row-number"));
+
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  gtk_label_set_single_line_mode (GTK_LABEL (label), TRUE);
+  gtk_label_set_width_chars (GTK_LABEL (label), 3);
+  gtk_label_set_xalign (GTK_LABEL (label), numeric || row_number ? 1.0 : 0.0);
+  if (numeric || row_number)
+    gtk_widget_add_css_class (label, "numeric");
+  if (!row_number)
+    g_object_set_data (G_OBJECT (label), "column",
+                       GUINT_TO_POINTER (GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (factory), "column")) + 1));
+  if (row_number)
+    {
+      gtk_widget_add_css_class (label, "dim-label");
+      gtk_widget_add_css_class (label, "row-number");
+    }
+  gtk_list_item_set_child (item, label);
+}
+
+static void
+cell_bind (GtkSignalListItemFactory *factory,
+           GtkListItem              *item,
+           gpointer                  user_data)
+{
+  GtkWidget *label = gtk_list_item_get_child (item);
+  AssayRow *row = gtk_list_item_get_item (item);
+  guint column = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (factory), "column"));
+
+  if (g_object_get_data (G_OBJECT (factory), "row-number") != NULL)
+    {
+      char text[32];
+
+      g_snprintf (text, sizeof text, "%" G_GUINT64_FORMAT, assay_row_get_index (row) + 1);
+      gtk_label_set_label (GTK_LABEL (label), text);
+    }
+  else
+    gtk_label_set_label (GTK_LABEL (label), assay_row_get_field (row, column));
+}
+
+static GtkListItemFactory *
+make_factory (guint    column,
+              gboolean numeric,
+              gboolean row_number)
+{
+  GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
+
+  g_object_set_data (G_OBJECT (factory), "column", GUINT_TO_POINTER (column));
+  g_object_set_data (G_OBJECT (factory), "numeric", GINT_TO_POINTER (numeric));
+  if (row_number)
+    g_object_set_data (G_OBJECT (factory), "row-number", GINT_TO_POINTER (TRUE));
+  g_signal_connect (factory, "setup", G_CALLBACK (cell_setup), NULL);
+  g_signal_connect (factory, "bind", G_CALLBACK (cell_bind), NULL);
+  return factory;
+}
+
+static void
+header_pressed (GtkGestureClick *gesture,
+                int              n_press,
+                double           x,
+                double           y,
+                AssayDatasetPage *self)
+{
+  GtkWidget *box = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (gesture));
+
+  assay_dataset_page_select_column (self, GPOINTER_TO_INT (g_object_get_data (G_OBJECT (box), "column")));
+}
+
+static void
+clear_table (AssayDatasetPage *self)
+{
+  while (self->columns->len > 0)
+    {
+      ColumnUi *ui = &g_array_index (self->columns, ColumnUi, self->columns->len - 1);
+
+      gtk_column_view_remove_column (self->column_view, ui->column);
+      g_array_set_size (self->columns, self->columns->len - 1);
+    }
+  if (self->row_number_column != NULL)
+    {
+      gtk_column_view_remove_column (self->column_view, self->row_number_column);
+      g_clear_object (&self->row_number_column);
+    }
+  gtk_column_view_set_model (self->column_view, NULL);
+  if (self->strip != NULL)
+    assay_column_header_strip_remove_all (ASSAY_COLUMN_HEADER_STRIP (self->strip));
+  if (self->model != NULL)
+    g_signal_handlers_disconnect_by_data (self->model, self);
+  g_clear_object (&self->model);
+  g_clear_object (&self->index);
+}
+
+static void
+update_progress (AssayDatasetPage *self)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->model));
+  g_autofree char *count = format_count (n);
+  g_autofree char *rows = NULL;
+
+  if (assay_row_model_is_complete (self->model))
+    {
+      rows = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s row", "%s rows", n), count);
+      gtk_widget_set_visible (GTK_WIDGET (self->progress_bar), FALSE);
+      if (assay_row_model_get_error (self->model) != NULL)
+        {
+          g_autofree char *with_error = g_strdup_printf (_("%s — indexing stopped: %s"), rows,
+                                                         assay_row_model_get_error (self->model)->message);
+          gtk_label_set_label (self->rows_label, with_error);
+          return;
+        }
+    }
+  else
+    {
+      double progress = assay_row_model_get_progress (self->model);
+      g_autofree char *text = g_strdup_printf (_("Indexing… %.0f%%"), progress * 100);
+
+      rows = g_strdup_printf (_("%s rows so far"), count);
+      gtk_widget_set_visible (GTK_WIDGET (self->progress_bar), TRUE);
+      gtk_progress_bar_set_fraction (self->progress_bar, progress);
+      gtk_progress_bar_set_text (self->progress_bar, text);
+    }
+  gtk_label_set_label (self->rows_label, rows);
+}
+
+static void start_profile (AssayDatasetPage *self);
+
+static gboolean
+profile_timeout (gpointer user_data)
+{
+  AssayDatasetPage *self = user_data;
+
+  self->profile_timeout_id = 0;
+  start_profile (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+model_notify (AssayDatasetPage *self)
+{
+  update_progress (self);
+  /* The profile takes every core for a while: it starts once the first screen of rows has
+   * had a frame to show, so rows come first and the headers fill in after. */
+  if (!self->profile_started && self->profile_timeout_id == 0 &&
+      (g_list_model_get_n_items (G_LIST_MODEL (self->model)) > 0 || assay_row_model_is_complete (self->model)))
+    self->profile_timeout_id = g_timeout_add (PROFILE_DELAY_MS, profile_timeout, self);
+}
+
+static void
+align_cells (AssayDatasetPage *self,
+             GtkWidget        *widget)
+{
+  if (GTK_IS_LABEL (widget) && g_object_get_data (G_OBJECT (widget), "column") != NULL)
+    {
+      guint c = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (widget), "column")) - 1;
+
+      if (c < self->columns->len && g_array_index (self->columns, ColumnUi, c).numeric)
+        {
+          gtk_label_set_xalign (GTK_LABEL (widget), 1.0);
+          gtk_widget_add_css_class (widget, "numeric");
+        }
+      return;
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
+    align_cells (self, child);
+}
+
+static void
+update_headers (AssayDatasetPage *self)
+{
+  guint64 rows = self->dataset != NULL ? assay_dataset_get_n_rows (self->dataset) : 0;
+  gboolean factories_changed = FALSE;
+
+  for (guint c = 0; c < self->columns->len; c++)
+    {
+      ColumnUi *ui = &g_array_index (self->columns, ColumnUi, c);
+      g_autoptr(JsonObject) profile = NULL;
+      g_autofree char *info = NULL;
+      const char *type;
+      guint64 nulls;
+      JsonArray *bins = NULL;
+      gboolean numeric;
+
+      if (self->dataset != NULL)
+        profile = assay_dataset_get_column_json (self->dataset, c);
+      if (profile == NULL)
+        {
+          gtk_label_set_label (ui->info, self->dataset == NULL ? _("profiling…") : "—");
+          assay_column_sparkline_set_values (ui->sparkline, NULL, 0);
+          continue;
+        }
+      type = json_object_get_string_member_with_default (profile, "type", "string");
+      nulls = json_object_get_int_member_with_default (profile, "nulls", 0);
+      info = g_strdup_printf (_("%s · %.1f%% null"), type, rows > 0 ? 100.0 * nulls / rows : 0.0);
+      gtk_label_set_label (ui->info, info);
+      gtk_widget_set_tooltip_text (ui->box, info);
+
+      if (json_object_has_member (profile, "histogram") &&
+          JSON_NODE_HOLDS_ARRAY (json_object_get_member (profile, "histogram")) &&
+          json_array_get_length (json_object_get_array_member (profile, "histogram")) > 0)
+        bins = json_object_get_array_member (profile, "histogram");
+      if (bins != NULL)
+        {
+          guint n = json_array_get_length (bins);
+          g_autofree double *values = g_new0 (double, n);
+
+          for (guint i = 0; i < n; i++)
+            if (JSON_NODE_HOLDS_VALUE (json_array_get_element (bins, i)))
+              values[i] = json_node_get_double (json_array_get_element (bins, i));
+          assay_column_sparkline_set_values (ui->sparkline, values, n);
+        }
+      else if (json_object_has_member (profile, "top") &&
+               JSON_NODE_HOLDS_ARRAY (json_object_get_member (profile, "top")))
+        {
+          /* Text: the top values' counts, most common first. */
+          JsonArray *top = json_object_get_array_member (profile, "top");
+          guint n = json_array_get_length (top);
+          g_autofree double *values = g_new0 (double, MAX (n, 1));
+
+          for (guint i = 0; i < n; i++)
+            if (JSON_NODE_HOLDS_OBJECT (json_array_get_element (top, i)))
+              values[i] = json_object_get_int_member_with_default (
+                  json_node_get_object (json_array_get_element (top, i)), "count", 0);
+          assay_column_sparkline_set_values (ui->sparkline, values, n);
+        }
+
+      numeric = g_str_equal (type, "integer") || g_str_equal (type, "float");
+      if (numeric != ui->numeric)
+        {
+          g_autoptr(GtkListItemFactory) factory = make_factory (c, numeric, FALSE);
+
+          ui->numeric = numeric;
+          gtk_column_view_column_set_factory (ui->column, factory);
+          factories_changed = TRUE;
+        }
+    }
+
+  /* GTK 4.8 keeps the cells made by the old factory (and setting the model again makes it
+   * warn): the cells already made are aligned here, new ones by their factory. */
+  if (factories_changed)
+    align_cells (self, GTK_WIDGET (self->column_view));
+}
+
+static void
+build_table (AssayDatasetPage *self)
+{
+  const char * const *names = assay_csv_index_get_column_names (self->index);
+  guint n_columns = assay_csv_index_get_n_columns (self->index);
+  g_autoptr(GtkListItemFactory) row_factory = make_factory (0, FALSE, TRUE);
+  GtkNoSelection *selection;
+
+  self->model = assay_row_model_new (self->index);
+  g_signal_connect_swapped (self->model, "notify::progress", G_CALLBACK (model_notify), self);
+  g_signal_connect_swapped (self->model, "notify::complete", G_CALLBACK (model_notify), self);
+  g_signal_connect_swapped (self->model, "notify::n-items", G_CALLBACK (model_notify), self);
+
+  self->row_number_column = gtk_column_view_column_new ("#", g_object_ref (row_factory));
+  gtk_column_view_column_set_fixed_width (self->row_number_column, ROW_NUMBER_WIDTH);
+  gtk_column_view_append_column (self->column_view, self->row_number_column);
+
+  for (guint c = 0; c < n_columns; c++)
+    {
+      ColumnUi ui = { 0 };
+      GtkGesture *click = gtk_gesture_click_new ();
+      g_autoptr(GtkListItemFactory) factory = make_factory (c, FALSE, FALSE);
+
+      ui.column = gtk_column_view_column_new (names[c], g_object_ref (factory));
+      gtk_column_view_column_set_fixed_width (ui.column, COLUMN_WIDTH);
+      gtk_column_view_column_set_resizable (ui.column, TRUE);
+      gtk_column_view_append_column (self->column_view, ui.column);
+      g_object_unref (ui.column);   /* the view holds it */
+
+      ui.box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+      gtk_widget_add_css_class (ui.box, "column-header");
+      g_object_set_data (G_OBJECT (ui.box), "column", GINT_TO_POINTER (c));
+      ui.info = GTK_LABEL (gtk_label_new (NULL));
+      gtk_label_set_ellipsize (ui.info, PANGO_ELLIPSIZE_END);
+      gtk_label_set_xalign (ui.info, 0);
+      gtk_widget_add_css_class (GTK_WIDGET (ui.info), "caption");
+      ui.sparkline = ASSAY_COLUMN_SPARKLINE (assay_column_sparkline_new ());
+      gtk_widget_set_size_request (GTK_WIDGET (ui.sparkline), -1, 18);
+      gtk_box_append (GTK_BOX (ui.box), GTK_WIDGET (ui.info));
+      gtk_box_append (GTK_BOX (ui.box), GTK_WIDGET (ui.sparkline));
+      g_signal_connect (click, "pressed", G_CALLBACK (header_pressed), self);
+      gtk_widget_add_controller (ui.box, GTK_EVENT_CONTROLLER (click));
+      assay_column_header_strip_append (ASSAY_COLUMN_HEADER_STRIP (self->strip), ui.box);
+      g_array_append_val (self->columns, ui);
+    }
+
+  selection = gtk_no_selection_new (G_LIST_MODEL (g_object_ref (self->model)));
+  gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (selection));
+  g_object_unref (selection);
+  update_headers (self);
+  update_progress (self);
+  if (self->selected_column >= (int) n_columns)
+    self->selected_column = -1;
+  assay_dataset_page_select_column (self, self->selected_column >= 0 ? self->selected_column : 0);
+  set_state (self, "table");
+}
+
+/* ---- Opening ------------------------------------------------------------------------ */
+
+static void
+index_worker (GTask        *task,
+              gpointer      source,
+              gpointer      task_data,
+              GCancellable *cancellable)
+{
+  OpenRequest *request = task_data;
+  GError *error = NULL;
+  AssayCsvIndex *index;
+
+  /* A workbook has no rows to index: the profile task lists its sheets. */
+  {
+    g_autoptr(GMappedFile) mapped = g_mapped_file_new (request->path, FALSE, NULL);
+
+    if (mapped != NULL && g_mapped_file_get_contents (mapped) != NULL &&
+        assay_xlsx_looks_like_zip (g_mapped_file_get_contents (mapped), g_mapped_file_get_length (mapped)))
+      {
+        g_task_return_pointer (task, NULL, NULL);
+        return;
+      }
+  }
+  index = assay_csv_index_new_with_dialect (request->path, request->override, &error);
+  if (index == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, index, g_object_unref);
+}
+
+static void
+index_ready (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  AssayDatasetPage *self;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AssayCsvIndex) index = g_task_propagate_pointer (G_TASK (result), &error);
+
+  /* The page may be gone or have opened the file again: it cancelled this task then. */
+  if (g_cancellable_is_cancelled (g_task_get_cancellable (G_TASK (result))))
+    return;
+  self = user_data;
+  if (error != NULL)
+    {
+      show_error (self, error->message);
+      return;
+    }
+  if (index == NULL)
+    {
+      start_profile (self);   /* a workbook: the profile lists its sheets */
+      return;
+    }
+  self->index = g_steal_pointer (&index);
+  build_table (self);
+}
+
+static void
+show_workbook (AssayDatasetPage *self)
+{
+  g_autoptr(JsonObject) json = assay_dataset_to_json (self->dataset);
+  GPtrArray *warnings = assay_dataset_get_warnings (self->dataset);
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->sheets_box))) != NULL)
+    gtk_box_remove (self->sheets_box, child);
+  if (json_object_has_member (json, "sheets") &&
+      JSON_NODE_HOLDS_ARRAY (json_object_get_member (json, "sheets")))
+    {
+      JsonArray *sheets = json_object_get_array_member (json, "sheets");
+
+      for (guint i = 0; i < json_array_get_length (sheets); i++)
+        {
+          JsonNode *node = json_array_get_element (sheets, i);
+          JsonObject *sheet;
+          g_autofree char *text = NULL;
+          const char *dimension;
+          GtkWidget *label;
+
+          if (!JSON_NODE_HOLDS_OBJECT (node))
+            continue;
+          sheet = json_node_get_object (node);
+          dimension = json_object_get_string_member_with_default (sheet, "dimension", NULL);
+          text = dimension != NULL
+                 ? g_strdup_printf ("%s (%s)", json_object_get_string_member_with_default (sheet, "name", "?"), dimension)
+                 : g_strdup (json_object_get_string_member_with_default (sheet, "name", "?"));
+          label = gtk_label_new (text);
+          gtk_widget_add_css_class (label, "sheet-name");
+          gtk_box_append (self->sheets_box, label);
+        }
+    }
+  if (warnings != NULL && warnings->len > 0)
+    adw_status_page_set_description (self->workbook_page, g_ptr_array_index (warnings, 0));
+  set_state (self, "workbook");
+}
+
+static void
+dataset_ready (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  AssayDatasetPage *self;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AssayDataset) dataset = assay_dataset_open_finish (result, &error);
+
+  if (g_cancellable_is_cancelled (g_task_get_cancellable (G_TASK (result))))
+    return;
+  self = user_data;
+  if (dataset == NULL)
+    {
+      /* The index says why when it failed too; else the table stays, without a profile. */
+      if (self->index == NULL && !g_str_equal (assay_dataset_page_get_state (self), "error"))
+        show_error (self, error->message);
+      else
+        for (guint c = 0; c < self->columns->len; c++)
+          gtk_label_set_label (g_array_index (self->columns, ColumnUi, c).info, _("no profile"));
+      return;
+    }
+  self->dataset = g_steal_pointer (&dataset);
+  if (assay_dataset_is_workbook (self->dataset))
+    show_workbook (self);
+  else
+    update_headers (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DATASET]);
+}
+
+static void
+open_file (AssayDatasetPage *self)
+{
+  g_autoptr(GTask) task = NULL;
+  OpenRequest *request;
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  self->cancellable = g_cancellable_new ();
+  clear_table (self);
+  g_clear_object (&self->dataset);
+  g_clear_pointer (&self->error_message, g_free);
+  g_clear_handle_id (&self->profile_timeout_id, g_source_remove);
+  self->profile_started = FALSE;
+  set_state (self, "loading");
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DATASET]);
+
+  request = g_new0 (OpenRequest, 1);
+  request->path = g_strdup (self->path);
+  request->override = copy_override (self->override);
+  task = g_task_new (NULL, self->cancellable, index_ready, self);
+  g_task_set_source_tag (task, open_file);
+  g_task_set_task_data (task, request, (GDestroyNotify) open_request_free);
+  g_task_run_in_thread (task, index_worker);
+}
+
+static void
+start_profile (AssayDatasetPage *self)
+{
+  if (self->profile_started)
+    return;
+  self->profile_started = TRUE;
+  g_clear_handle_id (&self->profile_timeout_id, g_source_remove);
+  assay_dataset_open_with_dialect_async (self->path, self->override, self->cancellable,
+                                         dataset_ready, self);
+}
+
+/* ---- GObject ------------------------------------------------------------------------ */
+
+static void
+assay_dataset_page_constructed (GObject *object)
+{
+  AssayDatasetPage *self = ASSAY_DATASET_PAGE (object);
+
+  G_OBJECT_CLASS (assay_dataset_page_parent_class)->constructed (object);
+  open_file (self);
+}
+
+static void
+assay_dataset_page_dispose (GObject *object)
+{
+  AssayDatasetPage *self = ASSAY_DATASET_PAGE (object);
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_handle_id (&self->profile_timeout_id, g_source_remove);
+  if (self->column_view != NULL)
+    clear_table (self);
+  gtk_widget_dispose_template (GTK_WIDGET (self), ASSAY_TYPE_DATASET_PAGE);
+  self->strip = NULL;
+  g_clear_object (&self->dataset);
+  g_clear_object (&self->cancellable);
+
+  G_OBJECT_CLASS (assay_dataset_page_parent_class)->dispose (object);
+}
+
+static void
+assay_dataset_page_finalize (GObject *object)
+{
+  AssayDatasetPage *self = ASSAY_DATASET_PAGE (object);
+
+  g_free (self->path);
+  g_free (self->error_message);
+  free_override (self->override);
+  g_array_unref (self->columns);
+
+  G_OBJECT_CLASS (assay_dataset_page_parent_class)->finalize (object);
+}
+
+static void
+assay_dataset_page_get_property (GObject    *object,
+                                 guint       prop_id,
+                                 GValue     *value,
+                                 GParamSpec *pspec)
+{
+  AssayDatasetPage *self = ASSAY_DATASET_PAGE (object);
+
+  switch (prop_id)
+    {
+    case PROP_PATH:
+      g_value_set_string (value, self->path);
+      break;
+    case PROP_STATE:
+      g_value_set_string (value, assay_dataset_page_get_state (self));
+      break;
+    case PROP_DATASET:
+      g_value_set_object (value, self->dataset);
+      break;
+    case PROP_SELECTED_COLUMN:
+      g_value_set_int (value, self->selected_column);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+assay_dataset_page_set_property (GObject      *object,
+                                 guint         prop_id,
+                                 const GValue *value,
+                                 GParamSpec   *pspec)
+{
+  AssayDatasetPage *self = ASSAY_DATASET_PAGE (object);
+
+  switch (prop_id)
+    {
+    case PROP_PATH:
+      self->path = g_value_dup_string (value);
+      break;
+    case PROP_SELECTED_COLUMN:
+      assay_dataset_page_select_column (self, g_value_get_int (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+assay_dataset_page_class_init (AssayDatasetPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->constructed = assay_dataset_page_constructed;
+  object_class->dispose = assay_dataset_page_dispose;
+  object_class->finalize = assay_dataset_page_finalize;
+  object_class->get_property = assay_dataset_page_get_property;
+  object_class->set_property = assay_dataset_page_set_property;
+
+  properties[PROP_PATH] =
+    g_param_spec_string ("path", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_STATE] =
+    g_param_spec_string ("state", NULL, NULL, "loading",
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_DATASET] =
+    g_param_spec_object ("dataset", NULL, NULL, ASSAY_TYPE_DATASET,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SELECTED_COLUMN] =
+    g_param_spec_int ("selected-column", NULL, NULL, -1, G_MAXINT, -1,
+                      G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/assay/Assay/preview/assay-dataset-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, AssayDatasetPage, stack);
+  gtk_widget_class_bind_template_child (widget_class, AssayDatasetPage, spinner);
+  gtk_widget_class_bind_template_child (widget_class, AssayDatasetPage, table_box);
+  gtk_widget_class_bind_template_child (widget_class, AssayDatasetPage, rows_label);
+  gtk_widget_class_bind_template_child (widget_class, AssayDatasetPage, progress_bar);
+  gtk_widget_class_bind_template_child (widget_class, AssayDatasetPage, scroller);
+  gtk_widget_class_bind_template_child (widget_class, AssayDatasetPage, column_view);
+  gtk_widget_class_bind_template_child (widget_class, AssayDatasetPage, workbook_page);
+  gtk_widget_class_bind_template_child (widget_class, AssayDatasetPage, sheets_box);
+  gtk_widget_class_bind_template_child (widget_class, AssayDatasetPage, error_page);
+  gtk_widget_class_set_css_name (widget_class, "datasetpage");
+}
+
+static void
+assay_dataset_page_init (AssayDatasetPage *self)
+{
+  self->columns = g_array_new (FALSE, TRUE, sizeof (ColumnUi));
+  self->selected_column = -1;
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  /* The rich headers sit right above the column view's own titles (see the strip). */
+  self->strip = assay_column_header_strip_new (self->column_view, 1);
+  gtk_box_insert_child_after (self->table_box, self->strip,
+                              gtk_widget_get_first_child (GTK_WIDGET (self->table_box)));
+}
+
+/* ---- API ---------------------------------------------------------------------------- */
+
+GtkWidget *
+assay_dataset_page_new (const char *path)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+  return g_object_new (ASSAY_TYPE_DATASET_PAGE, "path", path, NULL);
+}
+
+const char *
+assay_dataset_page_get_path (AssayDatasetPage *self)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET_PAGE (self), NULL);
+  return self->path;
+}
+
+const char *
+assay_dataset_page_get_state (AssayDatasetPage *self)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET_PAGE (self), NULL);
+  return gtk_stack_get_visible_child_name (self->stack);
+}
+
+const char *
+assay_dataset_page_get_error_message (AssayDatasetPage *self)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET_PAGE (self), NULL);
+  return self->error_message;
+}
+
+void
+assay_dataset_page_reopen (AssayDatasetPage      *self,
+                           const AssayCsvDialect *override)
+{
+  g_return_if_fail (ASSAY_IS_DATASET_PAGE (self));
+
+  free_override (self->override);
+  self->override = copy_override (override);
+  open_file (self);
+}
+
+const AssayCsvDialect *
+assay_dataset_page_get_override (AssayDatasetPage *self)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET_PAGE (self), NULL);
+  return self->override;
+}
+
+const AssayCsvDialect *
+assay_dataset_page_get_dialect (AssayDatasetPage *self)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET_PAGE (self), NULL);
+  if (self->dataset != NULL && !assay_dataset_is_workbook (self->dataset))
+    return assay_dataset_get_dialect (self->dataset);
+  if (self->index != NULL)
+    return assay_csv_index_get_dialect (self->index);
+  return NULL;
+}
+
+AssayDataset *
+assay_dataset_page_get_dataset (AssayDatasetPage *self)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET_PAGE (self), NULL);
+  return self->dataset;
+}
+
+AssayRowModel *
+assay_dataset_page_get_row_model (AssayDatasetPage *self)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET_PAGE (self), NULL);
+  return self->model;
+}
+
+GtkColumnView *
+assay_dataset_page_get_column_view (AssayDatasetPage *self)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET_PAGE (self), NULL);
+  return self->column_view;
+}
+
+guint
+assay_dataset_page_get_n_columns (AssayDatasetPage *self)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET_PAGE (self), 0);
+  return self->columns->len;
+}
+
+const char *
+assay_dataset_page_get_column_name (AssayDatasetPage *self,
+                                    guint             column)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET_PAGE (self), NULL);
+  if (column >= self->columns->len)
+    return NULL;
+  return gtk_column_view_column_get_title (g_array_index (self->columns, ColumnUi, column).column);
+}
+
+const char *
+assay_dataset_page_get_header_text (AssayDatasetPage *self,
+                                    guint             column)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET_PAGE (self), NULL);
+  if (column >= self->columns->len)
+    return NULL;
+  return gtk_label_get_label (g_array_index (self->columns, ColumnUi, column).info);
+}
+
+GtkWidget *
+assay_dataset_page_get_header (AssayDatasetPage *self,
+                               guint             column)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET_PAGE (self), NULL);
+  if (column >= self->columns->len)
+    return NULL;
+  return g_array_index (self->columns, ColumnUi, column).box;
+}
+
+int
+assay_dataset_page_get_selected_column (AssayDatasetPage *self)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET_PAGE (self), -1);
+  return self->selected_column;
+}
+
+void
+assay_dataset_page_select_column (AssayDatasetPage *self,
+                                  int               column)
+{
+  g_return_if_fail (ASSAY_IS_DATASET_PAGE (self));
+
+  if (column >= (int) self->columns->len)
+    column = -1;
+  for (guint c = 0; c < self->columns->len; c++)
+    {
+      GtkWidget *box = g_array_index (self->columns, ColumnUi, c).box;
+
+      if ((int) c == column)
+        gtk_widget_add_css_class (box, "selected");
+      else
+        gtk_widget_remove_css_class (box, "selected");
+    }
+  if (self->selected_column == column)
+    return;
+  self->selected_column = column;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_COLUMN]);
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <adwaita.h>
+
+#include "assay-dataset.h"
+#include "assay-row-model.h"
+
+G_BEGIN_DECLS
+
+#define ASSAY_TYPE_DATASET_PAGE (assay_dataset_page_get_type ())
+
+G_DECLARE_FINAL_TYPE (AssayDatasetPage, assay_dataset_page, ASSAY, DATASET_PAGE, GtkWidget)
+
+/* One dataset of the preview: a virtualised table over the row index, with a rich header per
+ * column, or the sheets of a workbook, or the reason a file cannot be read. The file is
+ * opened off the main thread: the index (rows show as soon as the first are indexed) and the
+ * profile (headers and the side panel) are separate tasks. "state" is "loading", "table",
+ * "workbook" or "error". */
+GtkWidget             *assay_dataset_page_new               (const char            *path);
+const char            *assay_dataset_page_get_path          (AssayDatasetPage      *self);
+const char            *assay_dataset_page_get_state         (AssayDatasetPage      *self);
+const char            *assay_dataset_page_get_error_message (AssayDatasetPage      *self);
+/* Re-reads the file with what the analyst corrected (NULL: all sniffed again). */
+void                   assay_dataset_page_reopen            (AssayDatasetPage      *self,
+                                                             const AssayCsvDialect *override);
+/* The correction in force, or NULL. */
+const AssayCsvDialect *assay_dataset_page_get_override      (AssayDatasetPage      *self);
+/* The dialect the table is read with (the profile's once ready), or NULL. */
+const AssayCsvDialect *assay_dataset_page_get_dialect       (AssayDatasetPage      *self);
+/* The profile, once computed, or NULL. */
+AssayDataset          *assay_dataset_page_get_dataset       (AssayDatasetPage      *self);
+AssayRowModel         *assay_dataset_page_get_row_model     (AssayDatasetPage      *self);
+GtkColumnView         *assay_dataset_page_get_column_view   (AssayDatasetPage      *self);
+guint                  assay_dataset_page_get_n_columns     (AssayDatasetPage      *self);
+const char            *assay_dataset_page_get_column_name   (AssayDatasetPage      *self,
+                                                             guint                  column);
+/* The rich header's text ("integer · 10.0% null"), for tests and accessibility. */
+const char            *assay_dataset_page_get_header_text   (AssayDatasetPage      *self,
+                                                             guint                  column);
+GtkWidget             *assay_dataset_page_get_header        (AssayDatasetPage      *self,
+                                                             guint                  column);
+int                    assay_dataset_page_get_selected_column (AssayDatasetPage    *self);
+void                   assay_dataset_page_select_column     (AssayDatasetPage      *self,
+                                                             int                    column);
+
+G_END_DECLS
