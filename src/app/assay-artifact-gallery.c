@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include <adwaita.h>
 #include <poppler.h>
 
@@ -97,7 +99,7 @@ thumbnail_of_pdf (AssayArtifactItem  *item,
     }
   page = poppler_document_get_page (document, 0);
   if (page == NULL)
-    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "The document has no pages");
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("The document has no pages"));
   else
     {
       poppler_page_get_size (page, &width, &height);
@@ -227,14 +229,14 @@ kind_label (AssayArtifactKind kind)
   switch (kind)
     {
     case ASSAY_ARTIFACT_KIND_FIGURE:
-      return "Figure";
+      return _("Figure");
     case ASSAY_ARTIFACT_KIND_TABLE:
-      return "Table";
+      return _("Table");
     case ASSAY_ARTIFACT_KIND_DOCUMENT:
-      return "Document";
+      return _("Document");
     case ASSAY_ARTIFACT_KIND_OTHER:
     default:
-      return "File";
+      return _("File");
     }
 }
 
@@ -329,7 +331,8 @@ bind_tile (GtkSignalListItemFactory *factory,
   g_autofree char *caption = NULL;
   g_autofree char *tooltip = NULL;
 
-  caption = g_strdup_printf ("%s · cell %s · %s", kind_label (assay_artifact_item_get_kind (item)),
+  /* Translators: a tile caption: the kind (“Figure”), the cell id, the size. */
+  caption = g_strdup_printf (_("%s · cell %s · %s"), kind_label (assay_artifact_item_get_kind (item)),
                              assay_artifact_item_get_cell_id (item), size);
   tooltip = g_strdup_printf ("%s\n%s", assay_artifact_item_get_name (item), caption);
   gtk_label_set_text (g_object_get_data (G_OBJECT (tile), "name"), assay_artifact_item_get_name (item));
@@ -385,7 +388,7 @@ static void
 update_empty (AssayArtifactGallery *self)
 {
   static const char * const titles[] = {
-    "No Artifacts Yet", "No Figures", "No Tables", "No Documents", "No Other Files",
+    N_("No Artifacts Yet"), N_("No Figures"), N_("No Tables"), N_("No Documents"), N_("No Other Files"),
   };
   guint n_all = self->model != NULL ? g_list_model_get_n_items (G_LIST_MODEL (self->model)) : 0;
   guint n_shown = g_list_model_get_n_items (G_LIST_MODEL (self->filtered));
@@ -395,11 +398,11 @@ update_empty (AssayArtifactGallery *self)
       gtk_stack_set_visible_child_name (self->stack, "grid");
       return;
     }
-  adw_status_page_set_title (self->empty_page, n_all == 0 ? titles[0] : titles[self->filter_kind]);
+  adw_status_page_set_title (self->empty_page, _(n_all == 0 ? titles[0] : titles[self->filter_kind]));
   adw_status_page_set_description (self->empty_page,
                                    n_all == 0
-                                   ? "The figures, tables and files the analysis produces will appear here."
-                                   : "The analysis has produced none of these yet.");
+                                   ? _("The figures, tables and files the analysis produces will appear here.")
+                                   : _("The analysis has produced none of these yet."));
   gtk_stack_set_visible_child_name (self->stack, "empty");
 }
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include <adwaita.h>
 
 #include "assay-artifact-dnd.h"
@@ -121,7 +123,8 @@ update_actions (AssayArtifactViewer *self)
 
       /* A fitted image's scale follows the window's size: say what it does instead. */
       if (is_image && assay_image_view_get_fit (self->image_view))
-        text = g_strdup ("Fit");
+        /* Translators: the zoom button of an image fitted to the window, instead of a percentage. */
+        text = g_strdup (_("Fit"));
       else
         text = g_strdup_printf ("%.0f%%", zoom * 100);
 
@@ -184,11 +187,11 @@ on_saved (GObject      *source,
     {
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         return;
-      text = g_strdup_printf ("Could not save “%s”: %s", assay_artifact_item_get_name (item),
+      text = g_strdup_printf (_("Could not save “%s”: %s"), assay_artifact_item_get_name (item),
                               error->message);
     }
   else
-    text = g_strdup_printf ("Saved “%s”", assay_artifact_item_get_name (item));
+    text = g_strdup_printf (_("Saved “%s”"), assay_artifact_item_get_name (item));
   toast (self, text);
 }
 
@@ -217,9 +220,9 @@ save_as_action (GtkWidget  *widget,
 
   if (self->item == NULL || self->chooser != NULL)
     return;
-  self->chooser = gtk_file_chooser_native_new ("Save Artifact",
+  self->chooser = gtk_file_chooser_native_new (_("Save Artifact"),
                                                GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
-                                               GTK_FILE_CHOOSER_ACTION_SAVE, "_Save", "_Cancel");
+                                               GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), _("_Cancel"));
   gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (self->chooser), TRUE);
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (self->chooser),
                                      assay_artifact_item_get_name (self->item));
@@ -257,7 +260,7 @@ assay_artifact_viewer_save_async (AssayArtifactViewer *self,
   g_task_set_source_tag (task, assay_artifact_viewer_save_async);
   if (self->item == NULL)
     {
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "No artifact is shown");
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("No artifact is shown"));
       g_object_unref (task);
       return;
     }
@@ -294,7 +297,7 @@ on_app_chosen (GtkDialog           *dialog,
 
       if (!g_app_info_launch (app, &files, G_APP_LAUNCH_CONTEXT (context), &error))
         {
-          g_autofree char *text = g_strdup_printf ("Could not open “%s”: %s",
+          g_autofree char *text = g_strdup_printf (_("Could not open “%s”: %s"),
                                                    assay_artifact_item_get_name (self->item),
                                                    error->message);
           toast (self, text);
@@ -358,7 +361,7 @@ copy_action (GtkWidget  *widget,
   AssayArtifactViewer *self = ASSAY_ARTIFACT_VIEWER (widget);
 
   if (assay_artifact_viewer_copy (self))
-    toast (self, "Image copied");
+    toast (self, _("Image copied"));
 }
 
 /* ---- zoom and pages ---------------------------------------------------------------------- */

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include <string.h>
 
 #include "assay-csv-view.h"
@@ -347,7 +349,7 @@ parse_done (GObject      *source,
   if (parsed->header == NULL)
     {
       parse_result_free (parsed);
-      set_error (self, "The table is empty");
+      set_error (self, _("The table is empty"));
       return;
     }
 
@@ -359,7 +361,7 @@ parse_done (GObject      *source,
       g_autoptr(GtkListItemFactory) factory = gtk_signal_list_item_factory_new ();
       g_autoptr(GtkColumnViewColumn) column = NULL;
       const char *name = i < g_strv_length (parsed->header) ? parsed->header[i] : "";
-      g_autofree char *title = *name != '\0' ? g_strdup (name) : g_strdup_printf ("Column %u", i + 1);
+      g_autofree char *title = *name != '\0' ? g_strdup (name) : g_strdup_printf (_("Column %u"), i + 1);
 
       g_signal_connect (factory, "setup", G_CALLBACK (setup_cell), NULL);
       g_signal_connect (factory, "bind", G_CALLBACK (bind_cell), GUINT_TO_POINTER (i));
@@ -370,11 +372,11 @@ parse_done (GObject      *source,
   g_list_store_splice (self->rows, 0, 0, parsed->rows->pdata, parsed->rows->len);
 
   if (parsed->cut)
-    note = g_strdup_printf ("Showing the first %'u rows: the file is too large to read whole.",
+    note = g_strdup_printf (_("Showing the first %'u rows: the file is too large to read whole."),
                             parsed->rows->len);
   else if (self->truncated)
-    note = g_strdup_printf ("Showing the first %'u of %'" G_GUINT64_FORMAT " rows.",
-                            parsed->rows->len, parsed->total_rows);
+    note = g_strdup_printf (_("Showing the first %'u of %'llu rows."),
+                            parsed->rows->len, (unsigned long long) parsed->total_rows);
   gtk_label_set_text (self->note, note);
   gtk_widget_set_visible (GTK_WIDGET (self->note), note != NULL);
   parse_result_free (parsed);

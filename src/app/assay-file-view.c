@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include <adwaita.h>
 
 #include "assay-artifact-dnd.h"
@@ -54,7 +56,8 @@ assay_file_view_set_item (AssayFileView     *self,
   if (item != NULL)
     {
       size = g_format_size_full (assay_artifact_item_get_bytes (item), G_FORMAT_SIZE_LONG_FORMAT);
-      self->details = g_strdup_printf ("%s · %s · from cell %s", size,
+      /* Translators: the size, the MIME type and the cell id that wrote the file. */
+      self->details = g_strdup_printf (_("%s · %s · from cell %s"), size,
                                        assay_artifact_item_get_mime (item),
                                        assay_artifact_item_get_cell_id (item));
       icon_name = assay_artifact_icon_name (item);

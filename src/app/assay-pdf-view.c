@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include <math.h>
 
 #include "assay-pdf-view.h"
@@ -130,7 +132,7 @@ assay_pdf_render_page (PopplerPage   *page,
   poppler_page_get_size (page, &page_width, &page_height);
   if (width <= 0 || height <= 0 || page_width <= 0 || page_height <= 0)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "The page has no size");
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("The page has no size"));
       return NULL;
     }
 
@@ -138,7 +140,7 @@ assay_pdf_render_page (PopplerPage   *page,
   if (cairo_surface_status (surface) != CAIRO_STATUS_SUCCESS)
     {
       cairo_surface_destroy (surface);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NO_SPACE, "Not enough memory to render the page");
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NO_SPACE, _("Not enough memory to render the page"));
       return NULL;
     }
   cr = cairo_create (surface);
@@ -258,7 +260,7 @@ render_worker (GTask        *task,
     {
       g_mutex_unlock (&job->shared->lock);
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                               "The document has no page %d", job->page + 1);
+                               _("The document has no page %d"), job->page + 1);
       return;
     }
   if (g_cancellable_is_cancelled (cancellable))
@@ -392,7 +394,7 @@ load_worker (GTask        *task,
     {
       g_object_unref (document);
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                               "The document has no pages");
+                               _("The document has no pages"));
       return;
     }
 

@@ -269,7 +269,7 @@ tick_cb (gpointer user_data)
   g_autofree char *text = NULL;
   gint64 seconds = (g_get_monotonic_time () - row->started_us) / G_USEC_PER_SEC;
 
-  text = g_strdup_printf (_("Running… %" G_GINT64_FORMAT " s"), seconds);
+  text = g_strdup_printf (_("Running… %lld s"), (long long) seconds);
   gtk_label_set_text (GTK_LABEL (row->status_label), text);
   return G_SOURCE_CONTINUE;
 }

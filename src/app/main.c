@@ -11,13 +11,13 @@ main (int   argc,
       char *argv[])
 {
   g_autoptr(AssayApplication) application = NULL;
+  const char *localedir = g_getenv ("ASSAY_LOCALEDIR");
 
   setlocale (LC_ALL, "");
-#if defined(GETTEXT_PACKAGE) && defined(LOCALEDIR)
-  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  /* ASSAY_LOCALEDIR lets the tests use the catalogs compiled in the build tree. */
+  bindtextdomain (GETTEXT_PACKAGE, localedir != NULL && *localedir != '\0' ? localedir : LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
-#endif
 
   application = assay_application_new ();
   return g_application_run (G_APPLICATION (application), argc, argv);
