@@ -445,7 +445,7 @@ assay_step_card_cell_artifact (AssayStepCard *self,
   gtk_widget_set_size_request (picture, 200, 130);
   gtk_widget_add_css_class (picture, "figure-thumbnail");
   gtk_picture_set_alternative_text (GTK_PICTURE (picture), name);
-  tooltip = g_strdup_printf (_("Figure %s — click to open it"), name);
+  tooltip = g_strdup_printf (_("Figure %s"), name);
   gtk_widget_set_tooltip_text (picture, tooltip);
   gtk_flow_box_append (GTK_FLOW_BOX (row->figures), picture);
   g_object_set_data_full (G_OBJECT (gtk_widget_get_parent (picture)), "artifact-path", g_strdup (path), g_free);
