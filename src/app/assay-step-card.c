@@ -47,6 +47,10 @@ struct _AssayStepCard
 
 G_DEFINE_FINAL_TYPE (AssayStepCard, assay_step_card, GTK_TYPE_WIDGET)
 
+static void figure_activated_cb (GtkFlowBox      *box,
+                                 GtkFlowBoxChild *child,
+                                 gpointer         user_data);
+
 static void
 cell_row_free (CellRow *row)
 {
@@ -253,6 +257,7 @@ assay_step_card_add_cell (AssayStepCard *self,
 
   row->figures = gtk_flow_box_new ();
   gtk_flow_box_set_selection_mode (GTK_FLOW_BOX (row->figures), GTK_SELECTION_NONE);
+  g_signal_connect (row->figures, "child-activated", G_CALLBACK (figure_activated_cb), NULL);
   gtk_flow_box_set_max_children_per_line (GTK_FLOW_BOX (row->figures), 4);
   gtk_widget_set_visible (row->figures, FALSE);
   gtk_box_append (GTK_BOX (row->box), row->figures);
@@ -398,6 +403,19 @@ assay_step_card_cell_output (AssayStepCard *self,
   update_output (row);
 }
 
+/* A click on a thumbnail opens the figure in the window's artifact viewer (win.show-artifact,
+ * the path as target); outside a window that has the action, nothing happens. */
+static void
+figure_activated_cb (GtkFlowBox      *box,
+                     GtkFlowBoxChild *child,
+                     gpointer         user_data)
+{
+  const char *path = g_object_get_data (G_OBJECT (child), "artifact-path");
+
+  if (path != NULL)
+    gtk_widget_activate_action (GTK_WIDGET (box), "win.show-artifact", "s", path);
+}
+
 static gboolean
 is_figure (const char *name)
 {
@@ -430,6 +448,8 @@ assay_step_card_cell_artifact (AssayStepCard *self,
   tooltip = g_strdup_printf (_("Figure %s"), name);
   gtk_widget_set_tooltip_text (picture, tooltip);
   gtk_flow_box_append (GTK_FLOW_BOX (row->figures), picture);
+  g_object_set_data_full (G_OBJECT (gtk_widget_get_parent (picture)), "artifact-path", g_strdup (path), g_free);
+  gtk_widget_add_css_class (gtk_widget_get_parent (picture), "activatable");
   gtk_widget_set_visible (row->figures, TRUE);
 }
 

@@ -7,11 +7,15 @@
 #include <glib/gi18n.h>
 
 #include "assay-agent.h"
+#include "assay-artifact-gallery.h"
+#include "assay-artifact-list.h"
+#include "assay-artifact-viewer.h"
 #include "assay-chat-view.h"
 #include "assay-code-review.h"
 #include "assay-kernel-session.h"
 #include "assay-keyring.h"
 #include "assay-onboarding.h"
+#include "assay-report.h"
 #include "assay-sandbox-banner.h"
 #include "assay-sandbox-choice.h"
 #include "assay-sessions-sidebar.h"
@@ -35,6 +39,13 @@ struct _AssayWindow
   AssayChatView        *chat_view;
   AssayCodeReview      *code_review;
   AssayOnboarding      *onboarding;
+  GtkWidget            *artifacts_back;
+  GtkStack             *artifacts_stack;
+  AssayArtifactGallery *gallery;
+  AssayArtifactViewer  *viewer;
+  GtkRevealer          *export_revealer;
+  GtkLabel             *export_label;
+  GtkProgressBar       *export_progress;
 
   GSettings            *settings;
   GCancellable         *cancellable;      /* the window's life */
@@ -50,6 +61,12 @@ struct _AssayWindow
   char                 *backend_reason;
   AssayKernelSession   *kernel;
   AssayAgent           *agent;
+  AssayArtifactList    *artifacts;        /* the current session's, for the gallery */
+  GCancellable         *export_cancellable; /* the export in progress */
+  /* What the export dialog offered last time. */
+  AssayReportFormat     export_format;
+  gboolean              export_only_successful;
+  gboolean              export_include_code;
 
   gboolean              busy;
   char                 *question;
@@ -73,11 +90,31 @@ show_toast (AssayWindow *self,
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
 }
 
+/* A report has something to say once a question was answered or a cell finished. */
+static gboolean
+session_exportable (AssaySession *session)
+{
+  if (session == NULL)
+    return FALSE;
+  if (g_strcmp0 (assay_session_get_status (session), "answered") == 0)
+    return TRUE;
+  for (guint i = 0; i < assay_session_get_n_cells (session); i++)
+    {
+      const char *status = assay_session_get_cell (session, i)->status;
+
+      if (status != NULL && !g_str_equal (status, "proposed") && !g_str_equal (status, "running") &&
+          !g_str_equal (status, "rejected") && !g_str_equal (status, "interrupted"))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* The one function that decides which actions are enabled. */
 static void
 update_actions (AssayWindow *self)
 {
   GtkWidget *widget = GTK_WIDGET (self);
+  gboolean exporting = self->export_cancellable != NULL;
 
   gtk_widget_action_set_enabled (widget, "win.send", !self->busy);
   gtk_widget_action_set_enabled (widget, "win.stop", self->busy);
@@ -85,7 +122,13 @@ update_actions (AssayWindow *self)
   gtk_widget_action_set_enabled (widget, "win.try-demo", !self->busy);
   gtk_widget_action_set_enabled (widget, "win.open-session", !self->busy);
   gtk_widget_action_set_enabled (widget, "win.delete-session", !self->busy);
+  gtk_widget_action_set_enabled (widget, "win.export", !exporting && session_exportable (self->session));
+  gtk_widget_action_set_enabled (widget, "win.cancel-export", exporting);
+  gtk_widget_action_set_enabled (widget, "win.artifacts-back",
+                                 g_strcmp0 (gtk_stack_get_visible_child_name (self->artifacts_stack), "viewer") == 0);
 }
+
+static void reset_artifacts (AssayWindow *self);
 
 static void
 set_busy (AssayWindow *self,
@@ -215,7 +258,13 @@ artifact_added_cb (AssayAgent  *agent,
                    const char  *path,
                    AssayWindow *self)
 {
+  g_autoptr(GError) error = NULL;
+
   assay_step_card_cell_artifact (card_for_cell (self, cell_id), cell_id, name, path);
+  if (self->artifacts != NULL &&
+      assay_artifact_list_get_session (self->artifacts) == assay_agent_get_session (agent) &&
+      !assay_artifact_list_add (self->artifacts, cell_id, name, path, &error))
+    g_debug ("artifact %s left out of the gallery: %s", name, error->message);
 }
 
 static void
@@ -228,6 +277,7 @@ cell_finished_cb (AssayAgent      *agent,
                                  assay_cell_status_to_string (assay_cell_result_get_status (result)),
                                  assay_cell_result_get_reason (result),
                                  assay_cell_result_get_elapsed_ms (result));
+  update_actions (self);
 }
 
 static void
@@ -542,6 +592,7 @@ ensure_session (AssayWindow *self)
     }
   if (!assay_session_save (self->session, &error))
     g_warning ("saving the new session: %s", error->message);
+  reset_artifacts (self);
   assay_sessions_sidebar_select (self->sidebar, assay_session_get_dir (self->session));
   return TRUE;
 }
@@ -617,6 +668,7 @@ forget_session (AssayWindow *self)
       self->recorded = FALSE;
     }
   gtk_revealer_set_reveal_child (self->demo_revealer, FALSE);
+  reset_artifacts (self);
   assay_chat_view_clear (self->chat_view);
   assay_code_review_reset (self->code_review);
   assay_code_review_set_auto_run (self->code_review,
@@ -654,6 +706,7 @@ assay_window_open_session (AssayWindow  *self,
     return FALSE;
   forget_session (self);
   self->session = g_steal_pointer (&session);
+  reset_artifacts (self);
   assay_chat_view_show_session (self->chat_view, self->session,
                                 g_settings_get_uint (self->settings, "max-steps"));
   /* The code view shows the session's last cell, as it was when the session was left. */
@@ -959,6 +1012,429 @@ open_data_action (GtkWidget  *widget,
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
 }
 
+/* ---- artifacts ------------------------------------------------------------------------- */
+
+static void
+update_back_button (AssayWindow *self)
+{
+  gboolean viewer;
+
+  if (self->artifacts_stack == NULL || self->view_stack == NULL || self->artifacts_back == NULL)
+    return;
+  viewer = g_strcmp0 (gtk_stack_get_visible_child_name (self->artifacts_stack), "viewer") == 0;
+  gtk_widget_set_visible (self->artifacts_back,
+                          viewer && g_strcmp0 (adw_view_stack_get_visible_child_name (self->view_stack), "artifacts") == 0);
+  update_actions (self);
+}
+
+static void
+view_stack_notify_cb (AssayWindow *self)
+{
+  update_back_button (self);
+}
+
+static void
+show_gallery (AssayWindow *self)
+{
+  gtk_stack_set_visible_child_name (self->artifacts_stack, "gallery");
+  /* The viewer lets go of the file and of what it was loading. */
+  assay_artifact_viewer_set_item (self->viewer, NULL);
+  update_back_button (self);
+}
+
+/* The gallery follows the current session: a new list whenever it changes. */
+static void
+reset_artifacts (AssayWindow *self)
+{
+  g_clear_object (&self->artifacts);
+  if (self->session != NULL)
+    self->artifacts = assay_artifact_list_new_for_session (self->session);
+  show_gallery (self);
+  assay_artifact_gallery_set_model (self->gallery, self->artifacts);
+  update_actions (self);
+}
+
+static void
+show_artifact (AssayWindow       *self,
+               AssayArtifactItem *item)
+{
+  assay_artifact_viewer_set_item (self->viewer, item);
+  gtk_stack_set_visible_child_name (self->artifacts_stack, "viewer");
+  adw_view_stack_set_visible_child_name (self->view_stack, "artifacts");
+  update_back_button (self);
+}
+
+static void
+gallery_activated_cb (AssayWindow       *self,
+                      AssayArtifactItem *item)
+{
+  show_artifact (self, item);
+}
+
+static void
+artifacts_back_action (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  show_gallery (ASSAY_WINDOW (widget));
+}
+
+/* The chat's figure thumbnails open the same viewer; the target is the file's path. */
+static void
+show_artifact_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+  const char *path = g_variant_get_string (parameter, NULL);
+  gboolean absolute = g_path_is_absolute (path);
+  guint n;
+
+  if (self->artifacts == NULL)
+    return;
+  n = g_list_model_get_n_items (G_LIST_MODEL (self->artifacts));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(AssayArtifactItem) item = g_list_model_get_item (G_LIST_MODEL (self->artifacts), i);
+      const char *candidate = absolute ? assay_artifact_item_get_path (item)
+                                       : assay_artifact_item_get_relative_path (item);
+
+      if (g_strcmp0 (candidate, path) == 0)
+        {
+          show_artifact (self, item);
+          return;
+        }
+    }
+  show_toast (self, _("This file is not among the session’s files"));
+}
+
+/* ---- export ------------------------------------------------------------------------------ */
+
+static void
+export_progress_cb (double      fraction,
+                    const char *message,
+                    gpointer    user_data)
+{
+  AssayWindow *self = user_data;
+
+  if (gtk_widget_in_destruction (GTK_WIDGET (self)))
+    return;
+  gtk_progress_bar_set_fraction (self->export_progress, CLAMP (fraction, 0.0, 1.0));
+  if (message != NULL && *message != '\0')
+    gtk_label_set_text (self->export_label, message);
+}
+
+static void
+exported_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  AssayWindow *self = g_task_get_source_object (task);
+  GFile *file = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  g_clear_object (&self->export_cancellable);
+  if (!assay_report_export_finish (ASSAY_SESSION (source), result, &error))
+    {
+      if (!gtk_widget_in_destruction (GTK_WIDGET (self)))
+        {
+          gtk_revealer_set_reveal_child (self->export_revealer, FALSE);
+          update_actions (self);
+          if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+            show_toast (self, _("Export cancelled"));
+          else
+            {
+              g_autofree char *text = g_strdup_printf (_("The report could not be exported: %s"), error->message);
+
+              show_toast (self, text);
+            }
+        }
+      g_task_return_error (task, error);
+      return;
+    }
+  if (!gtk_widget_in_destruction (GTK_WIDGET (self)))
+    {
+      g_autofree char *name = g_file_get_basename (file);
+      g_autofree char *uri = g_file_get_uri (file);
+      g_autofree char *text = g_strdup_printf (_("Exported “%s”"), name);
+      AdwToast *toast = adw_toast_new (text);
+
+      gtk_revealer_set_reveal_child (self->export_revealer, FALSE);
+      update_actions (self);
+      g_free (self->last_toast);
+      self->last_toast = g_strdup (text);
+      adw_toast_set_timeout (toast, 10);
+      adw_toast_set_button_label (toast, _("_Open"));
+      adw_toast_set_action_name (toast, "win.open-report");
+      adw_toast_set_action_target_value (toast, g_variant_new_string (uri));
+      adw_toast_overlay_add_toast (self->toast_overlay, toast);
+    }
+  g_task_return_boolean (task, TRUE);
+}
+
+void
+assay_window_export_async (AssayWindow              *self,
+                           GFile                    *file,
+                           const AssayReportOptions *options,
+                           GAsyncReadyCallback       callback,
+                           gpointer                  user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autofree char *path = NULL;
+
+  g_return_if_fail (ASSAY_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (file));
+  g_return_if_fail (options != NULL);
+
+  task = g_task_new (self, NULL, callback, user_data);
+  g_task_set_source_tag (task, assay_window_export_async);
+  g_task_set_task_data (task, g_object_ref (file), g_object_unref);
+  if (self->export_cancellable != NULL)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_PENDING, _("An export is already in progress"));
+      return;
+    }
+  if (!session_exportable (self->session))
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                               _("There is nothing to export yet: ask a question first"));
+      return;
+    }
+  if ((path = g_file_get_path (file)) == NULL)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                               _("Reports can only be written to a folder on this computer"));
+      return;
+    }
+
+  self->export_cancellable = g_cancellable_new ();
+  gtk_progress_bar_set_fraction (self->export_progress, 0.0);
+  gtk_label_set_text (self->export_label, _("Exporting the report…"));
+  gtk_revealer_set_reveal_child (self->export_revealer, TRUE);
+  update_actions (self);
+  /* The task holds the window until the export is done. */
+  assay_report_export_async (self->session, options, path,
+                             export_progress_cb, g_object_ref (self), g_object_unref,
+                             self->export_cancellable, exported_cb, g_steal_pointer (&task));
+}
+
+gboolean
+assay_window_export_finish (AssayWindow   *self,
+                            GAsyncResult  *result,
+                            GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+gboolean
+assay_window_get_can_export (AssayWindow *self)
+{
+  g_return_val_if_fail (ASSAY_IS_WINDOW (self), FALSE);
+  return self->export_cancellable == NULL && session_exportable (self->session);
+}
+
+gboolean
+assay_window_get_exporting (AssayWindow *self)
+{
+  g_return_val_if_fail (ASSAY_IS_WINDOW (self), FALSE);
+  return self->export_cancellable != NULL;
+}
+
+static const char *
+format_extension (AssayReportFormat format)
+{
+  return format == ASSAY_REPORT_FORMAT_IPYNB ? "ipynb" : assay_report_format_to_string (format);
+}
+
+/* The session's title as a file name: no folder separators, no leading dot. */
+static char *
+suggested_file_name (AssaySession      *session,
+                     AssayReportFormat  format)
+{
+  const char *title = assay_session_get_title (session);
+  g_autoptr(GString) name = g_string_new (NULL);
+
+  for (const char *p = title != NULL ? title : ""; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (c == '/' || c == '\\' || c == ':' || g_unichar_iscntrl (c))
+        c = '-';
+      if (name->len == 0 && (c == '.' || g_unichar_isspace (c)))
+        continue;
+      g_string_append_unichar (name, c);
+    }
+  while (name->len > 0 && g_ascii_isspace (name->str[name->len - 1]))
+    g_string_truncate (name, name->len - 1);
+  if (name->len > 120)
+    {
+      const char *end = g_utf8_find_prev_char (name->str, name->str + 120);
+
+      g_string_truncate (name, end != NULL ? (gsize) (end - name->str) : 120);
+    }
+  if (name->len == 0)
+    g_string_assign (name, _("Report"));
+  g_string_append_printf (name, ".%s", format_extension (format));
+  return g_string_free (g_steal_pointer (&name), FALSE);
+}
+
+static void
+export_chooser_response_cb (GtkNativeDialog *chooser,
+                            int              response,
+                            AssayWindow     *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
+      AssayReportOptions options;
+
+      assay_report_options_init (&options);
+      options.format = self->export_format;
+      options.only_successful = self->export_only_successful;
+      options.include_code = self->export_include_code;
+      if (file != NULL)
+        assay_window_export_async (self, file, &options, NULL, NULL);
+    }
+  g_object_unref (chooser);
+}
+
+static void
+export_dialog_response_cb (AdwMessageDialog *dialog,
+                           const char       *response,
+                           AssayWindow      *self)
+{
+  AdwComboRow *format_row = g_object_get_data (G_OBJECT (dialog), "format");
+  GtkSwitch *successful = g_object_get_data (G_OBJECT (dialog), "only-successful");
+  GtkSwitch *code = g_object_get_data (G_OBJECT (dialog), "include-code");
+  static const char *names[] = { N_("PDF documents"), N_("Web pages"), N_("Jupyter notebooks") };
+  g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
+  g_autofree char *name = NULL;
+  GtkFileChooserNative *chooser;
+
+  if (!g_str_equal (response, "export") || self->session == NULL)
+    return;
+  self->export_format = (AssayReportFormat) MIN (adw_combo_row_get_selected (format_row), ASSAY_REPORT_FORMAT_IPYNB);
+  self->export_only_successful = gtk_switch_get_active (successful);
+  self->export_include_code = gtk_switch_get_active (code);
+
+  chooser = gtk_file_chooser_native_new (_("Export Report"), GTK_WINDOW (self),
+                                         GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
+  name = suggested_file_name (self->session, self->export_format);
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), name);
+  gtk_file_filter_set_name (filter, _(names[self->export_format]));
+  gtk_file_filter_add_suffix (filter, format_extension (self->export_format));
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), filter);
+  g_signal_connect_object (chooser, "response", G_CALLBACK (export_chooser_response_cb), self, 0);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+}
+
+static GtkWidget *
+switch_row (GtkWidget  *list,
+            const char *title,
+            const char *subtitle,
+            gboolean    active)
+{
+  GtkWidget *row = adw_action_row_new ();
+  GtkWidget *toggle = gtk_switch_new ();
+
+  gtk_switch_set_active (GTK_SWITCH (toggle), active);
+  gtk_widget_set_valign (toggle, GTK_ALIGN_CENTER);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
+  adw_action_row_add_suffix (ADW_ACTION_ROW (row), toggle);
+  adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), toggle);
+  gtk_list_box_append (GTK_LIST_BOX (list), row);
+  return toggle;
+}
+
+static void
+export_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+  const char *formats[] = { _("PDF"), _("HTML"), _("Jupyter Notebook"), NULL };
+  g_autoptr(GtkStringList) model = gtk_string_list_new (formats);
+  GtkWidget *dialog;
+  GtkWidget *list;
+  GtkWidget *format_row;
+  GtkWidget *successful;
+  GtkWidget *code;
+
+  if (!session_exportable (self->session) || self->export_cancellable != NULL)
+    return;
+  dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Export Report"),
+                                   _("The conversation, its steps, results and figures in one file."));
+  list = gtk_list_box_new ();
+  gtk_list_box_set_selection_mode (GTK_LIST_BOX (list), GTK_SELECTION_NONE);
+  gtk_widget_add_css_class (list, "boxed-list");
+
+  format_row = adw_combo_row_new ();
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (format_row), _("Format"));
+  adw_combo_row_set_model (ADW_COMBO_ROW (format_row), G_LIST_MODEL (model));
+  adw_combo_row_set_selected (ADW_COMBO_ROW (format_row), self->export_format);
+  gtk_list_box_append (GTK_LIST_BOX (list), format_row);
+  successful = switch_row (list, _("Only Successful Steps"),
+                           _("Leave out cells that failed or did not run"), self->export_only_successful);
+  code = switch_row (list, _("Include Code"),
+                     _("Show the code of every cell"), self->export_include_code);
+
+  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), list);
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                    "cancel", _("_Cancel"), "export", _("_Export…"), NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "export", ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "export");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  g_object_set_data (G_OBJECT (dialog), "format", format_row);
+  g_object_set_data (G_OBJECT (dialog), "only-successful", successful);
+  g_object_set_data (G_OBJECT (dialog), "include-code", code);
+  g_signal_connect_object (dialog, "response", G_CALLBACK (export_dialog_response_cb), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+cancel_export_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+
+  if (self->export_cancellable != NULL)
+    g_cancellable_cancel (self->export_cancellable);
+}
+
+static void
+report_launched_cb (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(AssayWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!g_app_info_launch_default_for_uri_finish (result, &error) &&
+      !gtk_widget_in_destruction (GTK_WIDGET (self)))
+    {
+      g_autofree char *text = g_strdup_printf (_("The report could not be opened: %s"), error->message);
+
+      show_toast (self, text);
+    }
+}
+
+static void
+open_report_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+  g_autoptr(GdkAppLaunchContext) context = gdk_display_get_app_launch_context (gtk_widget_get_display (widget));
+
+  g_app_info_launch_default_for_uri_async (g_variant_get_string (parameter, NULL), G_APP_LAUNCH_CONTEXT (context),
+                                           self->cancellable, report_launched_cb, g_object_ref (self));
+}
+
 /* ---- first run and the demo ------------------------------------------------------------- */
 
 static char *
@@ -1163,6 +1639,27 @@ assay_window_get_onboarding (AssayWindow *self)
   return self->onboarding;
 }
 
+AssayArtifactGallery *
+assay_window_get_gallery (AssayWindow *self)
+{
+  g_return_val_if_fail (ASSAY_IS_WINDOW (self), NULL);
+  return self->gallery;
+}
+
+AssayArtifactViewer *
+assay_window_get_viewer (AssayWindow *self)
+{
+  g_return_val_if_fail (ASSAY_IS_WINDOW (self), NULL);
+  return self->viewer;
+}
+
+const char *
+assay_window_get_artifacts_page (AssayWindow *self)
+{
+  g_return_val_if_fail (ASSAY_IS_WINDOW (self), NULL);
+  return gtk_stack_get_visible_child_name (self->artifacts_stack);
+}
+
 /* ---- GObject ------------------------------------------------------------------------------ */
 
 static gboolean
@@ -1204,7 +1701,10 @@ assay_window_dispose (GObject *object)
     g_cancellable_cancel (self->ask_cancellable);
   if (self->settings != NULL)
     g_signal_handlers_disconnect_by_data (self->settings, self);
+  if (self->export_cancellable != NULL)
+    g_cancellable_cancel (self->export_cancellable);
   close_agent (self);
+  g_clear_object (&self->artifacts);
   g_clear_object (&self->session);
   g_clear_object (&self->provider);
   g_clear_object (&self->backend);
@@ -1220,6 +1720,7 @@ assay_window_finalize (GObject *object)
   g_clear_object (&self->settings);
   g_clear_object (&self->cancellable);
   g_clear_object (&self->ask_cancellable);
+  g_clear_object (&self->export_cancellable);
   g_clear_pointer (&self->spec, assay_sandbox_spec_free);
   g_free (self->model);
   g_free (self->backend_reason);
@@ -1250,6 +1751,8 @@ assay_window_class_init (AssayWindowClass *klass)
   g_type_ensure (ASSAY_TYPE_ONBOARDING);
   g_type_ensure (ASSAY_TYPE_SANDBOX_BANNER);
   g_type_ensure (ASSAY_TYPE_SESSIONS_SIDEBAR);
+  g_type_ensure (ASSAY_TYPE_ARTIFACT_GALLERY);
+  g_type_ensure (ASSAY_TYPE_ARTIFACT_VIEWER);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/assay/Assay/ui/assay-window.ui");
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, main_stack);
@@ -1261,11 +1764,20 @@ assay_window_class_init (AssayWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, chat_view);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, code_review);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, onboarding);
+  gtk_widget_class_bind_template_child (widget_class, AssayWindow, artifacts_back);
+  gtk_widget_class_bind_template_child (widget_class, AssayWindow, artifacts_stack);
+  gtk_widget_class_bind_template_child (widget_class, AssayWindow, gallery);
+  gtk_widget_class_bind_template_child (widget_class, AssayWindow, viewer);
+  gtk_widget_class_bind_template_child (widget_class, AssayWindow, export_revealer);
+  gtk_widget_class_bind_template_child (widget_class, AssayWindow, export_label);
+  gtk_widget_class_bind_template_child (widget_class, AssayWindow, export_progress);
   gtk_widget_class_bind_template_callback (widget_class, session_activated_cb);
   gtk_widget_class_bind_template_callback (widget_class, code_review_respond_cb);
   gtk_widget_class_bind_template_callback (widget_class, auto_run_notify_cb);
   gtk_widget_class_bind_template_callback (widget_class, onboarding_configured_cb);
   gtk_widget_class_bind_template_callback (widget_class, onboarding_demo_cb);
+  gtk_widget_class_bind_template_callback (widget_class, view_stack_notify_cb);
+  gtk_widget_class_bind_template_callback (widget_class, gallery_activated_cb);
 
   gtk_widget_class_install_action (widget_class, "win.send", NULL, send_action);
   gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_action);
@@ -1277,6 +1789,12 @@ assay_window_class_init (AssayWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.open-session", "s", open_session_action);
   gtk_widget_class_install_action (widget_class, "win.rename-session", "s", rename_session_action);
   gtk_widget_class_install_action (widget_class, "win.delete-session", "s", delete_session_action);
+  gtk_widget_class_install_action (widget_class, "win.show-artifact", "s", show_artifact_action);
+  gtk_widget_class_install_action (widget_class, "win.artifacts-back", NULL, artifacts_back_action);
+  gtk_widget_class_install_action (widget_class, "win.export", NULL, export_action);
+  gtk_widget_class_install_action (widget_class, "win.cancel-export", NULL, cancel_export_action);
+  gtk_widget_class_install_action (widget_class, "win.open-report", "s", open_report_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Left, GDK_ALT_MASK, "win.artifacts-back", NULL);
 }
 
 static void
@@ -1289,6 +1807,8 @@ assay_window_init (AssayWindow *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
   self->cancellable = g_cancellable_new ();
+  self->export_format = ASSAY_REPORT_FORMAT_PDF;
+  self->export_include_code = TRUE;
   self->settings = g_settings_new ("org.assay.Assay");
 
   gtk_window_set_default_size (GTK_WINDOW (self),

@@ -2,7 +2,10 @@
 #pragma once
 
 #include "assay-app-types.h"
+#include "assay-artifact-gallery.h"
+#include "assay-artifact-viewer.h"
 #include "assay-llm-provider.h"
+#include "assay-report.h"
 #include "assay-session.h"
 
 G_BEGIN_DECLS
@@ -51,5 +54,27 @@ AssayChatView        *assay_window_get_chat_view      (AssayWindow      *self);
 AssayCodeReview      *assay_window_get_code_review    (AssayWindow      *self);
 AssaySessionsSidebar *assay_window_get_sidebar        (AssayWindow      *self);
 AssayOnboarding      *assay_window_get_onboarding     (AssayWindow      *self);
+/* The "artifacts" page: the gallery over the current session's AssayArtifactList, and the
+ * viewer that activating a tile (or a figure in the chat) opens. */
+AssayArtifactGallery *assay_window_get_gallery        (AssayWindow      *self);
+AssayArtifactViewer  *assay_window_get_viewer         (AssayWindow      *self);
+/* "gallery" or "viewer". */
+const char           *assay_window_get_artifacts_page (AssayWindow      *self);
+
+/* What win.export does once the dialog and the file chooser are answered: the current
+ * session to FILE with OPTIONS, the progress in the window's banner (win.cancel-export stops
+ * it), a toast when done (with Open) or failed. Fails at once when another export runs or
+ * the session has nothing to export (see assay_window_get_can_export). */
+void                  assay_window_export_async       (AssayWindow              *self,
+                                                       GFile                    *file,
+                                                       const AssayReportOptions *options,
+                                                       GAsyncReadyCallback       callback,
+                                                       gpointer                  user_data);
+gboolean              assay_window_export_finish      (AssayWindow      *self,
+                                                       GAsyncResult     *result,
+                                                       GError          **error);
+/* Whether win.export is enabled: a question answered or a cell finished, no export running. */
+gboolean              assay_window_get_can_export     (AssayWindow      *self);
+gboolean              assay_window_get_exporting      (AssayWindow      *self);
 
 G_END_DECLS
