@@ -12,6 +12,8 @@
 #include "assay-artifact-viewer.h"
 #include "assay-chat-view.h"
 #include "assay-code-review.h"
+#include "assay-data-preview.h"
+#include "assay-dataset.h"
 #include "assay-kernel-session.h"
 #include "assay-keyring.h"
 #include "assay-onboarding.h"
@@ -43,6 +45,7 @@ struct _AssayWindow
   GtkStack             *artifacts_stack;
   AssayArtifactGallery *gallery;
   AssayArtifactViewer  *viewer;
+  AssayDataPreview     *data_preview;
   GtkRevealer          *export_revealer;
   GtkLabel             *export_label;
   GtkProgressBar       *export_progress;
@@ -889,6 +892,94 @@ is_supported (const char *name)
   return FALSE;
 }
 
+/* What the model is told about a dataset: profiled off the main thread, then handed to the
+ * agent (or kept in the session until there is one) for the next step's prompt. */
+typedef struct
+{
+  GWeakRef      window;
+  AssaySession *session;
+  char         *name;
+} DescribeData;
+
+static void
+describe_data_free (DescribeData *data)
+{
+  g_weak_ref_clear (&data->window);
+  g_clear_object (&data->session);
+  g_free (data->name);
+  g_free (data);
+}
+
+#define DATASETS_BUDGET_CHARS 12000
+
+static void
+dataset_described_cb (GObject      *source,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  DescribeData *data = user_data;
+  g_autoptr(AssayWindow) self = g_weak_ref_get (&data->window);
+  g_autoptr(AssayDataset) dataset = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *description = NULL;
+  guint n_datasets;
+
+  dataset = assay_dataset_open_finish (result, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    goto out;
+  n_datasets = MAX (assay_session_get_datasets (data->session)->len, 1);
+  if (dataset != NULL)
+    description = assay_dataset_describe_for_model (dataset, MAX (DATASETS_BUDGET_CHARS / n_datasets, 600));
+  else
+    description = g_strdup_printf ("Assay could not read this file as a table: %s", error->message);
+
+  if (self != NULL && self->agent != NULL && assay_agent_get_session (self->agent) == data->session)
+    assay_agent_set_dataset_description (self->agent, data->name, description);
+  else if (assay_session_set_dataset_description (data->session, data->name, description))
+    assay_session_save (data->session, NULL);
+
+out:
+  describe_data_free (data);
+}
+
+static void
+describe_dataset (AssayWindow *self,
+                  const char  *name)
+{
+  DescribeData *data = g_new0 (DescribeData, 1);
+  g_autofree char *relative = g_build_filename ("data", name, NULL);
+  g_autofree char *copy = assay_session_resolve (self->session, relative);
+
+  g_weak_ref_init (&data->window, self);
+  data->session = g_object_ref (self->session);
+  data->name = g_strdup (name);
+  /* The session's own copy: its name is the one the sandbox shows under /data. */
+  assay_dataset_open_async (copy, self->cancellable, dataset_described_cb, data);
+}
+
+/* For tests: whether every dataset of the current session has its description. */
+gboolean
+assay_window_get_datasets_described (AssayWindow *self)
+{
+  GPtrArray *datasets;
+
+  g_return_val_if_fail (ASSAY_IS_WINDOW (self), FALSE);
+  if (self->session == NULL)
+    return FALSE;
+  datasets = assay_session_get_datasets (self->session);
+  for (guint i = 0; i < datasets->len; i++)
+    if (((AssaySessionDataset *) g_ptr_array_index (datasets, i))->description == NULL)
+      return FALSE;
+  return datasets->len > 0;
+}
+
+AssayDataPreview *
+assay_window_get_data_preview (AssayWindow *self)
+{
+  g_return_val_if_fail (ASSAY_IS_WINDOW (self), NULL);
+  return self->data_preview;
+}
+
 void
 assay_window_add_files (AssayWindow  *self,
                         GFile       **files,
@@ -928,7 +1019,6 @@ assay_window_add_files (AssayWindow  *self,
         }
       if (!ensure_session (self))
         return;
-      /* ---- the datasets module's description (dialect, schema) goes here at merge ---- */
       if (self->agent != NULL)
         ok = assay_agent_add_dataset (self->agent, path, NULL, &error);
       else
@@ -941,6 +1031,14 @@ assay_window_add_files (AssayWindow  *self,
           show_toast (self, text);
           continue;
         }
+      /* The dialect, schema and read_csv call come once the file is profiled. */
+      describe_dataset (self, name);
+      {
+        g_autofree char *relative = g_build_filename ("data", name, NULL);
+        g_autofree char *copy = assay_session_resolve (self->session, relative);
+
+        assay_data_preview_add_file (self->data_preview, copy);
+      }
       g_string_append_printf (added, "%s%s", added->len ? ", " : "", name);
     }
   if (added->len > 0)
@@ -1042,10 +1140,32 @@ show_gallery (AssayWindow *self)
   update_back_button (self);
 }
 
+/* The data page shows the current session's datasets (its own copies under data/). */
+static void
+reset_data_preview (AssayWindow *self)
+{
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+
+  if (self->session != NULL)
+    {
+      GPtrArray *datasets = assay_session_get_datasets (self->session);
+
+      for (guint i = 0; i < datasets->len; i++)
+        {
+          AssaySessionDataset *dataset = g_ptr_array_index (datasets, i);
+
+          g_ptr_array_add (paths, assay_session_resolve (self->session, dataset->path));
+        }
+    }
+  g_ptr_array_add (paths, NULL);
+  assay_data_preview_set_files (self->data_preview, (const char * const *) paths->pdata);
+}
+
 /* The gallery follows the current session: a new list whenever it changes. */
 static void
 reset_artifacts (AssayWindow *self)
 {
+  reset_data_preview (self);
   g_clear_object (&self->artifacts);
   if (self->session != NULL)
     self->artifacts = assay_artifact_list_new_for_session (self->session);
@@ -1753,6 +1873,7 @@ assay_window_class_init (AssayWindowClass *klass)
   g_type_ensure (ASSAY_TYPE_SESSIONS_SIDEBAR);
   g_type_ensure (ASSAY_TYPE_ARTIFACT_GALLERY);
   g_type_ensure (ASSAY_TYPE_ARTIFACT_VIEWER);
+  g_type_ensure (ASSAY_TYPE_DATA_PREVIEW);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/assay/Assay/ui/assay-window.ui");
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, main_stack);
@@ -1768,6 +1889,7 @@ assay_window_class_init (AssayWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, artifacts_stack);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, gallery);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, viewer);
+  gtk_widget_class_bind_template_child (widget_class, AssayWindow, data_preview);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, export_revealer);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, export_label);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, export_progress);

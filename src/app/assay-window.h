@@ -8,6 +8,8 @@
 #include "assay-report.h"
 #include "assay-session.h"
 
+#include "assay-data-preview.h"
+
 G_BEGIN_DECLS
 
 #define ASSAY_TYPE_WINDOW (assay_window_get_type ())
@@ -76,5 +78,9 @@ gboolean              assay_window_export_finish      (AssayWindow      *self,
 /* Whether win.export is enabled: a question answered or a cell finished, no export running. */
 gboolean              assay_window_get_can_export     (AssayWindow      *self);
 gboolean              assay_window_get_exporting      (AssayWindow      *self);
+
+/* For tests. */
+gboolean          assay_window_get_datasets_described (AssayWindow *self);
+AssayDataPreview *assay_window_get_data_preview       (AssayWindow *self);
 
 G_END_DECLS

@@ -364,6 +364,43 @@ test_artifacts_and_export (void)
   close_window (window);
 }
 
+static gboolean
+datasets_described (gpointer data)
+{
+  return assay_window_get_datasets_described (data);
+}
+
+static void
+test_data_page (void)
+{
+  AssayWindow *window = open_window ();
+  AssaySession *session = assay_window_get_session (window);
+  AssaySessionDataset *dataset;
+  AssayDataPreview *preview = assay_window_get_data_preview (window);
+  g_autofree char *dir = NULL;
+
+  /* The file is profiled off the main thread; the model's prompt gets its dialect, schema and
+   * the read_csv call that reads it. */
+  gui_wait (datasets_described, window, 30, "the dataset's description");
+  dataset = g_ptr_array_index (assay_session_get_datasets (session), 0);
+  g_assert_nonnull (strstr (dataset->description, "/data/regions.csv"));
+  g_assert_nonnull (strstr (dataset->description, "read_csv"));
+  g_assert_nonnull (strstr (dataset->description, "amount: integer"));
+
+  /* The data page shows the session's copy, and follows the session. */
+  g_assert_cmpuint (assay_data_preview_get_n_files (preview), ==, 1);
+  dir = g_strdup (assay_session_get_dir (session));
+  assay_window_new_session (window);
+  g_assert_cmpuint (assay_data_preview_get_n_files (preview), ==, 0);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.open-session", "s", dir);
+  g_assert_cmpuint (assay_data_preview_get_n_files (preview), ==, 1);
+  /* The description was saved with the session. */
+  dataset = g_ptr_array_index (assay_session_get_datasets (assay_window_get_session (window)), 0);
+  g_assert_nonnull (dataset->description);
+  g_assert_nonnull (strstr (dataset->description, "read_csv"));
+  close_window (window);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -379,6 +416,7 @@ main (int   argc,
 
   g_test_add_func ("/assay/app/integration/empty", test_empty);
   g_test_add_func ("/assay/app/integration/artifacts-and-export", test_artifacts_and_export);
+  g_test_add_func ("/assay/app/integration/data-page", test_data_page);
   status = g_test_run ();
 
   g_object_unref (settings);

@@ -16,6 +16,7 @@
 #include "assay-session.h"
 #include "assay-sessions-sidebar.h"
 #include "assay-step-card.h"
+#include "assay-artifact-gallery.h"
 #include "assay-window.h"
 #include "gui-test-util.h"
 
@@ -62,7 +63,10 @@ test_finalize (void)
   g_settings_set_string (settings, "provider", "openai");
   window = open_window ();
   g_assert_cmpstr (assay_window_get_page (window), ==, "main");
-  g_assert_nonnull (gui_find (GTK_WIDGET (window), GTK_TYPE_LABEL, "Nothing Here Yet"));
+  /* The pages are the real ones, not placeholders. */
+  g_assert_null (gui_find (GTK_WIDGET (window), GTK_TYPE_LABEL, "Nothing Here Yet"));
+  g_assert_nonnull (gui_find (GTK_WIDGET (window), ASSAY_TYPE_DATA_PREVIEW, NULL));
+  g_assert_nonnull (gui_find (GTK_WIDGET (window), ASSAY_TYPE_ARTIFACT_GALLERY, NULL));
   /* The sandbox image is there (the sandbox suite built it): no banner. */
   banner = ASSAY_SANDBOX_BANNER (gui_find (GTK_WIDGET (window), ASSAY_TYPE_SANDBOX_BANNER, NULL));
   g_signal_connect (banner, "ready", G_CALLBACK (ready_cb), &ready);

@@ -1209,3 +1209,26 @@ assay_agent_get_messages (AssayAgent *self)
   g_return_val_if_fail (ASSAY_IS_AGENT (self), NULL);
   return assay_session_get_messages (self->session);
 }
+
+void
+assay_agent_set_dataset_description (AssayAgent *self,
+                                     const char *name,
+                                     const char *description)
+{
+  g_return_if_fail (ASSAY_IS_AGENT (self));
+  g_return_if_fail (name != NULL);
+
+  if (!assay_session_set_dataset_description (self->session, name, description))
+    return;
+  for (guint i = 0; i < self->datasets->len; i++)
+    {
+      Dataset *dataset = g_ptr_array_index (self->datasets, i);
+
+      if (g_str_equal (dataset->name, name))
+        {
+          g_free (dataset->description);
+          dataset->description = g_strdup (description);
+        }
+    }
+  save (self);
+}

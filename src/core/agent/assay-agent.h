@@ -119,4 +119,11 @@ void               assay_agent_respond              (AssayAgent           *self,
                                                      AssayApprovalResponse response,
                                                      const char           *text);
 
+/* What the model is told about the dataset NAME (the datasets module's summary), when it
+ * comes after the file was added (the window profiles files off the main thread). The next
+ * step's system prompt has it; the session records it. */
+void                assay_agent_set_dataset_description (AssayAgent  *self,
+                                                         const char  *name,
+                                                         const char  *description);
+
 G_END_DECLS

@@ -1042,3 +1042,25 @@ assay_session_get_step_timings (AssaySession *self)
   g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
   return self->timings;
 }
+
+gboolean
+assay_session_set_dataset_description (AssaySession *self,
+                                       const char   *name,
+                                       const char   *description)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), FALSE);
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  for (guint i = 0; i < self->datasets->len; i++)
+    {
+      AssaySessionDataset *dataset = g_ptr_array_index (self->datasets, i);
+
+      if (g_str_equal (dataset->name, name))
+        {
+          g_free (dataset->description);
+          dataset->description = g_strdup (description);
+          return TRUE;
+        }
+    }
+  return FALSE;
+}

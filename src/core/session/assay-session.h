@@ -91,6 +91,10 @@ const AssaySessionDataset *assay_session_add_dataset (AssaySession   *self,
                                                       const char     *description,
                                                       GError        **error);
 GPtrArray     *assay_session_get_datasets       (AssaySession        *self);
+/* Sets what the datasets module found about the dataset NAME; FALSE when there is none. */
+gboolean       assay_session_set_dataset_description (AssaySession   *self,
+                                                      const char     *name,
+                                                      const char     *description);
 
 /* The conversation (AssayLlmMessage*, owned by the session), finished steps and the
  * step in progress. */
