@@ -114,6 +114,23 @@ cell_status (AssayWindow *window,
   return assay_step_card_get_cell_status (card, cell_id);
 }
 
+/* A screenshot for the AppStream metainfo and the README (build-aux/update-screenshots.sh
+ * copies them into data/screenshots). */
+static void
+shot (AssayWindow *window,
+      const char  *name)
+{
+  const char *dir = g_getenv ("ASSAY_SCREENSHOT_DIR");
+  g_autofree char *path = NULL;
+
+  if (dir == NULL)
+    return;
+  path = g_build_filename (dir, name, NULL);
+  gui_spin (300);
+  gui_screenshot (GTK_WIDGET (window), path);
+  g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+}
+
 static void
 screenshots (AssayWindow *window)
 {
@@ -187,6 +204,7 @@ test_run (void)
   g_assert_nonnull (strstr (assay_code_review_get_diff (review), "+fig.savefig('/workspace/regions.png')"));
   gtk_widget_activate_action (GTK_WIDGET (review), "review.toggle-diff", NULL);
   gtk_widget_activate_action (GTK_WIDGET (review), "review.toggle-diff", NULL);
+  shot (window, "approval.png");
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL);
   wait_idle (window);
@@ -199,6 +217,7 @@ test_run (void)
   session = assay_window_get_session (window);
   g_assert_cmpstr (assay_session_get_status (session), ==, "answered");
   g_assert_cmpint (assay_session_get_cell (session, 0)->decision, ==, ASSAY_DECISION_APPROVED);
+  shot (window, "main.png");
   screenshots (window);
 
   /* Reopening restores the conversation: cards, outputs, the figure, the answer. */

@@ -389,6 +389,14 @@ test_data_page (void)
 
   /* The data page shows the session's copy, and follows the session. */
   g_assert_cmpuint (assay_data_preview_get_n_files (preview), ==, 1);
+  adw_view_stack_set_visible_child_name (view_stack (window), "data");
+  if (g_getenv ("ASSAY_SCREENSHOT_DIR") != NULL)
+    {
+      g_autofree char *path = g_build_filename (g_getenv ("ASSAY_SCREENSHOT_DIR"), "data.png", NULL);
+
+      gui_spin (1500);
+      gui_screenshot (GTK_WIDGET (window), path);
+    }
   dir = g_strdup (assay_session_get_dir (session));
   assay_window_new_session (window);
   g_assert_cmpuint (assay_data_preview_get_n_files (preview), ==, 0);

@@ -12,6 +12,7 @@
 """
 import os
 import re
+import struct
 import shutil
 import subprocess
 import sys
@@ -75,6 +76,23 @@ def check_metainfo(path):
               len(list(root.iter('screenshot'))) >= 1 and root.find('content_rating') is not None
               and root.find('requires/display_length') is not None
               and {c.text for c in root.iter('control')} >= {'keyboard', 'pointing'})
+    # Every screenshot is in the repository (taken by the GUI tests), a PNG of the declared size.
+    shots_ok, shots_detail = True, []
+    for image in root.iter('image'):
+        url = image.text or ''
+        local = os.path.join(source, 'data', 'screenshots', os.path.basename(url))
+        if not os.path.isfile(local):
+            shots_ok = False
+            shots_detail.append('missing: ' + local)
+            continue
+        with open(local, 'rb') as f:
+            head = f.read(24)
+        size = struct.unpack('>II', head[16:24]) if head[:8] == b'\x89PNG\r\n\x1a\n' else None
+        if size != (int(image.get('width', 0)), int(image.get('height', 0))):
+            shots_ok = False
+            shots_detail.append('%s is %s, the metainfo says %sx%s' % (local, size, image.get('width'), image.get('height')))
+    tap.check('every screenshot is in data/screenshots, a PNG of the declared size',
+              shots_ok and len(list(root.iter('image'))) >= 3, '\n'.join(shots_detail))
     translated = [e for e in root.iter() if e.get('{http://www.w3.org/XML/1998/namespace}lang') == 'ru']
     tap.check('the metainfo carries the Russian translation', len(translated) >= 10, len(translated))
 
