@@ -273,8 +273,8 @@ assay_column_profile_panel_set_dialect (AssayColumnProfilePanel *self,
       gtk_label_set_label (self->header_value, dialect->header ? _("first row") : _("none"));
       gtk_label_set_label (self->line_endings_value,
                            dialect->line_ending == NULL ? "—" :
-                           g_str_equal (dialect->line_ending, "\r\n") ? "CRLF (Windows)" :
-                           g_str_equal (dialect->line_ending, "\r") ? "CR (old Mac)" : "LF (Unix)");
+                           g_str_equal (dialect->line_ending, "\r\n") ? _("CRLF (Windows)") :
+                           g_str_equal (dialect->line_ending, "\r") ? _("CR (old Mac)") : _("LF (Unix)"));
     }
 
   for (guint i = 0; warnings != NULL && i < warnings->len; i++)
