@@ -167,7 +167,6 @@ run_new (const char *transcript_json)
 {
   Run *run = g_new0 (Run, 1);
   g_autofree char *transcript = write_transcript (transcript_json);
-  g_autofree char *dir = NULL;
   g_autofree char *sales = g_build_filename (work_dir, "sales.csv", NULL);
   g_autoptr(AssayLlmProvider) provider = NULL;
   g_autoptr(GError) error = NULL;

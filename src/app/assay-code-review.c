@@ -186,8 +186,6 @@ assay_code_review_request (AssayCodeReview *self,
                            const char      *code,
                            const char      *description)
 {
-  g_autofree char *title = NULL;
-
   g_return_if_fail (ASSAY_IS_CODE_REVIEW (self));
   g_free (self->cell_id);
   self->cell_id = g_strdup (cell_id);

@@ -142,10 +142,17 @@ show_error (AssayDatasetPage *self,
 
   g_free (self->error_message);
   self->error_message = g_strdup (reason);
-  /* The reasons are sentences without a capital ("the file is empty"). */
-  description = g_strdup_printf ("%c%s.", g_unichar_toupper (reason[0]), reason + 1);
-  if (!g_ascii_isalpha (reason[0]))
-    g_snprintf (description, strlen (description) + 1, "%s.", reason);
+  /* The reasons are sentences without a capital ("the file is empty"), in any language. */
+  if (reason != NULL && g_utf8_validate (reason, -1, NULL) && *reason != '\0')
+    {
+      char first[8] = { 0, };
+      const char *rest = g_utf8_next_char (reason);
+
+      g_unichar_to_utf8 (g_unichar_totitle (g_utf8_get_char (reason)), first);
+      description = g_strdup_printf ("%s%s%s", first, rest, g_str_has_suffix (reason, ".") ? "" : ".");
+    }
+  else
+    description = g_strdup (reason);
   adw_status_page_set_description (self->error_page, description);
   set_state (self, "error");
 }

@@ -384,7 +384,6 @@ fail_question (AssayWindow *self,
 static void
 start_question (AssayWindow *self)
 {
-  g_autoptr(GError) error = NULL;
   g_autofree char *question = g_steal_pointer (&self->question);
 
   if (self->agent == NULL)

@@ -14,7 +14,6 @@ assay_agent_trim_middle (const char *text,
   gsize length = strlen (text);
   const char *head_end;
   const char *tail_start;
-  g_autofree char *cut = NULL;
   guint cut_lines = 0;
 
   if (length <= budget)

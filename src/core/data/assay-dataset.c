@@ -93,9 +93,14 @@ add_warning_full (AssayDataset *self,
   g_autofree char *text = NULL;
   g_autofree char *human_text = NULL;
 
+  /* Both formats are literals of this file, with the same conversions: one in English for
+   * the model and the JSON, one translated for the analyst. */
   va_copy (copy, args);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
   text = g_strdup_vprintf (english, args);
   human_text = g_strdup_vprintf (human, copy);
+#pragma GCC diagnostic pop
   va_end (copy);
   g_ptr_array_add (self->warnings, assay_data_sanitize (text, -1, 400));
   g_ptr_array_add (self->warnings_human, assay_data_sanitize (human_text, -1, 400));
