@@ -370,9 +370,19 @@ datasets_described (gpointer data)
   return assay_window_get_datasets_described (data);
 }
 
+static gboolean
+row_model_complete (gpointer data)
+{
+  AssayDatasetPage *page = assay_data_preview_get_selected_page (data);
+  AssayRowModel *model = page != NULL ? assay_dataset_page_get_row_model (page) : NULL;
+
+  return model != NULL && g_list_model_get_n_items (G_LIST_MODEL (model)) == 2;
+}
+
 static void
 test_data_page (void)
 {
+  AssayDatasetPage *page;
   AssayWindow *window = open_window ();
   AssaySession *session = assay_window_get_session (window);
   AssaySessionDataset *dataset;
@@ -387,8 +397,13 @@ test_data_page (void)
   g_assert_nonnull (strstr (dataset->description, "read_csv"));
   g_assert_nonnull (strstr (dataset->description, "amount: integer"));
 
-  /* The data page shows the session's copy, and follows the session. */
+  /* The data page shows the session's copy with its rows, and follows the session. */
   g_assert_cmpuint (assay_data_preview_get_n_files (preview), ==, 1);
+  gui_wait (row_model_complete, preview, 30, "the preview's rows");
+  page = assay_data_preview_get_selected_page (preview);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (assay_dataset_page_get_row_model (page))), ==, 2);
+  g_assert_cmpuint (assay_dataset_page_get_n_columns (page), ==, 2);
+  g_assert_cmpstr (assay_dataset_page_get_column_name (page, 0), ==, "region");
   adw_view_stack_set_visible_child_name (view_stack (window), "data");
   if (g_getenv ("ASSAY_SCREENSHOT_DIR") != NULL)
     {
