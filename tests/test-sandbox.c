@@ -139,6 +139,20 @@ queued_cb (GObject      *source,
 }
 
 static void
+closed_execute_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  Queued *queued = user_data;
+  g_autoptr(GError) error = NULL;
+  AssayCellResult *cell = assay_kernel_session_execute_finish (ASSAY_KERNEL_SESSION (source), result, &error);
+
+  g_assert_null (cell);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CLOSED);
+  g_main_loop_quit (queued->loop);
+}
+
+static void
 test_queued_before_start (Fixture       *fixture,
                           gconstpointer  data)
 {
@@ -205,6 +219,59 @@ test_cancelled_while_starting (Fixture       *fixture,
   }
   g_ptr_array_unref (queued.results);
   g_main_loop_unref (queued.loop);
+}
+
+static void
+closed_cb (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  gboolean *done = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (assay_kernel_session_close_finish (ASSAY_KERNEL_SESSION (source), result, &error));
+  g_assert_no_error (error);
+  *done = TRUE;
+}
+
+static gboolean
+count_tick (gpointer data)
+{
+  (*(guint *) data)++;
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+test_close_async (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  g_autoptr(AssayCellResult) result = NULL;
+  g_autofree char *id = NULL;
+  gboolean done = FALSE;
+  guint ticks = 0;
+  guint tick_source;
+  Queued late = { g_main_loop_new (NULL, FALSE), g_ptr_array_new_with_free_func (g_object_unref), 1 };
+
+  start_session (fixture);
+  result = RUN ("x = 1");
+  assert_status (result, ASSAY_CELL_OK);
+  id = g_strdup (assay_kernel_session_get_id (fixture->session));
+
+  /* The session is closed at once; the sandbox goes away in a worker while the caller's
+   * main loop keeps turning. */
+  tick_source = g_timeout_add (5, count_tick, &ticks);
+  assay_kernel_session_close_async (fixture->session, closed_cb, &done);
+  while (!done)
+    g_main_context_iteration (NULL, TRUE);
+  g_source_remove (tick_source);
+  g_assert_cmpuint (harness_count_leftovers (fixture->backend, id), ==, 0);
+  g_test_message ("main loop ticks while the sandbox was removed: %u", ticks);
+
+  /* Nothing runs in a closed session. */
+  assay_kernel_session_execute_async (fixture->session, "print(1)", NULL, closed_execute_cb, &late);
+  g_main_loop_run (late.loop);
+  g_ptr_array_unref (late.results);
+  g_main_loop_unref (late.loop);
 }
 
 static void
@@ -793,6 +860,7 @@ main (int   argc,
     { "state", test_state },
     { "queued-before-start", test_queued_before_start },
     { "cancelled-while-starting", test_cancelled_while_starting },
+    { "close-async", test_close_async },
     { "boot-failure", test_boot_failure },
     { "rich-outputs", test_rich_outputs },
     { "streaming", test_streaming },

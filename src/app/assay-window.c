@@ -158,6 +158,38 @@ close_agent (AssayWindow *self)
   g_clear_object (&self->kernel);
 }
 
+static void
+kernel_closed_cb (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(GApplication) app = user_data;
+
+  assay_kernel_session_close_finish (ASSAY_KERNEL_SESSION (source), result, NULL);
+  if (app != NULL)
+    g_application_release (app);
+}
+
+/* The same when the window lives on (another session, other settings): the sandbox is
+ * removed off the main thread, and the application stays until it is gone. */
+static void
+close_agent_async (AssayWindow *self)
+{
+  GApplication *app = g_application_get_default ();
+
+  if (self->agent != NULL)
+    g_signal_handlers_disconnect_by_data (self->agent, self);
+  g_clear_object (&self->agent);
+  if (self->kernel != NULL)
+    {
+      if (app != NULL)
+        g_application_hold (app);
+      assay_kernel_session_close_async (self->kernel, kernel_closed_cb,
+                                        app != NULL ? g_object_ref (app) : NULL);
+    }
+  g_clear_object (&self->kernel);
+}
+
 static AssayStepCard *
 card_for_cell (AssayWindow *self,
                const char  *cell_id)
@@ -660,7 +692,7 @@ run_action (GtkWidget  *widget,
 static void
 forget_session (AssayWindow *self)
 {
-  close_agent (self);
+  close_agent_async (self);
   g_clear_object (&self->session);
   if (self->recorded)
     {
@@ -1662,13 +1694,13 @@ settings_changed_cb (AssayWindow *self,
   if (!self->provider_fixed && !self->busy &&
       (g_str_equal (key, "provider") || g_str_equal (key, "base-url") || g_str_equal (key, "model")))
     {
-      close_agent (self);
+      close_agent_async (self);
       g_clear_object (&self->provider);
     }
   if (!self->busy && (g_str_equal (key, "sandbox-backend") || g_str_equal (key, "memory-mb") ||
                       g_str_equal (key, "cpus") || g_str_equal (key, "cell-timeout")))
     {
-      close_agent (self);
+      close_agent_async (self);
       g_clear_object (&self->backend);
     }
 }

@@ -1414,15 +1414,47 @@ remove_data_dir (const char *data_dir)
   g_rmdir (parent);
 }
 
-void
-assay_kernel_session_close (AssayKernelSession *self)
+typedef struct
 {
+  AssaySandboxInstance *instance;
+  char                 *data_dir;   /* to remove once the sandbox is gone, or NULL */
+} Teardown;
+
+static void
+teardown_free (Teardown *teardown)
+{
+  g_clear_object (&teardown->instance);
+  g_free (teardown->data_dir);
+  g_free (teardown);
+}
+
+static void
+teardown_run (Teardown *teardown)
+{
+  if (teardown->instance != NULL)
+    assay_sandbox_instance_destroy (teardown->instance);
+  if (teardown->data_dir != NULL)
+    remove_data_dir (teardown->data_dir);
+}
+
+static void
+teardown_worker (GTask        *task,
+                 gpointer      source_object,
+                 gpointer      task_data,
+                 GCancellable *cancellable)
+{
+  teardown_run (task_data);
+  g_task_return_boolean (task, TRUE);
+}
+
+/* Everything close does on the session's own thread: the channel, the cells waiting. What
+ * takes time (the sandbox's end, removing its files) is handed back to run. */
+static Teardown *
+close_begin (AssayKernelSession *self)
+{
+  Teardown *teardown = g_new0 (Teardown, 1);
   GTask *waiting;
 
-  g_return_if_fail (ASSAY_IS_KERNEL_SESSION (self));
-
-  if (self->state == STATE_CLOSED)
-    return;
   self->state = STATE_CLOSED;
 
   g_clear_handle_id (&self->boot_timeout_source, g_source_remove);
@@ -1438,11 +1470,7 @@ assay_kernel_session_close (AssayKernelSession *self)
       g_clear_object (&self->channel);
     }
 
-  if (self->instance != NULL)
-    {
-      assay_sandbox_instance_destroy (self->instance);
-      g_clear_object (&self->instance);
-    }
+  teardown->instance = g_steal_pointer (&self->instance);
 
   if (self->cell != NULL)
     {
@@ -1476,5 +1504,49 @@ assay_kernel_session_close (AssayKernelSession *self)
     }
 
   if (self->owns_data_dir)
-    remove_data_dir (self->spec->data_dir);
+    teardown->data_dir = g_strdup (self->spec->data_dir);
+  return teardown;
+}
+
+void
+assay_kernel_session_close (AssayKernelSession *self)
+{
+  Teardown *teardown;
+
+  g_return_if_fail (ASSAY_IS_KERNEL_SESSION (self));
+
+  if (self->state == STATE_CLOSED)
+    return;
+  teardown = close_begin (self);
+  teardown_run (teardown);
+  teardown_free (teardown);
+}
+
+void
+assay_kernel_session_close_async (AssayKernelSession  *self,
+                                  GAsyncReadyCallback  callback,
+                                  gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (ASSAY_IS_KERNEL_SESSION (self));
+
+  task = g_task_new (self, NULL, callback, user_data);
+  g_task_set_source_tag (task, assay_kernel_session_close_async);
+  if (self->state == STATE_CLOSED)
+    {
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+  g_task_set_task_data (task, close_begin (self), (GDestroyNotify) teardown_free);
+  g_task_run_in_thread (task, teardown_worker);
+}
+
+gboolean
+assay_kernel_session_close_finish (AssayKernelSession  *self,
+                                   GAsyncResult        *result,
+                                   GError             **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
 }

@@ -52,5 +52,14 @@ AssayCellResult    *assay_kernel_session_execute_finish         (AssayKernelSess
                                                                  GError                 **error);
 /* Ends the kernel and removes the sandbox; blocks for at most a few seconds. */
 void                assay_kernel_session_close                  (AssayKernelSession      *self);
+/* The same without blocking: the session is closed at once (cells waiting fail with
+ * G_IO_ERROR_CLOSED), the sandbox is removed in a worker; the task completes once it is
+ * gone. A window uses this; a program about to exit waits for it (or calls close). */
+void                assay_kernel_session_close_async            (AssayKernelSession      *self,
+                                                                 GAsyncReadyCallback      callback,
+                                                                 gpointer                 user_data);
+gboolean            assay_kernel_session_close_finish           (AssayKernelSession      *self,
+                                                                 GAsyncResult            *result,
+                                                                 GError                 **error);
 
 G_END_DECLS
