@@ -26,6 +26,8 @@
 
 #define DEFAULT_OPENAI_MODEL    "gpt-4.1"
 #define DEFAULT_ANTHROPIC_MODEL "claude-sonnet-4-5"
+/* How long a closed window lets the sandbox stop a running cell before closing it. */
+#define CLOSE_GRACE_MS          2000
 
 struct _AssayWindow
 {
@@ -72,6 +74,13 @@ struct _AssayWindow
   gboolean              export_include_code;
 
   gboolean              busy;
+  gboolean              asking;           /* assay_agent_ask_async is in flight */
+  /* Closed (or destroyed) while a question runs: the question is cancelled, the kernel
+   * closed once the agent has recorded how it ended (or after a grace period), and the
+   * application held until then. */
+  gboolean              closing;
+  GApplication         *held;
+  guint                 close_grace_source;
   char                 *question;
   char                 *last_toast;
 };
@@ -365,6 +374,20 @@ auto_run_notify_cb (AssayWindow *self)
     gtk_widget_activate_action (GTK_WIDGET (self->code_review), "review.run", NULL);
 }
 
+/* Closing: the agent has ended (or the grace period is over); the sandbox goes, and the
+ * application may quit. */
+static void
+finish_closing (AssayWindow *self)
+{
+  g_clear_handle_id (&self->close_grace_source, g_source_remove);
+  close_agent (self);
+  if (self->held != NULL)
+    {
+      g_application_release (self->held);
+      g_clear_object (&self->held);
+    }
+}
+
 static void
 asked_cb (GObject      *source,
           GAsyncResult *result,
@@ -376,6 +399,13 @@ asked_cb (GObject      *source,
   AssayAgentOutcome outcome;
 
   outcome = assay_agent_ask_finish (ASSAY_AGENT (source), result, &text, &error);
+  self->asking = FALSE;
+  if (self->closing)
+    {
+      /* The window is gone: the session on disk says how the question ended. */
+      finish_closing (self);
+      return;
+    }
   if (gtk_widget_in_destruction (GTK_WIDGET (self)))
     return;
 
@@ -442,6 +472,7 @@ start_question (AssayWindow *self)
   assay_agent_set_fenced_code_fallback (self->agent, g_settings_get_boolean (self->settings, "fenced-code-fallback"));
   assay_agent_set_approval_policy (self->agent, assay_code_review_get_auto_run (self->code_review)
                                                 ? ASSAY_APPROVAL_POLICY_AUTO : ASSAY_APPROVAL_POLICY_ASK);
+  self->asking = TRUE;
   assay_agent_ask_async (self->agent, question, self->ask_cancellable, asked_cb, g_object_ref (self));
 }
 
@@ -1811,7 +1842,66 @@ assay_window_get_artifacts_page (AssayWindow *self)
   return gtk_stack_get_visible_child_name (self->artifacts_stack);
 }
 
+const char *
+assay_window_get_kernel_id (AssayWindow *self)
+{
+  g_return_val_if_fail (ASSAY_IS_WINDOW (self), NULL);
+  return self->kernel != NULL ? assay_kernel_session_get_id (self->kernel) : NULL;
+}
+
 /* ---- GObject ------------------------------------------------------------------------------ */
+
+/* The sandbox did not end the cell in time: closing the kernel ends it (and the question,
+ * with the cell's status saying so). */
+static gboolean
+close_grace_cb (gpointer data)
+{
+  AssayWindow *self = data;
+
+  self->close_grace_source = 0;
+  if (self->kernel != NULL)
+    assay_kernel_session_close (self->kernel);
+  return G_SOURCE_REMOVE;
+}
+
+/* The window closes (close-request, or gtk_window_destroy, which unrealizes it): what runs
+ * stops. A question in flight is cancelled like win.stop does, so the agent records the
+ * interrupted cell and the session's outcome; its callback (which holds a reference to the
+ * window) then closes the kernel, or the grace period does. The application is held until
+ * then so that its sandbox is not left to the process's exit. Nothing here waits. */
+static void
+shut_down (AssayWindow *self)
+{
+  GtkApplication *application;
+
+  if (self->closing)
+    return;
+  self->closing = TRUE;
+  g_cancellable_cancel (self->cancellable);
+  if (self->export_cancellable != NULL)
+    g_cancellable_cancel (self->export_cancellable);
+  if (self->ask_cancellable != NULL)
+    g_cancellable_cancel (self->ask_cancellable);
+  if (!self->asking)
+    {
+      close_agent (self);
+      return;
+    }
+  application = gtk_window_get_application (GTK_WINDOW (self));
+  if (application != NULL)
+    {
+      self->held = g_object_ref (G_APPLICATION (application));
+      g_application_hold (self->held);
+    }
+  self->close_grace_source = g_timeout_add (CLOSE_GRACE_MS, close_grace_cb, self);
+}
+
+static void
+assay_window_unrealize (GtkWidget *widget)
+{
+  shut_down (ASSAY_WINDOW (widget));
+  GTK_WIDGET_CLASS (assay_window_parent_class)->unrealize (widget);
+}
 
 static gboolean
 assay_window_close_request (GtkWindow *window)
@@ -1823,6 +1913,7 @@ assay_window_close_request (GtkWindow *window)
   g_settings_set_int (self->settings, "window-width", width);
   g_settings_set_int (self->settings, "window-height", height);
   g_settings_set_boolean (self->settings, "window-maximized", gtk_window_is_maximized (window));
+  shut_down (self);
   return GTK_WINDOW_CLASS (assay_window_parent_class)->close_request (window);
 }
 
@@ -1854,7 +1945,7 @@ assay_window_dispose (GObject *object)
     g_signal_handlers_disconnect_by_data (self->settings, self);
   if (self->export_cancellable != NULL)
     g_cancellable_cancel (self->export_cancellable);
-  close_agent (self);
+  finish_closing (self);
   g_clear_object (&self->artifacts);
   g_clear_object (&self->session);
   g_clear_object (&self->provider);
@@ -1880,6 +1971,31 @@ assay_window_finalize (GObject *object)
   G_OBJECT_CLASS (assay_window_parent_class)->finalize (object);
 }
 
+/* ASSAY_REPORT_FIRST_FRAME=1 prints the monotonic time (g_get_monotonic_time, CLOCK_MONOTONIC)
+ * of the window's first painted frame to stderr; ASSAY_QUIT_AFTER_FIRST_FRAME=1 also quits
+ * the application then. For the start-up benchmark (tests/bench-app.py). */
+static void
+first_frame_painted_cb (GdkFrameClock *clock,
+                        AssayWindow   *self)
+{
+  GApplication *application = G_APPLICATION (gtk_window_get_application (GTK_WINDOW (self)));
+
+  g_signal_handlers_disconnect_by_func (clock, first_frame_painted_cb, self);
+  g_printerr ("assay-first-frame-us %" G_GINT64_FORMAT "\n", g_get_monotonic_time ());
+  if (g_strcmp0 (g_getenv ("ASSAY_QUIT_AFTER_FIRST_FRAME"), "1") == 0 && application != NULL)
+    g_application_quit (application);
+}
+
+static void
+first_frame_realize_cb (AssayWindow *self)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (self));
+
+  g_signal_handlers_disconnect_by_func (self, first_frame_realize_cb, NULL);
+  if (clock != NULL)
+    g_signal_connect_object (clock, "after-paint", G_CALLBACK (first_frame_painted_cb), self, 0);
+}
+
 static void
 assay_window_class_init (AssayWindowClass *klass)
 {
@@ -1891,6 +2007,7 @@ assay_window_class_init (AssayWindowClass *klass)
   object_class->finalize = assay_window_finalize;
   object_class->get_property = assay_window_get_property;
   window_class->close_request = assay_window_close_request;
+  widget_class->unrealize = assay_window_unrealize;
 
   properties[PROP_BUSY] = g_param_spec_boolean ("busy", NULL, NULL, FALSE,
                                                 G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
@@ -1992,6 +2109,10 @@ assay_window_init (AssayWindow *self)
   assay_sessions_sidebar_reload (self->sidebar);
   assay_sandbox_banner_check (self->sandbox_banner);
   update_actions (self);
+
+  if (g_strcmp0 (g_getenv ("ASSAY_REPORT_FIRST_FRAME"), "1") == 0 ||
+      g_strcmp0 (g_getenv ("ASSAY_QUIT_AFTER_FIRST_FRAME"), "1") == 0)
+    g_signal_connect_after (self, "realize", G_CALLBACK (first_frame_realize_cb), NULL);
 }
 
 AssayWindow *

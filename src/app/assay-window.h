@@ -82,5 +82,8 @@ gboolean              assay_window_get_exporting      (AssayWindow      *self);
 /* For tests. */
 gboolean          assay_window_get_datasets_described (AssayWindow *self);
 AssayDataPreview *assay_window_get_data_preview       (AssayWindow *self);
+/* The id of the current kernel (its sandbox processes carry ASSAY_SESSION=<id>); NULL when
+ * no kernel was started yet. */
+const char       *assay_window_get_kernel_id          (AssayWindow *self);
 
 G_END_DECLS

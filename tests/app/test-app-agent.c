@@ -359,6 +359,114 @@ test_stop (void)
   close_window (window);
 }
 
+static const char *sleeping_30 =
+  "{\"format\": \"assay-transcript\", \"turns\": ["
+  "{\"text\": \"A long wait.\", \"tool_calls\": [{\"id\": \"call_1\", \"name\": \"execute_python\","
+  "  \"arguments\": {\"code\": \"import time\\nprint('start', flush=True)\\ntime.sleep(30)\\n\", \"description\": \"Sleep\"}}]},"
+  "{\"text\": \"Never reached.\"}]}";
+
+/* Processes whose environment carries ASSAY_SESSION=ID: what bubblewrap marks the sandbox of
+ * a kernel with. */
+static guint
+count_sandbox_processes (const char *id)
+{
+  g_autofree char *marker = g_strdup_printf ("ASSAY_SESSION=%s", id);
+  g_autoptr(GDir) dir = g_dir_open ("/proc", 0, NULL);
+  const char *name;
+  guint count = 0;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = NULL;
+      g_autofree char *environ = NULL;
+      gsize len;
+
+      if (!g_ascii_isdigit (name[0]))
+        continue;
+      path = g_build_filename ("/proc", name, "environ", NULL);
+      if (!g_file_get_contents (path, &environ, &len, NULL))
+        continue;
+      for (gsize i = 0; i < len; i += strlen (environ + i) + 1)
+        if (g_str_equal (environ + i, marker))
+          {
+            count++;
+            break;
+          }
+    }
+  return count;
+}
+
+typedef struct
+{
+  GObject *object;
+} WeakWait;
+
+static gboolean
+finalized (gpointer data)
+{
+  return ((WeakWait *) data)->object == NULL;
+}
+
+/* Closing the window while a cell runs stops the cell, ends the sandbox and keeps the
+ * session: the question and the interrupted cell are on disk. */
+static void
+test_close_while_running (void)
+{
+  AssayWindow *window = open_window (sleeping_30);
+  g_autofree char *dir = NULL;
+  g_autofree char *kernel_id = NULL;
+  g_autoptr(AssaySession) saved = NULL;
+  g_autoptr(GError) error = NULL;
+  AssaySessionCell *cell;
+  WeakWait wait = { G_OBJECT (window) };
+  gint64 started, blocked;
+  gboolean has_question = FALSE;
+  GPtrArray *messages;
+
+  assay_code_review_set_auto_run (assay_window_get_code_review (window), TRUE);
+  send (window, "Sleep for a while");
+  gui_wait (is_running, window, 90, "the cell to run");
+  dir = g_strdup (assay_session_get_dir (assay_window_get_session (window)));
+  kernel_id = g_strdup (assay_window_get_kernel_id (window));
+  g_assert_nonnull (kernel_id);
+  g_assert_cmpuint (count_sandbox_processes (kernel_id), >, 0);
+  g_assert_cmpstr (cell_status (window, "c1"), ==, "running");
+
+  started = g_get_monotonic_time ();
+  gtk_window_destroy (GTK_WINDOW (window));
+  blocked = g_get_monotonic_time () - started;
+  g_test_message ("gtk_window_destroy returned after %" G_GINT64_FORMAT " ms", blocked / 1000);
+  g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &wait.object);
+  g_object_unref (window);
+  gui_wait (finalized, &wait, 10, "the window to finalize");
+  g_test_message ("the window finalized %" G_GINT64_FORMAT " ms after the close",
+                  (g_get_monotonic_time () - started) / 1000);
+  g_assert_cmpint (g_get_monotonic_time () - started, <, 10 * G_USEC_PER_SEC);
+
+  for (guint i = 0; i < 50 && count_sandbox_processes (kernel_id) > 0; i++)
+    gui_spin (100);
+  g_assert_cmpuint (count_sandbox_processes (kernel_id), ==, 0);
+
+  saved = assay_session_load (dir, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (saved);
+  messages = assay_session_get_messages (saved);
+  for (guint i = 0; i < messages->len; i++)
+    {
+      AssayLlmMessage *message = g_ptr_array_index (messages, i);
+
+      if (message->role == ASSAY_LLM_ROLE_USER && g_strcmp0 (message->text, "Sleep for a while") == 0)
+        has_question = TRUE;
+    }
+  g_assert_true (has_question);
+  g_assert_cmpstr (assay_session_get_status (saved), ==, "cancelled");
+  g_assert_cmpuint (assay_session_get_n_cells (saved), ==, 1);
+  cell = assay_session_get_cell (saved, 0);
+  g_assert_cmpstr (cell->id, ==, "c1");
+  g_assert_nonnull (strstr (cell->code, "time.sleep(30)"));
+  g_assert_true (g_strcmp0 (cell->status, "cancelled") == 0 || g_strcmp0 (cell->status, "interrupted") == 0);
+}
+
 static gboolean
 retry_shown (gpointer data)
 {
@@ -419,6 +527,7 @@ main (int   argc,
   g_test_add_func ("/assay/app/agent/auto", test_auto);
   g_test_add_func ("/assay/app/agent/stop", test_stop);
   g_test_add_func ("/assay/app/agent/retry-banner", test_retry_banner);
+  g_test_add_func ("/assay/app/agent/close-while-running", test_close_while_running);
   status = g_test_run ();
 
   g_object_unref (settings);
