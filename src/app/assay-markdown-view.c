@@ -12,6 +12,10 @@ struct _AssayMarkdownView
 {
   GtkWidget  parent_instance;
   char      *markdown;
+  /* While text streams: the prefix already rendered for good (whole blocks) and its last
+   * widget; only what follows is parsed and laid out again. */
+  gsize      settled_len;
+  GtkWidget *last_settled;
 };
 
 G_DEFINE_FINAL_TYPE (AssayMarkdownView, assay_markdown_view, GTK_TYPE_WIDGET)
@@ -415,9 +419,118 @@ clear_children (AssayMarkdownView *self)
     gtk_widget_unparent (child);
 }
 
+static void parse_into (AssayMarkdownView *self,
+                        const char        *text,
+                        gsize              size);
+
+/* Removes the children after AFTER (all of them when AFTER is NULL). */
+static void
+clear_children_after (AssayMarkdownView *self,
+                      GtkWidget         *after)
+{
+  GtkWidget *child;
+
+  while ((child = after != NULL ? gtk_widget_get_next_sibling (after)
+                                : gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+}
+
+/* Where TEXT can be cut into blocks that no later text changes: after the last blank line
+ * that is outside a fenced code block, and not inside a table or a list (which a later line
+ * may continue). Returns 0 when there is none. */
+static gsize
+settle_point (const char *text,
+              gsize       from)
+{
+  gboolean in_fence = FALSE;
+  gsize point = 0;
+  const char *line = text;
+
+  while (*line != '\0')
+    {
+      const char *end = strchr (line, '\n');
+      const char *p = line;
+
+      if (end == NULL)
+        break;   /* the last line is still being written */
+      while (*p == ' ' && p - line < 4)
+        p++;
+      if (g_str_has_prefix (p, "```") || g_str_has_prefix (p, "~~~"))
+        in_fence = !in_fence;
+      else if (!in_fence && end == p && (gsize) (end + 1 - text) > from)
+        {
+          /* A blank line: what follows starts a new block unless it continues a list. */
+          const char *next = end + 1;
+          const char *q = next;
+
+          while (*q == ' ')
+            q++;
+          if (q == next && *q != '\0' && *q != '\n' &&
+              !(g_ascii_isdigit (*q) || *q == '-' || *q == '*' || *q == '+' || *q == '|' || *q == '>'))
+            point = next - text;
+        }
+      line = end + 1;
+    }
+  return point;
+}
+
+void
+assay_markdown_view_set_markdown_streaming (AssayMarkdownView *self,
+                                            const char        *markdown)
+{
+  gsize length;
+  gsize point;
+
+  g_return_if_fail (ASSAY_IS_MARKDOWN_VIEW (self));
+
+  if (markdown == NULL)
+    markdown = "";
+  if (g_strcmp0 (markdown, self->markdown) == 0)
+    return;
+  length = strlen (markdown);
+  /* Text that does not continue what was shown (a retry voided it): start again. */
+  if (self->markdown == NULL || self->settled_len == 0 ||
+      strncmp (markdown, self->markdown, self->settled_len) != 0)
+    {
+      clear_children (self);
+      self->settled_len = 0;
+      self->last_settled = NULL;
+    }
+  g_free (self->markdown);
+  self->markdown = g_strdup (markdown);
+
+  clear_children_after (self, self->last_settled);
+  point = settle_point (markdown, self->settled_len);
+  if (point > self->settled_len)
+    {
+      parse_into (self, markdown + self->settled_len, point - self->settled_len);
+      self->settled_len = point;
+      self->last_settled = gtk_widget_get_last_child (GTK_WIDGET (self));
+    }
+  if (length > self->settled_len)
+    parse_into (self, markdown + self->settled_len, length - self->settled_len);
+}
+
 void
 assay_markdown_view_set_markdown (AssayMarkdownView *self,
                                   const char        *markdown)
+{
+  g_return_if_fail (ASSAY_IS_MARKDOWN_VIEW (self));
+
+  if (g_strcmp0 (markdown, self->markdown) == 0 && self->settled_len == 0)
+    return;
+  g_free (self->markdown);
+  self->markdown = g_strdup (markdown ? markdown : "");
+  self->settled_len = 0;
+  self->last_settled = NULL;
+  clear_children (self);
+  parse_into (self, self->markdown, strlen (self->markdown));
+}
+
+static void
+parse_into (AssayMarkdownView *self,
+            const char        *text,
+            gsize              size)
 {
   MD_PARSER parser = {
     .abi_version = 0,
@@ -430,19 +543,11 @@ assay_markdown_view_set_markdown (AssayMarkdownView *self,
   };
   Render render = { 0 };
 
-  g_return_if_fail (ASSAY_IS_MARKDOWN_VIEW (self));
-
-  if (g_strcmp0 (markdown, self->markdown) == 0)
-    return;
-  g_free (self->markdown);
-  self->markdown = g_strdup (markdown ? markdown : "");
-
-  clear_children (self);
   render.view = self;
   render.markup = g_string_new (NULL);
   render.lists = g_array_new (FALSE, TRUE, sizeof (ListLevel));
   render.link_closers = g_ptr_array_new ();
-  md_parse (self->markdown, strlen (self->markdown), &parser, &render);
+  md_parse (text, (MD_SIZE) size, &parser, &render);
   end_block (&render);
   /* A table cut off mid-stream never reached its leave callback. */
   if (render.table != NULL)

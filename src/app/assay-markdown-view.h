@@ -16,5 +16,10 @@ GtkWidget  *assay_markdown_view_new          (void);
 void        assay_markdown_view_set_markdown (AssayMarkdownView *self,
                                               const char        *markdown);
 const char *assay_markdown_view_get_markdown (AssayMarkdownView *self);
+/* The same for text still streaming in: whole blocks already shown are kept as they are, and
+ * only the text after the last settled block is parsed and laid out again. Call
+ * assay_markdown_view_set_markdown with the final text for the exact rendering. */
+void        assay_markdown_view_set_markdown_streaming (AssayMarkdownView *self,
+                                                        const char        *markdown);
 
 G_END_DECLS

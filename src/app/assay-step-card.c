@@ -26,6 +26,8 @@ typedef struct
   GString   *output;
   gint64     started_us;
   guint      tick_source;
+  guint      output_source;  /* a pending redraw of the output */
+  gboolean   running;
 } CellRow;
 
 struct _AssayStepCard
@@ -55,6 +57,7 @@ static void
 cell_row_free (CellRow *row)
 {
   g_clear_handle_id (&row->tick_source, g_source_remove);
+  g_clear_handle_id (&row->output_source, g_source_remove);
   g_free (row->id);
   g_free (row->status);
   g_string_free (row->output, TRUE);
@@ -114,7 +117,7 @@ render_cb (gpointer user_data)
   AssayStepCard *self = user_data;
 
   self->render_source = 0;
-  assay_markdown_view_set_markdown (self->text_view, self->text->str);
+  assay_markdown_view_set_markdown_streaming (self->text_view, self->text->str);
   gtk_widget_set_visible (GTK_WIDGET (self->text_view), self->text->len > 0);
   return G_SOURCE_REMOVE;
 }
@@ -150,7 +153,8 @@ assay_step_card_set_text (AssayStepCard *self,
   g_return_if_fail (ASSAY_IS_STEP_CARD (self));
   g_string_assign (self->text, text ? text : "");
   g_clear_handle_id (&self->render_source, g_source_remove);
-  render_cb (self);
+  assay_markdown_view_set_markdown (self->text_view, self->text->str);
+  gtk_widget_set_visible (GTK_WIDGET (self->text_view), self->text->len > 0);
 }
 
 const char *
@@ -178,6 +182,13 @@ assay_step_card_set_working (AssayStepCard *self,
   g_return_if_fail (ASSAY_IS_STEP_CARD (self));
   gtk_spinner_set_spinning (self->spinner, working);
   gtk_widget_set_visible (GTK_WIDGET (self->spinner), working);
+  if (!working)
+    {
+      /* The text is complete: render it exactly once, as a whole. */
+      g_clear_handle_id (&self->render_source, g_source_remove);
+      assay_markdown_view_set_markdown (self->text_view, self->text->str);
+      gtk_widget_set_visible (GTK_WIDGET (self->text_view), self->text->len > 0);
+    }
 }
 
 void
@@ -292,6 +303,7 @@ assay_step_card_cell_started (AssayStepCard *self,
       row = find_cell (self, cell_id);
     }
   set_status (row, "running", "media-playback-start-symbolic", _("Running… 0 s"), NULL);
+  row->running = TRUE;
   row->started_us = g_get_monotonic_time ();
   g_clear_handle_id (&row->tick_source, g_source_remove);
   row->tick_source = g_timeout_add_seconds (1, tick_cb, row);
@@ -310,16 +322,59 @@ count_lines (GString *text)
   return lines;
 }
 
+/* While a cell runs, only its last lines are laid out: a cell printing thousands of lines
+ * must not cost a relayout of all of them many times a second. */
+#define RUNNING_TAIL_LINES 60
+
 static void
 update_output (CellRow *row)
 {
   guint lines = count_lines (row->output);
   g_autofree char *title = NULL;
 
-  gtk_label_set_text (GTK_LABEL (row->output_label), row->output->str);
+  g_clear_handle_id (&row->output_source, g_source_remove);
+  if (row->running && lines > RUNNING_TAIL_LINES)
+    {
+      const char *tail = row->output->str + row->output->len;
+      guint seen = 0;
+      g_autofree char *shown = NULL;
+
+      /* Back to the start of the last RUNNING_TAIL_LINES lines. */
+      if (tail > row->output->str && tail[-1] == '\n')
+        tail--;
+      while (tail > row->output->str && seen < RUNNING_TAIL_LINES)
+        if (*--tail == '\n')
+          seen++;
+      if (*tail == '\n')
+        tail++;
+      shown = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "… %u earlier line\n%s", "… %u earlier lines\n%s",
+                                            lines - RUNNING_TAIL_LINES),
+                               lines - RUNNING_TAIL_LINES, tail);
+      gtk_label_set_text (GTK_LABEL (row->output_label), shown);
+    }
+  else
+    gtk_label_set_text (GTK_LABEL (row->output_label), row->output->str);
   gtk_widget_set_visible (row->expander, row->output->len > 0);
   title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Output (%u line)", "Output (%u lines)", lines), lines);
   gtk_expander_set_label (GTK_EXPANDER (row->expander), title);
+}
+
+static gboolean
+output_redraw_cb (gpointer data)
+{
+  CellRow *row = data;
+
+  row->output_source = 0;
+  update_output (row);
+  return G_SOURCE_REMOVE;
+}
+
+/* Outputs arrive in many small pieces: redraw at most ten times a second. */
+static void
+queue_output_update (CellRow *row)
+{
+  if (row->output_source == 0)
+    row->output_source = g_timeout_add (100, output_redraw_cb, row);
 }
 
 static void
@@ -400,7 +455,10 @@ assay_step_card_cell_output (AssayStepCard *self,
             }
         }
     }
-  update_output (row);
+  if (row->running)
+    queue_output_update (row);
+  else
+    update_output (row);
 }
 
 /* A click on a thumbnail opens the figure in the window's artifact viewer (win.show-artifact,
@@ -470,6 +528,9 @@ assay_step_card_cell_finished (AssayStepCard *self,
   if ((row = find_cell (self, cell_id)) == NULL)
     return;
   g_clear_handle_id (&row->tick_source, g_source_remove);
+  /* All of the output now, once. */
+  row->running = FALSE;
+  update_output (row);
 
   if (g_strcmp0 (status, "ok") == 0)
     {

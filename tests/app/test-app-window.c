@@ -387,6 +387,67 @@ test_markdown (void)
   g_assert_finalize_object (view);
 }
 
+/* The labels' texts and the grids of a markdown view, in order, as one string. */
+static char *
+describe_view (GtkWidget *view)
+{
+  GString *out = g_string_new (NULL);
+
+  for (GtkWidget *child = gtk_widget_get_first_child (view); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if (GTK_IS_LABEL (child))
+        g_string_append_printf (out, "[%s]", gtk_label_get_label (GTK_LABEL (child)));
+      else
+        g_string_append_printf (out, "[%s]", G_OBJECT_TYPE_NAME (child));
+    }
+  return g_string_free (out, FALSE);
+}
+
+static void
+test_markdown_streaming (void)
+{
+  static const char *text =
+    "# Monthly sales\n\nRevenue grew **24%** in August.\n\n"
+    "- July: 475,046\n- August: 588,967\n\n- September: 587,580\n\n"
+    "1. first\n2. second\n\n3. third\n\n"
+    "```python\nx = 1\n\ny = 2\n```\n\n"
+    "| month | revenue |\n|---|--:|\n| July | 475,046 |\n\n"
+    "> a quote\n\nThe end, with `code`.\n";
+  GtkWidget *streamed = g_object_ref_sink (assay_markdown_view_new ());
+  GtkWidget *whole = g_object_ref_sink (assay_markdown_view_new ());
+  gsize length = strlen (text);
+  g_autofree char *expected = NULL;
+  g_autofree char *got = NULL;
+  GtkWidget *first = NULL;
+
+  assay_markdown_view_set_markdown (ASSAY_MARKDOWN_VIEW (whole), text);
+  expected = describe_view (whole);
+
+  /* Fed in growing prefixes, as the model writes: the view ends up the same, and blocks
+   * already shown are kept, not rebuilt. */
+  for (gsize n = 1; n <= length; n += 7)
+    {
+      g_autofree char *prefix = g_strndup (text, n);
+
+      assay_markdown_view_set_markdown_streaming (ASSAY_MARKDOWN_VIEW (streamed), prefix);
+      if (n > 40 && first == NULL)
+        first = gtk_widget_get_first_child (streamed);
+      if (first != NULL)
+        g_assert_true (gtk_widget_get_first_child (streamed) == first);
+    }
+  assay_markdown_view_set_markdown_streaming (ASSAY_MARKDOWN_VIEW (streamed), text);
+  got = describe_view (streamed);
+  g_assert_cmpstr (got, ==, expected);
+
+  /* A retry voids the text: what is shown starts again. */
+  assay_markdown_view_set_markdown_streaming (ASSAY_MARKDOWN_VIEW (streamed), "Other text");
+  g_assert_nonnull (gui_find (streamed, GTK_TYPE_LABEL, "Other text"));
+  g_assert_null (gui_find (streamed, GTK_TYPE_LABEL, "Monthly sales"));
+  g_assert_finalize_object (streamed);
+  g_assert_finalize_object (whole);
+}
+
 static void
 test_step_card (void)
 {
@@ -467,6 +528,7 @@ main (int   argc,
   g_test_add_func ("/assay/app/window/sessions", test_sessions);
   g_test_add_func ("/assay/app/window/demo", test_demo);
   g_test_add_func ("/assay/app/markdown", test_markdown);
+  g_test_add_func ("/assay/app/markdown-streaming", test_markdown_streaming);
   g_test_add_func ("/assay/app/preferences-and-shortcuts", test_preferences_and_shortcuts);
   g_test_add_func ("/assay/app/diff", test_diff);
   g_test_add_func ("/assay/app/step-card", test_step_card);
