@@ -68,6 +68,7 @@ struct _AssayWindow
   AssayAgent           *agent;
   AssayArtifactList    *artifacts;        /* the current session's, for the gallery */
   GCancellable         *export_cancellable; /* the export in progress */
+  GWeakRef              shown_toast;      /* the toast on screen, if any */
   /* What the export dialog offered last time. */
   AssayReportFormat     export_format;
   gboolean              export_only_successful;
@@ -99,7 +100,18 @@ show_toast (AssayWindow *self,
   g_free (self->last_toast);
   self->last_toast = g_strdup (text);
   adw_toast_set_timeout (toast, 5);
+  g_weak_ref_set (&self->shown_toast, toast);
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+void
+assay_window_dismiss_toast (AssayWindow *self)
+{
+  g_autoptr(AdwToast) toast = NULL;
+
+  g_return_if_fail (ASSAY_IS_WINDOW (self));
+  if ((toast = g_weak_ref_get (&self->shown_toast)) != NULL)
+    adw_toast_dismiss (toast);
 }
 
 /* A report has something to say once a question was answered or a cell finished. */
@@ -1968,6 +1980,7 @@ assay_window_finalize (GObject *object)
   g_free (self->backend_reason);
   g_free (self->question);
   g_free (self->last_toast);
+  g_weak_ref_clear (&self->shown_toast);
   G_OBJECT_CLASS (assay_window_parent_class)->finalize (object);
 }
 
@@ -2074,6 +2087,8 @@ assay_window_init (AssayWindow *self)
   g_autofree char *provider = NULL;
   static const char * const local_urls[] = { "http://localhost:11434/v1", "http://localhost:8080/v1", NULL };
   static const char * const local_names[] = { "Ollama", "llama.cpp", NULL };
+
+  g_weak_ref_init (&self->shown_toast, NULL);
 
   gtk_widget_init_template (GTK_WIDGET (self));
   self->cancellable = g_cancellable_new ();

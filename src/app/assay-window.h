@@ -80,6 +80,7 @@ gboolean              assay_window_get_can_export     (AssayWindow      *self);
 gboolean              assay_window_get_exporting      (AssayWindow      *self);
 
 /* For tests. */
+void              assay_window_dismiss_toast          (AssayWindow *self);
 gboolean          assay_window_get_datasets_described (AssayWindow *self);
 AssayDataPreview *assay_window_get_data_preview       (AssayWindow *self);
 /* The id of the current kernel (its sandbox processes carry ASSAY_SESSION=<id>); NULL when

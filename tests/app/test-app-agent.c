@@ -126,7 +126,8 @@ shot (AssayWindow *window,
   if (dir == NULL)
     return;
   path = g_build_filename (dir, name, NULL);
-  gui_spin (300);
+  assay_window_dismiss_toast (window);
+  gui_spin (600);
   gui_screenshot (GTK_WIDGET (window), path);
   g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
 }

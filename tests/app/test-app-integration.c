@@ -127,6 +127,9 @@ screenshot (GtkWidget  *widget,
   g_mkdir_with_parents (dir, 0755);
   path = g_build_filename (dir, name, NULL);
   gui_spin (300);
+  if (ASSAY_IS_WINDOW (widget))
+    assay_window_dismiss_toast (ASSAY_WINDOW (widget));
+  gui_spin (600);
   gui_screenshot (widget, path);
   g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
 }
@@ -409,6 +412,7 @@ test_data_page (void)
     {
       g_autofree char *path = g_build_filename (g_getenv ("ASSAY_SCREENSHOT_DIR"), "data.png", NULL);
 
+      assay_window_dismiss_toast (window);
       gui_spin (1500);
       gui_screenshot (GTK_WIDGET (window), path);
     }
