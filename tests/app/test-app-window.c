@@ -4,12 +4,15 @@
  * renames and deletes sessions; the Markdown view and the diff. */
 #include "config.h"
 
+#include <unistd.h>
+
 #include <glib/gstdio.h>
 #include <string.h>
 
 #include "assay-chat-view.h"
 #include "assay-diff.h"
 #include "assay-markdown-view.h"
+#include "assay-sandbox-image.h"
 #include "assay-onboarding.h"
 #include "assay-preferences.h"
 #include "assay-sandbox-banner.h"
@@ -404,6 +407,94 @@ describe_view (GtkWidget *view)
   return g_string_free (out, FALSE);
 }
 
+static const char *prepare_store;
+
+static gboolean
+building (gpointer data)
+{
+  GtkWidget *bar = gui_find (data, GTK_TYPE_PROGRESS_BAR, NULL);
+  g_autoptr(GDir) dir = g_dir_open (prepare_store, 0, NULL);
+  const char *name;
+  gboolean unpacking = FALSE;
+
+  /* Under way: the tree is being unpacked into the store. */
+  while (dir != NULL && (name = g_dir_read_name (dir)))
+    unpacking |= g_str_has_suffix (name, ".partial");
+  return bar != NULL && gtk_widget_get_visible (bar) && unpacking;
+}
+
+static gboolean
+not_building (gpointer data)
+{
+  GtkWidget *bar = gui_find (data, GTK_TYPE_PROGRESS_BAR, NULL);
+
+  return bar != NULL && !gtk_widget_get_visible (bar);
+}
+
+static gboolean
+has_partial_or_tree (const char *store)
+{
+  g_autoptr(GDir) dir = g_dir_open (store, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)))
+    if (g_str_has_prefix (name, "tree-"))
+      return TRUE;
+  return FALSE;
+}
+
+/* The banner when the image is missing: Prepare shows progress, Cancel stops and leaves
+ * nothing half-built, Prepare again finishes and the banner goes away. A private store
+ * (ASSAY_SANDBOX_STORE) with the machine's cached root filesystem, so only the tree is built
+ * and the image every other test uses is not touched. */
+static void
+test_sandbox_prepare (void)
+{
+  g_autofree char *store = g_dir_make_tmp ("assay-store-XXXXXX", NULL);
+  g_autoptr(AssaySandboxImage) real = assay_sandbox_image_new (NULL);
+  g_autofree char *base_name = g_path_get_basename (assay_sandbox_image_get_base_tar (real));
+  g_autofree char *link = g_build_filename (store, base_name, NULL);
+  AssaySandboxBanner *banner;
+  AssayWindow *window;
+  gboolean ready = FALSE;
+  const char *argv[] = { "rm", "-rf", store, NULL };
+
+  g_assert_true (g_file_test (assay_sandbox_image_get_base_tar (real), G_FILE_TEST_IS_REGULAR));
+  g_assert_cmpint (symlink (assay_sandbox_image_get_base_tar (real), link), ==, 0);
+  g_setenv ("ASSAY_SANDBOX_STORE", store, TRUE);
+  prepare_store = store;
+  /* No Docker engine for this test (Docker has this recipe's image already): only the
+   * bubblewrap tree is missing, and only it is built. */
+  g_setenv ("DOCKER_HOST", "unix:///nonexistent/docker.sock", TRUE);
+  g_settings_set_enum (settings, "sandbox-backend", 2 /* bwrap */);
+
+  window = open_window ();
+  banner = ASSAY_SANDBOX_BANNER (gui_find (GTK_WIDGET (window), ASSAY_TYPE_SANDBOX_BANNER, NULL));
+  g_signal_connect (banner, "ready", G_CALLBACK (ready_cb), &ready);
+  assay_sandbox_banner_check (banner);
+  gui_wait ((GuiCondition) assay_sandbox_banner_get_shown, banner, 20, "the banner");
+
+  gtk_widget_activate_action (GTK_WIDGET (banner), "banner.prepare", NULL);
+  gui_wait (building, banner, 60, "the progress of the build");
+  gtk_widget_activate_action (GTK_WIDGET (banner), "banner.cancel", NULL);
+  gui_wait (not_building, banner, 30, "the cancelled build");
+  g_assert_nonnull (gui_find (GTK_WIDGET (banner), GTK_TYPE_LABEL, "Preparing the sandbox was cancelled."));
+  g_assert_true (assay_sandbox_banner_get_shown (banner));
+  g_assert_false (has_partial_or_tree (store));
+  g_assert_false (ready);
+
+  gtk_widget_activate_action (GTK_WIDGET (banner), "banner.prepare", NULL);
+  gui_wait (is_true, &ready, 240, "the prepared sandbox");
+  g_assert_false (assay_sandbox_banner_get_shown (banner));
+  g_assert_true (has_partial_or_tree (store));
+
+  close_window (window);
+  g_unsetenv ("ASSAY_SANDBOX_STORE");
+  g_unsetenv ("DOCKER_HOST");
+  g_settings_reset (settings, "sandbox-backend");
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
+}
+
 static void
 test_markdown_streaming (void)
 {
@@ -527,6 +618,7 @@ main (int   argc,
   g_test_add_func ("/assay/app/window/unsupported-file", test_unsupported_file);
   g_test_add_func ("/assay/app/window/sessions", test_sessions);
   g_test_add_func ("/assay/app/window/demo", test_demo);
+  g_test_add_func ("/assay/app/window/sandbox-prepare", test_sandbox_prepare);
   g_test_add_func ("/assay/app/markdown", test_markdown);
   g_test_add_func ("/assay/app/markdown-streaming", test_markdown_streaming);
   g_test_add_func ("/assay/app/preferences-and-shortcuts", test_preferences_and_shortcuts);

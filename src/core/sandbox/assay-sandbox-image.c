@@ -173,7 +173,9 @@ assay_sandbox_image_new (const char *recipe_dir)
 
   /* As root, bubblewrap runs as nobody, who cannot enter /root: keep the tree in the
    * system's state folder instead. */
-  if (geteuid () == 0)
+  if (g_getenv ("ASSAY_SANDBOX_STORE") != NULL && *g_getenv ("ASSAY_SANDBOX_STORE") != '\0')
+    self->store_dir = g_strdup (g_getenv ("ASSAY_SANDBOX_STORE"));   /* tests: a private store */
+  else if (geteuid () == 0)
     self->store_dir = g_strdup ("/var/lib/assay/sandbox");
   else
     self->store_dir = g_build_filename (g_get_user_data_dir (), "assay", "sandbox", NULL);
@@ -190,6 +192,13 @@ assay_sandbox_image_get_recipe_dir (AssaySandboxImage *self)
 {
   g_return_val_if_fail (ASSAY_IS_SANDBOX_IMAGE (self), NULL);
   return self->recipe_dir;
+}
+
+const char *
+assay_sandbox_image_get_base_tar (AssaySandboxImage *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SANDBOX_IMAGE (self), NULL);
+  return self->base_tar;
 }
 
 const char *
@@ -437,7 +446,11 @@ build_tree (AssaySandboxImage  *self,
       return FALSE;
     }
   if (!run_logged (geteuid () == 0 ? argv_root : argv, stage, FALSE, cancellable, error))
-    return FALSE;
+    {
+      /* Cancelled or failed half-way: nothing half-unpacked stays behind. */
+      remove_tree (partial);
+      return FALSE;
+    }
   report (stage, 0.9, "Adding the kernel");
   if (!copy_kernel (self, partial, error))
     return FALSE;

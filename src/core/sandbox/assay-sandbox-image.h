@@ -18,6 +18,8 @@ AssaySandboxImage *assay_sandbox_image_new             (const char         *reci
 const char        *assay_sandbox_image_get_recipe_dir  (AssaySandboxImage  *self);
 /* Hash of packages.txt and the builder's options: names the cached root filesystem. */
 const char        *assay_sandbox_image_get_base_hash   (AssaySandboxImage  *self);
+/* The cached root filesystem tar the tree is unpacked from. */
+const char         *assay_sandbox_image_get_base_tar     (AssaySandboxImage  *self);
 /* Hash of the whole recipe (packages and kernel): names the image and the tree. */
 const char        *assay_sandbox_image_get_hash        (AssaySandboxImage  *self);
 const char        *assay_sandbox_image_get_docker_ref  (AssaySandboxImage  *self);
