@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gi18n.h>
 
 #include "assay-markdown-view.h"
@@ -394,6 +396,48 @@ append_output (CellRow    *row,
     }
 }
 
+/* Inline figures are decoded here, on the main thread: cap what a cell can make it do. */
+#define MAX_INLINE_FIGURE_BYTES (8 * 1024 * 1024)
+
+static void
+add_inline_figure (CellRow    *row,
+                   JsonObject *bundle)
+{
+  JsonNode *node = json_object_get_member (bundle, "image/png");
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(GError) error = NULL;
+  GtkWidget *picture;
+  guchar *png;
+  gsize length;
+  const char *base64;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    return;
+  base64 = json_node_get_string (node);
+  if (strlen (base64) > MAX_INLINE_FIGURE_BYTES / 3 * 4 + 4)
+    return;
+  png = g_base64_decode (base64, &length);
+  if (length < 8 || memcmp (png, "\x89PNG\r\n\x1a\n", 8) != 0)
+    {
+      g_free (png);
+      return;
+    }
+  bytes = g_bytes_new_take (png, length);
+  texture = gdk_texture_new_from_bytes (bytes, &error);
+  if (texture == NULL)
+    return;
+
+  picture = gtk_picture_new_for_paintable (GDK_PAINTABLE (texture));
+  gtk_picture_set_can_shrink (GTK_PICTURE (picture), TRUE);
+  gtk_picture_set_content_fit (GTK_PICTURE (picture), GTK_CONTENT_FIT_CONTAIN);
+  gtk_widget_set_size_request (picture, 200, 130);
+  gtk_widget_add_css_class (picture, "figure-thumbnail");
+  gtk_picture_set_alternative_text (GTK_PICTURE (picture), _("Figure"));
+  gtk_flow_box_append (GTK_FLOW_BOX (row->figures), picture);
+  gtk_widget_set_visible (row->figures, TRUE);
+}
+
 void
 assay_step_card_cell_output (AssayStepCard *self,
                              const char    *cell_id,
@@ -439,6 +483,10 @@ assay_step_card_cell_output (AssayStepCard *self,
   else if (json_object_has_member (output, "data"))
     {
       JsonNode *data = json_object_get_member (output, "data");
+
+      /* A figure the kernel captured (plt.show(), an open figure): a thumbnail like a saved one. */
+      if (JSON_NODE_HOLDS_OBJECT (data))
+        add_inline_figure (row, json_node_get_object (data));
 
       /* Figures come as artifacts (thumbnails); the text form stands for anything else. */
       if (JSON_NODE_HOLDS_OBJECT (data) &&

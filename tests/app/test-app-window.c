@@ -560,6 +560,57 @@ test_step_card (void)
   g_assert_cmpstr (assay_step_card_get_cell_status (step, "c1"), ==, "running");
   g_assert_nonnull (gui_find (card, GTK_TYPE_LABEL, "Running… 0 s"));
   assay_step_card_cell_output (step, "c1", output);
+  /* While it runs, the output is redrawn a few times a second. */
+  gui_spin (250);
+  g_assert_nonnull (gui_find (card, GTK_TYPE_LABEL, "line 39"));
+  /* A long one shows its last lines until the cell ends. */
+  {
+    GtkWidget *other = g_object_ref_sink (assay_step_card_new (1, 8));
+    g_autoptr(GString) many = g_string_new (NULL);
+    g_autoptr(JsonObject) flood = json_object_new ();
+
+    for (guint i = 0; i < 100; i++)
+      g_string_append_printf (many, "row %u\n", i);
+    json_object_set_string_member (flood, "output_type", "stream");
+    json_object_set_string_member (flood, "name", "stdout");
+    json_object_set_string_member (flood, "text", many->str);
+    assay_step_card_add_cell (ASSAY_STEP_CARD (other), "c9", NULL);
+    assay_step_card_cell_started (ASSAY_STEP_CARD (other), "c9");
+    assay_step_card_cell_output (ASSAY_STEP_CARD (other), "c9", flood);
+    gui_spin (250);
+    g_assert_nonnull (gui_find (other, GTK_TYPE_LABEL, "… 40 earlier lines\nrow 40\n"));
+    g_assert_null (gui_find (other, GTK_TYPE_LABEL, "row 0\n"));
+    assay_step_card_cell_finished (ASSAY_STEP_CARD (other), "c9", "ok", NULL, 10);
+    /* Now all of it, in the (collapsed) expander. */
+    {
+      GtkWidget *child = gtk_expander_get_child (GTK_EXPANDER (gui_find (other, GTK_TYPE_EXPANDER, NULL)));
+      GtkWidget *label = gui_find (child, GTK_TYPE_LABEL, NULL);
+
+      g_assert_nonnull (label);
+      g_assert_true (g_str_has_prefix (gtk_label_get_text (GTK_LABEL (label)), "row 0\n"));
+      g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (label)), "row 99"));
+    }
+    g_assert_finalize_object (other);
+  }
+  /* A figure the kernel captured (no file saved) gets a thumbnail too; a broken one none. */
+  {
+    g_autoptr(JsonObject) figure = json_object_new ();
+    g_autoptr(JsonObject) broken = json_object_new ();
+    JsonObject *data = json_object_new ();
+    JsonObject *bad = json_object_new ();
+
+    json_object_set_string_member (data, "image/png",
+                                   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=");
+    json_object_set_string_member (figure, "output_type", "display_data");
+    json_object_set_object_member (figure, "data", data);
+    json_object_set_string_member (bad, "image/png", "bm90IGEgcG5n");
+    json_object_set_string_member (broken, "output_type", "display_data");
+    json_object_set_object_member (broken, "data", bad);
+    assay_step_card_cell_output (step, "c1", broken);
+    g_assert_null (gui_find (card, GTK_TYPE_PICTURE, NULL));
+    assay_step_card_cell_output (step, "c1", figure);
+    g_assert_nonnull (gui_find (card, GTK_TYPE_PICTURE, NULL));
+  }
   assay_step_card_cell_finished (step, "c1", "ok", NULL, 1500);
   g_assert_nonnull (gui_find (card, GTK_TYPE_LABEL, "Ran in 1.5 s"));
   expander = gui_find (card, GTK_TYPE_EXPANDER, NULL);
