@@ -674,18 +674,20 @@ class Supervisor:
             self._poll(1.0 if self.pidfd is not None else 0.2)
 
     def _start_cell(self):
+        # One critical section from the queue to self.cell: an interrupt that comes in
+        # between would otherwise find neither a pending cell nor a running one, and be lost.
         with self.lock:
             cell_id, code, limits, interrupted = self.pending.popleft()
+            if code is not None:
+                self.seq += 1
+                self.execution_count += 1
+                self.cell = Cell(cell_id, self.seq, self.execution_count, limits)
+                self.cell.interrupt_pending = interrupted
         if code is None:
             self.chan.send({"type": "done", "id": cell_id, "status": "error",
                             "reason": "malformed execute message: code must be a string",
                             "execution_count": self.execution_count})
             return
-        self.seq += 1
-        self.execution_count += 1
-        with self.lock:
-            self.cell = Cell(cell_id, self.seq, self.execution_count, limits)
-            self.cell.interrupt_pending = interrupted
         self._send_ctl({"type": "execute", "seq": self.seq,
                         "execution_count": self.execution_count, "code": code})
 

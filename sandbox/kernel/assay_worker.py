@@ -286,6 +286,9 @@ class Kernel:
         self._poke.set()
 
     def _flusher(self):
+        # SIGINT must reach the main thread: taken by this thread, it would only set
+        # CPython's flag, and a time.sleep() in the cell would sleep on to its end.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         while True:
             self._poke.wait()
             time.sleep(FLUSH_INTERVAL)
