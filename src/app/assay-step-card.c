@@ -124,6 +124,15 @@ render_cb (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+/* The text is complete: render it exactly once, as a whole. */
+static void
+render_final (AssayStepCard *self)
+{
+  g_clear_handle_id (&self->render_source, g_source_remove);
+  assay_markdown_view_set_markdown (self->text_view, self->text->str);
+  gtk_widget_set_visible (GTK_WIDGET (self->text_view), self->text->len > 0);
+}
+
 /* Text streams in small pieces: parse at most every 60 ms. */
 static void
 queue_render (AssayStepCard *self)
@@ -154,9 +163,7 @@ assay_step_card_set_text (AssayStepCard *self,
 {
   g_return_if_fail (ASSAY_IS_STEP_CARD (self));
   g_string_assign (self->text, text ? text : "");
-  g_clear_handle_id (&self->render_source, g_source_remove);
-  assay_markdown_view_set_markdown (self->text_view, self->text->str);
-  gtk_widget_set_visible (GTK_WIDGET (self->text_view), self->text->len > 0);
+  render_final (self);
 }
 
 const char *
@@ -185,12 +192,7 @@ assay_step_card_set_working (AssayStepCard *self,
   gtk_spinner_set_spinning (self->spinner, working);
   gtk_widget_set_visible (GTK_WIDGET (self->spinner), working);
   if (!working)
-    {
-      /* The text is complete: render it exactly once, as a whole. */
-      g_clear_handle_id (&self->render_source, g_source_remove);
-      assay_markdown_view_set_markdown (self->text_view, self->text->str);
-      gtk_widget_set_visible (GTK_WIDGET (self->text_view), self->text->len > 0);
-    }
+    render_final (self);
 }
 
 void

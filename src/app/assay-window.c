@@ -168,15 +168,23 @@ set_busy (AssayWindow *self,
 
 /* ---- the agent ------------------------------------------------------------------------ */
 
-static void
-close_agent (AssayWindow *self)
+/* Lets go of the agent and hands back its kernel, which the caller closes. */
+static AssayKernelSession *
+take_kernel (AssayWindow *self)
 {
   if (self->agent != NULL)
     g_signal_handlers_disconnect_by_data (self->agent, self);
   g_clear_object (&self->agent);
-  if (self->kernel != NULL)
-    assay_kernel_session_close (self->kernel);
-  g_clear_object (&self->kernel);
+  return g_steal_pointer (&self->kernel);
+}
+
+static void
+close_agent (AssayWindow *self)
+{
+  g_autoptr(AssayKernelSession) kernel = take_kernel (self);
+
+  if (kernel != NULL)
+    assay_kernel_session_close (kernel);
 }
 
 static void
@@ -197,18 +205,15 @@ static void
 close_agent_async (AssayWindow *self)
 {
   GApplication *app = g_application_get_default ();
+  g_autoptr(AssayKernelSession) kernel = take_kernel (self);
 
-  if (self->agent != NULL)
-    g_signal_handlers_disconnect_by_data (self->agent, self);
-  g_clear_object (&self->agent);
-  if (self->kernel != NULL)
+  if (kernel != NULL)
     {
       if (app != NULL)
         g_application_hold (app);
-      assay_kernel_session_close_async (self->kernel, kernel_closed_cb,
+      assay_kernel_session_close_async (kernel, kernel_closed_cb,
                                         app != NULL ? g_object_ref (app) : NULL);
     }
-  g_clear_object (&self->kernel);
 }
 
 static AssayStepCard *
@@ -984,8 +989,6 @@ describe_data_free (DescribeData *data)
   g_free (data);
 }
 
-#define DATASETS_BUDGET_CHARS 12000
-
 static void
 dataset_described_cb (GObject      *source,
                       GAsyncResult *result,
@@ -996,16 +999,12 @@ dataset_described_cb (GObject      *source,
   g_autoptr(AssayDataset) dataset = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *description = NULL;
-  guint n_datasets;
 
   dataset = assay_dataset_open_finish (result, &error);
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     goto out;
-  n_datasets = MAX (assay_session_get_datasets (data->session)->len, 1);
-  if (dataset != NULL)
-    description = assay_dataset_describe_for_model (dataset, MAX (DATASETS_BUDGET_CHARS / n_datasets, 600));
-  else
-    description = g_strdup_printf ("Assay could not read this file as a table: %s", error->message);
+  description = assay_dataset_describe_for_prompt (dataset, error,
+                                                   assay_session_get_datasets (data->session)->len);
 
   if (self != NULL && self->agent != NULL && assay_agent_get_session (self->agent) == data->session)
     assay_agent_set_dataset_description (self->agent, data->name, description);

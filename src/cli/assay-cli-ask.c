@@ -491,23 +491,14 @@ make_provider (const char  *name,
   return provider;
 }
 
-/* What the model is told about a data file: its dialect, schema and the read_csv call that
- * reads it, within a share of the prompt. A file Assay cannot read is still given to the
- * model, with the reason, so that it does not guess. */
-#define DATASETS_BUDGET_CHARS 12000
-
 static char *
 describe_dataset (const char *path,
                   guint       n_datasets)
 {
-  g_autoptr(AssayDataset) dataset = NULL;
   g_autoptr(GError) error = NULL;
-  gsize budget = DATASETS_BUDGET_CHARS / MAX (n_datasets, 1);
+  g_autoptr(AssayDataset) dataset = assay_dataset_open (path, NULL, &error);
 
-  dataset = assay_dataset_open (path, NULL, &error);
-  if (dataset == NULL)
-    return g_strdup_printf ("Assay could not read this file as a table: %s", error->message);
-  return assay_dataset_describe_for_model (dataset, MAX (budget, 600));
+  return assay_dataset_describe_for_prompt (dataset, error, n_datasets);
 }
 
 int

@@ -1263,3 +1263,21 @@ assay_dataset_describe_for_human (AssayDataset *self)
   g_return_val_if_fail (ASSAY_IS_DATASET (self), NULL);
   return describe (self, FALSE, G_MAXSIZE / 2);
 }
+
+/* The whole prompt's room for datasets, shared between them, never below a useful minimum. */
+#define PROMPT_DATASETS_CHARS 12000
+#define PROMPT_DATASET_MIN_CHARS 600
+
+char *
+assay_dataset_describe_for_prompt (AssayDataset *dataset,
+                                   const GError *error,
+                                   guint         n_datasets)
+{
+  g_return_val_if_fail (dataset == NULL || ASSAY_IS_DATASET (dataset), NULL);
+  g_return_val_if_fail (dataset != NULL || error != NULL, NULL);
+
+  if (dataset == NULL)
+    return g_strdup_printf ("Assay could not read this file as a table: %s", error->message);
+  return assay_dataset_describe_for_model (dataset, MAX (PROMPT_DATASETS_CHARS / MAX (n_datasets, 1),
+                                                         PROMPT_DATASET_MIN_CHARS));
+}

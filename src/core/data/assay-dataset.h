@@ -62,6 +62,12 @@ JsonObject   *assay_dataset_to_json           (AssayDataset         *self);
 /* A compact summary for the model, at most MAX_CHARS bytes. */
 char         *assay_dataset_describe_for_model (AssayDataset        *self,
                                                 gsize                max_chars);
+/* What the model's prompt says about one of N_DATASETS files: DATASET's summary within its
+ * share of the prompt's budget for datasets, or, when the file could not be read (DATASET
+ * NULL), the reason from ERROR, so that the model does not guess. */
+char         *assay_dataset_describe_for_prompt (AssayDataset       *dataset,
+                                                 const GError       *error,
+                                                 guint               n_datasets);
 /* The human summary printed by `assay-cli inspect`. */
 char         *assay_dataset_describe_for_human (AssayDataset        *self);
 

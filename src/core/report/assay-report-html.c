@@ -308,10 +308,7 @@ append_cell_results (GString          *html,
     append_figure (html, g_ptr_array_index (cell->figures, i));
   if (!cell->succeeded)
     {
-      g_autofree char *note = g_strdup_printf (_("Cell %s ended with “%s”%s%s (see the appendix)."),
-                                               cell->id, cell->status,
-                                               cell->status_reason ? ": " : "",
-                                               cell->status_reason ? cell->status_reason : "");
+      g_autofree char *note = report_cell_status_note (cell);
 
       g_string_append (html, "<p class=\"note status-error\">");
       append_escaped (html, note, -1);

@@ -723,10 +723,7 @@ place_cell_results (Layout           *layout,
     place_figure (layout, g_ptr_array_index (cell->figures, i));
   if (!cell->succeeded)
     {
-      g_autofree char *note = g_strdup_printf (_("Cell %s ended with “%s”%s%s (see the appendix)."),
-                                               cell->id, cell->status,
-                                               cell->status_reason ? ": " : "",
-                                               cell->status_reason ? cell->status_reason : "");
+      g_autofree char *note = report_cell_status_note (cell);
 
       place_text (layout, note, SANS, 9, "<span foreground=\"#b3261e\">", "</span>", 6);
     }

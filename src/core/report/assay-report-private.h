@@ -97,6 +97,8 @@ char        *report_json_text              (JsonNode                 *node);
 /* The text an output shows as text: a stream, text/plain, an error's name, value and
  * traceback. NULL when it has none (an image alone). */
 char        *report_output_text            (JsonObject               *output);
+/* The line a step shows in the body for a cell that did not succeed. */
+char        *report_cell_status_note       (const ReportCell         *cell);
 /* The HTML table of an execute_result/display_data output, or NULL. */
 AssayTable  *report_output_table           (JsonObject               *output);
 /* TEXT cut to REPORT_MAX_OUTPUT_LINES lines / bytes; *CUT says how many lines went. */

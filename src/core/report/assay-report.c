@@ -474,6 +474,15 @@ report_output_text (JsonObject *output)
   return NULL;
 }
 
+char *
+report_cell_status_note (const ReportCell *cell)
+{
+  return g_strdup_printf (_("Cell %s ended with “%s”%s%s (see the appendix)."),
+                          cell->id, cell->status,
+                          cell->status_reason ? ": " : "",
+                          cell->status_reason ? cell->status_reason : "");
+}
+
 AssayTable *
 report_output_table (JsonObject *output)
 {
