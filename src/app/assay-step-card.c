@@ -23,9 +23,13 @@ typedef struct
   GtkWidget *status_label;
   GtkWidget *description_label;
   GtkWidget *expander;
-  GtkWidget *output_label;
+  GtkWidget *earlier_label;  /* "… N earlier lines" while a long output runs */
+  GtkWidget *output_view;
   GtkWidget *figures;
   GString   *output;
+  guint      n_newlines;     /* in output */
+  gsize      shown;          /* bytes of output in the view's buffer */
+  guint      dropped;        /* lines at the start of output not in the buffer */
   gint64     started_us;
   guint      tick_source;
   guint      output_source;  /* a pending redraw of the output */
@@ -229,6 +233,7 @@ assay_step_card_add_cell (AssayStepCard *self,
 {
   CellRow *row;
   GtkWidget *header;
+  GtkWidget *output_box;
 
   g_return_if_fail (ASSAY_IS_STEP_CARD (self));
   if (find_cell (self, cell_id) != NULL)
@@ -257,16 +262,32 @@ assay_step_card_add_cell (AssayStepCard *self,
   gtk_widget_set_visible (row->description_label, description != NULL && *description != '\0');
   gtk_box_append (GTK_BOX (row->box), row->description_label);
 
-  row->output_label = gtk_label_new (NULL);
-  gtk_label_set_xalign (GTK_LABEL (row->output_label), 0.0);
-  gtk_label_set_selectable (GTK_LABEL (row->output_label), TRUE);
-  gtk_label_set_wrap (GTK_LABEL (row->output_label), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (row->output_label), PANGO_WRAP_CHAR);
-  gtk_widget_add_css_class (row->output_label, "monospace");
-  gtk_widget_add_css_class (row->output_label, "cell-output");
+  /* A text view, not a label: output grows by appending, and a text view lays out only the
+   * lines that changed, where a label lays out all of its text again, several times, on
+   * every change. */
+  output_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  row->earlier_label = gtk_label_new (NULL);
+  gtk_label_set_xalign (GTK_LABEL (row->earlier_label), 0.0);
+  gtk_widget_add_css_class (row->earlier_label, "dim-label");
+  gtk_widget_add_css_class (row->earlier_label, "caption");
+  gtk_widget_set_visible (row->earlier_label, FALSE);
+  gtk_box_append (GTK_BOX (output_box), row->earlier_label);
+  row->output_view = gtk_text_view_new ();
+  gtk_text_view_set_editable (GTK_TEXT_VIEW (row->output_view), FALSE);
+  gtk_text_view_set_cursor_visible (GTK_TEXT_VIEW (row->output_view), FALSE);
+  gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (row->output_view), GTK_WRAP_CHAR);
+  gtk_text_view_set_monospace (GTK_TEXT_VIEW (row->output_view), TRUE);
+  gtk_text_view_set_top_margin (GTK_TEXT_VIEW (row->output_view), 6);
+  gtk_text_view_set_bottom_margin (GTK_TEXT_VIEW (row->output_view), 6);
+  gtk_text_view_set_left_margin (GTK_TEXT_VIEW (row->output_view), 6);
+  gtk_text_view_set_right_margin (GTK_TEXT_VIEW (row->output_view), 6);
+  gtk_widget_add_css_class (row->output_view, "cell-output");
+  gtk_accessible_update_property (GTK_ACCESSIBLE (row->output_view),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Cell output"), -1);
+  gtk_box_append (GTK_BOX (output_box), row->output_view);
   row->expander = gtk_expander_new (_("Output"));
   gtk_expander_set_expanded (GTK_EXPANDER (row->expander), TRUE);
-  gtk_expander_set_child (GTK_EXPANDER (row->expander), row->output_label);
+  gtk_expander_set_child (GTK_EXPANDER (row->expander), output_box);
   gtk_widget_set_visible (row->expander, FALSE);
   gtk_box_append (GTK_BOX (row->box), row->expander);
 
@@ -315,49 +336,62 @@ assay_step_card_cell_started (AssayStepCard *self,
 
 /* Lines of text, a final newline ending the last one rather than starting another. */
 static guint
-count_lines (GString *text)
+count_lines (CellRow *row)
 {
-  guint lines = 0;
-
-  for (const char *p = text->str; *p; p++)
-    lines += *p == '\n';
-  if (text->len > 0 && text->str[text->len - 1] != '\n')
-    lines++;
-  return lines;
+  return row->n_newlines + (row->output->len > 0 && row->output->str[row->output->len - 1] != '\n');
 }
 
-/* While a cell runs, only its last lines are laid out: a cell printing thousands of lines
- * must not cost a relayout of all of them many times a second. */
+/* While a cell runs, only its last lines are shown: a cell printing thousands of lines must
+ * not keep thousands of lines laid out. */
 #define RUNNING_TAIL_LINES 60
 
 static void
 update_output (CellRow *row)
 {
-  guint lines = count_lines (row->output);
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (row->output_view));
+  guint lines = count_lines (row);
   g_autofree char *title = NULL;
 
   g_clear_handle_id (&row->output_source, g_source_remove);
-  if (row->running && lines > RUNNING_TAIL_LINES)
+  if (!row->running && row->dropped > 0)
     {
-      const char *tail = row->output->str + row->output->len;
-      guint seen = 0;
-      g_autofree char *shown = NULL;
-
-      /* Back to the start of the last RUNNING_TAIL_LINES lines. */
-      if (tail > row->output->str && tail[-1] == '\n')
-        tail--;
-      while (tail > row->output->str && seen < RUNNING_TAIL_LINES)
-        if (*--tail == '\n')
-          seen++;
-      if (*tail == '\n')
-        tail++;
-      shown = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "… %u earlier line\n%s", "… %u earlier lines\n%s",
-                                            lines - RUNNING_TAIL_LINES),
-                               lines - RUNNING_TAIL_LINES, tail);
-      gtk_label_set_text (GTK_LABEL (row->output_label), shown);
+      /* All of it now, once. */
+      gtk_text_buffer_set_text (buffer, row->output->str, row->output->len);
+      row->shown = row->output->len;
+      row->dropped = 0;
     }
-  else
-    gtk_label_set_text (GTK_LABEL (row->output_label), row->output->str);
+  else if (row->shown < row->output->len)
+    {
+      GtkTextIter end;
+
+      gtk_text_buffer_get_end_iter (buffer, &end);
+      gtk_text_buffer_insert (buffer, &end, row->output->str + row->shown, row->output->len - row->shown);
+      row->shown = row->output->len;
+    }
+  if (row->running)
+    {
+      int in_buffer = gtk_text_buffer_get_line_count (buffer);
+      GtkTextIter start, cut;
+
+      /* A final newline leaves an empty last line in the buffer. */
+      if (row->output->len > 0 && row->output->str[row->output->len - 1] == '\n')
+        in_buffer--;
+      if (in_buffer > RUNNING_TAIL_LINES)
+        {
+          gtk_text_buffer_get_start_iter (buffer, &start);
+          gtk_text_buffer_get_iter_at_line (buffer, &cut, in_buffer - RUNNING_TAIL_LINES);
+          gtk_text_buffer_delete (buffer, &start, &cut);
+          row->dropped += in_buffer - RUNNING_TAIL_LINES;
+        }
+    }
+  if (row->dropped > 0)
+    {
+      g_autofree char *earlier = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "… %u earlier line", "… %u earlier lines",
+                                                               row->dropped), row->dropped);
+
+      gtk_label_set_text (GTK_LABEL (row->earlier_label), earlier);
+    }
+  gtk_widget_set_visible (row->earlier_label, row->dropped > 0);
   gtk_widget_set_visible (row->expander, row->output->len > 0);
   title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Output (%u line)", "Output (%u lines)", lines), lines);
   gtk_expander_set_label (GTK_EXPANDER (row->expander), title);
@@ -385,6 +419,8 @@ static void
 append_output (CellRow    *row,
                const char *text)
 {
+  gsize from = row->output->len;
+
   if (text == NULL || row->output->len >= MAX_OUTPUT_CHARS)
     return;
   g_string_append (row->output, text);
@@ -392,10 +428,12 @@ append_output (CellRow    *row,
     {
       g_string_truncate (row->output, MAX_OUTPUT_CHARS);
       /* Cut at a character boundary. */
-      while (row->output->len > 0 && !g_utf8_validate (row->output->str, row->output->len, NULL))
+      while (row->output->len > from && !g_utf8_validate (row->output->str + from, row->output->len - from, NULL))
         g_string_truncate (row->output, row->output->len - 1);
       g_string_append (row->output, _("\n… (the rest is in the session record)"));
     }
+  for (const char *p = row->output->str + from; *p; p++)
+    row->n_newlines += *p == '\n';
 }
 
 /* Inline figures are decoded here, on the main thread: cap what a cell can make it do. */
@@ -616,7 +654,7 @@ assay_step_card_cell_finished (AssayStepCard *self,
     }
   set_status (row, status, icon, text, css);
 
-  lines = count_lines (row->output);
+  lines = count_lines (row);
   if (lines > LONG_OUTPUT_LINES || row->output->len > LONG_OUTPUT_CHARS)
     gtk_expander_set_expanded (GTK_EXPANDER (row->expander), FALSE);
 }

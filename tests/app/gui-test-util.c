@@ -63,7 +63,24 @@ widget_text (GtkWidget *widget)
     return gtk_editable_get_text (GTK_EDITABLE (widget));
   if (ADW_IS_PREFERENCES_ROW (widget))
     return adw_preferences_row_get_title (ADW_PREFERENCES_ROW (widget));
+  if (GTK_IS_TEXT_VIEW (widget))
+    {
+      GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (widget));
+      GtkTextIter start, end;
+      char *text;
+
+      gtk_text_buffer_get_bounds (buffer, &start, &end);
+      text = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+      g_object_set_data_full (G_OBJECT (widget), "gui-test-text", text, g_free);
+      return text;
+    }
   return NULL;
+}
+
+const char *
+gui_text (GtkWidget *widget)
+{
+  return widget != NULL ? widget_text (widget) : NULL;
 }
 
 GtkWidget *

@@ -16,8 +16,10 @@ void        gui_wait                 (GuiCondition condition,
                                       const char  *what);
 /* Runs the main context for MS milliseconds. */
 void        gui_spin                 (guint        ms);
-/* The first widget under ROOT (included) of TYPE whose text (labels, editables) contains
- * TEXT (NULL: any). */
+/* The text a label, editable, preferences row or text view shows; owned by the widget. */
+const char *gui_text                 (GtkWidget   *widget);
+/* The first widget under ROOT (included) of TYPE whose text (gui_text) contains TEXT (NULL:
+ * any). */
 GtkWidget  *gui_find                 (GtkWidget   *root,
                                       GType        type,
                                       const char  *text);

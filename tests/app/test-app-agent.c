@@ -198,7 +198,7 @@ test_run (void)
   second_id = g_strdup (assay_code_review_get_cell_id (review));
   g_assert_cmpstr (second_id, !=, first_id);
   g_assert_cmpstr (cell_status (window, first_id), ==, "ok");
-  g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "(2, 2)"));
+  g_assert_nonnull (gui_find (chat, GTK_TYPE_TEXT_VIEW, "(2, 2)"));
   g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "Step 2 of 8"));
   /* The second attempt: a diff against the first is one click away. */
   g_assert_nonnull (assay_code_review_get_diff (review));
@@ -228,7 +228,7 @@ test_run (void)
   gtk_widget_activate_action (GTK_WIDGET (window), "win.open-session", "s", dir);
   g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "Which region sells most?"));
   g_assert_nonnull (gui_find (chat, GTK_TYPE_PICTURE, NULL));
-  g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "(2, 2)"));
+  g_assert_nonnull (gui_find (chat, GTK_TYPE_TEXT_VIEW, "(2, 2)"));
   g_assert_cmpstr (cell_status (window, first_id), ==, "ok");
   check_answer (chat);
 
@@ -249,7 +249,7 @@ test_run (void)
     send (window, "How many rows now?");
     wait_idle (window);
     g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "Restoring the session"));
-    g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "rows again: 2"));
+    g_assert_nonnull (gui_find (chat, GTK_TYPE_TEXT_VIEW, "rows again: 2"));
     g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "Still two rows."));
   }
   close_window (window);
@@ -274,7 +274,8 @@ test_edit (void)
   gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL);
   wait_idle (window);
 
-  g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "edited by the analyst"));
+  g_assert_nonnull (gui_find (chat, GTK_TYPE_TEXT_VIEW, "edited by the analyst"));
+  g_assert_null (gui_find (chat, GTK_TYPE_TEXT_VIEW, "original"));
   g_assert_null (gui_find (chat, GTK_TYPE_LABEL, "original"));
   cell = assay_session_get_cell (assay_window_get_session (window), 0);
   g_assert_cmpint (cell->decision, ==, ASSAY_DECISION_EDITED);
@@ -339,7 +340,7 @@ test_auto (void)
 static gboolean
 is_running (gpointer data)
 {
-  return gui_find (GTK_WIDGET (assay_window_get_chat_view (data)), GTK_TYPE_LABEL, "start") != NULL;
+  return gui_find (GTK_WIDGET (assay_window_get_chat_view (data)), GTK_TYPE_TEXT_VIEW, "start") != NULL;
 }
 
 static void

@@ -562,7 +562,7 @@ test_step_card (void)
   assay_step_card_cell_output (step, "c1", output);
   /* While it runs, the output is redrawn a few times a second. */
   gui_spin (250);
-  g_assert_nonnull (gui_find (card, GTK_TYPE_LABEL, "line 39"));
+  g_assert_nonnull (gui_find (card, GTK_TYPE_TEXT_VIEW, "line 39"));
   /* A long one shows its last lines until the cell ends. */
   {
     GtkWidget *other = g_object_ref_sink (assay_step_card_new (1, 8));
@@ -578,17 +578,34 @@ test_step_card (void)
     assay_step_card_cell_started (ASSAY_STEP_CARD (other), "c9");
     assay_step_card_cell_output (ASSAY_STEP_CARD (other), "c9", flood);
     gui_spin (250);
-    g_assert_nonnull (gui_find (other, GTK_TYPE_LABEL, "… 40 earlier lines\nrow 40\n"));
-    g_assert_null (gui_find (other, GTK_TYPE_LABEL, "row 0\n"));
+    g_assert_nonnull (gui_find (other, GTK_TYPE_LABEL, "… 40 earlier lines"));
+    g_assert_true (g_str_has_prefix (gui_text (gui_find (other, GTK_TYPE_TEXT_VIEW, NULL)), "row 40\n"));
+    g_assert_null (gui_find (other, GTK_TYPE_TEXT_VIEW, "row 0\n"));
+    /* More output: appended, and the oldest lines leave the view. */
+    {
+      g_autoptr(JsonObject) more = json_object_new ();
+
+      json_object_set_string_member (more, "output_type", "stream");
+      json_object_set_string_member (more, "name", "stdout");
+      json_object_set_string_member (more, "text", "more 1\nmore 2\nmore 3\nmore 4\nmore 5\n");
+      assay_step_card_cell_output (ASSAY_STEP_CARD (other), "c9", more);
+      gui_spin (250);
+      g_assert_nonnull (gui_find (other, GTK_TYPE_LABEL, "… 45 earlier lines"));
+      g_assert_true (g_str_has_prefix (gui_text (gui_find (other, GTK_TYPE_TEXT_VIEW, NULL)), "row 45\n"));
+      g_assert_true (g_str_has_suffix (gui_text (gui_find (other, GTK_TYPE_TEXT_VIEW, NULL)), "row 99\nmore 1\nmore 2\nmore 3\nmore 4\nmore 5\n"));
+      g_assert_nonnull (gui_find (other, GTK_TYPE_EXPANDER, NULL));
+      g_assert_cmpstr (gtk_expander_get_label (GTK_EXPANDER (gui_find (other, GTK_TYPE_EXPANDER, NULL))), ==, "Output (105 lines)");
+    }
     assay_step_card_cell_finished (ASSAY_STEP_CARD (other), "c9", "ok", NULL, 10);
     /* Now all of it, in the (collapsed) expander. */
     {
       GtkWidget *child = gtk_expander_get_child (GTK_EXPANDER (gui_find (other, GTK_TYPE_EXPANDER, NULL)));
-      GtkWidget *label = gui_find (child, GTK_TYPE_LABEL, NULL);
+      GtkWidget *view = gui_find (child, GTK_TYPE_TEXT_VIEW, NULL);
 
-      g_assert_nonnull (label);
-      g_assert_true (g_str_has_prefix (gtk_label_get_text (GTK_LABEL (label)), "row 0\n"));
-      g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (label)), "row 99"));
+      g_assert_nonnull (view);
+      g_assert_true (g_str_has_prefix (gui_text (view), "row 0\n"));
+      g_assert_nonnull (strstr (gui_text (view), "row 99\nmore 1\n"));
+      g_assert_false (gtk_widget_get_visible (gui_find (child, GTK_TYPE_LABEL, "earlier lines")));
     }
     g_assert_finalize_object (other);
   }
