@@ -173,6 +173,8 @@ check_get_key_check (Check *check)
   return check->anthropic ? &check->self->anthropic : &check->self->openai;
 }
 
+/* The transport's messages are written for the analyst and never hold the key: they can be
+ * shown as they are. */
 static void
 key_checked_cb (GObject      *source,
                 GAsyncResult *result,
@@ -215,7 +217,6 @@ key_checked_cb (GObject      *source,
     }
   else
     {
-      /* The transport's messages never hold the key. */
       g_autofree char *text = g_strdup_printf (_("The key could not be checked. %s. You can continue "
                                                  "anyway with the model %s."), error->message,
                                                assay_model_choice_get_default (key_check->provider));
