@@ -1049,9 +1049,19 @@ test_list_models (void)
       run_list_models (provider, &run);
       g_assert_no_error (run.error);
       g_assert_cmpuint (g_strv_length (run.models), ==, 3);
-      g_assert_cmpstr (run.models[0], ==, "alpha-1");
-      g_assert_cmpstr (run.models[1], ==, "mid:latest");
-      g_assert_cmpstr (run.models[2], ==, "zeta-2");
+      if (anthropic)
+        {
+          /* Anthropic lists the newest first: that order is kept. */
+          g_assert_cmpstr (run.models[0], ==, "zeta-2");
+          g_assert_cmpstr (run.models[1], ==, "alpha-1");
+          g_assert_cmpstr (run.models[2], ==, "mid:latest");
+        }
+      else
+        {
+          g_assert_cmpstr (run.models[0], ==, "alpha-1");
+          g_assert_cmpstr (run.models[1], ==, "mid:latest");
+          g_assert_cmpstr (run.models[2], ==, "zeta-2");
+        }
 
       requests = fake_server_requests (server);
       g_assert_cmpuint (requests->len, ==, 1);
@@ -1083,6 +1093,41 @@ test_list_models_refused (void)
   g_assert_nonnull (strstr (run.error->message, "needs an API key"));
   run_clear (&run);
   fake_server_stop (server);
+}
+
+/* A wrong key, in each vendor's own 401 body: an authentication error that never quotes the
+ * key (OpenAI echoes its first and last characters back). */
+static void
+test_list_models_wrong_key (void)
+{
+  const char *flavors[] = { "openai", "anthropic" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (flavors); i++)
+    {
+      g_autofree char *script = g_strdup_printf (
+        "{\"responses\": [], \"models\": {\"flavor\": \"%s\", \"key\": \"sk-right-key-0000\", "
+        "\"ids\": [\"m-1\"]}}", flavors[i]);
+      FakeServer *server = fake_server_start (script);
+      g_autoptr(AssayLlmProvider) provider = make_provider (flavors[i], server, TEST_KEY);
+      g_autoptr(AssayLlmProvider) right = make_provider (flavors[i], server, "sk-right-key-0000");
+      Run run;
+
+      run_init (&run);
+      run_list_models (provider, &run);
+      g_assert_error (run.error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_AUTH);
+      g_assert_nonnull (strstr (run.error->message, "refused the API key (HTTP 401)"));
+      g_assert_null (strstr (run.error->message, TEST_KEY));
+      g_assert_null (strstr (run.error->message, "1234567890"));
+      g_assert_null (run.models);
+      run_clear (&run);
+
+      run_init (&run);
+      run_list_models (right, &run);
+      g_assert_no_error (run.error);
+      g_assert_cmpstrv (run.models, ((const char *[]) { "m-1", NULL }));
+      run_clear (&run);
+      fake_server_stop (server);
+    }
 }
 
 static void
@@ -1145,6 +1190,7 @@ main (int   argc,
   g_test_add_func ("/assay/llm/cancel/retry-wait", test_cancel_retry_wait);
   g_test_add_func ("/assay/llm/models", test_list_models);
   g_test_add_func ("/assay/llm/models-refused", test_list_models_refused);
+  g_test_add_func ("/assay/llm/models-wrong-key", test_list_models_wrong_key);
   g_test_add_func ("/assay/llm/connection-refused", test_connection_refused);
 
   return g_test_run ();

@@ -4,6 +4,7 @@
 #include <glib/gi18n.h>
 
 #include "assay-llm-provider.h"
+#include "assay-model-choice.h"
 #include "assay-onboarding.h"
 
 typedef struct
@@ -12,12 +13,39 @@ typedef struct
   GtkWidget   *row;     /* AdwComboRow of the server's models */
 } Found;
 
+typedef enum
+{
+  KEY_UNCHECKED,
+  KEY_CHECKING,
+  KEY_ACCEPTED,     /* the models are listed: Continue finishes */
+  KEY_REFUSED,      /* 401, 403 */
+  KEY_CHECK_FAILED, /* the vendor could not say: Continue Anyway is offered */
+} KeyState;
+
+/* A cloud vendor's part of the page: its key is checked by listing the models with it, and
+ * kept (by the window, in the keyring) only once the vendor accepted it or the analyst chose
+ * to continue without the check. */
+typedef struct
+{
+  const char           *provider;  /* "openai", "anthropic" */
+  const char           *vendor;    /* the name shown, "OpenAI" */
+  AdwPasswordEntryRow  *key_row;
+  GtkSpinner           *spinner;
+  AdwComboRow          *model_row;
+  GtkLabel             *status;
+  GtkButton            *continue_button;
+  GtkButton            *anyway_button;
+
+  KeyState              state;
+  GCancellable         *cancellable;  /* the check in flight */
+} KeyCheck;
+
 struct _AssayOnboarding
 {
   GtkWidget             parent_instance;
 
-  AdwPasswordEntryRow  *openai_row;
-  AdwPasswordEntryRow  *anthropic_row;
+  KeyCheck              openai;
+  KeyCheck              anthropic;
   AdwPreferencesGroup  *local_group;
   AdwActionRow         *searching_row;
   GtkSpinner           *searching_spinner;
@@ -66,23 +94,254 @@ emit_configured (AssayOnboarding *self,
   g_signal_emit (self, signals[CONFIGURED], 0, provider, base_url, model, key);
 }
 
-static void
-openai_apply_cb (AssayOnboarding *self)
-{
-  const char *key = gtk_editable_get_text (GTK_EDITABLE (self->openai_row));
+/* ---- checking a pasted key ---------------------------------------------------------- */
 
-  if (*key != '\0')
-    emit_configured (self, "openai", NULL, NULL, key);
+typedef struct
+{
+  AssayOnboarding *self;         /* a weak pointer: the page may go while the vendor answers */
+  gboolean         anthropic;
+  GCancellable    *cancellable;  /* which check this was */
+} Check;
+
+static void
+check_free (Check *check)
+{
+  g_clear_weak_pointer (&check->self);
+  g_clear_object (&check->cancellable);
+  g_free (check);
+}
+
+/* The key as pasted, without the spaces and line break a copy often brings along. */
+static char *
+key_check_get_key (KeyCheck *check)
+{
+  return g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (check->key_row))));
 }
 
 static void
-anthropic_apply_cb (AssayOnboarding *self)
+key_check_show_status (KeyCheck   *check,
+                       const char *text,
+                       gboolean    is_error)
 {
-  const char *key = gtk_editable_get_text (GTK_EDITABLE (self->anthropic_row));
-
-  if (*key != '\0')
-    emit_configured (self, "anthropic", NULL, NULL, key);
+  gtk_label_set_text (check->status, text);
+  gtk_widget_set_visible (GTK_WIDGET (check->status), text != NULL);
+  if (is_error)
+    {
+      gtk_widget_remove_css_class (GTK_WIDGET (check->status), "dim-label");
+      gtk_widget_add_css_class (GTK_WIDGET (check->status), "error");
+    }
+  else
+    {
+      gtk_widget_remove_css_class (GTK_WIDGET (check->status), "error");
+      gtk_widget_add_css_class (GTK_WIDGET (check->status), "dim-label");
+    }
 }
+
+static void
+key_check_set_state (KeyCheck *check,
+                     KeyState  state)
+{
+  g_autofree char *key = key_check_get_key (check);
+  gboolean can_continue = key[0] != '\0' && state != KEY_CHECKING;
+
+  check->state = state;
+  gtk_spinner_set_spinning (check->spinner, state == KEY_CHECKING);
+  gtk_widget_set_visible (GTK_WIDGET (check->spinner), state == KEY_CHECKING);
+  gtk_widget_set_visible (GTK_WIDGET (check->model_row), state == KEY_ACCEPTED);
+  gtk_widget_set_visible (GTK_WIDGET (check->anyway_button), state == KEY_CHECK_FAILED);
+  gtk_widget_set_sensitive (GTK_WIDGET (check->continue_button), can_continue);
+  if (can_continue)
+    gtk_widget_add_css_class (GTK_WIDGET (check->continue_button), "suggested-action");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (check->continue_button), "suggested-action");
+  if (state == KEY_UNCHECKED)
+    key_check_show_status (check, NULL, FALSE);
+}
+
+/* Stops a check in flight and forgets its outcome. */
+static void
+key_check_reset (KeyCheck *check)
+{
+  g_cancellable_cancel (check->cancellable);
+  g_clear_object (&check->cancellable);
+  key_check_set_state (check, KEY_UNCHECKED);
+}
+
+static KeyCheck *
+check_get_key_check (Check *check)
+{
+  return check->anthropic ? &check->self->anthropic : &check->self->openai;
+}
+
+/* The transport's messages are written for the analyst and never hold the key: they can be
+ * shown as they are. */
+static void
+key_checked_cb (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  Check *check = user_data;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) models = assay_llm_provider_list_models_finish (ASSAY_LLM_PROVIDER (source), result, &error);
+  KeyCheck *key_check;
+
+  if (check->self == NULL || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
+      check_get_key_check (check)->cancellable != check->cancellable)
+    {
+      check_free (check);
+      return;
+    }
+
+  key_check = check_get_key_check (check);
+  g_clear_object (&key_check->cancellable);
+  if (models != NULL)
+    {
+      const char *fallback[] = { assay_model_choice_get_default (key_check->provider), NULL };
+      g_auto(GStrv) chat = assay_model_choice_filter_chat (key_check->provider, (const char * const *) models);
+      const char * const *shown = chat[0] != NULL ? (const char * const *) chat : fallback;
+      g_autoptr(GtkStringList) list = gtk_string_list_new (shown);
+
+      adw_combo_row_set_model (key_check->model_row, G_LIST_MODEL (list));
+      adw_combo_row_set_selected (key_check->model_row,
+                                  (guint) MAX (0, assay_model_choice_pick_default (key_check->provider, shown)));
+      key_check_show_status (key_check, NULL, FALSE);
+      key_check_set_state (key_check, KEY_ACCEPTED);
+    }
+  else if (g_error_matches (error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_AUTH))
+    {
+      g_autofree char *text = g_strdup_printf (_("The key was refused by %s. Check that it was copied whole "
+                                                 "and that it is still active."), key_check->vendor);
+
+      key_check_show_status (key_check, text, TRUE);
+      key_check_set_state (key_check, KEY_REFUSED);
+    }
+  else
+    {
+      g_autofree char *text = g_strdup_printf (_("The key could not be checked. %s. You can continue "
+                                                 "anyway with the model %s."), error->message,
+                                               assay_model_choice_get_default (key_check->provider));
+
+      key_check_show_status (key_check, text, TRUE);
+      key_check_set_state (key_check, KEY_CHECK_FAILED);
+    }
+  check_free (check);
+}
+
+static void
+key_check_start (AssayOnboarding *self,
+                 KeyCheck        *key_check)
+{
+  g_autofree char *key = key_check_get_key (key_check);
+  g_autoptr(AssayLlmProvider) provider = NULL;
+  g_autofree char *text = NULL;
+  const char *base_url = assay_model_choice_get_cloud_base_url (key_check->provider);
+  Check *check;
+
+  if (key[0] == '\0')
+    return;
+  for (const char *p = key; *p != '\0'; p++)
+    if (g_ascii_isspace (*p) || g_ascii_iscntrl (*p))
+      {
+        key_check_reset (key_check);
+        key_check_show_status (key_check, _("An API key has no spaces or line breaks. Paste it again."), TRUE);
+        return;
+      }
+
+  key_check_reset (key_check);
+  key_check->cancellable = g_cancellable_new ();
+  provider = g_str_equal (key_check->provider, "anthropic") ? assay_anthropic_provider_new (base_url, key)
+                                                            : assay_openai_provider_new (base_url, key);
+  check = g_new0 (Check, 1);
+  g_set_weak_pointer (&check->self, self);
+  check->anthropic = key_check == &self->anthropic;
+  check->cancellable = g_object_ref (key_check->cancellable);
+  assay_llm_provider_list_models_async (provider, key_check->cancellable, key_checked_cb, check);
+
+  text = g_strdup_printf (_("Checking the key with %s…"), key_check->vendor);
+  key_check_show_status (key_check, text, FALSE);
+  key_check_set_state (key_check, KEY_CHECKING);
+}
+
+static void
+key_check_finish (AssayOnboarding *self,
+                  KeyCheck        *key_check,
+                  const char      *model)
+{
+  g_autofree char *key = key_check_get_key (key_check);
+  g_autofree char *chosen = g_strdup (model);
+
+  /* Nothing of the key stays in the page once it was handed over. */
+  gtk_editable_set_text (GTK_EDITABLE (key_check->key_row), "");
+  key_check_reset (key_check);
+  emit_configured (self, key_check->provider, NULL, chosen, key);
+}
+
+static void
+key_check_continue (AssayOnboarding *self,
+                    KeyCheck        *key_check)
+{
+  GtkStringObject *item;
+
+  switch (key_check->state)
+    {
+    case KEY_CHECKING:
+      break;
+
+    case KEY_ACCEPTED:
+      item = adw_combo_row_get_selected_item (key_check->model_row);
+      key_check_finish (self, key_check,
+                        item != NULL ? gtk_string_object_get_string (item)
+                                     : assay_model_choice_get_default (key_check->provider));
+      break;
+
+    case KEY_UNCHECKED:
+    case KEY_REFUSED:
+    case KEY_CHECK_FAILED:
+    default:
+      key_check_start (self, key_check);
+      break;
+    }
+}
+
+static void
+openai_continue_cb (AssayOnboarding *self)
+{
+  key_check_continue (self, &self->openai);
+}
+
+static void
+anthropic_continue_cb (AssayOnboarding *self)
+{
+  key_check_continue (self, &self->anthropic);
+}
+
+static void
+openai_key_changed_cb (AssayOnboarding *self)
+{
+  key_check_reset (&self->openai);
+}
+
+static void
+anthropic_key_changed_cb (AssayOnboarding *self)
+{
+  key_check_reset (&self->anthropic);
+}
+
+static void
+openai_anyway_cb (AssayOnboarding *self)
+{
+  if (self->openai.state == KEY_CHECK_FAILED)
+    key_check_finish (self, &self->openai, assay_model_choice_get_default ("openai"));
+}
+
+static void
+anthropic_anyway_cb (AssayOnboarding *self)
+{
+  if (self->anthropic.state == KEY_CHECK_FAILED)
+    key_check_finish (self, &self->anthropic, assay_model_choice_get_default ("anthropic"));
+}
+
+/* ---- other servers ------------------------------------------------------------------- */
 
 static void
 url_apply_cb (AssayOnboarding *self)
@@ -213,6 +472,20 @@ demo_action (GtkWidget  *widget,
   g_signal_emit (widget, signals[DEMO_REQUESTED], 0);
 }
 
+/* Leaving the page (another choice made, the window closed) ends the checks: the key of a
+ * page nobody looks at is not sent anywhere. */
+static void
+assay_onboarding_unmap (GtkWidget *widget)
+{
+  AssayOnboarding *self = ASSAY_ONBOARDING (widget);
+
+  if (self->openai.state == KEY_CHECKING)
+    key_check_reset (&self->openai);
+  if (self->anthropic.state == KEY_CHECKING)
+    key_check_reset (&self->anthropic);
+  GTK_WIDGET_CLASS (assay_onboarding_parent_class)->unmap (widget);
+}
+
 static void
 assay_onboarding_dispose (GObject *object)
 {
@@ -220,6 +493,8 @@ assay_onboarding_dispose (GObject *object)
   GtkWidget *child;
 
   g_cancellable_cancel (self->cancellable);
+  g_cancellable_cancel (self->openai.cancellable);
+  g_cancellable_cancel (self->anthropic.cancellable);
   gtk_widget_dispose_template (GTK_WIDGET (self), ASSAY_TYPE_ONBOARDING);
   /* The template's root box is not a bound child: unparent it too. */
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
@@ -233,6 +508,8 @@ assay_onboarding_finalize (GObject *object)
   AssayOnboarding *self = ASSAY_ONBOARDING (object);
 
   g_clear_object (&self->cancellable);
+  g_clear_object (&self->openai.cancellable);
+  g_clear_object (&self->anthropic.cancellable);
   g_ptr_array_unref (self->found);
   G_OBJECT_CLASS (assay_onboarding_parent_class)->finalize (object);
 }
@@ -245,6 +522,7 @@ assay_onboarding_class_init (AssayOnboardingClass *klass)
 
   object_class->dispose = assay_onboarding_dispose;
   object_class->finalize = assay_onboarding_finalize;
+  widget_class->unmap = assay_onboarding_unmap;
 
   signals[CONFIGURED] = g_signal_new ("configured", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                                       0, NULL, NULL, NULL, G_TYPE_NONE, 4,
@@ -254,14 +532,32 @@ assay_onboarding_class_init (AssayOnboardingClass *klass)
 
   assay_app_ensure_resources ();
   gtk_widget_class_set_template_from_resource (widget_class, "/org/assay/Assay/ui/assay-onboarding.ui");
-  gtk_widget_class_bind_template_child (widget_class, AssayOnboarding, openai_row);
-  gtk_widget_class_bind_template_child (widget_class, AssayOnboarding, anthropic_row);
+#define BIND_KEY_CHECK(vendor, field, id) \
+  gtk_widget_class_bind_template_child_full (widget_class, #vendor "_" id, FALSE, \
+                                             G_STRUCT_OFFSET (AssayOnboarding, vendor.field))
+  BIND_KEY_CHECK (openai, key_row, "row");
+  BIND_KEY_CHECK (openai, spinner, "spinner");
+  BIND_KEY_CHECK (openai, model_row, "model_row");
+  BIND_KEY_CHECK (openai, status, "status");
+  BIND_KEY_CHECK (openai, continue_button, "continue_button");
+  BIND_KEY_CHECK (openai, anyway_button, "anyway_button");
+  BIND_KEY_CHECK (anthropic, key_row, "row");
+  BIND_KEY_CHECK (anthropic, spinner, "spinner");
+  BIND_KEY_CHECK (anthropic, model_row, "model_row");
+  BIND_KEY_CHECK (anthropic, status, "status");
+  BIND_KEY_CHECK (anthropic, continue_button, "continue_button");
+  BIND_KEY_CHECK (anthropic, anyway_button, "anyway_button");
+#undef BIND_KEY_CHECK
   gtk_widget_class_bind_template_child (widget_class, AssayOnboarding, local_group);
   gtk_widget_class_bind_template_child (widget_class, AssayOnboarding, searching_row);
   gtk_widget_class_bind_template_child (widget_class, AssayOnboarding, searching_spinner);
   gtk_widget_class_bind_template_child (widget_class, AssayOnboarding, url_row);
-  gtk_widget_class_bind_template_callback (widget_class, openai_apply_cb);
-  gtk_widget_class_bind_template_callback (widget_class, anthropic_apply_cb);
+  gtk_widget_class_bind_template_callback (widget_class, openai_continue_cb);
+  gtk_widget_class_bind_template_callback (widget_class, anthropic_continue_cb);
+  gtk_widget_class_bind_template_callback (widget_class, openai_key_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, anthropic_key_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, openai_anyway_cb);
+  gtk_widget_class_bind_template_callback (widget_class, anthropic_anyway_cb);
   gtk_widget_class_bind_template_callback (widget_class, url_apply_cb);
   gtk_widget_class_install_action (widget_class, "onboarding.demo", NULL, demo_action);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
@@ -270,6 +566,10 @@ assay_onboarding_class_init (AssayOnboardingClass *klass)
 static void
 assay_onboarding_init (AssayOnboarding *self)
 {
+  self->openai.provider = "openai";
+  self->openai.vendor = "OpenAI";
+  self->anthropic.provider = "anthropic";
+  self->anthropic.vendor = "Anthropic";
   gtk_widget_init_template (GTK_WIDGET (self));
   self->found = g_ptr_array_new_with_free_func ((GDestroyNotify) found_free);
   self->cancellable = g_cancellable_new ();

@@ -11,8 +11,13 @@ G_DECLARE_FINAL_TYPE (AssayOnboarding, assay_onboarding, ASSAY, ONBOARDING, GtkW
 
 /* The first-run page: OpenAI or Anthropic with a pasted key, a local server (found by asking
  * each candidate URL for its models), any OpenAI-compatible URL, or the recorded demo.
- * Emits ::configured (provider, base_url, model, key; any but provider may be NULL) or
- * ::demo-requested. */
+ * A pasted key is checked when Continue (or Enter) is pressed, by listing the vendor's models
+ * with it (a spinner meanwhile); once accepted, the analyst picks the model (a chat model
+ * preselected, see assay-model-choice.h) and Continue finishes. A refused key gets an error
+ * under the entry; a vendor that cannot be reached, an error and Continue Anyway (with the
+ * default model). A check stops when the key changes or the page is left.
+ * Emits ::configured (provider, base_url, model, key; any but provider may be NULL; a key
+ * only once it was accepted or the analyst continued anyway) or ::demo-requested. */
 GtkWidget *assay_onboarding_new          (void);
 /* Asks each of BASE_URLS (NAMES: what to call them) for its models; the ones that answer
  * become rows. Replaces the previous search. */

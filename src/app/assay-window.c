@@ -16,6 +16,7 @@
 #include "assay-dataset.h"
 #include "assay-kernel-session.h"
 #include "assay-keyring.h"
+#include "assay-model-choice.h"
 #include "assay-onboarding.h"
 #include "assay-report.h"
 #include "assay-sandbox-banner.h"
@@ -24,8 +25,6 @@
 #include "assay-step-card.h"
 #include "assay-window.h"
 
-#define DEFAULT_OPENAI_MODEL    "gpt-4.1"
-#define DEFAULT_ANTHROPIC_MODEL "claude-sonnet-4-5"
 /* How long a closed window lets the sandbox stop a running cell before closing it. */
 #define CLOSE_GRACE_MS          2000
 
@@ -599,6 +598,7 @@ key_found_cb (GObject      *source,
   g_autoptr(GError) error = NULL;
   g_autofree char *provider = NULL;
   g_autofree char *base_url = NULL;
+  const char *server;
   char *key;
 
   key = assay_keyring_lookup_finish (result, &error);
@@ -618,11 +618,12 @@ key_found_cb (GObject      *source,
 
   provider = g_settings_get_string (self->settings, "provider");
   base_url = g_settings_get_string (self->settings, "base-url");
+  server = *base_url ? base_url : assay_model_choice_get_cloud_base_url (provider);
   g_clear_object (&self->provider);
   if (g_str_equal (provider, "anthropic"))
-    self->provider = assay_anthropic_provider_new (*base_url ? base_url : NULL, key);
+    self->provider = assay_anthropic_provider_new (server, key);
   else
-    self->provider = assay_openai_provider_new (*base_url ? base_url : NULL, key);
+    self->provider = assay_openai_provider_new (server, key);
   secret_password_free (key);
 
   g_free (self->model);
@@ -630,7 +631,7 @@ key_found_cb (GObject      *source,
   if (*self->model == '\0')
     {
       g_free (self->model);
-      self->model = g_strdup (g_str_equal (provider, "anthropic") ? DEFAULT_ANTHROPIC_MODEL : DEFAULT_OPENAI_MODEL);
+      self->model = g_strdup (assay_model_choice_get_default (provider));
     }
   ensure_backend (self);
 }
@@ -1715,8 +1716,8 @@ onboarding_configured_cb (AssayWindow *self,
                           const char  *key)
 {
   if (model == NULL)
-    model = g_str_equal (provider, "anthropic") ? DEFAULT_ANTHROPIC_MODEL
-          : base_url == NULL ? DEFAULT_OPENAI_MODEL : "";
+    model = g_str_equal (provider, "anthropic") || base_url == NULL
+            ? assay_model_choice_get_default (provider) : "";
   g_settings_set_string (self->settings, "provider", provider);
   g_settings_set_string (self->settings, "base-url", base_url ? base_url : "");
   g_settings_set_string (self->settings, "model", model);

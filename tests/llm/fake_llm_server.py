@@ -14,7 +14,15 @@ The script is a JSON object:
     {"responses": [RESPONSE, ...],          served in order, one per POST to
                                             .../chat/completions or .../messages;
                                             the last one repeats
-     "models": {"flavor": F, "ids": [...], "status": 200}}    GET .../models
+     "models": {"flavor": F, "ids": [...], "status": 200,    GET .../models
+                "key": "...", "delay_ms": N}}
+
+"models" answers in OpenAI's format ({"object": "list", "data": [{"id", "object", "created",
+"owned_by"}]}) or, for "anthropic", Anthropic's ({"data": [{"type": "model", "id",
+"display_name", "created_at"}], "has_more", "first_id", "last_id"}), the ids in the order given.
+With "key", a request without that key (Authorization: Bearer, or Anthropic's x-api-key) gets
+401 with the body the vendor sends for a missing or wrong key; Anthropic without an
+anthropic-version header gets 400. "delay_ms" waits before answering.
 
 A RESPONSE:
 
@@ -345,14 +353,58 @@ class Handler(BaseHTTPRequestHandler):
         if delay_ms:
             time.sleep(delay_ms / 1000)
 
+    def refuse_key(self, flavor, expected):
+        """The vendor's answer to a missing or wrong key (None when the key is right)."""
+        if flavor == "anthropic":
+            if "anthropic-version" not in self.headers:
+                return 400, {"type": "error", "error": {"type": "invalid_request_error",
+                                                        "message": "anthropic-version: header is required"},
+                             "request_id": "req_011C" + rand_id(20)}
+            given = self.headers.get("x-api-key")
+            if given == expected:
+                return None
+            return 401, {"type": "error", "error": {"type": "authentication_error",
+                                                    "message": "x-api-key header is required"
+                                                    if given is None else "invalid x-api-key"},
+                         "request_id": "req_011C" + rand_id(20)}
+        authorization = self.headers.get("Authorization")
+        if authorization == "Bearer " + expected:
+            return None
+        if authorization is None or not authorization.startswith("Bearer "):
+            return 401, {"error": {"message": "You didn't provide an API key. You need to provide your "
+                                              "API key in an Authorization header using Bearer auth (i.e. "
+                                              "Authorization: Bearer YOUR_KEY).",
+                                   "type": "invalid_request_error", "param": None, "code": None}}
+        given = authorization[len("Bearer "):]
+        # OpenAI quotes the start and the end of the key it refused.
+        return 401, {"error": {"message": "Incorrect API key provided: %s%s%s. You can find your API "
+                                          "key at https://platform.openai.com/account/api-keys."
+                                          % (given[:3], "*" * max(0, len(given) - 7), given[-4:]),
+                               "type": "invalid_request_error", "param": None,
+                               "code": "invalid_api_key"}}
+
     def do_GET(self):
+        try:
+            self.answer_get()
+        except (BrokenPipeError, ConnectionResetError):
+            # The client gave up (a cancelled check): nothing to answer.
+            self.close_connection = True
+
+    def answer_get(self):
         self.record(b"")
         models = script.get("models", {})
         flavor = models.get("flavor", "openai")
         status = models.get("status", 200)
+        if models.get("delay_ms"):
+            time.sleep(models["delay_ms"] / 1000)
         if not self.path.split("?")[0].endswith("/models"):
             self.send_json(404, error_body(flavor, 404, "no such endpoint"))
             return
+        if "key" in models:
+            refusal = self.refuse_key(flavor, models["key"])
+            if refusal is not None:
+                self.send_json(*refusal)
+                return
         if status != 200:
             self.send_json(status, error_body(flavor, status, models.get("message", "refused")))
             return

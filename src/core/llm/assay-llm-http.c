@@ -660,10 +660,15 @@ compare_ids (gconstpointer a,
   return g_strcmp0 (*(const char * const *) a, *(const char * const *) b);
 }
 
+/* OpenAI's {"object": "list", "data": [{"id": ...}]}, Anthropic's {"data": [{"type": "model",
+ * "id": ..., "display_name": ...}], "has_more": ..., "first_id": ..., "last_id": ...}.
+ * OpenAI-compatible servers list in no useful order, so their ids are sorted; Anthropic lists
+ * the newest model first, and that order is kept. Duplicates go either way. */
 static GStrv
-parse_models (const guint8  *data,
-              gsize          len,
-              GError       **error)
+parse_models (const guint8    *data,
+              gsize            len,
+              AssayLlmFlavor   flavor,
+              GError         **error)
 {
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
@@ -691,6 +696,16 @@ parse_models (const guint8  *data,
       if (id != NULL && id[0] != '\0' && g_utf8_validate (id, -1, NULL))
         g_ptr_array_add (ids, (gpointer) id);
     }
+  if (flavor == ASSAY_LLM_FLAVOR_ANTHROPIC)
+    {
+      g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+
+      for (guint i = 0; i < ids->len; i++)
+        if (g_hash_table_add (seen, g_ptr_array_index (ids, i)))
+          g_strv_builder_add (builder, g_ptr_array_index (ids, i));
+      return g_strv_builder_end (builder);
+    }
+
   g_ptr_array_sort (ids, compare_ids);
   for (guint i = 0; i < ids->len; i++)
     if (i == 0 || g_strcmp0 (g_ptr_array_index (ids, i), g_ptr_array_index (ids, i - 1)) != 0)
@@ -830,7 +845,7 @@ job_attempt (Job      *job,
     }
   else
     {
-      job->models = parse_models (attempt.body->data, attempt.body->len, error);
+      job->models = parse_models (attempt.body->data, attempt.body->len, request->flavor, error);
       outcome = job->models != NULL ? OUTCOME_SUCCESS : OUTCOME_FAIL;
     }
 

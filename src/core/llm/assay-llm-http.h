@@ -53,7 +53,8 @@ void              assay_llm_http_stream_async       (AssayLlmProvider     *provi
 AssayLlmResponse *assay_llm_http_stream_finish      (AssayLlmProvider     *provider,
                                                      GAsyncResult         *result,
                                                      GError              **error);
-/* GETs REQUEST (taken), a model list: the sorted ids in data[].id. */
+/* GETs REQUEST (taken), a model list: the ids in data[].id, sorted (Anthropic: as listed,
+ * newest first). */
 void              assay_llm_http_list_models_async  (AssayLlmProvider     *provider,
                                                      AssayLlmHttpRequest  *request,
                                                      GCancellable         *cancellable,

@@ -62,7 +62,9 @@ void              assay_llm_provider_stream_async       (AssayLlmProvider      *
 AssayLlmResponse *assay_llm_provider_stream_finish      (AssayLlmProvider      *self,
                                                          GAsyncResult          *result,
                                                          GError               **error);
-/* The model ids the server offers (GET /v1/models), sorted. */
+/* The model ids the server offers (GET /v1/models): sorted for OpenAI-compatible servers,
+ * in the server's order (newest first) for Anthropic. A refused key fails with
+ * ASSAY_LLM_ERROR_AUTH, an unreachable server with ASSAY_LLM_ERROR_NETWORK. */
 void              assay_llm_provider_list_models_async  (AssayLlmProvider      *self,
                                                          GCancellable          *cancellable,
                                                          GAsyncReadyCallback    callback,

@@ -1,0 +1,721 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The onboarding page with a pasted cloud key, driven through its widgets against the fake
+ * model server speaking OpenAI's and Anthropic's GET /v1/models (ASSAY_OPENAI_BASE_URL and
+ * ASSAY_ANTHROPIC_BASE_URL point the vendors there), with a real keyring (a private
+ * gnome-keyring on a private D-Bus session): a good key lists the models with a chat model
+ * preselected and the one chosen lands in GSettings; a refused key shows an error under the
+ * entry and stores nothing; an unreachable vendor offers Continue Anyway; leaving the page
+ * stops the check. */
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+#include "assay-chat-view.h"
+#include "assay-keyring.h"
+#include "assay-model-choice.h"
+#include "assay-onboarding.h"
+#include "assay-window.h"
+#include "gui-test-util.h"
+
+#define OPENAI_KEY     "sk-proj-good-7a1c55e2b04d9f31"
+#define WRONG_KEY      "sk-proj-wrong-0b9e4471c2d8aa56"
+#define ANTHROPIC_KEY  "sk-ant-api03-good-5c7d13e9a0f2"
+
+static GSettings *settings;
+
+/* ---- the keyring ---------------------------------------------------------------------- */
+
+typedef struct
+{
+  gboolean  done;
+  char     *key;
+} Lookup;
+
+static gboolean
+lookup_done (gpointer data)
+{
+  return ((Lookup *) data)->done;
+}
+
+static void
+looked_up_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      data)
+{
+  g_autoptr(GError) error = NULL;
+
+  ((Lookup *) data)->key = assay_keyring_lookup_finish (result, &error);
+  g_assert_no_error (error);
+  ((Lookup *) data)->done = TRUE;
+}
+
+/* The key stored for PROVIDER's own server, or NULL. */
+static char *
+stored_key (const char *provider)
+{
+  Lookup lookup = { 0 };
+
+  assay_keyring_lookup_async (provider, NULL, NULL, looked_up_cb, &lookup);
+  gui_wait (lookup_done, &lookup, 20, "the keyring lookup");
+  return lookup.key;
+}
+
+typedef struct
+{
+  const char *provider;
+  const char *key;
+} Expected;
+
+static gboolean
+key_is_stored (gpointer data)
+{
+  Expected *expected = data;
+  g_autofree char *key = stored_key (expected->provider);
+
+  return g_strcmp0 (key, expected->key) == 0;
+}
+
+static void
+forget_keys (void)
+{
+  g_autoptr(GError) error = NULL;
+
+  secret_password_clear_sync (assay_keyring_get_schema (), NULL, &error,
+                              "provider", "openai", "base-url", "", NULL);
+  g_assert_no_error (error);
+  secret_password_clear_sync (assay_keyring_get_schema (), NULL, &error,
+                              "provider", "anthropic", "base-url", "", NULL);
+  g_assert_no_error (error);
+}
+
+static void
+assert_not_in_settings (const char *secret)
+{
+  g_autoptr(GSettingsSchema) schema = NULL;
+  g_auto(GStrv) keys = NULL;
+
+  g_object_get (settings, "settings-schema", &schema, NULL);
+  keys = g_settings_schema_list_keys (schema);
+  for (guint i = 0; keys[i] != NULL; i++)
+    {
+      g_autoptr(GVariant) value = g_settings_get_value (settings, keys[i]);
+      g_autofree char *text = g_variant_print (value, FALSE);
+
+      g_assert_null (strstr (text, secret));
+    }
+}
+
+/* ---- the page ------------------------------------------------------------------------- */
+
+/* One vendor's part of the page, found the way an analyst sees it: by its labels. */
+typedef struct
+{
+  GtkWidget *group;
+  GtkWidget *key_row;
+  GtkWidget *spinner;
+  GtkWidget *model_row;
+  GtkWidget *status;
+  GtkWidget *continue_button;
+  GtkWidget *anyway_button;
+} Section;
+
+static GtkWidget *
+find_button (GtkWidget  *root,
+             const char *label)
+{
+  if (GTK_IS_BUTTON (root) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (root)), label) == 0)
+    return root;
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_button (child, label);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* gui_find reads an entry row's text, not its title. */
+static GtkWidget *
+find_row (GtkWidget  *root,
+          GType       type,
+          const char *title)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type) &&
+      g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (root)), title) == 0)
+    return root;
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_row (child, type, title);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static Section
+find_section (AssayWindow *window,
+              const char  *key_title)
+{
+  Section section = { 0 };
+
+  section.key_row = find_row (GTK_WIDGET (assay_window_get_onboarding (window)),
+                              ADW_TYPE_PASSWORD_ENTRY_ROW, key_title);
+  g_assert_nonnull (section.key_row);
+  section.group = gtk_widget_get_ancestor (section.key_row, ADW_TYPE_PREFERENCES_GROUP);
+  g_assert_nonnull (section.group);
+  section.spinner = gui_find (section.key_row, GTK_TYPE_SPINNER, NULL);
+  section.model_row = find_row (section.group, ADW_TYPE_COMBO_ROW, "Model");
+  section.continue_button = find_button (section.group, "Continue");
+  section.anyway_button = find_button (section.group, "Continue Anyway");
+  g_assert_nonnull (section.continue_button);
+  /* The label under the rows, above the buttons. */
+  section.status = gtk_widget_get_prev_sibling (gtk_widget_get_parent (section.continue_button));
+  g_assert_true (GTK_IS_LABEL (section.status));
+  g_assert_nonnull (section.spinner);
+  g_assert_nonnull (section.model_row);
+  g_assert_nonnull (section.status);
+  g_assert_nonnull (section.continue_button);
+  g_assert_nonnull (section.anyway_button);
+  return section;
+}
+
+/* Enter in the entry: GtkText binds the key to its ::activate. */
+static void
+press_enter (Section *section)
+{
+  GtkWidget *text = gui_find (section->key_row, GTK_TYPE_TEXT, NULL);
+
+  g_assert_nonnull (text);
+  g_signal_emit_by_name (text, "activate");
+}
+
+static void
+paste_key_and_enter (Section    *section,
+                     const char *key)
+{
+  gtk_editable_set_text (GTK_EDITABLE (section->key_row), key);
+  press_enter (section);
+}
+
+/* What a click ends in (GtkButton's ::activate only emits ::clicked after an animation). */
+static void
+click (GtkWidget *button)
+{
+  g_assert_true (gtk_widget_is_sensitive (button));
+  g_assert_true (gtk_widget_get_visible (button));
+  g_signal_emit_by_name (button, "clicked");
+}
+
+static gboolean
+check_ended (gpointer data)
+{
+  Section *section = data;
+
+  return !gtk_widget_get_visible (section->spinner) &&
+         (gtk_widget_get_visible (section->model_row) ||
+          (gtk_widget_get_visible (section->status) && gtk_widget_has_css_class (section->status, "error")));
+}
+
+static void
+assert_checking (Section    *section,
+                 const char *vendor)
+{
+  g_autofree char *text = g_strdup_printf ("Checking the key with %s", vendor);
+
+  g_assert_true (gtk_widget_get_visible (section->spinner));
+  g_assert_true (gtk_spinner_get_spinning (GTK_SPINNER (section->spinner)));
+  g_assert_false (gtk_widget_get_sensitive (section->continue_button));
+  g_assert_true (gtk_widget_get_visible (section->status));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (section->status)), text));
+}
+
+static void
+assert_refused (AssayWindow *window,
+                Section     *section,
+                const char  *vendor,
+                const char  *key)
+{
+  g_autofree char *refused = g_strdup_printf ("The key was refused by %s", vendor);
+  const char *text = gtk_label_get_text (GTK_LABEL (section->status));
+
+  g_assert_true (gtk_widget_get_visible (section->status));
+  g_assert_true (gtk_widget_has_css_class (section->status, "error"));
+  g_assert_nonnull (strstr (text, refused));
+  g_assert_null (strstr (text, key));
+  g_assert_null (strstr (text, key + strlen (key) - 4));
+  g_assert_false (gtk_widget_get_visible (section->model_row));
+  g_assert_false (gtk_widget_get_visible (section->anyway_button));
+  g_assert_false (gtk_widget_get_visible (section->spinner));
+  g_assert_cmpstr (assay_window_get_page (window), ==, "onboarding");
+}
+
+static char **
+combo_strings (GtkWidget *combo)
+{
+  GListModel *model = adw_combo_row_get_model (ADW_COMBO_ROW (combo));
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(GtkStringObject) item = g_list_model_get_item (model, i);
+
+      g_strv_builder_add (builder, gtk_string_object_get_string (item));
+    }
+  return g_strv_builder_end (builder);
+}
+
+static const char *
+combo_selected (GtkWidget *combo)
+{
+  GtkStringObject *item = adw_combo_row_get_selected_item (ADW_COMBO_ROW (combo));
+
+  return item != NULL ? gtk_string_object_get_string (item) : NULL;
+}
+
+static void
+screenshot (AssayWindow *window,
+            const char  *name)
+{
+  const char *dir = g_getenv ("ASSAY_SCREENSHOT_DIR");
+  g_autofree char *path = NULL;
+
+  if (dir == NULL)
+    return;
+  path = g_build_filename (dir, name, NULL);
+  gui_spin (300);
+  gui_screenshot (GTK_WIDGET (window), path);
+}
+
+static AssayWindow *
+open_onboarding (void)
+{
+  AssayWindow *window;
+
+  g_settings_reset (settings, "provider");
+  g_settings_reset (settings, "base-url");
+  g_settings_reset (settings, "model");
+  forget_keys ();
+  window = g_object_ref (assay_window_new (NULL));
+  gtk_window_present (GTK_WINDOW (window));
+  gui_spin (100);
+  g_assert_cmpstr (assay_window_get_page (window), ==, "onboarding");
+  return window;
+}
+
+static void
+close_window (AssayWindow *window)
+{
+  gtk_window_destroy (GTK_WINDOW (window));
+  gui_spin (50);
+  g_assert_finalize_object (window);
+}
+
+static GPtrArray *
+read_requests (const char *log_path)
+{
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  GPtrArray *requests = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+
+  if (!g_file_get_contents (log_path, &text, NULL, NULL))
+    return requests;
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (lines[i][0] != '\0')
+      {
+        g_autoptr(GError) error = NULL;
+        JsonNode *node = json_from_string (lines[i], &error);
+
+        g_assert_no_error (error);
+        g_ptr_array_add (requests, node);
+      }
+  return requests;
+}
+
+static const char *
+request_string (GPtrArray  *requests,
+                guint       i,
+                const char *member,
+                const char *header)
+{
+  JsonObject *object = json_node_get_object (g_ptr_array_index (requests, i));
+
+  if (header != NULL)
+    object = json_object_get_object_member (object, "headers");
+  return json_object_has_member (object, member) ? json_object_get_string_member (object, member) : NULL;
+}
+
+static void
+stop_server (GSubprocess *server,
+             const char  *log_path)
+{
+  g_subprocess_force_exit (server);
+  g_subprocess_wait (server, NULL, NULL);
+  g_unlink (log_path);
+}
+
+static gboolean
+is_idle (gpointer data)
+{
+  return !assay_window_get_busy (data);
+}
+
+/* ---- the tests ------------------------------------------------------------------------ */
+
+static void
+test_default_model (void)
+{
+  const char *openai[] = { "babbage-002", "chatgpt-4o-latest", "dall-e-3", "gpt-3.5-turbo",
+                           "gpt-3.5-turbo-instruct", "gpt-4.1", "gpt-4.1-2025-04-14", "gpt-4.1-mini",
+                           "gpt-4o", "gpt-4o-mini-tts", "gpt-4o-realtime-preview", "gpt-image-1",
+                           "o3-mini", "omni-moderation-latest", "text-embedding-3-large", "tts-1",
+                           "whisper-1", NULL };
+  const char *without_default[] = { "dall-e-3", "gpt-3.5-turbo", "gpt-4-turbo", "gpt-4o",
+                                    "gpt-4o-2024-08-06", "gpt-4o-mini", "text-embedding-3-small", NULL };
+  const char *o_series[] = { "dall-e-3", "o3-mini", "text-embedding-3-small", "tts-1", NULL };
+  const char *snapshot[] = { "gpt-4.1-mini", "gpt-4.1-2025-04-14", NULL };
+  const char *anthropic[] = { "claude-opus-4-1-20250805", "claude-sonnet-4-5-20250929",
+                              "claude-3-5-haiku-20241022", NULL };
+  const char *anthropic_old[] = { "claude-opus-4-1-20250805", "claude-3-5-haiku-20241022", NULL };
+  const char *unknown[] = { "text-embedding-3-small", "whisper-1", NULL };
+  g_auto(GStrv) chat = assay_model_choice_filter_chat ("openai", openai);
+  g_auto(GStrv) chat_without = assay_model_choice_filter_chat ("openai", without_default);
+  g_auto(GStrv) chat_o = assay_model_choice_filter_chat ("openai", o_series);
+  g_auto(GStrv) chat_unknown = assay_model_choice_filter_chat ("openai", unknown);
+  g_auto(GStrv) chat_anthropic = assay_model_choice_filter_chat ("anthropic", anthropic);
+  const char *empty[] = { NULL };
+
+  g_assert_cmpstrv (chat, ((const char *[]) { "chatgpt-4o-latest", "gpt-3.5-turbo", "gpt-4.1",
+                                              "gpt-4.1-2025-04-14", "gpt-4.1-mini", "gpt-4o", "o3-mini",
+                                              NULL }));
+  g_assert_cmpstr (chat[assay_model_choice_pick_default ("openai", (const char * const *) chat)], ==, "gpt-4.1");
+  /* Without the default: the newest full gpt- model, never an embedding or a dated one. */
+  g_assert_cmpstr (chat_without[assay_model_choice_pick_default ("openai", (const char * const *) chat_without)],
+                   ==, "gpt-4o");
+  g_assert_cmpstrv (chat_o, ((const char *[]) { "o3-mini", NULL }));
+  g_assert_cmpint (assay_model_choice_pick_default ("openai", (const char * const *) chat_o), ==, 0);
+  g_assert_cmpint (assay_model_choice_pick_default ("openai", snapshot), ==, 1);
+  /* Nothing known: shown rather than hidden. */
+  g_assert_cmpstrv (chat_unknown, unknown);
+  g_assert_cmpstrv (chat_anthropic, anthropic);
+  g_assert_cmpint (assay_model_choice_pick_default ("anthropic", anthropic), ==, 1);
+  g_assert_cmpint (assay_model_choice_pick_default ("anthropic", anthropic_old), ==, 0);
+  g_assert_cmpint (assay_model_choice_pick_default ("anthropic", empty), ==, -1);
+}
+
+static void
+test_openai_key (void)
+{
+  g_autofree char *base_url = NULL;
+  g_autofree char *log_path = NULL;
+  g_autoptr(GSubprocess) server = NULL;
+  g_autoptr(GPtrArray) requests = NULL;
+  g_autofree char *stored = NULL;
+  g_autofree char *provider = NULL;
+  g_autofree char *url = NULL;
+  g_autofree char *model = NULL;
+  g_auto(GStrv) shown = NULL;
+  Expected expected = { "openai", OPENAI_KEY };
+  AssayWindow *window;
+  Section section;
+
+  server = gui_fake_server_start ("{\"responses\": [{\"flavor\": \"openai\", \"turn\": {\"text\": \"Hello from the checked key.\", \"finish\": \"stop\"}}],"
+                                  " \"models\": {\"flavor\": \"openai\", \"key\": \"" OPENAI_KEY "\","
+                                  " \"ids\": [\"whisper-1\", \"gpt-4o-mini\", \"dall-e-3\", \"gpt-4.1\", \"text-embedding-3-small\", \"tts-1\", \"o3-mini\"]}}",
+                                  &base_url, &log_path);
+  g_setenv ("ASSAY_OPENAI_BASE_URL", base_url, TRUE);
+  g_settings_set_enum (settings, "sandbox-backend", 2 /* bwrap */);
+  window = open_onboarding ();
+  section = find_section (window, "OpenAI API key");
+  g_assert_false (gtk_widget_get_visible (section.model_row));
+  g_assert_false (gtk_widget_get_visible (section.status));
+  g_assert_false (gtk_widget_get_sensitive (section.continue_button));
+
+  /* A wrong key: checked (a spinner meanwhile), refused under the entry, nothing kept. */
+  paste_key_and_enter (&section, WRONG_KEY);
+  assert_checking (&section, "OpenAI");
+  gui_wait (check_ended, &section, 20, "the check of the wrong key");
+  assert_refused (window, &section, "OpenAI", WRONG_KEY);
+  screenshot (window, "onboarding-refused.png");
+  stored = stored_key ("openai");
+  g_assert_null (stored);
+  provider = g_settings_get_string (settings, "provider");
+  g_assert_cmpstr (provider, ==, "");
+  g_clear_pointer (&provider, g_free);
+
+  /* Editing the key clears the error. */
+  gtk_editable_set_text (GTK_EDITABLE (section.key_row), OPENAI_KEY "\n");
+  g_assert_false (gtk_widget_get_visible (section.status));
+  g_assert_true (gtk_widget_get_sensitive (section.continue_button));
+
+  /* The right key (as pasted, with a line break): the server's chat models, the default
+   * preselected; not stored until the analyst finishes. */
+  click (section.continue_button);
+  assert_checking (&section, "OpenAI");
+  gui_wait (check_ended, &section, 20, "the check of the key");
+  g_assert_true (gtk_widget_get_visible (section.model_row));
+  g_assert_false (gtk_widget_get_visible (section.status));
+  g_assert_false (gtk_widget_get_visible (section.anyway_button));
+  shown = combo_strings (section.model_row);
+  g_assert_cmpstrv (shown, ((const char *[]) { "gpt-4.1", "gpt-4o-mini", "o3-mini", NULL }));
+  g_assert_cmpstr (combo_selected (section.model_row), ==, ASSAY_DEFAULT_OPENAI_MODEL);
+  g_assert_cmpstr (assay_window_get_page (window), ==, "onboarding");
+  stored = stored_key ("openai");
+  g_assert_null (stored);
+  screenshot (window, "onboarding-models.png");
+
+  requests = read_requests (log_path);
+  g_assert_cmpuint (requests->len, ==, 2);
+  g_assert_cmpstr (request_string (requests, 0, "method", NULL), ==, "GET");
+  g_assert_cmpstr (request_string (requests, 0, "path", NULL), ==, "/v1/models");
+  g_assert_cmpstr (request_string (requests, 0, "authorization", "headers"), ==, "Bearer " WRONG_KEY);
+  g_assert_cmpstr (request_string (requests, 1, "authorization", "headers"), ==, "Bearer " OPENAI_KEY);
+  g_clear_pointer (&requests, g_ptr_array_unref);
+
+  /* Another model, then Continue: the choice is in GSettings, the key in the keyring. */
+  adw_combo_row_set_selected (ADW_COMBO_ROW (section.model_row), 1);
+  click (section.continue_button);
+  g_assert_cmpstr (assay_window_get_page (window), ==, "main");
+  provider = g_settings_get_string (settings, "provider");
+  url = g_settings_get_string (settings, "base-url");
+  model = g_settings_get_string (settings, "model");
+  g_assert_cmpstr (provider, ==, "openai");
+  g_assert_cmpstr (url, ==, "");
+  g_assert_cmpstr (model, ==, "gpt-4o-mini");
+  gui_wait (key_is_stored, &expected, 20, "the key in the keyring");
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (section.key_row)), ==, "");
+  assert_not_in_settings (OPENAI_KEY);
+
+  /* A question goes to that model with that key. */
+  assay_chat_view_set_composer_text (assay_window_get_chat_view (window), "Hello?");
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.send", NULL);
+  gui_wait (is_idle, window, 60, "the answer");
+  g_assert_nonnull (gui_find (GTK_WIDGET (assay_window_get_chat_view (window)), GTK_TYPE_LABEL,
+                              "Hello from the checked key."));
+  requests = read_requests (log_path);
+  g_assert_cmpuint (requests->len, ==, 3);
+  g_assert_cmpstr (request_string (requests, 2, "path", NULL), ==, "/v1/chat/completions");
+  g_assert_cmpstr (request_string (requests, 2, "authorization", "headers"), ==, "Bearer " OPENAI_KEY);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (
+                     json_node_get_object (g_ptr_array_index (requests, 2)), "body"), "model"),
+                   ==, "gpt-4o-mini");
+
+  close_window (window);
+  stop_server (server, log_path);
+  g_unsetenv ("ASSAY_OPENAI_BASE_URL");
+  g_settings_reset (settings, "sandbox-backend");
+}
+
+static void
+test_anthropic_key (void)
+{
+  g_autofree char *base_url = NULL;
+  g_autofree char *log_path = NULL;
+  g_autoptr(GSubprocess) server = NULL;
+  g_autoptr(GPtrArray) requests = NULL;
+  g_autofree char *stored = NULL;
+  g_autofree char *provider = NULL;
+  g_autofree char *model = NULL;
+  g_auto(GStrv) shown = NULL;
+  Expected expected = { "anthropic", ANTHROPIC_KEY };
+  AssayWindow *window;
+  Section section;
+  Section openai;
+
+  server = gui_fake_server_start ("{\"responses\": [], \"models\": {\"flavor\": \"anthropic\", \"key\": \"" ANTHROPIC_KEY "\","
+                                  " \"ids\": [\"claude-opus-4-1-20250805\", \"claude-sonnet-4-5-20250929\", \"claude-3-5-haiku-20241022\"]}}",
+                                  &base_url, &log_path);
+  g_setenv ("ASSAY_ANTHROPIC_BASE_URL", base_url, TRUE);
+  window = open_onboarding ();
+  section = find_section (window, "Anthropic API key");
+  openai = find_section (window, "OpenAI API key");
+
+  paste_key_and_enter (&section, WRONG_KEY);
+  assert_checking (&section, "Anthropic");
+  /* The other vendor's part is untouched. */
+  g_assert_false (gtk_widget_get_visible (openai.spinner));
+  gui_wait (check_ended, &section, 20, "the check of the wrong key");
+  assert_refused (window, &section, "Anthropic", WRONG_KEY);
+  stored = stored_key ("anthropic");
+  g_assert_null (stored);
+
+  /* Continue with the refused key still there asks again, and is refused again. */
+  click (section.continue_button);
+  assert_checking (&section, "Anthropic");
+  gui_wait (check_ended, &section, 20, "the second check of the wrong key");
+  assert_refused (window, &section, "Anthropic", WRONG_KEY);
+
+  paste_key_and_enter (&section, ANTHROPIC_KEY);
+  gui_wait (check_ended, &section, 20, "the check of the key");
+  g_assert_true (gtk_widget_get_visible (section.model_row));
+  /* Anthropic's order (newest first), the default's dated id preselected. */
+  shown = combo_strings (section.model_row);
+  g_assert_cmpstrv (shown, ((const char *[]) { "claude-opus-4-1-20250805", "claude-sonnet-4-5-20250929",
+                                               "claude-3-5-haiku-20241022", NULL }));
+  g_assert_cmpstr (combo_selected (section.model_row), ==, "claude-sonnet-4-5-20250929");
+  stored = stored_key ("anthropic");
+  g_assert_null (stored);
+
+  requests = read_requests (log_path);
+  g_assert_cmpuint (requests->len, ==, 3);
+  for (guint i = 0; i < requests->len; i++)
+    {
+      g_assert_true (g_str_has_prefix (request_string (requests, i, "path", NULL), "/v1/models"));
+      g_assert_cmpstr (request_string (requests, i, "anthropic-version", "headers"), ==, "2023-06-01");
+      g_assert_null (request_string (requests, i, "authorization", "headers"));
+    }
+  g_assert_cmpstr (request_string (requests, 0, "x-api-key", "headers"), ==, WRONG_KEY);
+  g_assert_cmpstr (request_string (requests, 2, "x-api-key", "headers"), ==, ANTHROPIC_KEY);
+
+  /* Enter again finishes with the preselected model. */
+  press_enter (&section);
+  g_assert_cmpstr (assay_window_get_page (window), ==, "main");
+  provider = g_settings_get_string (settings, "provider");
+  model = g_settings_get_string (settings, "model");
+  g_assert_cmpstr (provider, ==, "anthropic");
+  g_assert_cmpstr (model, ==, "claude-sonnet-4-5-20250929");
+  gui_wait (key_is_stored, &expected, 20, "the key in the keyring");
+  stored = stored_key ("openai");
+  g_assert_null (stored);
+  assert_not_in_settings (ANTHROPIC_KEY);
+
+  close_window (window);
+  stop_server (server, log_path);
+  g_unsetenv ("ASSAY_ANTHROPIC_BASE_URL");
+}
+
+static void
+test_unreachable (void)
+{
+  g_autoptr(GSocket) socket = NULL;
+  g_autoptr(GSocketAddress) address = NULL;
+  g_autoptr(GSocketAddress) bound = NULL;
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *url = NULL;
+  g_autofree char *stored = NULL;
+  g_autofree char *model = NULL;
+  Expected expected = { "openai", WRONG_KEY };
+  AssayWindow *window;
+  Section section;
+  const char *text;
+
+  /* A port that was free a moment ago and has nobody listening. */
+  socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
+  g_assert_no_error (error);
+  address = g_inet_socket_address_new (loopback, 0);
+  g_assert_true (g_socket_bind (socket, address, FALSE, &error));
+  bound = g_socket_get_local_address (socket, &error);
+  g_assert_no_error (error);
+  url = g_strdup_printf ("http://127.0.0.1:%u/v1", g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound)));
+  g_socket_close (socket, NULL);
+  g_setenv ("ASSAY_OPENAI_BASE_URL", url, TRUE);
+
+  window = open_onboarding ();
+  section = find_section (window, "OpenAI API key");
+  paste_key_and_enter (&section, WRONG_KEY);
+  gui_wait (check_ended, &section, 30, "the check against nobody");
+  text = gtk_label_get_text (GTK_LABEL (section.status));
+  g_assert_nonnull (strstr (text, "The key could not be checked"));
+  g_assert_nonnull (strstr (text, "Cannot reach"));
+  g_assert_nonnull (strstr (text, ASSAY_DEFAULT_OPENAI_MODEL));
+  g_assert_null (strstr (text, WRONG_KEY));
+  g_assert_true (gtk_widget_get_visible (section.anyway_button));
+  g_assert_false (gtk_widget_get_visible (section.model_row));
+  g_assert_cmpstr (assay_window_get_page (window), ==, "onboarding");
+  stored = stored_key ("openai");
+  g_assert_null (stored);
+  screenshot (window, "onboarding-unreachable.png");
+
+  click (section.anyway_button);
+  g_assert_cmpstr (assay_window_get_page (window), ==, "main");
+  model = g_settings_get_string (settings, "model");
+  g_assert_cmpstr (model, ==, ASSAY_DEFAULT_OPENAI_MODEL);
+  gui_wait (key_is_stored, &expected, 20, "the key kept without a check");
+
+  close_window (window);
+  g_unsetenv ("ASSAY_OPENAI_BASE_URL");
+}
+
+static gboolean
+spinner_stopped (gpointer data)
+{
+  return !gtk_widget_get_visible (data);
+}
+
+static void
+test_leaving_cancels (void)
+{
+  g_autofree char *base_url = NULL;
+  g_autofree char *log_path = NULL;
+  g_autofree char *other_url = NULL;
+  g_autofree char *stored = NULL;
+  g_autofree char *url = NULL;
+  g_autoptr(GSubprocess) server = NULL;
+  g_autoptr(GPtrArray) requests = NULL;
+  AssayWindow *window;
+  Section section;
+  GtkWidget *url_row;
+  gint64 started;
+
+  server = gui_fake_server_start ("{\"responses\": [], \"models\": {\"flavor\": \"openai\", \"key\": \"" OPENAI_KEY "\","
+                                  " \"delay_ms\": 3000, \"ids\": [\"gpt-4.1\"]}}",
+                                  &base_url, &log_path);
+  g_setenv ("ASSAY_OPENAI_BASE_URL", base_url, TRUE);
+  window = open_onboarding ();
+  section = find_section (window, "OpenAI API key");
+  paste_key_and_enter (&section, OPENAI_KEY);
+  assert_checking (&section, "OpenAI");
+  started = g_get_monotonic_time ();
+
+  /* The analyst picks another server while the vendor is still thinking. */
+  url_row = find_row (GTK_WIDGET (assay_window_get_onboarding (window)), ADW_TYPE_ENTRY_ROW,
+                      "OpenAI-compatible URL, e.g. http://host:8000/v1");
+  g_assert_nonnull (url_row);
+  other_url = g_strdup_printf ("%s/other", base_url);
+  gtk_editable_set_text (GTK_EDITABLE (url_row), other_url);
+  g_signal_emit_by_name (url_row, "apply");
+  g_assert_cmpstr (assay_window_get_page (window), ==, "main");
+  gui_wait (spinner_stopped, section.spinner, 10, "the check to stop");
+  g_assert_cmpint (g_get_monotonic_time () - started, <, 2 * G_USEC_PER_SEC);
+
+  /* Long after the vendor answered, nothing of the check shows or is kept. */
+  gui_spin (3500);
+  g_assert_false (gtk_widget_get_visible (section.model_row));
+  g_assert_false (gtk_widget_get_visible (section.status));
+  stored = stored_key ("openai");
+  g_assert_null (stored);
+  url = g_settings_get_string (settings, "base-url");
+  g_assert_cmpstr (url, ==, other_url);
+  requests = read_requests (log_path);
+  g_assert_cmpuint (requests->len, ==, 1);
+
+  close_window (window);
+  stop_server (server, log_path);
+  g_unsetenv ("ASSAY_OPENAI_BASE_URL");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  int status;
+
+  gui_test_init (&argc, &argv);
+  settings = g_settings_new ("org.assay.Assay");
+  g_test_add_func ("/assay/app/onboarding/default-model", test_default_model);
+  g_test_add_func ("/assay/app/onboarding/openai-key", test_openai_key);
+  g_test_add_func ("/assay/app/onboarding/anthropic-key", test_anthropic_key);
+  g_test_add_func ("/assay/app/onboarding/unreachable", test_unreachable);
+  g_test_add_func ("/assay/app/onboarding/leaving-cancels", test_leaving_cancels);
+  status = g_test_run ();
+  g_settings_reset (settings, "provider");
+  g_settings_reset (settings, "base-url");
+  g_settings_reset (settings, "model");
+  g_object_unref (settings);
+  return status;
+}
