@@ -16,6 +16,9 @@ struct _AssayMarkdownView
    * widget; only what follows is parsed and laid out again. */
   gsize      settled_len;
   GtkWidget *last_settled;
+  /* During a streaming render: the next widget of the previous one, kept if the new render
+   * makes the same block there (a block unchanged keeps its widget and its measured size). */
+  GtkWidget *reuse;
 };
 
 G_DEFINE_FINAL_TYPE (AssayMarkdownView, assay_markdown_view, GTK_TYPE_WIDGET)
@@ -40,12 +43,56 @@ typedef struct
   int                column;
   gboolean           in_head;
   GPtrArray         *link_closers;
+  GString           *table_signature;
 } Render;
 
+#define SIGNATURE_KEY "assay-markdown-signature"
+
+/* Removes WIDGET and every widget after it. */
 static void
-add_child (Render    *render,
-           GtkWidget *child)
+remove_from (GtkWidget *widget)
 {
+  while (widget != NULL)
+    {
+      GtkWidget *next = gtk_widget_get_next_sibling (widget);
+
+      gtk_widget_unparent (widget);
+      widget = next;
+    }
+}
+
+/* Whether the block with SIGNATURE (what it shows, exactly) is the one the previous render
+ * had at this place; if so, that widget stays and the render moves past it. From the first
+ * difference on, the previous render's widgets go. */
+static gboolean
+reuse_block (Render     *render,
+             const char *signature)
+{
+  AssayMarkdownView *view = render->view;
+
+  if (view->reuse == NULL)
+    return FALSE;
+  if (g_strcmp0 (g_object_get_data (G_OBJECT (view->reuse), SIGNATURE_KEY), signature) == 0)
+    {
+      view->reuse = gtk_widget_get_next_sibling (view->reuse);
+      return TRUE;
+    }
+  remove_from (view->reuse);
+  view->reuse = NULL;
+  return FALSE;
+}
+
+static void
+add_child (Render     *render,
+           GtkWidget  *child,
+           const char *signature)
+{
+  if (reuse_block (render, signature))
+    {
+      g_object_unref (g_object_ref_sink (child));
+      return;
+    }
+  g_object_set_data_full (G_OBJECT (child), SIGNATURE_KEY, g_strdup (signature), g_free);
   gtk_widget_set_parent (child, GTK_WIDGET (render->view));
 }
 
@@ -76,6 +123,7 @@ static void
 end_block (Render *render)
 {
   GtkWidget *label;
+  g_autofree char *signature = NULL;
 
   if (!render->in_block)
     return;
@@ -85,12 +133,16 @@ end_block (Render *render)
     g_string_truncate (render->markup, render->markup->len - 1);
   if (render->table != NULL)
     return;
+  signature = g_strdup_printf ("label %s %d %s", render->css_class ? render->css_class : "-",
+                               render->quote_depth > 0, render->markup->str);
+  if (reuse_block (render, signature))
+    return;
   label = markup_label (render->markup->str);
   if (render->css_class != NULL)
     gtk_widget_add_css_class (label, render->css_class);
   if (render->quote_depth > 0)
     gtk_widget_add_css_class (label, "markdown-quote");
-  add_child (render, label);
+  add_child (render, label, signature);
 }
 
 static void
@@ -184,7 +236,7 @@ enter_block (MD_BLOCKTYPE  type,
 
     case MD_BLOCK_HR:
       end_block (render);
-      add_child (render, gtk_separator_new (GTK_ORIENTATION_HORIZONTAL));
+      add_child (render, gtk_separator_new (GTK_ORIENTATION_HORIZONTAL), "separator");
       break;
 
     case MD_BLOCK_TABLE:
@@ -194,6 +246,7 @@ enter_block (MD_BLOCKTYPE  type,
       gtk_grid_set_column_spacing (render->table, 18);
       gtk_grid_set_row_spacing (render->table, 4);
       render->row = -1;
+      g_string_assign (render->table_signature, "table");
       break;
 
     case MD_BLOCK_THEAD:
@@ -277,6 +330,8 @@ leave_block (MD_BLOCKTYPE  type,
           gtk_label_set_xalign (GTK_LABEL (label), 1.0);
         else if (align == MD_ALIGN_CENTER)
           gtk_label_set_xalign (GTK_LABEL (label), 0.5);
+        g_string_append_printf (render->table_signature, "\n%d %d %d %s", render->row, render->column, align,
+                                render->markup->str);
         gtk_grid_attach (render->table, label, render->column++, render->row, 1, 1);
       }
       break;
@@ -291,7 +346,7 @@ leave_block (MD_BLOCKTYPE  type,
         gtk_widget_set_vexpand (scroller, FALSE);
         gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), GTK_WIDGET (render->table));
         render->table = NULL;
-        add_child (render, scroller);
+        add_child (render, scroller, render->table_signature->str);
       }
       break;
 
@@ -423,18 +478,6 @@ static void parse_into (AssayMarkdownView *self,
                         const char        *text,
                         gsize              size);
 
-/* Removes the children after AFTER (all of them when AFTER is NULL). */
-static void
-clear_children_after (AssayMarkdownView *self,
-                      GtkWidget         *after)
-{
-  GtkWidget *child;
-
-  while ((child = after != NULL ? gtk_widget_get_next_sibling (after)
-                                : gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
-    gtk_widget_unparent (child);
-}
-
 /* Where TEXT can be cut into blocks that no later text changes: after the last blank line
  * that is outside a fenced code block, and not inside a table or a list (which a later line
  * may continue). Returns 0 when there is none. */
@@ -474,6 +517,44 @@ settle_point (const char *text,
   return point;
 }
 
+/* Settled blocks are moved into boxes of this many: a long answer has hundreds of blocks,
+ * and GTK walks every child of the view each time the block being written changes. */
+#define CHUNK_BLOCKS 32
+#define CHUNK_KEY "assay-markdown-chunk"
+
+static void
+pack_settled (AssayMarkdownView *self)
+{
+  GtkWidget *first = gtk_widget_get_first_child (GTK_WIDGET (self));
+  GtkWidget *chunk;
+  guint n = 0;
+
+  if (self->last_settled == NULL)
+    return;
+  while (first != NULL && g_object_get_data (G_OBJECT (first), CHUNK_KEY) != NULL)
+    first = gtk_widget_get_next_sibling (first);
+  for (GtkWidget *w = first; w != NULL; w = gtk_widget_get_next_sibling (w))
+    {
+      n++;
+      if (w == self->last_settled)
+        break;
+    }
+  if (first == NULL || n < CHUNK_BLOCKS)
+    return;
+  chunk = gtk_box_new (GTK_ORIENTATION_VERTICAL, 8);
+  g_object_set_data (G_OBJECT (chunk), CHUNK_KEY, GINT_TO_POINTER (TRUE));
+  gtk_widget_insert_before (chunk, GTK_WIDGET (self), first);
+  for (guint i = 0; i < n; i++)
+    {
+      GtkWidget *w = g_object_ref (gtk_widget_get_next_sibling (chunk));
+
+      gtk_widget_unparent (w);
+      gtk_box_append (GTK_BOX (chunk), w);
+      g_object_unref (w);
+    }
+  self->last_settled = chunk;
+}
+
 void
 assay_markdown_view_set_markdown_streaming (AssayMarkdownView *self,
                                             const char        *markdown)
@@ -489,8 +570,7 @@ assay_markdown_view_set_markdown_streaming (AssayMarkdownView *self,
     return;
   length = strlen (markdown);
   /* Text that does not continue what was shown (a retry voided it): start again. */
-  if (self->markdown == NULL || self->settled_len == 0 ||
-      strncmp (markdown, self->markdown, self->settled_len) != 0)
+  if (self->markdown == NULL || strncmp (markdown, self->markdown, self->settled_len) != 0)
     {
       clear_children (self);
       self->settled_len = 0;
@@ -499,16 +579,22 @@ assay_markdown_view_set_markdown_streaming (AssayMarkdownView *self,
   g_free (self->markdown);
   self->markdown = g_strdup (markdown);
 
-  clear_children_after (self, self->last_settled);
+  /* The widgets after the settled blocks are kept where the new text makes the same blocks. */
+  self->reuse = self->last_settled != NULL ? gtk_widget_get_next_sibling (self->last_settled)
+                                           : gtk_widget_get_first_child (GTK_WIDGET (self));
   point = settle_point (markdown, self->settled_len);
   if (point > self->settled_len)
     {
       parse_into (self, markdown + self->settled_len, point - self->settled_len);
       self->settled_len = point;
-      self->last_settled = gtk_widget_get_last_child (GTK_WIDGET (self));
+      self->last_settled = self->reuse != NULL ? gtk_widget_get_prev_sibling (self->reuse)
+                                               : gtk_widget_get_last_child (GTK_WIDGET (self));
+      pack_settled (self);
     }
   if (length > self->settled_len)
     parse_into (self, markdown + self->settled_len, length - self->settled_len);
+  remove_from (self->reuse);
+  self->reuse = NULL;
 }
 
 void
@@ -525,6 +611,43 @@ assay_markdown_view_set_markdown (AssayMarkdownView *self,
   self->last_settled = NULL;
   clear_children (self);
   parse_into (self, self->markdown, strlen (self->markdown));
+}
+
+/* Whether TEXT has a line that looks like a link reference definition ("[label]: url"),
+ * outside fenced code or not: a false positive only costs a whole render. */
+static gboolean
+has_link_reference (const char *text)
+{
+  for (const char *line = text; line != NULL && *line != '\0'; line = strchr (line, '\n'), line = line ? line + 1 : NULL)
+    {
+      const char *p = line;
+
+      while (*p == ' ' && p - line < 3)
+        p++;
+      if (*p == '[')
+        {
+          const char *close = strchr (p, ']');
+          const char *end = strchr (p, '\n');
+
+          if (close != NULL && (end == NULL || close < end) && close[1] == ':')
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+void
+assay_markdown_view_finish_streaming (AssayMarkdownView *self,
+                                      const char        *markdown)
+{
+  g_return_if_fail (ASSAY_IS_MARKDOWN_VIEW (self));
+
+  if (markdown == NULL)
+    markdown = "";
+  if (self->settled_len == 0 || has_link_reference (markdown))
+    assay_markdown_view_set_markdown (self, markdown);
+  else
+    assay_markdown_view_set_markdown_streaming (self, markdown);
 }
 
 static void
@@ -545,14 +668,16 @@ parse_into (AssayMarkdownView *self,
 
   render.view = self;
   render.markup = g_string_new (NULL);
+  render.table_signature = g_string_new (NULL);
   render.lists = g_array_new (FALSE, TRUE, sizeof (ListLevel));
   render.link_closers = g_ptr_array_new ();
   md_parse (text, (MD_SIZE) size, &parser, &render);
   end_block (&render);
   /* A table cut off mid-stream never reached its leave callback. */
   if (render.table != NULL)
-    add_child (&render, GTK_WIDGET (render.table));
+    add_child (&render, GTK_WIDGET (render.table), render.table_signature->str);
   g_string_free (render.markup, TRUE);
+  g_string_free (render.table_signature, TRUE);
   g_array_unref (render.lists);
   g_ptr_array_unref (render.link_closers);
 }

@@ -17,9 +17,13 @@ void        assay_markdown_view_set_markdown (AssayMarkdownView *self,
                                               const char        *markdown);
 const char *assay_markdown_view_get_markdown (AssayMarkdownView *self);
 /* The same for text still streaming in: whole blocks already shown are kept as they are, and
- * only the text after the last settled block is parsed and laid out again. Call
- * assay_markdown_view_set_markdown with the final text for the exact rendering. */
+ * only the text after the last settled block is parsed and laid out again. */
 void        assay_markdown_view_set_markdown_streaming (AssayMarkdownView *self,
                                                         const char        *markdown);
+/* The streamed text is complete: the exact rendering of the whole of MARKDOWN. The blocks
+ * already shown are kept unless the text defines link references (which md4c resolves
+ * across blocks); then it is rendered again as a whole. */
+void        assay_markdown_view_finish_streaming (AssayMarkdownView *self,
+                                                  const char        *markdown);
 
 G_END_DECLS

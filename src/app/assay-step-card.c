@@ -128,12 +128,13 @@ render_cb (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
-/* The text is complete: render it exactly once, as a whole. */
+/* The text is complete: its exact rendering, keeping the blocks already shown (rebuilding
+ * a long answer's hundreds of labels would stall the window as the answer ends). */
 static void
 render_final (AssayStepCard *self)
 {
   g_clear_handle_id (&self->render_source, g_source_remove);
-  assay_markdown_view_set_markdown (self->text_view, self->text->str);
+  assay_markdown_view_finish_streaming (self->text_view, self->text->str);
   gtk_widget_set_visible (GTK_WIDGET (self->text_view), self->text->len > 0);
 }
 

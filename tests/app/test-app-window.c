@@ -391,19 +391,30 @@ test_markdown (void)
 }
 
 /* The labels' texts and the grids of a markdown view, in order, as one string. */
-static char *
-describe_view (GtkWidget *view)
+/* The blocks of a markdown view, in order (the boxes a streamed view packs settled blocks
+ * into are looked through). */
+static void
+describe_blocks (GtkWidget *view,
+                 GString   *out)
 {
-  GString *out = g_string_new (NULL);
-
   for (GtkWidget *child = gtk_widget_get_first_child (view); child != NULL;
        child = gtk_widget_get_next_sibling (child))
     {
       if (GTK_IS_LABEL (child))
         g_string_append_printf (out, "[%s]", gtk_label_get_label (GTK_LABEL (child)));
+      else if (GTK_IS_BOX (child))
+        describe_blocks (child, out);
       else
         g_string_append_printf (out, "[%s]", G_OBJECT_TYPE_NAME (child));
     }
+}
+
+static char *
+describe_view (GtkWidget *view)
+{
+  GString *out = g_string_new (NULL);
+
+  describe_blocks (view, out);
   return g_string_free (out, FALSE);
 }
 
@@ -530,6 +541,86 @@ test_markdown_streaming (void)
   assay_markdown_view_set_markdown_streaming (ASSAY_MARKDOWN_VIEW (streamed), text);
   got = describe_view (streamed);
   g_assert_cmpstr (got, ==, expected);
+  /* Blocks after the settled ones are kept too when they did not change: a list item or a
+   * table row that is complete keeps its widget while the next one is written. */
+  {
+    GtkWidget *view = g_object_ref_sink (assay_markdown_view_new ());
+    GtkWidget *item;
+
+    assay_markdown_view_set_markdown_streaming (ASSAY_MARKDOWN_VIEW (view), "Intro.\n\n- one\n- tw");
+    item = gui_find (view, GTK_TYPE_LABEL, "• one");
+    g_assert_nonnull (item);
+    assay_markdown_view_set_markdown_streaming (ASSAY_MARKDOWN_VIEW (view), "Intro.\n\n- one\n- two\n- thr");
+    g_assert_true (gui_find (view, GTK_TYPE_LABEL, "• one") == item);
+    g_assert_nonnull (gui_find (view, GTK_TYPE_LABEL, "• two"));
+    g_assert_nonnull (gui_find (view, GTK_TYPE_LABEL, "• thr"));
+    g_assert_null (gui_find (view, GTK_TYPE_LABEL, "• tw\n"));
+    g_assert_cmpuint (gui_count (view, GTK_TYPE_LABEL), ==, 4);
+    /* A change earlier in the unsettled text replaces what follows it. */
+    assay_markdown_view_set_markdown_streaming (ASSAY_MARKDOWN_VIEW (view), "Intro.\n\n- one\n- two\n- three\n\n| a |\n|---|\n| 1 |\n");
+    g_assert_true (gui_find (view, GTK_TYPE_LABEL, "• one") == item);
+    g_assert_cmpuint (gui_count (view, GTK_TYPE_GRID), ==, 1);
+    g_assert_nonnull (gui_find (view, GTK_TYPE_LABEL, "1"));
+    g_assert_finalize_object (view);
+  }
+
+  /* A long answer: settled blocks are packed into boxes, and the blocks are still the same. */
+  {
+    g_autoptr(GString) long_text = g_string_new (NULL);
+    GtkWidget *a = g_object_ref_sink (assay_markdown_view_new ());
+    GtkWidget *b = g_object_ref_sink (assay_markdown_view_new ());
+    g_autofree char *want = NULL;
+    g_autofree char *have = NULL;
+    guint direct = 0;
+
+    for (guint i = 0; i < 100; i++)
+      g_string_append_printf (long_text, "Paragraph %u has **bold** text.\n\n", i);
+    assay_markdown_view_set_markdown (ASSAY_MARKDOWN_VIEW (a), long_text->str);
+    want = describe_view (a);
+    for (gsize n = 1; n <= long_text->len; n += 11)
+      {
+        g_autofree char *prefix = g_strndup (long_text->str, n);
+
+        assay_markdown_view_set_markdown_streaming (ASSAY_MARKDOWN_VIEW (b), prefix);
+      }
+    assay_markdown_view_finish_streaming (ASSAY_MARKDOWN_VIEW (b), long_text->str);
+    have = describe_view (b);
+    g_assert_cmpstr (have, ==, want);
+    for (GtkWidget *child = gtk_widget_get_first_child (b); child != NULL; child = gtk_widget_get_next_sibling (child))
+      direct++;
+    g_assert_cmpuint (direct, <, 40);
+    g_assert_cmpuint (gui_count (b, GTK_TYPE_BOX), >=, 3);
+    g_assert_finalize_object (a);
+    g_assert_finalize_object (b);
+  }
+
+  /* Finished: the same, and nothing is rebuilt. */
+  assay_markdown_view_finish_streaming (ASSAY_MARKDOWN_VIEW (streamed), text);
+  g_assert_true (gtk_widget_get_first_child (streamed) == first);
+  g_free (got);
+  got = describe_view (streamed);
+  g_assert_cmpstr (got, ==, expected);
+
+  /* A link reference defined after its use can only be resolved by the whole text. */
+  {
+    static const char *with_ref = "See [the docs][docs] first.\n\nThen more.\n\n[docs]: https://example.org/docs\n";
+    GtkWidget *view = g_object_ref_sink (assay_markdown_view_new ());
+
+    for (gsize n = 1; n <= strlen (with_ref); n += 5)
+      {
+        g_autofree char *prefix = g_strndup (with_ref, n);
+
+        assay_markdown_view_set_markdown_streaming (ASSAY_MARKDOWN_VIEW (view), prefix);
+      }
+    assay_markdown_view_set_markdown_streaming (ASSAY_MARKDOWN_VIEW (view), with_ref);
+    g_assert_nonnull (gui_find (view, GTK_TYPE_LABEL, "[the docs][docs]"));
+    assay_markdown_view_finish_streaming (ASSAY_MARKDOWN_VIEW (view), with_ref);
+    g_assert_null (gui_find (view, GTK_TYPE_LABEL, "[the docs][docs]"));
+    g_assert_nonnull (gui_find (view, GTK_TYPE_LABEL, "See the docs first."));
+    g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (gui_find (view, GTK_TYPE_LABEL, "See the docs"))),
+                              "https://example.org/docs"));
+    g_assert_finalize_object (view);
+  }
 
   /* A retry voids the text: what is shown starts again. */
   assay_markdown_view_set_markdown_streaming (ASSAY_MARKDOWN_VIEW (streamed), "Other text");
