@@ -669,6 +669,10 @@ ensure_provider (AssayWindow *self)
   assay_keyring_lookup_async (provider, base_url, self->ask_cancellable, key_found_cb, g_object_ref (self));
 }
 
+static void save_session (AssayWindow  *self,
+                          AssaySession *session,
+                          gboolean      reload);
+
 static gboolean
 ensure_session (AssayWindow *self)
 {
@@ -684,8 +688,7 @@ ensure_session (AssayWindow *self)
       show_toast (self, text);
       return FALSE;
     }
-  if (!assay_session_save (self->session, &error))
-    g_warning ("saving the new session: %s", error->message);
+  save_session (self, self->session, FALSE);
   reset_artifacts (self);
   assay_sessions_sidebar_select (self->sidebar, assay_session_get_dir (self->session));
   return TRUE;
@@ -776,15 +779,16 @@ is_current_session (AssayWindow *self,
   return self->session != NULL && g_strcmp0 (assay_session_get_dir (self->session), dir) == 0;
 }
 
-/* Opening, renaming and deleting read and write session folders in workers, one job at a
- * time and in the order asked for: a rename is on disk before the session opens, and a
- * folder is never deleted under a load. The latest open wins: asking for another cancels
+/* Opening, renaming, deleting and the window's own saves read and write session folders in
+ * workers, one job at a time and in the order asked for: a rename or a save is on disk
+ * before the session opens again, and a folder is never deleted under a load. The latest open wins: asking for another cancels
  * the open in flight (its result is never shown) or drops the one still waiting. */
 typedef enum
 {
   FOLDER_OPEN,
   FOLDER_RENAME,
   FOLDER_DELETE,
+  FOLDER_SAVE,
 } FolderJobKind;
 
 struct _FolderJob
@@ -795,7 +799,9 @@ struct _FolderJob
   GTask         *caller;       /* FOLDER_RENAME, FOLDER_DELETE: what the caller waits for */
   GCancellable  *cancellable;
   GWeakRef       window;
-  AssaySession  *session;      /* FOLDER_OPEN: loaded, while its files are listed */
+  AssaySession  *session;      /* FOLDER_OPEN: loaded, while its files are listed;
+                                * FOLDER_SAVE: the one to save */
+  gboolean       reload;       /* FOLDER_SAVE: the sidebar shows what changed */
 };
 
 static FolderJob *
@@ -1165,6 +1171,48 @@ start_delete (AssayWindow *self,
 }
 
 static void
+saved_cb (GObject      *source,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  FolderJob *job = user_data;
+  g_autoptr(AssayWindow) self = folder_job_get_window (job);
+  g_autoptr(GError) error = NULL;
+
+  assay_session_save_finish (ASSAY_SESSION (source), result, &error);
+  if (self == NULL)
+    {
+      if (error != NULL)
+        g_warning ("saving the session %s: %s", job->dir, error->message);
+      folder_job_free (job);
+      return;
+    }
+  if (error != NULL)
+    {
+      g_autofree char *text = g_strdup_printf (_("The session could not be saved: %s"), error->message);
+
+      show_toast (self, text);
+    }
+  if (job->reload)
+    assay_sessions_sidebar_reload (self->sidebar);
+  folder_job_done (self, job);
+}
+
+/* Saves SESSION from a worker, in turn with the other jobs; RELOAD: the sidebar shows it
+ * once it is on disk. */
+static void
+save_session (AssayWindow  *self,
+              AssaySession *session,
+              gboolean      reload)
+{
+  FolderJob *job = folder_job_new (self, FOLDER_SAVE, assay_session_get_dir (session));
+
+  job->session = g_object_ref (session);
+  job->reload = reload;
+  queue_folder_job (self, job);
+}
+
+static void
 run_next_folder_job (AssayWindow *self)
 {
   FolderJob *job;
@@ -1179,6 +1227,10 @@ run_next_folder_job (AssayWindow *self)
       break;
     case FOLDER_RENAME:
       start_rename (self, job);
+      break;
+    case FOLDER_SAVE:
+      /* The record as it is now, the latest state. */
+      assay_session_save_async (job->session, NULL, saved_cb, job);
       break;
     case FOLDER_DELETE:
     default:
@@ -1504,7 +1556,12 @@ dataset_described_cb (GObject      *source,
   if (self != NULL && self->agent != NULL && assay_agent_get_session (self->agent) == data->session)
     assay_agent_set_dataset_description (self->agent, data->name, description);
   else if (assay_session_set_dataset_description (data->session, data->name, description))
-    assay_session_save (data->session, NULL);
+    {
+      if (self != NULL && !gtk_widget_in_destruction (GTK_WIDGET (self)))
+        save_session (self, data->session, FALSE);
+      else
+        assay_session_save_async (data->session, NULL, NULL, NULL);
+    }
 
 out:
   describe_data_free (data);
@@ -1595,8 +1652,7 @@ assay_window_add_files (AssayWindow  *self,
       if (self->agent != NULL)
         ok = assay_agent_add_dataset (self->agent, path, NULL, &error);
       else
-        ok = assay_session_add_dataset (self->session, path, NULL, &error) != NULL &&
-             assay_session_save (self->session, &error);
+        ok = assay_session_add_dataset (self->session, path, NULL, &error) != NULL;
       if (!ok)
         {
           g_autofree char *text = g_strdup_printf (_("“%s” could not be added: %s"), name, error->message);
@@ -1619,7 +1675,11 @@ assay_window_add_files (AssayWindow  *self,
       g_autofree char *text = g_strdup_printf (_("Added %s to the session"), added->str);
 
       show_toast (self, text);
-      assay_sessions_sidebar_reload (self->sidebar);
+      /* The agent saved it already; otherwise it is saved in turn, then listed. */
+      if (self->agent != NULL)
+        assay_sessions_sidebar_reload (self->sidebar);
+      else
+        save_session (self, self->session, TRUE);
       assay_chat_view_focus_composer (self->chat_view);
     }
 }
