@@ -83,6 +83,12 @@ send (AssayWindow *window,
 }
 
 static gboolean
+has_paintable (gpointer data)
+{
+  return gtk_picture_get_paintable (data) != NULL;
+}
+
+static gboolean
 is_waiting (gpointer data)
 {
   return assay_code_review_get_waiting (assay_window_get_code_review (data));
@@ -214,7 +220,8 @@ test_run (void)
   g_assert_cmpstr (cell_status (window, second_id), ==, "ok");
   picture = gui_find (chat, GTK_TYPE_PICTURE, NULL);
   g_assert_nonnull (picture);
-  g_assert_nonnull (gtk_picture_get_paintable (GTK_PICTURE (picture)));
+  /* The figure file is read in a worker. */
+  gui_wait (has_paintable, picture, 10, "the figure thumbnail");
   check_answer (chat);
 
   session = assay_window_get_session (window);
@@ -236,7 +243,9 @@ test_run (void)
   g_assert_false (assay_chat_view_get_loading (assay_window_get_chat_view (window)));
   g_assert_cmpstr (assay_session_get_dir (assay_window_get_session (window)), ==, dir);
   g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "Which region sells most?"));
-  g_assert_nonnull (gui_find (chat, GTK_TYPE_PICTURE, NULL));
+  picture = gui_find (chat, GTK_TYPE_PICTURE, NULL);
+  g_assert_nonnull (picture);
+  gui_wait (has_paintable, picture, 10, "the figure thumbnail of the reopened session");
   g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "(2, 2)"));
   g_assert_cmpstr (cell_status (window, first_id), ==, "ok");
   check_answer (chat);

@@ -850,6 +850,23 @@ test_markdown_streaming (void)
   g_assert_finalize_object (whole);
 }
 
+static gboolean
+has_paintable (gpointer data)
+{
+  return gtk_picture_get_paintable (data) != NULL;
+}
+
+/* The pictures under ROOT, in order. */
+static void
+collect_pictures (GtkWidget *root,
+                  GPtrArray *pictures)
+{
+  if (GTK_IS_PICTURE (root))
+    g_ptr_array_add (pictures, root);
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child; child = gtk_widget_get_next_sibling (child))
+    collect_pictures (child, pictures);
+}
+
 static void
 test_step_card (void)
 {
@@ -921,6 +938,31 @@ test_step_card (void)
     g_assert_null (gui_find (card, GTK_TYPE_PICTURE, NULL));
     assay_step_card_cell_output (step, "c1", figure);
     g_assert_nonnull (gui_find (card, GTK_TYPE_PICTURE, NULL));
+  }
+  /* A saved figure is read and decoded in a worker, not while the card is built; a file that
+   * is gone leaves an empty frame. */
+  {
+    g_autofree char *dir = g_dir_make_tmp ("assay-gui-figure-XXXXXX", NULL);
+    g_autofree char *path = g_build_filename (dir, "plot.png", NULL);
+    g_autofree char *missing = g_build_filename (dir, "gone.png", NULL);
+    gsize length;
+    g_autofree guchar *png = g_base64_decode ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=",
+                                              &length);
+    GtkWidget *other = g_object_ref_sink (assay_step_card_new (2, 8));
+    g_autoptr(GPtrArray) pictures = g_ptr_array_new ();
+
+    g_assert_true (g_file_set_contents (path, (const char *) png, length, NULL));
+    assay_step_card_add_cell (ASSAY_STEP_CARD (other), "c7", NULL);
+    assay_step_card_cell_artifact (ASSAY_STEP_CARD (other), "c7", "gone.png", missing);
+    assay_step_card_cell_artifact (ASSAY_STEP_CARD (other), "c7", "plot.png", path);
+    collect_pictures (other, pictures);
+    g_assert_cmpuint (pictures->len, ==, 2);
+    g_assert_null (gtk_picture_get_paintable (g_ptr_array_index (pictures, 1)));
+    gui_wait (has_paintable, g_ptr_array_index (pictures, 1), 10, "the figure thumbnail");
+    g_assert_null (gtk_picture_get_paintable (g_ptr_array_index (pictures, 0)));
+    g_assert_finalize_object (other);
+    g_unlink (path);
+    g_rmdir (dir);
   }
   assay_step_card_cell_finished (step, "c1", "ok", NULL, 1500);
   g_assert_nonnull (gui_find (card, GTK_TYPE_LABEL, "Ran in 1.5 s"));
