@@ -802,6 +802,7 @@ struct _FolderJob
   AssaySession  *session;      /* FOLDER_OPEN: loaded, while its files are listed;
                                 * FOLDER_SAVE: the one to save */
   gboolean       reload;       /* FOLDER_SAVE: the sidebar shows what changed */
+  GApplication  *held;         /* FOLDER_SAVE: kept running until the record is written */
 };
 
 static FolderJob *
@@ -846,6 +847,11 @@ folder_job_free (FolderJob *job)
   g_clear_object (&job->cancellable);
   g_weak_ref_clear (&job->window);
   g_clear_object (&job->session);
+  if (job->held != NULL)
+    {
+      g_application_release (job->held);
+      g_clear_object (&job->held);
+    }
   g_free (job);
 }
 
@@ -924,7 +930,10 @@ abandon_open (AssayWindow *self)
   assay_sessions_sidebar_select (self->sidebar, self->session != NULL ? assay_session_get_dir (self->session) : NULL);
 }
 
-/* The window goes: what waits is dropped, what runs is cancelled and finds no window. */
+static void start_save (FolderJob *job);
+
+/* The window goes: what runs is cancelled and finds no window; what waits is dropped, but
+ * for saves, which are written even so. */
 static void
 drop_folder_jobs (AssayWindow *self)
 {
@@ -935,7 +944,12 @@ drop_folder_jobs (AssayWindow *self)
     g_cancellable_cancel (self->folder_job->cancellable);
   self->folder_job = NULL;
   while ((job = g_queue_pop_head (&self->folder_jobs)) != NULL)
-    folder_job_free (job);
+    {
+      if (job->kind == FOLDER_SAVE)
+        start_save (job);
+      else
+        folder_job_free (job);
+    }
 }
 
 /* What the analyst reads when a session cannot be opened. */
@@ -1198,6 +1212,16 @@ saved_cb (GObject      *source,
   folder_job_done (self, job);
 }
 
+/* The record as it is now, the latest state; the application does not quit before it is
+ * written. */
+static void
+start_save (FolderJob *job)
+{
+  if ((job->held = g_application_get_default ()) != NULL)
+    g_application_hold (g_object_ref (job->held));
+  assay_session_save_async (job->session, NULL, saved_cb, job);
+}
+
 /* Saves SESSION from a worker, in turn with the other jobs; RELOAD: the sidebar shows it
  * once it is on disk. */
 static void
@@ -1229,8 +1253,7 @@ run_next_folder_job (AssayWindow *self)
       start_rename (self, job);
       break;
     case FOLDER_SAVE:
-      /* The record as it is now, the latest state. */
-      assay_session_save_async (job->session, NULL, saved_cb, job);
+      start_save (job);
       break;
     case FOLDER_DELETE:
     default:
