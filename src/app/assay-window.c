@@ -781,8 +781,9 @@ is_current_session (AssayWindow *self,
 
 /* Opening, renaming, deleting and the window's own saves read and write session folders in
  * workers, one job at a time and in the order asked for: a rename or a save is on disk
- * before the session opens again, and a folder is never deleted under a load. The latest open wins: asking for another cancels
- * the open in flight (its result is never shown) or drops the one still waiting. */
+ * before the session opens again, and a folder is never deleted under a load. The latest
+ * open wins: asking for another cancels the open in flight (its result is never shown) or
+ * drops the one still waiting. */
 typedef enum
 {
   FOLDER_OPEN,
@@ -927,7 +928,8 @@ abandon_open (AssayWindow *self)
     return;
   cancel_open (self);
   assay_chat_view_set_loading (self->chat_view, FALSE);
-  assay_sessions_sidebar_select (self->sidebar, self->session != NULL ? assay_session_get_dir (self->session) : NULL);
+  assay_sessions_sidebar_select (self->sidebar,
+                                 self->session != NULL ? assay_session_get_dir (self->session) : NULL);
 }
 
 static void start_save (FolderJob *job);
