@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "assay-session.h"
+#include "session-fixture.h"
 
 static char *
 make_tmp (void)
@@ -351,6 +352,290 @@ test_load_rejects_bad_records (void)
   remove_tmp (parent);
 }
 
+typedef struct
+{
+  AssaySession *session;
+  GError       *error;
+  guint         calls;
+  GThread      *thread;
+} Loaded;
+
+static void
+loaded_cb (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  Loaded *loaded = user_data;
+
+  g_assert_null (source);
+  loaded->calls++;
+  loaded->thread = g_thread_self ();
+  loaded->session = assay_session_load_finish (result, &loaded->error);
+}
+
+static gboolean
+tick_cb (gpointer data)
+{
+  (*(guint *) data)++;
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+wait_loaded (Loaded       *loaded,
+             GMainContext *context)
+{
+  while (loaded->calls == 0)
+    g_main_context_iteration (context, TRUE);
+}
+
+/* A long session (200 steps, about 3 MB of outputs) read in a worker: the caller's main loop
+ * keeps turning meanwhile, and what comes back is what the synchronous load reads. */
+static void
+test_load_async (void)
+{
+  g_autofree char *parent = make_tmp ();
+  g_autofree char *dir = session_fixture_write_long (parent, "How do the rows grow?", 200, 16 * 1024);
+  g_autoptr(AssaySession) expected = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GMainContext) context = g_main_context_new ();
+  g_autoptr(GSource) ticker = g_timeout_source_new (1);
+  Loaded loaded = { 0, };
+  guint ticks = 0;
+  gint64 started, blocking_us, asking_us;
+  AssaySessionCell *last;
+
+  started = g_get_monotonic_time ();
+  expected = assay_session_load (dir, &error);
+  blocking_us = g_get_monotonic_time () - started;
+  g_assert_no_error (error);
+  g_assert_cmpuint (assay_session_get_n_cells (expected), ==, 200);
+
+  /* From a context of the caller's own: the callback comes there, in this thread. */
+  g_main_context_push_thread_default (context);
+  g_source_set_callback (ticker, tick_cb, &ticks, NULL);
+  g_source_attach (ticker, context);
+  started = g_get_monotonic_time ();
+  assay_session_load_async (dir, NULL, loaded_cb, &loaded);
+  asking_us = g_get_monotonic_time () - started;
+  g_assert_cmpuint (loaded.calls, ==, 0);
+  wait_loaded (&loaded, context);
+  g_source_destroy (ticker);
+  g_main_context_pop_thread_default (context);
+  g_test_message ("asking took %" G_GINT64_FORMAT " ms, loaded in %" G_GINT64_FORMAT " ms "
+                  "(%" G_GINT64_FORMAT " ms blocking), %u ticks meanwhile", asking_us / 1000,
+                  (g_get_monotonic_time () - started) / 1000, blocking_us / 1000, ticks);
+
+  g_assert_no_error (loaded.error);
+  g_assert_nonnull (loaded.session);
+  g_assert_true (loaded.thread == g_thread_self ());
+  /* Asking returns at once and the caller's loop turns while the worker reads: a load that
+   * blocked the caller would take as long to return and leave no time for the ticker. */
+  g_assert_cmpint (asking_us, <, blocking_us / 2);
+  g_assert_cmpuint (ticks, >=, 1);
+  g_assert_cmpstr (assay_session_get_title (loaded.session), ==, "How do the rows grow?");
+  g_assert_cmpstr (assay_session_get_dir (loaded.session), ==, assay_session_get_dir (expected));
+  g_assert_cmpuint (assay_session_get_n_steps (loaded.session), ==, assay_session_get_n_steps (expected));
+  g_assert_cmpuint (assay_session_get_messages (loaded.session)->len, ==,
+                    assay_session_get_messages (expected)->len);
+  g_assert_cmpuint (assay_session_get_n_cells (loaded.session), ==, 200);
+  last = assay_session_get_cell (loaded.session, 199);
+  g_assert_cmpstr (last->code, ==, "print('step 200')\n");
+  g_assert_cmpuint (json_array_get_length (last->outputs), ==, 1);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (last->outputs, 0), "text"), ==,
+                   json_object_get_string_member (json_array_get_object_element (assay_session_get_cell (expected, 199)->outputs, 0), "text"));
+  g_assert_cmpstr (assay_session_get_status (loaded.session), ==, "answered");
+  g_clear_object (&loaded.session);
+  remove_tmp (parent);
+}
+
+/* Cancelled before, during and after the worker read the record: never a session. Missing
+ * and damaged records say which they are. */
+static void
+test_load_async_cancel_and_errors (void)
+{
+  g_autofree char *parent = make_tmp ();
+  g_autofree char *long_dir = session_fixture_write_long (parent, "Long", 200, 16 * 1024);
+  g_autofree char *short_dir = session_fixture_write_long (parent, "Short", 1, 16);
+  g_autofree char *damaged_dir = session_fixture_write_damaged (parent);
+  g_autofree char *missing_dir = g_build_filename (parent, "gone", NULL);
+  g_autoptr(GCancellable) cancellable = NULL;
+
+  /* Before it starts. */
+  {
+    Loaded loaded = { 0, };
+
+    cancellable = g_cancellable_new ();
+    g_cancellable_cancel (cancellable);
+    assay_session_load_async (long_dir, cancellable, loaded_cb, &loaded);
+    wait_loaded (&loaded, NULL);
+    g_assert_error (loaded.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+    g_assert_null (loaded.session);
+    g_clear_error (&loaded.error);
+    g_clear_object (&cancellable);
+  }
+
+  /* While the worker reads a long record. */
+  {
+    Loaded loaded = { 0, };
+
+    cancellable = g_cancellable_new ();
+    assay_session_load_async (long_dir, cancellable, loaded_cb, &loaded);
+    g_cancellable_cancel (cancellable);
+    wait_loaded (&loaded, NULL);
+    g_assert_error (loaded.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+    g_assert_null (loaded.session);
+    g_clear_error (&loaded.error);
+    g_clear_object (&cancellable);
+    /* Exactly one answer. */
+    g_main_context_iteration (NULL, FALSE);
+    g_assert_cmpuint (loaded.calls, ==, 1);
+  }
+
+  /* After the worker is done but before the answer was delivered: the result is stale. */
+  {
+    Loaded loaded = { 0, };
+
+    cancellable = g_cancellable_new ();
+    assay_session_load_async (short_dir, cancellable, loaded_cb, &loaded);
+    g_usleep (500 * 1000);
+    g_cancellable_cancel (cancellable);
+    wait_loaded (&loaded, NULL);
+    g_assert_error (loaded.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+    g_assert_null (loaded.session);
+    g_clear_error (&loaded.error);
+    g_clear_object (&cancellable);
+  }
+
+  /* Not cancelled: the short one loads. */
+  {
+    Loaded loaded = { 0, };
+
+    assay_session_load_async (short_dir, NULL, loaded_cb, &loaded);
+    wait_loaded (&loaded, NULL);
+    g_assert_no_error (loaded.error);
+    g_assert_cmpstr (assay_session_get_title (loaded.session), ==, "Short");
+    g_clear_object (&loaded.session);
+  }
+
+  {
+    Loaded loaded = { 0, };
+
+    assay_session_load_async (damaged_dir, NULL, loaded_cb, &loaded);
+    wait_loaded (&loaded, NULL);
+    g_assert_error (loaded.error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+    g_assert_null (loaded.session);
+    g_test_message ("damaged: %s", loaded.error->message);
+    g_clear_error (&loaded.error);
+  }
+
+  {
+    Loaded loaded = { 0, };
+
+    assay_session_load_async (missing_dir, NULL, loaded_cb, &loaded);
+    wait_loaded (&loaded, NULL);
+    g_assert_error (loaded.error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+    g_assert_null (loaded.session);
+    g_clear_error (&loaded.error);
+  }
+  remove_tmp (parent);
+}
+
+static void
+saved_cb (GObject      *source,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (assay_session_save_finish (ASSAY_SESSION (source), result, &error));
+  g_assert_no_error (error);
+  (*(guint *) user_data)++;
+}
+
+static GMutex gate_lock;
+static GCond gate_cond;
+static gboolean gate_open;
+
+static void
+blocker_worker (GTask        *task,
+                gpointer      source_object,
+                gpointer      task_data,
+                GCancellable *cancellable)
+{
+  g_mutex_lock (&gate_lock);
+  while (!gate_open)
+    g_cond_wait (&gate_cond, &gate_lock);
+  g_mutex_unlock (&gate_lock);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+blocker_done_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  (*(guint *) user_data)++;
+}
+
+/* Saves from workers land in the order asked for: a later synchronous save is never
+ * overwritten by an earlier asynchronous one still being written, and none leaves a
+ * temporary file behind. */
+static void
+test_save_async_order (void)
+{
+  g_autofree char *parent = make_tmp ();
+  g_autofree char *dir = session_fixture_write_long (parent, "Order", 200, 16 * 1024);
+  g_autoptr(AssaySession) session = assay_session_load (dir, NULL);
+  g_autoptr(AssaySession) reread = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDir) listing = NULL;
+  const char *name;
+  guint saved = 0;
+  guint blocked = 0;
+
+  g_assert_nonnull (session);
+  assay_session_set_title (session, "Alone");
+  assay_session_save_async (session, NULL, saved_cb, &saved);
+  while (saved < 1)
+    g_main_context_iteration (NULL, TRUE);
+  reread = assay_session_load (dir, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (assay_session_get_title (reread), ==, "Alone");
+  g_clear_object (&reread);
+
+  /* The worker pool is held busy, so the save asked for first is still waiting when the
+   * synchronous one lands; once the pool is let go it must not put the older record back. */
+  g_mutex_lock (&gate_lock);
+  gate_open = FALSE;
+  g_mutex_unlock (&gate_lock);
+  for (guint i = 0; i < 16; i++)
+    {
+      g_autoptr(GTask) task = g_task_new (NULL, NULL, blocker_done_cb, &blocked);
+
+      g_task_run_in_thread (task, blocker_worker);
+    }
+  assay_session_set_title (session, "Older");
+  assay_session_save_async (session, NULL, saved_cb, &saved);
+  assay_session_set_title (session, "Final");
+  g_assert_true (assay_session_save (session, &error));
+  g_assert_no_error (error);
+  g_mutex_lock (&gate_lock);
+  gate_open = TRUE;
+  g_cond_broadcast (&gate_cond);
+  g_mutex_unlock (&gate_lock);
+  while (saved < 2 || blocked < 16)
+    g_main_context_iteration (NULL, TRUE);
+
+  reread = assay_session_load (dir, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (assay_session_get_title (reread), ==, "Final");
+  listing = g_dir_open (dir, 0, NULL);
+  while ((name = g_dir_read_name (listing)))
+    g_assert_true (g_str_equal (name, "session.json") || g_str_equal (name, "data") ||
+                   g_str_equal (name, "artifacts"));
+  remove_tmp (parent);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -362,6 +647,9 @@ main (int   argc,
   g_test_add_func ("/assay/session/list-rename-delete", test_list_rename_delete);
   g_test_add_func ("/assay/session/delete-never-follows-links", test_delete_never_follows_links);
   g_test_add_func ("/assay/session/bad-records", test_load_rejects_bad_records);
+  g_test_add_func ("/assay/session/load-async", test_load_async);
+  g_test_add_func ("/assay/session/load-async-cancel-and-errors", test_load_async_cancel_and_errors);
+  g_test_add_func ("/assay/session/save-async-order", test_save_async_order);
 
   return g_test_run ();
 }

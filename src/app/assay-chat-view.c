@@ -13,8 +13,10 @@ struct _AssayChatView
 
   GtkRevealer       *retry_revealer;
   GtkLabel          *retry_label;
+  GtkStack          *content_stack;
   GtkScrolledWindow *scroller;
   GtkBox            *messages_box;
+  GtkSpinner        *loading_spinner;
   GtkWidget         *empty_page;
   GtkTextView       *composer_view;
   GtkWidget         *stop_button;
@@ -225,6 +227,22 @@ assay_chat_view_set_busy (AssayChatView *self,
       if (self->current_card != NULL)
         assay_step_card_set_working (self->current_card, FALSE);
     }
+}
+
+void
+assay_chat_view_set_loading (AssayChatView *self,
+                             gboolean       loading)
+{
+  g_return_if_fail (ASSAY_IS_CHAT_VIEW (self));
+  gtk_spinner_set_spinning (self->loading_spinner, loading);
+  gtk_stack_set_visible_child_name (self->content_stack, loading ? "loading" : "conversation");
+}
+
+gboolean
+assay_chat_view_get_loading (AssayChatView *self)
+{
+  g_return_val_if_fail (ASSAY_IS_CHAT_VIEW (self), FALSE);
+  return g_strcmp0 (gtk_stack_get_visible_child_name (self->content_stack), "loading") == 0;
 }
 
 char *
@@ -474,7 +492,9 @@ assay_chat_view_class_init (AssayChatViewClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, "/org/assay/Assay/ui/assay-chat-view.ui");
   gtk_widget_class_bind_template_child (widget_class, AssayChatView, retry_revealer);
   gtk_widget_class_bind_template_child (widget_class, AssayChatView, retry_label);
+  gtk_widget_class_bind_template_child (widget_class, AssayChatView, content_stack);
   gtk_widget_class_bind_template_child (widget_class, AssayChatView, scroller);
+  gtk_widget_class_bind_template_child (widget_class, AssayChatView, loading_spinner);
   gtk_widget_class_bind_template_child (widget_class, AssayChatView, messages_box);
   gtk_widget_class_bind_template_child (widget_class, AssayChatView, empty_page);
   gtk_widget_class_bind_template_child (widget_class, AssayChatView, composer_view);

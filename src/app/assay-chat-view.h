@@ -40,6 +40,11 @@ gboolean       assay_chat_view_get_retry_visible  (AssayChatView *self);
 const char    *assay_chat_view_get_retry_text     (AssayChatView *self);
 void           assay_chat_view_set_busy           (AssayChatView *self,
                                                    gboolean       busy);
+/* "Opening Session…" with a spinner in place of the conversation, which is kept underneath
+ * until the session is shown (or could not be opened). */
+void           assay_chat_view_set_loading        (AssayChatView *self,
+                                                   gboolean       loading);
+gboolean       assay_chat_view_get_loading        (AssayChatView *self);
 char          *assay_chat_view_get_composer_text  (AssayChatView *self);
 void           assay_chat_view_set_composer_text  (AssayChatView *self,
                                                    const char    *text);

@@ -16,7 +16,8 @@ struct _AssaySessionItem
 {
   GObject  parent_instance;
   char    *dir;
-  char    *title;
+  char    *title;        /* as shown: "New session" when it has none */
+  char    *own_title;    /* as recorded: NULL when it has none */
   char    *subtitle;
   char    *search_text;  /* title and dataset names, folded */
 };
@@ -50,6 +51,7 @@ assay_session_item_finalize (GObject *object)
 
   g_free (self->dir);
   g_free (self->title);
+  g_free (self->own_title);
   g_free (self->subtitle);
   g_free (self->search_text);
   G_OBJECT_CLASS (assay_session_item_parent_class)->finalize (object);
@@ -87,6 +89,7 @@ assay_session_item_new (AssaySession *session)
 
   self->dir = g_strdup (assay_session_get_dir (session));
   self->title = g_strdup (title && *title ? title : _("New session"));
+  self->own_title = g_strdup (title);
   for (guint i = 0; datasets != NULL && i < datasets->len; i++)
     {
       AssaySessionDataset *dataset = g_ptr_array_index (datasets, i);
@@ -118,7 +121,7 @@ struct _AssaySessionsSidebar
   GtkFilterListModel *filtered;
   char               *search;
   char               *selected_dir;
-  GCancellable       *cancellable;
+  GCancellable       *cancellable;   /* the reload in flight */
 };
 
 G_DEFINE_FINAL_TYPE (AssaySessionsSidebar, assay_sessions_sidebar, GTK_TYPE_WIDGET)
@@ -232,6 +235,10 @@ assay_sessions_sidebar_reload (AssaySessionsSidebar *self)
   g_autoptr(GTask) task = NULL;
 
   g_return_if_fail (ASSAY_IS_SESSIONS_SIDEBAR (self));
+  /* The latest reload wins: an earlier one finishing later would show an older list. */
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  self->cancellable = g_cancellable_new ();
   task = g_task_new (self, self->cancellable, list_done_cb, NULL);
   g_task_set_source_tag (task, assay_sessions_sidebar_reload);
   g_task_run_in_thread (task, list_worker);
@@ -242,6 +249,24 @@ assay_sessions_sidebar_get_model (AssaySessionsSidebar *self)
 {
   g_return_val_if_fail (ASSAY_IS_SESSIONS_SIDEBAR (self), NULL);
   return G_LIST_MODEL (self->filtered);
+}
+
+const char *
+assay_sessions_sidebar_get_title (AssaySessionsSidebar *self,
+                                  const char           *dir)
+{
+  guint n;
+
+  g_return_val_if_fail (ASSAY_IS_SESSIONS_SIDEBAR (self), NULL);
+  n = g_list_model_get_n_items (G_LIST_MODEL (self->store));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(AssaySessionItem) item = g_list_model_get_item (G_LIST_MODEL (self->store), i);
+
+      if (g_strcmp0 (item->dir, dir) == 0)
+        return item->own_title != NULL ? item->own_title : "";
+    }
+  return NULL;
 }
 
 void
@@ -338,7 +363,6 @@ static void
 assay_sessions_sidebar_init (AssaySessionsSidebar *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
-  self->cancellable = g_cancellable_new ();
   self->store = g_list_store_new (ASSAY_TYPE_SESSION_ITEM);
   self->filter = gtk_custom_filter_new (filter_cb, self, NULL);
   /* The filter model owns the store and the filter. */

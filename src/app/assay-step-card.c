@@ -51,6 +51,7 @@ struct _AssayStepCard
   GString           *text;
   guint              render_source;
   GPtrArray         *cells;  /* CellRow* */
+  GCancellable      *cancellable;  /* figures being read, made on the first one */
 };
 
 G_DEFINE_FINAL_TYPE (AssayStepCard, assay_step_card, GTK_TYPE_WIDGET)
@@ -572,6 +573,82 @@ is_figure (const char *name)
          g_str_has_suffix (lower, ".jpeg") || g_str_has_suffix (lower, ".svg");
 }
 
+/* A figure file is read and decoded in a worker: a session with many of them opens without
+ * reading them on the main thread. The picture may be gone by then (the card cleared). */
+typedef struct
+{
+  GWeakRef  picture;
+  char     *path;
+} FigureLoad;
+
+static void
+figure_load_free (FigureLoad *load)
+{
+  g_weak_ref_clear (&load->picture);
+  g_free (load->path);
+  g_free (load);
+}
+
+static void
+figure_worker (GTask        *task,
+               gpointer      source_object,
+               gpointer      task_data,
+               GCancellable *cancellable)
+{
+  FigureLoad *load = task_data;
+  g_autoptr(GFile) file = g_file_new_for_path (load->path);
+  g_autoptr(GBytes) bytes = NULL;
+  GdkTexture *texture = NULL;
+  GError *error = NULL;
+
+  bytes = g_file_load_bytes (file, cancellable, NULL, &error);
+  if (bytes != NULL)
+    texture = gdk_texture_new_from_bytes (bytes, &error);
+  if (texture == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, texture, g_object_unref);
+}
+
+static void
+figure_loaded_cb (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  FigureLoad *load = g_task_get_task_data (G_TASK (result));
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(GtkPicture) picture = NULL;
+  g_autoptr(GError) error = NULL;
+
+  texture = g_task_propagate_pointer (G_TASK (result), &error);
+  if (texture == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_debug ("No thumbnail for %s: %s", load->path, error->message);
+      return;
+    }
+  if ((picture = g_weak_ref_get (&load->picture)) != NULL)
+    gtk_picture_set_paintable (picture, GDK_PAINTABLE (texture));
+}
+
+static void
+load_figure (AssayStepCard *self,
+             GtkWidget     *picture,
+             const char    *path)
+{
+  g_autoptr(GTask) task = NULL;
+  FigureLoad *load = g_new0 (FigureLoad, 1);
+
+  if (self->cancellable == NULL)
+    self->cancellable = g_cancellable_new ();
+  g_weak_ref_init (&load->picture, picture);
+  load->path = g_strdup (path);
+  task = g_task_new (NULL, self->cancellable, figure_loaded_cb, NULL);
+  g_task_set_source_tag (task, load_figure);
+  g_task_set_task_data (task, load, (GDestroyNotify) figure_load_free);
+  g_task_run_in_thread (task, figure_worker);
+}
+
 void
 assay_step_card_cell_artifact (AssayStepCard *self,
                                const char    *cell_id,
@@ -586,7 +663,8 @@ assay_step_card_cell_artifact (AssayStepCard *self,
   if ((row = find_cell (self, cell_id)) == NULL || name == NULL || path == NULL || !is_figure (name))
     return;
 
-  picture = gtk_picture_new_for_filename (path);
+  picture = gtk_picture_new ();
+  load_figure (self, picture, path);
   gtk_picture_set_can_shrink (GTK_PICTURE (picture), TRUE);
   gtk_picture_set_content_fit (GTK_PICTURE (picture), GTK_CONTENT_FIT_CONTAIN);
   gtk_widget_set_size_request (picture, 200, 130);
@@ -699,6 +777,8 @@ assay_step_card_dispose (GObject *object)
   GtkWidget *child;
 
   g_clear_handle_id (&self->render_source, g_source_remove);
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
   if (self->cells != NULL)
     g_ptr_array_set_size (self->cells, 0);
   gtk_widget_dispose_template (GTK_WIDGET (self), ASSAY_TYPE_STEP_CARD);

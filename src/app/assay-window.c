@@ -28,6 +28,8 @@
 /* How long a closed window lets the sandbox stop a running cell before closing it. */
 #define CLOSE_GRACE_MS          2000
 
+typedef struct _FolderJob FolderJob;
+
 struct _AssayWindow
 {
   AdwApplicationWindow  parent_instance;
@@ -56,6 +58,10 @@ struct _AssayWindow
   GCancellable         *ask_cancellable;  /* the question in progress */
 
   AssaySession         *session;
+  /* Session folders are opened, renamed and deleted by jobs, one at a time. */
+  GQueue                folder_jobs;      /* FolderJob*, waiting their turn */
+  FolderJob            *folder_job;       /* the one running (owned by its callback) */
+  FolderJob            *open_job;         /* the open asked for last, until it is shown */
   AssayLlmProvider     *provider;
   char                 *model;
   gboolean              provider_fixed;   /* set by the caller or the demo, not the settings */
@@ -87,8 +93,11 @@ struct _AssayWindow
 
 G_DEFINE_FINAL_TYPE (AssayWindow, assay_window, ADW_TYPE_APPLICATION_WINDOW)
 
-enum { PROP_0, PROP_BUSY, N_PROPS };
+enum { PROP_0, PROP_BUSY, PROP_OPENING, N_PROPS };
 static GParamSpec *properties[N_PROPS];
+
+enum { SESSION_OPENED, N_SIGNALS };
+static guint signals[N_SIGNALS];
 
 static void
 show_toast (AssayWindow *self,
@@ -138,8 +147,11 @@ update_actions (AssayWindow *self)
 {
   GtkWidget *widget = GTK_WIDGET (self);
   gboolean exporting = self->export_cancellable != NULL;
+  gboolean opening = self->open_job != NULL;
 
-  gtk_widget_action_set_enabled (widget, "win.send", !self->busy);
+  /* While a session opens, nothing goes into the one it replaces. */
+  gtk_widget_action_set_enabled (widget, "win.send", !self->busy && !opening);
+  gtk_widget_action_set_enabled (widget, "win.open-data", !opening);
   gtk_widget_action_set_enabled (widget, "win.stop", self->busy);
   gtk_widget_action_set_enabled (widget, "win.new-session", !self->busy);
   gtk_widget_action_set_enabled (widget, "win.try-demo", !self->busy);
@@ -658,6 +670,10 @@ ensure_provider (AssayWindow *self)
   assay_keyring_lookup_async (provider, base_url, self->ask_cancellable, key_found_cb, g_object_ref (self));
 }
 
+static void save_session (AssayWindow  *self,
+                          AssaySession *session,
+                          gboolean      reload);
+
 static gboolean
 ensure_session (AssayWindow *self)
 {
@@ -673,8 +689,7 @@ ensure_session (AssayWindow *self)
       show_toast (self, text);
       return FALSE;
     }
-  if (!assay_session_save (self->session, &error))
-    g_warning ("saving the new session: %s", error->message);
+  save_session (self, self->session, FALSE);
   reset_artifacts (self);
   assay_sessions_sidebar_select (self->sidebar, assay_session_get_dir (self->session));
   return TRUE;
@@ -758,12 +773,505 @@ forget_session (AssayWindow *self)
                                   g_settings_get_enum (self->settings, "approval-policy") == 1);
 }
 
+static gboolean
+is_current_session (AssayWindow *self,
+                    const char  *dir)
+{
+  return self->session != NULL && g_strcmp0 (assay_session_get_dir (self->session), dir) == 0;
+}
+
+/* Opening, renaming, deleting and the window's own saves read and write session folders in
+ * workers, one job at a time and in the order asked for: a rename or a save is on disk
+ * before the session opens again, and a folder is never deleted under a load. The latest
+ * open wins: asking for another cancels the open in flight (its result is never shown) or
+ * drops the one still waiting. */
+typedef enum
+{
+  FOLDER_OPEN,
+  FOLDER_RENAME,
+  FOLDER_DELETE,
+  FOLDER_SAVE,
+} FolderJobKind;
+
+struct _FolderJob
+{
+  FolderJobKind  kind;
+  char          *dir;          /* canonical, as AssaySession keeps it */
+  char          *title;        /* FOLDER_RENAME */
+  GTask         *caller;       /* FOLDER_RENAME, FOLDER_DELETE: what the caller waits for */
+  GCancellable  *cancellable;
+  GWeakRef       window;
+  AssaySession  *session;      /* FOLDER_OPEN: loaded, while its files are listed;
+                                * FOLDER_SAVE: the one to save */
+  gboolean       reload;       /* FOLDER_SAVE: the sidebar shows what changed */
+  GApplication  *held;         /* FOLDER_SAVE: kept running until the record is written */
+};
+
+static FolderJob *
+folder_job_new (AssayWindow   *self,
+                FolderJobKind  kind,
+                const char    *dir)
+{
+  FolderJob *job = g_new0 (FolderJob, 1);
+
+  job->kind = kind;
+  job->dir = g_canonicalize_filename (dir, NULL);
+  job->cancellable = g_cancellable_new ();
+  g_weak_ref_init (&job->window, self);
+  return job;
+}
+
+/* Answers the job's caller, taking ERROR (NULL: done). */
+static void
+folder_job_answer (FolderJob *job,
+                   GError    *error)
+{
+  if (job->caller == NULL)
+    {
+      g_clear_error (&error);
+      return;
+    }
+  if (error != NULL)
+    g_task_return_error (job->caller, error);
+  else
+    g_task_return_boolean (job->caller, TRUE);
+  g_clear_object (&job->caller);
+}
+
+static void
+folder_job_free (FolderJob *job)
+{
+  /* Dropped before it ran (the window closed): the caller still gets an answer. */
+  folder_job_answer (job, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                                               _("The window was closed")));
+  g_free (job->dir);
+  g_free (job->title);
+  g_clear_object (&job->cancellable);
+  g_weak_ref_clear (&job->window);
+  g_clear_object (&job->session);
+  if (job->held != NULL)
+    {
+      g_application_release (job->held);
+      g_clear_object (&job->held);
+    }
+  g_free (job);
+}
+
+/* The job's window, unless it is gone or going. */
+static AssayWindow *
+folder_job_get_window (FolderJob *job)
+{
+  AssayWindow *self = g_weak_ref_get (&job->window);
+
+  if (self != NULL && gtk_widget_in_destruction (GTK_WIDGET (self)))
+    g_clear_object (&self);
+  return self;
+}
+
+static void
+set_open_job (AssayWindow *self,
+              FolderJob   *job)
+{
+  gboolean was_opening = self->open_job != NULL;
+
+  self->open_job = job;
+  if (was_opening != (job != NULL))
+    {
+      update_actions (self);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_OPENING]);
+    }
+}
+
+static void run_next_folder_job (AssayWindow *self);
+
+/* JOB, the one that ran, is over: the next one starts. */
+static void
+folder_job_done (AssayWindow *self,
+                 FolderJob   *job)
+{
+  if (self->folder_job == job)
+    self->folder_job = NULL;
+  if (self->open_job == job)
+    set_open_job (self, NULL);
+  folder_job_free (job);
+  run_next_folder_job (self);
+}
+
+static void
+queue_folder_job (AssayWindow *self,
+                  FolderJob   *job)
+{
+  g_queue_push_tail (&self->folder_jobs, job);
+  run_next_folder_job (self);
+}
+
+/* The open asked for last is not wanted any more. The chat keeps showing it is opening:
+ * the caller says what comes instead (see abandon_open). */
+static void
+cancel_open (AssayWindow *self)
+{
+  FolderJob *job = self->open_job;
+
+  if (job == NULL)
+    return;
+  g_cancellable_cancel (job->cancellable);
+  set_open_job (self, NULL);
+  /* Waiting: dropped now. Running: its callback sees the cancellation. */
+  if (g_queue_remove (&self->folder_jobs, job))
+    folder_job_free (job);
+}
+
+/* Back to the current session, as it was before the open was asked for. */
+static void
+abandon_open (AssayWindow *self)
+{
+  if (self->open_job == NULL)
+    return;
+  cancel_open (self);
+  assay_chat_view_set_loading (self->chat_view, FALSE);
+  assay_sessions_sidebar_select (self->sidebar,
+                                 self->session != NULL ? assay_session_get_dir (self->session) : NULL);
+}
+
+static void start_save (FolderJob *job);
+
+/* The window goes: what runs is cancelled and finds no window; what waits is dropped, but
+ * for saves, which are written even so. */
+static void
+drop_folder_jobs (AssayWindow *self)
+{
+  FolderJob *job;
+
+  self->open_job = NULL;
+  if (self->folder_job != NULL)
+    g_cancellable_cancel (self->folder_job->cancellable);
+  self->folder_job = NULL;
+  while ((job = g_queue_pop_head (&self->folder_jobs)) != NULL)
+    {
+      if (job->kind == FOLDER_SAVE)
+        start_save (job);
+      else
+        folder_job_free (job);
+    }
+}
+
+/* What the analyst reads when a session cannot be opened. */
+static char *
+open_error_text (const GError *error)
+{
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+    return g_strdup (_("The session could not be opened: it was moved or deleted."));
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA))
+    return g_strdup (_("The session could not be opened: its saved record is damaged."));
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED))
+    return g_strdup (_("The session could not be opened: it was saved by a newer version of Assay."));
+  return g_strdup_printf (_("The session could not be opened: %s"), error->message);
+}
+
+static void
+open_failed (AssayWindow  *self,
+             FolderJob    *job,
+             const GError *error)
+{
+  /* Cancelled: a newer request took over and shows what it shows. */
+  if (self->open_job == job && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_autofree char *text = open_error_text (error);
+
+      abandon_open (self);
+      show_toast (self, text);
+    }
+  folder_job_done (self, job);
+}
+
+static void
+set_artifacts (AssayWindow       *self,
+               AssayArtifactList *artifacts);
+
+static void
+open_listed_cb (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  FolderJob *job = user_data;
+  g_autoptr(AssayWindow) self = folder_job_get_window (job);
+  g_autoptr(AssayArtifactList) artifacts = NULL;
+  g_autoptr(GError) error = NULL;
+
+  /* Cancelled means superseded, even when the list was made. */
+  artifacts = g_task_propagate_pointer (G_TASK (result), &error);
+  if (self == NULL)
+    {
+      folder_job_free (job);
+      return;
+    }
+  if (artifacts == NULL)
+    {
+      open_failed (self, job, error);
+      return;
+    }
+
+  /* No question can have started meanwhile: win.send waits for the session. */
+  forget_session (self);
+  self->session = g_steal_pointer (&job->session);
+  set_artifacts (self, artifacts);
+  assay_chat_view_show_session (self->chat_view, self->session,
+                                g_settings_get_uint (self->settings, "max-steps"));
+  /* The code view shows the session's last cell, as it was when the session was left. */
+  if (assay_session_get_n_cells (self->session) > 0)
+    {
+      AssaySessionCell *last = assay_session_get_cell (self->session, assay_session_get_n_cells (self->session) - 1);
+
+      assay_code_review_show (self->code_review, last->code ? last->code : last->proposed_code);
+    }
+  assay_chat_view_set_loading (self->chat_view, FALSE);
+  assay_sessions_sidebar_select (self->sidebar, job->dir);
+  g_signal_emit (self, signals[SESSION_OPENED], 0, job->dir);
+  folder_job_done (self, job);
+}
+
+/* Until it returns, the session is the worker's: the main thread does not touch it. */
+static void
+list_artifacts_worker (GTask        *task,
+                       gpointer      source_object,
+                       gpointer      task_data,
+                       GCancellable *cancellable)
+{
+  g_task_return_pointer (task, assay_artifact_list_new_for_session (task_data), g_object_unref);
+}
+
+static void
+open_loaded_cb (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  FolderJob *job = user_data;
+  g_autoptr(AssayWindow) self = folder_job_get_window (job);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GTask) task = NULL;
+
+  job->session = assay_session_load_finish (result, &error);
+  if (self == NULL)
+    {
+      folder_job_free (job);
+      return;
+    }
+  if (job->session == NULL)
+    {
+      open_failed (self, job, error);
+      return;
+    }
+  /* Its files are checked on disk (no links, regular files) off the main thread too. */
+  task = g_task_new (NULL, job->cancellable, open_listed_cb, job);
+  g_task_set_source_tag (task, open_loaded_cb);
+  g_task_set_task_data (task, g_object_ref (job->session), g_object_unref);
+  g_task_run_in_thread (task, list_artifacts_worker);
+}
+
+static void
+renamed_cb (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  FolderJob *job = user_data;
+  g_autoptr(AssayWindow) self = folder_job_get_window (job);
+  GError *error = NULL;
+
+  if (ASSAY_IS_SESSION (source))
+    assay_session_save_finish (ASSAY_SESSION (source), result, &error);
+  else
+    g_task_propagate_boolean (G_TASK (result), &error);
+  folder_job_answer (job, error);
+  if (self == NULL)
+    {
+      folder_job_free (job);
+      return;
+    }
+  assay_sessions_sidebar_reload (self->sidebar);
+  folder_job_done (self, job);
+}
+
+static void
+rename_worker (GTask        *task,
+               gpointer      source_object,
+               gpointer      task_data,
+               GCancellable *cancellable)
+{
+  char **dir_and_title = task_data;
+  g_autoptr(AssaySession) session = NULL;
+  GError *error = NULL;
+
+  session = assay_session_load (dir_and_title[0], &error);
+  if (session == NULL || !assay_session_rename (session, dir_and_title[1], &error))
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+static void
+start_rename (AssayWindow *self,
+              FolderJob   *job)
+{
+  g_autoptr(GTask) task = NULL;
+  char *dir_and_title[] = { job->dir, job->title, NULL };
+
+  if (is_current_session (self, job->dir))
+    {
+      /* The open session is written by whoever holds it; saves land in order. */
+      assay_session_set_title (self->session, job->title);
+      assay_session_save_async (self->session, NULL, renamed_cb, job);
+      return;
+    }
+  task = g_task_new (NULL, NULL, renamed_cb, job);
+  g_task_set_source_tag (task, start_rename);
+  g_task_set_task_data (task, g_strdupv (dir_and_title), (GDestroyNotify) g_strfreev);
+  g_task_run_in_thread (task, rename_worker);
+}
+
+static void
+deleted_cb (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  FolderJob *job = user_data;
+  g_autoptr(AssayWindow) self = folder_job_get_window (job);
+  GError *error = NULL;
+
+  g_task_propagate_boolean (G_TASK (result), &error);
+  folder_job_answer (job, error);
+  if (self == NULL)
+    {
+      folder_job_free (job);
+      return;
+    }
+  assay_sessions_sidebar_reload (self->sidebar);
+  folder_job_done (self, job);
+}
+
+static void
+delete_worker (GTask        *task,
+               gpointer      source_object,
+               gpointer      task_data,
+               GCancellable *cancellable)
+{
+  GError *error = NULL;
+
+  if (!assay_session_delete (task_data, &error))
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+static void
+start_delete (AssayWindow *self,
+              FolderJob   *job)
+{
+  g_autoptr(GTask) task = NULL;
+
+  if (is_current_session (self, job->dir))
+    {
+      /* A question may have started since the delete was asked for. */
+      if (self->busy)
+        {
+          folder_job_answer (job, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_BUSY,
+                                                       _("A question is in progress")));
+          folder_job_done (self, job);
+          return;
+        }
+      forget_session (self);
+      assay_sessions_sidebar_select (self->sidebar, NULL);
+    }
+  task = g_task_new (NULL, NULL, deleted_cb, job);
+  g_task_set_source_tag (task, start_delete);
+  g_task_set_task_data (task, g_strdup (job->dir), g_free);
+  g_task_run_in_thread (task, delete_worker);
+}
+
+static void
+saved_cb (GObject      *source,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  FolderJob *job = user_data;
+  g_autoptr(AssayWindow) self = folder_job_get_window (job);
+  g_autoptr(GError) error = NULL;
+
+  assay_session_save_finish (ASSAY_SESSION (source), result, &error);
+  if (self == NULL)
+    {
+      if (error != NULL)
+        g_warning ("saving the session %s: %s", job->dir, error->message);
+      folder_job_free (job);
+      return;
+    }
+  if (error != NULL)
+    {
+      g_autofree char *text = g_strdup_printf (_("The session could not be saved: %s"), error->message);
+
+      show_toast (self, text);
+    }
+  if (job->reload)
+    assay_sessions_sidebar_reload (self->sidebar);
+  folder_job_done (self, job);
+}
+
+/* The record as it is now, the latest state; the application does not quit before it is
+ * written. */
+static void
+start_save (FolderJob *job)
+{
+  if ((job->held = g_application_get_default ()) != NULL)
+    g_application_hold (g_object_ref (job->held));
+  assay_session_save_async (job->session, NULL, saved_cb, job);
+}
+
+/* Saves SESSION from a worker, in turn with the other jobs; RELOAD: the sidebar shows it
+ * once it is on disk. */
+static void
+save_session (AssayWindow  *self,
+              AssaySession *session,
+              gboolean      reload)
+{
+  FolderJob *job = folder_job_new (self, FOLDER_SAVE, assay_session_get_dir (session));
+
+  job->session = g_object_ref (session);
+  job->reload = reload;
+  queue_folder_job (self, job);
+}
+
+static void
+run_next_folder_job (AssayWindow *self)
+{
+  FolderJob *job;
+
+  if (self->folder_job != NULL || (job = g_queue_pop_head (&self->folder_jobs)) == NULL)
+    return;
+  self->folder_job = job;
+  switch (job->kind)
+    {
+    case FOLDER_OPEN:
+      assay_session_load_async (job->dir, job->cancellable, open_loaded_cb, job);
+      break;
+    case FOLDER_RENAME:
+      start_rename (self, job);
+      break;
+    case FOLDER_SAVE:
+      start_save (job);
+      break;
+    case FOLDER_DELETE:
+    default:
+      start_delete (self, job);
+      break;
+    }
+}
+
 void
 assay_window_new_session (AssayWindow *self)
 {
   g_return_if_fail (ASSAY_IS_WINDOW (self));
   if (self->busy)
     return;
+  abandon_open (self);
   forget_session (self);
   assay_sessions_sidebar_select (self->sidebar, NULL);
   assay_chat_view_focus_composer (self->chat_view);
@@ -774,72 +1282,103 @@ assay_window_open_session (AssayWindow  *self,
                            const char   *dir,
                            GError      **error)
 {
-  g_autoptr(AssaySession) session = NULL;
+  g_autofree char *canonical = NULL;
+  FolderJob *job;
 
   g_return_val_if_fail (ASSAY_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (dir != NULL, FALSE);
   if (self->busy)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_BUSY, _("A question is in progress"));
       return FALSE;
     }
-  if (self->session != NULL && g_strcmp0 (assay_session_get_dir (self->session), dir) == 0)
+  canonical = g_canonicalize_filename (dir, NULL);
+  if (self->open_job != NULL && g_str_equal (self->open_job->dir, canonical))
     return TRUE;
-  session = assay_session_load (dir, error);
-  if (session == NULL)
-    return FALSE;
-  forget_session (self);
-  self->session = g_steal_pointer (&session);
-  reset_artifacts (self);
-  assay_chat_view_show_session (self->chat_view, self->session,
-                                g_settings_get_uint (self->settings, "max-steps"));
-  /* The code view shows the session's last cell, as it was when the session was left. */
-  if (assay_session_get_n_cells (self->session) > 0)
+  /* The latest request wins. */
+  if (is_current_session (self, canonical))
     {
-      AssaySessionCell *last = assay_session_get_cell (self->session, assay_session_get_n_cells (self->session) - 1);
-
-      assay_code_review_show (self->code_review, last->code ? last->code : last->proposed_code);
+      abandon_open (self);
+      return TRUE;
     }
-  assay_sessions_sidebar_select (self->sidebar, dir);
+  cancel_open (self);
+  job = folder_job_new (self, FOLDER_OPEN, canonical);
+  assay_chat_view_set_loading (self->chat_view, TRUE);
+  assay_sessions_sidebar_select (self->sidebar, canonical);
+  set_open_job (self, job);
+  queue_folder_job (self, job);
   return TRUE;
 }
 
 gboolean
-assay_window_rename_session (AssayWindow  *self,
-                             const char   *dir,
-                             const char   *title,
-                             GError      **error)
+assay_window_get_opening (AssayWindow *self)
 {
-  g_autoptr(AssaySession) loaded = NULL;
-  AssaySession *session;
-
   g_return_val_if_fail (ASSAY_IS_WINDOW (self), FALSE);
-  if (self->session != NULL && g_strcmp0 (assay_session_get_dir (self->session), dir) == 0)
-    session = self->session;
-  else if ((session = loaded = assay_session_load (dir, error)) == NULL)
-    return FALSE;
-  if (!assay_session_rename (session, title, error))
-    return FALSE;
-  assay_sessions_sidebar_reload (self->sidebar);
-  return TRUE;
+  return self->open_job != NULL;
+}
+
+void
+assay_window_rename_session_async (AssayWindow         *self,
+                                   const char          *dir,
+                                   const char          *title,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data)
+{
+  FolderJob *job;
+
+  g_return_if_fail (ASSAY_IS_WINDOW (self));
+  g_return_if_fail (dir != NULL);
+
+  job = folder_job_new (self, FOLDER_RENAME, dir);
+  job->title = g_strdup (title);
+  job->caller = g_task_new (self, NULL, callback, user_data);
+  g_task_set_source_tag (job->caller, assay_window_rename_session_async);
+  queue_folder_job (self, job);
 }
 
 gboolean
-assay_window_delete_session (AssayWindow  *self,
-                             const char   *dir,
-                             GError      **error)
+assay_window_rename_session_finish (AssayWindow   *self,
+                                    GAsyncResult  *result,
+                                    GError       **error)
 {
-  g_return_val_if_fail (ASSAY_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+void
+assay_window_delete_session_async (AssayWindow         *self,
+                                   const char          *dir,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data)
+{
+  FolderJob *job;
+
+  g_return_if_fail (ASSAY_IS_WINDOW (self));
+  g_return_if_fail (dir != NULL);
+
+  job = folder_job_new (self, FOLDER_DELETE, dir);
+  job->caller = g_task_new (self, NULL, callback, user_data);
+  g_task_set_source_tag (job->caller, assay_window_delete_session_async);
   if (self->busy)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_BUSY, _("A question is in progress"));
-      return FALSE;
+      folder_job_answer (job, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_BUSY,
+                                                   _("A question is in progress")));
+      folder_job_free (job);
+      return;
     }
-  if (self->session != NULL && g_strcmp0 (assay_session_get_dir (self->session), dir) == 0)
-    forget_session (self);
-  if (!assay_session_delete (dir, error))
-    return FALSE;
-  assay_sessions_sidebar_reload (self->sidebar);
-  return TRUE;
+  /* Not opened only to be deleted. */
+  if (self->open_job != NULL && g_str_equal (self->open_job->dir, job->dir))
+    abandon_open (self);
+  queue_folder_job (self, job);
+}
+
+gboolean
+assay_window_delete_session_finish (AssayWindow   *self,
+                                    GAsyncResult  *result,
+                                    GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
 }
 
 static void
@@ -863,17 +1402,33 @@ open_session_action (GtkWidget  *widget,
 }
 
 static void
+session_renamed_cb (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  AssayWindow *self = ASSAY_WINDOW (source);
+  g_autoptr(GError) error = NULL;
+
+  if (!assay_window_rename_session_finish (self, result, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) &&
+      !gtk_widget_in_destruction (GTK_WIDGET (self)))
+    {
+      g_autofree char *text = g_strdup_printf (_("The session could not be renamed: %s"), error->message);
+
+      show_toast (self, text);
+    }
+}
+
+static void
 rename_response_cb (AdwMessageDialog *dialog,
                     const char       *response,
                     AssayWindow      *self)
 {
   GtkEditable *entry = g_object_get_data (G_OBJECT (dialog), "entry");
   const char *dir = g_object_get_data (G_OBJECT (dialog), "dir");
-  g_autoptr(GError) error = NULL;
 
-  if (g_str_equal (response, "rename") &&
-      !assay_window_rename_session (self, dir, gtk_editable_get_text (entry), &error))
-    show_toast (self, error->message);
+  if (g_str_equal (response, "rename"))
+    assay_window_rename_session_async (self, dir, gtk_editable_get_text (entry), session_renamed_cb, NULL);
 }
 
 static void
@@ -883,15 +1438,18 @@ rename_session_action (GtkWidget  *widget,
 {
   AssayWindow *self = ASSAY_WINDOW (widget);
   const char *dir = g_variant_get_string (parameter, NULL);
-  g_autoptr(AssaySession) session = assay_session_load (dir, NULL);
+  const char *title;
   GtkWidget *dialog;
   GtkWidget *entry;
 
-  if (session == NULL)
-    return;
+  /* The title as the window or the sidebar has it: nothing is read from disk for it. */
+  if (is_current_session (self, dir))
+    title = assay_session_get_title (self->session);
+  else
+    title = assay_sessions_sidebar_get_title (self->sidebar, dir);
   dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Rename Session"), NULL);
   entry = gtk_entry_new ();
-  gtk_editable_set_text (GTK_EDITABLE (entry), assay_session_get_title (session) ? assay_session_get_title (session) : "");
+  gtk_editable_set_text (GTK_EDITABLE (entry), title != NULL ? title : "");
   gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
   adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), entry);
   adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
@@ -906,19 +1464,33 @@ rename_session_action (GtkWidget  *widget,
 }
 
 static void
+session_deleted_cb (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  AssayWindow *self = ASSAY_WINDOW (source);
+  g_autoptr(GError) error = NULL;
+
+  if (gtk_widget_in_destruction (GTK_WIDGET (self)))
+    return;
+  if (!assay_window_delete_session_finish (self, result, &error))
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        show_toast (self, error->message);
+    }
+  else
+    show_toast (self, _("Session deleted"));
+}
+
+static void
 delete_response_cb (AdwMessageDialog *dialog,
                     const char       *response,
                     AssayWindow      *self)
 {
   const char *dir = g_object_get_data (G_OBJECT (dialog), "dir");
-  g_autoptr(GError) error = NULL;
 
-  if (!g_str_equal (response, "delete"))
-    return;
-  if (!assay_window_delete_session (self, dir, &error))
-    show_toast (self, error->message);
-  else
-    show_toast (self, _("Session deleted"));
+  if (g_str_equal (response, "delete"))
+    assay_window_delete_session_async (self, dir, session_deleted_cb, NULL);
 }
 
 static void
@@ -1010,7 +1582,12 @@ dataset_described_cb (GObject      *source,
   if (self != NULL && self->agent != NULL && assay_agent_get_session (self->agent) == data->session)
     assay_agent_set_dataset_description (self->agent, data->name, description);
   else if (assay_session_set_dataset_description (data->session, data->name, description))
-    assay_session_save (data->session, NULL);
+    {
+      if (self != NULL && !gtk_widget_in_destruction (GTK_WIDGET (self)))
+        save_session (self, data->session, FALSE);
+      else
+        assay_session_save_async (data->session, NULL, NULL, NULL);
+    }
 
 out:
   describe_data_free (data);
@@ -1063,6 +1640,11 @@ assay_window_add_files (AssayWindow  *self,
 
   g_return_if_fail (ASSAY_IS_WINDOW (self));
 
+  if (self->open_job != NULL)
+    {
+      show_toast (self, _("A session is still opening; add the files once it is open"));
+      return;
+    }
   for (guint i = 0; i < n_files; i++)
     {
       g_autofree char *path = g_file_get_path (files[i]);
@@ -1096,8 +1678,7 @@ assay_window_add_files (AssayWindow  *self,
       if (self->agent != NULL)
         ok = assay_agent_add_dataset (self->agent, path, NULL, &error);
       else
-        ok = assay_session_add_dataset (self->session, path, NULL, &error) != NULL &&
-             assay_session_save (self->session, &error);
+        ok = assay_session_add_dataset (self->session, path, NULL, &error) != NULL;
       if (!ok)
         {
           g_autofree char *text = g_strdup_printf (_("“%s” could not be added: %s"), name, error->message);
@@ -1120,7 +1701,11 @@ assay_window_add_files (AssayWindow  *self,
       g_autofree char *text = g_strdup_printf (_("Added %s to the session"), added->str);
 
       show_toast (self, text);
-      assay_sessions_sidebar_reload (self->sidebar);
+      /* The agent saved it already; otherwise it is saved in turn, then listed. */
+      if (self->agent != NULL)
+        assay_sessions_sidebar_reload (self->sidebar);
+      else
+        save_session (self, self->session, TRUE);
       assay_chat_view_focus_composer (self->chat_view);
     }
 }
@@ -1237,15 +1822,25 @@ reset_data_preview (AssayWindow *self)
 
 /* The gallery follows the current session: a new list whenever it changes. */
 static void
-reset_artifacts (AssayWindow *self)
+set_artifacts (AssayWindow       *self,
+               AssayArtifactList *artifacts)
 {
   reset_data_preview (self);
-  g_clear_object (&self->artifacts);
-  if (self->session != NULL)
-    self->artifacts = assay_artifact_list_new_for_session (self->session);
+  g_set_object (&self->artifacts, artifacts);
   show_gallery (self);
   assay_artifact_gallery_set_model (self->gallery, self->artifacts);
   update_actions (self);
+}
+
+/* For a session just made or none: an opened one has its list made in a worker. */
+static void
+reset_artifacts (AssayWindow *self)
+{
+  g_autoptr(AssayArtifactList) artifacts = NULL;
+
+  if (self->session != NULL)
+    artifacts = assay_artifact_list_new_for_session (self->session);
+  set_artifacts (self, artifacts);
 }
 
 static void
@@ -1668,6 +2263,7 @@ assay_window_start_demo (AssayWindow *self)
       show_toast (self, text);
       return;
     }
+  abandon_open (self);
   forget_session (self);
   assay_window_set_provider (self, provider, "recorded", TRUE);
   gtk_stack_set_visible_child_name (self->main_stack, "main");
@@ -1890,6 +2486,7 @@ shut_down (AssayWindow *self)
     return;
   self->closing = TRUE;
   g_cancellable_cancel (self->cancellable);
+  drop_folder_jobs (self);
   if (self->export_cancellable != NULL)
     g_cancellable_cancel (self->export_cancellable);
   if (self->ask_cancellable != NULL)
@@ -1940,6 +2537,9 @@ assay_window_get_property (GObject    *object,
     case PROP_BUSY:
       g_value_set_boolean (value, ASSAY_WINDOW (object)->busy);
       break;
+    case PROP_OPENING:
+      g_value_set_boolean (value, ASSAY_WINDOW (object)->open_job != NULL);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -1951,6 +2551,7 @@ assay_window_dispose (GObject *object)
   AssayWindow *self = ASSAY_WINDOW (object);
 
   g_cancellable_cancel (self->cancellable);
+  drop_folder_jobs (self);
   if (self->ask_cancellable != NULL)
     g_cancellable_cancel (self->ask_cancellable);
   if (self->settings != NULL)
@@ -2024,7 +2625,15 @@ assay_window_class_init (AssayWindowClass *klass)
 
   properties[PROP_BUSY] = g_param_spec_boolean ("busy", NULL, NULL, FALSE,
                                                 G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* A session is being opened (read in a worker); the chat says so meanwhile. */
+  properties[PROP_OPENING] = g_param_spec_boolean ("opening", NULL, NULL, FALSE,
+                                                   G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /* The session in DIR was opened and is shown (emitted before "opening" goes FALSE). */
+  signals[SESSION_OPENED] = g_signal_new ("session-opened", G_TYPE_FROM_CLASS (klass),
+                                          G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                          G_TYPE_NONE, 1, G_TYPE_STRING);
 
   assay_app_ensure_resources ();
   g_type_ensure (ASSAY_TYPE_CHAT_VIEW);

@@ -34,16 +34,38 @@ void                  assay_window_set_provider       (AssayWindow      *self,
                                                        gboolean          recorded);
 void                  assay_window_start_demo         (AssayWindow      *self);
 void                  assay_window_new_session        (AssayWindow      *self);
+/* Session folders are read and written in workers, one job at a time in the order asked
+ * for (win.open-session, win.rename-session and win.delete-session come here).
+ *
+ * Opening starts reading DIR and returns: the chat shows "Opening Session…" meanwhile,
+ * then the session, with ::session-opened (DIR) just before "opening" goes FALSE. If it
+ * cannot be read, a toast says why and the current session stays as it was. Asking for
+ * another session before this one is shown cancels it (the latest request wins), and so do
+ * a new session and the demo. FALSE (and ERROR) at once while a question is in progress;
+ * TRUE without a signal when DIR is the current session. */
 gboolean              assay_window_open_session       (AssayWindow      *self,
                                                        const char       *dir,
                                                        GError          **error);
-gboolean              assay_window_rename_session     (AssayWindow      *self,
-                                                       const char       *dir,
-                                                       const char       *title,
-                                                       GError          **error);
-gboolean              assay_window_delete_session     (AssayWindow      *self,
-                                                       const char       *dir,
-                                                       GError          **error);
+gboolean              assay_window_get_opening        (AssayWindow      *self);
+/* The current session is renamed in memory and saved from a worker; another one is read,
+ * renamed and saved in a worker. The sidebar is reloaded. */
+void                  assay_window_rename_session_async  (AssayWindow         *self,
+                                                          const char          *dir,
+                                                          const char          *title,
+                                                          GAsyncReadyCallback  callback,
+                                                          gpointer             user_data);
+gboolean              assay_window_rename_session_finish (AssayWindow         *self,
+                                                          GAsyncResult        *result,
+                                                          GError             **error);
+/* Refused (G_IO_ERROR_BUSY) while a question is in progress; the current session is let go
+ * of first, and a session still opening from DIR is not opened. */
+void                  assay_window_delete_session_async  (AssayWindow         *self,
+                                                          const char          *dir,
+                                                          GAsyncReadyCallback  callback,
+                                                          gpointer             user_data);
+gboolean              assay_window_delete_session_finish (AssayWindow         *self,
+                                                          GAsyncResult        *result,
+                                                          GError             **error);
 AssaySession         *assay_window_get_session        (AssayWindow      *self);
 gboolean              assay_window_get_busy           (AssayWindow      *self);
 /* Why this sandbox backend was chosen, once one was. */

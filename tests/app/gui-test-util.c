@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "assay-app-types.h"
+#include "assay-window.h"
 #include "gui-test-util.h"
 
 void
@@ -52,6 +53,20 @@ gui_spin (guint ms)
   g_timeout_add (ms, timeout_cb, &done);
   while (!done)
     g_main_context_iteration (NULL, TRUE);
+}
+
+static gboolean
+not_opening (gpointer data)
+{
+  return !assay_window_get_opening (data);
+}
+
+void
+gui_open_session (AssayWindow *window,
+                  const char  *dir)
+{
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.open-session", "s", dir);
+  gui_wait (not_opening, window, 60, "the session to open");
 }
 
 static const char *

@@ -3,6 +3,8 @@
 
 #include <adwaita.h>
 
+#include "assay-app-types.h"
+
 G_BEGIN_DECLS
 
 typedef gboolean (*GuiCondition) (gpointer data);
@@ -31,6 +33,10 @@ void        gui_screenshot           (GtkWidget   *widget,
 char       *gui_write_file           (const char  *dir,
                                       const char  *name,
                                       const char  *contents);
+/* Opens the session in DIR through win.open-session and runs the main context until the
+ * window is no longer opening a session (shown, refused with a toast, or superseded). */
+void        gui_open_session         (AssayWindow *window,
+                                      const char  *dir);
 /* A fake model server (tests/llm/fake_llm_server.py) with SCRIPT; its base URL in *BASE_URL. */
 GSubprocess *gui_fake_server_start   (const char  *script,
                                       char       **base_url,

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The window driving the agent: the recorded provider, the real sandbox (bubblewrap). Type a
  * question, send, review the code, run / edit / reject / run without asking / stop; the step
- * cards, outputs, figure thumbnails and the Markdown answer; reopening the session; the retry
- * banner against the fake model server. Screenshots of the window in light and dark. */
+ * cards, outputs, figure thumbnails and the Markdown answer; reopening the session (and not
+ * while a question runs); the retry banner against the fake model server. Screenshots of the
+ * window in light and dark. */
 #include "config.h"
 
 #include <glib/gstdio.h>
@@ -15,6 +16,7 @@
 #include "assay-step-card.h"
 #include "assay-window.h"
 #include "gui-test-util.h"
+#include "session-fixture.h"
 
 static GSettings *settings;
 static char *work_dir;
@@ -78,6 +80,12 @@ send (AssayWindow *window,
   assay_chat_view_set_composer_text (assay_window_get_chat_view (window), question);
   gtk_widget_activate_action (GTK_WIDGET (window), "win.send", NULL);
   g_assert_true (assay_window_get_busy (window));
+}
+
+static gboolean
+has_paintable (gpointer data)
+{
+  return gtk_picture_get_paintable (data) != NULL;
 }
 
 static gboolean
@@ -212,7 +220,8 @@ test_run (void)
   g_assert_cmpstr (cell_status (window, second_id), ==, "ok");
   picture = gui_find (chat, GTK_TYPE_PICTURE, NULL);
   g_assert_nonnull (picture);
-  g_assert_nonnull (gtk_picture_get_paintable (GTK_PICTURE (picture)));
+  /* The figure file is read in a worker. */
+  gui_wait (has_paintable, picture, 10, "the figure thumbnail");
   check_answer (chat);
 
   session = assay_window_get_session (window);
@@ -226,8 +235,17 @@ test_run (void)
   assay_window_new_session (window);
   g_assert_null (gui_find (chat, GTK_TYPE_PICTURE, NULL));
   gtk_widget_activate_action (GTK_WIDGET (window), "win.open-session", "s", dir);
+  /* Read in a worker: the chat says it is opening, nothing of the session is shown yet. */
+  g_assert_true (assay_window_get_opening (window));
+  g_assert_true (assay_chat_view_get_loading (assay_window_get_chat_view (window)));
+  g_assert_null (gui_find (chat, GTK_TYPE_LABEL, "Which region sells most?"));
+  gui_open_session (window, dir);
+  g_assert_false (assay_chat_view_get_loading (assay_window_get_chat_view (window)));
+  g_assert_cmpstr (assay_session_get_dir (assay_window_get_session (window)), ==, dir);
   g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "Which region sells most?"));
-  g_assert_nonnull (gui_find (chat, GTK_TYPE_PICTURE, NULL));
+  picture = gui_find (chat, GTK_TYPE_PICTURE, NULL);
+  g_assert_nonnull (picture);
+  gui_wait (has_paintable, picture, 10, "the figure thumbnail of the reopened session");
   g_assert_nonnull (gui_find (chat, GTK_TYPE_TEXT_VIEW, "(2, 2)"));
   g_assert_cmpstr (cell_status (window, first_id), ==, "ok");
   check_answer (chat);
@@ -352,6 +370,22 @@ test_stop (void)
   assay_code_review_set_auto_run (assay_window_get_code_review (window), TRUE);
   send (window, "Sleep");
   gui_wait (is_running, window, 90, "the cell to run");
+  /* Another session cannot be opened while the question runs: refused at once, nothing
+   * starts loading, the session stays. */
+  {
+    g_autoptr(GError) error = NULL;
+    g_autofree char *other = session_fixture_write_long (NULL, "Another session", 2, 64);
+    AssaySession *session = assay_window_get_session (window);
+
+    g_assert_false (assay_window_open_session (window, other, &error));
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_BUSY);
+    gtk_widget_activate_action (GTK_WIDGET (window), "win.open-session", "s", other);
+    g_assert_false (assay_window_get_opening (window));
+    g_assert_false (assay_chat_view_get_loading (assay_window_get_chat_view (window)));
+    g_assert_true (assay_window_get_session (window) == session);
+    g_assert_true (assay_window_get_busy (window));
+    g_assert_true (assay_session_delete (other, NULL));
+  }
   started = g_get_monotonic_time ();
   gtk_widget_activate_action (GTK_WIDGET (window), "win.stop", NULL);
   wait_idle (window);

@@ -359,7 +359,7 @@ test_artifacts_and_export (void)
   assay_window_new_session (window);
   g_assert_null (assay_artifact_gallery_get_model (gallery));
   g_assert_false (assay_window_get_can_export (window));
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.open-session", "s", dir);
+  gui_open_session (window, dir);
   model = G_LIST_MODEL (assay_artifact_gallery_get_model (gallery));
   g_assert_nonnull (model);
   g_assert_cmpuint (g_list_model_get_n_items (model), ==, 1);
@@ -419,7 +419,7 @@ test_data_page (void)
   dir = g_strdup (assay_session_get_dir (session));
   assay_window_new_session (window);
   g_assert_cmpuint (assay_data_preview_get_n_files (preview), ==, 0);
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.open-session", "s", dir);
+  gui_open_session (window, dir);
   g_assert_cmpuint (assay_data_preview_get_n_files (preview), ==, 1);
   /* The description was saved with the session. */
   dataset = g_ptr_array_index (assay_session_get_datasets (assay_window_get_session (window)), 0);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The window without a sandbox: it opens and goes without leaks, the onboarding finds a
  * local server, unsupported files get a toast, the sessions sidebar lists, searches, reopens,
- * renames and deletes sessions; the Markdown view and the diff. */
+ * renames and deletes sessions; opening a long session off the main thread, the latest of
+ * two opens winning, a damaged one leaving the current session be; the Markdown view and the
+ * diff. */
 #include "config.h"
 
 #include <unistd.h>
@@ -20,8 +22,10 @@
 #include "assay-sessions-sidebar.h"
 #include "assay-step-card.h"
 #include "assay-artifact-gallery.h"
+#include "assay-code-review.h"
 #include "assay-window.h"
 #include "gui-test-util.h"
+#include "session-fixture.h"
 
 static GSettings *settings;
 
@@ -274,6 +278,47 @@ delete_all_sessions (void)
     g_assert_true (assay_session_delete (assay_session_get_dir (g_ptr_array_index (sessions, i)), NULL));
 }
 
+typedef struct
+{
+  gboolean  done;
+  gboolean  ok;
+  GError   *error;
+} Answer;
+
+static void
+answered_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  Answer *answer = user_data;
+
+  answer->ok = assay_window_rename_session_finish (ASSAY_WINDOW (source), result, &answer->error);
+  answer->done = TRUE;
+}
+
+static void
+deleted_cb (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  Answer *answer = user_data;
+
+  answer->ok = assay_window_delete_session_finish (ASSAY_WINDOW (source), result, &answer->error);
+  answer->done = TRUE;
+}
+
+static gboolean
+is_answered (gpointer data)
+{
+  return ((Answer *) data)->done;
+}
+
+static void
+wait_answer (Answer *answer)
+{
+  gui_wait (is_answered, answer, 30, "the session job");
+}
+
 static void
 test_sessions (void)
 {
@@ -285,6 +330,7 @@ test_sessions (void)
   AssaySessionsSidebar *sidebar;
   GtkWidget *chat;
   Count count;
+  Answer answer = { 0, };
 
   g_settings_set_string (settings, "provider", "openai");
   window = open_window ();
@@ -301,20 +347,21 @@ test_sessions (void)
   g_assert_cmpuint (g_list_model_get_n_items (assay_sessions_sidebar_get_model (sidebar)), ==, 2);
 
   /* Reopen: the conversation comes back, the answer as Markdown. */
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.open-session", "s", first);
+  gui_open_session (window, first);
   g_assert_cmpstr (assay_session_get_dir (assay_window_get_session (window)), ==, first);
   chat = GTK_WIDGET (assay_window_get_chat_view (window));
   g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "Which region sells most?"));
   g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "The north sells most."));
 
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.open-session", "s", second);
+  gui_open_session (window, second);
   g_assert_null (gui_find (chat, GTK_TYPE_LABEL, "Which region sells most?"));
   g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "There were 1,204 orders."));
 
-  /* Rename. */
-  g_assert_true (assay_window_rename_session (window, first, "Regions", &error));
-  g_assert_no_error (error);
-  gui_spin (300);
+  /* Rename one that is not open: read, renamed and saved in a worker. */
+  assay_window_rename_session_async (window, first, "Regions", answered_cb, &answer);
+  wait_answer (&answer);
+  g_assert_no_error (answer.error);
+  g_assert_true (answer.ok);
   assay_sessions_sidebar_set_search (sidebar, "regions");
   count.n = 1;
   gui_wait (has_n_rows, &count, 10, "the renamed session");
@@ -322,18 +369,300 @@ test_sessions (void)
   title = row_title (sidebar, 0);
   g_assert_cmpstr (title, ==, "Regions");
   assay_sessions_sidebar_set_search (sidebar, NULL);
+  g_assert_cmpstr (assay_sessions_sidebar_get_title (sidebar, first), ==, "Regions");
+  g_assert_null (assay_sessions_sidebar_get_title (sidebar, "/nonexistent"));
+
+  /* Rename the open one: in memory and on disk. */
+  answer = (Answer) { 0, };
+  assay_window_rename_session_async (window, second, "July orders", answered_cb, &answer);
+  wait_answer (&answer);
+  g_assert_no_error (answer.error);
+  g_assert_cmpstr (assay_session_get_title (assay_window_get_session (window)), ==, "July orders");
+  {
+    g_autoptr(AssaySession) reread = assay_session_load (second, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpstr (assay_session_get_title (reread), ==, "July orders");
+  }
 
   /* Delete (the open one: the window starts afresh). */
-  g_assert_true (assay_window_delete_session (window, second, &error));
-  g_assert_no_error (error);
+  answer = (Answer) { 0, };
+  assay_window_delete_session_async (window, second, deleted_cb, &answer);
+  wait_answer (&answer);
+  g_assert_no_error (answer.error);
+  g_assert_true (answer.ok);
   g_assert_null (assay_window_get_session (window));
   g_assert_false (g_file_test (second, G_FILE_TEST_EXISTS));
   count.n = 1;
   gui_wait (has_n_rows, &count, 10, "one session left");
-  g_assert_true (assay_window_delete_session (window, first, &error));
+  answer = (Answer) { 0, };
+  assay_window_delete_session_async (window, first, deleted_cb, &answer);
+  wait_answer (&answer);
+  g_assert_true (answer.ok);
   count.n = 0;
   gui_wait (has_n_rows, &count, 10, "no session left");
   close_window (window);
+  g_settings_reset (settings, "provider");
+}
+
+/* What the window did while sessions opened: the main loop's ticks, the sessions shown. */
+typedef struct
+{
+  guint      ticks;
+  guint      ticks_when_opened;
+  GPtrArray *opened;   /* the dirs of ::session-opened, in order */
+  gulong     handler;
+  guint      ticker;
+} Watch;
+
+static gboolean
+watch_tick_cb (gpointer data)
+{
+  ((Watch *) data)->ticks++;
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+watch_opened_cb (AssayWindow *window,
+                 const char  *dir,
+                 Watch       *watch)
+{
+  watch->ticks_when_opened = watch->ticks;
+  g_ptr_array_add (watch->opened, g_strdup (dir));
+}
+
+static void
+watch_start (Watch       *watch,
+             AssayWindow *window)
+{
+  watch->ticks = watch->ticks_when_opened = 0;
+  watch->opened = g_ptr_array_new_with_free_func (g_free);
+  watch->handler = g_signal_connect (window, "session-opened", G_CALLBACK (watch_opened_cb), watch);
+  watch->ticker = g_timeout_add (1, watch_tick_cb, watch);
+}
+
+static void
+watch_stop (Watch       *watch,
+            AssayWindow *window)
+{
+  g_clear_signal_handler (&watch->handler, window);
+  g_clear_handle_id (&watch->ticker, g_source_remove);
+  g_clear_pointer (&watch->opened, g_ptr_array_unref);
+}
+
+static gboolean
+not_opening (gpointer data)
+{
+  return !assay_window_get_opening (data);
+}
+
+static void
+wait_not_opening (AssayWindow *window)
+{
+  gui_wait (not_opening, window, 60, "the session to open");
+}
+
+static guint
+count_cards (AssayWindow *window)
+{
+  return gui_count (GTK_WIDGET (assay_window_get_chat_view (window)), ASSAY_TYPE_STEP_CARD);
+}
+
+static const char *
+current_dir (AssayWindow *window)
+{
+  AssaySession *session = assay_window_get_session (window);
+
+  return session != NULL ? assay_session_get_dir (session) : NULL;
+}
+
+/* A long session (200 steps, about 6 MB of outputs) is read in a worker: asking returns at
+ * once, the chat says it is opening, the current session stays until the new one is in, and
+ * the main loop keeps turning meanwhile; then every step is back and the code view shows the
+ * last cell. */
+static void
+test_open_long_session (void)
+{
+  g_autofree char *small = (delete_all_sessions (), make_session ("Which region sells most?", "The north."));
+  g_autofree char *long_dir = session_fixture_write_long (NULL, "How do the rows grow?", 200, 32 * 1024);
+  g_autofree char *code = NULL;
+  AssayWindow *window;
+  AssayChatView *chat;
+  Watch watch = { 0, };
+  gint64 started, blocking_us, asking_us;
+
+  g_settings_set_string (settings, "provider", "openai");
+  window = open_window ();
+  chat = assay_window_get_chat_view (window);
+  gui_open_session (window, small);
+  g_assert_cmpstr (current_dir (window), ==, small);
+  g_assert_false (assay_chat_view_get_loading (chat));
+
+  /* What reading it on the main thread would cost. */
+  {
+    g_autoptr(AssaySession) blocking = NULL;
+
+    started = g_get_monotonic_time ();
+    blocking = assay_session_load (long_dir, NULL);
+    blocking_us = g_get_monotonic_time () - started;
+    g_assert_nonnull (blocking);
+  }
+
+  watch_start (&watch, window);
+  started = g_get_monotonic_time ();
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.open-session", "s", long_dir);
+  asking_us = g_get_monotonic_time () - started;
+  g_test_message ("asking took %" G_GINT64_FORMAT " ms; a blocking load takes %" G_GINT64_FORMAT " ms",
+                  asking_us / 1000, blocking_us / 1000);
+  g_assert_cmpint (asking_us, <, blocking_us / 2);
+  g_assert_true (assay_window_get_opening (window));
+  g_assert_true (assay_chat_view_get_loading (chat));
+  g_assert_nonnull (gui_find (GTK_WIDGET (chat), GTK_TYPE_LABEL, "Opening Session…"));
+  g_assert_cmpstr (current_dir (window), ==, small);
+  g_assert_nonnull (gui_find (GTK_WIDGET (chat), GTK_TYPE_LABEL, "Which region sells most?"));
+
+  wait_not_opening (window);
+  g_test_message ("%u ticks of 1 ms before the long session was shown", watch.ticks_when_opened);
+  g_assert_cmpuint (watch.opened->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (watch.opened, 0), ==, long_dir);
+  /* Read on the main thread, it would have been shown before the loop turned at all. How
+   * often it turned depends on the machine's load and on drawing the window meanwhile. */
+  g_assert_cmpuint (watch.ticks_when_opened, >=, 1);
+  g_assert_false (assay_chat_view_get_loading (chat));
+  g_assert_cmpstr (current_dir (window), ==, long_dir);
+  g_assert_cmpuint (assay_session_get_n_cells (assay_window_get_session (window)), ==, 200);
+  /* 200 steps and the answer. */
+  g_assert_cmpuint (count_cards (window), ==, 201);
+  g_assert_nonnull (gui_find (GTK_WIDGET (chat), GTK_TYPE_LABEL, "How do the rows grow?"));
+  g_assert_nonnull (gui_find (GTK_WIDGET (chat), GTK_TYPE_LABEL, "Done after 200 steps."));
+  g_assert_null (gui_find (GTK_WIDGET (chat), GTK_TYPE_LABEL, "Which region sells most?"));
+  code = assay_code_review_get_code (assay_window_get_code_review (window));
+  g_assert_cmpstr (code, ==, "print('step 200')\n");
+
+  watch_stop (&watch, window);
+  close_window (window);
+  delete_all_sessions ();
+  g_settings_reset (settings, "provider");
+}
+
+/* Two quick opens: only the second is ever shown, whichever is slower to read. Going back
+ * to the session on screen, or starting a new one, drops an open in flight too. */
+static void
+test_open_latest_wins (void)
+{
+  g_autofree char *current = (delete_all_sessions (), make_session ("The current question?", "Current answer."));
+  g_autofree char *long_dir = session_fixture_write_long (NULL, "The long question?", 200, 16 * 1024);
+  g_autofree char *small = make_session ("The small question?", "Small answer.");
+  AssayWindow *window;
+  AssayChatView *chat;
+  Watch watch = { 0, };
+
+  g_settings_set_string (settings, "provider", "openai");
+  window = open_window ();
+  chat = assay_window_get_chat_view (window);
+  gui_open_session (window, current);
+  watch_start (&watch, window);
+
+  /* The long one first, the small one second. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.open-session", "s", long_dir);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.open-session", "s", small);
+  g_assert_true (assay_window_get_opening (window));
+  wait_not_opening (window);
+  gui_spin (500);
+  g_assert_cmpuint (watch.opened->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (watch.opened, 0), ==, small);
+  g_assert_cmpstr (current_dir (window), ==, small);
+  g_assert_nonnull (gui_find (GTK_WIDGET (chat), GTK_TYPE_LABEL, "The small question?"));
+  g_assert_null (gui_find (GTK_WIDGET (chat), GTK_TYPE_LABEL, "The long question?"));
+  g_assert_cmpuint (count_cards (window), ==, 1);
+
+  /* The small one first, the long one second. */
+  g_ptr_array_set_size (watch.opened, 0);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.open-session", "s", current);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.open-session", "s", long_dir);
+  wait_not_opening (window);
+  gui_spin (500);
+  g_assert_cmpuint (watch.opened->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (watch.opened, 0), ==, long_dir);
+  g_assert_cmpstr (current_dir (window), ==, long_dir);
+  g_assert_null (gui_find (GTK_WIDGET (chat), GTK_TYPE_LABEL, "The current question?"));
+  g_assert_cmpuint (count_cards (window), ==, 201);
+
+  /* Back to the session on screen while another opens: it stays, nothing else comes. */
+  g_ptr_array_set_size (watch.opened, 0);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.open-session", "s", small);
+  g_assert_true (assay_chat_view_get_loading (chat));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.open-session", "s", long_dir);
+  g_assert_false (assay_window_get_opening (window));
+  g_assert_false (assay_chat_view_get_loading (chat));
+  gui_spin (500);
+  g_assert_cmpuint (watch.opened->len, ==, 0);
+  g_assert_cmpstr (current_dir (window), ==, long_dir);
+
+  /* A new session wins over an open in flight. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.open-session", "s", small);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.new-session", NULL);
+  g_assert_false (assay_window_get_opening (window));
+  g_assert_false (assay_chat_view_get_loading (chat));
+  gui_spin (500);
+  g_assert_cmpuint (watch.opened->len, ==, 0);
+  g_assert_null (assay_window_get_session (window));
+  g_assert_cmpuint (count_cards (window), ==, 0);
+
+  watch_stop (&watch, window);
+  close_window (window);
+  delete_all_sessions ();
+  g_settings_reset (settings, "provider");
+}
+
+/* A damaged record, or a folder that is gone: a toast in plain words, and the session on
+ * screen stays as it was. */
+static void
+test_open_damaged (void)
+{
+  g_autofree char *current = (delete_all_sessions (), make_session ("Still here?", "Yes."));
+  g_autofree char *damaged = session_fixture_write_damaged (NULL);
+  g_autofree char *parent = assay_session_default_parent ();
+  g_autofree char *missing = g_build_filename (parent, "20200101-000000-gone00", NULL);
+  AssayWindow *window;
+  AssayChatView *chat;
+  AssaySession *session;
+  Watch watch = { 0, };
+
+  g_settings_set_string (settings, "provider", "openai");
+  window = open_window ();
+  chat = assay_window_get_chat_view (window);
+  gui_open_session (window, current);
+  session = assay_window_get_session (window);
+  watch_start (&watch, window);
+
+  gui_open_session (window, damaged);
+  g_assert_cmpstr (assay_window_get_last_toast (window), ==,
+                   "The session could not be opened: its saved record is damaged.");
+  g_assert_true (assay_window_get_session (window) == session);
+  g_assert_cmpstr (current_dir (window), ==, current);
+  g_assert_false (assay_chat_view_get_loading (chat));
+  g_assert_nonnull (gui_find (GTK_WIDGET (chat), GTK_TYPE_LABEL, "Still here?"));
+  g_assert_cmpuint (count_cards (window), ==, 1);
+  g_assert_cmpuint (watch.opened->len, ==, 0);
+
+  gui_open_session (window, missing);
+  g_assert_cmpstr (assay_window_get_last_toast (window), ==,
+                   "The session could not be opened: it was moved or deleted.");
+  g_assert_true (assay_window_get_session (window) == session);
+  g_assert_nonnull (gui_find (GTK_WIDGET (chat), GTK_TYPE_LABEL, "Still here?"));
+  g_assert_cmpuint (watch.opened->len, ==, 0);
+
+  /* Nothing is stuck: the next open works. */
+  assay_window_new_session (window);
+  gui_open_session (window, current);
+  g_assert_cmpuint (watch.opened->len, ==, 1);
+  g_assert_cmpstr (current_dir (window), ==, current);
+
+  watch_stop (&watch, window);
+  close_window (window);
+  g_assert_true (assay_session_delete (damaged, NULL));
+  delete_all_sessions ();
   g_settings_reset (settings, "provider");
 }
 
@@ -630,6 +959,23 @@ test_markdown_streaming (void)
   g_assert_finalize_object (whole);
 }
 
+static gboolean
+has_paintable (gpointer data)
+{
+  return gtk_picture_get_paintable (data) != NULL;
+}
+
+/* The pictures under ROOT, in order. */
+static void
+collect_pictures (GtkWidget *root,
+                  GPtrArray *pictures)
+{
+  if (GTK_IS_PICTURE (root))
+    g_ptr_array_add (pictures, root);
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child; child = gtk_widget_get_next_sibling (child))
+    collect_pictures (child, pictures);
+}
+
 static void
 test_step_card (void)
 {
@@ -719,6 +1065,31 @@ test_step_card (void)
     assay_step_card_cell_output (step, "c1", figure);
     g_assert_nonnull (gui_find (card, GTK_TYPE_PICTURE, NULL));
   }
+  /* A saved figure is read and decoded in a worker, not while the card is built; a file that
+   * is gone leaves an empty frame. */
+  {
+    g_autofree char *dir = g_dir_make_tmp ("assay-gui-figure-XXXXXX", NULL);
+    g_autofree char *path = g_build_filename (dir, "plot.png", NULL);
+    g_autofree char *missing = g_build_filename (dir, "gone.png", NULL);
+    gsize length;
+    g_autofree guchar *png = g_base64_decode ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=",
+                                              &length);
+    GtkWidget *other = g_object_ref_sink (assay_step_card_new (2, 8));
+    g_autoptr(GPtrArray) pictures = g_ptr_array_new ();
+
+    g_assert_true (g_file_set_contents (path, (const char *) png, length, NULL));
+    assay_step_card_add_cell (ASSAY_STEP_CARD (other), "c7", NULL);
+    assay_step_card_cell_artifact (ASSAY_STEP_CARD (other), "c7", "gone.png", missing);
+    assay_step_card_cell_artifact (ASSAY_STEP_CARD (other), "c7", "plot.png", path);
+    collect_pictures (other, pictures);
+    g_assert_cmpuint (pictures->len, ==, 2);
+    g_assert_null (gtk_picture_get_paintable (g_ptr_array_index (pictures, 1)));
+    gui_wait (has_paintable, g_ptr_array_index (pictures, 1), 10, "the figure thumbnail");
+    g_assert_null (gtk_picture_get_paintable (g_ptr_array_index (pictures, 0)));
+    g_assert_finalize_object (other);
+    g_unlink (path);
+    g_rmdir (dir);
+  }
   assay_step_card_cell_finished (step, "c1", "ok", NULL, 1500);
   g_assert_nonnull (gui_find (card, GTK_TYPE_LABEL, "Ran in 1.5 s"));
   expander = gui_find (card, GTK_TYPE_EXPANDER, NULL);
@@ -776,6 +1147,9 @@ main (int   argc,
   g_test_add_func ("/assay/app/window/onboarding", test_onboarding);
   g_test_add_func ("/assay/app/window/unsupported-file", test_unsupported_file);
   g_test_add_func ("/assay/app/window/sessions", test_sessions);
+  g_test_add_func ("/assay/app/window/open-long-session", test_open_long_session);
+  g_test_add_func ("/assay/app/window/open-latest-wins", test_open_latest_wins);
+  g_test_add_func ("/assay/app/window/open-damaged", test_open_damaged);
   g_test_add_func ("/assay/app/window/demo", test_demo);
   g_test_add_func ("/assay/app/window/sandbox-prepare", test_sandbox_prepare);
   g_test_add_func ("/assay/app/markdown", test_markdown);

@@ -37,6 +37,12 @@ struct _AssaySession
   guint      n_steps;
   guint      finished_messages;
   guint      finished_cells;
+
+  /* Saves land in the order they were asked for: each takes a number on the owner's thread
+   * and the record is only replaced by a newer one (save_async writes from a worker). */
+  guint64    save_serial;         /* the owner's thread */
+  GMutex     save_lock;
+  guint64    written_serial;      /* under save_lock */
 };
 
 G_DEFINE_FINAL_TYPE (AssaySession, assay_session, G_TYPE_OBJECT)
@@ -69,6 +75,7 @@ assay_session_finalize (GObject *object)
   g_ptr_array_unref (self->cells);
   g_ptr_array_unref (self->interrupted_cells);
   g_array_unref (self->timings);
+  g_mutex_clear (&self->save_lock);
   G_OBJECT_CLASS (assay_session_parent_class)->finalize (object);
 }
 
@@ -86,6 +93,7 @@ assay_session_init (AssaySession *self)
   self->cells = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_session_cell_free);
   self->interrupted_cells = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_session_cell_free);
   self->timings = g_array_new (FALSE, TRUE, sizeof (AssayStepTiming));
+  g_mutex_init (&self->save_lock);
   self->status = g_strdup ("new");
   self->created_at = self->updated_at = g_get_real_time ();
 }
@@ -269,34 +277,186 @@ assay_session_to_json (AssaySession *self)
   return json_node_init_object (json_node_alloc (), g_steal_pointer (&object));
 }
 
-gboolean
-assay_session_save (AssaySession  *self,
-                    GError       **error)
+/* The record as the text save writes, on the owner's thread. */
+static char *
+record_text (AssaySession *self,
+             gsize        *length)
 {
   g_autoptr(JsonNode) node = NULL;
   g_autoptr(JsonGenerator) generator = json_generator_new ();
-  g_autofree char *text = NULL;
-  g_autofree char *path = NULL;
-  gsize length;
-
-  g_return_val_if_fail (ASSAY_IS_SESSION (self), FALSE);
 
   self->updated_at = MAX (g_get_real_time (), self->updated_at);
   node = assay_session_to_json (self);
   json_generator_set_root (generator, node);
   json_generator_set_pretty (generator, TRUE);
-  text = json_generator_to_data (generator, &length);
-  path = record_path (self->dir);
+  return json_generator_to_data (generator, length);
+}
 
-  /* Temporary file, fsync, rename: a crash leaves the old record or the new one, whole. */
-  if (!g_file_set_contents_full (path, text, length,
-                                 G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
-                                 0644, error))
+static gboolean
+write_all (int          fd,
+           const char  *text,
+           gsize        length)
+{
+  while (length > 0)
     {
-      g_prefix_error (error, _("Cannot save the session: "));
-      return FALSE;
+      gssize written = write (fd, text, length);
+
+      if (written < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          return FALSE;
+        }
+      text += written;
+      length -= (gsize) written;
     }
   return TRUE;
+}
+
+/* Writes TEXT to a temporary file beside the record and syncs it: a crash leaves the old
+ * record or the new one, whole. Any thread: it touches only DIR. */
+static char *
+write_temporary (const char  *dir,
+                 const char  *text,
+                 gsize        length,
+                 GError     **error)
+{
+  g_autofree char *tmp_path = g_strdup_printf ("%s/." ASSAY_SESSION_RECORD ".XXXXXX", dir);
+  int fd = g_mkstemp_full (tmp_path, O_WRONLY | O_CLOEXEC, 0644);
+  int saved;
+
+  if (fd < 0)
+    {
+      saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   _("Cannot save the session: %s"), g_strerror (saved));
+      return NULL;
+    }
+  if (!write_all (fd, text, length) || fsync (fd) != 0)
+    {
+      saved = errno;
+      close (fd);
+      g_unlink (tmp_path);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   _("Cannot save the session: %s"), g_strerror (saved));
+      return NULL;
+    }
+  if (close (fd) != 0)
+    {
+      saved = errno;
+      g_unlink (tmp_path);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   _("Cannot save the session: %s"), g_strerror (saved));
+      return NULL;
+    }
+  return g_steal_pointer (&tmp_path);
+}
+
+/* Moves the temporary file into place unless a newer save got there first. Any thread. */
+static gboolean
+commit_record (AssaySession  *self,
+               const char    *tmp_path,
+               guint64        serial,
+               GError       **error)
+{
+  g_autofree char *path = record_path (self->dir);
+  gboolean ok = TRUE;
+
+  g_mutex_lock (&self->save_lock);
+  if (serial < self->written_serial)
+    g_unlink (tmp_path);
+  else if (g_rename (tmp_path, path) != 0)
+    {
+      int saved = errno;
+
+      g_unlink (tmp_path);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   _("Cannot save the session: %s"), g_strerror (saved));
+      ok = FALSE;
+    }
+  else
+    self->written_serial = serial;
+  g_mutex_unlock (&self->save_lock);
+  return ok;
+}
+
+gboolean
+assay_session_save (AssaySession  *self,
+                    GError       **error)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *tmp_path = NULL;
+  gsize length;
+  guint64 serial;
+
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), FALSE);
+
+  serial = ++self->save_serial;
+  text = record_text (self, &length);
+  tmp_path = write_temporary (self->dir, text, length, error);
+  return tmp_path != NULL && commit_record (self, tmp_path, serial, error);
+}
+
+typedef struct
+{
+  char    *text;
+  gsize    length;
+  guint64  serial;
+} SaveData;
+
+static void
+save_data_free (SaveData *data)
+{
+  g_free (data->text);
+  g_free (data);
+}
+
+/* Sees only the text and the session's folder and lock, never the rest of the session. */
+static void
+save_worker (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  AssaySession *self = source_object;
+  SaveData *data = task_data;
+  g_autofree char *tmp_path = NULL;
+  GError *error = NULL;
+
+  tmp_path = write_temporary (self->dir, data->text, data->length, &error);
+  if (tmp_path == NULL || !commit_record (self, tmp_path, data->serial, &error))
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+void
+assay_session_save_async (AssaySession        *self,
+                          GCancellable        *cancellable,
+                          GAsyncReadyCallback  callback,
+                          gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  SaveData *data;
+
+  g_return_if_fail (ASSAY_IS_SESSION (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, assay_session_save_async);
+  data = g_new0 (SaveData, 1);
+  data->serial = ++self->save_serial;
+  data->text = record_text (self, &data->length);
+  g_task_set_task_data (task, data, (GDestroyNotify) save_data_free);
+  g_task_run_in_thread (task, save_worker);
+}
+
+gboolean
+assay_session_save_finish (AssaySession  *self,
+                           GAsyncResult  *result,
+                           GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
 }
 
 /* Reading never trusts the file: every member is checked for its type. */
@@ -349,13 +509,19 @@ add_interrupted (AssaySession     *self,
   g_ptr_array_add (self->interrupted_cells, cell);
 }
 
-AssaySession *
-assay_session_load (const char  *dir,
-                    GError     **error)
+/* Builds the session in the calling thread; nothing in it is bound to a main context. */
+static AssaySession *
+load_record (const char    *dir,
+             GCancellable  *cancellable,
+             GError       **error)
 {
   g_autoptr(AssaySession) self = NULL;
   g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) local_error = NULL;
   g_autofree char *path = NULL;
+  g_autofree char *text = NULL;
+  gsize length;
   JsonObject *root;
   JsonObject *finished = NULL;
   JsonArray *array;
@@ -363,14 +529,28 @@ assay_session_load (const char  *dir,
   gint64 version;
   guint n_messages, n_cells;
 
-  g_return_val_if_fail (dir != NULL, NULL);
-
   path = record_path (dir);
-  if (!json_parser_load_from_file (parser, path, error))
+  file = g_file_new_for_path (path);
+  if (!g_file_load_contents (file, cancellable, &text, &length, NULL, &local_error))
     {
-      g_prefix_error (error, _("Cannot read the session %s: "), dir);
+      if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_propagate_error (error, g_steal_pointer (&local_error));
+      else
+        g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
+                                    _("Cannot read the session %s: "), dir);
       return NULL;
     }
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+  if (!json_parser_load_from_data (parser, text, (gssize) length, &local_error))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("The session record %s is damaged: %s"), path, local_error->message);
+      return NULL;
+    }
+  g_clear_pointer (&text, g_free);
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
   node = json_parser_get_root (parser);
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
     goto bad;
@@ -438,11 +618,17 @@ assay_session_load (const char  *dir,
         if (message != NULL)
           g_ptr_array_add (self->messages, message);
       }
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
   if ((array = array_member (root, "cells")))
     for (guint i = 0; i < json_array_get_length (array); i++)
       {
-        AssaySessionCell *cell = assay_session_cell_from_json (json_array_get_element (array, i));
+        AssaySessionCell *cell;
 
+        /* Cells carry the outputs, the bulk of a long session. */
+        if (i % 64 == 63 && g_cancellable_set_error_if_cancelled (cancellable, error))
+          return NULL;
+        cell = assay_session_cell_from_json (json_array_get_element (array, i));
         if (cell == NULL)
           continue;
         if (i < n_cells)
@@ -491,6 +677,56 @@ bad:
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                _("%s is not a session record"), path);
   return NULL;
+}
+
+AssaySession *
+assay_session_load (const char  *dir,
+                    GError     **error)
+{
+  g_return_val_if_fail (dir != NULL, NULL);
+  return load_record (dir, NULL, error);
+}
+
+static void
+load_worker (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  GError *error = NULL;
+  AssaySession *session = load_record (task_data, cancellable, &error);
+
+  if (session == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, session, g_object_unref);
+}
+
+void
+assay_session_load_async (const char          *dir,
+                          GCancellable        *cancellable,
+                          GAsyncReadyCallback  callback,
+                          gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (dir != NULL);
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, assay_session_load_async);
+  g_task_set_task_data (task, g_strdup (dir), g_free);
+  g_task_run_in_thread (task, load_worker);
+}
+
+AssaySession *
+assay_session_load_finish (GAsyncResult  *result,
+                           GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == assay_session_load_async, NULL);
+  /* A load cancelled after its worker finished still reports the cancellation, so a
+   * superseded request never hands back a session. */
+  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 static int

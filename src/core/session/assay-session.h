@@ -24,7 +24,13 @@ G_DECLARE_FINAL_TYPE (AssaySession, assay_session, ASSAY, SESSION, GObject)
  *
  * The record is replaced atomically (temporary file, fsync, rename) by every save. It holds
  * the steps that finished and, after them, the step in progress; loading restores the
- * finished steps and keeps the unfinished tail apart (assay_session_get_interrupted_cells). */
+ * finished steps and keeps the unfinished tail apart (assay_session_get_interrupted_cells).
+ *
+ * Threads: a session belongs to one thread at a time and is not locked. Building one (new,
+ * create, load) touches no main context, no signal and no source, so a worker may build it
+ * and hand it to another thread (load_async does), which owns it from then on. A session may
+ * be finalized on any thread. Saves, sync or async, land in the order they were asked for:
+ * a later save is never overwritten by an earlier one still being written. */
 
 typedef struct
 {
@@ -42,9 +48,30 @@ AssaySession  *assay_session_new                (const char          *dir,
 /* A new session in a fresh folder named after a new id under PARENT (NULL: the default). */
 AssaySession  *assay_session_create             (const char          *parent,
                                                  GError             **error);
+/* Reads and parses DIR's record in the calling thread; the CLI and tests use it. */
 AssaySession  *assay_session_load               (const char          *dir,
                                                  GError             **error);
+/* The same in a worker thread; CALLBACK runs on the caller's thread-default main context.
+ * Errors: G_IO_ERROR_NOT_FOUND (no folder or record), G_IO_ERROR_INVALID_DATA (not JSON, or
+ * not a session record), G_IO_ERROR_NOT_SUPPORTED (written by a newer Assay),
+ * G_IO_ERROR_CANCELLED once CANCELLABLE is cancelled, even if the record was read by then. */
+void           assay_session_load_async         (const char          *dir,
+                                                 GCancellable        *cancellable,
+                                                 GAsyncReadyCallback  callback,
+                                                 gpointer             user_data);
+AssaySession  *assay_session_load_finish        (GAsyncResult        *result,
+                                                 GError             **error);
 gboolean       assay_session_save               (AssaySession        *self,
+                                                 GError             **error);
+/* Takes the record's text now, on the owner's thread, and writes it (temporary file, fsync,
+ * rename) in a worker that sees nothing else of the session. Superseded by any later save:
+ * if that one lands first, this one is dropped and still reports success. */
+void           assay_session_save_async         (AssaySession        *self,
+                                                 GCancellable        *cancellable,
+                                                 GAsyncReadyCallback  callback,
+                                                 gpointer             user_data);
+gboolean       assay_session_save_finish        (AssaySession        *self,
+                                                 GAsyncResult        *result,
                                                  GError             **error);
 /* The sessions under PARENT (NULL: the default), most recently updated first. Folders
  * without a readable record are skipped. */
