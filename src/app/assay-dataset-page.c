@@ -185,11 +185,10 @@ cell_setup (GtkSignalListItemFactory *factory,
       gtk_inscription_set_xalign (GTK_INSCRIPTION (cell), 1.0);
       gtk_widget_add_css_class (cell, "numeric");
     }
+  /* Dimmed by its colour (the stylesheet), not .dim-label: an opacity node per row number
+   * is an offscreen group per cell for the cairo renderer, on every frame that redraws them. */
   if (kind->row_number)
-    {
-      gtk_widget_add_css_class (cell, "dim-label");
-      gtk_widget_add_css_class (cell, "row-number");
-    }
+    gtk_widget_add_css_class (cell, "row-number");
   else
     g_object_set_data (G_OBJECT (cell), "column", GUINT_TO_POINTER (kind->column + 1));
   gtk_list_item_set_child (item, cell);
