@@ -396,6 +396,38 @@ test_jump_to_end (void)
   destroy_window (window, preview);
 }
 
+/* GTK 4.8 draws a table narrower than its view as if overscrolled to the right; the page hides
+ * the left and right glows then, and only then. */
+static void
+test_narrow_table (void)
+{
+  g_autoptr(GString) wide = g_string_new (NULL);
+  g_autofree char *narrow_path = write_file ("narrow.csv", "a,b\n1,2\n3,4\n", -1);
+  g_autofree char *wide_path = NULL;
+  GtkWidget *preview;
+  GtkWidget *window = new_window (&preview);
+  AssayDatasetPage *narrow, *wide_page;
+
+  /* 20 columns of 150 px: wider than the 1200 px window. */
+  for (guint r = 0; r < 3; r++)
+    for (guint c = 0; c < 20; c++)
+      g_string_append_printf (wide, "%s%s%u%s", c > 0 ? "," : "", r == 0 ? "column" : "", c, c == 19 ? "\n" : "");
+  wide_path = write_file ("wide.csv", wide->str, -1);
+
+  narrow = assay_data_preview_add_file (ASSAY_DATA_PREVIEW (preview), narrow_path);
+  wait_for (page_model_complete, narrow, 10000);
+  iterate (100);
+  g_assert_true (gtk_widget_has_css_class (gtk_widget_get_parent (GTK_WIDGET (assay_dataset_page_get_column_view (narrow))),
+                                           "narrow-table"));
+  wide_page = assay_data_preview_add_file (ASSAY_DATA_PREVIEW (preview), wide_path);
+  wait_for (page_model_complete, wide_page, 10000);
+  iterate (100);
+  g_assert_cmpuint (assay_dataset_page_get_n_columns (wide_page), ==, 20);
+  g_assert_false (gtk_widget_has_css_class (gtk_widget_get_parent (GTK_WIDGET (assay_dataset_page_get_column_view (wide_page))),
+                                            "narrow-table"));
+  destroy_window (window, preview);
+}
+
 static void
 test_side_panel (void)
 {
@@ -660,6 +692,7 @@ main (int   argc,
 
   g_test_add_func ("/assay/preview/million-rows", test_million_rows);
   g_test_add_func ("/assay/preview/jump-to-end", test_jump_to_end);
+  g_test_add_func ("/assay/preview/narrow-table", test_narrow_table);
   g_test_add_func ("/assay/preview/side-panel", test_side_panel);
   g_test_add_func ("/assay/preview/correct-delimiter", test_correct_delimiter);
   g_test_add_func ("/assay/preview/windows-1251", test_windows_1251);

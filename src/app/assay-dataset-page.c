@@ -642,6 +642,21 @@ start_profile (AssayDatasetPage *self)
                                          dataset_ready, self);
 }
 
+/* GTK 4.8's scrolled window takes a table narrower than the view for one scrolled past its
+ * right end (the adjustment's upper is below its page size) and draws the overshoot glow
+ * there: a lasting shadow at the right, and two radial gradients the height of the view that
+ * the cairo renderer draws again on every frame that redraws the table. While the table is
+ * narrower than the view, the stylesheet hides the left and right glows. */
+static void
+hadjustment_changed (GtkAdjustment    *adjustment,
+                     AssayDatasetPage *self)
+{
+  if (gtk_adjustment_get_upper (adjustment) < gtk_adjustment_get_page_size (adjustment))
+    gtk_widget_add_css_class (GTK_WIDGET (self->scroller), "narrow-table");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self->scroller), "narrow-table");
+}
+
 /* ---- GObject ------------------------------------------------------------------------ */
 
 static void
@@ -782,6 +797,9 @@ assay_dataset_page_init (AssayDatasetPage *self)
   self->strip = assay_column_header_strip_new (self->column_view, 1);
   gtk_box_insert_child_after (self->table_box, self->strip,
                               gtk_widget_get_first_child (GTK_WIDGET (self->table_box)));
+
+  g_signal_connect_object (gtk_scrollable_get_hadjustment (GTK_SCROLLABLE (self->column_view)), "changed",
+                           G_CALLBACK (hadjustment_changed), self, 0);
 }
 
 /* ---- API ---------------------------------------------------------------------------- */
