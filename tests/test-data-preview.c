@@ -5,6 +5,7 @@
 
 #include <adwaita.h>
 #include <glib/gstdio.h>
+#include <math.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -429,6 +430,55 @@ test_narrow_table (void)
 }
 
 static void
+count_frame (GdkFrameClock *clock,
+             guint         *frames)
+{
+  (*frames)++;
+}
+
+/* The header strip follows its titles while they move (here: the table scrolled sideways) and
+ * stops reading them once they stay put, so an idle preview paints no frames. */
+static void
+test_header_strip_follows (void)
+{
+  g_autoptr(GString) wide = g_string_new (NULL);
+  g_autofree char *path = NULL;
+  GtkWidget *preview;
+  GtkWidget *window = new_window (&preview);
+  AssayDatasetPage *page;
+  AssayColumnHeaderStrip *strip;
+  GtkAdjustment *hadjustment;
+  graphene_rect_t before, after;
+  guint frames = 0;
+
+  for (guint r = 0; r < 30; r++)
+    for (guint c = 0; c < 20; c++)
+      g_string_append_printf (wide, "%s%s%u%s", c > 0 ? "," : "", r == 0 ? "column" : "", r * c, c == 19 ? "\n" : "");
+  path = write_file ("wide-strip.csv", wide->str, -1);
+  page = assay_data_preview_add_file (ASSAY_DATA_PREVIEW (preview), path);
+  wait_for (page_has_dataset, page, 10000);
+  wait_for (page_model_complete, page, 10000);
+  iterate (300);
+  strip = ASSAY_COLUMN_HEADER_STRIP (gtk_widget_get_parent (assay_dataset_page_get_header (page, 0)));
+  g_assert_false (assay_column_header_strip_is_following (strip));
+  g_signal_connect (gtk_widget_get_frame_clock (window), "after-paint", G_CALLBACK (count_frame), &frames);
+  iterate (300);
+  g_assert_cmpuint (frames, ==, 0);
+
+  g_assert_true (assay_column_header_strip_get_slot (strip, 3, &before));
+  hadjustment = gtk_scrollable_get_hadjustment (GTK_SCROLLABLE (assay_dataset_page_get_column_view (page)));
+  gtk_adjustment_set_value (hadjustment, 300);
+  g_assert_true (assay_column_header_strip_is_following (strip));
+  iterate (300);
+  g_assert_true (assay_column_header_strip_get_slot (strip, 3, &after));
+  g_test_message ("column 3's header: x %.0f, then %.0f after scrolling 300 px", before.origin.x, after.origin.x);
+  g_assert_cmpfloat (fabs (after.origin.x - (before.origin.x - 300)), <, 1);
+  g_assert_false (assay_column_header_strip_is_following (strip));
+  g_signal_handlers_disconnect_by_data (gtk_widget_get_frame_clock (window), &frames);
+  destroy_window (window, preview);
+}
+
+static void
 test_side_panel (void)
 {
   g_autofree char *path = write_file ("nulls.csv",
@@ -693,6 +743,7 @@ main (int   argc,
   g_test_add_func ("/assay/preview/million-rows", test_million_rows);
   g_test_add_func ("/assay/preview/jump-to-end", test_jump_to_end);
   g_test_add_func ("/assay/preview/narrow-table", test_narrow_table);
+  g_test_add_func ("/assay/preview/header-strip-follows", test_header_strip_follows);
   g_test_add_func ("/assay/preview/side-panel", test_side_panel);
   g_test_add_func ("/assay/preview/correct-delimiter", test_correct_delimiter);
   g_test_add_func ("/assay/preview/windows-1251", test_windows_1251);
