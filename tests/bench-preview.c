@@ -472,7 +472,8 @@ add_plain_column (GtkColumnView *view,
 
 static Series
 measure_plain (gboolean inscription,
-               guint    n_rows)
+               guint    n_rows,
+               int      table_height)
 {
   static const char * const titles[PREVIEW_ROWS_COLUMNS] = { "id", "name", "value", "category", "note" };
   GtkWidget *window = gtk_window_new ();
@@ -484,10 +485,14 @@ measure_plain (gboolean inscription,
   rows->n_items = n_rows;
   view = GTK_COLUMN_VIEW (gtk_column_view_new (GTK_SELECTION_MODEL (gtk_no_selection_new (G_LIST_MODEL (rows)))));
   gtk_column_view_set_show_column_separators (view, TRUE);
+  gtk_widget_add_css_class (GTK_WIDGET (view), "data-table");   /* the preview's row height */
   add_plain_column (view, "#", -1, ROW_NUMBER_WIDTH, inscription);
   for (int c = 0; c < PREVIEW_ROWS_COLUMNS; c++)
     add_plain_column (view, titles[c], c, COLUMN_WIDTH, inscription);
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), GTK_WIDGET (view));
+  /* As tall as the preview's table, so that as many rows are on screen. */
+  gtk_widget_set_size_request (scroller, -1, table_height);
+  gtk_widget_set_valign (scroller, GTK_ALIGN_START);
   gtk_window_set_child (GTK_WINDOW (window), scroller);
   gtk_window_set_default_size (GTK_WINDOW (window), WINDOW_WIDTH, WINDOW_HEIGHT);
   gtk_window_present (GTK_WINDOW (window));
@@ -495,6 +500,17 @@ measure_plain (gboolean inscription,
     g_main_context_iteration (NULL, TRUE);
   iterate (300);
 
+  if (!inscription)
+    {
+      GtkAdjustment *vadjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (view));
+      guint n_widgets, n_cells;
+
+      count_rows (view, &n_widgets, &n_cells);
+      printf ("  (plain views: the same columns, widths, texts and row height, %.0f rows on screen, "
+              "%u row widgets with %u cells)\n",
+              gtk_adjustment_get_page_size (vadjustment) / (gtk_adjustment_get_upper (vadjustment) / n_rows),
+              n_widgets, n_cells);
+    }
   s = run_jumps (inscription ? "plain GtkColumnView, GtkInscription cells" : "plain GtkColumnView, GtkLabel cells",
                  window, gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (view)), n_rows, JUMP_FAR, N_JUMPS,
                  NULL, NULL);
@@ -571,8 +587,10 @@ measure (const char *path,
       mem_after = anon_kb ();
       if (baselines)
         {
-          plain_label = measure_plain (FALSE, n_rows);
-          plain_inscription = measure_plain (TRUE, n_rows);
+          int table_height = gtk_widget_get_height (gtk_widget_get_parent (GTK_WIDGET (view)));
+
+          plain_label = measure_plain (FALSE, n_rows, table_height);
+          plain_inscription = measure_plain (TRUE, n_rows, table_height);
         }
       printf ("  memory while jumping in the preview: %+.1f MB anonymous RSS at the peak, %+.1f MB after; "
               "at most %u row objects alive\n",
