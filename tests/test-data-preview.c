@@ -5,6 +5,7 @@
 
 #include <adwaita.h>
 #include <glib/gstdio.h>
+#include <math.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -100,15 +101,37 @@ destroy_window (GtkWidget *window,
   g_assert_finalize_object (preview);
 }
 
-/* Every mapped label under WIDGET, in tree order, appended to OUT with newlines. */
+/* The text a label or a table cell (a GtkInscription) shows; NULL for other widgets. */
+static const char *
+shown_text (GtkWidget *widget)
+{
+  if (GTK_IS_LABEL (widget))
+    return gtk_label_get_label (GTK_LABEL (widget));
+  if (GTK_IS_INSCRIPTION (widget))
+    {
+      const char *text = gtk_inscription_get_text (GTK_INSCRIPTION (widget));
+      return text != NULL ? text : "";
+    }
+  return NULL;
+}
+
+/* The data column a table cell shows (0-based), or -1 for the row number and other widgets. */
+static int
+cell_column (GtkWidget *widget)
+{
+  return GPOINTER_TO_INT (g_object_get_data (G_OBJECT (widget), "column")) - 1;
+}
+
+/* Every mapped label and table cell under WIDGET, in tree order, appended to OUT with
+ * newlines. */
 static void
 collect_labels (GtkWidget *widget,
                 GString   *out)
 {
   if (!gtk_widget_get_mapped (widget))
     return;
-  if (GTK_IS_LABEL (widget))
-    g_string_append_printf (out, "%s\n", gtk_label_get_label (GTK_LABEL (widget)));
+  if (shown_text (widget) != NULL)
+    g_string_append_printf (out, "%s\n", shown_text (widget));
   for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
     collect_labels (child, out);
 }
@@ -122,7 +145,7 @@ visible_row_numbers (GtkWidget *widget,
 {
   if (!gtk_widget_get_mapped (widget))
     return;
-  if (GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, "row-number"))
+  if (shown_text (widget) != NULL && gtk_widget_has_css_class (widget, "row-number"))
     {
       graphene_rect_t bounds;
 
@@ -130,7 +153,7 @@ visible_row_numbers (GtkWidget *widget,
           bounds.origin.y + bounds.size.height > 0 &&
           bounds.origin.y < gtk_widget_get_height (viewport))
         {
-          guint64 n = g_ascii_strtoull (gtk_label_get_label (GTK_LABEL (widget)), NULL, 10);
+          guint64 n = g_ascii_strtoull (shown_text (widget), NULL, 10);
           *min = MIN (*min, n);
           *max = MAX (*max, n);
         }
@@ -235,13 +258,13 @@ test_million_rows (void)
     while (stack->len > 0)
       {
         w = g_ptr_array_steal_index (stack, stack->len - 1);
-        if (GTK_IS_LABEL (w) && g_object_get_data (G_OBJECT (w), "column") != NULL && gtk_widget_get_mapped (w))
+        if (GTK_IS_INSCRIPTION (w) && cell_column (w) >= 0 && gtk_widget_get_mapped (w))
           {
-            guint c = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (w), "column")) - 1;
+            int c = cell_column (w);
             if (c == 0 || c == 2)
-              numeric += gtk_label_get_xalign (GTK_LABEL (w)) == 1.0f;
+              numeric += gtk_inscription_get_xalign (GTK_INSCRIPTION (w)) == 1.0f;
             else
-              text += gtk_label_get_xalign (GTK_LABEL (w)) == 0.0f;
+              text += gtk_inscription_get_xalign (GTK_INSCRIPTION (w)) == 0.0f;
           }
         for (GtkWidget *child = gtk_widget_get_first_child (w); child != NULL; child = gtk_widget_get_next_sibling (child))
           g_ptr_array_add (stack, child);
@@ -262,6 +285,196 @@ test_million_rows (void)
     g_assert_cmpfloat (second.origin.x, >=, first.origin.x + first.size.width - 1);
   }
 
+  destroy_window (window, preview);
+}
+
+/* Checks every row the list shows, whole or in part: its cells must show what make-rows.py
+ * wrote in that row. Returns the first and last row numbers seen and how many rows and cells
+ * were checked. */
+typedef struct
+{
+  guint64 min, max;
+  guint   n_rows, n_cells;
+} CheckedRows;
+
+static void
+collect_cells (GtkWidget  *widget,
+               GtkWidget **row_number,
+               GPtrArray  *cells)
+{
+  if (GTK_IS_INSCRIPTION (widget) || GTK_IS_LABEL (widget))
+    {
+      if (gtk_widget_has_css_class (widget, "row-number"))
+        *row_number = widget;
+      else if (cell_column (widget) >= 0)
+        g_ptr_array_add (cells, widget);
+      return;
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
+    collect_cells (child, row_number, cells);
+}
+
+static void
+check_shown_rows (GtkColumnView *view,
+                  CheckedRows   *checked)
+{
+  GtkWidget *list = NULL;
+
+  memset (checked, 0, sizeof *checked);
+  checked->min = G_MAXUINT64;
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (view)); child != NULL; child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_LIST_VIEW (child))
+      list = child;
+  g_assert_nonnull (list);
+  for (GtkWidget *row = gtk_widget_get_first_child (list); row != NULL; row = gtk_widget_get_next_sibling (row))
+    {
+      g_autoptr(GPtrArray) cells = g_ptr_array_new ();
+      GtkWidget *row_number = NULL;
+      graphene_rect_t bounds;
+      guint64 n;
+
+      if (!gtk_widget_get_mapped (row) || !gtk_widget_compute_bounds (row, list, &bounds) ||
+          bounds.origin.y + bounds.size.height <= 0 || bounds.origin.y >= gtk_widget_get_height (list))
+        continue;
+      collect_cells (row, &row_number, cells);
+      g_assert_nonnull (row_number);
+      n = g_ascii_strtoull (shown_text (row_number), NULL, 10);
+      g_assert_cmpuint (n, >=, 1);
+      for (guint i = 0; i < cells->len; i++)
+        {
+          GtkWidget *cell = g_ptr_array_index (cells, i);
+          g_autofree char *expected = preview_rows_expected (n - 1, cell_column (cell));
+
+          g_assert_cmpstr (shown_text (cell), ==, expected);
+        }
+      checked->min = MIN (checked->min, n);
+      checked->max = MAX (checked->max, n);
+      checked->n_rows++;
+      checked->n_cells += cells->len;
+    }
+}
+
+static void
+test_jump_to_end (void)
+{
+  GtkWidget *preview;
+  GtkWidget *window = new_window (&preview);
+  AssayDatasetPage *page = assay_data_preview_add_file (ASSAY_DATA_PREVIEW (preview), rows_path);
+  GtkColumnView *view;
+  GtkAdjustment *vadjustment;
+  CheckedRows checked;
+
+  wait_for (page_not_loading, page, 10000);
+  wait_for (page_model_complete, page, 60000);
+  iterate (100);
+  view = assay_dataset_page_get_column_view (page);
+  vadjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (view));
+  check_shown_rows (view, &checked);
+  g_assert_cmpuint (checked.min, ==, 1);
+
+  /* One jump from the top to the end, as Ctrl+End or dragging the scrollbar down does. */
+  gtk_adjustment_set_value (vadjustment, gtk_adjustment_get_upper (vadjustment));
+  iterate (100);
+  check_shown_rows (view, &checked);
+  g_test_message ("after the jump to the end: rows %" G_GUINT64_FORMAT "…%" G_GUINT64_FORMAT ", %u rows, %u cells checked",
+                  checked.min, checked.max, checked.n_rows, checked.n_cells);
+  g_assert_cmpuint (checked.max, ==, 1000000);
+  g_assert_cmpuint (checked.n_rows, >, 10);
+  g_assert_cmpuint (checked.max - checked.min + 1, ==, checked.n_rows);
+  g_assert_cmpuint (checked.n_cells, ==, checked.n_rows * PREVIEW_ROWS_COLUMNS);
+
+  /* Back to the middle, and one row down from there. */
+  gtk_adjustment_set_value (vadjustment, (gtk_adjustment_get_upper (vadjustment) - gtk_adjustment_get_page_size (vadjustment)) / 2);
+  iterate (100);
+  check_shown_rows (view, &checked);
+  g_assert_cmpuint (checked.min, <=, 500001);
+  g_assert_cmpuint (checked.max, >=, 500001);
+  gtk_adjustment_set_value (vadjustment, gtk_adjustment_get_value (vadjustment) +
+                            gtk_adjustment_get_upper (vadjustment) / 1000000);
+  iterate (100);
+  check_shown_rows (view, &checked);
+  g_assert_cmpuint (checked.n_cells, ==, checked.n_rows * PREVIEW_ROWS_COLUMNS);
+  destroy_window (window, preview);
+}
+
+/* GTK 4.8 draws a table narrower than its view as if overscrolled to the right; the page hides
+ * the left and right glows then, and only then. */
+static void
+test_narrow_table (void)
+{
+  g_autoptr(GString) wide = g_string_new (NULL);
+  g_autofree char *narrow_path = write_file ("narrow.csv", "a,b\n1,2\n3,4\n", -1);
+  g_autofree char *wide_path = NULL;
+  GtkWidget *preview;
+  GtkWidget *window = new_window (&preview);
+  AssayDatasetPage *narrow, *wide_page;
+
+  /* 20 columns of 150 px: wider than the 1200 px window. */
+  for (guint r = 0; r < 3; r++)
+    for (guint c = 0; c < 20; c++)
+      g_string_append_printf (wide, "%s%s%u%s", c > 0 ? "," : "", r == 0 ? "column" : "", c, c == 19 ? "\n" : "");
+  wide_path = write_file ("wide.csv", wide->str, -1);
+
+  narrow = assay_data_preview_add_file (ASSAY_DATA_PREVIEW (preview), narrow_path);
+  wait_for (page_model_complete, narrow, 10000);
+  iterate (100);
+  g_assert_true (gtk_widget_has_css_class (gtk_widget_get_parent (GTK_WIDGET (assay_dataset_page_get_column_view (narrow))),
+                                           "narrow-table"));
+  wide_page = assay_data_preview_add_file (ASSAY_DATA_PREVIEW (preview), wide_path);
+  wait_for (page_model_complete, wide_page, 10000);
+  iterate (100);
+  g_assert_cmpuint (assay_dataset_page_get_n_columns (wide_page), ==, 20);
+  g_assert_false (gtk_widget_has_css_class (gtk_widget_get_parent (GTK_WIDGET (assay_dataset_page_get_column_view (wide_page))),
+                                            "narrow-table"));
+  destroy_window (window, preview);
+}
+
+static void
+count_frame (GdkFrameClock *clock,
+             guint         *frames)
+{
+  (*frames)++;
+}
+
+/* The header strip follows its titles while they move (here: the table scrolled sideways) and
+ * stops reading them once they stay put, so an idle preview paints no frames. */
+static void
+test_header_strip_follows (void)
+{
+  g_autoptr(GString) wide = g_string_new (NULL);
+  g_autofree char *path = NULL;
+  GtkWidget *preview;
+  GtkWidget *window = new_window (&preview);
+  AssayDatasetPage *page;
+  AssayColumnHeaderStrip *strip;
+  GtkAdjustment *hadjustment;
+  graphene_rect_t before, after;
+  guint frames = 0;
+
+  for (guint r = 0; r < 30; r++)
+    for (guint c = 0; c < 20; c++)
+      g_string_append_printf (wide, "%s%s%u%s", c > 0 ? "," : "", r == 0 ? "column" : "", r * c, c == 19 ? "\n" : "");
+  path = write_file ("wide-strip.csv", wide->str, -1);
+  page = assay_data_preview_add_file (ASSAY_DATA_PREVIEW (preview), path);
+  wait_for (page_has_dataset, page, 10000);
+  wait_for (page_model_complete, page, 10000);
+  iterate (300);
+  strip = ASSAY_COLUMN_HEADER_STRIP (gtk_widget_get_parent (assay_dataset_page_get_header (page, 0)));
+  g_assert_false (assay_column_header_strip_is_following (strip));
+  g_signal_connect (gtk_widget_get_frame_clock (window), "after-paint", G_CALLBACK (count_frame), &frames);
+  iterate (300);
+  g_assert_cmpuint (frames, ==, 0);
+
+  g_assert_true (assay_column_header_strip_get_slot (strip, 3, &before));
+  hadjustment = gtk_scrollable_get_hadjustment (GTK_SCROLLABLE (assay_dataset_page_get_column_view (page)));
+  gtk_adjustment_set_value (hadjustment, 300);
+  g_assert_true (assay_column_header_strip_is_following (strip));
+  iterate (300);
+  g_assert_true (assay_column_header_strip_get_slot (strip, 3, &after));
+  g_test_message ("column 3's header: x %.0f, then %.0f after scrolling 300 px", before.origin.x, after.origin.x);
+  g_assert_cmpfloat (fabs (after.origin.x - (before.origin.x - 300)), <, 1);
+  g_assert_false (assay_column_header_strip_is_following (strip));
+  g_signal_handlers_disconnect_by_data (gtk_widget_get_frame_clock (window), &frames);
   destroy_window (window, preview);
 }
 
@@ -528,6 +741,9 @@ main (int   argc,
   tmpdir = g_dir_make_tmp ("assay-preview-XXXXXX", NULL);
 
   g_test_add_func ("/assay/preview/million-rows", test_million_rows);
+  g_test_add_func ("/assay/preview/jump-to-end", test_jump_to_end);
+  g_test_add_func ("/assay/preview/narrow-table", test_narrow_table);
+  g_test_add_func ("/assay/preview/header-strip-follows", test_header_strip_follows);
   g_test_add_func ("/assay/preview/side-panel", test_side_panel);
   g_test_add_func ("/assay/preview/correct-delimiter", test_correct_delimiter);
   g_test_add_func ("/assay/preview/windows-1251", test_windows_1251);

@@ -21,7 +21,11 @@ typedef struct
   gboolean grew_before_complete;
   gboolean only_appends;
   gint64   start;
+  GArray  *boundaries;   /* guint: the first row of each batch after the first */
 } Changes;
+
+static void assert_row (AssayRowModel *model,
+                        guint          position);
 
 static void
 on_items_changed (GListModel *model,
@@ -39,6 +43,14 @@ on_items_changed (GListModel *model,
   changes->last_n = position + added;
   if (!assay_row_model_is_complete (ASSAY_ROW_MODEL (model)) && changes->last_n > 0)
     changes->grew_before_complete = TRUE;
+  /* The last row so far: its block of 32 may be read before the index reached the block's end;
+   * the rows after it must still be read when they come. */
+  if (added > 0)
+    {
+      assert_row (ASSAY_ROW_MODEL (model), changes->last_n - 1);
+      if (position > 0)
+        g_array_append_val (changes->boundaries, position);
+    }
 }
 
 static void
@@ -63,7 +75,7 @@ test_million_rows (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(AssayCsvIndex) index = assay_csv_index_new (rows_path, &error);
   g_autoptr(AssayRowModel) model = NULL;
-  Changes changes = { 0, 0, FALSE, TRUE, g_get_monotonic_time () };
+  Changes changes = { 0, 0, FALSE, TRUE, g_get_monotonic_time (), g_array_new (FALSE, FALSE, sizeof (guint)) };
   guint alive_before = assay_row_get_n_alive ();
 
   g_assert_no_error (error);
@@ -88,6 +100,9 @@ test_million_rows (void)
   assert_row (model, 500000);
   assert_row (model, 999999);
   g_assert_null (g_list_model_get_item (G_LIST_MODEL (model), 1000000));
+  for (guint i = 0; i < changes.boundaries->len; i++)
+    assert_row (model, g_array_index (changes.boundaries, guint, i));
+  g_array_unref (changes.boundaries);
 
   /* Walking the whole model keeps only the cache alive. */
   for (guint i = 0; i < 1000000; i += 97)
@@ -106,6 +121,47 @@ test_million_rows (void)
   g_signal_handlers_disconnect_by_data (model, &changes);
   g_assert_finalize_object (g_steal_pointer (&model));
   g_assert_cmpuint (assay_row_get_n_alive (), ==, alive_before);
+}
+
+/* Rows are read a block of 32 at a time, in one pass; the index reads any run of rows. */
+static void
+test_blocks (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AssayCsvIndex) index = assay_csv_index_new (rows_path, &error);
+  g_autoptr(AssayRowModel) model = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+
+  g_assert_no_error (error);
+  g_assert_null (assay_csv_index_get_rows (index, 0, 10));   /* not indexed yet */
+  g_assert_true (assay_csv_index_build (index, NULL, &error));
+
+  /* Across checkpoints, and cut where the rows end. */
+  rows = assay_csv_index_get_rows (index, 999950, 100);
+  g_assert_nonnull (rows);
+  g_assert_cmpuint (rows->len, ==, 50);
+  for (guint i = 0; i < rows->len; i++)
+    for (guint c = 0; c < PREVIEW_ROWS_COLUMNS; c++)
+      {
+        g_autofree char *expected = preview_rows_expected (999950 + i, c);
+        g_assert_cmpstr (((GStrv) g_ptr_array_index (rows, i))[c], ==, expected);
+      }
+  g_assert_null (assay_csv_index_get_rows (index, 1000000, 1));
+  g_assert_null (assay_csv_index_get_rows (index, 0, 0));
+
+  /* A row made again after its AssayRow left the cache while its block stayed: its fields
+   * were taken from the block already, so it reads them itself. */
+  model = assay_row_model_new (index);
+  assert_row (model, 0);
+  for (guint b = 1; b <= 16; b++)
+    {
+      for (guint i = b * 32; i < (b + 1) * 32; i++)
+        assert_row (model, i);
+      assert_row (model, b);                    /* a new row of block 0 keeps it cached */
+    }
+  /* 529 rows made: row 0 left the cache of 512 AssayRows, block 0 did not. */
+  assert_row (model, 0);
+  assert_row (model, 17);
 }
 
 static void
@@ -230,6 +286,7 @@ main (int   argc,
   tmpdir = g_dir_make_tmp ("assay-row-model-XXXXXX", NULL);
 
   g_test_add_func ("/assay/row-model/million-rows", test_million_rows);
+  g_test_add_func ("/assay/row-model/blocks", test_blocks);
   g_test_add_func ("/assay/row-model/dispose-while-indexing", test_dispose_while_indexing);
   g_test_add_func ("/assay/data/override/delimiter-decimal", test_override_delimiter);
   g_test_add_func ("/assay/data/override/encoding-header", test_override_encoding_and_header);

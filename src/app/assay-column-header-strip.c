@@ -11,7 +11,14 @@ struct _AssayColumnHeaderStrip
   guint          first_column;
   GArray        *slots;       /* graphene_rect_t per child, x/width relative to the strip */
   guint          tick_id;
+  guint          quiet_ticks; /* ticks in a row that found every title where it was */
+  GtkAdjustment *hadjustment; /* the view's, watched */
+  GListModel    *columns;     /* the view's, watched */
 };
+
+/* Ticks with nothing moved before the strip stops reading the titles every frame. Two: a title
+ * moves in the layout after the tick that would see it. */
+#define QUIET_TICKS 2
 
 G_DEFINE_FINAL_TYPE (AssayColumnHeaderStrip, assay_column_header_strip, GTK_TYPE_WIDGET)
 
@@ -73,8 +80,66 @@ tick_cb (GtkWidget     *widget,
   AssayColumnHeaderStrip *self = ASSAY_COLUMN_HEADER_STRIP (widget);
 
   if (update_slots (self))
-    gtk_widget_queue_allocate (widget);
+    {
+      self->quiet_ticks = 0;
+      gtk_widget_queue_allocate (widget);
+    }
+  else if (++self->quiet_ticks >= QUIET_TICKS)
+    {
+      self->tick_id = 0;
+      return G_SOURCE_REMOVE;
+    }
   return G_SOURCE_CONTINUE;
+}
+
+/* The titles may move (scrolled, resized, columns changed): follow them on every frame until
+ * they stay put. A tick callback that never stops would keep the frame clock running, 60
+ * frames a second, for as long as the table is shown. */
+static void
+follow_titles (AssayColumnHeaderStrip *self)
+{
+  self->quiet_ticks = 0;
+  if (self->tick_id == 0 && gtk_widget_get_mapped (GTK_WIDGET (self)))
+    self->tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), tick_cb, NULL, NULL);
+}
+
+static void
+watch_columns (AssayColumnHeaderStrip *self)
+{
+  if (self->columns == NULL)
+    return;
+  for (guint i = 0; i < g_list_model_get_n_items (self->columns); i++)
+    {
+      g_autoptr(GObject) column = g_list_model_get_item (self->columns, i);
+
+      g_signal_handlers_disconnect_by_func (column, follow_titles, self);
+      g_signal_connect_object (column, "notify", G_CALLBACK (follow_titles), self, G_CONNECT_SWAPPED);
+    }
+}
+
+static void
+columns_changed (AssayColumnHeaderStrip *self)
+{
+  watch_columns (self);
+  follow_titles (self);
+}
+
+static void
+watch_hadjustment (AssayColumnHeaderStrip *self)
+{
+  GtkAdjustment *hadjustment = self->view != NULL ? gtk_scrollable_get_hadjustment (GTK_SCROLLABLE (self->view)) : NULL;
+
+  if (self->hadjustment == hadjustment)
+    return;
+  if (self->hadjustment != NULL)
+    g_signal_handlers_disconnect_by_data (self->hadjustment, self);
+  g_set_object (&self->hadjustment, hadjustment);
+  if (hadjustment != NULL)
+    {
+      g_signal_connect_swapped (hadjustment, "value-changed", G_CALLBACK (follow_titles), self);
+      g_signal_connect_swapped (hadjustment, "changed", G_CALLBACK (follow_titles), self);
+    }
+  follow_titles (self);
 }
 
 static void
@@ -111,6 +176,7 @@ assay_column_header_strip_size_allocate (GtkWidget *widget,
   guint n = 0;
 
   update_slots (self);
+  follow_titles (self);   /* the view may be laid out anew after the strip */
   for (GtkWidget *child = gtk_widget_get_first_child (widget);
        child != NULL;
        child = gtk_widget_get_next_sibling (child), n++)
@@ -138,8 +204,7 @@ assay_column_header_strip_map (GtkWidget *widget)
   AssayColumnHeaderStrip *self = ASSAY_COLUMN_HEADER_STRIP (widget);
 
   GTK_WIDGET_CLASS (assay_column_header_strip_parent_class)->map (widget);
-  if (self->tick_id == 0)
-    self->tick_id = gtk_widget_add_tick_callback (widget, tick_cb, NULL, NULL);
+  follow_titles (self);
 }
 
 static void
@@ -163,6 +228,14 @@ assay_column_header_strip_dispose (GObject *object)
 
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);
+  if (self->hadjustment != NULL)
+    g_signal_handlers_disconnect_by_data (self->hadjustment, self);
+  g_clear_object (&self->hadjustment);
+  if (self->columns != NULL)
+    g_signal_handlers_disconnect_by_data (self->columns, self);
+  g_clear_object (&self->columns);
+  if (self->view != NULL)
+    g_signal_handlers_disconnect_by_data (self->view, self);
   g_clear_weak_pointer (&self->view);
 
   G_OBJECT_CLASS (assay_column_header_strip_parent_class)->dispose (object);
@@ -208,6 +281,11 @@ assay_column_header_strip_new (GtkColumnView *view,
 
   g_set_weak_pointer (&self->view, view);
   self->first_column = first_column;
+  self->columns = g_object_ref (gtk_column_view_get_columns (view));
+  g_signal_connect_swapped (self->columns, "items-changed", G_CALLBACK (columns_changed), self);
+  g_signal_connect_swapped (view, "notify::hadjustment", G_CALLBACK (watch_hadjustment), self);
+  watch_columns (self);
+  watch_hadjustment (self);
   return GTK_WIDGET (self);
 }
 
@@ -230,6 +308,13 @@ assay_column_header_strip_remove_all (AssayColumnHeaderStrip *self)
     gtk_widget_unparent (child);
   g_array_set_size (self->slots, 0);
   gtk_widget_queue_resize (GTK_WIDGET (self));
+}
+
+gboolean
+assay_column_header_strip_is_following (AssayColumnHeaderStrip *self)
+{
+  g_return_val_if_fail (ASSAY_IS_COLUMN_HEADER_STRIP (self), FALSE);
+  return self->tick_id != 0;
 }
 
 gboolean

@@ -159,50 +159,65 @@ show_error (AssayDatasetPage *self,
 
 /* ---- The table ---------------------------------------------------------------------- */
 
+/* What a column's cells show: a data column, left- or right-aligned, or the row number. */
+typedef struct
+{
+  guint    column;
+  gboolean numeric;
+  gboolean row_number;
+} CellKind;
+
+/* The cells are GtkInscriptions, made for list cells: their size comes from the font's metrics,
+ * never from their text. GTK 4.8 keeps about 200 rows around the visible ones and binds all of
+ * them again after a far jump; a GtkLabel cell then lays its text out to be measured (for the
+ * window's size and for the row heights), an inscription only when it is drawn, and only the
+ * rows on screen are drawn. */
 static void
 cell_setup (GtkSignalListItemFactory *factory,
             GtkListItem              *item,
-            gpointer                  user_data)
+            CellKind                 *kind)
 {
-  GtkWidget *label = gtk_label_new (NULL);
-  gboolean numeric = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (factory), "numeric"));
-  gboolean row_number = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (factory), "row-number"));
+  GtkWidget *cell = gtk_inscription_new (NULL);
 
-  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
-  gtk_label_set_single_line_mode (GTK_LABEL (label), TRUE);
-  gtk_label_set_width_chars (GTK_LABEL (label), 3);
-  gtk_label_set_xalign (GTK_LABEL (label), numeric || row_number ? 1.0 : 0.0);
-  if (numeric || row_number)
-    gtk_widget_add_css_class (label, "numeric");
-  if (!row_number)
-    g_object_set_data (G_OBJECT (label), "column",
-                       GUINT_TO_POINTER (GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (factory), "column")) + 1));
-  if (row_number)
+  gtk_inscription_set_text_overflow (GTK_INSCRIPTION (cell), GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END);
+  if (kind->numeric || kind->row_number)
     {
-      gtk_widget_add_css_class (label, "dim-label");
-      gtk_widget_add_css_class (label, "row-number");
+      gtk_inscription_set_xalign (GTK_INSCRIPTION (cell), 1.0);
+      gtk_widget_add_css_class (cell, "numeric");
     }
-  gtk_list_item_set_child (item, label);
+  /* Dimmed by its colour (the stylesheet), not .dim-label: an opacity node per row number
+   * is an offscreen group per cell for the cairo renderer, on every frame that redraws them. */
+  if (kind->row_number)
+    gtk_widget_add_css_class (cell, "row-number");
+  else
+    g_object_set_data (G_OBJECT (cell), "column", GUINT_TO_POINTER (kind->column + 1));
+  gtk_list_item_set_child (item, cell);
 }
 
 static void
 cell_bind (GtkSignalListItemFactory *factory,
            GtkListItem              *item,
-           gpointer                  user_data)
+           CellKind                 *kind)
 {
-  GtkWidget *label = gtk_list_item_get_child (item);
+  GtkInscription *cell = GTK_INSCRIPTION (gtk_list_item_get_child (item));
   AssayRow *row = gtk_list_item_get_item (item);
-  guint column = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (factory), "column"));
 
-  if (g_object_get_data (G_OBJECT (factory), "row-number") != NULL)
+  if (kind->row_number)
     {
       char text[32];
 
       g_snprintf (text, sizeof text, "%" G_GUINT64_FORMAT, assay_row_get_index (row) + 1);
-      gtk_label_set_label (GTK_LABEL (label), text);
+      gtk_inscription_set_text (cell, text);
     }
   else
-    gtk_label_set_label (GTK_LABEL (label), assay_row_get_field (row, column));
+    gtk_inscription_set_text (cell, assay_row_get_field (row, kind->column));
+}
+
+static void
+cell_kind_free (gpointer  kind,
+                GClosure *closure)
+{
+  g_free (kind);
 }
 
 static GtkListItemFactory *
@@ -211,13 +226,13 @@ make_factory (guint    column,
               gboolean row_number)
 {
   GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
+  CellKind *kind = g_new0 (CellKind, 1);
 
-  g_object_set_data (G_OBJECT (factory), "column", GUINT_TO_POINTER (column));
-  g_object_set_data (G_OBJECT (factory), "numeric", GINT_TO_POINTER (numeric));
-  if (row_number)
-    g_object_set_data (G_OBJECT (factory), "row-number", GINT_TO_POINTER (TRUE));
-  g_signal_connect (factory, "setup", G_CALLBACK (cell_setup), NULL);
-  g_signal_connect (factory, "bind", G_CALLBACK (cell_bind), NULL);
+  kind->column = column;
+  kind->numeric = numeric;
+  kind->row_number = row_number;
+  g_signal_connect (factory, "setup", G_CALLBACK (cell_setup), kind);
+  g_signal_connect_data (factory, "bind", G_CALLBACK (cell_bind), kind, cell_kind_free, 0);
   return factory;
 }
 
@@ -316,13 +331,13 @@ static void
 align_cells (AssayDatasetPage *self,
              GtkWidget        *widget)
 {
-  if (GTK_IS_LABEL (widget) && g_object_get_data (G_OBJECT (widget), "column") != NULL)
+  if (GTK_IS_INSCRIPTION (widget) && g_object_get_data (G_OBJECT (widget), "column") != NULL)
     {
       guint c = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (widget), "column")) - 1;
 
       if (c < self->columns->len && g_array_index (self->columns, ColumnUi, c).numeric)
         {
-          gtk_label_set_xalign (GTK_LABEL (widget), 1.0);
+          gtk_inscription_set_xalign (GTK_INSCRIPTION (widget), 1.0);
           gtk_widget_add_css_class (widget, "numeric");
         }
       return;
@@ -627,6 +642,21 @@ start_profile (AssayDatasetPage *self)
                                          dataset_ready, self);
 }
 
+/* GTK 4.8's scrolled window takes a table narrower than the view for one scrolled past its
+ * right end (the adjustment's upper is below its page size) and draws the overshoot glow
+ * there: a lasting shadow at the right, and two radial gradients the height of the view that
+ * the cairo renderer draws again on every frame that redraws the table. While the table is
+ * narrower than the view, the stylesheet hides the left and right glows. */
+static void
+hadjustment_changed (GtkAdjustment    *adjustment,
+                     AssayDatasetPage *self)
+{
+  if (gtk_adjustment_get_upper (adjustment) < gtk_adjustment_get_page_size (adjustment))
+    gtk_widget_add_css_class (GTK_WIDGET (self->scroller), "narrow-table");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self->scroller), "narrow-table");
+}
+
 /* ---- GObject ------------------------------------------------------------------------ */
 
 static void
@@ -767,6 +797,9 @@ assay_dataset_page_init (AssayDatasetPage *self)
   self->strip = assay_column_header_strip_new (self->column_view, 1);
   gtk_box_insert_child_after (self->table_box, self->strip,
                               gtk_widget_get_first_child (GTK_WIDGET (self->table_box)));
+
+  g_signal_connect_object (gtk_scrollable_get_hadjustment (GTK_SCROLLABLE (self->column_view)), "changed",
+                           G_CALLBACK (hadjustment_changed), self, 0);
 }
 
 /* ---- API ---------------------------------------------------------------------------- */

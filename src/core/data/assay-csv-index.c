@@ -444,47 +444,76 @@ assay_csv_index_build_finish (AssayCsvIndex  *self,
   return g_task_propagate_boolean (G_TASK (result), error);
 }
 
-GStrv
-assay_csv_index_get_row (AssayCsvIndex *self,
-                         guint64        row)
+/* The fields of the record the reader has just read, as sanitised UTF-8. */
+static GStrv
+record_fields (AssayCsvReader *reader,
+               GString        *scratch)
 {
-  guint64 checkpoint;
-  guint64 *block;
-  AssayCsvReader reader;
-  g_autoptr(GStrvBuilder) builder = NULL;
-  g_autoptr(GString) scratch = g_string_new (NULL);
-  guint skip;
+  GStrv fields = g_new (char *, reader->n_fields + 1);
 
-  g_return_val_if_fail (ASSAY_IS_CSV_INDEX (self), NULL);
-  if (row >= assay_csv_index_get_n_rows_indexed (self))
-    return NULL;
-  checkpoint = row / ROWS_PER_CHECKPOINT;
-  block = self->blocks[checkpoint / CHECKPOINTS_PER_BLOCK];
-  if (block == NULL)
-    return NULL;
-
-  assay_csv_reader_init (&reader, self->text, __atomic_load_n (&self->text_len, __ATOMIC_ACQUIRE),
-                         self->dialect->delimiter, self->dialect->quote, self->dialect->backslash_escape);
-  reader.pos = block[checkpoint % CHECKPOINTS_PER_BLOCK];
-  skip = row % ROWS_PER_CHECKPOINT;
-  for (guint i = 0; i <= skip; i++)
-    if (!assay_csv_reader_next (&reader, NULL))
-      {
-        assay_csv_reader_clear (&reader);
-        return NULL;
-      }
-  builder = g_strv_builder_new ();
-  for (guint i = 0; i < reader.n_fields; i++)
+  for (guint i = 0; i < reader->n_fields; i++)
     {
       gsize n;
       const char *s;
 
       g_string_truncate (scratch, 0);
-      s = assay_csv_reader_field_text (&reader, &reader.fields[i], scratch, &n);
-      g_autofree char *clean = assay_data_sanitize (s, n, MAX_FIELD_CHARS);
-
-      g_strv_builder_add (builder, clean);
+      s = assay_csv_reader_field_text (reader, &reader->fields[i], scratch, &n);
+      fields[i] = assay_data_sanitize (s, n, MAX_FIELD_CHARS);
     }
+  fields[reader->n_fields] = NULL;
+  return fields;
+}
+
+GPtrArray *
+assay_csv_index_get_rows (AssayCsvIndex *self,
+                          guint64        first,
+                          guint          n)
+{
+  guint64 indexed, checkpoint;
+  guint64 *block;
+  AssayCsvReader reader;
+  g_autoptr(GString) scratch = NULL;
+  GPtrArray *rows;
+  guint skip;
+
+  g_return_val_if_fail (ASSAY_IS_CSV_INDEX (self), NULL);
+  indexed = assay_csv_index_get_n_rows_indexed (self);
+  if (first >= indexed || n == 0)
+    return NULL;
+  n = (guint) MIN ((guint64) n, indexed - first);
+  checkpoint = first / ROWS_PER_CHECKPOINT;
+  block = self->blocks[checkpoint / CHECKPOINTS_PER_BLOCK];
+  if (block == NULL)
+    return NULL;
+
+  /* One pass from the checkpoint before FIRST: the rows before it are skipped, not decoded. */
+  assay_csv_reader_init (&reader, self->text, __atomic_load_n (&self->text_len, __ATOMIC_ACQUIRE),
+                         self->dialect->delimiter, self->dialect->quote, self->dialect->backslash_escape);
+  reader.pos = block[checkpoint % CHECKPOINTS_PER_BLOCK];
+  skip = first % ROWS_PER_CHECKPOINT;
+  for (guint i = 0; i < skip; i++)
+    if (!assay_csv_reader_next (&reader, NULL))
+      {
+        assay_csv_reader_clear (&reader);
+        return NULL;
+      }
+  scratch = g_string_new (NULL);
+  rows = g_ptr_array_new_full (n, (GDestroyNotify) g_strfreev);
+  while (rows->len < n && assay_csv_reader_next (&reader, NULL))
+    g_ptr_array_add (rows, record_fields (&reader, scratch));
   assay_csv_reader_clear (&reader);
-  return g_strv_builder_end (builder);
+  if (rows->len == 0)
+    g_clear_pointer (&rows, g_ptr_array_unref);
+  return rows;
+}
+
+GStrv
+assay_csv_index_get_row (AssayCsvIndex *self,
+                         guint64        row)
+{
+  g_autoptr(GPtrArray) rows = NULL;
+
+  g_return_val_if_fail (ASSAY_IS_CSV_INDEX (self), NULL);
+  rows = assay_csv_index_get_rows (self, row, 1);
+  return rows != NULL ? g_ptr_array_steal_index (rows, 0) : NULL;
 }

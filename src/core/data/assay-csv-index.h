@@ -49,5 +49,12 @@ double                 assay_csv_index_get_progress     (AssayCsvIndex        *s
  * NULL when that row is not indexed (yet). */
 GStrv                  assay_csv_index_get_row          (AssayCsvIndex        *self,
                                                          guint64               row);
+/* The fields of data rows FIRST, FIRST+1, … (at most N, fewer where the indexed rows end) read
+ * in one pass over the file: a GPtrArray of GStrv, or NULL when FIRST is not indexed (yet).
+ * Cheaper than N calls of assay_csv_index_get_row (), which each start from the checkpoint
+ * before their row (one every 32 rows). */
+GPtrArray             *assay_csv_index_get_rows         (AssayCsvIndex        *self,
+                                                         guint64               first,
+                                                         guint                 n);
 
 G_END_DECLS

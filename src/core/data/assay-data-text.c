@@ -35,8 +35,29 @@ assay_data_sanitize (const char *text,
   end = text + len;
   while (p < end)
     {
-      gunichar c = g_utf8_get_char_validated (p, end - p);
+      const char *run = p;
+      gunichar c;
       gsize step;
+
+      /* Printable ASCII, nearly all of a table, is copied a run at a time. */
+      while (p < end && (guchar) *p >= 0x20 && (guchar) *p < 0x7f)
+        p++;
+      if (p > run)
+        {
+          gsize n = p - run;
+
+          if (max_chars > 0 && chars + n > max_chars)
+            {
+              n = chars < max_chars ? max_chars - chars : 0;
+              p = run + n;
+            }
+          g_string_append_len (out, run, n);
+          chars += n;
+          if (n > 0 || p == end)
+            continue;
+        }
+
+      c = g_utf8_get_char_validated (p, end - p);
 
       if (max_chars > 0 && chars >= max_chars)
         {

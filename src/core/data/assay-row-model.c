@@ -4,6 +4,8 @@
 #include "assay-row-model.h"
 
 #define CACHE_SIZE        512
+#define ROWS_PER_BLOCK    32     /* the index's checkpoint interval */
+#define BLOCK_CACHE_SIZE  8      /* a far jump asks for about 200 rows in order */
 #define FIRST_POLL_MS     16
 #define POLL_MS           100
 
@@ -15,7 +17,7 @@ struct _AssayRow
 
   AssayCsvIndex *index;
   guint64        position;
-  GStrv          fields;     /* read on first use */
+  GStrv          fields;     /* given by the model's block, else read on first use */
   guint          n_fields;
 };
 
@@ -69,6 +71,15 @@ ensure_fields (AssayRow *self)
   self->n_fields = g_strv_length (self->fields);
 }
 
+static void
+set_fields (AssayRow *self,
+            GStrv     fields)
+{
+  g_assert (self->fields == NULL);
+  self->fields = fields;
+  self->n_fields = g_strv_length (fields);
+}
+
 guint64
 assay_row_get_index (AssayRow *self)
 {
@@ -116,7 +127,26 @@ struct _AssayRowModel
   /* The LRU cache: position → GList link in RECENT, whose data is an AssayRow. */
   GHashTable    *cache;
   GQueue         recent;
+
+  /* Rows are read a block (ROWS_PER_BLOCK rows from a checkpoint) at a time, in one pass over
+   * the file; the rows of the last few blocks wait here for their AssayRows to be made.
+   * Block number → RowBlock, and the blocks, most recently used first. */
+  GHashTable    *blocks;
+  GQueue         recent_blocks;
 };
+
+typedef struct
+{
+  guint64    number;
+  GPtrArray *rows;     /* GStrv, NULL once an AssayRow took it */
+} RowBlock;
+
+static void
+row_block_free (RowBlock *block)
+{
+  g_ptr_array_unref (block->rows);
+  g_free (block);
+}
 
 enum {
   PROP_0,
@@ -140,6 +170,49 @@ assay_row_model_get_n_items (GListModel *model)
   return ASSAY_ROW_MODEL (model)->n_items;
 }
 
+/* Gives ROW its fields from its block, reading the block when it is not cached. A block read
+ * before the index reached its end is not kept (its later rows are not there yet); a row whose
+ * fields were taken already (its AssayRow was made before and dropped from the cache since)
+ * reads them itself on first use. A far jump in the view asks for a few hundred consecutive
+ * rows: a few blocks, each read once. */
+static void
+take_fields (AssayRowModel *self,
+             AssayRow      *row)
+{
+  guint64 number = row->position / ROWS_PER_BLOCK;
+  guint offset = row->position % ROWS_PER_BLOCK;
+  RowBlock *block = g_hash_table_lookup (self->blocks, &number);
+
+  if (block == NULL)
+    {
+      gboolean complete = assay_csv_index_is_complete (self->index);
+      g_autoptr(GPtrArray) rows = assay_csv_index_get_rows (self->index, number * ROWS_PER_BLOCK, ROWS_PER_BLOCK);
+
+      if (rows == NULL)
+        return;
+      if (rows->len < ROWS_PER_BLOCK && !complete)
+        {
+          if (offset < rows->len)
+            set_fields (row, g_steal_pointer (&g_ptr_array_index (rows, offset)));
+          return;
+        }
+      block = g_new0 (RowBlock, 1);
+      block->number = number;
+      block->rows = g_steal_pointer (&rows);
+      g_hash_table_insert (self->blocks, &block->number, block);
+      g_queue_push_head (&self->recent_blocks, block);
+      while (self->recent_blocks.length > BLOCK_CACHE_SIZE)
+        g_hash_table_remove (self->blocks, &((RowBlock *) g_queue_pop_tail (&self->recent_blocks))->number);
+    }
+  else
+    {
+      g_queue_remove (&self->recent_blocks, block);
+      g_queue_push_head (&self->recent_blocks, block);
+    }
+  if (offset < block->rows->len && g_ptr_array_index (block->rows, offset) != NULL)
+    set_fields (row, g_steal_pointer (&g_ptr_array_index (block->rows, offset)));
+}
+
 static gpointer
 assay_row_model_get_item (GListModel *model,
                           guint       position)
@@ -160,6 +233,7 @@ assay_row_model_get_item (GListModel *model,
     }
 
   row = assay_row_new (self->index, position);
+  take_fields (self, row);
   g_queue_push_head (&self->recent, row);
   g_hash_table_insert (self->cache, GUINT_TO_POINTER (position), self->recent.head);
   while (self->recent.length > CACHE_SIZE)
@@ -192,6 +266,8 @@ assay_row_model_dispose (GObject *object)
   g_clear_handle_id (&self->poll_id, g_source_remove);
   g_hash_table_remove_all (self->cache);
   g_queue_clear_full (&self->recent, g_object_unref);
+  g_queue_clear (&self->recent_blocks);
+  g_hash_table_remove_all (self->blocks);
 
   G_OBJECT_CLASS (assay_row_model_parent_class)->dispose (object);
 }
@@ -205,6 +281,7 @@ assay_row_model_finalize (GObject *object)
   g_clear_object (&self->index);
   g_clear_error (&self->error);
   g_clear_pointer (&self->cache, g_hash_table_unref);
+  g_clear_pointer (&self->blocks, g_hash_table_unref);
 
   G_OBJECT_CLASS (assay_row_model_parent_class)->finalize (object);
 }
@@ -259,6 +336,7 @@ assay_row_model_init (AssayRowModel *self)
 {
   self->cancellable = g_cancellable_new ();
   self->cache = g_hash_table_new (NULL, NULL);
+  self->blocks = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, (GDestroyNotify) row_block_free);
 }
 
 /* Announces the rows indexed since the last batch. */

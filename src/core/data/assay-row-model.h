@@ -26,7 +26,9 @@ guint               assay_row_get_n_alive  (void);
 G_DECLARE_FINAL_TYPE (AssayRowModel, assay_row_model, ASSAY, ROW_MODEL, GObject)
 
 /* A GListModel of AssayRow over INDEX. Items are made on demand, and the last few hundred
- * asked for are kept (an LRU cache), so the model never holds a row per line. When INDEX is
+ * asked for are kept (an LRU cache), so the model never holds a row per line. Their fields are
+ * read 32 rows at a time, in one pass over the file, so showing any window of rows costs in
+ * proportion to the rows shown. When INDEX is
  * not complete the model builds it in a worker thread; n_items grows as rows are indexed and
  * items-changed is emitted in batches (at most every 100 ms), never per row. */
 AssayRowModel      *assay_row_model_new             (AssayCsvIndex *index);
