@@ -1068,6 +1068,23 @@ open_loaded_cb (GObject      *source,
   g_task_run_in_thread (task, list_artifacts_worker);
 }
 
+/* A rename or delete JOB is over (ERROR: why it failed): its caller is answered and, if the
+ * window is still there (SELF), the sessions list is read again and the next job starts. */
+static void
+folder_job_listing_changed (AssayWindow *self,
+                            FolderJob   *job,
+                            GError      *error)
+{
+  folder_job_answer (job, error);
+  if (self == NULL)
+    {
+      folder_job_free (job);
+      return;
+    }
+  assay_sessions_sidebar_reload (self->sidebar);
+  folder_job_done (self, job);
+}
+
 static void
 renamed_cb (GObject      *source,
             GAsyncResult *result,
@@ -1081,14 +1098,7 @@ renamed_cb (GObject      *source,
     assay_session_save_finish (ASSAY_SESSION (source), result, &error);
   else
     g_task_propagate_boolean (G_TASK (result), &error);
-  folder_job_answer (job, error);
-  if (self == NULL)
-    {
-      folder_job_free (job);
-      return;
-    }
-  assay_sessions_sidebar_reload (self->sidebar);
-  folder_job_done (self, job);
+  folder_job_listing_changed (self, job, error);
 }
 
 static void
@@ -1138,14 +1148,7 @@ deleted_cb (GObject      *source,
   GError *error = NULL;
 
   g_task_propagate_boolean (G_TASK (result), &error);
-  folder_job_answer (job, error);
-  if (self == NULL)
-    {
-      folder_job_free (job);
-      return;
-    }
-  assay_sessions_sidebar_reload (self->sidebar);
-  folder_job_done (self, job);
+  folder_job_listing_changed (self, job, error);
 }
 
 static void

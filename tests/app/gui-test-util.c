@@ -192,3 +192,36 @@ gui_fake_server_start (const char  *script,
   *base_url = g_strdup_printf ("http://127.0.0.1:%s/v1", port);
   return process;
 }
+
+void
+gui_save_screenshot (GtkWidget  *widget,
+                     const char *name)
+{
+  const char *dir = g_getenv ("ASSAY_SCREENSHOT_DIR");
+  g_autofree char *path = NULL;
+
+  if (dir == NULL)
+    return;
+  path = g_build_filename (dir, name, NULL);
+  gui_spin (600);
+  gui_screenshot (widget, path);
+  g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+}
+
+void
+gui_assert_not_in_settings (GSettings  *settings,
+                            const char *secret)
+{
+  g_autoptr(GSettingsSchema) schema = NULL;
+  g_auto(GStrv) keys = NULL;
+
+  g_object_get (settings, "settings-schema", &schema, NULL);
+  keys = g_settings_schema_list_keys (schema);
+  for (guint i = 0; keys[i] != NULL; i++)
+    {
+      g_autoptr(GVariant) value = g_settings_get_value (settings, keys[i]);
+      g_autofree char *text = g_variant_print (value, FALSE);
+
+      g_assert_null (strstr (text, secret));
+    }
+}

@@ -42,4 +42,12 @@ GSubprocess *gui_fake_server_start   (const char  *script,
                                       char       **base_url,
                                       char       **log_path);
 
+/* With ASSAY_SCREENSHOT_DIR set, saves WIDGET there as NAME once its frames have settled
+ * (build-aux/update-screenshots.sh picks the ones for the README and the metainfo). */
+void        gui_save_screenshot      (GtkWidget   *widget,
+                                      const char  *name);
+/* No value of any key of SETTINGS contains SECRET. */
+void        gui_assert_not_in_settings (GSettings *settings,
+                                        const char *secret);
+
 G_END_DECLS

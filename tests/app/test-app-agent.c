@@ -128,16 +128,8 @@ static void
 shot (AssayWindow *window,
       const char  *name)
 {
-  const char *dir = g_getenv ("ASSAY_SCREENSHOT_DIR");
-  g_autofree char *path = NULL;
-
-  if (dir == NULL)
-    return;
-  path = g_build_filename (dir, name, NULL);
   assay_window_dismiss_toast (window);
-  gui_spin (600);
-  gui_screenshot (GTK_WIDGET (window), path);
-  g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+  gui_save_screenshot (GTK_WIDGET (window), name);
 }
 
 static void

@@ -119,19 +119,9 @@ static void
 screenshot (GtkWidget  *widget,
             const char *name)
 {
-  const char *dir = g_getenv ("ASSAY_SCREENSHOT_DIR");
-  g_autofree char *path = NULL;
-
-  if (dir == NULL)
-    return;
-  g_mkdir_with_parents (dir, 0755);
-  path = g_build_filename (dir, name, NULL);
-  gui_spin (300);
   if (ASSAY_IS_WINDOW (widget))
     assay_window_dismiss_toast (ASSAY_WINDOW (widget));
-  gui_spin (600);
-  gui_screenshot (widget, path);
-  g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+  gui_save_screenshot (widget, name);
 }
 
 typedef struct

@@ -91,24 +91,6 @@ key_is_stored (gpointer data)
 }
 
 static void
-assert_not_in_settings (GSettings  *settings,
-                        const char *secret)
-{
-  g_autoptr(GSettingsSchema) schema = NULL;
-  g_auto(GStrv) keys = NULL;
-
-  g_object_get (settings, "settings-schema", &schema, NULL);
-  keys = g_settings_schema_list_keys (schema);
-  for (guint i = 0; keys[i] != NULL; i++)
-    {
-      g_autoptr(GVariant) value = g_settings_get_value (settings, keys[i]);
-      g_autofree char *text = g_variant_print (value, FALSE);
-
-      g_assert_null (strstr (text, secret));
-    }
-}
-
-static void
 test_onboarding_key (void)
 {
   g_autoptr(GSettings) settings = g_settings_new ("org.assay.Assay");
@@ -133,7 +115,7 @@ test_onboarding_key (void)
                          "openai", base_url, "fake-model", SECRET_KEY);
   g_assert_cmpstr (assay_window_get_page (window), ==, "main");
   gui_wait (key_is_stored, base_url, 20, "the key in the keyring");
-  assert_not_in_settings (settings, SECRET_KEY);
+  gui_assert_not_in_settings (settings, SECRET_KEY);
 
   /* A question: the provider gets its key from the keyring. */
   assay_chat_view_set_composer_text (assay_window_get_chat_view (window), "Hello?");
@@ -148,7 +130,7 @@ test_onboarding_key (void)
   g_assert_true (g_file_get_contents (record_path, &record, NULL, NULL));
   g_assert_null (strstr (record, SECRET_KEY));
   g_assert_null (strstr (record, "sk-test"));
-  assert_not_in_settings (settings, SECRET_KEY);
+  gui_assert_not_in_settings (settings, SECRET_KEY);
 
   gtk_window_destroy (GTK_WINDOW (window));
   gui_spin (50);

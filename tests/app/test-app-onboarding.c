@@ -90,23 +90,6 @@ forget_keys (void)
   g_assert_no_error (error);
 }
 
-static void
-assert_not_in_settings (const char *secret)
-{
-  g_autoptr(GSettingsSchema) schema = NULL;
-  g_auto(GStrv) keys = NULL;
-
-  g_object_get (settings, "settings-schema", &schema, NULL);
-  keys = g_settings_schema_list_keys (schema);
-  for (guint i = 0; keys[i] != NULL; i++)
-    {
-      g_autoptr(GVariant) value = g_settings_get_value (settings, keys[i]);
-      g_autofree char *text = g_variant_print (value, FALSE);
-
-      g_assert_null (strstr (text, secret));
-    }
-}
-
 /* ---- the page ------------------------------------------------------------------------- */
 
 /* One vendor's part of the page, found the way an analyst sees it: by its labels. */
@@ -276,20 +259,6 @@ combo_selected (GtkWidget *combo)
   return item != NULL ? gtk_string_object_get_string (item) : NULL;
 }
 
-static void
-screenshot (AssayWindow *window,
-            const char  *name)
-{
-  const char *dir = g_getenv ("ASSAY_SCREENSHOT_DIR");
-  g_autofree char *path = NULL;
-
-  if (dir == NULL)
-    return;
-  path = g_build_filename (dir, name, NULL);
-  gui_spin (300);
-  gui_screenshot (GTK_WIDGET (window), path);
-}
-
 static AssayWindow *
 open_onboarding (void)
 {
@@ -440,7 +409,7 @@ test_openai_key (void)
   assert_checking (&section, "OpenAI");
   gui_wait (check_ended, &section, 20, "the check of the wrong key");
   assert_refused (window, &section, "OpenAI", WRONG_KEY);
-  screenshot (window, "onboarding-refused.png");
+  gui_save_screenshot (GTK_WIDGET (window), "onboarding-refused.png");
   stored = stored_key ("openai");
   g_assert_null (stored);
   provider = g_settings_get_string (settings, "provider");
@@ -466,7 +435,7 @@ test_openai_key (void)
   g_assert_cmpstr (assay_window_get_page (window), ==, "onboarding");
   stored = stored_key ("openai");
   g_assert_null (stored);
-  screenshot (window, "onboarding-models.png");
+  gui_save_screenshot (GTK_WIDGET (window), "onboarding-models.png");
 
   requests = read_requests (log_path);
   g_assert_cmpuint (requests->len, ==, 2);
@@ -488,7 +457,7 @@ test_openai_key (void)
   g_assert_cmpstr (model, ==, "gpt-4o-mini");
   gui_wait (key_is_stored, &expected, 20, "the key in the keyring");
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (section.key_row)), ==, "");
-  assert_not_in_settings (OPENAI_KEY);
+  gui_assert_not_in_settings (settings, OPENAI_KEY);
 
   /* A question goes to that model with that key. */
   assay_chat_view_set_composer_text (assay_window_get_chat_view (window), "Hello?");
@@ -581,7 +550,7 @@ test_anthropic_key (void)
   gui_wait (key_is_stored, &expected, 20, "the key in the keyring");
   stored = stored_key ("openai");
   g_assert_null (stored);
-  assert_not_in_settings (ANTHROPIC_KEY);
+  gui_assert_not_in_settings (settings, ANTHROPIC_KEY);
 
   close_window (window);
   stop_server (server, log_path);
@@ -629,7 +598,7 @@ test_unreachable (void)
   g_assert_cmpstr (assay_window_get_page (window), ==, "onboarding");
   stored = stored_key ("openai");
   g_assert_null (stored);
-  screenshot (window, "onboarding-unreachable.png");
+  gui_save_screenshot (GTK_WIDGET (window), "onboarding-unreachable.png");
 
   click (section.anyway_button);
   g_assert_cmpstr (assay_window_get_page (window), ==, "main");
