@@ -318,6 +318,46 @@ test_happy_path (void)
 }
 
 static void
+saving_at_done_cb (AssayAgent *agent,
+                   int         outcome,
+                   const char *text,
+                   gboolean   *saving)
+{
+  *saving = assay_agent_get_saving (agent);
+}
+
+/* With background saves (the window's), the record is written by workers: at the done
+ * signal its last save is still on its way, and the question is over only once it has
+ * landed, with the same record a synchronous save would have left. */
+static void
+test_background_saves (void)
+{
+  Run *run = run_new (
+    "{\"format\":\"assay-transcript\",\"turns\":["
+    " {\"text\":\"Summing.\",\"tool_calls\":[{\"id\":\"call_1\",\"name\":\"execute_python\","
+    "   \"arguments\":{\"code\":\"" SUM_CODE "\",\"description\":\"sum\"}}]},"
+    " {\"text\":\"The total amount is 3.\"}]}");
+  g_autoptr(AssaySession) loaded = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean saving_at_done = FALSE;
+
+  assay_agent_set_background_saves (run->agent, TRUE);
+  g_signal_connect (run->agent, "done", G_CALLBACK (saving_at_done_cb), &saving_at_done);
+  run_ask (run, "What is the total amount?");
+  g_assert_cmpint (run->outcome, ==, ASSAY_AGENT_ANSWERED);
+  g_assert_true (saving_at_done);
+  g_assert_false (assay_agent_get_saving (run->agent));
+
+  loaded = assay_session_load (assay_session_get_dir (run->session), &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (assay_session_get_status (loaded), ==, "answered");
+  g_assert_cmpstr (assay_session_get_answer (loaded), ==, "The total amount is 3.");
+  g_assert_cmpuint (assay_session_get_n_cells (loaded), ==, 1);
+  g_assert_cmpstr (assay_session_get_cell (loaded, 0)->status, ==, "ok");
+  run_free (run);
+}
+
+static void
 test_code_delta_shows_code (void)
 {
   Run *run = run_new (
@@ -699,6 +739,7 @@ main (int   argc,
   g_test_add_func ("/assay/agent/fit-messages", test_fit_messages);
   g_test_add_func ("/assay/agent/system-prompt", test_system_prompt);
   g_test_add_func ("/assay/agent/happy-path", test_happy_path);
+  g_test_add_func ("/assay/agent/background-saves", test_background_saves);
   g_test_add_func ("/assay/agent/code-delta", test_code_delta_shows_code);
   g_test_add_func ("/assay/agent/error-then-fix", test_error_then_fix);
   g_test_add_func ("/assay/agent/reject", test_reject);

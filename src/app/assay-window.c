@@ -482,6 +482,8 @@ start_question (AssayWindow *self)
 
       self->kernel = assay_kernel_session_new (self->backend, self->spec, artifact_dir);
       self->agent = assay_agent_new (self->provider, self->kernel, self->session);
+      /* The record is written by workers: fsync must not hold up the window. */
+      assay_agent_set_background_saves (self->agent, TRUE);
       g_signal_connect (self->agent, "step", G_CALLBACK (step_cb), self);
       g_signal_connect (self->agent, "text-delta", G_CALLBACK (text_delta_cb), self);
       g_signal_connect (self->agent, "code-delta", G_CALLBACK (code_delta_cb), self);

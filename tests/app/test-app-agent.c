@@ -437,6 +437,14 @@ finalized (gpointer data)
 
 /* Closing the window while a cell runs stops the cell, ends the sandbox and keeps the
  * session: the question and the interrupted cell are on disk. */
+static gboolean
+record_cancelled (gpointer data)
+{
+  g_autoptr(AssaySession) saved = assay_session_load (data, NULL);
+
+  return saved != NULL && g_strcmp0 (assay_session_get_status (saved), "cancelled") == 0;
+}
+
 static void
 test_close_while_running (void)
 {
@@ -475,6 +483,8 @@ test_close_while_running (void)
     gui_spin (100);
   g_assert_cmpuint (count_sandbox_processes (kernel_id), ==, 0);
 
+  /* The record is written by a worker; the application would be held until it lands. */
+  gui_wait (record_cancelled, dir, 10, "the cancelled question's record");
   saved = assay_session_load (dir, &error);
   g_assert_no_error (error);
   g_assert_nonnull (saved);

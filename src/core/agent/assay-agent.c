@@ -55,6 +55,9 @@ struct _AssayAgent
   guint                max_steps;
   AssayApprovalPolicy  policy;
   gboolean             fenced_fallback;
+  gboolean             background_saves;
+  guint                pending_saves;    /* asynchronous saves not landed yet */
+  GTask               *finished_task;    /* a finished question waiting for them */
   gsize                output_budget;
   gsize                context_tokens;
   GPtrArray           *datasets;         /* Dataset* */
@@ -134,12 +137,45 @@ dataset_free (gpointer data)
 /* ---- saving ------------------------------------------------------------------------------ */
 
 static void
+saved_cb (GObject      *source,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  g_autoptr(AssayAgent) self = user_data;
+  g_autoptr(GError) error = NULL;
+  GApplication *application = g_application_get_default ();
+
+  if (!assay_session_save_finish (ASSAY_SESSION (source), result, &error))
+    g_signal_emit (self, signals[ERROR], 0, error->message);
+  if (application != NULL)
+    g_application_release (application);
+  if (--self->pending_saves == 0 && self->finished_task != NULL)
+    {
+      g_autoptr(GTask) task = g_steal_pointer (&self->finished_task);
+
+      g_task_return_int (task, GPOINTER_TO_INT (g_object_get_data (G_OBJECT (task), "outcome")));
+    }
+}
+
+/* In the background (the window), the record is written by a worker, in order, and a
+ * question is over only once every save of it has landed; the application is held until
+ * then. Otherwise (the CLI) the caller's thread writes it. */
+static void
 save (AssayAgent *self)
 {
   g_autoptr(GError) error = NULL;
+  GApplication *application;
 
-  if (!assay_session_save (self->session, &error))
-    g_signal_emit (self, signals[ERROR], 0, error->message);
+  if (!self->background_saves)
+    {
+      if (!assay_session_save (self->session, &error))
+        g_signal_emit (self, signals[ERROR], 0, error->message);
+      return;
+    }
+  if ((application = g_application_get_default ()) != NULL)
+    g_application_hold (application);
+  self->pending_saves++;
+  assay_session_save_async (self->session, NULL, saved_cb, g_object_ref (self));
 }
 
 /* ---- streaming --------------------------------------------------------------------------- */
@@ -288,6 +324,12 @@ finish (AssayAgent        *self,
   g_signal_emit (self, signals[DONE], 0, (int) outcome, text);
 
   g_task_set_task_data (task, g_strdup (text), g_free);
+  if (self->pending_saves > 0)
+    {
+      g_object_set_data (G_OBJECT (task), "outcome", GINT_TO_POINTER (outcome));
+      self->finished_task = g_steal_pointer (&task);
+      return;
+    }
   g_task_return_int (task, outcome);
 }
 
@@ -890,7 +932,7 @@ assay_agent_ask_async (AssayAgent          *self,
   g_task_set_source_tag (task, assay_agent_ask_async);
   /* A cancelled question still has an outcome, and the session to show for it. */
   g_task_set_check_cancellable (task, FALSE);
-  if (self->task != NULL)
+  if (self->task != NULL || self->finished_task != NULL)
     {
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_BUSY,
                                _("A question is already being answered"));
@@ -1176,6 +1218,21 @@ assay_agent_set_fenced_code_fallback (AssayAgent *self,
 {
   g_return_if_fail (ASSAY_IS_AGENT (self));
   self->fenced_fallback = !!enabled;
+}
+
+void
+assay_agent_set_background_saves (AssayAgent *self,
+                                  gboolean    background)
+{
+  g_return_if_fail (ASSAY_IS_AGENT (self));
+  self->background_saves = !!background;
+}
+
+gboolean
+assay_agent_get_saving (AssayAgent *self)
+{
+  g_return_val_if_fail (ASSAY_IS_AGENT (self), FALSE);
+  return self->pending_saves > 0;
 }
 
 gboolean

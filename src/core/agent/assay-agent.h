@@ -86,6 +86,14 @@ AssayApprovalPolicy assay_agent_get_approval_policy (AssayAgent           *self)
 void               assay_agent_set_fenced_code_fallback (AssayAgent       *self,
                                                          gboolean          enabled);
 gboolean           assay_agent_get_fenced_code_fallback (AssayAgent       *self);
+/* Off by default: the session record is written on the caller's thread after every event
+ * that matters. On, it is written by a worker (in order; a question finishes once all of
+ * its saves have landed, and the default GApplication is held until they do): for a GUI,
+ * whose main thread must not wait on fsync. */
+void               assay_agent_set_background_saves (AssayAgent           *self,
+                                                     gboolean              background);
+/* Whether saves are still being written. */
+gboolean           assay_agent_get_saving           (AssayAgent           *self);
 /* Characters of a cell's text output the model sees (head and tail kept). */
 void               assay_agent_set_output_budget    (AssayAgent           *self,
                                                      gsize                 chars);
