@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "assay-app-types.h"
+#include "assay-llm-provider.h"
 #include "assay-window.h"
 #include "gui-test-util.h"
 
@@ -224,4 +225,35 @@ gui_assert_not_in_settings (GSettings  *settings,
 
       g_assert_null (strstr (text, secret));
     }
+}
+
+AssayWindow *
+gui_open_recorded_window (const char *dir,
+                          const char *transcript_json,
+                          const char *csv_path,
+                          int         width,
+                          int         height)
+{
+  AssayWindow *window = g_object_ref (assay_window_new (NULL));
+  g_autofree char *transcript = gui_write_file (dir, "transcript.json", transcript_json);
+  g_autoptr(AssayLlmProvider) provider = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) csv = g_file_new_for_path (csv_path);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), width, height);
+  gtk_window_present (GTK_WINDOW (window));
+  provider = assay_recorded_provider_new (transcript, &error);
+  g_assert_no_error (error);
+  assay_window_set_provider (window, provider, "recorded-gui", FALSE);
+  assay_window_add_files (window, &csv, 1);
+  g_assert_nonnull (assay_window_get_session (window));
+  return window;
+}
+
+void
+gui_close_window (AssayWindow *window)
+{
+  gtk_window_destroy (GTK_WINDOW (window));
+  gui_spin (50);
+  g_assert_finalize_object (window);
 }

@@ -50,4 +50,14 @@ void        gui_save_screenshot      (GtkWidget   *widget,
 void        gui_assert_not_in_settings (GSettings *settings,
                                         const char *secret);
 
+/* A window at WIDTH×HEIGHT answering from the recorded transcript TRANSCRIPT_JSON (written
+ * into DIR), with the file CSV_PATH added to a new session. */
+AssayWindow *gui_open_recorded_window (const char  *dir,
+                                       const char  *transcript_json,
+                                       const char  *csv_path,
+                                       int          width,
+                                       int          height);
+/* Destroys WINDOW and asserts it is finalized (the caller's reference is dropped). */
+void        gui_close_window         (AssayWindow *window);
+
 G_END_DECLS

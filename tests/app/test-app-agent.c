@@ -46,33 +46,6 @@ static const char *sleeping_cell =
   "  \"arguments\": {\"code\": \"import time\\nprint('start', flush=True)\\ntime.sleep(60)\\n\"}}]},"
   "{\"text\": \"Never reached.\"}]}";
 
-static AssayWindow *
-open_window (const char *transcript_json)
-{
-  AssayWindow *window = g_object_ref (assay_window_new (NULL));
-  g_autofree char *transcript = gui_write_file (work_dir, "transcript.json", transcript_json);
-  g_autoptr(AssayLlmProvider) provider = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GFile) csv = g_file_new_for_path (csv_path);
-
-  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 900);
-  gtk_window_present (GTK_WINDOW (window));
-  provider = assay_recorded_provider_new (transcript, &error);
-  g_assert_no_error (error);
-  assay_window_set_provider (window, provider, "recorded-gui", FALSE);
-  assay_window_add_files (window, &csv, 1);
-  g_assert_nonnull (assay_window_get_session (window));
-  return window;
-}
-
-static void
-close_window (AssayWindow *window)
-{
-  gtk_window_destroy (GTK_WINDOW (window));
-  gui_spin (50);
-  g_assert_finalize_object (window);
-}
-
 static void
 send (AssayWindow *window,
       const char  *question)
@@ -172,7 +145,7 @@ check_answer (GtkWidget *chat)
 static void
 test_run (void)
 {
-  AssayWindow *window = open_window (two_cells);
+  AssayWindow *window = gui_open_recorded_window (work_dir, two_cells, csv_path, 1400, 900);
   AssayCodeReview *review = assay_window_get_code_review (window);
   GtkWidget *chat = GTK_WIDGET (assay_window_get_chat_view (window));
   g_autofree char *first_id = NULL;
@@ -262,13 +235,13 @@ test_run (void)
     g_assert_nonnull (gui_find (chat, GTK_TYPE_TEXT_VIEW, "rows again: 2"));
     g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "Still two rows."));
   }
-  close_window (window);
+  gui_close_window (window);
 }
 
 static void
 test_edit (void)
 {
-  AssayWindow *window = open_window (one_cell);
+  AssayWindow *window = gui_open_recorded_window (work_dir, one_cell, csv_path, 1400, 900);
   AssayCodeReview *review = assay_window_get_code_review (window);
   GtkWidget *chat = GTK_WIDGET (assay_window_get_chat_view (window));
   GtkWidget *view;
@@ -291,13 +264,13 @@ test_edit (void)
   g_assert_cmpint (cell->decision, ==, ASSAY_DECISION_EDITED);
   g_assert_cmpstr (cell->code, ==, "print('edited by the analyst')\n");
   g_assert_cmpstr (cell->status, ==, "ok");
-  close_window (window);
+  gui_close_window (window);
 }
 
 static void
 test_reject (void)
 {
-  AssayWindow *window = open_window (one_cell);
+  AssayWindow *window = gui_open_recorded_window (work_dir, one_cell, csv_path, 1400, 900);
   AssayCodeReview *review = assay_window_get_code_review (window);
   g_autofree char *record_path = NULL;
   g_autofree char *record = NULL;
@@ -321,13 +294,13 @@ test_reject (void)
   record_path = g_build_filename (assay_session_get_dir (assay_window_get_session (window)), "session.json", NULL);
   g_assert_true (g_file_get_contents (record_path, &record, NULL, NULL));
   g_assert_nonnull (strstr (record, "do not print, just count the rows"));
-  close_window (window);
+  gui_close_window (window);
 }
 
 static void
 test_auto (void)
 {
-  AssayWindow *window = open_window (two_cells);
+  AssayWindow *window = gui_open_recorded_window (work_dir, two_cells, csv_path, 1400, 900);
   AssayCodeReview *review = assay_window_get_code_review (window);
   AssaySession *session;
   g_autofree char *code = NULL;
@@ -343,7 +316,7 @@ test_auto (void)
   /* The code that ran is in the view. */
   code = assay_code_review_get_code (review);
   g_assert_nonnull (strstr (code, "savefig"));
-  close_window (window);
+  gui_close_window (window);
 }
 
 /* The code itself runs: its first output is in. */
@@ -356,7 +329,7 @@ is_running (gpointer data)
 static void
 test_stop (void)
 {
-  AssayWindow *window = open_window (sleeping_cell);
+  AssayWindow *window = gui_open_recorded_window (work_dir, sleeping_cell, csv_path, 1400, 900);
   gint64 started;
 
   assay_code_review_set_auto_run (assay_window_get_code_review (window), TRUE);
@@ -384,7 +357,7 @@ test_stop (void)
   g_assert_cmpint (g_get_monotonic_time () - started, <, 30 * G_USEC_PER_SEC);
   g_assert_nonnull (gui_find (GTK_WIDGET (assay_window_get_chat_view (window)), GTK_TYPE_LABEL, "Stopped."));
   g_assert_cmpstr (assay_session_get_status (assay_window_get_session (window)), ==, "cancelled");
-  close_window (window);
+  gui_close_window (window);
 }
 
 static const char *sleeping_30 =
@@ -448,7 +421,7 @@ record_cancelled (gpointer data)
 static void
 test_close_while_running (void)
 {
-  AssayWindow *window = open_window (sleeping_30);
+  AssayWindow *window = gui_open_recorded_window (work_dir, sleeping_30, csv_path, 1400, 900);
   g_autofree char *dir = NULL;
   g_autofree char *kernel_id = NULL;
   g_autoptr(AssaySession) saved = NULL;
@@ -526,7 +499,7 @@ test_retry_banner (void)
                                   "{\"flavor\": \"openai\", \"turn\": {\"text\": \"The answer is **42**.\", \"finish\": \"stop\"}}]}",
                                   &base_url, &log_path);
   g_setenv ("ASSAY_LLM_RETRY_SCALE", "0.5", TRUE);
-  window = open_window (one_cell);
+  window = gui_open_recorded_window (work_dir, one_cell, csv_path, 1400, 900);
   provider = assay_openai_provider_new (base_url, NULL);
   assay_window_set_provider (window, provider, "fake-model", FALSE);
   chat = assay_window_get_chat_view (window);
@@ -538,7 +511,7 @@ test_retry_banner (void)
   wait_idle (window);
   g_assert_false (assay_chat_view_get_retry_visible (chat));
   g_assert_nonnull (gui_find (GTK_WIDGET (chat), GTK_TYPE_LABEL, "The answer is 42."));
-  close_window (window);
+  gui_close_window (window);
 
   g_unsetenv ("ASSAY_LLM_RETRY_SCALE");
   g_subprocess_force_exit (server);

@@ -35,33 +35,6 @@ static const char *two_cells =
   "  \"arguments\": {\"code\": \"" CELL_CHART "\", \"description\": \"Bar chart\"}}]},"
   "{\"text\": \"" ANSWER "\"}]}";
 
-static AssayWindow *
-open_window (void)
-{
-  AssayWindow *window = g_object_ref (assay_window_new (NULL));
-  g_autofree char *transcript = gui_write_file (work_dir, "transcript.json", two_cells);
-  g_autoptr(AssayLlmProvider) provider = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GFile) csv = g_file_new_for_path (csv_path);
-
-  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
-  gtk_window_present (GTK_WINDOW (window));
-  provider = assay_recorded_provider_new (transcript, &error);
-  g_assert_no_error (error);
-  assay_window_set_provider (window, provider, "recorded-gui", FALSE);
-  assay_window_add_files (window, &csv, 1);
-  g_assert_nonnull (assay_window_get_session (window));
-  return window;
-}
-
-static void
-close_window (AssayWindow *window)
-{
-  gtk_window_destroy (GTK_WINDOW (window));
-  gui_spin (50);
-  g_assert_finalize_object (window);
-}
-
 static gboolean
 is_idle (gpointer data)
 {
@@ -233,13 +206,13 @@ test_empty (void)
   gtk_widget_activate_action (GTK_WIDGET (window), "win.export", NULL);
   gui_spin (100);
   g_assert_null (find_message_dialog ());
-  close_window (window);
+  gui_close_window (window);
 }
 
 static void
 test_artifacts_and_export (void)
 {
-  AssayWindow *window = open_window ();
+  AssayWindow *window = gui_open_recorded_window (work_dir, two_cells, csv_path, 1280, 800);
   AssayArtifactGallery *gallery = assay_window_get_gallery (window);
   AssayArtifactViewer *viewer = assay_window_get_viewer (window);
   AdwViewStack *stack = view_stack (window);
@@ -354,7 +327,7 @@ test_artifacts_and_export (void)
   g_assert_nonnull (model);
   g_assert_cmpuint (g_list_model_get_n_items (model), ==, 1);
   g_assert_true (assay_window_get_can_export (window));
-  close_window (window);
+  gui_close_window (window);
 }
 
 static gboolean
@@ -376,7 +349,7 @@ static void
 test_data_page (void)
 {
   AssayDatasetPage *page;
-  AssayWindow *window = open_window ();
+  AssayWindow *window = gui_open_recorded_window (work_dir, two_cells, csv_path, 1280, 800);
   AssaySession *session = assay_window_get_session (window);
   AssaySessionDataset *dataset;
   AssayDataPreview *preview = assay_window_get_data_preview (window);
@@ -415,7 +388,7 @@ test_data_page (void)
   dataset = g_ptr_array_index (assay_session_get_datasets (assay_window_get_session (window)), 0);
   g_assert_nonnull (dataset->description);
   g_assert_nonnull (strstr (dataset->description, "read_csv"));
-  close_window (window);
+  gui_close_window (window);
 }
 
 int

@@ -275,14 +275,6 @@ open_onboarding (void)
   return window;
 }
 
-static void
-close_window (AssayWindow *window)
-{
-  gtk_window_destroy (GTK_WINDOW (window));
-  gui_spin (50);
-  g_assert_finalize_object (window);
-}
-
 static GPtrArray *
 read_requests (const char *log_path)
 {
@@ -473,7 +465,7 @@ test_openai_key (void)
                      json_node_get_object (g_ptr_array_index (requests, 2)), "body"), "model"),
                    ==, "gpt-4o-mini");
 
-  close_window (window);
+  gui_close_window (window);
   stop_server (server, log_path);
   g_unsetenv ("ASSAY_OPENAI_BASE_URL");
   g_settings_reset (settings, "sandbox-backend");
@@ -552,7 +544,7 @@ test_anthropic_key (void)
   g_assert_null (stored);
   gui_assert_not_in_settings (settings, ANTHROPIC_KEY);
 
-  close_window (window);
+  gui_close_window (window);
   stop_server (server, log_path);
   g_unsetenv ("ASSAY_ANTHROPIC_BASE_URL");
 }
@@ -606,7 +598,7 @@ test_unreachable (void)
   g_assert_cmpstr (model, ==, ASSAY_DEFAULT_OPENAI_MODEL);
   gui_wait (key_is_stored, &expected, 20, "the key kept without a check");
 
-  close_window (window);
+  gui_close_window (window);
   g_unsetenv ("ASSAY_OPENAI_BASE_URL");
 }
 
@@ -663,7 +655,7 @@ test_leaving_cancels (void)
   requests = read_requests (log_path);
   g_assert_cmpuint (requests->len, ==, 1);
 
-  close_window (window);
+  gui_close_window (window);
   stop_server (server, log_path);
   g_unsetenv ("ASSAY_OPENAI_BASE_URL");
 }

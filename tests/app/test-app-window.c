@@ -40,14 +40,6 @@ open_window (void)
 }
 
 static void
-close_window (AssayWindow *window)
-{
-  gtk_window_destroy (GTK_WINDOW (window));
-  gui_spin (50);
-  g_assert_finalize_object (window);
-}
-
-static void
 ready_cb (GtkWidget *banner,
           gboolean  *ready)
 {
@@ -80,7 +72,7 @@ test_finalize (void)
   assay_sandbox_banner_check (banner);
   gui_wait (is_true, &ready, 20, "the sandbox check");
   g_assert_false (assay_sandbox_banner_get_shown (banner));
-  close_window (window);
+  gui_close_window (window);
   g_settings_reset (settings, "provider");
 }
 
@@ -124,7 +116,7 @@ test_onboarding (void)
   g_assert_cmpstr (url, ==, base_url);
   g_assert_cmpstr (model, ==, "llama3");
   g_assert_cmpstr (assay_window_get_page (window), ==, "main");
-  close_window (window);
+  gui_close_window (window);
 
   g_subprocess_force_exit (server);
   g_subprocess_wait (server, NULL, NULL);
@@ -183,7 +175,7 @@ test_unsupported_file (void)
   g_assert_nonnull (session);
   g_assert_cmpuint (assay_session_get_datasets (session)->len, ==, 1);
   g_assert_nonnull (strstr (assay_window_get_last_toast (window), "Added small.csv"));
-  close_window (window);
+  gui_close_window (window);
 
   g_unlink (pdf);
   g_unlink (csv);
@@ -214,7 +206,7 @@ test_demo (void)
   question = assay_chat_view_get_composer_text (assay_window_get_chat_view (window));
   g_assert_nonnull (strstr (question, "Analyse Q3 sales"));
   g_assert_nonnull (gui_find (GTK_WIDGET (window), GTK_TYPE_LABEL, "Demo: the model's answers are recorded"));
-  close_window (window);
+  gui_close_window (window);
 }
 
 static char *
@@ -401,7 +393,7 @@ test_sessions (void)
   g_assert_true (answer.ok);
   count.n = 0;
   gui_wait (has_n_rows, &count, 10, "no session left");
-  close_window (window);
+  gui_close_window (window);
   g_settings_reset (settings, "provider");
 }
 
@@ -540,7 +532,7 @@ test_open_long_session (void)
   g_assert_cmpstr (code, ==, "print('step 200')\n");
 
   watch_stop (&watch, window);
-  close_window (window);
+  gui_close_window (window);
   delete_all_sessions ();
   g_settings_reset (settings, "provider");
 }
@@ -610,7 +602,7 @@ test_open_latest_wins (void)
   g_assert_cmpuint (count_cards (window), ==, 0);
 
   watch_stop (&watch, window);
-  close_window (window);
+  gui_close_window (window);
   delete_all_sessions ();
   g_settings_reset (settings, "provider");
 }
@@ -660,7 +652,7 @@ test_open_damaged (void)
   g_assert_cmpstr (current_dir (window), ==, current);
 
   watch_stop (&watch, window);
-  close_window (window);
+  gui_close_window (window);
   g_assert_true (assay_session_delete (damaged, NULL));
   delete_all_sessions ();
   g_settings_reset (settings, "provider");
@@ -828,7 +820,7 @@ test_sandbox_prepare (void)
   g_assert_false (assay_sandbox_banner_get_shown (banner));
   g_assert_true (has_partial_or_tree (store));
 
-  close_window (window);
+  gui_close_window (window);
   g_unsetenv ("ASSAY_SANDBOX_STORE");
   g_unsetenv ("DOCKER_HOST");
   g_settings_reset (settings, "sandbox-backend");
