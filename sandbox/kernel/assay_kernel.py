@@ -381,7 +381,7 @@ class Supervisor:
 
     def _interrupt(self):
         with self.lock:
-            if self.cell is not None:
+            if self.cell is not None and not self.cell.worker_done:
                 self._interrupt_cell(self.cell)
             elif self.pending:
                 # The host sees the cell it sent last as running even if the main loop
@@ -709,9 +709,11 @@ class Supervisor:
                 "execution_count": cell.execution_count, "code_us": cell.code_us}
         if status != "ok":
             done["reason"] = reason or status
-        self.chan.send(done)
+        # The cell is over before the host hears so: an execute and an interrupt the host
+        # sends right behind this `done` must find the new cell queued, not this one.
         with self.lock:
             self.cell = None
+        self.chan.send(done)
 
     def _drain_raw(self):
         """Collect what is still in the fd 1/2 pipes (output of killed subprocesses).

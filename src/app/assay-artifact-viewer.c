@@ -7,6 +7,7 @@
 
 #include "assay-artifact-dnd.h"
 #include "assay-artifact-viewer.h"
+#include "assay-toast-queue.h"
 
 struct _AssayArtifactViewer
 {
@@ -20,6 +21,7 @@ struct _AssayArtifactViewer
   GtkButton            *zoom_label;
   GtkWidget            *copy_button;
   AdwToastOverlay      *toasts;
+  AssayToastQueue      *toast_queue;
   GtkStack             *stack;
   AssayImageView       *image_view;
   AssayPdfView         *pdf_view;
@@ -167,7 +169,7 @@ static void
 toast (AssayArtifactViewer *self,
        const char          *text)
 {
-  adw_toast_overlay_add_toast (self->toasts, adw_toast_new (text));
+  assay_toast_queue_add (self->toast_queue, adw_toast_new (text));
 }
 
 /* ---- Save As ----------------------------------------------------------------------------- */
@@ -430,6 +432,7 @@ assay_artifact_viewer_dispose (GObject *object)
 
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
+  g_clear_object (&self->toast_queue);
   if (self->chooser != NULL)
     {
       g_signal_handlers_disconnect_by_data (self->chooser, self);
@@ -550,6 +553,7 @@ assay_artifact_viewer_init (AssayArtifactViewer *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
   self->cancellable = g_cancellable_new ();
+  self->toast_queue = assay_toast_queue_new (self->toasts);
   self->view = "empty";
 
   watch_view (self, self->image_view,

@@ -23,6 +23,7 @@
 #include "assay-sandbox-choice.h"
 #include "assay-sessions-sidebar.h"
 #include "assay-step-card.h"
+#include "assay-toast-queue.h"
 #include "assay-window.h"
 
 /* How long a closed window lets the sandbox stop a running cell before closing it. */
@@ -73,7 +74,7 @@ struct _AssayWindow
   AssayAgent           *agent;
   AssayArtifactList    *artifacts;        /* the current session's, for the gallery */
   GCancellable         *export_cancellable; /* the export in progress */
-  GWeakRef              shown_toast;      /* the toast on screen, if any */
+  AssayToastQueue      *toasts;           /* feeds toast_overlay one toast at a time */
   /* What the export dialog offered last time. */
   AssayReportFormat     export_format;
   gboolean              export_only_successful;
@@ -108,18 +109,14 @@ show_toast (AssayWindow *self,
   g_free (self->last_toast);
   self->last_toast = g_strdup (text);
   adw_toast_set_timeout (toast, 5);
-  g_weak_ref_set (&self->shown_toast, toast);
-  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+  assay_toast_queue_add (self->toasts, toast);
 }
 
 void
 assay_window_dismiss_toast (AssayWindow *self)
 {
-  g_autoptr(AdwToast) toast = NULL;
-
   g_return_if_fail (ASSAY_IS_WINDOW (self));
-  if ((toast = g_weak_ref_get (&self->shown_toast)) != NULL)
-    adw_toast_dismiss (toast);
+  assay_toast_queue_dismiss_all (self->toasts);
 }
 
 /* A report has something to say once a question was answered or a cell finished. */
@@ -1602,10 +1599,13 @@ static void
 describe_dataset (AssayWindow *self,
                   const char  *name)
 {
-  DescribeData *data = g_new0 (DescribeData, 1);
   g_autofree char *relative = g_build_filename ("data", name, NULL);
   g_autofree char *copy = assay_session_resolve (self->session, relative);
+  DescribeData *data;
 
+  if (copy == NULL)
+    return;
+  data = g_new0 (DescribeData, 1);
   g_weak_ref_init (&data->window, self);
   data->session = g_object_ref (self->session);
   data->name = g_strdup (name);
@@ -1697,7 +1697,8 @@ assay_window_add_files (AssayWindow  *self,
         g_autofree char *relative = g_build_filename ("data", name, NULL);
         g_autofree char *copy = assay_session_resolve (self->session, relative);
 
-        assay_data_preview_add_file (self->data_preview, copy);
+        if (copy != NULL)
+          assay_data_preview_add_file (self->data_preview, copy);
       }
       g_string_append_printf (added, "%s%s", added->len ? ", " : "", name);
     }
@@ -1817,8 +1818,10 @@ reset_data_preview (AssayWindow *self)
       for (guint i = 0; i < datasets->len; i++)
         {
           AssaySessionDataset *dataset = g_ptr_array_index (datasets, i);
+          char *path = assay_session_resolve (self->session, dataset->path);
 
-          g_ptr_array_add (paths, assay_session_resolve (self->session, dataset->path));
+          if (path != NULL)
+            g_ptr_array_add (paths, path);
         }
     }
   g_ptr_array_add (paths, NULL);
@@ -1962,7 +1965,7 @@ exported_cb (GObject      *source,
       adw_toast_set_button_label (toast, _("_Open"));
       adw_toast_set_action_name (toast, "win.open-report");
       adw_toast_set_action_target_value (toast, g_variant_new_string (uri));
-      adw_toast_overlay_add_toast (self->toast_overlay, toast);
+      assay_toast_queue_add (self->toasts, toast);
     }
   g_task_return_boolean (task, TRUE);
 }
@@ -2568,6 +2571,7 @@ assay_window_dispose (GObject *object)
   g_clear_object (&self->session);
   g_clear_object (&self->provider);
   g_clear_object (&self->backend);
+  g_clear_object (&self->toasts);
   gtk_widget_dispose_template (GTK_WIDGET (self), ASSAY_TYPE_WINDOW);
   G_OBJECT_CLASS (assay_window_parent_class)->dispose (object);
 }
@@ -2586,7 +2590,6 @@ assay_window_finalize (GObject *object)
   g_free (self->backend_reason);
   g_free (self->question);
   g_free (self->last_toast);
-  g_weak_ref_clear (&self->shown_toast);
   G_OBJECT_CLASS (assay_window_parent_class)->finalize (object);
 }
 
@@ -2702,10 +2705,9 @@ assay_window_init (AssayWindow *self)
   static const char * const local_urls[] = { "http://localhost:11434/v1", "http://localhost:8080/v1", NULL };
   static const char * const local_names[] = { "Ollama", "llama.cpp", NULL };
 
-  g_weak_ref_init (&self->shown_toast, NULL);
-
   gtk_widget_init_template (GTK_WIDGET (self));
   self->cancellable = g_cancellable_new ();
+  self->toasts = assay_toast_queue_new (self->toast_overlay);
   self->export_format = ASSAY_REPORT_FORMAT_PDF;
   self->export_include_code = TRUE;
   self->settings = g_settings_new ("org.assay.Assay");

@@ -409,7 +409,10 @@ result_json (Ask          *ask,
           json_builder_set_member_name (builder, "name");
           json_builder_add_string_value (builder, artifact->name);
           json_builder_set_member_name (builder, "path");
-          json_builder_add_string_value (builder, path);
+          if (path != NULL)
+            json_builder_add_string_value (builder, path);
+          else
+            json_builder_add_null_value (builder);
           json_builder_set_member_name (builder, "bytes");
           json_builder_add_int_value (builder, (gint64) artifact->bytes);
           json_builder_set_member_name (builder, "mime");

@@ -129,7 +129,8 @@ print_cell (AssaySession     *session,
       AssayArtifact *artifact = g_ptr_array_index (cell->artifacts, i);
       g_autofree char *path = assay_session_resolve (session, artifact->path);
 
-      printf (_("  artifact: %s → %s\n"), artifact->name, path);
+      printf (_("  artifact: %s → %s\n"), artifact->name,
+              path != NULL ? path : _("(outside the session folder, not opened)"));
     }
 }
 

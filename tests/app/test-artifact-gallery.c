@@ -15,6 +15,7 @@
 #include "assay-artifact-gallery.h"
 #include "assay-artifact-viewer.h"
 #include "assay-session.h"
+#include "assay-toast-queue.h"
 
 static char *tmp_dir;
 static char *session_dir;
@@ -677,6 +678,54 @@ test_hostile (void)
   g_assert_finalize_object (g_steal_pointer (&list));
 }
 
+/* libadwaita 1.2 crashed when a toast that replaced one still hiding was dismissed during its
+ * show animation (longer than the hide): the hide's end freed the toast's record and the
+ * show's end touched it. The queue hands a toast to the overlay only once the previous one
+ * is gone, and the sequence that crashed runs here. */
+static void
+test_toast_queue (void)
+{
+  AdwToastOverlay *overlay = ADW_TOAST_OVERLAY (adw_toast_overlay_new ());
+  GtkWindow *window = show_in_window (GTK_WIDGET (overlay), 400, 300);
+  g_autoptr(AssayToastQueue) queue = assay_toast_queue_new (overlay);
+  AdwToast *first = adw_toast_new ("first");
+  AdwToast *second = adw_toast_new ("second");
+  AdwToast *third = adw_toast_new ("third");
+
+  g_object_add_weak_pointer (G_OBJECT (first), (gpointer *) &first);
+  g_object_add_weak_pointer (G_OBJECT (second), (gpointer *) &second);
+  g_object_add_weak_pointer (G_OBJECT (third), (gpointer *) &third);
+
+  assay_toast_queue_add (queue, first);
+  assay_toast_queue_add (queue, second);
+  WAIT_UNTIL (assay_toast_queue_get_shown (queue) != NULL);
+  g_assert_true (assay_toast_queue_get_shown (queue) == first);
+  spin (100);
+  g_assert_true (assay_toast_queue_get_shown (queue) == first);   /* the second waits */
+
+  adw_toast_dismiss (first);   /* what its close button does */
+  WAIT_UNTIL (assay_toast_queue_get_shown (queue) == second);
+  g_assert_null (first);       /* gone from the overlay before the second came */
+
+  /* Dismissed at once, a third queued, the overlay unmapped in the middle of it all. */
+  spin (30);
+  assay_toast_queue_add (queue, third);
+  adw_toast_dismiss (second);
+  spin (30);
+  gtk_widget_set_visible (GTK_WIDGET (window), FALSE);
+  spin (100);
+  gtk_widget_set_visible (GTK_WIDGET (window), TRUE);
+  WAIT_UNTIL (second == NULL && assay_toast_queue_get_shown (queue) == third);
+
+  /* Dismissing all drops what waits and dismisses what shows. */
+  assay_toast_queue_add (queue, adw_toast_new ("never shown"));
+  assay_toast_queue_dismiss_all (queue);
+  WAIT_UNTIL (third == NULL);
+  spin (100);
+  g_assert_null (assay_toast_queue_get_shown (queue));
+  gtk_window_destroy (window);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -699,6 +748,7 @@ main (int   argc,
   g_test_add_func ("/assay/gallery/save-as", test_save_as);
   g_test_add_func ("/assay/gallery/drag", test_drag);
   g_test_add_func ("/assay/gallery/hostile", test_hostile);
+  g_test_add_func ("/assay/gallery/toast-queue", test_toast_queue);
 
   status = g_test_run ();
   remove_tmp ();

@@ -17,6 +17,7 @@
 
 #include "assay-agent-private.h"
 #include "assay-code-extractor.h"
+#include "assay-json.h"
 
 #define DEFAULT_OUTPUT_BUDGET   6000
 #define DEFAULT_CONTEXT_TOKENS  100000
@@ -515,7 +516,7 @@ parse_call (AssayLlmToolCall  *call,
       return FALSE;
     }
 
-  node = json_from_string (call->arguments ? call->arguments : "", &error);
+  node = assay_json_from_untrusted (call->arguments ? call->arguments : "", &error);
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
     {
       *problem = g_strdup_printf ("Error: the arguments of execute_python were not a valid JSON "
@@ -1109,8 +1110,15 @@ assay_agent_new (AssayLlmProvider   *provider,
     {
       AssaySessionDataset *stored = g_ptr_array_index (datasets, i);
       g_autofree char *path = assay_session_resolve (session, stored->path);
-      Dataset *dataset = g_new0 (Dataset, 1);
+      Dataset *dataset;
 
+      /* A link planted in the session's data/ leads out of it: not a dataset. */
+      if (path == NULL)
+        {
+          g_debug ("the dataset %s of the session leads out of its folder", stored->path);
+          continue;
+        }
+      dataset = g_new0 (Dataset, 1);
       dataset->name = g_strdup (stored->name);
       dataset->description = g_strdup (stored->description);
       g_ptr_array_add (self->datasets, dataset);
@@ -1140,6 +1148,12 @@ assay_agent_add_dataset (AssayAgent  *self,
   if (stored == NULL)
     return FALSE;
   copy = assay_session_resolve (self->session, stored->path);
+  if (copy == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+                   _("The copy of “%s” leads out of the session folder"), stored->name);
+      return FALSE;
+    }
   if (!assay_kernel_session_add_dataset (self->kernel, copy, error))
     return FALSE;
 

@@ -17,6 +17,7 @@
 
 #include "assay-llm-http.h"
 #include "assay-llm-provider.h"
+#include "assay-json.h"
 
 #define DEFAULT_BASE_URL   "https://api.anthropic.com/v1"
 #define API_VERSION        "2023-06-01"
@@ -203,7 +204,7 @@ tool_input (const char *arguments)
   if (arguments == NULL || arguments[0] == '\0')
     return json_node_init_object (json_node_alloc (), json_object_new ());
 
-  node = json_from_string (arguments, NULL);
+  node = assay_json_from_untrusted (arguments, NULL);
   if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
     return node;
   g_clear_pointer (&node, json_node_unref);

@@ -10,6 +10,7 @@
 
 #include "assay-llm-http.h"
 #include "assay-sse-parser.h"
+#include "assay-json.h"
 
 #define CONNECT_TIMEOUT_S      10
 #define IDLE_TIMEOUT_S         120
@@ -475,7 +476,7 @@ extract_server_message (const guint8 *data,
   if (len == 0)
     return NULL;
 
-  if (json_parser_load_from_data (parser, (const char *) data, len, NULL) &&
+  if (assay_json_parser_load_untrusted (parser, (const char *) data, len, NULL) &&
       (root = json_parser_get_root (parser)) != NULL)
     {
       JsonObject *object;
@@ -676,7 +677,7 @@ parse_models (const guint8    *data,
   JsonNode *root;
   JsonArray *array;
 
-  if (!json_parser_load_from_data (parser, (const char *) data, len, NULL) ||
+  if (!assay_json_parser_load_untrusted (parser, (const char *) data, len, NULL) ||
       (root = json_parser_get_root (parser)) == NULL || !JSON_NODE_HOLDS_OBJECT (root) ||
       (array = assay_llm_json_get_array (json_node_get_object (root), "data")) == NULL)
     {

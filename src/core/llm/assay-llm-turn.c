@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "assay-llm-turn-private.h"
+#include "assay-json.h"
 
 #define MAX_MESSAGE_CHARS 500
 
@@ -151,7 +152,7 @@ assay_llm_turn_feed_event (AssayLlmTurn  *turn,
     return TRUE;
 
   parser = json_parser_new ();
-  if (!json_parser_load_from_data (parser, data, data_len, &local_error) ||
+  if (!assay_json_parser_load_untrusted (parser, data, data_len, &local_error) ||
       (root = json_parser_get_root (parser)) == NULL ||
       !JSON_NODE_HOLDS_OBJECT (root))
     {

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "assay-llm-provider.h"
+#include "assay-json.h"
 
 #define PIECE_BYTES 24
 
@@ -290,15 +291,19 @@ assay_recorded_provider_new (const char  *transcript_path,
 {
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(AssayRecordedProvider) self = NULL;
+  g_autofree char *text = NULL;
+  gsize length = 0;
   JsonObject *root;
   JsonNode *turns;
 
-  if (!json_parser_load_from_file (parser, transcript_path, error))
+  if (!g_file_get_contents (transcript_path, &text, &length, error) ||
+      !assay_json_parser_load_untrusted (parser, text, (gssize) length, error))
     {
       g_prefix_error (error, _("Cannot read the transcript %s: "), transcript_path);
       return NULL;
     }
-  if (!JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+  if (json_parser_get_root (parser) == NULL ||
+      !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     goto bad;
   root = json_node_get_object (json_parser_get_root (parser));
   turns = json_object_get_member (root, "turns");

@@ -367,8 +367,13 @@ build_create_body (const AssaySandboxSpec *spec)
   json_builder_add_boolean_value (builder, TRUE);
   add_string_array (builder, "CapDrop", cap_drop);
   add_string_array (builder, "SecurityOpt", security_opt);
+  /* The kernel is the container's init itself: its supervisor reaps orphans and sweeps
+   * what a cell leaves behind, and, being non-dumpable, its descriptors cannot be opened
+   * through /proc/1/fd by the user code it runs. Under docker-init, PID 1 would hold the
+   * attach pipes open to anyone of the sandbox's uid, and a cell could forge the channel.
+   * Other commands (tests) get docker-init to reap for them. */
   json_builder_set_member_name (builder, "Init");
-  json_builder_add_boolean_value (builder, TRUE);
+  json_builder_add_boolean_value (builder, spec->command != NULL);
 
   json_builder_set_member_name (builder, "Tmpfs");
   json_builder_begin_object (builder);
@@ -412,6 +417,7 @@ build_create_body (const AssaySandboxSpec *spec)
   json_builder_begin_array (builder);
   add_ulimit (builder, "fsize", clamp_to_int64 (limits->file_bytes));
   add_ulimit (builder, "nofile", SANDBOX_NOFILE);
+  add_ulimit (builder, "core", 0);   /* no core dumps of the sandbox's memory on the host */
   json_builder_end_array (builder);
 
   json_builder_set_member_name (builder, "RestartPolicy");

@@ -11,6 +11,7 @@
 #include <curl/curl.h>
 
 #include "assay-docker-client.h"
+#include "assay-json.h"
 
 #define API_PREFIX             "/v1.41"
 #define DEFAULT_SOCKET_PATH    "/var/run/docker.sock"
@@ -127,7 +128,7 @@ extract_error_message (const guint8 *data,
   if (len == 0)
     return NULL;
 
-  if (json_parser_load_from_data (parser, (const char *) data, len, NULL))
+  if (assay_json_parser_load_untrusted (parser, (const char *) data, len, NULL))
     {
       JsonNode *root = json_parser_get_root (parser);
       const char *message;
@@ -193,7 +194,7 @@ transfer_handle_line (Transfer     *transfer,
   if (len == 0)
     return;
 
-  if (!json_parser_load_from_data (parser, (const char *) data, len, NULL) ||
+  if (!assay_json_parser_load_untrusted (parser, (const char *) data, len, NULL) ||
       (root = json_parser_get_root (parser)) == NULL ||
       !JSON_NODE_HOLDS_OBJECT (root))
     return;
@@ -738,7 +739,7 @@ assay_docker_client_request (AssayDockerClient  *self,
     }
 
   parser = json_parser_new ();
-  if (!json_parser_load_from_data (parser, (const char *) transfer.body->data,
+  if (!assay_json_parser_load_untrusted (parser, (const char *) transfer.body->data,
                                    transfer.body->len, &parse_error) ||
       json_parser_get_root (parser) == NULL)
     {

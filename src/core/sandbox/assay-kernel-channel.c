@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "assay-kernel-channel.h"
+#include "assay-json.h"
 
 #define READ_CHUNK (64 * 1024)
 #define MAX_MIME_TYPES 16
@@ -423,7 +424,7 @@ assay_kernel_message_parse (const char  *line,
       line = stripped;
     }
 
-  if (!json_parser_load_from_data (parser, line, len, &local_error))
+  if (!assay_json_parser_load_untrusted (parser, line, len, &local_error))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    "the kernel sent invalid JSON: %s", local_error->message);

@@ -6,7 +6,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "assay-kernel-channel.h"
@@ -1266,6 +1268,27 @@ assay_kernel_session_get_replay_on_restart (AssayKernelSession *self)
   return self->replay_on_restart;
 }
 
+static gboolean
+chmod_no_follow (const char  *path,
+                 mode_t       mode,
+                 GError     **error)
+{
+  int fd = open (path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  int saved;
+
+  if (fd >= 0 && fchmod (fd, mode) == 0)
+    {
+      close (fd);
+      return TRUE;
+    }
+  saved = errno;
+  if (fd >= 0)
+    close (fd);
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+               _("Cannot make %s readable for the sandbox: %s"), path, g_strerror (saved));
+  return FALSE;
+}
+
 gboolean
 assay_kernel_session_add_dataset (AssayKernelSession  *self,
                                   const char          *path,
@@ -1276,12 +1299,17 @@ assay_kernel_session_add_dataset (AssayKernelSession  *self,
   g_autofree char *name = NULL;
   g_autofree char *clean = NULL;
   g_autofree char *target_path = NULL;
+  g_autofree char *real = NULL;
   GStatBuf st;
 
   g_return_val_if_fail (ASSAY_IS_KERNEL_SESSION (self), FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
 
-  if (g_stat (path, &st) != 0 || !S_ISREG (st.st_mode))
+  /* A symbolic link stands for the file it names: that file is linked or copied, never the
+   * link itself (it would dangle under /data), and nothing below ever acts through a link
+   * (a chmod through one would open the analyst's private file to everyone). */
+  real = realpath (path, NULL);
+  if (real == NULL || g_lstat (real, &st) != 0 || !S_ISREG (st.st_mode))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
                    _("“%s” is not a readable file"), path);
@@ -1295,16 +1323,15 @@ assay_kernel_session_add_dataset (AssayKernelSession  *self,
 
   /* A hard link costs nothing, but the sandbox's user must be able to read the file;
    * otherwise (or across file systems) copy it with permissions the sandbox can read. */
-  if ((st.st_mode & 0004) != 0 && link (path, target_path) == 0)
+  if ((st.st_mode & 0004) != 0 && link (real, target_path) == 0)
     return TRUE;
 
-  source = g_file_new_for_path (path);
+  source = g_file_new_for_path (real);
   target = g_file_new_for_path (target_path);
   if (!g_file_copy (source, target, G_FILE_COPY_OVERWRITE | G_FILE_COPY_NOFOLLOW_SYMLINKS,
                     NULL, NULL, NULL, error))
     return FALSE;
-  g_chmod (target_path, 0644);
-  return TRUE;
+  return chmod_no_follow (target_path, 0644, error);
 }
 
 static void

@@ -10,6 +10,7 @@
 
 #include "assay-artifact-list.h"
 #include "assay-session.h"
+#include "assay-session-path.h"
 
 G_DEFINE_ENUM_TYPE (AssayArtifactKind, assay_artifact_kind,
   G_DEFINE_ENUM_VALUE (ASSAY_ARTIFACT_KIND_FIGURE, "figure"),
@@ -65,91 +66,6 @@ assay_artifact_kind_guess (const char *mime,
   if (g_strv_contains (document_extensions, extension))
     return ASSAY_ARTIFACT_KIND_DOCUMENT;
   return ASSAY_ARTIFACT_KIND_OTHER;
-}
-
-/* ---- opening below the session folder ---------------------------------------------------- */
-
-/* Relative, no empty, "." or ".." component: it names something below the folder. */
-static gboolean
-relative_path_is_clean (const char *relative)
-{
-  g_auto(GStrv) parts = NULL;
-
-  if (relative == NULL || *relative == '\0' || g_path_is_absolute (relative))
-    return FALSE;
-  parts = g_strsplit (relative, "/", -1);
-  for (guint i = 0; parts[i] != NULL; i++)
-    {
-      if (*parts[i] == '\0' || g_str_equal (parts[i], ".") || g_str_equal (parts[i], ".."))
-        return FALSE;
-    }
-  return TRUE;
-}
-
-/* Walks RELATIVE from DIR one component at a time with O_NOFOLLOW, so no symbolic link is
- * followed anywhere below DIR (a link to a folder would escape it as surely as a link to a
- * file), and returns a read-only descriptor of the regular file at its end. */
-static int
-open_below (const char  *dir,
-            const char  *relative,
-            struct stat *st,
-            GError     **error)
-{
-  g_auto(GStrv) parts = NULL;
-  int fd;
-
-  if (!relative_path_is_clean (relative))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
-                   "“%s” is not inside the session folder", relative ? relative : "");
-      return -1;
-    }
-
-  fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0)
-    {
-      int saved = errno;
-
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "Cannot open the session folder “%s”: %s", dir, g_strerror (saved));
-      return -1;
-    }
-
-  parts = g_strsplit (relative, "/", -1);
-  for (guint i = 0; parts[i] != NULL; i++)
-    {
-      gboolean last = parts[i + 1] == NULL;
-      int flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY;
-      int next;
-      int saved;
-
-      /* O_NONBLOCK: a FIFO planted there must not hang the opener. */
-      flags |= last ? O_NONBLOCK : O_DIRECTORY;
-      next = openat (fd, parts[i], flags);
-      saved = errno;
-      close (fd);
-      if (next < 0)
-        {
-          if (saved == ELOOP || saved == ENOTDIR)
-            g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
-                         "“%s” passes through a symbolic link; it is not opened", relative);
-          else
-            g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                         "Cannot open “%s”: %s", relative, g_strerror (saved));
-          return -1;
-        }
-      fd = next;
-    }
-
-  if (fstat (fd, st) != 0 || !S_ISREG (st->st_mode))
-    {
-      close (fd);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
-                   "“%s” is not a regular file", relative);
-      return -1;
-    }
-  fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK);
-  return fd;
 }
 
 /* ---- AssayArtifactItem ------------------------------------------------------------------- */
@@ -352,7 +268,7 @@ assay_artifact_item_open (AssayArtifactItem  *self,
 
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
-  fd = open_below (self->dir, self->relative, &st, error);
+  fd = assay_session_path_open_below (self->dir, self->relative, &st, error);
   if (fd < 0)
     return NULL;
   return g_unix_input_stream_new (fd, TRUE);
@@ -374,7 +290,7 @@ assay_artifact_item_load_bytes (AssayArtifactItem  *self,
 
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
-  fd = open_below (self->dir, self->relative, &st, error);
+  fd = assay_session_path_open_below (self->dir, self->relative, &st, error);
   if (fd < 0)
     return NULL;
   if (max_bytes > 0 && (guint64) st.st_size > max_bytes)
@@ -615,7 +531,7 @@ make_item (AssayArtifactList  *self,
   else
     relative = g_strdup (path);
 
-  fd = open_below (dir, relative, &st, error);
+  fd = assay_session_path_open_below (dir, relative, &st, error);
   if (fd < 0)
     return NULL;
   close (fd);

@@ -7,11 +7,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "assay-session.h"
+#include "assay-session-path.h"
+#include "assay-json.h"
 
 struct _AssaySession
 {
@@ -459,6 +462,14 @@ assay_session_save_finish (AssaySession  *self,
   return g_task_propagate_boolean (G_TASK (result), error);
 }
 
+/* What the sandbox shows as /data/NAME: one file name, nothing that walks elsewhere. */
+static gboolean
+dataset_name_is_plain (const char *name)
+{
+  return name != NULL && *name != '\0' && strchr (name, '/') == NULL &&
+         !g_str_equal (name, ".") && !g_str_equal (name, "..");
+}
+
 /* Reading never trusts the file: every member is checked for its type. */
 static char *
 dup_string_member (JsonObject *object,
@@ -542,7 +553,7 @@ load_record (const char    *dir,
     }
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
-  if (!json_parser_load_from_data (parser, text, (gssize) length, &local_error))
+  if (!assay_json_parser_load_untrusted (parser, text, (gssize) length, &local_error))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    _("The session record %s is damaged: %s"), path, local_error->message);
@@ -594,7 +605,12 @@ load_record (const char    *dir,
         dataset->name = dup_string_member (json_node_get_object (item), "name");
         dataset->path = dup_string_member (json_node_get_object (item), "path");
         dataset->description = dup_string_member (json_node_get_object (item), "description");
-        if (dataset->name == NULL || dataset->path == NULL)
+        /* A dataset is a plain file in data/: a record naming "/home/…" or "../x" must
+         * not bring a host file into the sandbox (and so to the model). */
+        if (dataset->name == NULL || dataset->path == NULL ||
+            !dataset_name_is_plain (dataset->name) ||
+            !assay_session_path_is_clean (dataset->path) ||
+            !g_str_has_prefix (dataset->path, "data/"))
           {
             dataset_free (dataset);
             continue;
@@ -1026,8 +1042,10 @@ assay_session_resolve (AssaySession *self,
                        const char   *relative)
 {
   g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
-  if (g_path_is_absolute (relative))
-    return g_strdup (relative);
+
+  /* The record may come from someone else's machine: what it names must stay inside. */
+  if (!assay_session_path_is_below (self->dir, relative))
+    return NULL;
   return g_build_filename (self->dir, relative, NULL);
 }
 
@@ -1041,6 +1059,8 @@ assay_session_add_dataset (AssaySession  *self,
   g_autofree char *target = NULL;
   g_autofree char *data_dir = NULL;
   g_autofree char *canonical = NULL;
+  g_autofree char *real = NULL;
+  g_autofree char *relative = NULL;
   AssaySessionDataset *dataset;
   GStatBuf st;
 
@@ -1053,19 +1073,35 @@ assay_session_add_dataset (AssaySession  *self,
                    _("“%s” is not a readable file"), path);
       return NULL;
     }
+  /* A link given by the analyst names the file it points to: that file is copied, never
+   * the link (which would dangle in the sandbox). */
+  real = realpath (path, NULL);
+  if (real == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("“%s” is not a readable file"), path);
+      return NULL;
+    }
   name = g_path_get_basename (path);
+  relative = g_build_filename ("data", name, NULL);
+  if (!dataset_name_is_plain (name) || !assay_session_path_is_below (self->dir, relative))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+                   _("The session’s data folder is a symbolic link or holds one named “%s”; "
+                     "nothing is copied through it"), name);
+      return NULL;
+    }
   data_dir = assay_session_get_data_dir (self);
   g_mkdir_with_parents (data_dir, 0755);
   target = g_build_filename (data_dir, name, NULL);
-  canonical = g_canonicalize_filename (path, NULL);
+  canonical = g_canonicalize_filename (real, NULL);
 
   /* The same file again (a resumed session hands its own copies back) needs no copy. */
   if (g_strcmp0 (canonical, target) != 0)
     {
       g_unlink (target);
-      if (link (path, target) != 0)
+      if (link (real, target) != 0)
         {
-          g_autoptr(GFile) source = g_file_new_for_path (path);
+          g_autoptr(GFile) source = g_file_new_for_path (real);
           g_autoptr(GFile) destination = g_file_new_for_path (target);
 
           if (!g_file_copy (source, destination,

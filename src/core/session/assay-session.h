@@ -108,7 +108,8 @@ void           assay_session_set_outcome        (AssaySession        *self,
                                                  const char          *answer);
 char          *assay_session_get_artifact_dir   (AssaySession        *self);
 char          *assay_session_get_data_dir       (AssaySession        *self);
-/* Resolves a path stored relative to the session folder. */
+/* Resolves a path stored relative to the session folder; NULL when it would lead out of it
+ * (absolute, "..", or through a symbolic link below the folder). */
 char          *assay_session_resolve            (AssaySession        *self,
                                                  const char          *relative);
 
