@@ -21,6 +21,7 @@ session usable, not about security.
 import ast
 import base64
 import builtins
+import codecs
 import io
 import json
 import linecache
@@ -123,6 +124,70 @@ class MessageChannel:
                         raise KeyboardInterrupt
 
 
+class StreamBuffer(io.BufferedIOBase):
+    """sys.stdout.buffer / sys.stderr.buffer: bytes become the stream's text.
+
+    Bytes are decoded as UTF-8 (a character split between two writes is kept until it is
+    whole; invalid bytes become U+FFFD) and go where the text goes, in order with it."""
+
+    def __init__(self, writer):
+        super().__init__()
+        self._writer = writer
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def reinit_after_fork(self):
+        self._decoder.reset()
+
+    @property
+    def name(self):
+        return self._writer.name
+
+    @property
+    def mode(self):
+        return "wb"
+
+    @property
+    def raw(self):
+        return self
+
+    def writable(self):
+        return True
+
+    def readable(self):
+        return False
+
+    def seekable(self):
+        return False
+
+    def isatty(self):
+        return False
+
+    def fileno(self):
+        return self._writer.fileno()
+
+    def write(self, data):
+        if self.closed or self._writer.closed:
+            raise ValueError("I/O operation on closed file.")
+        view = memoryview(data).cast("B")
+        text = self._decoder.decode(view.tobytes())
+        if text:
+            self._writer.write(text)
+        return len(view)
+
+    def flush(self):
+        if not self.closed and not self._writer.closed:
+            self._writer.flush()
+
+    def close(self):
+        # Closing the buffer closes its text stream, as io.TextIOWrapper's does.
+        if not self.closed:
+            text = self._decoder.decode(b"", final=True)
+            if text and not self._writer.closed:
+                self._writer.write(text)
+            super().close()
+            self._writer.close()
+
+
 class StreamWriter(io.TextIOBase):
     """sys.stdout / sys.stderr: text goes to the supervisor as `stream` outputs."""
 
@@ -131,6 +196,7 @@ class StreamWriter(io.TextIOBase):
         self._kernel = kernel
         self._name = name
         self._fd = fd
+        self._buffer = StreamBuffer(self)
         self._buf = []
         self._size = 0
         self._buf_lock = threading.Lock()
@@ -144,8 +210,13 @@ class StreamWriter(io.TextIOBase):
         # Text buffered before the fork is the parent's to send, not a second time here.
         self._buf = []
         self._size = 0
+        self._buffer.reinit_after_fork()
 
     # Attributes code commonly looks at.
+    @property
+    def buffer(self):
+        return self._buffer
+
     @property
     def name(self):
         return "<%s>" % self._name

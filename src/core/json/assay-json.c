@@ -6,58 +6,278 @@
 
 #include "assay-json.h"
 
-guint
-assay_json_nesting_depth (const char *data,
-                          gssize      len,
-                          guint       max_depth)
+typedef struct
 {
-  const char *p;
-  const char *end;
+  const guchar *p;
+  const guchar *end;
+  const guchar *start;
+} Cursor;
+
+static gboolean
+fail (Cursor      *cursor,
+      GError     **error,
+      const char  *what)
+{
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+               "not strict JSON at byte %" G_GSIZE_FORMAT ": %s",
+               (gsize) (cursor->p - cursor->start), what);
+  return FALSE;
+}
+
+static void
+skip_space (Cursor *cursor)
+{
+  while (cursor->p < cursor->end &&
+         (*cursor->p == ' ' || *cursor->p == '\t' || *cursor->p == '\n' || *cursor->p == '\r'))
+    cursor->p++;
+}
+
+static int
+hex4 (const guchar *p)
+{
+  int value = 0;
+
+  for (int i = 0; i < 4; i++)
+    {
+      int digit = g_ascii_xdigit_value (p[i]);
+
+      if (digit < 0)
+        return -1;
+      value = value * 16 + digit;
+    }
+  return value;
+}
+
+/* At the opening quote; leaves the cursor after the closing one. */
+static gboolean
+scan_string (Cursor  *cursor,
+             GError **error)
+{
+  cursor->p++;
+  while (cursor->p < cursor->end)
+    {
+      guchar c = *cursor->p;
+
+      if (c == '"')
+        {
+          cursor->p++;
+          return TRUE;
+        }
+      if (c == '\0')
+        return fail (cursor, error, "a NUL in a string");
+      if (c != '\\')
+        {
+          cursor->p++;
+          continue;
+        }
+      if (cursor->end - cursor->p < 2)
+        break;
+      c = cursor->p[1];
+      if (strchr ("\"\\/bfnrt", c) != NULL)
+        {
+          cursor->p += 2;
+          continue;
+        }
+      if (c != 'u')
+        return fail (cursor, error, "an unknown escape");
+      if (cursor->end - cursor->p < 6)
+        break;
+      {
+        int unit = hex4 (cursor->p + 2);
+
+        if (unit < 0)
+          return fail (cursor, error, "a \\u escape without four hex digits");
+        cursor->p += 6;
+        /* json-glib reads on past a lone surrogate, into what follows the string. */
+        if (unit >= 0xDC00 && unit <= 0xDFFF)
+          return fail (cursor, error, "a lone low surrogate");
+        if (unit >= 0xD800 && unit <= 0xDBFF)
+          {
+            int low;
+
+            if (cursor->end - cursor->p < 6 || cursor->p[0] != '\\' || cursor->p[1] != 'u' ||
+                (low = hex4 (cursor->p + 2)) < 0xDC00 || low > 0xDFFF)
+              return fail (cursor, error, "a high surrogate without its low half");
+            cursor->p += 6;
+          }
+      }
+    }
+  return fail (cursor, error, "an unterminated string");
+}
+
+static gboolean
+scan_number (Cursor  *cursor,
+             GError **error)
+{
+  const guchar *p = cursor->p;
+  const guchar *end = cursor->end;
+
+  if (p < end && *p == '-')
+    p++;
+  if (p < end && *p == '0')
+    p++;
+  else if (p < end && *p >= '1' && *p <= '9')
+    while (p < end && g_ascii_isdigit (*p))
+      p++;
+  else
+    return fail (cursor, error, "a malformed number");
+  if (p < end && *p == '.')
+    {
+      p++;
+      if (p >= end || !g_ascii_isdigit (*p))
+        return fail (cursor, error, "a malformed number");
+      while (p < end && g_ascii_isdigit (*p))
+        p++;
+    }
+  if (p < end && (*p == 'e' || *p == 'E'))
+    {
+      p++;
+      if (p < end && (*p == '+' || *p == '-'))
+        p++;
+      if (p >= end || !g_ascii_isdigit (*p))
+        return fail (cursor, error, "a malformed number");
+      while (p < end && g_ascii_isdigit (*p))
+        p++;
+    }
+  cursor->p = p;
+  return TRUE;
+}
+
+static gboolean
+scan_word (Cursor      *cursor,
+           const char  *word,
+           GError     **error)
+{
+  gsize n = strlen (word);
+
+  if ((gsize) (cursor->end - cursor->p) < n || memcmp (cursor->p, word, n) != 0)
+    return fail (cursor, error, "an unexpected character");
+  cursor->p += n;
+  return TRUE;
+}
+
+gboolean
+assay_json_check (const char  *data,
+                  gssize       len,
+                  guint        max_depth,
+                  guint       *depth_out,
+                  GError     **error)
+{
+  Cursor cursor;
+  /* One bit per open container, object (1) or array (0): the whole parser state. */
+  g_autofree guint8 *kinds = NULL;
   guint depth = 0;
   guint deepest = 0;
-  gboolean in_string = FALSE;
 
-  g_return_val_if_fail (data != NULL || len == 0, 0);
+  g_return_val_if_fail (data != NULL || len == 0, FALSE);
 
   if (len < 0)
     len = (gssize) strlen (data);
-  end = data + len;
-  for (p = data; p < end; p++)
-    {
-      char c = *p;
+  cursor.start = cursor.p = (const guchar *) data;
+  cursor.end = cursor.p + len;
+  kinds = g_malloc0 (max_depth / 8 + 1);
+  if (depth_out != NULL)
+    *depth_out = 0;
 
-      if (in_string)
+  skip_space (&cursor);
+  if (cursor.p == cursor.end)
+    return TRUE;
+
+value:
+  skip_space (&cursor);
+  if (cursor.p == cursor.end)
+    return fail (&cursor, error, "the text ends where a value should be");
+  switch (*cursor.p)
+    {
+    case '{':
+    case '[':
+      if (depth == max_depth)
         {
-          if (c == '\\')
-            p++;   /* whatever is escaped, it cannot end the string */
-          else if (c == '"')
-            in_string = FALSE;
-          continue;
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                       "JSON nested deeper than %u levels", max_depth);
+          return FALSE;
         }
-      switch (c)
+      if (*cursor.p == '{')
+        kinds[depth / 8] |= (guint8) (1u << (depth % 8));
+      else
+        kinds[depth / 8] &= (guint8) ~(1u << (depth % 8));
+      depth++;
+      deepest = MAX (deepest, depth);
+      cursor.p++;
+      skip_space (&cursor);
+      if (cursor.p < cursor.end && *cursor.p == (cursor.p[-1] == '{' ? '}' : ']'))
         {
-        case '"':
-          in_string = TRUE;
-          break;
-        case '[':
-        case '{':
-          if (++depth > deepest)
-            {
-              deepest = depth;
-              if (deepest > max_depth)
-                return max_depth + 1;
-            }
-          break;
-        case ']':
-        case '}':
-          if (depth > 0)
-            depth--;
-          break;
-        default:
-          break;
+          cursor.p++;
+          depth--;
+          goto after_value;
         }
+      if (kinds[(depth - 1) / 8] & (1u << ((depth - 1) % 8)))
+        goto key;
+      goto value;
+    case '"':
+      if (!scan_string (&cursor, error))
+        return FALSE;
+      goto after_value;
+    case 't':
+      if (!scan_word (&cursor, "true", error))
+        return FALSE;
+      goto after_value;
+    case 'f':
+      if (!scan_word (&cursor, "false", error))
+        return FALSE;
+      goto after_value;
+    case 'n':
+      if (!scan_word (&cursor, "null", error))
+        return FALSE;
+      goto after_value;
+    default:
+      if (!scan_number (&cursor, error))
+        return FALSE;
+      goto after_value;
     }
-  return deepest;
+
+key:
+  skip_space (&cursor);
+  if (cursor.p == cursor.end || *cursor.p != '"')
+    return fail (&cursor, error, "an object key that is not a string");
+  if (!scan_string (&cursor, error))
+    return FALSE;
+  skip_space (&cursor);
+  if (cursor.p == cursor.end || *cursor.p != ':')
+    return fail (&cursor, error, "a key without ':'");
+  cursor.p++;
+  goto value;
+
+after_value:
+  skip_space (&cursor);
+  if (depth == 0)
+    {
+      if (cursor.p != cursor.end)
+        return fail (&cursor, error, "more after the value");
+      if (depth_out != NULL)
+        *depth_out = deepest;
+      return TRUE;
+    }
+  if (cursor.p == cursor.end)
+    return fail (&cursor, error, "the text ends inside a container");
+  {
+    gboolean in_object = (kinds[(depth - 1) / 8] & (1u << ((depth - 1) % 8))) != 0;
+
+    if (*cursor.p == ',')
+      {
+        cursor.p++;
+        if (in_object)
+          goto key;
+        goto value;
+      }
+    if (*cursor.p == (in_object ? '}' : ']'))
+      {
+        cursor.p++;
+        depth--;
+        goto after_value;
+      }
+  }
+  return fail (&cursor, error, "an unexpected character");
 }
 
 gboolean
@@ -69,13 +289,11 @@ assay_json_parser_load_untrusted (JsonParser  *parser,
   g_return_val_if_fail (JSON_IS_PARSER (parser), FALSE);
   g_return_val_if_fail (data != NULL || len == 0, FALSE);
 
-  if (assay_json_nesting_depth (data, len, ASSAY_JSON_MAX_DEPTH) > ASSAY_JSON_MAX_DEPTH)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "JSON nested deeper than %d levels", ASSAY_JSON_MAX_DEPTH);
-      return FALSE;
-    }
-  return json_parser_load_from_data (parser, data != NULL ? data : "", len, error);
+  if (data == NULL)
+    data = "";
+  if (!assay_json_check (data, len, ASSAY_JSON_MAX_DEPTH, NULL, error))
+    return FALSE;
+  return json_parser_load_from_data (parser, data, len, error);
 }
 
 JsonNode *

@@ -13,15 +13,21 @@ G_BEGIN_DECLS
  * reaches the parser; nothing Assay reads legitimately comes near the cap. */
 #define ASSAY_JSON_MAX_DEPTH 128
 
-/* The deepest nesting of arrays and objects in DATA (LEN bytes, or -1 for a NUL-terminated
- * string), brackets inside strings not counted; the scan stops once it passes MAX_DEPTH and
- * returns MAX_DEPTH + 1. Malformed text gets a number too; the parser will refuse it. */
-guint    assay_json_nesting_depth        (const char  *data,
-                                          gssize       len,
-                                          guint        max_depth);
+/* Checks that DATA (LEN bytes, or -1 for a NUL-terminated string) is strict JSON (RFC 8259)
+ * nested at most MAX_DEPTH deep, without recursion, and stores the depth in DEPTH (may be
+ * NULL). Only strict JSON is let through because json-glib's scanner also takes C comments,
+ * single-quoted strings and lone surrogate escapes, each of which would make it see brackets
+ * where a plain reading sees text. An empty or blank text is valid (no value, depth 0).
+ * Raw control characters in strings are allowed (they cannot change the structure); NULs
+ * are not. */
+gboolean assay_json_check                 (const char  *data,
+                                           gssize       len,
+                                           guint        max_depth,
+                                           guint       *depth,
+                                           GError     **error);
 
-/* json_parser_load_from_data() after the depth check: G_IO_ERROR_INVALID_DATA when DATA is
- * nested deeper than ASSAY_JSON_MAX_DEPTH, else json-glib's own error. */
+/* json_parser_load_from_data() after assay_json_check() with ASSAY_JSON_MAX_DEPTH:
+ * G_IO_ERROR_INVALID_DATA when the check fails, else json-glib's own error. */
 gboolean assay_json_parser_load_untrusted (JsonParser  *parser,
                                            const char  *data,
                                            gssize       len,

@@ -1,0 +1,153 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Attacks on Assay through what it is handed: a crafted session folder, code in the sandbox
+# that goes for the host channel, JSON nested to crash a recursive parser, links given as
+# datasets. On both backends where they apply. Usage: test-hostile.sh ASSAY_CLI
+set -uo pipefail
+cli="$1"
+work=$(mktemp -d)
+trap 'chmod -R u+rwX "$work" 2>/dev/null; rm -rf "$work"' EXIT
+n=0; failed=0
+check () { # name, command...
+  local name="$1"; shift
+  n=$((n + 1))
+  if "$@" >"$work/log" 2>&1; then echo "ok $n - $name"; else echo "not ok $n - $name"; sed 's/^/# /' "$work/log"; failed=$((failed + 1)); fi
+}
+export cli work
+
+printf 'region,amount\nnorth,1\nsouth,2\n' > "$work/sales.csv"
+# A private file of the analyst's, which nothing of a shared session may reach.
+mkdir -p "$work/home/private"
+printf 'HOST-SECRET-%s\n' "$RANDOM$RANDOM" > "$work/home/private/secret.txt"
+chmod 600 "$work/home/private/secret.txt"
+secret=$(cat "$work/home/private/secret.txt")
+export secret
+
+# The model lists /data and prints everything it can read there.
+cat > "$work/snoop.json" <<'JSON'
+{"turns": [
+  {"tool_calls": [{"id": "call_s", "name": "execute_python", "arguments": {"code": "import os\nfor name in sorted(os.listdir('/data')):\n    try:\n        print(name, '=', open('/data/' + name, errors='replace').read()[:200])\n    except OSError as e:\n        print(name, 'unreadable', e)"}}]},
+  {"text": "Listed."}]}
+JSON
+cat > "$work/first.json" <<'JSON'
+{"turns": [
+  {"tool_calls": [{"id": "call_1", "name": "execute_python", "arguments": {"code": "print('first')"}}]},
+  {"text": "Done."}]}
+JSON
+
+# A session folder as someone might share it: datasets naming a host path, "../", a link
+# planted in data/, and data/ itself a link for a second session.
+craft_session () { # dir
+  "$cli" ask --backend bwrap --provider recorded --transcript "$work/first.json" --data "$work/sales.csv" \
+    --yes --out "$1" 'First' >/dev/null 2>&1 || return 1
+  ln -s "$work/home/private/secret.txt" "$1/data/planted.txt"
+  python3 - "$1/session.json" "$work/home/private/secret.txt" <<'PY'
+import json, sys
+path, secret = sys.argv[1], sys.argv[2]
+record = json.load(open(path))
+record['datasets'] += [
+    {'name': 'secret.txt', 'path': secret},
+    {'name': 'up.txt', 'path': '../../home/private/secret.txt'},
+    {'name': '../secret.txt', 'path': 'data/../../home/private/secret.txt'},
+    {'name': 'planted.txt', 'path': 'data/planted.txt'},
+]
+record['cells'][0]['artifacts'] = [{'name': 'leak.png', 'path': secret, 'bytes': 10, 'mime': 'image/png'},
+                                   {'name': 'up.png', 'path': '../home/private/secret.txt', 'bytes': 10, 'mime': 'image/png'}]
+json.dump(record, open(path, 'w'))
+PY
+}
+export -f craft_session
+
+echo "1..13"
+for backend in docker bwrap; do
+  check "$backend: a crafted session's datasets resolve only inside its data/ (ask --resume)" bash -c "
+    craft_session '$work/s-$backend' &&
+    '$cli' ask --backend $backend --provider recorded --resume '$work/s-$backend' --transcript '$work/snoop.json' --yes 'List' >'$work/out-$backend' 2>'$work/err-$backend';
+    status=\$?
+    cat '$work/err-$backend'
+    [ \$status -eq 0 ] &&
+    grep -q 'sales.csv = region,amount' '$work/err-$backend' &&
+    ! grep -rqF \"\$secret\" '$work/s-$backend' '$work/out-$backend' '$work/err-$backend' &&
+    [ \"\$(stat -c %a '$work/home/private/secret.txt')\" = 600 ]"
+
+  check "$backend: user code cannot open the kernel's channel through /proc/1/fd" bash -c "
+    cat > '$work/forge.py' <<'PY'
+import os
+opened = []
+for pid in ("1",):
+    for n in range(8):
+        try:
+            fd = os.open('/proc/%s/fd/%d' % (pid, n), os.O_WRONLY | os.O_NONBLOCK)
+        except OSError:
+            continue
+        opened.append(n)
+        try:
+            os.write(fd, b'{\"type\":\"output\",\"id\":\"c1\",\"output\":{\"output_type\":\"stream\",\"name\":\"stdout\",\"text\":\"FORGED\\\\n\"}}\\n')
+            os.write(fd, b'{\"type\":\"done\",\"id\":\"c1\",\"status\":\"ok\",\"execution_count\":99}\\n')
+            os.write(fd, b'[' * 300000 + b'\\n')
+        except OSError:
+            pass
+print('opened', opened)
+PY
+    '$cli' exec --backend $backend --json '$work/forge.py' >'$work/forge-$backend.jsonl' 2>'$work/forge-$backend.err';
+    status=\$?
+    cat '$work/forge-$backend.jsonl' '$work/forge-$backend.err' | head -c 2000
+    [ \$status -eq 0 ] && python3 - '$work/forge-$backend.jsonl' <<'PY'
+import json, sys
+cells = [json.loads(l) for l in open(sys.argv[1])]
+assert len(cells) == 1, cells
+text = ''.join(o.get('text', '') for o in cells[0]['outputs'])
+assert text == 'opened []\n', text
+assert 'FORGED' not in text
+PY"
+
+  check "$backend: --data given a link copies the file it names and leaves its mode alone" bash -c "
+    ln -sf '$work/home/private/secret.txt' '$work/link-$backend.txt' &&
+    printf 'print(open(\"/data/link-$backend.txt\").read().strip())\n' > '$work/read-link.py' &&
+    '$cli' exec --backend $backend --json --data '$work/link-$backend.txt' '$work/read-link.py' >'$work/link-$backend.jsonl' &&
+    grep -qF \"\$secret\" '$work/link-$backend.jsonl' &&
+    [ \"\$(stat -c %a '$work/home/private/secret.txt')\" = 600 ]"
+
+  check "$backend: sys.stdout.buffer and sys.stderr.buffer take bytes" bash -c "
+    printf 'import sys\nsys.stdout.buffer.write(b\"bytes \\\\xc3\\\\xa9 \\\\xff end\\\\n\")\nsys.stdout.buffer.flush()\nsys.stderr.buffer.write(b\"err bytes\\\\n\")\nprint(\"text after\")\n' > '$work/buffer.py' &&
+    '$cli' exec --backend $backend --json '$work/buffer.py' >'$work/buffer-$backend.jsonl' &&
+    python3 - '$work/buffer-$backend.jsonl' <<'PY'
+import json, sys
+cell = json.loads(open(sys.argv[1]).read())
+assert cell['status'] == 'ok', cell
+out = ''.join(o['text'] for o in cell['outputs'] if o.get('name') == 'stdout')
+err = ''.join(o['text'] for o in cell['outputs'] if o.get('name') == 'stderr')
+assert out == 'bytes \u00e9 \ufffd end\ntext after\n', repr(out)
+assert err == 'err bytes\n', repr(err)
+PY"
+done
+
+# A record nested 300,000 deep: json-glib's recursive parser would overflow the stack.
+mkdir -p "$work/deep/data" "$work/deep/artifacts"
+python3 -c "
+import sys
+sys.stdout.write('{\"format_version\": 1, \"id\": \"deep\", \"title\": ' + '[' * 300000 + ']' * 300000 + '}')
+" > "$work/deep/session.json"
+check "a session.json nested 300,000 deep: session show fails in words, no crash" bash -c "
+  '$cli' session show '$work/deep' >'$work/out' 2>'$work/err'; status=\$?; cat '$work/err';
+  [ \$status -ne 0 ] && [ \$status -lt 128 ] && grep -qi 'nested\|damaged' '$work/err'"
+check "the same record in a list: session list still lists, no crash" bash -c "
+  '$cli' session list '$work' >'$work/out' 2>'$work/err'; status=\$?; cat '$work/out' '$work/err'; [ \$status -lt 128 ]"
+check "the same record: export fails in words, no crash" bash -c "
+  '$cli' export '$work/deep' -o '$work/deep.html' >'$work/out' 2>'$work/err'; status=\$?; cat '$work/err';
+  [ \$status -ne 0 ] && [ \$status -lt 128 ] && [ ! -s '$work/deep.html' ]"
+
+# An export of the crafted session embeds nothing from outside it.
+check "export of a crafted session embeds no host file (HTML and notebook)" bash -c "
+  '$cli' export '$work/s-bwrap' -o '$work/crafted.html' &&
+  '$cli' export '$work/s-bwrap' -o '$work/crafted.ipynb' &&
+  ! grep -qF \"\$secret\" '$work/crafted.html' '$work/crafted.ipynb' &&
+  ! grep -qF \"\$(base64 -w0 < '$work/home/private/secret.txt')\" '$work/crafted.html' '$work/crafted.ipynb'"
+
+# A transcript (the recorded model's turns) nested deep: a clear error, no crash.
+python3 -c "print('{\"turns\": ' + '[' * 300000 + ']' * 300000 + '}')" > "$work/deep-transcript.json"
+check "a transcript nested 300,000 deep is refused in words" bash -c "
+  '$cli' ask --backend bwrap --provider recorded --transcript '$work/deep-transcript.json' --yes --out '$work/s-deep-t' 'Q' >'$work/out' 2>'$work/err'; status=\$?; cat '$work/err';
+  [ \$status -ne 0 ] && [ \$status -lt 128 ] && grep -qi 'nested' '$work/err'"
+
+exit $((failed > 0))
