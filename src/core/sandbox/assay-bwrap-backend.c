@@ -52,6 +52,7 @@ typedef struct
   char      *v1_memory;     /* the sandbox's cgroups (v1) */
   char      *v1_pids;
   char      *v1_cpu;
+  guint64    memory_bytes;  /* the limit it was given */
 } Cgroup;
 
 static char *
@@ -138,23 +139,89 @@ make_v1_group (const char *controller,
   return dir;
 }
 
+/* SIGKILLs what is in the cgroup folder DIR (nobody else's: only the sandbox's processes
+ * were ever put there). */
 static void
+kill_cgroup_procs (const char *dir)
+{
+  g_autofree char *procs_path = g_build_filename (dir, "cgroup.procs", NULL);
+  g_autofree char *procs = NULL;
+
+  /* cgroup v2 kills the whole group at once (Linux 5.14), however fast it forks. */
+  write_file (dir, "cgroup.kill", "1");
+  if (g_file_get_contents (procs_path, &procs, NULL, NULL))
+    {
+      g_auto(GStrv) pids = g_strsplit (procs, "\n", -1);
+
+      for (guint i = 0; pids[i] != NULL; i++)
+        {
+          guint64 pid;
+
+          if (g_ascii_string_to_unsigned (pids[i], 10, 2, G_MAXINT32, &pid, NULL))
+            kill ((pid_t) pid, SIGKILL);
+        }
+    }
+}
+
+/* A sandbox at its memory limit with a fork bomb inside dies slowly: each of its hundreds of
+ * processes must get out of memory reclaim to take its SIGKILL, on the CPU share the limit
+ * leaves them (over two minutes, measured). Killed first, then loosened (no CPU quota, twice
+ * the memory), they are gone in well under a second. */
+static void
+cgroup_kill (Cgroup *cgroup)
+{
+  g_autofree char *memory = g_strdup_printf ("%" G_GUINT64_FORMAT,
+                                             MIN (cgroup->memory_bytes, G_MAXUINT64 / 2) * 2);
+  const char *dirs[] = { cgroup->v2_dir, cgroup->v1_pids, cgroup->v1_memory, cgroup->v1_cpu };
+
+  for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
+    if (dirs[i] != NULL)
+      kill_cgroup_procs (dirs[i]);
+  if (cgroup->v2_dir != NULL)
+    {
+      write_file (cgroup->v2_dir, "cpu.max", "max");
+      write_file (cgroup->v2_dir, "memory.max", memory);
+    }
+  if (cgroup->v1_cpu != NULL)
+    write_file (cgroup->v1_cpu, "cpu.cfs_quota_us", "-1");
+  if (cgroup->v1_memory != NULL)
+    {
+      /* memory+swap first: the memory limit may never exceed it. */
+      write_file (cgroup->v1_memory, "memory.memsw.limit_in_bytes", memory);
+      write_file (cgroup->v1_memory, "memory.limit_in_bytes", memory);
+    }
+}
+
+/* Removes the cgroup folder DIR, killing what is left in it first; whether it is gone. */
+static gboolean
+remove_cgroup_dir (const char *dir)
+{
+  if (g_rmdir (dir) == 0 || errno == ENOENT)
+    return TRUE;
+  kill_cgroup_procs (dir);
+  return g_rmdir (dir) == 0 || errno == ENOENT;
+}
+
+/* Removes what can be removed of the sandbox's cgroups; TRUE once none is left. Processes
+ * still inside are killed first: a fork bomb may outlive its PID namespace's end by a while. */
+static gboolean
 cgroup_clear (Cgroup *cgroup)
 {
-  /* The sandbox's processes are gone by now; empty cgroups can be removed. */
-  if (cgroup->v2_dir)
-    g_rmdir (cgroup->v2_dir);
-  if (cgroup->v1_memory)
-    g_rmdir (cgroup->v1_memory);
-  if (cgroup->v1_pids)
-    g_rmdir (cgroup->v1_pids);
-  if (cgroup->v1_cpu)
-    g_rmdir (cgroup->v1_cpu);
-  g_clear_pointer (&cgroup->v2_dir, g_free);
-  g_clear_pointer (&cgroup->v1_memory, g_free);
-  g_clear_pointer (&cgroup->v1_pids, g_free);
-  g_clear_pointer (&cgroup->v1_cpu, g_free);
-  cgroup->kind = CGROUP_NONE;
+  char **dirs[] = { &cgroup->v2_dir, &cgroup->v1_memory, &cgroup->v1_pids, &cgroup->v1_cpu };
+  gboolean all_gone = TRUE;
+
+  for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
+    {
+      if (*dirs[i] == NULL)
+        continue;
+      if (remove_cgroup_dir (*dirs[i]))
+        g_clear_pointer (dirs[i], g_free);
+      else
+        all_gone = FALSE;
+    }
+  if (all_gone)
+    cgroup->kind = CGROUP_NONE;
+  return all_gone;
 }
 
 static gboolean
@@ -185,6 +252,7 @@ cgroup_create (Cgroup                   *cgroup,
   g_autofree char *value = NULL;
 
   memset (cgroup, 0, sizeof *cgroup);
+  cgroup->memory_bytes = limits->memory_bytes;
 
   if (cgroup_v2_available (&parent))
     {
@@ -314,7 +382,8 @@ struct _AssayBwrapInstance
   AssaySandboxInstance parent_instance;
 
   GSubprocess *process;
-  Cgroup       cgroup;
+  Cgroup       cgroup;          /* under cgroup_mutex: kill and destroy may race */
+  GMutex       cgroup_mutex;
   guint64      oom_kills_at_start;
   GMutex       mutex;
   GString     *stderr_tail;
@@ -361,8 +430,12 @@ assay_bwrap_instance_kill (AssaySandboxInstance *instance)
   AssayBwrapInstance *self = ASSAY_BWRAP_INSTANCE (instance);
 
   /* bubblewrap's sandbox dies with it (--die-with-parent), and with the sandbox's PID 1
-   * every process in its PID namespace. */
+   * every process in its PID namespace; what its cgroup holds is killed too, and let go of
+   * its limits so that it can die quickly. */
   g_subprocess_force_exit (self->process);
+  g_mutex_lock (&self->cgroup_mutex);
+  cgroup_kill (&self->cgroup);
+  g_mutex_unlock (&self->cgroup_mutex);
 }
 
 static gboolean
@@ -384,7 +457,9 @@ assay_bwrap_instance_wait (AssaySandboxInstance  *instance,
     exit_out->signal = g_subprocess_get_term_sig (self->process);
   else
     exit_out->exit_code = g_subprocess_get_exit_status (self->process);
+  g_mutex_lock (&self->cgroup_mutex);
   exit_out->oom_killed = cgroup_oom_kills (&self->cgroup) > self->oom_kills_at_start;
+  g_mutex_unlock (&self->cgroup_mutex);
   return TRUE;
 }
 
@@ -398,18 +473,19 @@ assay_bwrap_instance_destroy (AssaySandboxInstance *instance)
   self->destroyed = TRUE;
 
   g_subprocess_force_exit (self->process);
+  g_mutex_lock (&self->cgroup_mutex);
+  cgroup_kill (&self->cgroup);
+  g_mutex_unlock (&self->cgroup_mutex);
   g_subprocess_wait (self->process, NULL, NULL);
   if (self->stderr_thread != NULL)
     g_clear_pointer (&self->stderr_thread, g_thread_join);
-  /* The PID namespace is gone with bubblewrap; give the kernel a moment to tear it down
-   * before removing the cgroups. */
-  for (guint i = 0; i < 50; i++)
-    {
-      cgroup_clear (&self->cgroup);
-      if (self->cgroup.kind == CGROUP_NONE)
-        break;
-      g_usleep (20 * 1000);
-    }
+  /* The PID namespace is gone with bubblewrap, but its processes take a moment to die (many
+   * of them after a fork bomb): kill what is left and remove the cgroups once empty. What
+   * still cannot be removed is found by the next run's remove_leftovers. */
+  g_mutex_lock (&self->cgroup_mutex);
+  for (guint i = 0; i < 250 && !cgroup_clear (&self->cgroup); i++)
+    g_usleep (20 * 1000);
+  g_mutex_unlock (&self->cgroup_mutex);
 }
 
 static char *
@@ -433,6 +509,7 @@ assay_bwrap_instance_finalize (GObject *object)
   g_clear_object (&self->process);
   g_string_free (self->stderr_tail, TRUE);
   g_mutex_clear (&self->mutex);
+  g_mutex_clear (&self->cgroup_mutex);
 
   G_OBJECT_CLASS (assay_bwrap_instance_parent_class)->finalize (object);
 }
@@ -456,6 +533,7 @@ static void
 assay_bwrap_instance_init (AssayBwrapInstance *self)
 {
   g_mutex_init (&self->mutex);
+  g_mutex_init (&self->cgroup_mutex);
   self->stderr_tail = g_string_new (NULL);
 }
 
@@ -648,6 +726,7 @@ assay_bwrap_backend_launch (AssaySandboxBackend     *backend,
   g_autoptr(GPtrArray) argv = NULL;
   g_autofree char *kernel = NULL;
   g_autofree char *cgroup_name = NULL;
+  g_autofree char *own_start = NULL;
   ChildSetup *setup;
   int rootfs_fd;
   int data_fd = -1;
@@ -684,8 +763,11 @@ assay_bwrap_backend_launch (AssaySandboxBackend     *backend,
   self = g_object_new (ASSAY_TYPE_BWRAP_INSTANCE, NULL);
 
   setup = g_new0 (ChildSetup, 1);
-  cgroup_name = g_strdup_printf ("assay-%s-%d-%u", spec->session_id ? spec->session_id : "x",
-                                 getpid (), g_random_int ());
+  /* The owner's pid and start time let a later run tell a crashed run's cgroups from those
+   * of a run still alive (remove_leftovers). */
+  own_start = assay_sandbox_read_process_start_time ("self");
+  cgroup_name = g_strdup_printf ("assay-%s-%d-%s-%u", spec->session_id ? spec->session_id : "x",
+                                 getpid (), own_start ? own_start : "0", g_random_int ());
   if (cgroup_create (&self->cgroup, cgroup_name, &spec->limits))
     {
       const char *dirs[] = { self->cgroup.v2_dir, self->cgroup.v1_memory,
@@ -799,12 +881,83 @@ assay_bwrap_backend_probe (AssaySandboxBackend  *backend,
   return TRUE;
 }
 
+/* Whether the cgroup NAME ("assay-<session>-<pid>-<start>-<random>") belongs to a run of
+ * Assay that is gone. Names without the start time (older runs) go by the pid alone. */
+static gboolean
+cgroup_is_leftover (const char *name)
+{
+  g_auto(GStrv) fields = NULL;
+  g_autofree char *start = NULL;
+  guint n;
+  guint64 pid;
+
+  if (!g_str_has_prefix (name, "assay-"))
+    return FALSE;
+  fields = g_strsplit (name, "-", -1);
+  n = g_strv_length (fields);
+  if (n >= 5 && g_ascii_string_to_unsigned (fields[n - 3], 10, 1, G_MAXINT32, &pid, NULL))
+    {
+      start = assay_sandbox_read_process_start_time (fields[n - 3]);
+      return start == NULL || !g_str_equal (start, fields[n - 2]);
+    }
+  if (n >= 4 && g_ascii_string_to_unsigned (fields[n - 2], 10, 1, G_MAXINT32, &pid, NULL))
+    return kill ((pid_t) pid, 0) != 0 && errno == ESRCH;
+  return FALSE;
+}
+
+static guint
+remove_leftover_cgroups_in (const char *parent)
+{
+  g_autoptr(GDir) dir = parent ? g_dir_open (parent, 0, NULL) : NULL;
+  const char *name;
+  guint removed = 0;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = NULL;
+
+      if (!cgroup_is_leftover (name))
+        continue;
+      path = g_build_filename (parent, name, NULL);
+      if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK) &&
+          remove_cgroup_dir (path))
+        removed++;
+    }
+  return removed;
+}
+
+/* The cgroups of earlier runs that crashed or were killed before removing them: where
+ * cgroup_create makes them, under our own cgroup in each hierarchy. */
+static guint
+assay_bwrap_backend_remove_leftovers (AssaySandboxBackend *backend,
+                                      GCancellable        *cancellable)
+{
+  static const char * const controllers[] = { "memory", "pids", "cpu" };
+  g_autofree char *v2_parent = NULL;
+  guint removed = 0;
+
+  if (cgroup_v2_available (&v2_parent))
+    removed += remove_leftover_cgroups_in (v2_parent);
+  for (guint i = 0; i < G_N_ELEMENTS (controllers); i++)
+    {
+      g_autofree char *own = own_cgroup_path (controllers[i]);
+      g_autofree char *parent = NULL;
+
+      if (own == NULL)
+        continue;
+      parent = g_build_filename ("/sys/fs/cgroup", controllers[i], own, NULL);
+      removed += remove_leftover_cgroups_in (parent);
+    }
+  return removed;
+}
+
 static void
 backend_iface_init (AssaySandboxBackendInterface *iface)
 {
   iface->get_name = assay_bwrap_backend_get_name;
   iface->probe = assay_bwrap_backend_probe;
   iface->launch = assay_bwrap_backend_launch;
+  iface->remove_leftovers = assay_bwrap_backend_remove_leftovers;
 }
 
 static void

@@ -34,35 +34,6 @@ G_DEFINE_FINAL_TYPE_WITH_CODE (AssayDockerBackend, assay_docker_backend, G_TYPE_
                                G_IMPLEMENT_INTERFACE (ASSAY_TYPE_SANDBOX_BACKEND,
                                                       sandbox_backend_iface_init))
 
-/* Field 22 of /proc/<pid>/stat: the start time in clock ticks after boot. With
- * the pid it names one process for the whole uptime, even when pids wrap. */
-static char *
-read_process_start_time (const char *pid)
-{
-  g_autofree char *path = g_strdup_printf ("/proc/%s/stat", pid);
-  g_autofree char *contents = NULL;
-  g_auto(GStrv) fields = NULL;
-  const char *end_of_name;
-
-  if (!g_file_get_contents (path, &contents, NULL, NULL))
-    return NULL;
-
-  /* The command name (field 2) may contain spaces and parentheses. */
-  end_of_name = strrchr (contents, ')');
-  if (end_of_name == NULL || end_of_name[1] != ' ')
-    return NULL;
-
-  fields = g_strsplit (end_of_name + 2, " ", 21);
-  if (g_strv_length (fields) < 20 || fields[19][0] == '\0')
-    return NULL;
-
-  for (const char *c = fields[19]; *c != '\0'; c++)
-    if (!g_ascii_isdigit (*c))
-      return NULL;
-
-  return g_strdup (fields[19]);
-}
-
 static char *
 read_boot_id (void)
 {
@@ -255,7 +226,7 @@ build_create_body (const AssaySandboxSpec *spec)
   g_autofree char *threads_env = NULL;
   g_autofree char *omp_env = NULL;
   g_autofree char *pid = g_strdup_printf ("%d", (int) getpid ());
-  g_autofree char *pid_start = read_process_start_time ("self");
+  g_autofree char *pid_start = assay_sandbox_read_process_start_time ("self");
   g_autofree char *boot_id = read_boot_id ();
   g_autofree char *uid = g_strdup_printf ("%u", (guint) getuid ());
   g_autofree char *tmp_options = NULL;
@@ -551,7 +522,7 @@ assay_docker_backend_launch (AssaySandboxBackend     *backend,
     }
 
   return assay_docker_instance_new (self->client, container_id,
-                                    G_SOCKET_CONNECTION (connection));
+                                    G_SOCKET_CONNECTION (connection), spec->limits.memory_bytes);
 
 fail:
   if (connection != NULL)
@@ -594,7 +565,7 @@ is_leftover (JsonObject *labels,
   if (boot_id != NULL && our_boot_id != NULL && !g_str_equal (boot_id, our_boot_id))
     return TRUE;
 
-  current_start = read_process_start_time (pid);
+  current_start = assay_sandbox_read_process_start_time (pid);
   if (current_start == NULL)
     return TRUE;
 

@@ -17,7 +17,8 @@ G_DECLARE_FINAL_TYPE (AssayDockerInstance, assay_docker_instance, ASSAY, DOCKER_
  * streams from get_stdin/get_stdout are valid while the instance lives. */
 AssaySandboxInstance *assay_docker_instance_new              (AssayDockerClient   *client,
                                                               const char          *container_id,
-                                                              GSocketConnection   *attach_connection);
+                                                              GSocketConnection   *attach_connection,
+                                                              guint64              memory_bytes);
 const char           *assay_docker_instance_get_container_id (AssayDockerInstance *self);
 
 G_END_DECLS

@@ -45,4 +45,9 @@ AssaySandboxInstance *assay_sandbox_backend_launch           (AssaySandboxBacken
 guint                 assay_sandbox_backend_remove_leftovers (AssaySandboxBackend     *self,
                                                               GCancellable            *cancellable);
 
+/* Field 22 of /proc/PID/stat ("self" for this process): its start time in clock ticks after
+ * boot, which with the pid names one process for the whole uptime, even when pids wrap. NULL
+ * when there is no such process. Leftovers of crashed runs are told apart by it. */
+char *assay_sandbox_read_process_start_time (const char *pid);
+
 G_END_DECLS
