@@ -46,7 +46,7 @@ test_check_valid (void)
 {
   static const struct { const char *text; guint depth; } cases[] = {
     { "", 0 }, { " \n\t\r ", 0 }, { "1", 0 }, { "-0.5e+3", 0 }, { "\"x\"", 0 }, { "null", 0 },
-    { "[]", 1 }, { "{}", 1 }, { "[1, [2, {\"a\": [true, false, null]}]]", 4 },
+    { "[]", 1 }, { "{}", 1 }, { "{  }", 1 }, { "[ \n ]", 1 }, { "{\"a\": {  }, \"b\": [ ]}", 2 }, { "[1, [2, {\"a\": [true, false, null]}]]", 4 },
     /* Brackets inside strings are text, escapes included. */
     { "[\"[[[[[\\\"[[[\", \"]]\"]", 1 },
     { "{\"k\\u0041\": \"\\ud83d\\ude00 \\/ \\b\\f\\n\\r\\t\"}", 1 },

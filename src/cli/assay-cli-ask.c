@@ -70,7 +70,7 @@ flush_turn_text (Ask *ask)
 {
   if (ask->turn_text->len > 0)
     {
-      fprintf (stderr, "%s%s", ask->turn_text->str,
+      assay_cli_print (stderr, "%s%s", ask->turn_text->str,
                ask->turn_text->str[ask->turn_text->len - 1] == '\n' ? "" : "\n");
       g_string_truncate (ask->turn_text, 0);
     }
@@ -83,10 +83,10 @@ print_code (const char *cell_id,
 {
   g_auto(GStrv) lines = g_strsplit (code, "\n", -1);
 
-  fprintf (stderr, "── cell %s%s%s\n", cell_id, description ? ": " : "", description ? description : "");
+  assay_cli_print (stderr, "── cell %s%s%s\n", cell_id, description ? ": " : "", description ? description : "");
   for (guint i = 0; lines[i] != NULL; i++)
     if (lines[i + 1] != NULL || *lines[i] != '\0')
-      fprintf (stderr, "  │ %s\n", lines[i]);
+      assay_cli_print (stderr, "  │ %s\n", lines[i]);
 }
 
 static void
@@ -106,7 +106,7 @@ static void
 retrying_cb (AssayAgent *agent, guint attempt, guint delay_ms, const char *reason, Ask *ask)
 {
   g_string_truncate (ask->turn_text, 0);
-  fprintf (stderr, _("model: %s; retrying in %.1f s (attempt %u)\n"), reason, delay_ms / 1000.0, attempt + 1);
+  assay_cli_print (stderr, _("model: %s; retrying in %.1f s (attempt %u)\n"), reason, delay_ms / 1000.0, attempt + 1);
 }
 
 static void
@@ -267,13 +267,13 @@ output_cb (AssayAgent *agent, const char *cell_id, JsonObject *output, Ask *ask)
   const char *type = json_object_get_string_member_with_default (output, "output_type", "");
 
   if (g_str_equal (type, "stream"))
-    fputs (json_object_get_string_member_with_default (output, "text", ""), stderr);
+    assay_cli_print (stderr, "%s", json_object_get_string_member_with_default (output, "text", ""));
   else if (g_str_equal (type, "error") && json_object_has_member (output, "traceback"))
     {
       JsonArray *traceback = json_object_get_array_member (output, "traceback");
 
       for (guint i = 0; traceback != NULL && i < json_array_get_length (traceback); i++)
-        fprintf (stderr, "%s\n", json_array_get_string_element (traceback, i));
+        assay_cli_print (stderr, "%s\n", json_array_get_string_element (traceback, i));
     }
   else if (json_object_has_member (output, "data"))
     {
@@ -282,7 +282,7 @@ output_cb (AssayAgent *agent, const char *cell_id, JsonObject *output, Ask *ask)
       if (data != NULL && json_object_has_member (data, "image/png"))
         fprintf (stderr, "[figure: image/png]\n");
       else if (data != NULL && json_object_has_member (data, "text/plain"))
-        fprintf (stderr, "%s\n", json_object_get_string_member (data, "text/plain"));
+        assay_cli_print (stderr, "%s\n", json_object_get_string_member (data, "text/plain"));
     }
   fflush (stderr);
 }
@@ -290,7 +290,7 @@ output_cb (AssayAgent *agent, const char *cell_id, JsonObject *output, Ask *ask)
 static void
 artifact_cb (AssayAgent *agent, const char *cell_id, const char *name, const char *path, Ask *ask)
 {
-  fprintf (stderr, _("artifact: %s → %s\n"), name, path);
+  assay_cli_print (stderr, _("artifact: %s → %s\n"), name, path);
 }
 
 static void
@@ -298,7 +298,7 @@ cell_finished_cb (AssayAgent *agent, const char *cell_id, AssayCellResult *resul
 {
   AssayCellStatus status = assay_cell_result_get_status (result);
 
-  fprintf (stderr, "── cell %s: %s in %" G_GINT64_FORMAT " ms%s%s\n", cell_id,
+  assay_cli_print (stderr, "── cell %s: %s in %" G_GINT64_FORMAT " ms%s%s\n", cell_id,
            assay_cell_status_to_string (status), assay_cell_result_get_elapsed_ms (result),
            status != ASSAY_CELL_OK ? " — " : "",
            status != ASSAY_CELL_OK ? assay_cell_result_get_reason (result) : "");
@@ -307,7 +307,7 @@ cell_finished_cb (AssayAgent *agent, const char *cell_id, AssayCellResult *resul
 static void
 error_cb (AssayAgent *agent, const char *message, Ask *ask)
 {
-  fprintf (stderr, "assay-cli ask: %s\n", message);
+  assay_cli_print (stderr, "assay-cli ask: %s\n", message);
 }
 
 static void
@@ -652,7 +652,7 @@ assay_cli_ask (int   argc,
   g_main_loop_run (loop);
   if (!wait.ok)
     {
-      fprintf (stderr, _("assay-cli ask: the sandbox could not be started: %s\n"), wait.error->message);
+      assay_cli_print (stderr, _("assay-cli ask: the sandbox could not be started: %s\n"), wait.error->message);
       g_clear_error (&wait.error);
       assay_kernel_session_close (kernel);
       return EXIT_SANDBOX;
@@ -696,11 +696,11 @@ assay_cli_ask (int   argc,
       printf ("%s\n", text);
     }
   else if (ask.outcome == ASSAY_AGENT_ANSWERED)
-    printf ("%s\n", ask.text);
+    assay_cli_print (stdout, "%s\n", ask.text);
   /* Provider and sandbox failures were said already, through ::error. */
   if (ask.outcome != ASSAY_AGENT_ANSWERED && ask.outcome != ASSAY_AGENT_MODEL_ERROR &&
       ask.outcome != ASSAY_AGENT_SANDBOX_ERROR)
-    fprintf (stderr, "assay-cli ask: %s\n", ask.text);
+    assay_cli_print (stderr, "assay-cli ask: %s\n", ask.text);
   fflush (stdout);
 
   g_string_free (ask.turn_text, TRUE);

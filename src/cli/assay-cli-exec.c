@@ -56,7 +56,7 @@ output_cb (AssayKernelSession *session,
   if (g_str_equal (type, "stream"))
     {
       FILE *out = g_str_equal (json_object_get_string_member (output, "name"), "stderr") ? stderr : stdout;
-      fputs (json_object_get_string_member (output, "text"), out);
+      assay_cli_print (out, "%s", json_object_get_string_member (output, "text"));
       fflush (out);
     }
   else if (g_str_equal (type, "error"))
@@ -64,7 +64,7 @@ output_cb (AssayKernelSession *session,
       JsonArray *traceback = json_object_get_array_member (output, "traceback");
 
       for (guint i = 0; i < json_array_get_length (traceback); i++)
-        fprintf (stderr, "%s\n", json_array_get_string_element (traceback, i));
+        assay_cli_print (stderr, "%s\n", json_array_get_string_element (traceback, i));
     }
   else
     {
@@ -73,7 +73,7 @@ output_cb (AssayKernelSession *session,
       if (json_object_has_member (data, "image/png"))
         printf ("[figure: image/png]\n");
       else if (json_object_has_member (data, "text/plain"))
-        printf ("%s\n", json_object_get_string_member (data, "text/plain"));
+        assay_cli_print (stdout, "%s\n", json_object_get_string_member (data, "text/plain"));
     }
 }
 
@@ -87,11 +87,11 @@ print_result_human (AssayCellResult *result,
   for (guint i = 0; i < artifacts->len; i++)
     {
       AssayArtifact *artifact = g_ptr_array_index (artifacts, i);
-      fprintf (stderr, "artifact: %s → %s (%" G_GUINT64_FORMAT " bytes, %s%s)\n",
+      assay_cli_print (stderr, "artifact: %s → %s (%" G_GUINT64_FORMAT " bytes, %s%s)\n",
                artifact->name, artifact->path, artifact->bytes, artifact->mime,
                artifact->truncated ? ", cut" : "");
     }
-  fprintf (stderr, "── %s: %s in %" G_GINT64_FORMAT " ms%s%s\n",
+  assay_cli_print (stderr, "── %s: %s in %" G_GINT64_FORMAT " ms%s%s\n",
            name, assay_cell_status_to_string (status),
            assay_cell_result_get_elapsed_ms (result),
            status != ASSAY_CELL_OK ? " — " : "",
@@ -252,7 +252,7 @@ assay_cli_exec (int   argc,
   g_main_loop_run (loop);
   if (!wait.started)
     {
-      fprintf (stderr, _("assay-cli exec: the sandbox could not be started: %s\n"), wait.error->message);
+      assay_cli_print (stderr, _("assay-cli exec: the sandbox could not be started: %s\n"), wait.error->message);
       g_clear_error (&wait.error);
       assay_kernel_session_close (session);
       return 1;
@@ -268,7 +268,7 @@ assay_cli_exec (int   argc,
       result = g_steal_pointer (&wait.result);
       if (result == NULL)
         {
-          fprintf (stderr, "assay-cli exec: %s\n", wait.error->message);
+          assay_cli_print (stderr, "assay-cli exec: %s\n", wait.error->message);
           g_clear_error (&wait.error);
           assay_kernel_session_close (session);
           return 1;

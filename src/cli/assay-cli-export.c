@@ -55,7 +55,7 @@ assay_cli_export (int   argc,
     N_("Exit status: 0 written, 1 the session cannot be read or the file cannot be written, 2 usage."));
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
-      fprintf (stderr, "assay-cli export: %s\n", error->message);
+      assay_cli_print (stderr, "assay-cli export: %s\n", error->message);
       return 2;
     }
   if (rest == NULL || rest[0] == NULL || rest[1] != NULL)
@@ -91,14 +91,14 @@ assay_cli_export (int   argc,
   session = assay_session_load (rest[0], &error);
   if (session == NULL)
     {
-      fprintf (stderr, "assay-cli export: %s\n", error->message);
+      assay_cli_print (stderr, "assay-cli export: %s\n", error->message);
       return 1;
     }
 
   start = g_get_monotonic_time ();
   if (!assay_report_export (session, &options, output, on_progress, &verbose, NULL, &error))
     {
-      fprintf (stderr, "assay-cli export: %s\n", error->message);
+      assay_cli_print (stderr, "assay-cli export: %s\n", error->message);
       return 1;
     }
   if (verbose)

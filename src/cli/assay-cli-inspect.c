@@ -52,7 +52,7 @@ assay_cli_inspect (int   argc,
       if (dataset == NULL)
         {
           g_autofree char *reason = assay_data_sanitize (local_error->message, -1, 0);
-          fprintf (stderr, "assay-cli inspect: %s: %s\n", shown, reason);
+          assay_cli_print (stderr, "assay-cli inspect: %s: %s\n", shown, reason);
           status = 1;
           continue;
         }

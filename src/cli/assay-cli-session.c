@@ -33,7 +33,7 @@ print_json (JsonNode *node)
   json_generator_set_root (generator, node);
   json_generator_set_pretty (generator, TRUE);
   text = json_generator_to_data (generator, NULL);
-  printf ("%s\n", text);
+  assay_cli_print (stdout, "%s\n", text);
 }
 
 static char *
@@ -60,7 +60,7 @@ session_list (int   argc,
   sessions = assay_session_list (argc == 1 ? argv[0] : NULL, &error);
   if (sessions == NULL)
     {
-      fprintf (stderr, "assay-cli session list: %s\n", error->message);
+      assay_cli_print (stderr, "assay-cli session list: %s\n", error->message);
       return 1;
     }
 
@@ -98,7 +98,7 @@ session_list (int   argc,
       g_autofree char *updated = format_time (assay_session_get_updated (session));
 
       /* Translators: the time, the status, the number of steps, the title, then the folder. */
-      printf (ngettext ("%s  %-12s %2u step   %s\n    %s\n", "%s  %-12s %2u steps  %s\n    %s\n",
+      assay_cli_print (stdout, ngettext ("%s  %-12s %2u step   %s\n    %s\n", "%s  %-12s %2u steps  %s\n    %s\n",
                         assay_session_get_n_steps (session)),
               updated, assay_session_get_status (session),
               assay_session_get_n_steps (session),
@@ -116,20 +116,20 @@ print_cell (AssaySession     *session,
 {
   g_auto(GStrv) lines = g_strsplit (cell->code ? cell->code : cell->proposed_code ? cell->proposed_code : "", "\n", -1);
 
-  printf (_("── cell %s (step %u): %s, %s"), cell->id, cell->step, cell->status,
+  assay_cli_print (stdout, _("── cell %s (step %u): %s, %s"), cell->id, cell->step, cell->status,
           assay_decision_to_string (cell->decision));
   if (cell->reason)
-    printf (" — %s", cell->reason);
-  printf ("\n");
+    assay_cli_print (stdout, " — %s", cell->reason);
+  assay_cli_print (stdout, "\n");
   for (guint i = 0; lines[i] != NULL; i++)
     if (lines[i + 1] != NULL || *lines[i] != '\0')
-      printf ("  │ %s\n", lines[i]);
+      assay_cli_print (stdout, "  │ %s\n", lines[i]);
   for (guint i = 0; i < cell->artifacts->len; i++)
     {
       AssayArtifact *artifact = g_ptr_array_index (cell->artifacts, i);
       g_autofree char *path = assay_session_resolve (session, artifact->path);
 
-      printf (_("  artifact: %s → %s\n"), artifact->name,
+      assay_cli_print (stdout, _("  artifact: %s → %s\n"), artifact->name,
               path != NULL ? path : _("(outside the session folder, not opened)"));
     }
 }
@@ -152,7 +152,7 @@ session_show (int       argc,
   session = assay_session_load (argv[0], &error);
   if (session == NULL)
     {
-      fprintf (stderr, "assay-cli session show: %s\n", error->message);
+      assay_cli_print (stderr, "assay-cli session show: %s\n", error->message);
       return 1;
     }
 
@@ -166,17 +166,17 @@ session_show (int       argc,
       return 0;
     }
 
-  printf ("%s\n", assay_session_get_title (session) ? assay_session_get_title (session) : _("(untitled)"));
-  printf (_("folder:   %s\n"), assay_session_get_dir (session));
-  printf (ngettext ("status:   %s after %u step\n", "status:   %s after %u steps\n", assay_session_get_n_steps (session)),
+  assay_cli_print (stdout, "%s\n", assay_session_get_title (session) ? assay_session_get_title (session) : _("(untitled)"));
+  assay_cli_print (stdout, _("folder:   %s\n"), assay_session_get_dir (session));
+  assay_cli_print (stdout, ngettext ("status:   %s after %u step\n", "status:   %s after %u steps\n", assay_session_get_n_steps (session)),
           assay_session_get_status (session), assay_session_get_n_steps (session));
-  printf (_("model:    %s%s%s\n"), assay_session_get_provider (session) ? assay_session_get_provider (session) : "?",
+  assay_cli_print (stdout, _("model:    %s%s%s\n"), assay_session_get_provider (session) ? assay_session_get_provider (session) : "?",
           assay_session_get_model (session) ? " " : "",
           assay_session_get_model (session) ? assay_session_get_model (session) : "");
   for (guint i = 0; i < assay_session_get_datasets (session)->len; i++)
     {
       AssaySessionDataset *dataset = g_ptr_array_index (assay_session_get_datasets (session), i);
-      printf (_("dataset:  /data/%s\n"), dataset->name);
+      assay_cli_print (stdout, _("dataset:  /data/%s\n"), dataset->name);
     }
   messages = assay_session_get_messages (session);
   for (guint i = 0; i < messages->len; i++)
@@ -184,17 +184,17 @@ session_show (int       argc,
       AssayLlmMessage *message = g_ptr_array_index (messages, i);
 
       if (message->role == ASSAY_LLM_ROLE_USER)
-        printf (_("question: %s\n"), message->text);
+        assay_cli_print (stdout, _("question: %s\n"), message->text);
     }
   for (guint i = 0; i < assay_session_get_n_cells (session); i++)
     print_cell (session, assay_session_get_cell (session, i));
   interrupted = assay_session_get_interrupted_cells (session);
   if (interrupted->len > 0)
-    printf (_("Interrupted (in a step that never finished):\n"));
+    assay_cli_print (stdout, _("Interrupted (in a step that never finished):\n"));
   for (guint i = 0; i < interrupted->len; i++)
     print_cell (session, g_ptr_array_index (interrupted, i));
   if (assay_session_get_answer (session))
-    printf ("\n%s\n", assay_session_get_answer (session));
+    assay_cli_print (stdout, "\n%s\n", assay_session_get_answer (session));
   return 0;
 }
 
@@ -252,7 +252,7 @@ assay_cli_session (int   argc,
       session = assay_session_load (g_ptr_array_index (rest, 0), &error);
       if (session == NULL || !assay_session_rename (session, g_ptr_array_index (rest, 1), &error))
         {
-          fprintf (stderr, "assay-cli session rename: %s\n", error->message);
+          assay_cli_print (stderr, "assay-cli session rename: %s\n", error->message);
           return 1;
         }
       return 0;
@@ -266,7 +266,7 @@ assay_cli_session (int   argc,
         }
       if (!assay_session_delete (g_ptr_array_index (rest, 0), &error))
         {
-          fprintf (stderr, "assay-cli session delete: %s\n", error->message);
+          assay_cli_print (stderr, "assay-cli session delete: %s\n", error->message);
           return 1;
         }
       return 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "assay-cli.h"
+#include "assay-kernel-channel.h"
 
 static void
 usage (FILE *out)
@@ -25,6 +26,22 @@ usage (FILE *out)
            "  inspect [--json] FILE...    read data files: dialect, schema, profile, read_csv call\n"
            "\n"
            "Run “assay-cli COMMAND --help” for a command's options.\n"));
+}
+
+void
+assay_cli_print (FILE       *stream,
+                 const char *format,
+                 ...)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *safe = NULL;
+  va_list args;
+
+  va_start (args, format);
+  text = g_strdup_vprintf (format, args);
+  va_end (args);
+  safe = assay_sanitize_text (text, -1);
+  fputs (safe, stream);
 }
 
 int

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include <stdio.h>
+
 #include "assay-sandbox-backend.h"
 #include "assay-sandbox-image.h"
 
@@ -19,5 +21,12 @@ AssaySandboxBackend *assay_cli_choose_backend (const char         *name,
                                                AssaySandboxImage  *image,
                                                AssaySandboxSpec   *spec,
                                                GError            **error);
+
+/* fprintf for text that carries what came from outside (the model, the sandbox, a session
+ * record, a server): the whole line is written without terminal escapes (OSC 52 clipboard,
+ * OSC 8 links, titles, clear-screen) or other controls but tab, newline and return. */
+void assay_cli_print (FILE       *stream,
+                      const char *format,
+                      ...) G_GNUC_PRINTF (2, 3);
 
 G_END_DECLS

@@ -70,5 +70,24 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
     }
   else
     g_assert_false (assay_json_parser_load_untrusted (parser, text, (gssize) len, NULL));
+
+  /* Nothing json-glib writes is refused: what it read, written back plain and pretty, passes
+   * the check with the tree's own depth. Only short texts are given to json-glib unchecked
+   * here: 2 KiB cannot nest deep enough to exhaust the stack. */
+  if (len <= 2048 && json_parser_load_from_data (parser, text, (gssize) len, NULL) &&
+      json_parser_get_root (parser) != NULL &&
+      tree_depth (json_parser_get_root (parser)) <= ASSAY_JSON_MAX_DEPTH)
+    {
+      JsonNode *root = json_parser_get_root (parser);
+
+      for (int pretty = 0; pretty < 2; pretty++)
+        {
+          g_autofree char *written = json_to_string (root, pretty);
+          guint written_depth = 0;
+
+          g_assert_true (assay_json_check (written, -1, ASSAY_JSON_MAX_DEPTH, &written_depth, NULL));
+          g_assert_cmpuint (written_depth, ==, tree_depth (root));
+        }
+    }
   return 0;
 }

@@ -168,6 +168,7 @@ assay_json_check (const char  *data,
   g_autofree guint8 *kinds = NULL;
   guint depth = 0;
   guint deepest = 0;
+  guchar closing;
 
   g_return_val_if_fail (data != NULL || len == 0, FALSE);
 
@@ -203,9 +204,10 @@ value:
         kinds[depth / 8] &= (guint8) ~(1u << (depth % 8));
       depth++;
       deepest = MAX (deepest, depth);
+      closing = *cursor.p == '{' ? '}' : ']';
       cursor.p++;
       skip_space (&cursor);
-      if (cursor.p < cursor.end && *cursor.p == (cursor.p[-1] == '{' ? '}' : ']'))
+      if (cursor.p < cursor.end && *cursor.p == closing)
         {
           cursor.p++;
           depth--;
