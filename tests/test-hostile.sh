@@ -58,7 +58,7 @@ PY
 }
 export -f craft_session
 
-echo "1..17"
+echo "1..19"
 for backend in docker bwrap; do
   check "$backend: a crafted session's datasets resolve only inside its data/ (ask --resume)" bash -c "
     craft_session '$work/s-$backend' &&
@@ -191,6 +191,42 @@ check "export of a crafted session embeds no host file (HTML and notebook)" bash
   '$cli' export '$work/s-bwrap' -o '$work/crafted.ipynb' &&
   ! grep -qF \"\$secret\" '$work/crafted.html' '$work/crafted.ipynb' &&
   ! grep -qF \"\$(base64 -w0 < '$work/home/private/secret.txt')\" '$work/crafted.html' '$work/crafted.ipynb'"
+
+# Terminal escapes from the model, the sandbox and a shared record: OSC 52 (set the clipboard),
+# OSC 8 (a link), a title change, clear-screen, an 8-bit CSI. None may reach the terminal.
+python3 - "$work/escapes.json" <<'PY'
+import json, sys
+esc = '\x1b]52;c;ZWNobyBwd25lZA==\x07 \x1b]8;;http://evil/\x1b\\link\x1b]8;;\x1b\\ \x1b]0;title\x07 \x1b[2J\x1b[H \u009b31m'
+turns = [
+    {'text': 'Plan ' + esc, 'tool_calls': [{'id': 'call_e', 'name': 'execute_python', 'arguments': {
+        'code': '# ' + esc + '\nprint(' + repr(esc) + ')\nimport sys\nsys.stderr.write(' + repr(esc) + ')\n' + repr(esc),
+        'description': 'escapes ' + esc}}]},
+    {'text': 'Answer ' + esc},
+]
+json.dump({'turns': turns}, open(sys.argv[1], 'w'))
+PY
+no_escapes () { # files...
+  python3 - "$@" <<'PY'
+import sys
+for path in sys.argv[1:]:
+    data = open(path, 'rb').read()
+    for bad in (b'\x1b', b'\x07', b'\xc2\x9b'):
+        assert bad not in data, '%r in %s: %r' % (bad, path, data[:2000])
+PY
+}
+export -f no_escapes
+check "ask: the model's text, code and answer and the cell's output reach the terminal without escapes" bash -c "
+  '$cli' ask --backend bwrap --provider recorded --transcript '$work/escapes.json' --yes --out '$work/s-esc' 'Q' >'$work/esc.out' 2>'$work/esc.err' &&
+  grep -q 'Answer' '$work/esc.out' && grep -q 'link' '$work/esc.err' && no_escapes '$work/esc.out' '$work/esc.err'"
+check "session show and list print a shared record's escapes as nothing" bash -c "
+  python3 - '$work/s-esc/session.json' <<'PY' &&
+import json, sys
+record = json.load(open(sys.argv[1]))
+record['title'] = 'Title \x1b]0;pwned\x07\x1b[2J'
+json.dump(record, open(sys.argv[1], 'w'))
+PY
+  '$cli' session show '$work/s-esc' >'$work/show.out' 2>&1 && '$cli' session list '$work' >'$work/list.out' 2>&1 &&
+  grep -q Title '$work/show.out' && grep -q Title '$work/list.out' && no_escapes '$work/show.out' '$work/list.out'"
 
 # A transcript (the recorded model's turns) nested deep: a clear error, no crash.
 python3 -c "print('{\"turns\": ' + '[' * 300000 + ']' * 300000 + '}')" > "$work/deep-transcript.json"
