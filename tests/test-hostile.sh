@@ -58,7 +58,7 @@ PY
 }
 export -f craft_session
 
-echo "1..19"
+echo "1..21"
 for backend in docker bwrap; do
   check "$backend: a crafted session's datasets resolve only inside its data/ (ask --resume)" bash -c "
     craft_session '$work/s-$backend' &&
@@ -227,6 +227,20 @@ json.dump(record, open(sys.argv[1], 'w'))
 PY
   '$cli' session show '$work/s-esc' >'$work/show.out' 2>&1 && '$cli' session list '$work' >'$work/list.out' 2>&1 &&
   grep -q Title '$work/show.out' && grep -q Title '$work/list.out' && no_escapes '$work/show.out' '$work/list.out'"
+
+# Something else where the record should be: a FIFO would block a reader for ever, a link
+# would read a file elsewhere.
+mkdir -p "$work/fifo/data" "$work/link/data"
+mkfifo "$work/fifo/session.json"
+ln -s "$work/s-bwrap/session.json" "$work/link/session.json"
+check "a FIFO as session.json: show, list and export fail at once instead of hanging" bash -c "
+  for command in 'session show $work/fifo' 'session list $work' 'export $work/fifo -o $work/fifo.html'; do
+    timeout 20 '$cli' \$command >'$work/out' 2>'$work/err'; status=\$?; cat '$work/err'
+    [ \$status -ne 124 ] && [ \$status -lt 128 ] || exit 1
+  done
+  grep -q 'not a regular file' <('$cli' session show '$work/fifo' 2>&1)"
+check "a link as session.json is not followed" bash -c "
+  ! '$cli' session show '$work/link' >'$work/out' 2>'$work/err' && cat '$work/err' && grep -q 'symbolic link' '$work/err'"
 
 # A transcript (the recorded model's turns) nested deep: a clear error, no crash.
 python3 -c "print('{\"turns\": ' + '[' * 300000 + ']' * 300000 + '}')" > "$work/deep-transcript.json"

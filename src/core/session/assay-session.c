@@ -520,6 +520,66 @@ add_interrupted (AssaySession     *self,
   g_ptr_array_add (self->interrupted_cells, cell);
 }
 
+/* A shared folder may hold anything where the record should be: a FIFO (which would block
+ * the reader for ever), a link to a file elsewhere, a device, a huge file. Only a regular
+ * file, opened without following a link, of at most MAX_RECORD_BYTES, is read. */
+#define MAX_RECORD_BYTES (1024 * 1024 * 1024)
+
+static gboolean
+read_record (const char    *path,
+             GCancellable  *cancellable,
+             char         **text_out,
+             gsize         *length_out,
+             GError       **error)
+{
+  g_autofree char *text = NULL;
+  struct stat st;
+  gsize done = 0;
+  int fd;
+
+  fd = open (path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0)
+    {
+      int saved = errno;
+
+      if (saved == ELOOP)
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                     _("%s is a symbolic link; it is not followed"), path);
+      else
+        g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                     "%s: %s", path, g_strerror (saved));
+      return FALSE;
+    }
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size > MAX_RECORD_BYTES)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   S_ISREG (st.st_mode) ? _("%s is larger than 1 GB") : _("%s is not a regular file"),
+                   path);
+      close (fd);
+      return FALSE;
+    }
+  text = g_malloc ((gsize) st.st_size + 1);
+  while (done < (gsize) st.st_size)
+    {
+      gssize n = read (fd, text + done, (gsize) st.st_size - done);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;   /* it shrank while read: the parser will say what is wrong */
+      done += (gsize) n;
+      if (g_cancellable_is_cancelled (cancellable))
+        break;
+    }
+  close (fd);
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return FALSE;
+  text[done] = '\0';
+  *text_out = g_steal_pointer (&text);
+  *length_out = done;
+  return TRUE;
+}
+
 /* Builds the session in the calling thread; nothing in it is bound to a main context. */
 static AssaySession *
 load_record (const char    *dir,
@@ -528,7 +588,6 @@ load_record (const char    *dir,
 {
   g_autoptr(AssaySession) self = NULL;
   g_autoptr(JsonParser) parser = json_parser_new ();
-  g_autoptr(GFile) file = NULL;
   g_autoptr(GError) local_error = NULL;
   g_autofree char *path = NULL;
   g_autofree char *text = NULL;
@@ -541,8 +600,7 @@ load_record (const char    *dir,
   guint n_messages, n_cells;
 
   path = record_path (dir);
-  file = g_file_new_for_path (path);
-  if (!g_file_load_contents (file, cancellable, &text, &length, NULL, &local_error))
+  if (!read_record (path, cancellable, &text, &length, &local_error))
     {
       if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         g_propagate_error (error, g_steal_pointer (&local_error));
