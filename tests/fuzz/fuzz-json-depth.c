@@ -83,8 +83,12 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
       for (int pretty = 0; pretty < 2; pretty++)
         {
           g_autofree char *written = json_to_string (root, pretty);
+          g_autoptr(JsonParser) again = json_parser_new_immutable ();
           guint written_depth = 0;
 
+          /* json-glib writes an infinite number as "inf", which nothing reads back. */
+          if (!json_parser_load_from_data (again, written, -1, NULL))
+            continue;
           g_assert_true (assay_json_check (written, -1, ASSAY_JSON_MAX_DEPTH, &written_depth, NULL));
           g_assert_cmpuint (written_depth, ==, tree_depth (root));
         }

@@ -68,6 +68,12 @@ close_cell (Extractor *extractor)
     g_string_truncate (cell, cell->len - 1);
   text = g_utf8_make_valid (cell->str, cell->len);
   g_string_free (cell, TRUE);
+  /* Each invalid byte became a three-byte U+FFFD: cut again, on a character. */
+  if (strlen (text) > ASSAY_TABLE_MAX_CELL)
+    {
+      *g_utf8_find_prev_char (text, text + ASSAY_TABLE_MAX_CELL + 1) = '\0';
+      extractor->table->truncated = TRUE;
+    }
   if (extractor->row == NULL || extractor->row->len >= ASSAY_TABLE_MAX_COLUMNS)
     {
       extractor->table->truncated = TRUE;
