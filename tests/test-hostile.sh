@@ -58,7 +58,7 @@ PY
 }
 export -f craft_session
 
-echo "1..21"
+echo "1..22"
 for backend in docker bwrap; do
   check "$backend: a crafted session's datasets resolve only inside its data/ (ask --resume)" bash -c "
     craft_session '$work/s-$backend' &&
@@ -191,6 +191,37 @@ check "export of a crafted session embeds no host file (HTML and notebook)" bash
   '$cli' export '$work/s-bwrap' -o '$work/crafted.ipynb' &&
   ! grep -qF \"\$secret\" '$work/crafted.html' '$work/crafted.ipynb' &&
   ! grep -qF \"\$(base64 -w0 < '$work/home/private/secret.txt')\" '$work/crafted.html' '$work/crafted.ipynb'"
+
+# Active content in a shared record's outputs: none of it may be live in an export.
+check "exports carry no script, SVG or raw HTML of a record's outputs (HTML and notebook)" bash -c "
+  cp -r '$work/s-bwrap' '$work/s-active' &&
+  python3 - '$work/s-active/session.json' <<'PY' &&
+import json, sys
+record = json.load(open(sys.argv[1]))
+record['cells'][0]['outputs'] = [
+    {'output_type': 'display_data', 'metadata': {}, 'data': {
+        'application/javascript': 'ACTIVE_JS()',
+        'image/svg+xml': '<svg onload=\"ACTIVE_SVG()\"></svg>',
+        'text/html': '<script>ACTIVE_SCRIPT()</script><table><tr><th onclick=\"ACTIVE_ON()\">region</th></tr><tr><td>north<img src=x onerror=ACTIVE_IMG()></td></tr></table>',
+        'text/plain': 'plain text kept'}},
+    {'output_type': 'display_data', 'metadata': {}, 'data': {
+        'text/markdown': '<iframe src=\"javascript:ACTIVE_MD()\"></iframe>',
+        'text/html': '<b>ACTIVE_NOT_A_TABLE</b>'}},
+]
+json.dump(record, open(sys.argv[1], 'w'))
+PY
+  '$cli' export '$work/s-active' -o '$work/active.ipynb' && '$cli' export '$work/s-active' -o '$work/active.html' &&
+  python3 - '$work/active.ipynb' '$work/active.html' <<'PY'
+import json, sys
+nb = open(sys.argv[1]).read()
+html = open(sys.argv[2]).read()
+for text, name in ((nb, 'notebook'), (html, 'HTML')):
+    assert 'ACTIVE' not in text, (name, text[text.find('ACTIVE') - 200:text.find('ACTIVE') + 100])
+outputs = [o for c in json.loads(nb)['cells'] if c['cell_type'] == 'code' for o in c.get('outputs', [])]
+shown = [o['data'] for o in outputs if o.get('data')]
+assert any('plain text kept' in ''.join(d.get('text/plain', '')) for d in shown), shown
+assert any('north' in ''.join(d.get('text/html', '')) for d in shown), shown
+PY"
 
 # Terminal escapes from the model, the sandbox and a shared record: OSC 52 (set the clipboard),
 # OSC 8 (a link), a title change, clear-screen, an 8-bit CSI. None may reach the terminal.

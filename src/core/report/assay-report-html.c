@@ -208,9 +208,9 @@ append_markdown (GString    *html,
     }
 }
 
-static void
-append_table (GString          *html,
-              const AssayTable *table)
+void
+report_append_table_html (GString          *html,
+                          const AssayTable *table)
 {
   g_string_append (html, "<div class=\"table-wrap\"><table>\n");
   for (guint r = 0; r < table->rows->len; r++)
@@ -302,7 +302,7 @@ append_cell_results (GString          *html,
         continue;
       table = report_output_table (json_node_get_object (node));
       if (table)
-        append_table (html, table);
+        report_append_table_html (html, table);
     }
   for (guint i = 0; i < cell->figures->len; i++)
     append_figure (html, g_ptr_array_index (cell->figures, i));

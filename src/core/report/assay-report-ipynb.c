@@ -73,6 +73,30 @@ is_json_mime (const char *mime)
   return g_str_has_prefix (mime, "application/") && g_str_has_suffix (mime, "json");
 }
 
+/* What the sandbox displayed is untrusted, and a notebook is opened in viewers that may run
+ * what it holds (not every one asks Jupyter's trust question). Script types and SVG (which
+ * can carry scripts) are left out; HTML is kept only as the table it shows, written anew by
+ * us with every cell escaped; Markdown only when it holds no HTML. text/plain stays. */
+static gboolean
+is_active_mime (const char *mime)
+{
+  return strstr (mime, "javascript") != NULL || strstr (mime, "ecmascript") != NULL ||
+         g_str_equal (mime, "image/svg+xml");
+}
+
+static char *
+safe_html (const char *html)
+{
+  g_autoptr(AssayTable) table = assay_html_table_extract (html, strlen (html));
+  GString *clean;
+
+  if (table == NULL)
+    return NULL;
+  clean = g_string_new (NULL);
+  report_append_table_html (clean, table);
+  return g_string_free (clean, FALSE);
+}
+
 /* A data bundle, with only what the schema allows: strings (as lists of lines; images as
  * one string) and JSON objects for the JSON types. */
 static JsonObject *
@@ -86,7 +110,7 @@ copy_bundle (JsonObject *data)
       const char *mime = l->data;
       JsonNode *value = json_object_get_member (data, mime);
 
-      if (!valid_mime (mime))
+      if (!valid_mime (mime) || is_active_mime (mime))
         continue;
       if (is_json_mime (mime))
         {
@@ -99,7 +123,17 @@ copy_bundle (JsonObject *data)
 
         if (text == NULL)
           continue;
-        if (g_str_has_prefix (mime, "image/") && !g_str_equal (mime, "image/svg+xml"))
+        if (g_str_equal (mime, "text/html"))
+          {
+            g_autofree char *clean = safe_html (text);
+
+            if (clean != NULL)
+              json_object_set_member (copy, mime, multiline (clean));
+            continue;
+          }
+        if (g_str_equal (mime, "text/markdown") && strchr (text, '<') != NULL)
+          continue;
+        if (g_str_has_prefix (mime, "image/"))
           {
             /* Base64 without line ends, as Jupyter writes it. */
             GString *clean = g_string_new (NULL);

@@ -101,6 +101,10 @@ char        *report_output_text            (JsonObject               *output);
 char        *report_cell_status_note       (const ReportCell         *cell);
 /* The HTML table of an execute_result/display_data output, or NULL. */
 AssayTable  *report_output_table           (JsonObject               *output);
+/* TABLE as a plain HTML table of our own, every cell escaped; nothing of the HTML it was
+ * read from is copied. */
+void         report_append_table_html      (GString                  *html,
+                                            const AssayTable         *table);
 /* TEXT cut to REPORT_MAX_OUTPUT_LINES lines / bytes; *CUT says how many lines went. */
 char        *report_truncate_text          (const char               *text,
                                             guint                    *cut_lines);

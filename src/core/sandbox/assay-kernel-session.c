@@ -989,9 +989,12 @@ recover (AssayKernelSession *self)
 {
   g_autoptr(GTask) task = NULL;
 
-  /* Park the failed cell while a new sandbox starts and the state is replayed. */
+  /* Park the failed cell while a new sandbox starts and the state is replayed. It is over:
+   * its timeout and grace period must not fire on the cells that replay. */
   g_assert (self->parked == NULL);
   self->parked = g_steal_pointer (&self->cell);
+  g_clear_handle_id (&self->parked->timeout_source, g_source_remove);
+  g_clear_handle_id (&self->parked->grace_source, g_source_remove);
 
   task = g_task_new (self, NULL, recovered_cb, NULL);
   g_task_set_source_tag (task, recover);
