@@ -58,7 +58,7 @@ PY
 }
 export -f craft_session
 
-echo "1..22"
+echo "1..23"
 for backend in docker bwrap; do
   check "$backend: a crafted session's datasets resolve only inside its data/ (ask --resume)" bash -c "
     craft_session '$work/s-$backend' &&
@@ -191,6 +191,21 @@ check "export of a crafted session embeds no host file (HTML and notebook)" bash
   '$cli' export '$work/s-bwrap' -o '$work/crafted.ipynb' &&
   ! grep -qF \"\$secret\" '$work/crafted.html' '$work/crafted.ipynb' &&
   ! grep -qF \"\$(base64 -w0 < '$work/home/private/secret.txt')\" '$work/crafted.html' '$work/crafted.ipynb'"
+
+# Sparse files: 8 of 64 MiB take no blocks in the sandbox; on the host they must not take
+# 512 MiB either (nor more than the cell's 256 MiB in all). Storing is the host's, whatever
+# the backend.
+printf 'import os\nfor i in range(8):\n    with open("/workspace/sparse%%d.bin" %% i, "wb") as f:\n        f.truncate(64 * 1024 * 1024)\n' > "$work/sparse.py"
+check "sparse artifacts stay sparse on the host and count against a total per cell" bash -c "
+  '$cli' exec --backend bwrap --json --out '$work/sparse-out' '$work/sparse.py' >'$work/sparse.jsonl' &&
+  python3 - '$work/sparse.jsonl' <<'PY' &&
+import json, sys
+cell = json.load(open(sys.argv[1]))
+assert cell['status'] == 'limit' and 'together' in cell['reason'], cell
+total = sum(a['bytes'] for a in cell['artifacts'])
+assert 0 < total <= 256 * 1024 * 1024, total
+PY
+  used=\$(du -sk '$work/sparse-out' | cut -f1); echo \"on disk: \$used KiB\"; [ \$used -lt 10240 ]"
 
 # Active content in a shared record's outputs: none of it may be live in an export.
 check "exports carry no script, SVG or raw HTML of a record's outputs (HTML and notebook)" bash -c "

@@ -49,6 +49,7 @@ typedef struct
   int              artifact_fd;
   AssayArtifact   *artifact;
   guint            artifact_count;
+  guint64          artifacts_bytes;   /* stored for this cell so far */
   char            *store_error;
   guint64          output_bytes;     /* held in memory for this cell */
 } Cell;
@@ -349,6 +350,11 @@ handle_artifact_begin (AssayKernelSession *self,
       set_limit (cell, "the cell produced more artifacts than allowed");
       return;
     }
+  if (cell->artifacts_bytes >= self->spec->limits.artifacts_bytes)
+    {
+      set_limit (cell, "the cell's artifacts were larger than allowed together");
+      return;
+    }
 
   clean_name = sanitize_artifact_name (json_object_get_string_member (message, "name"));
   fd = open_artifact_file (self, cell, clean_name, &path, &error);
@@ -387,6 +393,18 @@ handle_artifact_data (AssayKernelSession *self,
       cell->artifact->truncated = TRUE;
       set_limit (cell, "an artifact was larger than allowed and was cut");
     }
+  if (cell->artifacts_bytes + len > self->spec->limits.artifacts_bytes)
+    {
+      len = self->spec->limits.artifacts_bytes - cell->artifacts_bytes;
+      cell->artifact->truncated = TRUE;
+      set_limit (cell, "the cell's artifacts were larger than allowed together");
+    }
+
+  /* A run of zeros is skipped, not written: a sparse file stays sparse on the host's disk
+   * (its size is set when it ends). */
+  if (len > 0 && bytes[0] == 0 && memcmp (bytes, bytes + 1, len - 1) == 0 &&
+      lseek (cell->artifact_fd, (off_t) len, SEEK_CUR) >= 0)
+    offset = len;
 
   while (offset < len)
     {
@@ -408,6 +426,7 @@ handle_artifact_data (AssayKernelSession *self,
       offset += n;
     }
   cell->artifact->bytes += len;
+  cell->artifacts_bytes += len;
 }
 
 static void
@@ -427,6 +446,10 @@ handle_artifact_end (AssayKernelSession *self,
       set_limit (cell, "an artifact was larger than allowed and was cut");
     }
 
+  /* Zeros at the end were skipped: the file gets its full size. */
+  if (ftruncate (cell->artifact_fd, (off_t) cell->artifact->bytes) != 0 && cell->store_error == NULL)
+    cell->store_error = g_strdup_printf (_("could not store the artifact “%s”: %s"),
+                                         cell->artifact->name, g_strerror (errno));
   close (cell->artifact_fd);
   cell->artifact_fd = -1;
   artifact = g_steal_pointer (&cell->artifact);

@@ -15,6 +15,7 @@ assay_sandbox_limits_init_defaults (AssaySandboxLimits *limits)
   limits->grace_ms = 3 * 1000;
   limits->output_bytes = 16 * 1024 * 1024;
   limits->artifact_bytes = 64 * 1024 * 1024;
+  limits->artifacts_bytes = 256 * 1024 * 1024;
   limits->artifacts = 1000;
   limits->workspace_bytes = 1024 * (guint64) 1024 * 1024;
   limits->tmp_bytes = 512 * 1024 * 1024;

@@ -15,6 +15,7 @@ struct _AssaySandboxLimits
   guint   grace_ms;          /* after the interrupt, before the sandbox is killed */
   guint64 output_bytes;      /* stream text per cell */
   guint64 artifact_bytes;    /* one artifact */
+  guint64 artifacts_bytes;   /* all the artifacts of one cell together */
   guint   artifacts;         /* artifacts per cell */
   guint64 workspace_bytes;   /* size of /workspace */
   guint64 tmp_bytes;         /* size of /tmp */
