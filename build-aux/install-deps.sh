@@ -18,7 +18,7 @@ PACKAGES=(
   # the app
   libgtk-4-dev libadwaita-1-dev libpoppler-glib-dev libgtksourceview-5-dev libsecret-1-dev xauth
   # the sandbox
-  docker.io bubblewrap mmdebstrap debian-archive-keyring tar ca-certificates iptables
+  docker.io bubblewrap libseccomp-dev mmdebstrap debian-archive-keyring tar ca-certificates iptables
   # tests
   python3 xvfb curl poppler-utils python3-nbformat python3-jsonschema dbus-x11 gnome-keyring
   # the datasets benchmark compares with pandas on the host

@@ -58,7 +58,7 @@ PY
 }
 export -f craft_session
 
-echo "1..23"
+echo "1..26"
 for backend in docker bwrap; do
   check "$backend: a crafted session's datasets resolve only inside its data/ (ask --resume)" bash -c "
     craft_session '$work/s-$backend' &&
@@ -206,6 +206,53 @@ total = sum(a['bytes'] for a in cell['artifacts'])
 assert 0 < total <= 256 * 1024 * 1024, total
 PY
   used=\$(du -sk '$work/sparse-out' | cut -f1); echo \"on disk: \$used KiB\"; [ \$used -lt 10240 ]"
+
+# Kernel quotas the sandbox would share with the desktop user: inotify instances, POSIX message
+# queues and kernel keys are refused under bubblewrap (its uid maps to the user's); under
+# Docker (whose default profile refuses keys) the kernel runs as a uid of its own. /dev/shm is
+# bounded on both.
+cat > "$work/quota.py" <<'PY'
+import ctypes, errno, os
+libc = ctypes.CDLL(None, use_errno=True)
+def refused(r):
+    return r < 0 and ctypes.get_errno() == errno.EPERM
+res = {
+    'inotify': refused(libc.inotify_init1(0)),
+    'mqueue': refused(libc.mq_open(b'/assay-q', os.O_CREAT | os.O_RDWR, 0o600, None)),
+    'keys': refused(libc.syscall(248, b'user', b'k', b'v', 1, ctypes.c_int(-2))),
+    'uid': os.getuid(),
+}
+try:
+    with open('/dev/shm/fill', 'wb') as f:
+        for i in range(160):
+            f.write(b'x' * (1 << 20))
+    res['shm'] = 'unbounded'
+except OSError as e:
+    res['shm'] = 'bounded'
+print(sorted(res.items()))
+PY
+check "bwrap: inotify, message queues and kernel keys are refused; /dev/shm is bounded" bash -c "
+  '$cli' exec --backend bwrap '$work/quota.py' 2>&1 | tee '$work/quota-bwrap.out' |
+    grep -qF \"[('inotify', True), ('keys', True), ('mqueue', True), ('shm', 'bounded'), ('uid', 1000)]\""
+check "docker: the kernel's uid is not the desktop user's, keys are refused, /dev/shm is bounded" bash -c "
+  '$cli' exec --backend docker --memory 1024 '$work/quota.py' 2>&1 | tee '$work/quota-docker.out' |
+    grep -qF \"('keys', True), ('mqueue', False), ('shm', 'bounded'), ('uid', 2147480000)]\""
+
+# Output floods: 200,000 one-character writes are joined into a few stream outputs (they were
+# 200,000 objects in memory and in session.json), and displays are capped per cell.
+printf 'import sys\nfor i in range(200000):\n    sys.stdout.write("x")\n    sys.stdout.flush()\n' > "$work/flood-stream.py"
+printf 'for i in range(12000):\n    display(i)\n' > "$work/flood-display.py"
+check "200,000 tiny outputs are joined; more than 10,000 displays are cut with status limit" bash -c "
+  '$cli' exec --backend bwrap --json '$work/flood-stream.py' '$work/flood-display.py' >'$work/flood.jsonl' &&
+  python3 - '$work/flood.jsonl' <<'PY'
+import json, sys
+stream, display = (json.loads(l) for l in open(sys.argv[1]))
+assert stream['status'] == 'ok', stream['status']
+assert len(stream['outputs']) <= 8, len(stream['outputs'])
+assert ''.join(o['text'] for o in stream['outputs']) == 'x' * 200000
+assert display['status'] == 'limit' and '10,000' in display['reason'], display['reason']
+assert len(display['outputs']) == 10000, len(display['outputs'])
+PY"
 
 # Active content in a shared record's outputs: none of it may be live in an export.
 check "exports carry no script, SVG or raw HTML of a record's outputs (HTML and notebook)" bash -c "

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "assay-bwrap-backend.h"
+#include "assay-sandbox-seccomp.h"
 
 #define SANDBOX_UID "1000"
 #define SANDBOX_GID "1000"
@@ -25,6 +26,9 @@
 #define STDERR_TAIL (64 * 1024)
 #define ROOTFS_FD 3
 #define DATA_FD 4
+#define SECCOMP_FD 5
+/* /dev/shm is a tmpfs of its own, and without a memory cgroup nothing else would bound it. */
+#define SHM_BYTES (64 * 1024 * 1024)
 
 struct _AssayBwrapBackend
 {
@@ -675,6 +679,9 @@ build_argv (const AssaySandboxSpec *spec,
   push (argv, "bwrap", NULL);
   push_printf (argv, "--ro-bind-fd"); push_printf (argv, "%d", ROOTFS_FD); push (argv, "/", NULL);
   push (argv, "--proc", "/proc", "--dev", "/dev", NULL);
+  push (argv, "--size", NULL); push_printf (argv, "%u", (guint) SHM_BYTES);
+  push (argv, "--tmpfs", "/dev/shm", NULL);
+  push_printf (argv, "--seccomp"); push_printf (argv, "%d", SECCOMP_FD);
   push (argv, "--size", NULL); push_printf (argv, "%" G_GUINT64_FORMAT, spec->limits.tmp_bytes);
   push (argv, "--tmpfs", "/tmp", NULL);
   push (argv, "--size", NULL); push_printf (argv, "%" G_GUINT64_FORMAT, spec->limits.workspace_bytes);
@@ -727,6 +734,7 @@ assay_bwrap_backend_launch (AssaySandboxBackend     *backend,
   g_autofree char *kernel = NULL;
   g_autofree char *cgroup_name = NULL;
   g_autofree char *own_start = NULL;
+  int seccomp_fd;
   ChildSetup *setup;
   int rootfs_fd;
   int data_fd = -1;
@@ -807,6 +815,18 @@ assay_bwrap_backend_launch (AssaySandboxBackend     *backend,
   if (data_fd >= 0)
     g_subprocess_launcher_take_fd (launcher, data_fd, DATA_FD);
   g_subprocess_launcher_set_child_setup (launcher, child_setup, setup, g_free);
+
+  /* Without a memory cgroup, memory behind a memfd would escape the limit. */
+  seccomp_fd = assay_sandbox_seccomp_filter_fd (self->cgroup.v2_dir == NULL &&
+                                                self->cgroup.v1_memory == NULL, error);
+  if (seccomp_fd < 0)
+    {
+      g_prefix_error (error, _("Cannot prepare the sandbox: "));
+      cgroup_clear (&self->cgroup);
+      self->destroyed = TRUE;
+      return NULL;
+    }
+  g_subprocess_launcher_take_fd (launcher, seccomp_fd, SECCOMP_FD);
 
   argv = build_argv (spec, data_fd >= 0);
   self->process = spawn_from_stable_thread (launcher, (const char * const *) argv->pdata, error);

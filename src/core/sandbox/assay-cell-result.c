@@ -12,6 +12,10 @@ struct _AssayCellResult
   AssayCellStatus  status;
   char            *reason;
   JsonArray       *outputs;
+  /* The stream output still growing: consecutive pieces of one stream are joined (a cell
+   * printing a character at a time must not keep hundreds of thousands of objects). */
+  GString         *stream_text;
+  char            *stream_name;
   GPtrArray       *artifacts;
   gint64           elapsed_ms;
   gint64           elapsed_us;
@@ -22,6 +26,26 @@ struct _AssayCellResult
 };
 
 G_DEFINE_FINAL_TYPE (AssayCellResult, assay_cell_result, G_TYPE_OBJECT)
+
+/* A joined stream output holds up to this much text; then the next one starts. */
+#define STREAM_JOIN_BYTES (64 * 1024)
+
+static void
+flush_stream (AssayCellResult *self)
+{
+  JsonObject *output;
+
+  if (self->stream_text == NULL)
+    return;
+  output = json_object_new ();
+  json_object_set_string_member (output, "output_type", "stream");
+  json_object_set_string_member (output, "name", self->stream_name);
+  json_object_set_string_member (output, "text", self->stream_text->str);
+  json_array_add_object_element (self->outputs, output);
+  g_string_free (self->stream_text, TRUE);
+  self->stream_text = NULL;
+  g_clear_pointer (&self->stream_name, g_free);
+}
 
 const char *
 assay_cell_status_to_string (AssayCellStatus status)
@@ -60,6 +84,9 @@ assay_cell_result_finalize (GObject *object)
   g_free (self->code);
   g_free (self->reason);
   g_clear_pointer (&self->outputs, json_array_unref);
+  if (self->stream_text != NULL)
+    g_string_free (self->stream_text, TRUE);
+  g_free (self->stream_name);
   g_clear_pointer (&self->artifacts, g_ptr_array_unref);
 
   G_OBJECT_CLASS (assay_cell_result_parent_class)->finalize (object);
@@ -133,6 +160,7 @@ JsonArray *
 assay_cell_result_get_outputs (AssayCellResult *self)
 {
   g_return_val_if_fail (ASSAY_IS_CELL_RESULT (self), NULL);
+  flush_stream (self);
   return self->outputs;
 }
 
@@ -140,7 +168,28 @@ void
 assay_cell_result_add_output (AssayCellResult *self,
                               JsonObject      *output)
 {
+  const char *type;
+
   g_return_if_fail (ASSAY_IS_CELL_RESULT (self));
+
+  type = json_object_get_string_member_with_default (output, "output_type", "");
+  if (g_str_equal (type, "stream"))
+    {
+      const char *name = json_object_get_string_member_with_default (output, "name", "stdout");
+      const char *text = json_object_get_string_member_with_default (output, "text", "");
+
+      if (self->stream_text != NULL &&
+          (!g_str_equal (self->stream_name, name) || self->stream_text->len >= STREAM_JOIN_BYTES))
+        flush_stream (self);
+      if (self->stream_text == NULL)
+        {
+          self->stream_text = g_string_new (NULL);
+          self->stream_name = g_strdup (name);
+        }
+      g_string_append (self->stream_text, text);
+      return;
+    }
+  flush_stream (self);
   json_array_add_object_element (self->outputs, json_object_ref (output));
 }
 
@@ -263,6 +312,7 @@ assay_cell_result_to_json (AssayCellResult *self)
   json_object_set_string_member (object, "status", assay_cell_status_to_string (self->status));
   if (self->status != ASSAY_CELL_OK)
     json_object_set_string_member (object, "reason", self->reason ? self->reason : "");
+  flush_stream (self);
   json_object_set_array_member (object, "outputs", json_array_ref (self->outputs));
 
   artifacts = json_array_new ();

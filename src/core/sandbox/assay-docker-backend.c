@@ -13,7 +13,11 @@
 #include "assay-docker-instance.h"
 
 #define KERNEL_PATH        "/opt/assay/kernel/assay_kernel.py"
-#define SANDBOX_USER       "1000:1000"
+/* Not 1000: without user namespaces the container's uid is the host's, and per-user kernel
+ * quotas (inotify instances, message queues, processes) would be shared with the desktop
+ * user who is usually 1000. A uid no account, system user or subordinate range uses. */
+#define SANDBOX_UID        "2147480000"
+#define SANDBOX_USER       SANDBOX_UID ":" SANDBOX_UID
 #define SANDBOX_NOFILE     1024
 #define LABEL_SESSION      "assay.session"
 #define LABEL_PID          "assay.pid"
@@ -246,7 +250,7 @@ build_create_body (const AssaySandboxSpec *spec)
 
   tmp_options = g_strdup_printf ("rw,nosuid,nodev,size=%" G_GUINT64_FORMAT, limits->tmp_bytes);
   workspace_options = g_strdup_printf ("rw,nosuid,nodev,size=%" G_GUINT64_FORMAT
-                                       ",uid=1000,gid=1000,mode=0755", limits->workspace_bytes);
+                                       ",uid=" SANDBOX_UID ",gid=" SANDBOX_UID ",mode=0755", limits->workspace_bytes);
 
   json_builder_begin_object (builder);
 

@@ -16,6 +16,7 @@
 
 #define BOOT_TIMEOUT_MS (120 * 1000)
 #define MAX_STORED_NAME 100
+#define MAX_RICH_OUTPUTS 10000   /* display_data, execute_result and error outputs per cell */
 
 typedef enum
 {
@@ -50,6 +51,7 @@ typedef struct
   AssayArtifact   *artifact;
   guint            artifact_count;
   guint64          artifacts_bytes;   /* stored for this cell so far */
+  guint            rich_outputs;      /* outputs other than streams */
   char            *store_error;
   guint64          output_bytes;     /* held in memory for this cell */
 } Cell;
@@ -620,6 +622,13 @@ message_cb (AssayKernelChannel *channel,
       if (cell->output_bytes + cost > budget)
         {
           set_limit (cell, "the cell's output was larger than allowed and was cut");
+          return;
+        }
+      /* Streams are joined in the result; every other output is an object of its own. */
+      if (g_strcmp0 (json_object_get_string_member_with_default (output, "output_type", ""), "stream") != 0 &&
+          ++cell->rich_outputs > MAX_RICH_OUTPUTS)
+        {
+          set_limit (cell, "the cell displayed more than 10,000 outputs; the rest were dropped");
           return;
         }
       cell->output_bytes += cost;
