@@ -58,7 +58,7 @@ PY
 }
 export -f craft_session
 
-echo "1..26"
+echo "1..27"
 for backend in docker bwrap; do
   check "$backend: a crafted session's datasets resolve only inside its data/ (ask --resume)" bash -c "
     craft_session '$work/s-$backend' &&
@@ -237,6 +237,16 @@ check "bwrap: inotify, message queues and kernel keys are refused; /dev/shm is b
 check "docker: the kernel's uid is not the desktop user's, keys are refused, /dev/shm is bounded" bash -c "
   '$cli' exec --backend docker --memory 1024 '$work/quota.py' 2>&1 | tee '$work/quota-docker.out' |
     grep -qF \"('keys', True), ('mqueue', False), ('shm', 'bounded'), ('uid', 2147480000)]\""
+
+# A 1.4 MB CSV of 150,000 columns took 1.2 GB to inspect: wide tables are refused in words.
+python3 -c "
+n = 150000
+print(','.join('c%d' % i for i in range(n)))
+print(','.join('1' for i in range(n)))" > "$work/wide.csv"
+check "a CSV of 150,000 columns is refused with the reason, in bounded memory" bash -c "
+  /usr/bin/time -f '%M' -o '$work/wide.rss' '$cli' inspect '$work/wide.csv' >'$work/out' 2>'$work/err'; status=\$?
+  cat '$work/err'; echo \"peak RSS \$(cat '$work/wide.rss') KiB\"
+  [ \$status -eq 1 ] && grep -q '150000 columns' '$work/err' && [ \$(tail -1 '$work/wide.rss') -lt 1048576 ]"
 
 # Output floods: 200,000 one-character writes are joined into a few stream outputs (they were
 # 200,000 objects in memory and in session.json), and displays are capped per cell.

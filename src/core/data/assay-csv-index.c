@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 
 #include "assay-csv-index.h"
+#include "assay-dataset.h"
 #include "assay-csv-reader.h"
 #include "assay-data-text.h"
 
@@ -190,6 +191,16 @@ assay_csv_index_new_with_dialect (const char             *path,
   reader.pos = self->data_start = MIN (self->dialect->preamble_len, header_len);
   if (assay_csv_reader_next (&reader, &local_error))
     {
+      /* The preview makes a column per field: a table too wide to profile is refused here
+       * too, with the same reason, before a window tries to lay out 150,000 columns. */
+      if (reader.n_fields > ASSAY_DATASET_MAX_COLUMNS)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                       _("the table has %u columns; Assay reads tables of at most %u columns"),
+                       (guint) reader.n_fields, ASSAY_DATASET_MAX_COLUMNS);
+          assay_csv_reader_clear (&reader);
+          return NULL;
+        }
       for (guint i = 0; i < reader.n_fields; i++)
         {
           gsize n;

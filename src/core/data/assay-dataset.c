@@ -616,6 +616,15 @@ open_table (AssayDataset           *self,
       return FALSE;
     }
   n_columns = reader.n_fields;
+  /* Every column gets a profile (a few KiB each): 150,000 columns took over a gigabyte. */
+  if (n_columns > ASSAY_DATASET_MAX_COLUMNS)
+    {
+      assay_csv_reader_clear (&reader);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   _("the table has %u columns; Assay reads tables of at most %u columns"),
+                   n_columns, ASSAY_DATASET_MAX_COLUMNS);
+      return FALSE;
+    }
   for (guint c = 0; c < n_columns; c++)
     {
       char *name;

@@ -8,6 +8,9 @@
 
 G_BEGIN_DECLS
 
+/* Wider tables are refused with a reason (G_IO_ERROR_NOT_SUPPORTED): each column is profiled. */
+#define ASSAY_DATASET_MAX_COLUMNS 10000
+
 #define ASSAY_TYPE_DATASET (assay_dataset_get_type ())
 
 G_DECLARE_FINAL_TYPE (AssayDataset, assay_dataset, ASSAY, DATASET, GObject)
