@@ -20,7 +20,7 @@ PACKAGES=(
   # the sandbox
   docker.io bubblewrap libseccomp-dev mmdebstrap debian-archive-keyring tar ca-certificates iptables
   # tests
-  python3 xvfb curl poppler-utils python3-nbformat python3-jsonschema dbus-x11 gnome-keyring
+  python3 xvfb curl poppler-utils python3-nbformat python3-jsonschema dbus-x11 gnome-keyring time procps
   # the datasets benchmark compares with pandas on the host
   python3-pandas
   # packaging: translations, and the validators of data/
