@@ -58,7 +58,7 @@ PY
 }
 export -f craft_session
 
-echo "1..27"
+echo "1..28"
 for backend in docker bwrap; do
   check "$backend: a crafted session's datasets resolve only inside its data/ (ask --resume)" bash -c "
     craft_session '$work/s-$backend' &&
@@ -294,6 +294,18 @@ shown = [o['data'] for o in outputs if o.get('data')]
 assert any('plain text kept' in ''.join(d.get('text/plain', '')) for d in shown), shown
 assert any('north' in ''.join(d.get('text/html', '')) for d in shown), shown
 PY"
+
+# One word of a million characters in the answer: Pango broke it character by character,
+# over five minutes for the PDF. The bound only catches that; about 4 s here.
+check "a PDF export of an answer with a 1,000,000-character word finishes" bash -c "
+  cp -r '$work/s-bwrap' '$work/s-word' &&
+  python3 - '$work/s-word/session.json' <<'PY' &&
+import json, sys
+record = json.load(open(sys.argv[1]))
+record['messages'][-1]['text'] = 'Word: ' + 'w' * 1000000
+json.dump(record, open(sys.argv[1], 'w'))
+PY
+  timeout 120 '$cli' export '$work/s-word' -o '$work/word.pdf' && pdftotext '$work/word.pdf' - | grep -q 'wwwwwwwwww'"
 
 # Terminal escapes from the model, the sandbox and a shared record: OSC 52 (set the clipboard),
 # OSC 8 (a link), a title change, clear-screen, an 8-bit CSI. None may reach the terminal.

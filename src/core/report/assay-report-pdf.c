@@ -177,13 +177,57 @@ new_layout (Layout     *layout,
   return text;
 }
 
+/* Pango breaks a word too long for its line character by character, at a cost that grows
+ * with the square of the word: one of 250,000 characters took over 30 s. A zero-width space
+ * every BREAK_EVERY characters of a run without spaces gives it break opportunities instead;
+ * in MARKUP, never inside a tag or an entity. */
+#define BREAK_EVERY 512
+
+static char *
+with_break_opportunities (const char *text,
+                          gboolean    markup)
+{
+  GString *out = g_string_sized_new (strlen (text) + 16);
+  gboolean in_tag = FALSE;
+  gboolean in_entity = FALSE;
+  guint run = 0;
+
+  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (markup && in_tag)
+        in_tag = c != '>';
+      else if (markup && c == '<')
+        in_tag = TRUE;
+      else if (markup && in_entity)
+        in_entity = c != ';';
+      else if (g_unichar_isspace (c))
+        run = 0;
+      else
+        {
+          if (run >= BREAK_EVERY)
+            {
+              g_string_append (out, "\xe2\x80\x8b");   /* U+200B ZERO WIDTH SPACE */
+              run = 0;
+            }
+          if (markup && c == '&')
+            in_entity = TRUE;
+          run++;
+        }
+      g_string_append_len (out, p, g_utf8_next_char (p) - p);
+    }
+  return g_string_free (out, FALSE);
+}
+
 static void
 set_markup (PangoLayout *text,
-            const char  *markup)
+            const char  *given)
 {
   g_autoptr(GError) error = NULL;
   PangoAttrList *attrs = NULL;
   g_autofree char *plain = NULL;
+  g_autofree char *markup = with_break_opportunities (given, TRUE);
 
   /* Our markup is built from escaped text; should it still fail, the text is shown bare. */
   if (pango_parse_markup (markup, -1, 0, &attrs, &plain, NULL, &error))
@@ -290,7 +334,11 @@ place_preformatted (Layout     *layout,
   shown = truncate ? report_truncate_text (text, &cut) : g_utf8_make_valid (text, -1);
   if (*shown == '\0')
     return;
-  pango_layout_set_text (block, shown, -1);
+  {
+    g_autofree char *breakable = with_break_opportunities (shown, FALSE);
+
+    pango_layout_set_text (block, breakable, -1);
+  }
   ensure_space (layout, 3 * CODE_SIZE);
   add_fill (layout, MARGIN_X, layout->y, TEXT_WIDTH, 4, background);
   layout->y += 4;
