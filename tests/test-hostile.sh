@@ -1,8 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Attacks on Assay through what it is handed: a crafted session folder, code in the sandbox
-# that goes for the host channel, JSON nested to crash a recursive parser, links given as
-# datasets. On both backends where they apply. Usage: test-hostile.sh ASSAY_CLI
+# Attacks on Assay through what it is handed, each one that worked once kept here: a crafted
+# or shared session folder (host paths, links, FIFOs, deep JSON, escapes, active content),
+# code in the sandbox (the host channel, fork bombs, quotas, sparse files, floods, the CPU
+# share, the supervisor), files (links as datasets, very wide tables) and the model (escapes,
+# deep transcripts, endless words). On both backends where they apply.
+# Usage: test-hostile.sh ASSAY_CLI
 set -uo pipefail
 cli="$1"
 work=$(mktemp -d)
@@ -58,7 +61,7 @@ PY
 }
 export -f craft_session
 
-echo "1..28"
+echo "1..32"
 for backend in docker bwrap; do
   check "$backend: a crafted session's datasets resolve only inside its data/ (ask --resume)" bash -c "
     craft_session '$work/s-$backend' &&
@@ -206,6 +209,41 @@ total = sum(a['bytes'] for a in cell['artifacts'])
 assert 0 < total <= 256 * 1024 * 1024, total
 PY
   used=\$(du -sk '$work/sparse-out' | cut -f1); echo \"on disk: \$used KiB\"; [ \$used -lt 10240 ]"
+
+# The CPU share is enforced: two processes spinning for 3 s under the default 1 CPU get about
+# 3 s of CPU between them, not 6. (On a busy machine they get less, never more.)
+cat > "$work/cpu.py" <<'PY'
+import multiprocessing as mp, os, time
+def spin(seconds):
+    end = time.time() + seconds
+    while time.time() < end:
+        pass
+start = time.time()
+workers = [mp.Process(target=spin, args=(3,)) for _ in range(2)]
+for w in workers:
+    w.start()
+for w in workers:
+    w.join()
+t = os.times()
+print('cpu/wall %.2f' % ((t.children_user + t.children_system) / (time.time() - start)))
+PY
+# User code may signal the supervisor (same uid): the cell ends, the next one gets a fresh
+# sandbox. (Under Docker the supervisor is PID 1 and the kernel drops the SIGKILL.)
+printf 'import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nimport time\ntime.sleep(1)\n' > "$work/kill-supervisor.py"
+for backend in docker bwrap; do
+  check "$backend: two spinning processes get one CPU between them" bash -c "
+    '$cli' exec --backend $backend '$work/cpu.py' >'$work/cpu-$backend.out' 2>&1; cat '$work/cpu-$backend.out'
+    ratio=\$(sed -n 's/^cpu\/wall //p' '$work/cpu-$backend.out'); [ -n \"\$ratio\" ] &&
+    python3 -c \"import sys; sys.exit(0 if float('\$ratio') < 1.4 else 1)\""
+  check "$backend: user code killing the supervisor ends its cell; the next runs" bash -c "
+    '$cli' exec --backend $backend --json '$work/kill-supervisor.py' '$work/after.py' >'$work/kill-$backend.jsonl' &&
+    python3 - '$work/kill-$backend.jsonl' <<'PY'
+import json, sys
+killed, after = (json.loads(l) for l in open(sys.argv[1]))
+assert killed['status'] in ('ok', 'crashed'), killed
+assert after['status'] == 'ok' and after['outputs'][0]['text'] == 'after the bomb\\n', after
+PY"
+done
 
 # Kernel quotas the sandbox would share with the desktop user: inotify instances, POSIX message
 # queues and kernel keys are refused under bubblewrap (its uid maps to the user's); under
