@@ -325,7 +325,9 @@ assay_report_new_from_session (AssaySession             *session,
 
       dataset->name = g_strdup (source->name);
       dataset->path = assay_session_resolve (session, source->path);
-      dataset->bytes = g_lstat (dataset->path, &st) == 0 && S_ISREG (st.st_mode) ? st.st_size : -1;
+      /* NULL: the record names something outside the session folder; it is not read. */
+      dataset->bytes = dataset->path != NULL && g_lstat (dataset->path, &st) == 0 &&
+                       S_ISREG (st.st_mode) ? st.st_size : -1;
       dataset->rows = dataset->bytes >= 0 ? count_rows (dataset->path) : -1;
       g_ptr_array_add (report->datasets, dataset);
     }
