@@ -325,6 +325,16 @@ test_rich_outputs (Fixture       *fixture,
 }
 
 static void
+count_stream_cb (AssayKernelSession *session,
+                 const char         *cell_id,
+                 JsonObject         *output,
+                 guint              *streams)
+{
+  if (g_str_equal (json_object_get_string_member (output, "output_type"), "stream"))
+    (*streams)++;
+}
+
+static void
 test_streaming (Fixture       *fixture,
                 gconstpointer  data)
 {
@@ -334,15 +344,15 @@ test_streaming (Fixture       *fixture,
 
   start_session (fixture);
   /* Printed output arrives while the cell runs, in several messages, not one at the end. */
+  g_signal_connect (fixture->session, "output", G_CALLBACK (count_stream_cb), &streams);
   result = RUN ("import time, sys\nfor i in range(3):\n    print(i, flush=True)\n    time.sleep(0.3)\n");
+  g_signal_handlers_disconnect_by_func (fixture->session, count_stream_cb, &streams);
   assert_status (result, ASSAY_CELL_OK);
   assert_stdout (result, "0\n1\n2\n");
-  outputs = assay_cell_result_get_outputs (result);
-  for (guint i = 0; i < json_array_get_length (outputs); i++)
-    if (g_str_equal (json_object_get_string_member (json_array_get_object_element (outputs, i),
-                                                    "output_type"), "stream"))
-      streams++;
   g_assert_cmpuint (streams, >=, 3);
+  /* The result keeps them joined: one stream output, not one per print. */
+  outputs = assay_cell_result_get_outputs (result);
+  g_assert_cmpuint (json_array_get_length (outputs), ==, 1);
 }
 
 static void
