@@ -504,9 +504,11 @@ test_open_long_session (void)
   started = g_get_monotonic_time ();
   gtk_widget_activate_action (GTK_WIDGET (window), "win.open-session", "s", long_dir);
   asking_us = g_get_monotonic_time () - started;
+  /* A figure, not an assertion: under load the two times say little (a loaded run saw 14 ms
+   * against 23). That the call returned before the read is what follows: the window is
+   * still opening and still shows the session it had. */
   g_test_message ("asking took %" G_GINT64_FORMAT " ms; a blocking load takes %" G_GINT64_FORMAT " ms",
                   asking_us / 1000, blocking_us / 1000);
-  g_assert_cmpint (asking_us, <, blocking_us / 2);
   g_assert_true (assay_window_get_opening (window));
   g_assert_true (assay_chat_view_get_loading (chat));
   g_assert_nonnull (gui_find (GTK_WIDGET (chat), GTK_TYPE_LABEL, "Opening Session…"));
