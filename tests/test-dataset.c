@@ -4,9 +4,11 @@
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "assay-csv-index.h"
 #include "assay-dataset.h"
+#include "assay-session.h"
 
 static char *tmpdir;
 
@@ -300,6 +302,59 @@ test_open_async (void)
   g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
 }
 
+/* A file cut short while it is mapped (another program saving over it) faulted every
+ * reader with SIGBUS: the window and `inspect` died. Now the missing pages read as zeroes
+ * and the reader fails with a reason. */
+static void
+test_index_truncated_underneath (void)
+{
+  g_autofree char *path = write_rows ("cut-short.csv", 400000, 0);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AssayCsvIndex) index = assay_csv_index_new (path, &error);
+  g_auto(GStrv) row = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (truncate (path, 4096), ==, 0);
+  g_assert_false (assay_csv_index_build (index, NULL, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_assert_nonnull (strstr (error->message, "cut short"));
+  /* What was indexed can still be asked for; rows past the cut are empty, not a crash. */
+  row = assay_csv_index_get_row (index, 0);
+  g_assert_nonnull (row);
+  g_assert_cmpstr (row[0], ==, "0");
+  g_clear_pointer (&row, g_strfreev);
+  row = assay_csv_index_get_row (index, assay_csv_index_get_n_rows_indexed (index) - 1);
+}
+
+/* A dataset added to a session is a copy of its own: the original changing (or shrinking)
+ * later changes nothing the session reads, and both can be edited apart. */
+static void
+test_session_copy_is_own (void)
+{
+  g_autofree char *dir = g_build_filename (tmpdir, "copy-session", NULL);
+  g_autofree char *original = write_rows ("original.csv", 1000, 0);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AssaySession) session = assay_session_new (dir, &error);
+  const AssaySessionDataset *dataset;
+  g_autofree char *copy = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  GStatBuf a, b;
+
+  g_assert_no_error (error);
+  dataset = assay_session_add_dataset (session, original, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (dataset);
+  copy = g_build_filename (dir, "data", "original.csv", NULL);
+  g_assert_cmpint (g_stat (original, &a), ==, 0);
+  g_assert_cmpint (g_stat (copy, &b), ==, 0);
+  g_assert_false (a.st_ino == b.st_ino && a.st_dev == b.st_dev);
+  g_assert_true (g_file_get_contents (copy, &before, NULL, NULL));
+  g_assert_cmpint (truncate (original, 10), ==, 0);
+  g_assert_true (g_file_get_contents (copy, &after, NULL, NULL));
+  g_assert_cmpstr (before, ==, after);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -315,6 +370,8 @@ main (int   argc,
   g_test_add_func ("/assay/data/dataset/describe-budget", test_describe_budget);
   g_test_add_func ("/assay/data/dataset/hostile-names", test_hostile_names);
   g_test_add_func ("/assay/data/dataset/open-async", test_open_async);
+  g_test_add_func ("/assay/data/index/truncated-underneath", test_index_truncated_underneath);
+  g_test_add_func ("/assay/data/session-copy-is-own", test_session_copy_is_own);
   status = g_test_run ();
   {
     g_autoptr(GDir) dir = g_dir_open (tmpdir, 0, NULL);

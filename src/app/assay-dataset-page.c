@@ -493,10 +493,14 @@ index_worker (GTask        *task,
 
   /* A workbook has no rows to index: the profile task lists its sheets. */
   {
-    g_autoptr(GMappedFile) mapped = g_mapped_file_new (request->path, FALSE, NULL);
+    g_autoptr(GFile) file = g_file_new_for_path (request->path);
+    g_autoptr(GFileInputStream) stream = g_file_read (file, cancellable, NULL);
+    char head[8];
+    gsize got = 0;
 
-    if (mapped != NULL && g_mapped_file_get_contents (mapped) != NULL &&
-        assay_xlsx_looks_like_zip (g_mapped_file_get_contents (mapped), g_mapped_file_get_length (mapped)))
+    if (stream != NULL &&
+        g_input_stream_read_all (G_INPUT_STREAM (stream), head, sizeof head, &got, cancellable, NULL) &&
+        assay_xlsx_looks_like_zip (head, got))
       {
         g_task_return_pointer (task, NULL, NULL);
         return;

@@ -56,6 +56,7 @@ struct _AssayWindow
 
   GSettings            *settings;
   GCancellable         *cancellable;      /* the window's life */
+  guint                 adding_files;     /* batches of dropped files being copied in */
   GCancellable         *ask_cancellable;  /* the question in progress */
 
   AssaySession         *session;
@@ -1636,12 +1637,111 @@ assay_window_get_data_preview (AssayWindow *self)
   return self->data_preview;
 }
 
+/* Files dropped together: each is copied into the session in a worker (a large file must
+ * not hold up the window), then recorded and described in the order they arrive. */
+typedef struct
+{
+  AssayWindow  *self;       /* a strong reference while copies run */
+  AssaySession *session;    /* the session they were dropped into */
+  GString      *added;
+  guint         pending;
+} AddBatch;
+
+static void
+add_batch_finish (AddBatch *batch)
+{
+  AssayWindow *self = batch->self;
+
+  if (batch->added->len > 0 && self->session == batch->session &&
+      !gtk_widget_in_destruction (GTK_WIDGET (self)))
+    {
+      g_autofree char *text = g_strdup_printf (_("Added %s to the session"), batch->added->str);
+
+      show_toast (self, text);
+      /* The agent saved it already; otherwise it is saved in turn, then listed. */
+      if (self->agent != NULL)
+        assay_sessions_sidebar_reload (self->sidebar);
+      else
+        save_session (self, self->session, TRUE);
+      assay_chat_view_focus_composer (self->chat_view);
+    }
+  self->adding_files--;
+  g_string_free (batch->added, TRUE);
+  g_object_unref (batch->session);
+  g_object_unref (batch->self);
+  g_free (batch);
+}
+
+typedef struct
+{
+  AddBatch *batch;
+  char     *name;
+} AddFile;
+
+static void
+file_copied_cb (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  AddFile *file = user_data;
+  AddBatch *batch = file->batch;
+  AssayWindow *self = batch->self;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *copy = assay_session_copy_in_finish (ASSAY_SESSION (source), result, &error);
+  g_autofree char *name = g_steal_pointer (&file->name);
+  gboolean ok = FALSE;
+
+  g_free (file);
+
+  /* Another session was opened meanwhile (or the window closed): the copy stays in the
+   * folder it was made for. */
+  if (self->session != batch->session || gtk_widget_in_destruction (GTK_WIDGET (self)))
+    {
+      if (--batch->pending == 0)
+        add_batch_finish (batch);
+      return;
+    }
+  if (copy != NULL)
+    {
+      if (self->agent != NULL)
+        ok = assay_agent_add_dataset (self->agent, copy, NULL, &error);
+      else
+        ok = assay_session_add_dataset (self->session, copy, NULL, &error) != NULL;
+    }
+  if (!ok)
+    {
+      g_autofree char *text = NULL;
+
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          text = g_strdup_printf (_("“%s” could not be added: %s"), name, error->message);
+          show_toast (self, text);
+        }
+    }
+  else
+    {
+      /* The dialect, schema and read_csv call come once the file is profiled. */
+      describe_dataset (self, name);
+      assay_data_preview_add_file (self->data_preview, copy);
+      g_string_append_printf (batch->added, "%s%s", batch->added->len ? ", " : "", name);
+    }
+  if (--batch->pending == 0)
+    add_batch_finish (batch);
+}
+
+gboolean
+assay_window_get_adding_files (AssayWindow *self)
+{
+  g_return_val_if_fail (ASSAY_IS_WINDOW (self), FALSE);
+  return self->adding_files > 0;
+}
+
 void
 assay_window_add_files (AssayWindow  *self,
                         GFile       **files,
                         guint         n_files)
 {
-  g_autoptr(GString) added = g_string_new (NULL);
+  AddBatch *batch = NULL;
 
   g_return_if_fail (ASSAY_IS_WINDOW (self));
 
@@ -1654,8 +1754,6 @@ assay_window_add_files (AssayWindow  *self,
     {
       g_autofree char *path = g_file_get_path (files[i]);
       g_autofree char *name = g_file_get_basename (files[i]);
-      g_autoptr(GError) error = NULL;
-      gboolean ok;
 
       if (path == NULL)
         {
@@ -1679,40 +1777,23 @@ assay_window_add_files (AssayWindow  *self,
           continue;
         }
       if (!ensure_session (self))
-        return;
-      if (self->agent != NULL)
-        ok = assay_agent_add_dataset (self->agent, path, NULL, &error);
-      else
-        ok = assay_session_add_dataset (self->session, path, NULL, &error) != NULL;
-      if (!ok)
+        break;
+      if (batch == NULL)
         {
-          g_autofree char *text = g_strdup_printf (_("“%s” could not be added: %s"), name, error->message);
-
-          show_toast (self, text);
-          continue;
+          batch = g_new0 (AddBatch, 1);
+          batch->self = g_object_ref (self);
+          batch->session = g_object_ref (self->session);
+          batch->added = g_string_new (NULL);
+          self->adding_files++;
         }
-      /* The dialect, schema and read_csv call come once the file is profiled. */
-      describe_dataset (self, name);
       {
-        g_autofree char *relative = g_build_filename ("data", name, NULL);
-        g_autofree char *copy = assay_session_resolve (self->session, relative);
+        AddFile *file = g_new0 (AddFile, 1);
 
-        if (copy != NULL)
-          assay_data_preview_add_file (self->data_preview, copy);
+        file->batch = batch;
+        file->name = g_steal_pointer (&name);
+        batch->pending++;
+        assay_session_copy_in_async (self->session, path, self->cancellable, file_copied_cb, file);
       }
-      g_string_append_printf (added, "%s%s", added->len ? ", " : "", name);
-    }
-  if (added->len > 0)
-    {
-      g_autofree char *text = g_strdup_printf (_("Added %s to the session"), added->str);
-
-      show_toast (self, text);
-      /* The agent saved it already; otherwise it is saved in turn, then listed. */
-      if (self->agent != NULL)
-        assay_sessions_sidebar_reload (self->sidebar);
-      else
-        save_session (self, self->session, TRUE);
-      assay_chat_view_focus_composer (self->chat_view);
     }
 }
 

@@ -23,6 +23,8 @@ G_DECLARE_FINAL_TYPE (AssayWindow, assay_window, ASSAY, WINDOW, AdwApplicationWi
 AssayWindow          *assay_window_new                (GtkApplication   *application);
 /* CSV, TSV, TXT and XLSX files join the current session (or start one); anything else gets
  * a toast that says why. */
+/* Whether dropped files are still being copied into the session. */
+gboolean              assay_window_get_adding_files   (AssayWindow      *self);
 void                  assay_window_add_files          (AssayWindow      *self,
                                                        GFile           **files,
                                                        guint             n_files);

@@ -245,9 +245,31 @@ gui_open_recorded_window (const char *dir,
   provider = assay_recorded_provider_new (transcript, &error);
   g_assert_no_error (error);
   assay_window_set_provider (window, provider, "recorded-gui", FALSE);
-  assay_window_add_files (window, &csv, 1);
+  gui_add_files (window, &csv, 1);
   g_assert_nonnull (assay_window_get_session (window));
   return window;
+}
+
+static gboolean
+files_added (gpointer data)
+{
+  return !assay_window_get_adding_files (data);
+}
+
+/* Adds files as a drop does and waits until they are copied into the session. */
+void
+gui_add_files (AssayWindow  *window,
+               GFile       **files,
+               guint         n_files)
+{
+  assay_window_add_files (window, files, n_files);
+  gui_wait_files_added (window);
+}
+
+void
+gui_wait_files_added (AssayWindow *window)
+{
+  gui_wait (files_added, window, 60, "the dropped files to be copied into the session");
 }
 
 void

@@ -17,6 +17,10 @@ void        gui_wait                 (GuiCondition condition,
                                       guint        timeout_s,
                                       const char  *what);
 /* Runs the main context for MS milliseconds. */
+void        gui_add_files            (AssayWindow  *window,
+                                      GFile       **files,
+                                      guint         n_files);
+void        gui_wait_files_added     (AssayWindow  *window);
 void        gui_spin                 (guint        ms);
 /* The text a label, editable, preferences row or text view shows; owned by the widget. */
 const char *gui_text                 (GtkWidget   *widget);

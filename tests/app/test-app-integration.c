@@ -194,7 +194,7 @@ test_empty (void)
   g_assert_null (assay_artifact_gallery_get_model (assay_window_get_gallery (window)));
 
   /* Data but no question yet: still nothing to export, and the gallery is the session's. */
-  assay_window_add_files (window, &csv, 1);
+  gui_add_files (window, &csv, 1);
   g_assert_nonnull (assay_window_get_session (window));
   g_assert_false (assay_window_get_can_export (window));
   model = assay_artifact_gallery_get_model (assay_window_get_gallery (window));

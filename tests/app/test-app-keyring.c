@@ -166,6 +166,7 @@ test_application_open (void)
   g_assert_null (assay_window_get_session (ASSAY_WINDOW (window)));
   g_application_open (G_APPLICATION (app), files, 2, "");
   g_assert_true (gtk_application_get_active_window (GTK_APPLICATION (app)) == window);
+  gui_wait_files_added (ASSAY_WINDOW (window));
   session = assay_window_get_session (ASSAY_WINDOW (window));
   g_assert_nonnull (session);
   g_assert_cmpuint (assay_session_get_datasets (session)->len, ==, 1);

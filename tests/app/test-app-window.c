@@ -170,7 +170,7 @@ test_unsupported_file (void)
     g_assert_null (assay_window_get_session (window));
   }
 
-  assay_window_add_files (window, &csv_file, 1);
+  gui_add_files (window, &csv_file, 1);
   session = assay_window_get_session (window);
   g_assert_nonnull (session);
   g_assert_cmpuint (assay_session_get_datasets (session)->len, ==, 1);
@@ -198,6 +198,7 @@ test_demo (void)
   g_assert_cmpstr (assay_window_get_page (window), ==, "onboarding");
   g_signal_emit_by_name (assay_window_get_onboarding (window), "demo-requested");
   g_assert_cmpstr (assay_window_get_page (window), ==, "main");
+  gui_wait_files_added (window);
   session = assay_window_get_session (window);
   g_assert_nonnull (session);
   datasets = assay_session_get_datasets (session);

@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 
 #include "assay-csv-index.h"
+#include "assay-mapped.h"
 #include "assay-dataset.h"
 #include "assay-csv-reader.h"
 #include "assay-data-text.h"
@@ -22,7 +23,7 @@ struct _AssayCsvIndex
   GObject          parent_instance;
 
   char            *path;
-  GMappedFile     *mapped;
+  AssayMapped     *mapped;
   GBytes          *converted;
   const char      *text;
   gsize            text_len;       /* published with release semantics while converting */
@@ -65,7 +66,7 @@ assay_csv_index_finalize (GObject *object)
   g_clear_pointer (&self->converted, g_bytes_unref);
   if (self->region != NULL)
     munmap (self->region, self->region_len);
-  g_clear_pointer (&self->mapped, g_mapped_file_unref);
+  g_clear_pointer (&self->mapped, assay_mapped_free);
   g_free (self->iconv_name);
   g_free (self->path);
 
@@ -121,11 +122,11 @@ assay_csv_index_new_with_dialect (const char             *path,
   g_return_val_if_fail (path != NULL, NULL);
 
   self->path = g_strdup (path);
-  self->mapped = g_mapped_file_new (path, FALSE, error);
+  self->mapped = assay_mapped_new (path, error);
   if (self->mapped == NULL)
     return NULL;
-  data = g_mapped_file_get_contents (self->mapped);
-  len = g_mapped_file_get_length (self->mapped);
+  data = assay_mapped_get_data (self->mapped);
+  len = assay_mapped_get_length (self->mapped);
   if (data == NULL)
     data = "";
 
@@ -414,6 +415,8 @@ assay_csv_index_build (AssayCsvIndex  *self,
     g_iconv_close (cd);
   __atomic_store_n (&self->n_rows, rows, __ATOMIC_RELEASE);
   __atomic_store_n (&self->indexed_bytes, reader.len, __ATOMIC_RELAXED);
+  if (ok && !assay_mapped_check (self->mapped, self->path, error))
+    ok = FALSE;
   g_atomic_int_set (&self->complete, TRUE);
   return ok;
 }

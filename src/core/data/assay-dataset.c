@@ -10,6 +10,7 @@
 #include "assay-csv-reader.h"
 #include "assay-data-text.h"
 #include "assay-dataset.h"
+#include "assay-mapped.h"
 #include "assay-xlsx.h"
 
 #define MAX_LINES_KEPT     5
@@ -24,7 +25,7 @@ struct _AssayDataset
 
   char            *path;
   char            *basename;
-  GMappedFile     *mapped;
+  AssayMapped     *mapped;
   GBytes          *converted;
   const char      *text;
   gsize            text_len;
@@ -57,7 +58,7 @@ assay_dataset_finalize (GObject *object)
   g_clear_pointer (&self->sheets, g_ptr_array_unref);
   g_clear_pointer (&self->dialect, assay_csv_dialect_free);
   g_clear_pointer (&self->converted, g_bytes_unref);
-  g_clear_pointer (&self->mapped, g_mapped_file_unref);
+  g_clear_pointer (&self->mapped, assay_mapped_free);
   g_free (self->read_call);
   g_free (self->path);
   g_free (self->basename);
@@ -798,11 +799,11 @@ assay_dataset_open_with_dialect (const char             *path,
   self = g_object_new (ASSAY_TYPE_DATASET, NULL);
   self->path = g_strdup (path);
   self->basename = g_path_get_basename (path);
-  self->mapped = g_mapped_file_new (path, FALSE, error);
+  self->mapped = assay_mapped_new (path, error);
   if (self->mapped == NULL)
     return NULL;
-  data = g_mapped_file_get_contents (self->mapped);
-  len = g_mapped_file_get_length (self->mapped);
+  data = assay_mapped_get_data (self->mapped);
+  len = assay_mapped_get_length (self->mapped);
   if (data == NULL)
     data = "";
 
@@ -812,6 +813,8 @@ assay_dataset_open_with_dialect (const char             *path,
         return NULL;
     }
   else if (!open_table (self, data, len, override, cancellable, error))
+    return NULL;
+  if (!assay_mapped_check (self->mapped, path, error))
     return NULL;
   return g_steal_pointer (&self);
 }

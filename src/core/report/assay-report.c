@@ -566,7 +566,7 @@ report_figure_load (const ReportFigure *figure,
     }
   else if (figure->path)
     {
-      g_autoptr(GMappedFile) file = NULL;
+      g_autofree char *contents = NULL;
       GStatBuf st;
 
       if (g_lstat (figure->path, &st) != 0 || !S_ISREG (st.st_mode))
@@ -581,10 +581,10 @@ report_figure_load (const ReportFigure *figure,
                        _("the image is too large"));
           return NULL;
         }
-      file = g_mapped_file_new (figure->path, FALSE, error);
-      if (file == NULL)
+      /* Read, not mapped: a file cut short while mapped would fault (SIGBUS). */
+      if (!g_file_get_contents (figure->path, &contents, &size, error))
         return NULL;
-      bytes = g_mapped_file_get_bytes (file);
+      bytes = g_bytes_new_take (g_steal_pointer (&contents), size);
     }
   else
     {

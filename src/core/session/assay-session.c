@@ -1107,11 +1107,13 @@ assay_session_resolve (AssaySession *self,
   return g_build_filename (self->dir, relative, NULL);
 }
 
-const AssaySessionDataset *
-assay_session_add_dataset (AssaySession  *self,
-                           const char    *path,
-                           const char    *description,
-                           GError       **error)
+/* Copies PATH into DIR's data/ and returns the copy's path, or NULL. Touches nothing but the
+ * file system, so it may run in a worker. */
+static char *
+copy_into_session (const char    *dir,
+                   const char    *path,
+                   GCancellable  *cancellable,
+                   GError       **error)
 {
   g_autofree char *name = NULL;
   g_autofree char *target = NULL;
@@ -1119,11 +1121,7 @@ assay_session_add_dataset (AssaySession  *self,
   g_autofree char *canonical = NULL;
   g_autofree char *real = NULL;
   g_autofree char *relative = NULL;
-  AssaySessionDataset *dataset;
   GStatBuf st;
-
-  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
-  g_return_val_if_fail (path != NULL, NULL);
 
   if (g_stat (path, &st) != 0 || !S_ISREG (st.st_mode))
     {
@@ -1141,14 +1139,14 @@ assay_session_add_dataset (AssaySession  *self,
     }
   name = g_path_get_basename (path);
   relative = g_build_filename ("data", name, NULL);
-  if (!dataset_name_is_plain (name) || !assay_session_path_is_below (self->dir, relative))
+  if (!dataset_name_is_plain (name) || !assay_session_path_is_below (dir, relative))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
                    _("The session’s data folder is a symbolic link or holds one named “%s”; "
                      "nothing is copied through it"), name);
       return NULL;
     }
-  data_dir = assay_session_get_data_dir (self);
+  data_dir = g_build_filename (dir, "data", NULL);
   g_mkdir_with_parents (data_dir, 0755);
   target = g_build_filename (data_dir, name, NULL);
   canonical = g_canonicalize_filename (real, NULL);
@@ -1156,21 +1154,112 @@ assay_session_add_dataset (AssaySession  *self,
   /* The same file again (a resumed session hands its own copies back) needs no copy. */
   if (g_strcmp0 (canonical, target) != 0)
     {
-      g_unlink (target);
-      if (link (real, target) != 0)
-        {
-          g_autoptr(GFile) source = g_file_new_for_path (real);
-          g_autoptr(GFile) destination = g_file_new_for_path (target);
+      g_autofree char *partial = g_strdup_printf ("%s/.%s.XXXXXX", data_dir, name);
+      g_autoptr(GFile) source = g_file_new_for_path (real);
+      g_autoptr(GFile) destination = NULL;
+      int fd;
 
-          if (!g_file_copy (source, destination,
-                            G_FILE_COPY_OVERWRITE | G_FILE_COPY_NOFOLLOW_SYMLINKS,
-                            NULL, NULL, NULL, error))
-            {
-              g_prefix_error (error, _("Cannot copy %s into the session: "), path);
-              return NULL;
-            }
+      /* A copy, never a hard link: the session keeps the data it was asked about when the
+       * original is edited or cut short (which faulted every reader of a mapped link).
+       * GLib clones the blocks where the file system can (btrfs, XFS), else copies them.
+       * It is written under a hidden name and renamed, so a copy cut short by a full disk
+       * or a crash never stands in for the file. */
+      fd = g_mkstemp_full (partial, O_RDWR | O_CLOEXEC, 0644);
+      if (fd < 0)
+        {
+          int saved = errno;
+
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                       _("Cannot copy %s into the session: %s"), path, g_strerror (saved));
+          return NULL;
+        }
+      close (fd);
+      destination = g_file_new_for_path (partial);
+      if (!g_file_copy (source, destination,
+                        G_FILE_COPY_OVERWRITE | G_FILE_COPY_NOFOLLOW_SYMLINKS,
+                        cancellable, NULL, NULL, error))
+        {
+          g_unlink (partial);
+          g_prefix_error (error, _("Cannot copy %s into the session: "), path);
+          return NULL;
+        }
+      if (g_rename (partial, target) != 0)
+        {
+          int saved = errno;
+
+          g_unlink (partial);
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                       _("Cannot copy %s into the session: %s"), path, g_strerror (saved));
+          return NULL;
         }
     }
+  return g_steal_pointer (&target);
+}
+
+static void
+copy_in_worker (GTask        *task,
+                gpointer      source,
+                gpointer      task_data,
+                GCancellable *cancellable)
+{
+  const char *const *args = task_data;
+  GError *error = NULL;
+  char *copy = copy_into_session (args[0], args[1], cancellable, &error);
+
+  if (copy == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, copy, g_free);
+}
+
+void
+assay_session_copy_in_async (AssaySession        *self,
+                             const char          *path,
+                             GCancellable        *cancellable,
+                             GAsyncReadyCallback  callback,
+                             gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  char **args;
+
+  g_return_if_fail (ASSAY_IS_SESSION (self));
+  g_return_if_fail (path != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, assay_session_copy_in_async);
+  args = g_new0 (char *, 3);
+  args[0] = g_strdup (self->dir);
+  args[1] = g_strdup (path);
+  g_task_set_task_data (task, args, (GDestroyNotify) g_strfreev);
+  g_task_run_in_thread (task, copy_in_worker);
+}
+
+char *
+assay_session_copy_in_finish (AssaySession  *self,
+                              GAsyncResult  *result,
+                              GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+const AssaySessionDataset *
+assay_session_add_dataset (AssaySession  *self,
+                           const char    *path,
+                           const char    *description,
+                           GError       **error)
+{
+  g_autofree char *name = NULL;
+  g_autofree char *target = NULL;
+  AssaySessionDataset *dataset;
+
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  g_return_val_if_fail (path != NULL, NULL);
+
+  target = copy_into_session (self->dir, path, NULL, error);
+  if (target == NULL)
+    return NULL;
+  name = g_path_get_basename (target);
 
   for (guint i = 0; i < self->datasets->len; i++)
     {

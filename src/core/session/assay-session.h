@@ -113,7 +113,18 @@ char          *assay_session_get_data_dir       (AssaySession        *self);
 char          *assay_session_resolve            (AssaySession        *self,
                                                  const char          *relative);
 
-/* Copies FILE into data/ (a hard link when possible) and records it. */
+/* Copies FILE into data/ (its own copy, never a link to the original) in a worker and
+ * returns the copy's path; assay_session_add_dataset () on that path records it without
+ * copying again. For the window, where a large file must not block. */
+void           assay_session_copy_in_async      (AssaySession        *self,
+                                                 const char          *path,
+                                                 GCancellable        *cancellable,
+                                                 GAsyncReadyCallback  callback,
+                                                 gpointer             user_data);
+char          *assay_session_copy_in_finish     (AssaySession        *self,
+                                                 GAsyncResult        *result,
+                                                 GError             **error);
+/* Copies FILE into data/ (its own copy, never a link to the original) and records it. */
 const AssaySessionDataset *assay_session_add_dataset (AssaySession   *self,
                                                       const char     *path,
                                                       const char     *description,
