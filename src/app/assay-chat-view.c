@@ -4,6 +4,7 @@
 #include <glib/gi18n.h>
 
 #include "assay-chat-view.h"
+#include "assay-session-outline.h"
 #include "assay-markdown-view.h"
 #include "assay-step-card.h"
 
@@ -314,28 +315,6 @@ artifact_path (AssaySession        *session,
   return assay_session_resolve (session, artifact->path);
 }
 
-static AssaySessionCell *
-find_cell_by_call (AssaySession *session,
-                   const char   *call_id,
-                   guint         step)
-{
-  AssaySessionCell *found = NULL;
-
-  /* Call ids repeat across questions (recorded transcripts); the last one of that step
-   * before later ones wins, so scan in order and keep the first unused match. */
-  for (guint i = 0; i < assay_session_get_n_cells (session); i++)
-    {
-      AssaySessionCell *cell = assay_session_get_cell (session, i);
-
-      if (g_strcmp0 (cell->call_id, call_id) == 0 && cell->step == step)
-        {
-          found = cell;
-          break;
-        }
-    }
-  return found;
-}
-
 static void
 show_cell (AssayStepCard    *card,
            AssaySession     *session,
@@ -370,84 +349,41 @@ assay_chat_view_show_session (AssayChatView *self,
                               AssaySession  *session,
                               guint          max_steps)
 {
-  GPtrArray *messages;
-  GHashTable *shown;
-  guint step = 0;
+  g_autoptr(AssaySessionOutline) outline = NULL;
 
   g_return_if_fail (ASSAY_IS_CHAT_VIEW (self));
   g_return_if_fail (ASSAY_IS_SESSION (session));
 
   assay_chat_view_clear (self);
-  messages = assay_session_get_messages (session);
-  shown = g_hash_table_new (g_direct_hash, g_direct_equal);
-  for (guint i = 0; i < messages->len; i++)
+  outline = assay_session_outline_new (session);
+  for (guint i = 0; i < outline->questions->len; i++)
     {
-      AssayLlmMessage *message = g_ptr_array_index (messages, i);
+      AssayOutlineQuestion *question = g_ptr_array_index (outline->questions, i);
 
-      if (message->role == ASSAY_LLM_ROLE_USER)
+      if (question->text != NULL)
+        assay_chat_view_add_question (self, question->text);
+      for (guint j = 0; j < question->steps->len; j++)
         {
-          if (message->text != NULL)
-            assay_chat_view_add_question (self, message->text);
-          step = 0;
-        }
-      else if (message->role == ASSAY_LLM_ROLE_ASSISTANT)
-        {
+          AssayOutlineStep *step = g_ptr_array_index (question->steps, j);
+          guint number = step->number_in_question;
           AssayStepCard *card;
 
-          step++;
-          if (message->tool_calls->len == 0)
+          card = assay_chat_view_begin_step (self, number, MAX (max_steps, number));
+          if (!step->interrupted && !step->is_answer)
+            assay_step_card_set_text (card, step->text);
+          for (guint k = 0; k < step->cells->len; k++)
             {
-              assay_chat_view_begin_step (self, step, MAX (max_steps, step));
-              assay_chat_view_add_answer (self, message->text ? message->text : "");
-              continue;
-            }
-          card = assay_chat_view_begin_step (self, step, MAX (max_steps, step));
-          assay_step_card_set_text (card, message->text);
-          for (guint j = 0; j < message->tool_calls->len; j++)
-            {
-              AssayLlmToolCall *call = g_ptr_array_index (message->tool_calls, j);
-              AssaySessionCell *cell = NULL;
+              AssaySessionCell *cell = g_ptr_array_index (step->cells, k);
 
-              for (guint k = 0; k < assay_session_get_n_cells (session); k++)
-                {
-                  AssaySessionCell *candidate = assay_session_get_cell (session, k);
-
-                  if (g_strcmp0 (candidate->call_id, call->id) == 0 &&
-                      !g_hash_table_contains (shown, candidate))
-                    {
-                      cell = candidate;
-                      break;
-                    }
-                }
-              if (cell == NULL)
-                cell = find_cell_by_call (session, call->id, step);
-              if (cell != NULL)
-                {
-                  g_hash_table_add (shown, cell);
-                  show_cell (card, session, cell);
-                }
+              show_cell (card, session, cell);
+              /* A step that never finished (Assay was closed in the middle of it). */
+              if (step->interrupted)
+                assay_step_card_cell_finished (card, cell->id, "interrupted", NULL, cell->elapsed_ms);
             }
+          if (step->is_answer)
+            assay_chat_view_add_answer (self, step->text ? step->text : "");
         }
     }
-
-  /* A step that never finished (Assay was closed in the middle of it). */
-  {
-    GPtrArray *interrupted = assay_session_get_interrupted_cells (session);
-
-    if (interrupted != NULL && interrupted->len > 0)
-      {
-        AssayStepCard *card = assay_chat_view_begin_step (self, step + 1, MAX (max_steps, step + 1));
-
-        for (guint i = 0; i < interrupted->len; i++)
-          {
-            AssaySessionCell *cell = g_ptr_array_index (interrupted, i);
-
-            show_cell (card, session, cell);
-            assay_step_card_cell_finished (card, cell->id, "interrupted", NULL, cell->elapsed_ms);
-          }
-      }
-  }
-  g_hash_table_unref (shown);
   self->current_card = NULL;
 }
 

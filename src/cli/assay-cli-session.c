@@ -9,6 +9,7 @@
 
 #include "assay-cli.h"
 #include "assay-session.h"
+#include "assay-session-outline.h"
 
 static void
 session_usage (FILE *out)
@@ -141,8 +142,8 @@ session_show (int       argc,
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(AssaySession) session = NULL;
-  GPtrArray *interrupted;
-  GPtrArray *messages;
+  g_autoptr(AssaySessionOutline) outline = NULL;
+  const char *last_answer = NULL;
 
   if (argc != 1)
     {
@@ -178,22 +179,33 @@ session_show (int       argc,
       AssaySessionDataset *dataset = g_ptr_array_index (assay_session_get_datasets (session), i);
       assay_cli_print (stdout, _("dataset:  /data/%s\n"), dataset->name);
     }
-  messages = assay_session_get_messages (session);
-  for (guint i = 0; i < messages->len; i++)
+  /* Each question with its cells and its answer, read the way the window and the reports
+   * read them. */
+  outline = assay_session_outline_new (session);
+  for (guint i = 0; i < outline->questions->len; i++)
     {
-      AssayLlmMessage *message = g_ptr_array_index (messages, i);
+      const AssayOutlineQuestion *question = g_ptr_array_index (outline->questions, i);
 
-      if (message->role == ASSAY_LLM_ROLE_USER)
-        assay_cli_print (stdout, _("question: %s\n"), message->text);
+      if (question->text != NULL)
+        assay_cli_print (stdout, _("question: %s\n"), question->text);
+      for (guint j = 0; j < question->steps->len; j++)
+        {
+          const AssayOutlineStep *step = g_ptr_array_index (question->steps, j);
+
+          if (step->interrupted)
+            assay_cli_print (stdout, _("Interrupted (in a step that never finished):\n"));
+          for (guint k = 0; k < step->cells->len; k++)
+            print_cell (session, g_ptr_array_index (step->cells, k));
+          if (step->is_answer && step->text != NULL)
+            {
+              assay_cli_print (stdout, "\n%s\n\n", step->text);
+              last_answer = step->text;
+            }
+        }
     }
-  for (guint i = 0; i < assay_session_get_n_cells (session); i++)
-    print_cell (session, assay_session_get_cell (session, i));
-  interrupted = assay_session_get_interrupted_cells (session);
-  if (interrupted->len > 0)
-    assay_cli_print (stdout, _("Interrupted (in a step that never finished):\n"));
-  for (guint i = 0; i < interrupted->len; i++)
-    print_cell (session, g_ptr_array_index (interrupted, i));
-  if (assay_session_get_answer (session))
+  /* The outcome's words when the last question ended without a reply (stopped, failed). */
+  if (assay_session_get_answer (session) != NULL &&
+      g_strcmp0 (assay_session_get_answer (session), last_answer) != 0)
     assay_cli_print (stdout, "\n%s\n", assay_session_get_answer (session));
   return 0;
 }

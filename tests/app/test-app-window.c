@@ -1130,6 +1130,72 @@ test_diff (void)
                    "+print(df.head())\n");
 }
 
+/* The chat view files each cell under the question whose reply proposed it, with call ids
+ * repeated across questions and within a reply (the reports read the record the same way;
+ * tests/test-session-outline.c). */
+typedef struct
+{
+  guint       position;
+  guint       marks[16];
+  const char *texts[16];
+  guint       n;
+} Walk;
+
+static void
+walk_widgets (GtkWidget *widget,
+              Walk      *walk)
+{
+  const char *text = gui_text (widget);
+
+  walk->position++;
+  for (guint i = 0; text != NULL && i < walk->n; i++)
+    if (walk->marks[i] == 0 && strstr (text, walk->texts[i]) != NULL)
+      walk->marks[i] = walk->position;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    walk_widgets (child, walk);
+}
+
+static void
+test_repeated_call_ids (void)
+{
+  g_autofree char *dir = session_fixture_write_repeated_ids (NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AssaySession) session = assay_session_load (dir, &error);
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *chat = assay_chat_view_new ();
+  const char *order[] = { "Question one?", "first-output", "Answer one.", "Question two?", "second-output",
+                          "Answer two.", "Question three?", "third-output", "fourth-output", "fifth-output",
+                          "Answer three.", "Question four?", "sixth" };
+  Walk walk = { 0 };
+
+  g_assert_no_error (error);
+  gtk_window_set_child (GTK_WINDOW (window), chat);
+  gtk_window_set_default_size (GTK_WINDOW (window), 900, 700);
+  gtk_window_present (GTK_WINDOW (window));
+  assay_chat_view_show_session (ASSAY_CHAT_VIEW (chat), session, 0);
+  gui_spin (100);
+
+  walk.n = G_N_ELEMENTS (order);
+  for (guint i = 0; i < walk.n; i++)
+    walk.texts[i] = order[i];
+  walk_widgets (chat, &walk);
+  for (guint i = 0; i < walk.n; i++)
+    {
+      if (walk.marks[i] == 0)
+        g_error ("the chat view does not show “%s”", order[i]);
+      if (i > 0 && walk.marks[i] < walk.marks[i - 1])
+        g_error ("the chat view shows “%s” before “%s”", order[i], order[i - 1]);
+    }
+  /* c3, c4 and c5 came from one reply: one card; the interrupted c6 has its own. */
+  g_assert_true (assay_chat_view_find_cell_card (ASSAY_CHAT_VIEW (chat), "c3") ==
+                 assay_chat_view_find_cell_card (ASSAY_CHAT_VIEW (chat), "c5"));
+  g_assert_true (assay_chat_view_find_cell_card (ASSAY_CHAT_VIEW (chat), "c1") !=
+                 assay_chat_view_find_cell_card (ASSAY_CHAT_VIEW (chat), "c2"));
+  g_assert_nonnull (assay_chat_view_find_cell_card (ASSAY_CHAT_VIEW (chat), "c6"));
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_assert_true (assay_session_delete (dir, NULL));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1152,6 +1218,7 @@ main (int   argc,
   g_test_add_func ("/assay/app/preferences-and-shortcuts", test_preferences_and_shortcuts);
   g_test_add_func ("/assay/app/diff", test_diff);
   g_test_add_func ("/assay/app/step-card", test_step_card);
+  g_test_add_func ("/assay/app/chat/repeated-call-ids", test_repeated_call_ids);
   status = g_test_run ();
   g_object_unref (settings);
   return status;

@@ -11,6 +11,7 @@
 #include <gio/gunixoutputstream.h>
 
 #include "assay-report-private.h"
+#include "assay-session-outline.h"
 #include "assay-session.h"
 
 G_DEFINE_QUARK (assay-report-error-quark, assay_report_error)
@@ -295,10 +296,9 @@ assay_report_new_from_session (AssaySession             *session,
                                const AssayReportOptions *options)
 {
   AssayReport *report = g_new0 (AssayReport, 1);
-  g_autoptr(GHashTable) by_call = g_hash_table_new (g_str_hash, g_str_equal);
-  g_autoptr(GHashTable) placed = g_hash_table_new (NULL, NULL);
-  GPtrArray *messages, *datasets;
-  ReportQuestion *question = NULL;
+  g_autoptr(GHashTable) by_source = g_hash_table_new (NULL, NULL);
+  g_autoptr(AssaySessionOutline) outline = NULL;
+  GPtrArray *datasets;
   guint n_cells = assay_session_get_n_cells (session);
 
   report->options = *options;
@@ -343,56 +343,36 @@ assay_report_new_from_session (AssaySession             *session,
       cell = snapshot_cell (report, session, source);
       cell->execution_count = report->cells->len + 1;
       g_ptr_array_add (report->cells, cell);
-      if (source->call_id)
-        g_hash_table_insert (by_call, source->call_id, cell);
+      g_hash_table_insert (by_source, source, cell);
     }
 
-  messages = assay_session_get_messages (session);
-  for (guint i = 0; messages && i < messages->len; i++)
+  /* Where they go: the session's one reading of questions, steps and cells. */
+  outline = assay_session_outline_new (session);
+  for (guint i = 0; i < outline->questions->len; i++)
     {
-      const AssayLlmMessage *message = g_ptr_array_index (messages, i);
-      g_autofree char *stripped = NULL;
+      const AssayOutlineQuestion *source = g_ptr_array_index (outline->questions, i);
+      ReportQuestion *question = add_question (report, source->text);
 
-      switch (message->role)
+      for (guint j = 0; j < source->steps->len; j++)
         {
-        case ASSAY_LLM_ROLE_USER:
-          question = add_question (report, message->text);
-          break;
-        case ASSAY_LLM_ROLE_ASSISTANT:
-          if (question == NULL)
-            question = add_question (report, NULL);
-          stripped = g_strstrip (g_strdup (message->text ? message->text : ""));
-          if (*stripped)
-            add_item (question,
-                      message->tool_calls->len == 0 ? REPORT_ITEM_ANSWER : REPORT_ITEM_TEXT,
-                      message->text, NULL);
-          for (guint j = 0; j < message->tool_calls->len; j++)
+          const AssayOutlineStep *step = g_ptr_array_index (source->steps, j);
+          g_autofree char *stripped = g_strstrip (g_strdup (step->text ? step->text : ""));
+
+          /* A step Assay was closed in the middle of did not run to the end: left out. */
+          if (step->interrupted)
+            continue;
+          if (*stripped && !step->is_answer)
+            add_item (question, REPORT_ITEM_TEXT, step->text, NULL);
+          for (guint k = 0; k < step->cells->len; k++)
             {
-              const AssayLlmToolCall *call = g_ptr_array_index (message->tool_calls, j);
-              ReportCell *cell = call->id ? g_hash_table_lookup (by_call, call->id) : NULL;
+              ReportCell *cell = g_hash_table_lookup (by_source, g_ptr_array_index (step->cells, k));
 
-              if (cell == NULL || g_hash_table_contains (placed, cell))
-                continue;
-              g_hash_table_add (placed, cell);
-              add_item (question, REPORT_ITEM_CELL, NULL, cell);
+              if (cell != NULL)
+                add_item (question, REPORT_ITEM_CELL, NULL, cell);
             }
-          break;
-        case ASSAY_LLM_ROLE_TOOL:
-        default:
-          break;
+          if (*stripped && step->is_answer)
+            add_item (question, REPORT_ITEM_ANSWER, step->text, NULL);
         }
-    }
-
-  /* Cells no message names (a fenced block the agent ran) go after the last question. */
-  for (guint i = 0; i < report->cells->len; i++)
-    {
-      ReportCell *cell = g_ptr_array_index (report->cells, i);
-
-      if (g_hash_table_contains (placed, cell))
-        continue;
-      if (question == NULL)
-        question = add_question (report, NULL);
-      add_item (question, REPORT_ITEM_CELL, NULL, cell);
     }
   return report;
 }

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "assay-session.h"
+
+G_BEGIN_DECLS
+
+/*
+ * The one reading of a session record as the analyst sees it: questions, each with its
+ * steps (one model reply each), each with the cells its tool calls proposed.
+ *
+ * A cell belongs to the tool call with its call id in the step that proposed it. Call ids
+ * repeat (a server that sends none gets call_assay_<n> per turn, recorded transcripts replay
+ * theirs, a reply may name one id twice), so matching is by step and call id first, each
+ * cell used once; only then by call id alone, in the order the cells ran, for records whose
+ * steps were counted otherwise. A cell no call names goes to the step that proposed it.
+ * The window, the three report formats and `assay-cli session show` read this and nothing
+ * else.
+ *
+ * The outline points into SESSION (messages, cells): it is valid while the session is not
+ * changed, and is meant to be walked at once.
+ */
+
+typedef struct
+{
+  guint              number;        /* from 1 across the session */
+  guint              number_in_question; /* from 1 in its question: "Step 2" */
+  const char        *text;          /* what the model wrote in that reply; may be NULL */
+  gboolean           is_answer;     /* a reply without tool calls: the question's answer */
+  gboolean           interrupted;   /* the step that never finished (its cells are kept apart) */
+  GPtrArray         *cells;         /* AssaySessionCell*, borrowed, in the reply's call order */
+} AssayOutlineStep;
+
+typedef struct
+{
+  guint              number;        /* from 1 */
+  const char        *text;          /* the question; NULL for steps before any question */
+  GPtrArray         *steps;         /* AssayOutlineStep* */
+} AssayOutlineQuestion;
+
+typedef struct
+{
+  GPtrArray         *questions;     /* AssayOutlineQuestion* */
+} AssaySessionOutline;
+
+AssaySessionOutline *assay_session_outline_new  (AssaySession        *session);
+void                 assay_session_outline_free (AssaySessionOutline *outline);
+/* The question whose steps hold CELL, or NULL. */
+const AssayOutlineQuestion *assay_session_outline_find_cell (const AssaySessionOutline *outline,
+                                                             const AssaySessionCell    *cell,
+                                                             const AssayOutlineStep   **step);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (AssaySessionOutline, assay_session_outline_free)
+
+G_END_DECLS
