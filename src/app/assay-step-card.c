@@ -5,6 +5,7 @@
 
 #include <glib/gi18n.h>
 
+#include "assay-cell-output.h"
 #include "assay-markdown-view.h"
 #include "assay-step-card.h"
 
@@ -443,20 +444,15 @@ append_output (CellRow    *row,
 
 static void
 add_inline_figure (CellRow    *row,
-                   JsonObject *bundle)
+                   const char *base64)
 {
-  JsonNode *node = json_object_get_member (bundle, "image/png");
   g_autoptr(GBytes) bytes = NULL;
   g_autoptr(GdkTexture) texture = NULL;
   g_autoptr(GError) error = NULL;
   GtkWidget *picture;
   guchar *png;
   gsize length;
-  const char *base64;
 
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
-    return;
-  base64 = json_node_get_string (node);
   if (strlen (base64) > MAX_INLINE_FIGURE_BYTES / 3 * 4 + 4)
     return;
   png = g_base64_decode (base64, &length);
@@ -483,67 +479,41 @@ add_inline_figure (CellRow    *row,
 void
 assay_step_card_cell_output (AssayStepCard *self,
                              const char    *cell_id,
-                             JsonObject    *output)
+                             JsonObject    *object)
 {
+  g_autoptr(AssayCellOutput) output = NULL;
+  g_autofree char *text = NULL;
   CellRow *row;
-  const char *type;
 
   g_return_if_fail (ASSAY_IS_STEP_CARD (self));
-  if ((row = find_cell (self, cell_id)) == NULL || output == NULL)
+  if ((row = find_cell (self, cell_id)) == NULL || object == NULL)
     return;
 
-  type = json_object_get_string_member_with_default (output, "output_type", "");
-  if (g_str_equal (type, "stream"))
-    append_output (row, json_object_get_string_member_with_default (output, "text", NULL));
-  else if (g_str_equal (type, "error"))
+  output = assay_cell_output_read_object (object);
+  switch (output->kind)
     {
-      JsonNode *node = json_object_get_member (output, "traceback");
-
-      if (node != NULL && JSON_NODE_HOLDS_ARRAY (node))
+    case ASSAY_CELL_OUTPUT_STREAM:
+      append_output (row, output->text);
+      break;
+    case ASSAY_CELL_OUTPUT_ERROR:
+      text = assay_cell_output_dup_text (output);
+      append_output (row, text);
+      break;
+    case ASSAY_CELL_OUTPUT_RESULT:
+    case ASSAY_CELL_OUTPUT_DISPLAY:
+      /* A figure the kernel captured (plt.show(), an open figure): a thumbnail like a saved
+       * one; the text form stands for anything else. */
+      if (output->png_base64 != NULL)
+        add_inline_figure (row, output->png_base64);
+      else if (output->plain != NULL)
         {
-          JsonArray *traceback = json_node_get_array (node);
-
-          for (guint i = 0; i < json_array_get_length (traceback); i++)
-            {
-              JsonNode *line = json_array_get_element (traceback, i);
-
-              if (JSON_NODE_HOLDS_VALUE (line) && json_node_get_value_type (line) == G_TYPE_STRING)
-                {
-                  append_output (row, json_node_get_string (line));
-                  append_output (row, "\n");
-                }
-            }
-        }
-      else
-        {
-          append_output (row, json_object_get_string_member_with_default (output, "ename", ""));
-          append_output (row, ": ");
-          append_output (row, json_object_get_string_member_with_default (output, "evalue", ""));
+          append_output (row, output->plain);
           append_output (row, "\n");
         }
-    }
-  else if (json_object_has_member (output, "data"))
-    {
-      JsonNode *data = json_object_get_member (output, "data");
-
-      /* A figure the kernel captured (plt.show(), an open figure): a thumbnail like a saved one. */
-      if (JSON_NODE_HOLDS_OBJECT (data))
-        add_inline_figure (row, json_node_get_object (data));
-
-      /* Figures come as artifacts (thumbnails); the text form stands for anything else. */
-      if (JSON_NODE_HOLDS_OBJECT (data) &&
-          !json_object_has_member (json_node_get_object (data), "image/png"))
-        {
-          JsonObject *bundle = json_node_get_object (data);
-          JsonNode *plain = json_object_get_member (bundle, "text/plain");
-
-          if (plain != NULL && JSON_NODE_HOLDS_VALUE (plain) &&
-              json_node_get_value_type (plain) == G_TYPE_STRING)
-            {
-              append_output (row, json_node_get_string (plain));
-              append_output (row, "\n");
-            }
-        }
+      break;
+    case ASSAY_CELL_OUTPUT_OTHER:
+    default:
+      break;
     }
   if (row->running)
     queue_output_update (row);

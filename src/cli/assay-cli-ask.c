@@ -18,6 +18,7 @@
 #include "assay-dataset.h"
 #include "assay-kernel-session.h"
 #include "assay-session.h"
+#include "assay-cell-output.h"
 
 enum {
   EXIT_ANSWERED = 0,
@@ -262,28 +263,20 @@ cell_started_cb (AssayAgent *agent, const char *cell_id, const char *code, Ask *
 }
 
 static void
-output_cb (AssayAgent *agent, const char *cell_id, JsonObject *output, Ask *ask)
+output_cb (AssayAgent *agent, const char *cell_id, JsonObject *object, Ask *ask)
 {
-  const char *type = json_object_get_string_member_with_default (output, "output_type", "");
+  g_autoptr(AssayCellOutput) output = assay_cell_output_read_object (object);
+  g_autofree char *text = NULL;
 
-  if (g_str_equal (type, "stream"))
-    assay_cli_print (stderr, "%s", json_object_get_string_member_with_default (output, "text", ""));
-  else if (g_str_equal (type, "error") && json_object_has_member (output, "traceback"))
+  if (output->kind == ASSAY_CELL_OUTPUT_STREAM || output->kind == ASSAY_CELL_OUTPUT_ERROR)
     {
-      JsonArray *traceback = json_object_get_array_member (output, "traceback");
-
-      for (guint i = 0; traceback != NULL && i < json_array_get_length (traceback); i++)
-        assay_cli_print (stderr, "%s\n", json_array_get_string_element (traceback, i));
+      text = assay_cell_output_dup_text (output);
+      assay_cli_print (stderr, "%s", text);
     }
-  else if (json_object_has_member (output, "data"))
-    {
-      JsonObject *data = json_object_get_object_member (output, "data");
-
-      if (data != NULL && json_object_has_member (data, "image/png"))
-        fprintf (stderr, "[figure: image/png]\n");
-      else if (data != NULL && json_object_has_member (data, "text/plain"))
-        assay_cli_print (stderr, "%s\n", json_object_get_string_member (data, "text/plain"));
-    }
+  else if (output->png_base64 != NULL)
+    fprintf (stderr, "[figure: image/png]\n");
+  else if (output->plain != NULL)
+    assay_cli_print (stderr, "%s\n", output->plain);
   fflush (stderr);
 }
 

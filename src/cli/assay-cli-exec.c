@@ -11,6 +11,7 @@
 #include "assay-cli.h"
 #include "assay-kernel-channel.h"
 #include "assay-kernel-session.h"
+#include "assay-cell-output.h"
 
 typedef struct
 {
@@ -48,32 +49,32 @@ executed_cb (GObject      *source,
 static void
 output_cb (AssayKernelSession *session,
            const char         *cell_id,
-           JsonObject         *output,
+           JsonObject         *object,
            gpointer            user_data)
 {
-  const char *type = json_object_get_string_member (output, "output_type");
+  g_autoptr(AssayCellOutput) output = assay_cell_output_read_object (object);
+  g_autofree char *text = NULL;
 
-  if (g_str_equal (type, "stream"))
+  switch (output->kind)
     {
-      FILE *out = g_str_equal (json_object_get_string_member (output, "name"), "stderr") ? stderr : stdout;
-      assay_cli_print (out, "%s", json_object_get_string_member (output, "text"));
-      fflush (out);
-    }
-  else if (g_str_equal (type, "error"))
-    {
-      JsonArray *traceback = json_object_get_array_member (output, "traceback");
-
-      for (guint i = 0; i < json_array_get_length (traceback); i++)
-        assay_cli_print (stderr, "%s\n", json_array_get_string_element (traceback, i));
-    }
-  else
-    {
-      JsonObject *data = json_object_get_object_member (output, "data");
-
-      if (json_object_has_member (data, "image/png"))
+    case ASSAY_CELL_OUTPUT_STREAM:
+      assay_cli_print (output->is_stderr ? stderr : stdout, "%s", output->text);
+      fflush (output->is_stderr ? stderr : stdout);
+      break;
+    case ASSAY_CELL_OUTPUT_ERROR:
+      text = assay_cell_output_dup_text (output);
+      assay_cli_print (stderr, "%s", text);
+      break;
+    case ASSAY_CELL_OUTPUT_RESULT:
+    case ASSAY_CELL_OUTPUT_DISPLAY:
+      if (output->png_base64 != NULL)
         printf ("[figure: image/png]\n");
-      else if (json_object_has_member (data, "text/plain"))
-        assay_cli_print (stdout, "%s\n", json_object_get_string_member (data, "text/plain"));
+      else if (output->plain != NULL)
+        assay_cli_print (stdout, "%s\n", output->plain);
+      break;
+    case ASSAY_CELL_OUTPUT_OTHER:
+    default:
+      break;
     }
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "assay-agent-private.h"
+#include "assay-cell-output.h"
 
 char *
 assay_agent_trim_middle (const char *text,
@@ -41,67 +42,40 @@ assay_agent_trim_middle (const char *text,
 static void
 describe_output (GString    *body,
                  GString    *figures,
-                 JsonObject *output)
+                 JsonObject *object)
 {
-  const char *type = json_object_get_string_member_with_default (output, "output_type", "");
+  g_autoptr(AssayCellOutput) output = assay_cell_output_read_object (object);
+  g_autofree char *text = NULL;
 
-  if (g_str_equal (type, "stream"))
+  switch (output->kind)
     {
-      const char *text = json_object_get_string_member_with_default (output, "text", "");
-
-      g_string_append (body, text);
-    }
-  else if (g_str_equal (type, "error"))
-    {
-      JsonNode *traceback = json_object_get_member (output, "traceback");
-
+    case ASSAY_CELL_OUTPUT_STREAM:
+      g_string_append (body, output->text);
+      break;
+    case ASSAY_CELL_OUTPUT_ERROR:
       if (body->len > 0 && body->str[body->len - 1] != '\n')
         g_string_append_c (body, '\n');
-      if (traceback != NULL && JSON_NODE_HOLDS_ARRAY (traceback) &&
-          json_array_get_length (json_node_get_array (traceback)) > 0)
-        {
-          JsonArray *lines = json_node_get_array (traceback);
-
-          for (guint i = 0; i < json_array_get_length (lines); i++)
-            {
-              JsonNode *line = json_array_get_element (lines, i);
-
-              if (JSON_NODE_HOLDS_VALUE (line) && json_node_get_value_type (line) == G_TYPE_STRING)
-                g_string_append_printf (body, "%s\n", json_node_get_string (line));
-            }
-        }
-      else
-        g_string_append_printf (body, "%s: %s\n",
-                                json_object_get_string_member_with_default (output, "ename", "Error"),
-                                json_object_get_string_member_with_default (output, "evalue", ""));
-    }
-  else if (g_str_equal (type, "execute_result") || g_str_equal (type, "display_data"))
-    {
-      JsonNode *data_node = json_object_get_member (output, "data");
-      JsonObject *data;
-
-      if (data_node == NULL || !JSON_NODE_HOLDS_OBJECT (data_node))
-        return;
-      data = json_node_get_object (data_node);
-      if (json_object_has_member (data, "image/png") || json_object_has_member (data, "image/svg+xml") ||
-          json_object_has_member (data, "image/jpeg"))
+      text = assay_cell_output_dup_text (output);
+      g_string_append (body, text);
+      break;
+    case ASSAY_CELL_OUTPUT_RESULT:
+    case ASSAY_CELL_OUTPUT_DISPLAY:
+      if (output->has_image)
         {
           g_string_append (figures, "a figure");
-          g_string_append (figures, json_object_has_member (data, "image/png") ? " (image/png)"
-                                                                                : " (image)");
+          g_string_append (figures, output->png_base64 != NULL ? " (image/png)" : " (image)");
           g_string_append (figures, "; ");
         }
-      else if (json_object_has_member (data, "text/plain"))
-        {
-          JsonNode *plain = json_object_get_member (data, "text/plain");
-
-          if (JSON_NODE_HOLDS_VALUE (plain) && json_node_get_value_type (plain) == G_TYPE_STRING)
-            g_string_append_printf (body, "%s%s\n",
-                                    g_str_equal (type, "execute_result") ? "Out: " : "",
-                                    json_node_get_string (plain));
-        }
-      else if (json_object_has_member (data, "text/html"))
+      else if (output->plain != NULL)
+        g_string_append_printf (body, "%s%s\n",
+                                output->kind == ASSAY_CELL_OUTPUT_RESULT ? "Out: " : "",
+                                output->plain);
+      else if (output->html != NULL)
         g_string_append (body, "[an HTML output, shown to the analyst]\n");
+      break;
+    case ASSAY_CELL_OUTPUT_OTHER:
+    default:
+      break;
     }
 }
 

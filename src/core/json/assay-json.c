@@ -317,3 +317,124 @@ assay_json_from_untrusted (const char  *data,
     }
   return json_node_copy (root);
 }
+
+static JsonNode *
+get_value (JsonObject *object,
+           const char *member,
+           GType       type)
+{
+  JsonNode *node;
+
+  if (object == NULL || (node = json_object_get_member (object, member)) == NULL ||
+      !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != type)
+    return NULL;
+  return node;
+}
+
+const char *
+assay_json_get_string (JsonObject *object,
+                       const char *member)
+{
+  JsonNode *node = get_value (object, member, G_TYPE_STRING);
+
+  return node != NULL ? json_node_get_string (node) : NULL;
+}
+
+char *
+assay_json_dup_string (JsonObject *object,
+                       const char *member)
+{
+  return g_strdup (assay_json_get_string (object, member));
+}
+
+JsonObject *
+assay_json_get_object (JsonObject *object,
+                       const char *member)
+{
+  JsonNode *node;
+
+  if (object == NULL || (node = json_object_get_member (object, member)) == NULL ||
+      !JSON_NODE_HOLDS_OBJECT (node))
+    return NULL;
+  return json_node_get_object (node);
+}
+
+JsonArray *
+assay_json_get_array (JsonObject *object,
+                      const char *member)
+{
+  JsonNode *node;
+
+  if (object == NULL || (node = json_object_get_member (object, member)) == NULL ||
+      !JSON_NODE_HOLDS_ARRAY (node))
+    return NULL;
+  return json_node_get_array (node);
+}
+
+gboolean
+assay_json_get_int (JsonObject *object,
+                    const char *member,
+                    gint64     *value)
+{
+  JsonNode *node;
+
+  if ((node = get_value (object, member, G_TYPE_INT64)) != NULL)
+    {
+      *value = json_node_get_int (node);
+      return TRUE;
+    }
+  if ((node = get_value (object, member, G_TYPE_DOUBLE)) != NULL)
+    {
+      double d = json_node_get_double (node);
+
+      if (!(d >= -9.0e15 && d <= 9.0e15))
+        return FALSE;
+      *value = (gint64) d;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+gint64
+assay_json_get_int_or (JsonObject *object,
+                       const char *member,
+                       gint64      fallback)
+{
+  gint64 value;
+
+  return assay_json_get_int (object, member, &value) ? value : fallback;
+}
+
+gboolean
+assay_json_get_boolean_or (JsonObject *object,
+                           const char *member,
+                           gboolean    fallback)
+{
+  JsonNode *node = get_value (object, member, G_TYPE_BOOLEAN);
+
+  return node != NULL ? json_node_get_boolean (node) : fallback;
+}
+
+char *
+assay_json_dup_text (JsonNode *node)
+{
+  JsonArray *array;
+  GString *text;
+
+  if (node == NULL)
+    return NULL;
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    return g_strdup (json_node_get_string (node));
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    return NULL;
+  array = json_node_get_array (node);
+  text = g_string_new (NULL);
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      JsonNode *element = json_array_get_element (array, i);
+
+      if (JSON_NODE_HOLDS_VALUE (element) && json_node_get_value_type (element) == G_TYPE_STRING)
+        g_string_append (text, json_node_get_string (element));
+    }
+  return g_string_free (text, FALSE);
+}

@@ -37,4 +37,29 @@ gboolean assay_json_parser_load_untrusted (JsonParser  *parser,
 JsonNode *assay_json_from_untrusted      (const char  *data,
                                           GError     **error);
 
+/* Checked getters for JSON from outside: each returns NULL (or FALSE, or FALLBACK) when
+ * OBJECT is NULL, the member is missing, or it holds another type, where json-glib's own
+ * getters warn or abort. Strings and containers are borrowed from OBJECT. */
+const char *assay_json_get_string      (JsonObject  *object,
+                                        const char  *member);
+char       *assay_json_dup_string      (JsonObject  *object,
+                                        const char  *member);
+JsonObject *assay_json_get_object      (JsonObject  *object,
+                                        const char  *member);
+JsonArray  *assay_json_get_array       (JsonObject  *object,
+                                        const char  *member);
+/* An integer, or a number within ±9e15 (truncated): some servers write counts as 12.0. */
+gboolean    assay_json_get_int         (JsonObject  *object,
+                                        const char  *member,
+                                        gint64      *value);
+gint64      assay_json_get_int_or      (JsonObject  *object,
+                                        const char  *member,
+                                        gint64       fallback);
+gboolean    assay_json_get_boolean_or  (JsonObject  *object,
+                                        const char  *member,
+                                        gboolean     fallback);
+/* An nbformat multi-line string: a string, or an array whose string elements are joined
+ * (other elements are skipped). NULL for anything else. */
+char       *assay_json_dup_text        (JsonNode    *node);
+
 G_END_DECLS

@@ -55,9 +55,9 @@ read_usage (AssayLlmTurn *turn,
 {
   gint64 tokens;
 
-  if (assay_llm_json_get_int (usage, "input_tokens", &tokens))
+  if (assay_json_get_int (usage, "input_tokens", &tokens))
     turn->input_tokens = tokens;
-  if (assay_llm_json_get_int (usage, "output_tokens", &tokens))
+  if (assay_json_get_int (usage, "output_tokens", &tokens))
     turn->output_tokens = tokens;
 }
 
@@ -65,9 +65,9 @@ static gboolean
 set_stream_error (JsonObject  *object,
                   GError     **error)
 {
-  JsonObject *error_object = assay_llm_json_get_object (object, "error");
-  const char *type = assay_llm_json_get_string (error_object, "type");
-  const char *text = assay_llm_json_get_string (error_object, "message");
+  JsonObject *error_object = assay_json_get_object (object, "error");
+  const char *type = assay_json_get_string (error_object, "type");
+  const char *text = assay_json_get_string (error_object, "message");
   g_autofree char *message = assay_llm_sanitize_message (text != NULL ? text : "no reason given", -1);
   AssayLlmError code = ASSAY_LLM_ERROR_SERVER;
 
@@ -97,33 +97,33 @@ _assay_anthropic_feed_event (AssayLlmTurn  *turn,
                              GError       **error)
 {
   JsonObject *object = json_node_get_object (root);
-  const char *type = assay_llm_json_get_string (object, "type");
+  const char *type = assay_json_get_string (object, "type");
   gint64 index = -1;
 
   if (type == NULL)
     type = event;
-  assay_llm_json_get_int (object, "index", &index);
+  assay_json_get_int (object, "index", &index);
 
   if (g_strcmp0 (type, "message_start") == 0)
-    read_usage (turn, assay_llm_json_get_object (assay_llm_json_get_object (object, "message"),
+    read_usage (turn, assay_json_get_object (assay_json_get_object (object, "message"),
                                                  "usage"));
   else if (g_strcmp0 (type, "content_block_start") == 0)
     {
-      JsonObject *block = assay_llm_json_get_object (object, "content_block");
-      const char *block_type = assay_llm_json_get_string (block, "type");
+      JsonObject *block = assay_json_get_object (object, "content_block");
+      const char *block_type = assay_json_get_string (block, "type");
 
       if (index < 0 || index > G_MAXINT)
         goto bad;
       if (g_strcmp0 (block_type, "text") == 0)
-        assay_llm_turn_add_text (turn, assay_llm_json_get_string (block, "text"));
+        assay_llm_turn_add_text (turn, assay_json_get_string (block, "text"));
       else if (g_strcmp0 (block_type, "tool_use") == 0)
         {
           AssayLlmTurnCall *call;
-          JsonObject *input = assay_llm_json_get_object (block, "input");
+          JsonObject *input = assay_json_get_object (block, "input");
 
           call = assay_llm_turn_start_call (turn, (guint) index,
-                                            assay_llm_json_get_string (block, "id"),
-                                            assay_llm_json_get_string (block, "name"));
+                                            assay_json_get_string (block, "id"),
+                                            assay_json_get_string (block, "name"));
           if (input != NULL && json_object_get_size (input) > 0)
             call->initial_input = json_to_string (json_object_get_member (block, "input"), FALSE);
         }
@@ -131,16 +131,16 @@ _assay_anthropic_feed_event (AssayLlmTurn  *turn,
     }
   else if (g_strcmp0 (type, "content_block_delta") == 0)
     {
-      JsonObject *delta = assay_llm_json_get_object (object, "delta");
-      const char *delta_type = assay_llm_json_get_string (delta, "type");
+      JsonObject *delta = assay_json_get_object (object, "delta");
+      const char *delta_type = assay_json_get_string (delta, "type");
 
       if (g_strcmp0 (delta_type, "text_delta") == 0)
-        assay_llm_turn_add_text (turn, assay_llm_json_get_string (delta, "text"));
+        assay_llm_turn_add_text (turn, assay_json_get_string (delta, "text"));
       else if (g_strcmp0 (delta_type, "input_json_delta") == 0)
         {
           AssayLlmTurnCall *call = index >= 0 && index <= G_MAXINT
                                    ? assay_llm_turn_find_call (turn, (guint) index) : NULL;
-          const char *fragment = assay_llm_json_get_string (delta, "partial_json");
+          const char *fragment = assay_json_get_string (delta, "partial_json");
 
           if (call == NULL)
             goto bad;
@@ -164,7 +164,7 @@ _assay_anthropic_feed_event (AssayLlmTurn  *turn,
     }
   else if (g_strcmp0 (type, "message_delta") == 0)
     {
-      const char *stop = assay_llm_json_get_string (assay_llm_json_get_object (object, "delta"),
+      const char *stop = assay_json_get_string (assay_json_get_object (object, "delta"),
                                                     "stop_reason");
 
       if (stop != NULL)
@@ -174,7 +174,7 @@ _assay_anthropic_feed_event (AssayLlmTurn  *turn,
           turn->stop_reason = stop_reason_from_anthropic (stop);
           turn->finished = TRUE;
         }
-      read_usage (turn, assay_llm_json_get_object (object, "usage"));
+      read_usage (turn, assay_json_get_object (object, "usage"));
     }
   else if (g_strcmp0 (type, "message_stop") == 0)
     turn->done = TRUE;

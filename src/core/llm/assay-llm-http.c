@@ -486,15 +486,15 @@ extract_server_message (const guint8 *data,
       if (!JSON_NODE_HOLDS_OBJECT (root))
         return NULL;
       object = json_node_get_object (root);
-      error_object = assay_llm_json_get_object (object, "error");
+      error_object = assay_json_get_object (object, "error");
       if (error_object != NULL)
-        message = assay_llm_json_get_string (error_object, "message");
+        message = assay_json_get_string (error_object, "message");
       if (message == NULL)
-        message = assay_llm_json_get_string (object, "error");
+        message = assay_json_get_string (object, "error");
       if (message == NULL)
-        message = assay_llm_json_get_string (object, "message");
+        message = assay_json_get_string (object, "message");
       if (message == NULL)
-        message = assay_llm_json_get_string (object, "detail");
+        message = assay_json_get_string (object, "detail");
       return message != NULL && message[0] != '\0' ? assay_llm_sanitize_message (message, -1) : NULL;
     }
 
@@ -679,7 +679,7 @@ parse_models (const guint8    *data,
 
   if (!assay_json_parser_load_untrusted (parser, (const char *) data, len, NULL) ||
       (root = json_parser_get_root (parser)) == NULL || !JSON_NODE_HOLDS_OBJECT (root) ||
-      (array = assay_llm_json_get_array (json_node_get_object (root), "data")) == NULL)
+      (array = assay_json_get_array (json_node_get_object (root), "data")) == NULL)
     {
       g_set_error_literal (error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_PROTOCOL,
                            _("The model server's list of models is not in a format Assay knows"));
@@ -693,7 +693,7 @@ parse_models (const guint8    *data,
 
       if (!JSON_NODE_HOLDS_OBJECT (node))
         continue;
-      id = assay_llm_json_get_string (json_node_get_object (node), "id");
+      id = assay_json_get_string (json_node_get_object (node), "id");
       if (id != NULL && id[0] != '\0' && g_utf8_validate (id, -1, NULL))
         g_ptr_array_add (ids, (gpointer) id);
     }

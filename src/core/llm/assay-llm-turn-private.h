@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "assay-json.h"
 #include "assay-llm-types.h"
 
 G_BEGIN_DECLS
@@ -92,16 +93,6 @@ gboolean          _assay_anthropic_feed_event (AssayLlmTurn  *turn,
                                                JsonNode      *root,
                                                GError       **error);
 
-/* Helpers for untrusted JSON: NULL / default when the member is missing or of another type. */
-const char       *assay_llm_json_get_string (JsonObject       *object,
-                                             const char       *member);
-JsonObject       *assay_llm_json_get_object (JsonObject       *object,
-                                             const char       *member);
-JsonArray        *assay_llm_json_get_array  (JsonObject       *object,
-                                             const char       *member);
-gboolean          assay_llm_json_get_int    (JsonObject       *object,
-                                             const char       *member,
-                                             gint64           *value);
 /* Text from a server, made fit for an error message: valid UTF-8, bounded, trimmed. */
 char             *assay_llm_sanitize_message (const char      *text,
                                               gssize           len);

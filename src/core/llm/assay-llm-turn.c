@@ -218,69 +218,6 @@ assay_llm_turn_to_response (AssayLlmTurn *turn)
   return response;
 }
 
-const char *
-assay_llm_json_get_string (JsonObject *object,
-                           const char *member)
-{
-  JsonNode *node;
-
-  if (object == NULL || (node = json_object_get_member (object, member)) == NULL ||
-      !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
-
-JsonObject *
-assay_llm_json_get_object (JsonObject *object,
-                           const char *member)
-{
-  JsonNode *node;
-
-  if (object == NULL || (node = json_object_get_member (object, member)) == NULL ||
-      !JSON_NODE_HOLDS_OBJECT (node))
-    return NULL;
-  return json_node_get_object (node);
-}
-
-JsonArray *
-assay_llm_json_get_array (JsonObject *object,
-                          const char *member)
-{
-  JsonNode *node;
-
-  if (object == NULL || (node = json_object_get_member (object, member)) == NULL ||
-      !JSON_NODE_HOLDS_ARRAY (node))
-    return NULL;
-  return json_node_get_array (node);
-}
-
-gboolean
-assay_llm_json_get_int (JsonObject *object,
-                        const char *member,
-                        gint64     *value)
-{
-  JsonNode *node;
-  GType type;
-
-  if (object == NULL || (node = json_object_get_member (object, member)) == NULL ||
-      !JSON_NODE_HOLDS_VALUE (node))
-    return FALSE;
-  type = json_node_get_value_type (node);
-  if (type == G_TYPE_INT64)
-    *value = json_node_get_int (node);
-  else if (type == G_TYPE_DOUBLE)
-    {
-      double d = json_node_get_double (node);
-
-      if (!(d >= -9.0e15 && d <= 9.0e15))
-        return FALSE;
-      *value = (gint64) d;
-    }
-  else
-    return FALSE;
-  return TRUE;
-}
-
 char *
 assay_llm_sanitize_message (const char *text,
                             gssize      len)

@@ -20,6 +20,7 @@
 
 #include "assay-llm-http.h"
 #include "assay-llm-provider.h"
+#include "assay-json.h"
 
 #define DEFAULT_BASE_URL "https://api.openai.com/v1"
 
@@ -64,18 +65,18 @@ set_stream_error (JsonNode  *error_node,
   if (JSON_NODE_HOLDS_OBJECT (error_node))
     {
       object = json_node_get_object (error_node);
-      text = assay_llm_json_get_string (object, "message");
+      text = assay_json_get_string (object, "message");
     }
   else if (JSON_NODE_HOLDS_VALUE (error_node) && json_node_get_value_type (error_node) == G_TYPE_STRING)
     text = json_node_get_string (error_node);
 
   /* "code" is an HTTP-like status (llama.cpp), a word (OpenAI) or null. */
-  if (assay_llm_json_get_int (object, "code", &status) && status >= 400 && status < 600)
+  if (assay_json_get_int (object, "code", &status) && status >= 400 && status < 600)
     code = assay_llm_error_from_status ((guint) status);
   else
     {
-      code_text = assay_llm_json_get_string (object, "code");
-      type = assay_llm_json_get_string (object, "type");
+      code_text = assay_json_get_string (object, "code");
+      type = assay_json_get_string (object, "type");
       if (g_strcmp0 (code_text, "rate_limit_exceeded") == 0 || g_strcmp0 (type, "rate_limit_error") == 0 ||
           g_strcmp0 (type, "rate_limit_exceeded") == 0)
         code = ASSAY_LLM_ERROR_RATE_LIMITED;
@@ -107,16 +108,16 @@ handle_tool_call_delta (AssayLlmTurn *turn,
                         JsonObject   *delta,
                         guint         position)
 {
-  JsonObject *function = assay_llm_json_get_object (delta, "function");
-  const char *id = assay_llm_json_get_string (delta, "id");
-  const char *name = assay_llm_json_get_string (function, "name");
+  JsonObject *function = assay_json_get_object (delta, "function");
+  const char *id = assay_json_get_string (delta, "id");
+  const char *name = assay_json_get_string (function, "name");
   g_autofree char *arguments = arguments_to_text (function != NULL
                                                   ? json_object_get_member (function, "arguments")
                                                   : NULL);
   AssayLlmTurnCall *call;
   gint64 wire_index;
 
-  if (!assay_llm_json_get_int (delta, "index", &wire_index) || wire_index < 0 || wire_index > G_MAXUINT)
+  if (!assay_json_get_int (delta, "index", &wire_index) || wire_index < 0 || wire_index > G_MAXUINT)
     wire_index = position;
 
   call = assay_llm_turn_find_call (turn, (guint) wire_index);
@@ -154,7 +155,7 @@ _assay_openai_feed_event (AssayLlmTurn  *turn,
   if (error_node != NULL && !JSON_NODE_HOLDS_NULL (error_node))
     return set_stream_error (error_node, error);
 
-  choices = assay_llm_json_get_array (object, "choices");
+  choices = assay_json_get_array (object, "choices");
   for (guint i = 0; choices != NULL && i < json_array_get_length (choices); i++)
     {
       JsonNode *choice_node = json_array_get_element (choices, i);
@@ -169,13 +170,13 @@ _assay_openai_feed_event (AssayLlmTurn  *turn,
         continue;
       choice = json_node_get_object (choice_node);
       /* We ask for one choice; anything else is not ours. */
-      if (assay_llm_json_get_int (choice, "index", &index) && index != 0)
+      if (assay_json_get_int (choice, "index", &index) && index != 0)
         continue;
 
-      delta = assay_llm_json_get_object (choice, "delta");
-      assay_llm_turn_add_text (turn, assay_llm_json_get_string (delta, "content"));
+      delta = assay_json_get_object (choice, "delta");
+      assay_llm_turn_add_text (turn, assay_json_get_string (delta, "content"));
 
-      tool_calls = assay_llm_json_get_array (delta, "tool_calls");
+      tool_calls = assay_json_get_array (delta, "tool_calls");
       for (guint j = 0; tool_calls != NULL && j < json_array_get_length (tool_calls); j++)
         {
           JsonNode *call_node = json_array_get_element (tool_calls, j);
@@ -185,7 +186,7 @@ _assay_openai_feed_event (AssayLlmTurn  *turn,
         }
 
       /* The deprecated single function call, still sent by some servers. */
-      function_call = assay_llm_json_get_object (delta, "function_call");
+      function_call = assay_json_get_object (delta, "function_call");
       if (function_call != NULL)
         {
           g_autoptr(JsonObject) wrapper = json_object_new ();
@@ -195,7 +196,7 @@ _assay_openai_feed_event (AssayLlmTurn  *turn,
           handle_tool_call_delta (turn, wrapper, 0);
         }
 
-      finish = assay_llm_json_get_string (choice, "finish_reason");
+      finish = assay_json_get_string (choice, "finish_reason");
       if (finish != NULL)
         {
           g_free (turn->stop_reason_raw);
@@ -209,14 +210,14 @@ _assay_openai_feed_event (AssayLlmTurn  *turn,
   if (turn->finished && turn->stop_reason == ASSAY_LLM_STOP_END_TURN && turn->calls->len > 0)
     turn->stop_reason = ASSAY_LLM_STOP_TOOL_USE;
 
-  usage = assay_llm_json_get_object (object, "usage");
+  usage = assay_json_get_object (object, "usage");
   if (usage != NULL)
     {
       gint64 tokens;
 
-      if (assay_llm_json_get_int (usage, "prompt_tokens", &tokens))
+      if (assay_json_get_int (usage, "prompt_tokens", &tokens))
         turn->input_tokens = tokens;
-      if (assay_llm_json_get_int (usage, "completion_tokens", &tokens))
+      if (assay_json_get_int (usage, "completion_tokens", &tokens))
         turn->output_tokens = tokens;
     }
 

@@ -96,6 +96,7 @@ replay_turn (gpointer data)
   AssayRecordedProvider *self = g_task_get_source_object (task);
   g_autoptr(AssayLlmResponse) response = assay_llm_response_new ();
   JsonObject *turn;
+  JsonArray *calls;
   const char *text;
   const char *stop;
 
@@ -111,42 +112,50 @@ replay_turn (gpointer data)
       return G_SOURCE_REMOVE;
     }
 
-  turn = json_array_get_object_element (self->turns, self->next_turn++);
-  text = json_object_get_string_member_with_default (turn, "text", "");
+  /* A transcript is a file anyone may hand over: every member is checked for its type. */
+  {
+    JsonNode *element = json_array_get_element (self->turns, self->next_turn++);
+
+    turn = JSON_NODE_HOLDS_OBJECT (element) ? json_node_get_object (element) : NULL;
+  }
+  text = assay_json_get_string (turn, "text");
+  if (text == NULL)
+    text = "";
   emit_in_pieces (self, text, -1, NULL, NULL);
   g_free (response->text);
   response->text = g_strdup (text);
 
-  if (json_object_has_member (turn, "tool_calls"))
+  calls = assay_json_get_array (turn, "tool_calls");
+  for (guint i = 0; calls != NULL && i < json_array_get_length (calls); i++)
     {
-      JsonArray *calls = json_object_get_array_member (turn, "tool_calls");
+      JsonNode *element = json_array_get_element (calls, i);
+      JsonObject *call = JSON_NODE_HOLDS_OBJECT (element) ? json_node_get_object (element) : NULL;
+      JsonNode *args = call != NULL ? json_object_get_member (call, "arguments") : NULL;
+      g_autofree char *id = NULL;
+      g_autofree char *arguments = NULL;
+      const char *name = assay_json_get_string (call, "name");
 
-      for (guint i = 0; calls != NULL && i < json_array_get_length (calls); i++)
-        {
-          JsonObject *call = json_array_get_object_element (calls, i);
-          JsonNode *args = json_object_get_member (call, "arguments");
-          g_autofree char *id = NULL;
-          g_autofree char *arguments = NULL;
-          const char *name = json_object_get_string_member_with_default (call, "name", "");
+      if (call == NULL)
+        continue;
+      if (name == NULL)
+        name = "";
+      if (assay_json_get_string (call, "id") != NULL)
+        id = g_strdup (assay_json_get_string (call, "id"));
+      else
+        id = g_strdup_printf ("rec_%u_%u", self->next_turn, i);
 
-          if (json_object_has_member (call, "id"))
-            id = g_strdup (json_object_get_string_member (call, "id"));
-          else
-            id = g_strdup_printf ("rec_%u_%u", self->next_turn, i);
+      if (args == NULL)
+        arguments = g_strdup ("{}");
+      else if (JSON_NODE_HOLDS_VALUE (args) && json_node_get_value_type (args) == G_TYPE_STRING)
+        arguments = g_strdup (json_node_get_string (args));
+      else
+        arguments = json_to_string (args, FALSE);
 
-          if (args == NULL)
-            arguments = g_strdup ("{}");
-          else if (JSON_NODE_HOLDS_VALUE (args) && json_node_get_value_type (args) == G_TYPE_STRING)
-            arguments = g_strdup (json_node_get_string (args));
-          else
-            arguments = json_to_string (args, FALSE);
-
-          emit_in_pieces (self, arguments, i, id, name);
-          g_ptr_array_add (response->tool_calls, assay_llm_tool_call_new (id, name, arguments));
-        }
+      emit_in_pieces (self, arguments, i, id, name);
+      g_ptr_array_add (response->tool_calls, assay_llm_tool_call_new (id, name, arguments));
     }
 
-  stop = json_object_get_string_member_with_default (turn, "stop_reason", NULL);
+  stop = assay_json_get_string (turn, "stop_reason");
   if (stop != NULL)
     response->stop_reason = stop_reason_from_string (stop);
   else
@@ -313,7 +322,7 @@ assay_recorded_provider_new (const char  *transcript_path,
     return NULL;
 
   self = g_object_new (assay_recorded_provider_get_type (), NULL);
-  self->model = g_strdup (json_object_get_string_member_with_default (root, "model", "recorded"));
+  self->model = g_strdup (assay_json_get_string (root, "model") ? assay_json_get_string (root, "model") : "recorded");
   self->turns = json_array_ref (json_node_get_array (turns));
   return ASSAY_LLM_PROVIDER (g_steal_pointer (&self));
 

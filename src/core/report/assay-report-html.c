@@ -3,6 +3,7 @@
  * from the model or the sandbox is escaped; the sandbox's own HTML is never copied, tables
  * are rebuilt from the extractor's text. */
 #include "config.h"
+#include "assay-cell-output.h"
 
 #include <string.h>
 
@@ -295,12 +296,12 @@ append_cell_results (GString          *html,
 {
   for (guint i = 0; i < json_array_get_length (cell->outputs); i++)
     {
-      JsonNode *node = json_array_get_element (cell->outputs, i);
+      g_autoptr(AssayCellOutput) output = assay_cell_output_read (json_array_get_element (cell->outputs, i));
       g_autoptr(AssayTable) table = NULL;
 
-      if (!JSON_NODE_HOLDS_OBJECT (node))
+      if (output == NULL)
         continue;
-      table = report_output_table (json_node_get_object (node));
+      table = report_output_table (output);
       if (table)
         report_append_table_html (html, table);
     }
@@ -340,16 +341,12 @@ append_cell_appendix (GString          *html,
 
   for (guint i = 0; i < json_array_get_length (cell->outputs); i++)
     {
-      JsonNode *node = json_array_get_element (cell->outputs, i);
-      JsonObject *output;
+      g_autoptr(AssayCellOutput) output = assay_cell_output_read (json_array_get_element (cell->outputs, i));
       g_autoptr(AssayTable) table = NULL;
       g_autofree char *text = NULL;
-      JsonNode *type;
 
-      if (!JSON_NODE_HOLDS_OBJECT (node))
+      if (output == NULL)
         continue;
-      output = json_node_get_object (node);
-      type = json_object_get_member (output, "output_type");
       table = report_output_table (output);
       if (table)
         {
@@ -357,12 +354,9 @@ append_cell_appendix (GString          *html,
           g_string_append_printf (html, "<p class=\"note\">%s</p>\n", _("(A table, shown above.)"));
           continue;
         }
-      text = report_output_text (output);
+      text = assay_cell_output_dup_text (output);
       if (text && *text)
-        append_pre (html,
-                    type && JSON_NODE_HOLDS_VALUE (type)
-                    && g_strcmp0 (json_node_get_string (type), "error") == 0 ? "error" : "output",
-                    text);
+        append_pre (html, output->kind == ASSAY_CELL_OUTPUT_ERROR ? "error" : "output", text);
     }
   for (guint i = 0; i < cell->figures->len; i++)
     {

@@ -2,12 +2,14 @@
 /* The notebook export: nbformat 4.5, the conversation as Markdown cells and every cell
  * that ran as a code cell with its outputs, so the analysis re-runs in JupyterLab. */
 #include "config.h"
+#include "assay-cell-output.h"
 
 #include <string.h>
 
 #include <glib/gi18n.h>
 
 #include "assay-report-private.h"
+#include "assay-json.h"
 
 /* nbformat's multi-line string: a list of lines, each but the last ending in "\n". */
 static JsonNode *
@@ -119,7 +121,7 @@ copy_bundle (JsonObject *data)
           continue;
         }
       {
-        g_autofree char *text = report_json_text (value);
+        g_autofree char *text = assay_json_dup_text (value);
 
         if (text == NULL)
           continue;
@@ -151,17 +153,6 @@ copy_bundle (JsonObject *data)
   return copy;
 }
 
-static const char *
-member_string (JsonObject *object,
-               const char *name)
-{
-  JsonNode *node = json_object_get_member (object, name);
-
-  if (node && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
-    return json_node_get_string (node);
-  return NULL;
-}
-
 static void
 flush_stream (JsonArray   *outputs,
               GString    **stream,
@@ -191,22 +182,16 @@ copy_outputs (const ReportCell *cell)
   for (guint i = 0; i < n; i++)
     {
       JsonNode *node = json_array_get_element (cell->outputs, i);
-      JsonObject *output, *copy;
-      const char *type;
+      g_autoptr(AssayCellOutput) output = assay_cell_output_read (node);
+      JsonObject *copy;
 
-      if (!JSON_NODE_HOLDS_OBJECT (node))
-        continue;
-      output = json_node_get_object (node);
-      type = member_string (output, "output_type");
-      if (type == NULL)
+      if (output == NULL || output->kind == ASSAY_CELL_OUTPUT_OTHER)
         continue;
 
       /* Consecutive pieces of one stream are one output, as Jupyter shows them. */
-      if (g_str_equal (type, "stream"))
+      if (output->kind == ASSAY_CELL_OUTPUT_STREAM)
         {
-          const char *name = g_strcmp0 (member_string (output, "name"), "stderr") == 0
-                             ? "stderr" : "stdout";
-          g_autofree char *text = report_json_text (json_object_get_member (output, "text"));
+          const char *name = output->is_stderr ? "stderr" : "stdout";
 
           if (stream == NULL || g_strcmp0 (stream_name, name) != 0)
             {
@@ -214,50 +199,40 @@ copy_outputs (const ReportCell *cell)
               stream = g_string_new (NULL);
               stream_name = name;
             }
-          g_string_append (stream, text ? text : "");
+          g_string_append (stream, output->text);
           continue;
         }
       flush_stream (outputs, &stream, stream_name);
 
-      if (g_str_equal (type, "execute_result") || g_str_equal (type, "display_data"))
+      if (output->kind == ASSAY_CELL_OUTPUT_RESULT || output->kind == ASSAY_CELL_OUTPUT_DISPLAY)
         {
-          JsonNode *data = json_object_get_member (output, "data");
-          JsonNode *metadata = json_object_get_member (output, "metadata");
+          JsonObject *metadata = assay_json_get_object (json_node_get_object (node), "metadata");
 
-          if (data == NULL || !JSON_NODE_HOLDS_OBJECT (data))
+          if (output->data == NULL)
             continue;
           copy = json_object_new ();
-          json_object_set_string_member (copy, "output_type", type);
-          json_object_set_object_member (copy, "data", copy_bundle (json_node_get_object (data)));
+          json_object_set_string_member (copy, "output_type",
+                                         output->kind == ASSAY_CELL_OUTPUT_RESULT ? "execute_result"
+                                                                                  : "display_data");
+          json_object_set_object_member (copy, "data", copy_bundle (output->data));
           json_object_set_member (copy, "metadata",
-                                  metadata && JSON_NODE_HOLDS_OBJECT (metadata)
-                                  ? json_node_copy (metadata)
+                                  metadata != NULL
+                                  ? json_node_copy (json_object_get_member (json_node_get_object (node), "metadata"))
                                   : json_node_init_object (json_node_alloc (), json_object_new ()));
-          if (g_str_equal (type, "execute_result"))
+          if (output->kind == ASSAY_CELL_OUTPUT_RESULT)
             json_object_set_int_member (copy, "execution_count", cell->execution_count);
           json_array_add_object_element (outputs, copy);
         }
-      else if (g_str_equal (type, "error"))
+      else
         {
-          JsonNode *traceback = json_object_get_member (output, "traceback");
           JsonArray *lines = json_array_new ();
 
           copy = json_object_new ();
           json_object_set_string_member (copy, "output_type", "error");
-          json_object_set_string_member (copy, "ename", member_string (output, "ename") ?: "Error");
-          json_object_set_string_member (copy, "evalue", member_string (output, "evalue") ?: "");
-          if (traceback && JSON_NODE_HOLDS_ARRAY (traceback))
-            {
-              JsonArray *source = json_node_get_array (traceback);
-
-              for (guint j = 0; j < json_array_get_length (source); j++)
-                {
-                  JsonNode *line = json_array_get_element (source, j);
-
-                  if (JSON_NODE_HOLDS_VALUE (line) && json_node_get_value_type (line) == G_TYPE_STRING)
-                    json_array_add_string_element (lines, json_node_get_string (line));
-                }
-            }
+          json_object_set_string_member (copy, "ename", output->ename);
+          json_object_set_string_member (copy, "evalue", output->evalue);
+          for (guint j = 0; j < output->traceback->len; j++)
+            json_array_add_string_element (lines, g_ptr_array_index (output->traceback, j));
           json_object_set_array_member (copy, "traceback", lines);
           json_array_add_object_element (outputs, copy);
         }

@@ -3,6 +3,7 @@
  * list of drawing operations with their pages (so the table of contents and "Page N of M"
  * know every page number), then drawn page by page onto a cairo PDF surface. */
 #include "config.h"
+#include "assay-cell-output.h"
 
 #include <math.h>
 #include <string.h>
@@ -758,12 +759,12 @@ place_cell_results (Layout           *layout,
 {
   for (guint i = 0; i < json_array_get_length (cell->outputs); i++)
     {
-      JsonNode *node = json_array_get_element (cell->outputs, i);
+      g_autoptr(AssayCellOutput) output = assay_cell_output_read (json_array_get_element (cell->outputs, i));
       g_autoptr(AssayTable) table = NULL;
 
-      if (!JSON_NODE_HOLDS_OBJECT (node))
+      if (output == NULL)
         continue;
-      table = report_output_table (json_node_get_object (node));
+      table = report_output_table (output);
       if (table)
         place_output_table (layout, table);
     }
@@ -801,16 +802,12 @@ place_cell_appendix (Layout           *layout,
 
   for (guint i = 0; i < json_array_get_length (cell->outputs); i++)
     {
-      JsonNode *node = json_array_get_element (cell->outputs, i);
-      JsonObject *output;
+      g_autoptr(AssayCellOutput) output = assay_cell_output_read (json_array_get_element (cell->outputs, i));
       g_autoptr(AssayTable) table = NULL;
       g_autofree char *text = NULL;
-      JsonNode *type;
 
-      if (!JSON_NODE_HOLDS_OBJECT (node))
+      if (output == NULL)
         continue;
-      output = json_node_get_object (node);
-      type = json_object_get_member (output, "output_type");
       table = report_output_table (output);
       if (table)
         {
@@ -818,12 +815,9 @@ place_cell_appendix (Layout           *layout,
           place_note (layout, _("(A table, shown above.)"));
           continue;
         }
-      text = report_output_text (output);
+      text = assay_cell_output_dup_text (output);
       if (text && *text)
-        place_preformatted (layout, text,
-                            type && JSON_NODE_HOLDS_VALUE (type)
-                            && g_strcmp0 (json_node_get_string (type), "error") == 0
-                            ? 0xfbe9e7 : 0xfafafa,
+        place_preformatted (layout, text, output->kind == ASSAY_CELL_OUTPUT_ERROR ? 0xfbe9e7 : 0xfafafa,
                             TRUE);
     }
   for (guint i = 0; i < cell->figures->len; i++)

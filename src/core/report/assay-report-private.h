@@ -3,6 +3,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "assay-cell-output.h"
 #include "assay-html-table.h"
 #include "assay-report.h"
 
@@ -92,15 +93,10 @@ void         assay_report_progress         (AssayReport              *report,
                                             const char               *message);
 
 /* Helpers shared by the writers. */
-/* A multi-line nbformat string (a string or an array of strings), joined. */
-char        *report_json_text              (JsonNode                 *node);
-/* The text an output shows as text: a stream, text/plain, an error's name, value and
- * traceback. NULL when it has none (an image alone). */
-char        *report_output_text            (JsonObject               *output);
 /* The line a step shows in the body for a cell that did not succeed. */
 char        *report_cell_status_note       (const ReportCell         *cell);
 /* The HTML table of an execute_result/display_data output, or NULL. */
-AssayTable  *report_output_table           (JsonObject               *output);
+AssayTable  *report_output_table           (const AssayCellOutput    *output);
 /* TABLE as a plain HTML table of our own, every cell escaped; nothing of the HTML it was
  * read from is copied. */
 void         report_append_table_html      (GString                  *html,

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
+#include "assay-cell-output.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +14,7 @@
 #include "assay-report-private.h"
 #include "assay-session-outline.h"
 #include "assay-session.h"
+#include "assay-json.h"
 
 G_DEFINE_QUARK (assay-report-error-quark, assay_report_error)
 
@@ -207,24 +209,14 @@ snapshot_cell (AssayReport            *report,
   n_outputs = json_array_get_length (cell->outputs);
   for (guint i = 0; i < n_outputs; i++)
     {
-      JsonNode *node = json_array_get_element (cell->outputs, i);
-      JsonObject *output, *data;
-      JsonNode *png;
+      g_autoptr(AssayCellOutput) output = assay_cell_output_read (json_array_get_element (cell->outputs, i));
 
-      if (!JSON_NODE_HOLDS_OBJECT (node))
-        continue;
-      output = json_node_get_object (node);
-      if (!json_object_has_member (output, "data")
-          || !JSON_NODE_HOLDS_OBJECT (json_object_get_member (output, "data")))
-        continue;
-      data = json_object_get_object_member (output, "data");
-      png = json_object_get_member (data, "image/png");
-      if (png && (JSON_NODE_HOLDS_VALUE (png) || JSON_NODE_HOLDS_ARRAY (png)))
+      if (output != NULL && output->png_base64 != NULL)
         {
           ReportFigure *figure = g_new0 (ReportFigure, 1);
 
           figure->number = ++report->n_figures;
-          figure->base64 = report_json_text (png);
+          figure->base64 = g_strdup (output->png_base64);
           figure->caption = g_strdup_printf (_("Figure %u: output of cell %s"), figure->number,
                                              cell->id);
           g_ptr_array_add (cell->figures, figure);
@@ -380,83 +372,6 @@ assay_report_new_from_session (AssaySession             *session,
 /* ---- helpers shared by the writers -------------------------------------------------------- */
 
 char *
-report_json_text (JsonNode *node)
-{
-  if (node == NULL)
-    return NULL;
-  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
-    return g_strdup (json_node_get_string (node));
-  if (JSON_NODE_HOLDS_ARRAY (node))
-    {
-      JsonArray *array = json_node_get_array (node);
-      GString *text = g_string_new (NULL);
-
-      for (guint i = 0; i < json_array_get_length (array); i++)
-        {
-          JsonNode *element = json_array_get_element (array, i);
-
-          if (JSON_NODE_HOLDS_VALUE (element) && json_node_get_value_type (element) == G_TYPE_STRING)
-            g_string_append (text, json_node_get_string (element));
-        }
-      return g_string_free (text, FALSE);
-    }
-  return NULL;
-}
-
-static const char *
-member_string (JsonObject *object,
-               const char *name)
-{
-  JsonNode *node = json_object_get_member (object, name);
-
-  if (node && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
-    return json_node_get_string (node);
-  return NULL;
-}
-
-char *
-report_output_text (JsonObject *output)
-{
-  const char *type = member_string (output, "output_type");
-  JsonNode *data;
-
-  if (type == NULL)
-    return NULL;
-  if (g_str_equal (type, "stream"))
-    return report_json_text (json_object_get_member (output, "text"));
-  if (g_str_equal (type, "error"))
-    {
-      GString *text = g_string_new (NULL);
-      JsonNode *traceback = json_object_get_member (output, "traceback");
-
-      if (traceback && JSON_NODE_HOLDS_ARRAY (traceback))
-        {
-          JsonArray *lines = json_node_get_array (traceback);
-
-          for (guint i = 0; i < json_array_get_length (lines); i++)
-            {
-              JsonNode *line = json_array_get_element (lines, i);
-
-              if (JSON_NODE_HOLDS_VALUE (line) && json_node_get_value_type (line) == G_TYPE_STRING)
-                {
-                  g_string_append (text, json_node_get_string (line));
-                  if (text->len && text->str[text->len - 1] != '\n')
-                    g_string_append_c (text, '\n');
-                }
-            }
-        }
-      if (text->len == 0)
-        g_string_append_printf (text, "%s: %s", member_string (output, "ename") ?: "Error",
-                                member_string (output, "evalue") ?: "");
-      return g_string_free (text, FALSE);
-    }
-  data = json_object_get_member (output, "data");
-  if (data && JSON_NODE_HOLDS_OBJECT (data))
-    return report_json_text (json_object_get_member (json_node_get_object (data), "text/plain"));
-  return NULL;
-}
-
-char *
 report_cell_status_note (const ReportCell *cell)
 {
   return g_strdup_printf (_("Cell %s ended with “%s”%s%s (see the appendix)."),
@@ -466,17 +381,11 @@ report_cell_status_note (const ReportCell *cell)
 }
 
 AssayTable *
-report_output_table (JsonObject *output)
+report_output_table (const AssayCellOutput *output)
 {
-  JsonNode *data = json_object_get_member (output, "data");
-  g_autofree char *html = NULL;
-
-  if (data == NULL || !JSON_NODE_HOLDS_OBJECT (data))
+  if (output->html == NULL)
     return NULL;
-  html = report_json_text (json_object_get_member (json_node_get_object (data), "text/html"));
-  if (html == NULL)
-    return NULL;
-  return assay_html_table_extract (html, strlen (html));
+  return assay_html_table_extract (output->html, strlen (output->html));
 }
 
 char *

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "assay-cell-result.h"
+#include "assay-cell-output.h"
 
 struct _AssayCellResult
 {
@@ -168,15 +169,15 @@ void
 assay_cell_result_add_output (AssayCellResult *self,
                               JsonObject      *output)
 {
-  const char *type;
+  g_autoptr(AssayCellOutput) read = NULL;
 
   g_return_if_fail (ASSAY_IS_CELL_RESULT (self));
 
-  type = json_object_get_string_member_with_default (output, "output_type", "");
-  if (g_str_equal (type, "stream"))
+  read = assay_cell_output_read_object (output);
+  if (read->kind == ASSAY_CELL_OUTPUT_STREAM)
     {
-      const char *name = json_object_get_string_member_with_default (output, "name", "stdout");
-      const char *text = json_object_get_string_member_with_default (output, "text", "");
+      const char *name = read->is_stderr ? "stderr" : "stdout";
+      const char *text = read->text;
 
       if (self->stream_text != NULL &&
           (!g_str_equal (self->stream_name, name) || self->stream_text->len >= STREAM_JOIN_BYTES))

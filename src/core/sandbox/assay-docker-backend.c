@@ -11,6 +11,7 @@
 
 #include "assay-docker-backend.h"
 #include "assay-docker-instance.h"
+#include "assay-json.h"
 
 #define KERNEL_PATH        "/opt/assay/kernel/assay_kernel.py"
 /* Not 1000: without user namespaces the container's uid is the host's, and per-user kernel
@@ -75,32 +76,6 @@ is_valid_container_id (const char *id)
       return FALSE;
 
   return len >= 12 && len <= 64;
-}
-
-static const char *
-get_string_member (JsonObject *object,
-                   const char *name)
-{
-  JsonNode *node;
-
-  if (object == NULL || (node = json_object_get_member (object, name)) == NULL ||
-      !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-
-  return json_node_get_string (node);
-}
-
-static JsonObject *
-get_object_member (JsonObject *object,
-                   const char *name)
-{
-  JsonNode *node;
-
-  if (object == NULL || (node = json_object_get_member (object, name)) == NULL ||
-      !JSON_NODE_HOLDS_OBJECT (node))
-    return NULL;
-
-  return json_node_get_object (node);
 }
 
 /* Removes a container and its anonymous volumes, killing it first if needed. */
@@ -491,7 +466,7 @@ assay_docker_backend_launch (AssaySandboxBackend     *backend,
     }
 
   id = JSON_NODE_HOLDS_OBJECT (created)
-         ? get_string_member (json_node_get_object (created), "Id") : NULL;
+         ? assay_json_get_string (json_node_get_object (created), "Id") : NULL;
   if (id == NULL || !is_valid_container_id (id))
     {
       /* We cannot remove what we cannot name; try the name we chose. */
@@ -551,10 +526,10 @@ is_leftover (JsonObject *labels,
              const char *our_boot_id,
              const char *our_uid)
 {
-  const char *pid = get_string_member (labels, LABEL_PID);
-  const char *pid_start = get_string_member (labels, LABEL_PID_START);
-  const char *boot_id = get_string_member (labels, LABEL_BOOT_ID);
-  const char *uid = get_string_member (labels, LABEL_UID);
+  const char *pid = assay_json_get_string (labels, LABEL_PID);
+  const char *pid_start = assay_json_get_string (labels, LABEL_PID_START);
+  const char *boot_id = assay_json_get_string (labels, LABEL_BOOT_ID);
+  const char *uid = assay_json_get_string (labels, LABEL_UID);
   g_autofree char *current_start = NULL;
   guint64 pid_value = 0;
 
@@ -620,12 +595,12 @@ assay_docker_backend_remove_leftovers (AssaySandboxBackend *backend,
         continue;
 
       container = json_node_get_object (element);
-      id = get_string_member (container, "Id");
-      labels = get_object_member (container, "Labels");
+      id = assay_json_get_string (container, "Id");
+      labels = assay_json_get_object (container, "Labels");
 
       /* The filter is the daemon's; check the label ourselves as well. */
       if (id == NULL || !is_valid_container_id (id) || labels == NULL ||
-          get_string_member (labels, LABEL_SESSION) == NULL)
+          assay_json_get_string (labels, LABEL_SESSION) == NULL)
         continue;
 
       if (!is_leftover (labels, boot_id, uid))

@@ -104,19 +104,6 @@ sanitize_message (const char *text,
   return g_strstrip (g_steal_pointer (&valid));
 }
 
-static const char *
-get_string_member (JsonObject *object,
-                   const char *name)
-{
-  JsonNode *node = json_object_get_member (object, name);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-
-  return json_node_get_string (node);
-}
-
 /* The daemon's `message` from an error body, or the body itself when it is
  * not JSON. NULL when there is nothing useful. */
 static char *
@@ -134,7 +121,7 @@ extract_error_message (const guint8 *data,
       const char *message;
 
       if (root != NULL && JSON_NODE_HOLDS_OBJECT (root) &&
-          (message = get_string_member (json_node_get_object (root), "message")) != NULL &&
+          (message = assay_json_get_string (json_node_get_object (root), "message")) != NULL &&
           message[0] != '\0')
         return sanitize_message (message, -1);
 
@@ -201,7 +188,7 @@ transfer_handle_line (Transfer     *transfer,
 
   object = json_node_get_object (root);
 
-  if ((text = get_string_member (object, "message")) != NULL)
+  if ((text = assay_json_get_string (object, "message")) != NULL)
     {
       g_free (transfer->last_message);
       transfer->last_message = sanitize_message (text, -1);
@@ -210,12 +197,12 @@ transfer_handle_line (Transfer     *transfer,
   if (transfer->stream_error != NULL)
     return;
 
-  if ((text = get_string_member (object, "error")) != NULL)
+  if ((text = assay_json_get_string (object, "error")) != NULL)
     transfer->stream_error = sanitize_message (text, -1);
   else if ((detail = json_object_get_member (object, "errorDetail")) != NULL &&
            JSON_NODE_HOLDS_OBJECT (detail))
     {
-      text = get_string_member (json_node_get_object (detail), "message");
+      text = assay_json_get_string (json_node_get_object (detail), "message");
       transfer->stream_error = sanitize_message (text != NULL ? text : "unknown error", -1);
     }
 }

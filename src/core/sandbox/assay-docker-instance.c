@@ -5,6 +5,7 @@
 
 #include "assay-docker-demux.h"
 #include "assay-docker-instance.h"
+#include "assay-json.h"
 
 #define STDERR_TAIL_BYTES (64 * 1024)
 
@@ -334,20 +335,6 @@ get_member_of_type (JsonObject  *object,
 }
 
 static gboolean
-get_int_member (JsonObject *object,
-                const char *name,
-                gint64     *value)
-{
-  JsonNode *node = get_member_of_type (object, name, JSON_NODE_VALUE);
-
-  if (node == NULL || json_node_get_value_type (node) != G_TYPE_INT64)
-    return FALSE;
-
-  *value = json_node_get_int (node);
-  return TRUE;
-}
-
-static gboolean
 assay_docker_instance_wait (AssaySandboxInstance  *instance,
                             AssaySandboxExit      *exit_out,
                             GCancellable          *cancellable,
@@ -374,7 +361,7 @@ assay_docker_instance_wait (AssaySandboxInstance  *instance,
     return FALSE;
 
   if (!JSON_NODE_HOLDS_OBJECT (waited) ||
-      !get_int_member (json_node_get_object (waited), "StatusCode", &code))
+      !assay_json_get_int (json_node_get_object (waited), "StatusCode", &code))
     {
       g_set_error (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_FAILED,
                    "The Docker daemon sent an unexpected answer while waiting for container %.12s",
@@ -398,7 +385,7 @@ assay_docker_instance_wait (AssaySandboxInstance  *instance,
 
   if (state != NULL)
     {
-      get_int_member (state, "ExitCode", &code);
+      assay_json_get_int (state, "ExitCode", &code);
 
       oom = get_member_of_type (state, "OOMKilled", JSON_NODE_VALUE);
       if (oom != NULL && json_node_get_value_type (oom) == G_TYPE_BOOLEAN)

@@ -181,32 +181,6 @@ assay_sanitize_text (const char *text,
 
 /* ---- message validation --------------------------------------------------------------- */
 
-static const char *
-get_string (JsonObject *object,
-            const char *member)
-{
-  JsonNode *node = json_object_get_member (object, member);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
-
-static gboolean
-get_int (JsonObject *object,
-         const char *member,
-         gint64     *value)
-{
-  JsonNode *node = json_object_get_member (object, member);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_INT64)
-    return FALSE;
-  *value = json_node_get_int (node);
-  return TRUE;
-}
-
 static gboolean
 is_cell_id (const char *id)
 {
@@ -252,7 +226,7 @@ parse_mime_bundle (JsonObject  *data,
   for (const GList *l = members; l != NULL; l = l->next)
     {
       const char *mime = l->data;
-      const char *value = get_string (data, mime);
+      const char *value = assay_json_get_string (data, mime);
 
       if (!is_mime_type (mime) || value == NULL)
         continue;
@@ -281,13 +255,13 @@ static JsonObject *
 parse_output (JsonObject  *output,
               GError     **error)
 {
-  const char *output_type = get_string (output, "output_type");
+  const char *output_type = assay_json_get_string (output, "output_type");
   g_autoptr(JsonObject) clean = json_object_new ();
 
   if (g_strcmp0 (output_type, "stream") == 0)
     {
-      const char *name = get_string (output, "name");
-      const char *text = get_string (output, "text");
+      const char *name = assay_json_get_string (output, "name");
+      const char *text = assay_json_get_string (output, "text");
 
       if ((g_strcmp0 (name, "stdout") != 0 && g_strcmp0 (name, "stderr") != 0) || text == NULL)
         goto invalid;
@@ -309,7 +283,7 @@ parse_output (JsonObject  *output,
       json_object_set_string_member (clean, "output_type", output_type);
       if (g_strcmp0 (output_type, "execute_result") == 0)
         {
-          if (!get_int (output, "execution_count", &count) || count < 0)
+          if (!assay_json_get_int (output, "execution_count", &count) || count < 0)
             count = 0;
           json_object_set_int_member (clean, "execution_count", count);
         }
@@ -318,8 +292,8 @@ parse_output (JsonObject  *output,
     }
   else if (g_strcmp0 (output_type, "error") == 0)
     {
-      const char *ename = get_string (output, "ename");
-      const char *evalue = get_string (output, "evalue");
+      const char *ename = assay_json_get_string (output, "ename");
+      const char *evalue = assay_json_get_string (output, "evalue");
       JsonNode *traceback = json_object_get_member (output, "traceback");
       JsonArray *lines = json_array_new ();
 
@@ -440,14 +414,14 @@ assay_kernel_message_parse (const char  *line,
     }
 
   message = json_node_get_object (root);
-  type = get_string (message, "type");
-  id = get_string (message, "id");
+  type = assay_json_get_string (message, "type");
+  id = assay_json_get_string (message, "id");
 
   if (g_strcmp0 (type, "ready") == 0)
     {
-      const char *python = get_string (message, "python");
+      const char *python = assay_json_get_string (message, "python");
 
-      if (!get_int (message, "protocol", &number))
+      if (!assay_json_get_int (message, "protocol", &number))
         goto invalid;
       json_object_set_int_member (clean, "protocol", number);
       set_sanitized (clean, "python", python ? python : "");
@@ -466,10 +440,10 @@ assay_kernel_message_parse (const char  *line,
     }
   else if (g_strcmp0 (type, "artifact_begin") == 0)
     {
-      const char *name = get_string (message, "name");
+      const char *name = assay_json_get_string (message, "name");
 
-      if (!is_cell_id (id) || !get_int (message, "seq", &seq) || seq < 0 ||
-          name == NULL || !get_int (message, "bytes", &number) || number < 0)
+      if (!is_cell_id (id) || !assay_json_get_int (message, "seq", &seq) || seq < 0 ||
+          name == NULL || !assay_json_get_int (message, "bytes", &number) || number < 0)
         goto invalid;
       json_object_set_string_member (clean, "id", id);
       json_object_set_int_member (clean, "seq", seq);
@@ -478,9 +452,9 @@ assay_kernel_message_parse (const char  *line,
     }
   else if (g_strcmp0 (type, "artifact_data") == 0)
     {
-      const char *data = get_string (message, "data");
+      const char *data = assay_json_get_string (message, "data");
 
-      if (!is_cell_id (id) || !get_int (message, "seq", &seq) || seq < 0 ||
+      if (!is_cell_id (id) || !assay_json_get_int (message, "seq", &seq) || seq < 0 ||
           data == NULL || !is_base64 (data))
         goto invalid;
       json_object_set_string_member (clean, "id", id);
@@ -491,7 +465,7 @@ assay_kernel_message_parse (const char  *line,
     {
       JsonNode *truncated = json_object_get_member (message, "truncated");
 
-      if (!is_cell_id (id) || !get_int (message, "seq", &seq) || seq < 0)
+      if (!is_cell_id (id) || !assay_json_get_int (message, "seq", &seq) || seq < 0)
         goto invalid;
       json_object_set_string_member (clean, "id", id);
       json_object_set_int_member (clean, "seq", seq);
@@ -503,8 +477,8 @@ assay_kernel_message_parse (const char  *line,
   else if (g_strcmp0 (type, "done") == 0)
     {
       static const char *statuses[] = { "ok", "error", "interrupted", "oom", "limit", NULL };
-      const char *status = get_string (message, "status");
-      const char *reason = get_string (message, "reason");
+      const char *status = assay_json_get_string (message, "status");
+      const char *reason = assay_json_get_string (message, "reason");
 
       if (!is_cell_id (id) || status == NULL || !g_strv_contains (statuses, status))
         goto invalid;
@@ -512,16 +486,16 @@ assay_kernel_message_parse (const char  *line,
       json_object_set_string_member (clean, "status", status);
       if (reason != NULL)
         set_sanitized (clean, "reason", reason);
-      if (!get_int (message, "execution_count", &number) || number < 0)
+      if (!assay_json_get_int (message, "execution_count", &number) || number < 0)
         number = 0;
       json_object_set_int_member (clean, "execution_count", number);
-      if (!get_int (message, "code_us", &number) || number < 0)
+      if (!assay_json_get_int (message, "code_us", &number) || number < 0)
         number = 0;
       json_object_set_int_member (clean, "code_us", number);
     }
   else if (g_strcmp0 (type, "log") == 0 || g_strcmp0 (type, "fatal") == 0)
     {
-      const char *text = get_string (message, g_str_equal (type, "log") ? "text" : "reason");
+      const char *text = assay_json_get_string (message, g_str_equal (type, "log") ? "text" : "reason");
 
       set_sanitized (clean, g_str_equal (type, "log") ? "text" : "reason", text ? text : "");
     }

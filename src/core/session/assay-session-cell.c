@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "assay-session-cell.h"
+#include "assay-json.h"
 
 static const char *decision_names[] = { "pending", "auto", "approved", "edited", "rejected" };
 
@@ -142,28 +143,6 @@ assay_session_cell_to_json (const AssaySessionCell *cell)
 }
 
 /* Reading never trusts the file: every member is checked for its type. */
-static char *
-dup_string_member (JsonObject *object,
-                   const char *name)
-{
-  JsonNode *node = json_object_get_member (object, name);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return g_strdup (json_node_get_string (node));
-}
-
-static gint64
-int_member (JsonObject *object,
-            const char *name)
-{
-  JsonNode *node = json_object_get_member (object, name);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64)
-    return 0;
-  return json_node_get_int (node);
-}
-
 AssaySessionCell *
 assay_session_cell_from_json (JsonNode *node)
 {
@@ -175,25 +154,25 @@ assay_session_cell_from_json (JsonNode *node)
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
     return NULL;
   object = json_node_get_object (node);
-  id = dup_string_member (object, "id");
+  id = assay_json_dup_string (object, "id");
   if (id == NULL)
     return NULL;
 
-  cell = assay_session_cell_new (id, (guint) int_member (object, "step"), NULL, NULL, NULL);
-  cell->call_id = dup_string_member (object, "call_id");
-  cell->description = dup_string_member (object, "description");
-  cell->proposed_code = dup_string_member (object, "proposed_code");
-  cell->code = dup_string_member (object, "code");
+  cell = assay_session_cell_new (id, (guint) assay_json_get_int_or (object, "step", 0), NULL, NULL, NULL);
+  cell->call_id = assay_json_dup_string (object, "call_id");
+  cell->description = assay_json_dup_string (object, "description");
+  cell->proposed_code = assay_json_dup_string (object, "proposed_code");
+  cell->code = assay_json_dup_string (object, "code");
   {
-    g_autofree char *decision = dup_string_member (object, "decision");
+    g_autofree char *decision = assay_json_dup_string (object, "decision");
     cell->decision = assay_decision_from_string (decision);
   }
-  cell->reason = dup_string_member (object, "reason");
+  cell->reason = assay_json_dup_string (object, "reason");
   g_free (cell->status);
-  cell->status = dup_string_member (object, "status");
+  cell->status = assay_json_dup_string (object, "status");
   if (cell->status == NULL)
     cell->status = g_strdup ("proposed");
-  cell->status_reason = dup_string_member (object, "status_reason");
+  cell->status_reason = assay_json_dup_string (object, "status_reason");
 
   member = json_object_get_member (object, "outputs");
   if (member != NULL && JSON_NODE_HOLDS_ARRAY (member))
@@ -223,12 +202,12 @@ assay_session_cell_from_json (JsonNode *node)
           if (!JSON_NODE_HOLDS_OBJECT (item))
             continue;
           item_object = json_node_get_object (item);
-          artifact.name = dup_string_member (item_object, "name");
-          artifact.path = dup_string_member (item_object, "path");
-          artifact.mime = dup_string_member (item_object, "mime");
-          artifact.bytes = (guint64) MAX (int_member (item_object, "bytes"), 0);
+          artifact.name = assay_json_dup_string (item_object, "name");
+          artifact.path = assay_json_dup_string (item_object, "path");
+          artifact.mime = assay_json_dup_string (item_object, "mime");
+          artifact.bytes = (guint64) MAX (assay_json_get_int_or (item_object, "bytes", 0), 0);
           if (json_object_has_member (item_object, "truncated"))
-            artifact.truncated = json_object_get_boolean_member_with_default (item_object, "truncated", FALSE);
+            artifact.truncated = assay_json_get_boolean_or (item_object, "truncated", FALSE);
           if (artifact.name != NULL && artifact.path != NULL)
             g_ptr_array_add (cell->artifacts, artifact_copy (&artifact));
           g_free (artifact.name);
@@ -237,10 +216,10 @@ assay_session_cell_from_json (JsonNode *node)
         }
     }
 
-  cell->proposed_at = int_member (object, "proposed_at");
-  cell->started_at = int_member (object, "started_at");
-  cell->finished_at = int_member (object, "finished_at");
-  cell->elapsed_ms = int_member (object, "elapsed_ms");
+  cell->proposed_at = assay_json_get_int_or (object, "proposed_at", 0);
+  cell->started_at = assay_json_get_int_or (object, "started_at", 0);
+  cell->finished_at = assay_json_get_int_or (object, "finished_at", 0);
+  cell->elapsed_ms = assay_json_get_int_or (object, "elapsed_ms", 0);
   return cell;
 }
 
@@ -288,14 +267,14 @@ assay_llm_message_from_json (JsonNode *node)
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
     return NULL;
   object = json_node_get_object (node);
-  role = dup_string_member (object, "role");
-  text = dup_string_member (object, "text");
+  role = assay_json_dup_string (object, "role");
+  text = assay_json_dup_string (object, "text");
 
   if (g_strcmp0 (role, "user") == 0)
     return assay_llm_message_new_user (text);
   if (g_strcmp0 (role, "tool") == 0)
     {
-      g_autofree char *call_id = dup_string_member (object, "tool_call_id");
+      g_autofree char *call_id = assay_json_dup_string (object, "tool_call_id");
       gboolean is_error = FALSE;
       JsonNode *member = json_object_get_member (object, "is_error");
 
@@ -322,9 +301,9 @@ assay_llm_message_from_json (JsonNode *node)
 
           if (!JSON_NODE_HOLDS_OBJECT (item))
             continue;
-          id = dup_string_member (json_node_get_object (item), "id");
-          name = dup_string_member (json_node_get_object (item), "name");
-          arguments = dup_string_member (json_node_get_object (item), "arguments");
+          id = assay_json_dup_string (json_node_get_object (item), "id");
+          name = assay_json_dup_string (json_node_get_object (item), "name");
+          arguments = assay_json_dup_string (json_node_get_object (item), "arguments");
           g_ptr_array_add (message->tool_calls, assay_llm_tool_call_new (id, name, arguments));
         }
     }

@@ -471,42 +471,6 @@ dataset_name_is_plain (const char *name)
 }
 
 /* Reading never trusts the file: every member is checked for its type. */
-static char *
-dup_string_member (JsonObject *object,
-                   const char *name)
-{
-  JsonNode *node = json_object_get_member (object, name);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return g_strdup (json_node_get_string (node));
-}
-
-static gint64
-int_member (JsonObject *object,
-            const char *name)
-{
-  JsonNode *node;
-
-  if (object == NULL)
-    return 0;
-  node = json_object_get_member (object, name);
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64)
-    return 0;
-  return json_node_get_int (node);
-}
-
-static JsonArray *
-array_member (JsonObject *object,
-              const char *name)
-{
-  JsonNode *node = json_object_get_member (object, name);
-
-  if (node == NULL || !JSON_NODE_HOLDS_ARRAY (node))
-    return NULL;
-  return json_node_get_array (node);
-}
-
 /* A cell of a step that never finished: it may have run, but nobody saw its result. */
 static void
 add_interrupted (AssaySession     *self,
@@ -624,7 +588,7 @@ load_record (const char    *dir,
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
     goto bad;
   root = json_node_get_object (node);
-  version = int_member (root, "format_version");
+  version = assay_json_get_int_or (root, "format_version", 0);
   if (version < 1)
     goto bad;
   if (version > ASSAY_SESSION_FORMAT_VERSION)
@@ -637,21 +601,21 @@ load_record (const char    *dir,
 
   self = g_object_new (ASSAY_TYPE_SESSION, NULL);
   self->dir = g_canonicalize_filename (dir, NULL);
-  self->id = dup_string_member (root, "id");
+  self->id = assay_json_dup_string (root, "id");
   if (self->id == NULL)
     self->id = g_path_get_basename (self->dir);
-  self->title = dup_string_member (root, "title");
-  self->provider = dup_string_member (root, "provider");
-  self->model = dup_string_member (root, "model");
+  self->title = assay_json_dup_string (root, "title");
+  self->provider = assay_json_dup_string (root, "provider");
+  self->model = assay_json_dup_string (root, "model");
   g_free (self->status);
-  self->status = dup_string_member (root, "status");
+  self->status = assay_json_dup_string (root, "status");
   if (self->status == NULL)
     self->status = g_strdup ("new");
-  self->answer = dup_string_member (root, "answer");
-  self->created_at = int_member (root, "created_at");
-  self->updated_at = int_member (root, "updated_at");
+  self->answer = assay_json_dup_string (root, "answer");
+  self->created_at = assay_json_get_int_or (root, "created_at", 0);
+  self->updated_at = assay_json_get_int_or (root, "updated_at", 0);
 
-  if ((array = array_member (root, "datasets")))
+  if ((array = assay_json_get_array (root, "datasets")))
     for (guint i = 0; i < json_array_get_length (array); i++)
       {
         JsonNode *item = json_array_get_element (array, i);
@@ -660,9 +624,9 @@ load_record (const char    *dir,
         if (!JSON_NODE_HOLDS_OBJECT (item))
           continue;
         dataset = g_new0 (AssaySessionDataset, 1);
-        dataset->name = dup_string_member (json_node_get_object (item), "name");
-        dataset->path = dup_string_member (json_node_get_object (item), "path");
-        dataset->description = dup_string_member (json_node_get_object (item), "description");
+        dataset->name = assay_json_dup_string (json_node_get_object (item), "name");
+        dataset->path = assay_json_dup_string (json_node_get_object (item), "path");
+        dataset->description = assay_json_dup_string (json_node_get_object (item), "description");
         /* A dataset is a plain file in data/: a record naming "/home/…" or "../x" must
          * not bring a host file into the sandbox (and so to the model). */
         if (dataset->name == NULL || dataset->path == NULL ||
@@ -679,12 +643,12 @@ load_record (const char    *dir,
   node = json_object_get_member (root, "finished");
   if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
     finished = json_node_get_object (node);
-  self->n_steps = (guint) MAX (int_member (finished, "steps"), 0);
-  n_messages = (guint) MAX (int_member (finished, "messages"), 0);
-  n_cells = (guint) MAX (int_member (finished, "cells"), 0);
+  self->n_steps = (guint) MAX (assay_json_get_int_or (finished, "steps", 0), 0);
+  n_messages = (guint) MAX (assay_json_get_int_or (finished, "messages", 0), 0);
+  n_cells = (guint) MAX (assay_json_get_int_or (finished, "cells", 0), 0);
 
   /* Only the finished steps come back: a half-answered turn would confuse the model. */
-  if ((array = array_member (root, "messages")))
+  if ((array = assay_json_get_array (root, "messages")))
     for (guint i = 0; i < json_array_get_length (array) && i < n_messages; i++)
       {
         AssayLlmMessage *message = assay_llm_message_from_json (json_array_get_element (array, i));
@@ -694,7 +658,7 @@ load_record (const char    *dir,
       }
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
-  if ((array = array_member (root, "cells")))
+  if ((array = assay_json_get_array (root, "cells")))
     for (guint i = 0; i < json_array_get_length (array); i++)
       {
         AssaySessionCell *cell;
@@ -710,7 +674,7 @@ load_record (const char    *dir,
         else
           add_interrupted (self, cell);
       }
-  if ((array = array_member (root, "timings")))
+  if ((array = assay_json_get_array (root, "timings")))
     for (guint i = 0; i < json_array_get_length (array); i++)
       {
         JsonNode *item = json_array_get_element (array, i);
@@ -720,17 +684,17 @@ load_record (const char    *dir,
         if (!JSON_NODE_HOLDS_OBJECT (item))
           continue;
         object = json_node_get_object (item);
-        timing.step = (guint) CLAMP (int_member (object, "step"), 0, G_MAXINT);
+        timing.step = (guint) CLAMP (assay_json_get_int_or (object, "step", 0), 0, G_MAXINT);
         if (timing.step == 0 || timing.step > self->n_steps)
           continue;
-        timing.wall_us = MAX (int_member (object, "wall_us"), 0);
-        timing.model_us = MAX (int_member (object, "model_us"), 0);
-        timing.cell_us = MAX (int_member (object, "cell_us"), 0);
-        timing.code_us = MAX (int_member (object, "code_us"), 0);
-        timing.approval_us = MAX (int_member (object, "approval_us"), 0);
+        timing.wall_us = MAX (assay_json_get_int_or (object, "wall_us", 0), 0);
+        timing.model_us = MAX (assay_json_get_int_or (object, "model_us", 0), 0);
+        timing.cell_us = MAX (assay_json_get_int_or (object, "cell_us", 0), 0);
+        timing.code_us = MAX (assay_json_get_int_or (object, "code_us", 0), 0);
+        timing.approval_us = MAX (assay_json_get_int_or (object, "approval_us", 0), 0);
         g_array_append_val (self->timings, timing);
       }
-  if ((array = array_member (root, "interrupted_cells")))
+  if ((array = assay_json_get_array (root, "interrupted_cells")))
     for (guint i = 0; i < json_array_get_length (array); i++)
       {
         AssaySessionCell *cell = assay_session_cell_from_json (json_array_get_element (array, i));

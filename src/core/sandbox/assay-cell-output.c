@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include "assay-cell-output.h"
+#include "assay-json.h"
+
+AssayCellOutput *
+assay_cell_output_read_object (JsonObject *object)
+{
+  AssayCellOutput *output;
+  const char *type;
+
+  if (object == NULL)
+    return NULL;
+  output = g_new0 (AssayCellOutput, 1);
+  type = assay_json_get_string (object, "output_type");
+  if (g_strcmp0 (type, "stream") == 0)
+    {
+      output->kind = ASSAY_CELL_OUTPUT_STREAM;
+      output->is_stderr = g_strcmp0 (assay_json_get_string (object, "name"), "stderr") == 0;
+      output->text = assay_json_dup_text (json_object_get_member (object, "text"));
+      if (output->text == NULL)
+        output->text = g_strdup ("");
+    }
+  else if (g_strcmp0 (type, "execute_result") == 0 || g_strcmp0 (type, "display_data") == 0)
+    {
+      output->kind = g_str_equal (type, "execute_result") ? ASSAY_CELL_OUTPUT_RESULT
+                                                         : ASSAY_CELL_OUTPUT_DISPLAY;
+      output->data = assay_json_get_object (object, "data");
+      if (output->data != NULL)
+        {
+          output->plain = assay_json_dup_text (json_object_get_member (output->data, "text/plain"));
+          output->html = assay_json_dup_text (json_object_get_member (output->data, "text/html"));
+          output->png_base64 = assay_json_dup_text (json_object_get_member (output->data, "image/png"));
+          output->has_image = output->png_base64 != NULL ||
+                              json_object_has_member (output->data, "image/jpeg") ||
+                              json_object_has_member (output->data, "image/svg+xml");
+        }
+    }
+  else if (g_strcmp0 (type, "error") == 0)
+    {
+      JsonArray *lines = assay_json_get_array (object, "traceback");
+
+      output->kind = ASSAY_CELL_OUTPUT_ERROR;
+      output->ename = g_strdup (assay_json_get_string (object, "ename") ?: "Error");
+      output->evalue = g_strdup (assay_json_get_string (object, "evalue") ?: "");
+      output->traceback = g_ptr_array_new_with_free_func (g_free);
+      for (guint i = 0; lines != NULL && i < json_array_get_length (lines); i++)
+        {
+          JsonNode *line = json_array_get_element (lines, i);
+
+          if (JSON_NODE_HOLDS_VALUE (line) && json_node_get_value_type (line) == G_TYPE_STRING)
+            g_ptr_array_add (output->traceback, g_strdup (json_node_get_string (line)));
+        }
+    }
+  return output;
+}
+
+AssayCellOutput *
+assay_cell_output_read (JsonNode *node)
+{
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return NULL;
+  return assay_cell_output_read_object (json_node_get_object (node));
+}
+
+char *
+assay_cell_output_dup_text (const AssayCellOutput *output)
+{
+  GString *text;
+
+  switch (output->kind)
+    {
+    case ASSAY_CELL_OUTPUT_STREAM:
+      return g_strdup (output->text);
+    case ASSAY_CELL_OUTPUT_RESULT:
+    case ASSAY_CELL_OUTPUT_DISPLAY:
+      return g_strdup (output->plain);
+    case ASSAY_CELL_OUTPUT_ERROR:
+      text = g_string_new (NULL);
+      for (guint i = 0; i < output->traceback->len; i++)
+        {
+          const char *line = g_ptr_array_index (output->traceback, i);
+
+          g_string_append (text, line);
+          if (text->len > 0 && text->str[text->len - 1] != '\n')
+            g_string_append_c (text, '\n');
+        }
+      if (text->len == 0)
+        g_string_append_printf (text, "%s: %s\n", output->ename, output->evalue);
+      return g_string_free (text, FALSE);
+    case ASSAY_CELL_OUTPUT_OTHER:
+    default:
+      return NULL;
+    }
+}
+
+void
+assay_cell_output_free (AssayCellOutput *output)
+{
+  if (output == NULL)
+    return;
+  g_free (output->text);
+  g_free (output->plain);
+  g_free (output->html);
+  g_free (output->png_base64);
+  g_free (output->ename);
+  g_free (output->evalue);
+  g_clear_pointer (&output->traceback, g_ptr_array_unref);
+  g_free (output);
+}

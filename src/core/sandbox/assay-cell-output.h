@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+/*
+ * The one reading of a cell's nbformat output: a stream, a rich result (execute_result,
+ * display_data), or an error. Outputs come from the kernel (cleaned by the channel) but also
+ * from session records anyone may have edited, so every member is checked for its type; a
+ * member of the wrong type reads as missing. Multi-line strings (a string or an array of
+ * strings, as nbformat allows) are joined.
+ *
+ * The step card, the agent's report to the model, the three report writers and the CLI read
+ * outputs through this and nothing else.
+ */
+
+typedef enum
+{
+  ASSAY_CELL_OUTPUT_OTHER,     /* no or an unknown output_type */
+  ASSAY_CELL_OUTPUT_STREAM,
+  ASSAY_CELL_OUTPUT_RESULT,    /* execute_result */
+  ASSAY_CELL_OUTPUT_DISPLAY,   /* display_data */
+  ASSAY_CELL_OUTPUT_ERROR,
+} AssayCellOutputKind;
+
+typedef struct
+{
+  AssayCellOutputKind  kind;
+  /* STREAM */
+  gboolean             is_stderr;
+  char                *text;          /* never NULL for a stream */
+  /* RESULT, DISPLAY */
+  JsonObject          *data;          /* the MIME bundle, borrowed; NULL when missing */
+  char                *plain;         /* text/plain, or NULL */
+  char                *html;          /* text/html, or NULL */
+  char                *png_base64;    /* image/png, or NULL */
+  gboolean             has_image;     /* image/png, image/jpeg or image/svg+xml */
+  /* ERROR */
+  char                *ename;         /* never NULL for an error ("Error" when missing) */
+  char                *evalue;        /* never NULL for an error */
+  GPtrArray           *traceback;     /* char*, the string lines; never NULL for an error */
+} AssayCellOutput;
+
+/* NULL when NODE is not an object. */
+AssayCellOutput *assay_cell_output_read      (JsonNode              *node);
+AssayCellOutput *assay_cell_output_read_object (JsonObject          *object);
+void             assay_cell_output_free      (AssayCellOutput       *output);
+/* What the output shows as text: a stream's text; an error's traceback, one line each (or
+ * "ename: evalue" without one); a rich output's text/plain. NULL when it has none. */
+char            *assay_cell_output_dup_text  (const AssayCellOutput *output);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (AssayCellOutput, assay_cell_output_free)
+
+G_END_DECLS
