@@ -249,8 +249,8 @@ key_check_start (AssayOnboarding *self,
 
   key_check_reset (key_check);
   key_check->cancellable = g_cancellable_new ();
-  provider = g_str_equal (key_check->provider, "anthropic") ? assay_anthropic_provider_new (base_url, key)
-                                                            : assay_openai_provider_new (base_url, key);
+  provider = assay_llm_provider_new_for_name (g_str_equal (key_check->provider, "anthropic") ? "anthropic" : "openai",
+                                              base_url, key, NULL);
   check = g_new0 (Check, 1);
   g_set_weak_pointer (&check->self, self);
   check->anthropic = key_check == &self->anthropic;

@@ -632,10 +632,9 @@ key_found_cb (GObject      *source,
   base_url = g_settings_get_string (self->settings, "base-url");
   server = *base_url ? base_url : assay_model_choice_get_cloud_base_url (provider);
   g_clear_object (&self->provider);
-  if (g_str_equal (provider, "anthropic"))
-    self->provider = assay_anthropic_provider_new (server, key);
-  else
-    self->provider = assay_openai_provider_new (server, key);
+  /* Anything but Anthropic speaks OpenAI's protocol (local servers included). */
+  self->provider = assay_llm_provider_new_for_name (g_str_equal (provider, "anthropic") ? "anthropic" : "openai",
+                                                    server, key, NULL);
   secret_password_free (key);
 
   g_free (self->model);

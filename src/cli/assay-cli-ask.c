@@ -461,30 +461,17 @@ make_provider (const char  *name,
       return provider;
     }
 
-  if (g_str_equal (name, "openai"))
-    {
-      key = g_getenv ("OPENAI_API_KEY");
-      if (key == NULL || *key == '\0')
-        key = g_getenv ("ASSAY_API_KEY");
-      provider = assay_openai_provider_new (base_url, key);
-    }
-  else if (g_str_equal (name, "anthropic"))
-    {
-      key = g_getenv ("ANTHROPIC_API_KEY");
-      if (key == NULL || *key == '\0')
-        key = g_getenv ("ASSAY_API_KEY");
-      provider = assay_anthropic_provider_new (base_url, key);
-    }
-  else
+  /* The key comes from the environment: the vendor's variable, else ASSAY_API_KEY. */
+  key = g_getenv (g_str_equal (name, "anthropic") ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
+  if (key == NULL || *key == '\0')
+    key = g_getenv ("ASSAY_API_KEY");
+  if (!g_str_equal (name, "openai") && !g_str_equal (name, "anthropic"))
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                    _("unknown provider “%s” (use openai, anthropic or recorded)"), name);
       return NULL;
     }
-  if (provider == NULL)
-    g_set_error (error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_NOT_FOUND,
-                 _("the %s provider is not available in this build"), name);
-  return provider;
+  return assay_llm_provider_new_for_name (name, base_url, key, error);
 }
 
 static char *

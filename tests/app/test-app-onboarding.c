@@ -328,47 +328,6 @@ is_idle (gpointer data)
 /* ---- the tests ------------------------------------------------------------------------ */
 
 static void
-test_default_model (void)
-{
-  const char *openai[] = { "babbage-002", "chatgpt-4o-latest", "dall-e-3", "gpt-3.5-turbo",
-                           "gpt-3.5-turbo-instruct", "gpt-4.1", "gpt-4.1-2025-04-14", "gpt-4.1-mini",
-                           "gpt-4o", "gpt-4o-mini-tts", "gpt-4o-realtime-preview", "gpt-image-1",
-                           "o3-mini", "omni-moderation-latest", "text-embedding-3-large", "tts-1",
-                           "whisper-1", NULL };
-  const char *without_default[] = { "dall-e-3", "gpt-3.5-turbo", "gpt-4-turbo", "gpt-4o",
-                                    "gpt-4o-2024-08-06", "gpt-4o-mini", "text-embedding-3-small", NULL };
-  const char *o_series[] = { "dall-e-3", "o3-mini", "text-embedding-3-small", "tts-1", NULL };
-  const char *snapshot[] = { "gpt-4.1-mini", "gpt-4.1-2025-04-14", NULL };
-  const char *anthropic[] = { "claude-opus-4-1-20250805", "claude-sonnet-4-5-20250929",
-                              "claude-3-5-haiku-20241022", NULL };
-  const char *anthropic_old[] = { "claude-opus-4-1-20250805", "claude-3-5-haiku-20241022", NULL };
-  const char *unknown[] = { "text-embedding-3-small", "whisper-1", NULL };
-  g_auto(GStrv) chat = assay_model_choice_filter_chat ("openai", openai);
-  g_auto(GStrv) chat_without = assay_model_choice_filter_chat ("openai", without_default);
-  g_auto(GStrv) chat_o = assay_model_choice_filter_chat ("openai", o_series);
-  g_auto(GStrv) chat_unknown = assay_model_choice_filter_chat ("openai", unknown);
-  g_auto(GStrv) chat_anthropic = assay_model_choice_filter_chat ("anthropic", anthropic);
-  const char *empty[] = { NULL };
-
-  g_assert_cmpstrv (chat, ((const char *[]) { "chatgpt-4o-latest", "gpt-3.5-turbo", "gpt-4.1",
-                                              "gpt-4.1-2025-04-14", "gpt-4.1-mini", "gpt-4o", "o3-mini",
-                                              NULL }));
-  g_assert_cmpstr (chat[assay_model_choice_pick_default ("openai", (const char * const *) chat)], ==, "gpt-4.1");
-  /* Without the default: the newest full gpt- model, never an embedding or a dated one. */
-  g_assert_cmpstr (chat_without[assay_model_choice_pick_default ("openai", (const char * const *) chat_without)],
-                   ==, "gpt-4o");
-  g_assert_cmpstrv (chat_o, ((const char *[]) { "o3-mini", NULL }));
-  g_assert_cmpint (assay_model_choice_pick_default ("openai", (const char * const *) chat_o), ==, 0);
-  g_assert_cmpint (assay_model_choice_pick_default ("openai", snapshot), ==, 1);
-  /* Nothing known: shown rather than hidden. */
-  g_assert_cmpstrv (chat_unknown, unknown);
-  g_assert_cmpstrv (chat_anthropic, anthropic);
-  g_assert_cmpint (assay_model_choice_pick_default ("anthropic", anthropic), ==, 1);
-  g_assert_cmpint (assay_model_choice_pick_default ("anthropic", anthropic_old), ==, 0);
-  g_assert_cmpint (assay_model_choice_pick_default ("anthropic", empty), ==, -1);
-}
-
-static void
 test_openai_key (void)
 {
   g_autofree char *base_url = NULL;
@@ -668,7 +627,6 @@ main (int   argc,
 
   gui_test_init (&argc, &argv);
   settings = g_settings_new ("org.assay.Assay");
-  g_test_add_func ("/assay/app/onboarding/default-model", test_default_model);
   g_test_add_func ("/assay/app/onboarding/openai-key", test_openai_key);
   g_test_add_func ("/assay/app/onboarding/anthropic-key", test_anthropic_key);
   g_test_add_func ("/assay/app/onboarding/unreachable", test_unreachable);

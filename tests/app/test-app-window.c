@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "assay-chat-view.h"
-#include "assay-diff.h"
 #include "assay-markdown-view.h"
 #include "assay-sandbox-image.h"
 #include "assay-onboarding.h"
@@ -1111,25 +1110,6 @@ test_step_card (void)
   g_assert_finalize_object (card);
 }
 
-static void
-test_diff (void)
-{
-  g_autofree char *same = assay_diff_unified ("a\nb\n", "a\nb\n", "old", "new", 3);
-  g_autofree char *diff = assay_diff_unified ("import pandas as pd\ndf = pd.read_csv('x.csv')\nprint(df.shape)\n",
-                                              "import pandas as pd\ndf = pd.read_csv('x.csv', sep=';')\nprint(df.shape)\nprint(df.head())\n",
-                                              "previous", "this", 3);
-
-  g_assert_cmpstr (same, ==, "");
-  g_assert_cmpstr (diff, ==,
-                   "--- previous\n+++ this\n"
-                   "@@ -1,3 +1,4 @@\n"
-                   " import pandas as pd\n"
-                   "-df = pd.read_csv('x.csv')\n"
-                   "+df = pd.read_csv('x.csv', sep=';')\n"
-                   " print(df.shape)\n"
-                   "+print(df.head())\n");
-}
-
 /* The chat view files each cell under the question whose reply proposed it, with call ids
  * repeated across questions and within a reply (the reports read the record the same way;
  * tests/test-session-outline.c). */
@@ -1216,7 +1196,6 @@ main (int   argc,
   g_test_add_func ("/assay/app/markdown", test_markdown);
   g_test_add_func ("/assay/app/markdown-streaming", test_markdown_streaming);
   g_test_add_func ("/assay/app/preferences-and-shortcuts", test_preferences_and_shortcuts);
-  g_test_add_func ("/assay/app/diff", test_diff);
   g_test_add_func ("/assay/app/step-card", test_step_card);
   g_test_add_func ("/assay/app/chat/repeated-call-ids", test_repeated_call_ids);
   status = g_test_run ();

@@ -3,6 +3,9 @@
 
 #include "assay-llm-provider.h"
 
+#include <gio/gio.h>
+#include <glib/gi18n-lib.h>
+
 G_DEFINE_ABSTRACT_TYPE (AssayLlmProvider, assay_llm_provider, G_TYPE_OBJECT)
 
 enum {
@@ -106,4 +109,21 @@ assay_llm_provider_emit_retrying (AssayLlmProvider *self,
                                   const char       *reason)
 {
   g_signal_emit (self, signals[SIGNAL_RETRYING], 0, attempt, delay_ms, reason);
+}
+
+AssayLlmProvider *
+assay_llm_provider_new_for_name (const char  *name,
+                                 const char  *base_url,
+                                 const char  *api_key,
+                                 GError     **error)
+{
+  g_return_val_if_fail (name != NULL, NULL);
+
+  if (g_str_equal (name, "openai"))
+    return assay_openai_provider_new (base_url, api_key);
+  if (g_str_equal (name, "anthropic"))
+    return assay_anthropic_provider_new (base_url, api_key);
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+               _("unknown provider “%s” (use openai or anthropic)"), name);
+  return NULL;
 }

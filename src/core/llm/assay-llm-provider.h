@@ -93,6 +93,13 @@ AssayLlmProvider *assay_openai_provider_new    (const char  *base_url,
                                                 const char  *api_key);
 AssayLlmProvider *assay_anthropic_provider_new (const char  *base_url,
                                                 const char  *api_key);
+/* The provider a setting or a command line names: "openai" (OpenAI and every
+ * OpenAI-compatible server: Ollama, llama.cpp, vLLM) or "anthropic". G_IO_ERROR_INVALID_ARGUMENT
+ * for any other name. The window and the CLI both make their providers here. */
+AssayLlmProvider *assay_llm_provider_new_for_name (const char  *name,
+                                                   const char  *base_url,
+                                                   const char  *api_key,
+                                                   GError     **error);
 /* Replays the assistant turns of a transcript file (format in assay-recorded-provider.c). */
 AssayLlmProvider *assay_recorded_provider_new  (const char  *transcript_path,
                                                 GError     **error);
