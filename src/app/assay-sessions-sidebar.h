@@ -2,6 +2,7 @@
 #pragma once
 
 #include "assay-app-types.h"
+#include "assay-session-store.h"
 
 G_BEGIN_DECLS
 
@@ -9,20 +10,15 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (AssaySessionsSidebar, assay_sessions_sidebar, ASSAY, SESSIONS_SIDEBAR, GtkWidget)
 
-/* Past sessions, most recent first: title (the first question), date, datasets; a search;
- * each row's menu renames (win.rename-session) or deletes (win.delete-session) it; activating
- * a row emits ::session-activated (const char *dir). The list is read in a worker thread;
- * ::reloaded says when it is in (a reload asked for while another runs replaces it). */
+/* The saved sessions of an AssaySessionStore, most recent first: title (the first question),
+ * date, datasets; a search over titles and dataset names; each row's menu renames
+ * (win.rename-session) or deletes (win.delete-session) it; activating a row emits
+ * ::session-activated (const char *dir). A view: the store reads and changes the list. */
 GtkWidget  *assay_sessions_sidebar_new          (void);
-void        assay_sessions_sidebar_reload       (AssaySessionsSidebar *self);
-/* The rows shown (after the search), as a list model of GObjects with the string properties
- * "dir", "title" and "subtitle". */
+void        assay_sessions_sidebar_set_store    (AssaySessionsSidebar *self,
+                                                 AssaySessionStore    *store);
+/* The rows shown (after the search): AssaySessionSummary items. */
 GListModel *assay_sessions_sidebar_get_model    (AssaySessionsSidebar *self);
-/* The title recorded for the session in DIR as last listed ("" when it has none; the row
- * says "New session"), or NULL when DIR is not listed. The string belongs to the sidebar
- * until its next reload. */
-const char *assay_sessions_sidebar_get_title    (AssaySessionsSidebar *self,
-                                                 const char           *dir);
 void        assay_sessions_sidebar_set_search   (AssaySessionsSidebar *self,
                                                  const char           *text);
 void        assay_sessions_sidebar_select       (AssaySessionsSidebar *self,

@@ -21,6 +21,7 @@
 #include "assay-report.h"
 #include "assay-sandbox-banner.h"
 #include "assay-sandbox-choice.h"
+#include "assay-session-store.h"
 #include "assay-sessions-sidebar.h"
 #include "assay-step-card.h"
 #include "assay-toast-queue.h"
@@ -28,8 +29,6 @@
 
 /* How long a closed window lets the sandbox stop a running cell before closing it. */
 #define CLOSE_GRACE_MS          2000
-
-typedef struct _FolderJob FolderJob;
 
 struct _AssayWindow
 {
@@ -60,10 +59,10 @@ struct _AssayWindow
   GCancellable         *ask_cancellable;  /* the question in progress */
 
   AssaySession         *session;
-  /* Session folders are opened, renamed and deleted by jobs, one at a time. */
-  GQueue                folder_jobs;      /* FolderJob*, waiting their turn */
-  FolderJob            *folder_job;       /* the one running (owned by its callback) */
-  FolderJob            *open_job;         /* the open asked for last, until it is shown */
+  /* The saved sessions, and the jobs that open, rename, delete and save them. */
+  AssaySessionStore    *store;
+  char                 *opening_dir;      /* the open asked for last, until it is shown */
+  guint                 open_serial;      /* of the open asked for last */
   AssayLlmProvider     *provider;
   char                 *model;
   gboolean              provider_fixed;   /* set by the caller or the demo, not the settings */
@@ -145,7 +144,7 @@ update_actions (AssayWindow *self)
 {
   GtkWidget *widget = GTK_WIDGET (self);
   gboolean exporting = self->export_cancellable != NULL;
-  gboolean opening = self->open_job != NULL;
+  gboolean opening = self->opening_dir != NULL;
 
   /* While a session opens, nothing goes into the one it replaces. */
   gtk_widget_action_set_enabled (widget, "win.send", !self->busy && !opening);
@@ -457,7 +456,7 @@ asked_cb (GObject      *source,
     assay_code_review_begin (self->code_review);
   g_clear_object (&self->ask_cancellable);
   set_busy (self, FALSE);
-  assay_sessions_sidebar_reload (self->sidebar);
+  assay_session_store_reload (self->store);
 }
 
 static void
@@ -779,129 +778,30 @@ is_current_session (AssayWindow *self,
   return self->session != NULL && g_strcmp0 (assay_session_get_dir (self->session), dir) == 0;
 }
 
-/* Opening, renaming, deleting and the window's own saves read and write session folders in
- * workers, one job at a time and in the order asked for: a rename or a save is on disk
- * before the session opens again, and a folder is never deleted under a load. The latest
- * open wins: asking for another cancels the open in flight (its result is never shown) or
- * drops the one still waiting. */
-typedef enum
+/* Opening, renaming, deleting and the window's own saves are the store's jobs, run in
+ * workers one at a time in the order asked for (AssaySessionStore). The window tracks only
+ * the open it asked for last: each request has a serial, and a result is shown only when
+ * its serial is still the one wanted (the latest request wins, even over a result already
+ * on its way). */
+typedef struct
 {
-  FOLDER_OPEN,
-  FOLDER_RENAME,
-  FOLDER_DELETE,
-  FOLDER_SAVE,
-} FolderJobKind;
-
-struct _FolderJob
-{
-  FolderJobKind  kind;
-  char          *dir;          /* canonical, as AssaySession keeps it */
-  char          *title;        /* FOLDER_RENAME */
-  GTask         *caller;       /* FOLDER_RENAME, FOLDER_DELETE: what the caller waits for */
-  GCancellable  *cancellable;
-  GWeakRef       window;
-  AssaySession  *session;      /* FOLDER_OPEN: loaded, while its files are listed;
-                                * FOLDER_SAVE: the one to save */
-  gboolean       reload;       /* FOLDER_SAVE: the sidebar shows what changed */
-  GApplication  *held;         /* FOLDER_SAVE: kept running until the record is written */
-};
-
-static FolderJob *
-folder_job_new (AssayWindow   *self,
-                FolderJobKind  kind,
-                const char    *dir)
-{
-  FolderJob *job = g_new0 (FolderJob, 1);
-
-  job->kind = kind;
-  job->dir = g_canonicalize_filename (dir, NULL);
-  job->cancellable = g_cancellable_new ();
-  g_weak_ref_init (&job->window, self);
-  return job;
-}
-
-/* Answers the job's caller, taking ERROR (NULL: done). */
-static void
-folder_job_answer (FolderJob *job,
-                   GError    *error)
-{
-  if (job->caller == NULL)
-    {
-      g_clear_error (&error);
-      return;
-    }
-  if (error != NULL)
-    g_task_return_error (job->caller, error);
-  else
-    g_task_return_boolean (job->caller, TRUE);
-  g_clear_object (&job->caller);
-}
+  GWeakRef window;
+  guint    serial;
+} OpenRequest;
 
 static void
-folder_job_free (FolderJob *job)
+set_opening (AssayWindow *self,
+             const char  *dir)
 {
-  /* Dropped before it ran (the window closed): the caller still gets an answer. */
-  folder_job_answer (job, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED,
-                                               _("The window was closed")));
-  g_free (job->dir);
-  g_free (job->title);
-  g_clear_object (&job->cancellable);
-  g_weak_ref_clear (&job->window);
-  g_clear_object (&job->session);
-  if (job->held != NULL)
-    {
-      g_application_release (job->held);
-      g_clear_object (&job->held);
-    }
-  g_free (job);
-}
+  gboolean was_opening = self->opening_dir != NULL;
 
-/* The job's window, unless it is gone or going. */
-static AssayWindow *
-folder_job_get_window (FolderJob *job)
-{
-  AssayWindow *self = g_weak_ref_get (&job->window);
-
-  if (self != NULL && gtk_widget_in_destruction (GTK_WIDGET (self)))
-    g_clear_object (&self);
-  return self;
-}
-
-static void
-set_open_job (AssayWindow *self,
-              FolderJob   *job)
-{
-  gboolean was_opening = self->open_job != NULL;
-
-  self->open_job = job;
-  if (was_opening != (job != NULL))
+  g_free (self->opening_dir);
+  self->opening_dir = g_strdup (dir);
+  if (was_opening != (dir != NULL))
     {
       update_actions (self);
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_OPENING]);
     }
-}
-
-static void run_next_folder_job (AssayWindow *self);
-
-/* JOB, the one that ran, is over: the next one starts. */
-static void
-folder_job_done (AssayWindow *self,
-                 FolderJob   *job)
-{
-  if (self->folder_job == job)
-    self->folder_job = NULL;
-  if (self->open_job == job)
-    set_open_job (self, NULL);
-  folder_job_free (job);
-  run_next_folder_job (self);
-}
-
-static void
-queue_folder_job (AssayWindow *self,
-                  FolderJob   *job)
-{
-  g_queue_push_tail (&self->folder_jobs, job);
-  run_next_folder_job (self);
 }
 
 /* The open asked for last is not wanted any more. The chat keeps showing it is opening:
@@ -909,49 +809,22 @@ queue_folder_job (AssayWindow *self,
 static void
 cancel_open (AssayWindow *self)
 {
-  FolderJob *job = self->open_job;
-
-  if (job == NULL)
+  if (self->opening_dir == NULL)
     return;
-  g_cancellable_cancel (job->cancellable);
-  set_open_job (self, NULL);
-  /* Waiting: dropped now. Running: its callback sees the cancellation. */
-  if (g_queue_remove (&self->folder_jobs, job))
-    folder_job_free (job);
+  assay_session_store_cancel_open (self->store);
+  set_opening (self, NULL);
 }
 
 /* Back to the current session, as it was before the open was asked for. */
 static void
 abandon_open (AssayWindow *self)
 {
-  if (self->open_job == NULL)
+  if (self->opening_dir == NULL)
     return;
   cancel_open (self);
   assay_chat_view_set_loading (self->chat_view, FALSE);
   assay_sessions_sidebar_select (self->sidebar,
                                  self->session != NULL ? assay_session_get_dir (self->session) : NULL);
-}
-
-static void start_save (FolderJob *job);
-
-/* The window goes: what runs is cancelled and finds no window; what waits is dropped, but
- * for saves, which are written even so. */
-static void
-drop_folder_jobs (AssayWindow *self)
-{
-  FolderJob *job;
-
-  self->open_job = NULL;
-  if (self->folder_job != NULL)
-    g_cancellable_cancel (self->folder_job->cancellable);
-  self->folder_job = NULL;
-  while ((job = g_queue_pop_head (&self->folder_jobs)) != NULL)
-    {
-      if (job->kind == FOLDER_SAVE)
-        start_save (job);
-      else
-        folder_job_free (job);
-    }
 }
 
 /* What the analyst reads when a session cannot be opened. */
@@ -968,51 +841,43 @@ open_error_text (const GError *error)
 }
 
 static void
-open_failed (AssayWindow  *self,
-             FolderJob    *job,
-             const GError *error)
-{
-  /* Cancelled: a newer request took over and shows what it shows. */
-  if (self->open_job == job && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    {
-      g_autofree char *text = open_error_text (error);
-
-      abandon_open (self);
-      show_toast (self, text);
-    }
-  folder_job_done (self, job);
-}
-
-static void
 set_artifacts (AssayWindow       *self,
                AssayArtifactList *artifacts);
 
 static void
-open_listed_cb (GObject      *source,
-                GAsyncResult *result,
-                gpointer      user_data)
+session_opened_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
 {
-  FolderJob *job = user_data;
-  g_autoptr(AssayWindow) self = folder_job_get_window (job);
+  OpenRequest *request = user_data;
+  g_autoptr(AssayWindow) self = g_weak_ref_get (&request->window);
   g_autoptr(AssayArtifactList) artifacts = NULL;
+  g_autoptr(AssaySession) session = NULL;
   g_autoptr(GError) error = NULL;
+  g_autofree char *dir = NULL;
+  guint serial = request->serial;
 
-  /* Cancelled means superseded, even when the list was made. */
-  artifacts = g_task_propagate_pointer (G_TASK (result), &error);
-  if (self == NULL)
+  g_weak_ref_clear (&request->window);
+  g_free (request);
+  session = assay_session_store_open_finish (ASSAY_SESSION_STORE (source), result, &artifacts, &error);
+  /* Superseded or abandoned: a newer request shows what it shows. */
+  if (self == NULL || gtk_widget_in_destruction (GTK_WIDGET (self)) ||
+      self->opening_dir == NULL || serial != self->open_serial)
+    return;
+  if (session == NULL)
     {
-      folder_job_free (job);
-      return;
-    }
-  if (artifacts == NULL)
-    {
-      open_failed (self, job, error);
+      g_autofree char *text = open_error_text (error);
+
+      abandon_open (self);
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        show_toast (self, text);
       return;
     }
 
   /* No question can have started meanwhile: win.send waits for the session. */
+  dir = g_strdup (self->opening_dir);
   forget_session (self);
-  self->session = g_steal_pointer (&job->session);
+  self->session = g_steal_pointer (&session);
   set_artifacts (self, artifacts);
   assay_chat_view_show_session (self->chat_view, self->session,
                                 g_settings_get_uint (self->settings, "max-steps"));
@@ -1024,207 +889,31 @@ open_listed_cb (GObject      *source,
       assay_code_review_show (self->code_review, last->code ? last->code : last->proposed_code);
     }
   assay_chat_view_set_loading (self->chat_view, FALSE);
-  assay_sessions_sidebar_select (self->sidebar, job->dir);
-  g_signal_emit (self, signals[SESSION_OPENED], 0, job->dir);
-  folder_job_done (self, job);
-}
-
-/* Until it returns, the session is the worker's: the main thread does not touch it. */
-static void
-list_artifacts_worker (GTask        *task,
-                       gpointer      source_object,
-                       gpointer      task_data,
-                       GCancellable *cancellable)
-{
-  g_task_return_pointer (task, assay_artifact_list_new_for_session (task_data), g_object_unref);
+  assay_sessions_sidebar_select (self->sidebar, dir);
+  g_signal_emit (self, signals[SESSION_OPENED], 0, dir);
+  set_opening (self, NULL);
 }
 
 static void
-open_loaded_cb (GObject      *source,
-                GAsyncResult *result,
-                gpointer      user_data)
+session_saved_cb (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
 {
-  FolderJob *job = user_data;
-  g_autoptr(AssayWindow) self = folder_job_get_window (job);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GTask) task = NULL;
-
-  job->session = assay_session_load_finish (result, &error);
-  if (self == NULL)
-    {
-      folder_job_free (job);
-      return;
-    }
-  if (job->session == NULL)
-    {
-      open_failed (self, job, error);
-      return;
-    }
-  /* Its files are checked on disk (no links, regular files) off the main thread too. */
-  task = g_task_new (NULL, job->cancellable, open_listed_cb, job);
-  g_task_set_source_tag (task, open_loaded_cb);
-  g_task_set_task_data (task, g_object_ref (job->session), g_object_unref);
-  g_task_run_in_thread (task, list_artifacts_worker);
-}
-
-/* A rename or delete JOB is over (ERROR: why it failed): its caller is answered and, if the
- * window is still there (SELF), the sessions list is read again and the next job starts. */
-static void
-folder_job_listing_changed (AssayWindow *self,
-                            FolderJob   *job,
-                            GError      *error)
-{
-  folder_job_answer (job, error);
-  if (self == NULL)
-    {
-      folder_job_free (job);
-      return;
-    }
-  assay_sessions_sidebar_reload (self->sidebar);
-  folder_job_done (self, job);
-}
-
-static void
-renamed_cb (GObject      *source,
-            GAsyncResult *result,
-            gpointer      user_data)
-{
-  FolderJob *job = user_data;
-  g_autoptr(AssayWindow) self = folder_job_get_window (job);
-  GError *error = NULL;
-
-  if (ASSAY_IS_SESSION (source))
-    assay_session_save_finish (ASSAY_SESSION (source), result, &error);
-  else
-    g_task_propagate_boolean (G_TASK (result), &error);
-  folder_job_listing_changed (self, job, error);
-}
-
-static void
-rename_worker (GTask        *task,
-               gpointer      source_object,
-               gpointer      task_data,
-               GCancellable *cancellable)
-{
-  char **dir_and_title = task_data;
-  g_autoptr(AssaySession) session = NULL;
-  GError *error = NULL;
-
-  session = assay_session_load (dir_and_title[0], &error);
-  if (session == NULL || !assay_session_rename (session, dir_and_title[1], &error))
-    g_task_return_error (task, error);
-  else
-    g_task_return_boolean (task, TRUE);
-}
-
-static void
-start_rename (AssayWindow *self,
-              FolderJob   *job)
-{
-  g_autoptr(GTask) task = NULL;
-  char *dir_and_title[] = { job->dir, job->title, NULL };
-
-  if (is_current_session (self, job->dir))
-    {
-      /* The open session is written by whoever holds it; saves land in order. */
-      assay_session_set_title (self->session, job->title);
-      assay_session_save_async (self->session, NULL, renamed_cb, job);
-      return;
-    }
-  task = g_task_new (NULL, NULL, renamed_cb, job);
-  g_task_set_source_tag (task, start_rename);
-  g_task_set_task_data (task, g_strdupv (dir_and_title), (GDestroyNotify) g_strfreev);
-  g_task_run_in_thread (task, rename_worker);
-}
-
-static void
-deleted_cb (GObject      *source,
-            GAsyncResult *result,
-            gpointer      user_data)
-{
-  FolderJob *job = user_data;
-  g_autoptr(AssayWindow) self = folder_job_get_window (job);
-  GError *error = NULL;
-
-  g_task_propagate_boolean (G_TASK (result), &error);
-  folder_job_listing_changed (self, job, error);
-}
-
-static void
-delete_worker (GTask        *task,
-               gpointer      source_object,
-               gpointer      task_data,
-               GCancellable *cancellable)
-{
-  GError *error = NULL;
-
-  if (!assay_session_delete (task_data, &error))
-    g_task_return_error (task, error);
-  else
-    g_task_return_boolean (task, TRUE);
-}
-
-static void
-start_delete (AssayWindow *self,
-              FolderJob   *job)
-{
-  g_autoptr(GTask) task = NULL;
-
-  if (is_current_session (self, job->dir))
-    {
-      /* A question may have started since the delete was asked for. */
-      if (self->busy)
-        {
-          folder_job_answer (job, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_BUSY,
-                                                       _("A question is in progress")));
-          folder_job_done (self, job);
-          return;
-        }
-      forget_session (self);
-      assay_sessions_sidebar_select (self->sidebar, NULL);
-    }
-  task = g_task_new (NULL, NULL, deleted_cb, job);
-  g_task_set_source_tag (task, start_delete);
-  g_task_set_task_data (task, g_strdup (job->dir), g_free);
-  g_task_run_in_thread (task, delete_worker);
-}
-
-static void
-saved_cb (GObject      *source,
-          GAsyncResult *result,
-          gpointer      user_data)
-{
-  FolderJob *job = user_data;
-  g_autoptr(AssayWindow) self = folder_job_get_window (job);
+  g_autoptr(AssayWindow) self = g_weak_ref_get (user_data);
   g_autoptr(GError) error = NULL;
 
-  assay_session_save_finish (ASSAY_SESSION (source), result, &error);
-  if (self == NULL)
-    {
-      if (error != NULL)
-        g_warning ("saving the session %s: %s", job->dir, error->message);
-      folder_job_free (job);
-      return;
-    }
-  if (error != NULL)
+  g_weak_ref_clear (user_data);
+  g_free (user_data);
+  if (assay_session_store_save_finish (ASSAY_SESSION_STORE (source), result, &error))
+    return;
+  if (self == NULL || gtk_widget_in_destruction (GTK_WIDGET (self)))
+    g_warning ("saving a session: %s", error->message);
+  else
     {
       g_autofree char *text = g_strdup_printf (_("The session could not be saved: %s"), error->message);
 
       show_toast (self, text);
     }
-  if (job->reload)
-    assay_sessions_sidebar_reload (self->sidebar);
-  folder_job_done (self, job);
-}
-
-/* The record as it is now, the latest state; the application does not quit before it is
- * written. */
-static void
-start_save (FolderJob *job)
-{
-  if ((job->held = g_application_get_default ()) != NULL)
-    g_application_hold (g_object_ref (job->held));
-  assay_session_save_async (job->session, NULL, saved_cb, job);
 }
 
 /* Saves SESSION from a worker, in turn with the other jobs; RELOAD: the sidebar shows it
@@ -1234,37 +923,10 @@ save_session (AssayWindow  *self,
               AssaySession *session,
               gboolean      reload)
 {
-  FolderJob *job = folder_job_new (self, FOLDER_SAVE, assay_session_get_dir (session));
+  GWeakRef *window = g_new0 (GWeakRef, 1);
 
-  job->session = g_object_ref (session);
-  job->reload = reload;
-  queue_folder_job (self, job);
-}
-
-static void
-run_next_folder_job (AssayWindow *self)
-{
-  FolderJob *job;
-
-  if (self->folder_job != NULL || (job = g_queue_pop_head (&self->folder_jobs)) == NULL)
-    return;
-  self->folder_job = job;
-  switch (job->kind)
-    {
-    case FOLDER_OPEN:
-      assay_session_load_async (job->dir, job->cancellable, open_loaded_cb, job);
-      break;
-    case FOLDER_RENAME:
-      start_rename (self, job);
-      break;
-    case FOLDER_SAVE:
-      start_save (job);
-      break;
-    case FOLDER_DELETE:
-    default:
-      start_delete (self, job);
-      break;
-    }
+  g_weak_ref_init (window, self);
+  assay_session_store_save_async (self->store, session, reload, session_saved_cb, window);
 }
 
 void
@@ -1285,7 +947,7 @@ assay_window_open_session (AssayWindow  *self,
                            GError      **error)
 {
   g_autofree char *canonical = NULL;
-  FolderJob *job;
+  OpenRequest *request;
 
   g_return_val_if_fail (ASSAY_IS_WINDOW (self), FALSE);
   g_return_val_if_fail (dir != NULL, FALSE);
@@ -1295,7 +957,7 @@ assay_window_open_session (AssayWindow  *self,
       return FALSE;
     }
   canonical = g_canonicalize_filename (dir, NULL);
-  if (self->open_job != NULL && g_str_equal (self->open_job->dir, canonical))
+  if (g_strcmp0 (self->opening_dir, canonical) == 0)
     return TRUE;
   /* The latest request wins. */
   if (is_current_session (self, canonical))
@@ -1303,12 +965,13 @@ assay_window_open_session (AssayWindow  *self,
       abandon_open (self);
       return TRUE;
     }
-  cancel_open (self);
-  job = folder_job_new (self, FOLDER_OPEN, canonical);
+  request = g_new0 (OpenRequest, 1);
+  g_weak_ref_init (&request->window, self);
+  request->serial = ++self->open_serial;
   assay_chat_view_set_loading (self->chat_view, TRUE);
   assay_sessions_sidebar_select (self->sidebar, canonical);
-  set_open_job (self, job);
-  queue_folder_job (self, job);
+  set_opening (self, canonical);
+  assay_session_store_open_async (self->store, canonical, session_opened_cb, request);
   return TRUE;
 }
 
@@ -1316,7 +979,21 @@ gboolean
 assay_window_get_opening (AssayWindow *self)
 {
   g_return_val_if_fail (ASSAY_IS_WINDOW (self), FALSE);
-  return self->open_job != NULL;
+  return self->opening_dir != NULL;
+}
+
+static void
+store_job_done_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GTask) caller = user_data;
+  GError *error = NULL;
+
+  if (!g_task_propagate_boolean (G_TASK (result), &error))
+    g_task_return_error (caller, error);
+  else
+    g_task_return_boolean (caller, TRUE);
 }
 
 void
@@ -1326,16 +1003,19 @@ assay_window_rename_session_async (AssayWindow         *self,
                                    GAsyncReadyCallback  callback,
                                    gpointer             user_data)
 {
-  FolderJob *job;
+  g_autofree char *canonical = NULL;
+  GTask *caller;
 
   g_return_if_fail (ASSAY_IS_WINDOW (self));
   g_return_if_fail (dir != NULL);
 
-  job = folder_job_new (self, FOLDER_RENAME, dir);
-  job->title = g_strdup (title);
-  job->caller = g_task_new (self, NULL, callback, user_data);
-  g_task_set_source_tag (job->caller, assay_window_rename_session_async);
-  queue_folder_job (self, job);
+  caller = g_task_new (self, NULL, callback, user_data);
+  g_task_set_source_tag (caller, assay_window_rename_session_async);
+  canonical = g_canonicalize_filename (dir, NULL);
+  /* The open session is renamed in memory as well: the window writes it from then on. */
+  assay_session_store_rename_async (self->store, canonical, title,
+                                    is_current_session (self, canonical) ? self->session : NULL,
+                                    store_job_done_cb, caller);
 }
 
 gboolean
@@ -1353,25 +1033,31 @@ assay_window_delete_session_async (AssayWindow         *self,
                                    GAsyncReadyCallback  callback,
                                    gpointer             user_data)
 {
-  FolderJob *job;
+  g_autofree char *canonical = NULL;
+  GTask *caller;
 
   g_return_if_fail (ASSAY_IS_WINDOW (self));
   g_return_if_fail (dir != NULL);
 
-  job = folder_job_new (self, FOLDER_DELETE, dir);
-  job->caller = g_task_new (self, NULL, callback, user_data);
-  g_task_set_source_tag (job->caller, assay_window_delete_session_async);
+  caller = g_task_new (self, NULL, callback, user_data);
+  g_task_set_source_tag (caller, assay_window_delete_session_async);
   if (self->busy)
     {
-      folder_job_answer (job, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_BUSY,
-                                                   _("A question is in progress")));
-      folder_job_free (job);
+      g_task_return_new_error (caller, G_IO_ERROR, G_IO_ERROR_BUSY, _("A question is in progress"));
+      g_object_unref (caller);
       return;
     }
-  /* Not opened only to be deleted. */
-  if (self->open_job != NULL && g_str_equal (self->open_job->dir, job->dir))
+  canonical = g_canonicalize_filename (dir, NULL);
+  /* Not opened only to be deleted; the current one is let go of first (nothing can start a
+   * question in it once it is gone from the window). */
+  if (g_strcmp0 (self->opening_dir, canonical) == 0)
     abandon_open (self);
-  queue_folder_job (self, job);
+  if (is_current_session (self, canonical))
+    {
+      forget_session (self);
+      assay_sessions_sidebar_select (self->sidebar, NULL);
+    }
+  assay_session_store_delete_async (self->store, canonical, store_job_done_cb, caller);
 }
 
 gboolean
@@ -1381,6 +1067,13 @@ assay_window_delete_session_finish (AssayWindow   *self,
 {
   g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
   return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+AssaySessionStore *
+assay_window_get_session_store (AssayWindow *self)
+{
+  g_return_val_if_fail (ASSAY_IS_WINDOW (self), NULL);
+  return self->store;
 }
 
 static void
@@ -1448,7 +1141,11 @@ rename_session_action (GtkWidget  *widget,
   if (is_current_session (self, dir))
     title = assay_session_get_title (self->session);
   else
-    title = assay_sessions_sidebar_get_title (self->sidebar, dir);
+    {
+      AssaySessionSummary *summary = assay_session_store_lookup (self->store, dir);
+
+      title = summary != NULL ? assay_session_summary_get_title (summary) : NULL;
+    }
   dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Rename Session"), NULL);
   entry = gtk_entry_new ();
   gtk_editable_set_text (GTK_EDITABLE (entry), title != NULL ? title : "");
@@ -1659,7 +1356,7 @@ add_batch_finish (AddBatch *batch)
       show_toast (self, text);
       /* The agent saved it already; otherwise it is saved in turn, then listed. */
       if (self->agent != NULL)
-        assay_sessions_sidebar_reload (self->sidebar);
+        assay_session_store_reload (self->store);
       else
         save_session (self, self->session, TRUE);
       assay_chat_view_focus_composer (self->chat_view);
@@ -1744,7 +1441,7 @@ assay_window_add_files (AssayWindow  *self,
 
   g_return_if_fail (ASSAY_IS_WINDOW (self));
 
-  if (self->open_job != NULL)
+  if (self->opening_dir != NULL)
     {
       show_toast (self, _("A session is still opening; add the files once it is open"));
       return;
@@ -2574,7 +2271,8 @@ shut_down (AssayWindow *self)
     return;
   self->closing = TRUE;
   g_cancellable_cancel (self->cancellable);
-  drop_folder_jobs (self);
+  if (self->store != NULL)
+    assay_session_store_shutdown (self->store);
   if (self->export_cancellable != NULL)
     g_cancellable_cancel (self->export_cancellable);
   if (self->ask_cancellable != NULL)
@@ -2626,7 +2324,7 @@ assay_window_get_property (GObject    *object,
       g_value_set_boolean (value, ASSAY_WINDOW (object)->busy);
       break;
     case PROP_OPENING:
-      g_value_set_boolean (value, ASSAY_WINDOW (object)->open_job != NULL);
+      g_value_set_boolean (value, ASSAY_WINDOW (object)->opening_dir != NULL);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -2639,7 +2337,8 @@ assay_window_dispose (GObject *object)
   AssayWindow *self = ASSAY_WINDOW (object);
 
   g_cancellable_cancel (self->cancellable);
-  drop_folder_jobs (self);
+  if (self->store != NULL)
+    assay_session_store_shutdown (self->store);
   if (self->ask_cancellable != NULL)
     g_cancellable_cancel (self->ask_cancellable);
   if (self->settings != NULL)
@@ -2652,6 +2351,7 @@ assay_window_dispose (GObject *object)
   g_clear_object (&self->provider);
   g_clear_object (&self->backend);
   g_clear_object (&self->toasts);
+  g_clear_object (&self->store);
   gtk_widget_dispose_template (GTK_WIDGET (self), ASSAY_TYPE_WINDOW);
   G_OBJECT_CLASS (assay_window_parent_class)->dispose (object);
 }
@@ -2670,6 +2370,7 @@ assay_window_finalize (GObject *object)
   g_free (self->backend_reason);
   g_free (self->question);
   g_free (self->last_toast);
+  g_free (self->opening_dir);
   G_OBJECT_CLASS (assay_window_parent_class)->finalize (object);
 }
 
@@ -2787,6 +2488,8 @@ assay_window_init (AssayWindow *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
   self->cancellable = g_cancellable_new ();
+  self->store = assay_session_store_new (NULL);
+  assay_sessions_sidebar_set_store (self->sidebar, self->store);
   self->toasts = assay_toast_queue_new (self->toast_overlay);
   self->export_format = ASSAY_REPORT_FORMAT_PDF;
   self->export_include_code = TRUE;
@@ -2817,7 +2520,7 @@ assay_window_init (AssayWindow *self)
   else
     gtk_stack_set_visible_child_name (self->main_stack, "main");
 
-  assay_sessions_sidebar_reload (self->sidebar);
+  assay_session_store_reload (self->store);
   assay_sandbox_banner_check (self->sandbox_banner);
   update_actions (self);
 

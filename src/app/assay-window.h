@@ -7,6 +7,7 @@
 #include "assay-llm-provider.h"
 #include "assay-report.h"
 #include "assay-session.h"
+#include "assay-session-store.h"
 
 #include "assay-data-preview.h"
 
@@ -68,6 +69,8 @@ void                  assay_window_delete_session_async  (AssayWindow         *s
 gboolean              assay_window_delete_session_finish (AssayWindow         *self,
                                                           GAsyncResult        *result,
                                                           GError             **error);
+/* The saved sessions the sidebar shows, and the jobs that read and write them. */
+AssaySessionStore    *assay_window_get_session_store  (AssayWindow      *self);
 AssaySession         *assay_window_get_session        (AssayWindow      *self);
 gboolean              assay_window_get_busy           (AssayWindow      *self);
 /* Why this sandbox backend was chosen, once one was. */

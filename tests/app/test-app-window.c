@@ -361,8 +361,8 @@ test_sessions (void)
   title = row_title (sidebar, 0);
   g_assert_cmpstr (title, ==, "Regions");
   assay_sessions_sidebar_set_search (sidebar, NULL);
-  g_assert_cmpstr (assay_sessions_sidebar_get_title (sidebar, first), ==, "Regions");
-  g_assert_null (assay_sessions_sidebar_get_title (sidebar, "/nonexistent"));
+  g_assert_cmpstr (assay_session_summary_get_title (assay_session_store_lookup (assay_window_get_session_store (window), first)), ==, "Regions");
+  g_assert_null (assay_session_store_lookup (assay_window_get_session_store (window), "/nonexistent"));
 
   /* Rename the open one: in memory and on disk. */
   answer = (Answer) { 0, };
