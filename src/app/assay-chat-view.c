@@ -4,6 +4,7 @@
 #include <glib/gi18n.h>
 
 #include "assay-chat-view.h"
+#include "assay-conversation.h"
 #include "assay-session-outline.h"
 #include "assay-markdown-view.h"
 #include "assay-step-card.h"
@@ -29,6 +30,11 @@ struct _AssayChatView
   gint64             retry_deadline_us;
   char              *retry_reason;
   gboolean           stick_to_bottom;
+
+  AssayConversation *conversation;
+  GSignalGroup      *agent_signals;        /* on the conversation's agent */
+  GSignalGroup      *conversation_signals;
+  GBinding          *agent_binding;
 };
 
 G_DEFINE_FINAL_TYPE (AssayChatView, assay_chat_view, GTK_TYPE_WIDGET)
@@ -387,12 +393,249 @@ assay_chat_view_show_session (AssayChatView *self,
   self->current_card = NULL;
 }
 
+/* ---- following the conversation -------------------------------------------------------- */
+
+static AssayStepCard *
+card_for_cell (AssayChatView *self,
+               AssayAgent    *agent,
+               const char    *cell_id)
+{
+  AssayStepCard *card = assay_chat_view_find_cell_card (self, cell_id);
+
+  if (card == NULL)
+    card = self->current_card;
+  if (card == NULL)
+    card = assay_chat_view_begin_step (self, 1, assay_agent_get_max_steps (agent));
+  return card;
+}
+
+static void
+agent_step_cb (AssayChatView *self,
+               guint          n,
+               guint          max,
+               AssayAgent    *agent)
+{
+  assay_step_card_set_working (assay_chat_view_begin_step (self, n, max), TRUE);
+}
+
+static void
+agent_text_delta_cb (AssayChatView *self,
+                     const char    *text,
+                     AssayAgent    *agent)
+{
+  assay_chat_view_hide_retry (self);
+  if (self->current_card != NULL)
+    assay_step_card_append_text (self->current_card, text);
+}
+
+static void
+agent_code_delta_cb (AssayChatView *self,
+                     guint          index,
+                     const char    *call_id,
+                     const char    *text,
+                     AssayAgent    *agent)
+{
+  assay_chat_view_hide_retry (self);
+}
+
+static void
+agent_retrying_cb (AssayChatView *self,
+                   guint          attempt,
+                   guint          delay_ms,
+                   const char    *reason,
+                   AssayAgent    *agent)
+{
+  assay_chat_view_show_retry (self, attempt, delay_ms, reason);
+}
+
+static void
+agent_approval_needed_cb (AssayChatView *self,
+                          const char    *cell_id,
+                          const char    *code,
+                          const char    *description,
+                          AssayAgent    *agent)
+{
+  assay_step_card_add_cell (card_for_cell (self, agent, cell_id), cell_id, description);
+}
+
+static void
+agent_cell_started_cb (AssayChatView *self,
+                       const char    *cell_id,
+                       const char    *code,
+                       AssayAgent    *agent)
+{
+  AssaySessionCell *cell = assay_session_find_cell (assay_agent_get_session (agent), cell_id);
+  AssayStepCard *card = card_for_cell (self, agent, cell_id);
+
+  assay_step_card_add_cell (card, cell_id, cell ? cell->description : NULL);
+  assay_step_card_cell_started (card, cell_id);
+}
+
+static void
+agent_output_cb (AssayChatView *self,
+                 const char    *cell_id,
+                 JsonObject    *output,
+                 AssayAgent    *agent)
+{
+  assay_step_card_cell_output (card_for_cell (self, agent, cell_id), cell_id, output);
+}
+
+static void
+agent_artifact_added_cb (AssayChatView *self,
+                         const char    *cell_id,
+                         const char    *name,
+                         const char    *path,
+                         AssayAgent    *agent)
+{
+  assay_step_card_cell_artifact (card_for_cell (self, agent, cell_id), cell_id, name, path);
+}
+
+static void
+agent_cell_finished_cb (AssayChatView   *self,
+                        const char      *cell_id,
+                        AssayCellResult *result,
+                        AssayAgent      *agent)
+{
+  assay_step_card_cell_finished (card_for_cell (self, agent, cell_id), cell_id,
+                                 assay_cell_status_to_string (assay_cell_result_get_status (result)),
+                                 assay_cell_result_get_reason (result),
+                                 assay_cell_result_get_elapsed_ms (result));
+}
+
+static void
+agent_restoring_cb (AssayChatView *self,
+                    guint          done,
+                    guint          total,
+                    AssayAgent    *agent)
+{
+  g_autofree char *text = NULL;
+
+  if (done != 0)
+    return;
+  text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                       "Restoring the session: running its %u successful cell again…",
+                                       "Restoring the session: running its %u successful cells again…",
+                                       total), total);
+  assay_chat_view_add_notice (self, text, FALSE);
+}
+
+static void
+agent_error_cb (AssayChatView *self,
+                const char    *message,
+                AssayAgent    *agent)
+{
+  assay_chat_view_add_notice (self, message, TRUE);
+}
+
+static void
+conversation_asked_cb (AssayChatView *self,
+                       const char    *question)
+{
+  assay_chat_view_add_question (self, question);
+}
+
+static void
+conversation_finished_cb (AssayChatView *self,
+                          int            outcome,
+                          const char    *text)
+{
+  if (outcome == ASSAY_AGENT_ANSWERED)
+    assay_chat_view_add_answer (self, text != NULL ? text : "");
+  else if (text != NULL)
+    assay_chat_view_add_notice (self, text,
+                                outcome == ASSAY_AGENT_MODEL_ERROR || outcome == ASSAY_AGENT_SANDBOX_ERROR);
+}
+
+static void
+conversation_responded_cb (AssayChatView *self,
+                           const char    *cell_id,
+                           int            response,
+                           const char    *text)
+{
+  AssayAgent *agent = assay_conversation_get_agent (self->conversation);
+
+  if (response == ASSAY_APPROVAL_REJECT && agent != NULL)
+    assay_step_card_cell_rejected (card_for_cell (self, agent, cell_id), cell_id, text);
+}
+
+static void
+conversation_busy_cb (AssayChatView *self)
+{
+  assay_chat_view_set_busy (self, assay_conversation_get_busy (self->conversation));
+}
+
+/* A new session (or none): the conversation shows what it has recorded. */
+static void
+conversation_session_cb (AssayChatView *self)
+{
+  AssaySession *session = assay_conversation_get_session (self->conversation);
+
+  if (session == NULL)
+    assay_chat_view_clear (self);
+  else
+    assay_chat_view_show_session (self, session, assay_conversation_get_max_steps (self->conversation));
+}
+
+void
+assay_chat_view_set_conversation (AssayChatView     *self,
+                                  AssayConversation *conversation)
+{
+  g_return_if_fail (ASSAY_IS_CHAT_VIEW (self));
+  g_return_if_fail (conversation == NULL || ASSAY_IS_CONVERSATION (conversation));
+
+  if (self->conversation == conversation)
+    return;
+  g_clear_pointer (&self->agent_binding, g_binding_unbind);
+  g_signal_group_set_target (self->agent_signals, NULL);
+  g_signal_group_set_target (self->conversation_signals, conversation);
+  g_set_object (&self->conversation, conversation);
+  if (conversation == NULL)
+    return;
+  self->agent_binding = g_object_bind_property (conversation, "agent", self->agent_signals, "target",
+                                                G_BINDING_SYNC_CREATE);
+  conversation_busy_cb (self);
+}
+
+AssayConversation *
+assay_chat_view_get_conversation (AssayChatView *self)
+{
+  g_return_val_if_fail (ASSAY_IS_CHAT_VIEW (self), NULL);
+  return self->conversation;
+}
+
+static void
+setup_signal_groups (AssayChatView *self)
+{
+  self->agent_signals = g_signal_group_new (ASSAY_TYPE_AGENT);
+  g_signal_group_connect_object (self->agent_signals, "step", G_CALLBACK (agent_step_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals, "text-delta", G_CALLBACK (agent_text_delta_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals, "code-delta", G_CALLBACK (agent_code_delta_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals, "retrying", G_CALLBACK (agent_retrying_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals, "approval-needed", G_CALLBACK (agent_approval_needed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals, "cell-started", G_CALLBACK (agent_cell_started_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals, "output", G_CALLBACK (agent_output_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals, "artifact-added", G_CALLBACK (agent_artifact_added_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals, "cell-finished", G_CALLBACK (agent_cell_finished_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals, "restoring", G_CALLBACK (agent_restoring_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals, "error", G_CALLBACK (agent_error_cb), self, G_CONNECT_SWAPPED);
+
+  self->conversation_signals = g_signal_group_new (ASSAY_TYPE_CONVERSATION);
+  g_signal_group_connect_object (self->conversation_signals, "asked", G_CALLBACK (conversation_asked_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->conversation_signals, "finished", G_CALLBACK (conversation_finished_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->conversation_signals, "responded", G_CALLBACK (conversation_responded_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->conversation_signals, "notify::busy", G_CALLBACK (conversation_busy_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->conversation_signals, "notify::session", G_CALLBACK (conversation_session_cb), self, G_CONNECT_SWAPPED);
+}
+
 static void
 assay_chat_view_dispose (GObject *object)
 {
   AssayChatView *self = ASSAY_CHAT_VIEW (object);
   GtkWidget *child;
 
+  assay_chat_view_set_conversation (self, NULL);
+  g_clear_object (&self->agent_signals);
+  g_clear_object (&self->conversation_signals);
   g_clear_handle_id (&self->retry_source, g_source_remove);
   if (self->cards != NULL)
     g_ptr_array_set_size (self->cards, 0);
@@ -447,6 +690,7 @@ assay_chat_view_init (AssayChatView *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
   self->cards = g_ptr_array_new ();
+  setup_signal_groups (self);
 
   keys = gtk_event_controller_key_new ();
   gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);

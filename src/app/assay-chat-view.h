@@ -14,6 +14,11 @@ G_DECLARE_FINAL_TYPE (AssayChatView, assay_chat_view, ASSAY, CHAT_VIEW, GtkWidge
  * notices; the retry banner counting down; the composer (Enter sends through win.send,
  * Shift+Enter is a new line) and the Stop button (win.stop) while the agent works. */
 GtkWidget     *assay_chat_view_new                (void);
+/* The chat follows CONVERSATION: its agent's steps, text, cells, outputs, figures, retries
+ * and errors; its questions, answers, busy state and sessions. */
+void           assay_chat_view_set_conversation   (AssayChatView     *self,
+                                                   AssayConversation *conversation);
+AssayConversation *assay_chat_view_get_conversation (AssayChatView   *self);
 void           assay_chat_view_clear              (AssayChatView *self);
 void           assay_chat_view_add_question       (AssayChatView *self,
                                                    const char    *text);

@@ -6,6 +6,7 @@
 
 #include "assay-agent.h"
 #include "assay-code-review.h"
+#include "assay-conversation.h"
 #include "assay-diff.h"
 
 struct _AssayCodeReview
@@ -30,6 +31,12 @@ struct _AssayCodeReview
   gboolean       show_diff;
   gboolean       streaming;      /* code of the current turn is arriving */
   gboolean       stale;          /* what is shown belongs to an earlier turn */
+
+  AssayConversation *conversation;
+  GSignalGroup  *agent_signals;  /* on the conversation's agent */
+  GSignalGroup  *conversation_signals;
+  GBinding      *agent_binding;
+  GBinding      *auto_run_binding;
 };
 
 G_DEFINE_FINAL_TYPE (AssayCodeReview, assay_code_review, GTK_TYPE_WIDGET)
@@ -291,6 +298,8 @@ respond (AssayCodeReview *self,
   gtk_label_set_text (self->title_label, response == ASSAY_APPROVAL_REJECT ? _("Rejected") : _("Code"));
   update_actions (self);
   g_signal_emit (self, signals[RESPOND], 0, cell_id, response, text);
+  if (self->conversation != NULL)
+    assay_conversation_respond (self->conversation, cell_id, response, text);
 }
 
 static void
@@ -419,6 +428,104 @@ static void
 auto_switch_notify_cb (AssayCodeReview *self)
 {
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_AUTO_RUN]);
+  /* A cell waiting right now runs too: that is what the switch says. */
+  if (gtk_switch_get_active (self->auto_switch) && self->cell_id != NULL)
+    gtk_widget_activate_action (GTK_WIDGET (self), "review.run", NULL);
+}
+
+/* ---- following the conversation -------------------------------------------------------- */
+
+static void
+agent_step_cb (AssayCodeReview *self)
+{
+  assay_code_review_begin (self);
+}
+
+static void
+agent_code_delta_cb (AssayCodeReview *self,
+                     guint            index,
+                     const char      *call_id,
+                     const char      *text)
+{
+  assay_code_review_append_code (self, text);
+}
+
+static void
+agent_approval_needed_cb (AssayCodeReview *self,
+                          const char      *cell_id,
+                          const char      *code,
+                          const char      *description)
+{
+  assay_code_review_request (self, cell_id, code, description);
+}
+
+static void
+agent_cell_started_cb (AssayCodeReview *self,
+                       const char      *cell_id,
+                       const char      *code)
+{
+  assay_code_review_show (self, code);
+}
+
+/* The cell is no longer waiting (stopped, the question ended): the view lets go of it. */
+static void
+conversation_waiting_cb (AssayCodeReview *self)
+{
+  if (self->cell_id != NULL && assay_conversation_get_waiting (self->conversation) == NULL)
+    assay_code_review_begin (self);
+}
+
+/* Another session: the view shows its last cell, as it was when the session was left. */
+static void
+conversation_session_cb (AssayCodeReview *self)
+{
+  AssaySession *session = assay_conversation_get_session (self->conversation);
+  guint n = session != NULL ? assay_session_get_n_cells (session) : 0;
+
+  assay_code_review_reset (self);
+  if (n > 0)
+    {
+      AssaySessionCell *last = assay_session_get_cell (session, n - 1);
+
+      assay_code_review_show (self, last->code != NULL ? last->code : last->proposed_code);
+    }
+}
+
+void
+assay_code_review_set_conversation (AssayCodeReview   *self,
+                                    AssayConversation *conversation)
+{
+  g_return_if_fail (ASSAY_IS_CODE_REVIEW (self));
+  g_return_if_fail (conversation == NULL || ASSAY_IS_CONVERSATION (conversation));
+
+  if (self->conversation == conversation)
+    return;
+  g_clear_pointer (&self->agent_binding, g_binding_unbind);
+  g_clear_pointer (&self->auto_run_binding, g_binding_unbind);
+  g_signal_group_set_target (self->agent_signals, NULL);
+  g_signal_group_set_target (self->conversation_signals, conversation);
+  g_set_object (&self->conversation, conversation);
+  if (conversation == NULL)
+    return;
+  self->agent_binding = g_object_bind_property (conversation, "agent", self->agent_signals, "target",
+                                                G_BINDING_SYNC_CREATE);
+  self->auto_run_binding = g_object_bind_property (conversation, "auto-run", self, "auto-run",
+                                                   G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
+}
+
+static void
+setup_signal_groups (AssayCodeReview *self)
+{
+  self->agent_signals = g_signal_group_new (ASSAY_TYPE_AGENT);
+  g_signal_group_connect_object (self->agent_signals, "step", G_CALLBACK (agent_step_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals, "retrying", G_CALLBACK (agent_step_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals, "code-delta", G_CALLBACK (agent_code_delta_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals, "approval-needed", G_CALLBACK (agent_approval_needed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals, "cell-started", G_CALLBACK (agent_cell_started_cb), self, G_CONNECT_SWAPPED);
+
+  self->conversation_signals = g_signal_group_new (ASSAY_TYPE_CONVERSATION);
+  g_signal_group_connect_object (self->conversation_signals, "notify::waiting", G_CALLBACK (conversation_waiting_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->conversation_signals, "notify::session", G_CALLBACK (conversation_session_cb), self, G_CONNECT_SWAPPED);
 }
 
 static void
@@ -427,6 +534,9 @@ assay_code_review_dispose (GObject *object)
   AssayCodeReview *self = ASSAY_CODE_REVIEW (object);
   GtkWidget *child;
 
+  assay_code_review_set_conversation (self, NULL);
+  g_clear_object (&self->agent_signals);
+  g_clear_object (&self->conversation_signals);
   g_signal_handlers_disconnect_by_data (adw_style_manager_get_default (), self);
   gtk_widget_dispose_template (GTK_WIDGET (self), ASSAY_TYPE_CODE_REVIEW);
   /* The template's root box is not a bound child: unparent it too. */
@@ -504,6 +614,7 @@ assay_code_review_init (AssayCodeReview *self)
   GtkTextBuffer *diff_buffer;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  setup_signal_groups (self);
 
   gtk_source_buffer_set_language (code_buffer (self),
                                   gtk_source_language_manager_get_language (languages, "python3"));

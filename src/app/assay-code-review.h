@@ -17,6 +17,11 @@ G_DECLARE_FINAL_TYPE (AssayCodeReview, assay_code_review, ASSAY, CODE_REVIEW, Gt
  * against the previous attempt and Copy are always at hand; the switch "Run code without
  * asking" is the property auto-run. */
 GtkWidget  *assay_code_review_new            (void);
+/* The view follows CONVERSATION: the code its agent writes, the cell waiting for approval
+ * (answered through the conversation), the code that runs, the session's last cell; the
+ * switch is the conversation's auto-run. */
+void        assay_code_review_set_conversation (AssayCodeReview   *self,
+                                                AssayConversation *conversation);
 /* A new cell starts streaming: the view empties and shows what arrives. */
 void        assay_code_review_begin          (AssayCodeReview *self);
 void        assay_code_review_append_code    (AssayCodeReview *self,

@@ -1,34 +1,27 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The window and the question flow: send → session → provider (key from the keyring) →
- * sandbox backend (chosen in a worker) → AssayAgent; the agent's signals drive the chat and
- * the code review. The wiring follows src/cli/assay-cli-ask.c. */
+/* The main window, a view: the question's flow lives in AssayConversation, which the chat
+ * and the code review follow; the saved sessions and their jobs in AssaySessionStore, which
+ * the sidebar shows. The window turns actions, drops and dialogs into calls on them. */
 #include "config.h"
 
 #include <glib/gi18n.h>
 
-#include "assay-agent.h"
 #include "assay-artifact-gallery.h"
 #include "assay-artifact-list.h"
 #include "assay-artifact-viewer.h"
 #include "assay-chat-view.h"
 #include "assay-code-review.h"
+#include "assay-conversation.h"
 #include "assay-data-preview.h"
-#include "assay-dataset.h"
-#include "assay-kernel-session.h"
 #include "assay-keyring.h"
 #include "assay-model-choice.h"
 #include "assay-onboarding.h"
 #include "assay-report.h"
 #include "assay-sandbox-banner.h"
-#include "assay-sandbox-choice.h"
 #include "assay-session-store.h"
 #include "assay-sessions-sidebar.h"
-#include "assay-step-card.h"
 #include "assay-toast-queue.h"
 #include "assay-window.h"
-
-/* How long a closed window lets the sandbox stop a running cell before closing it. */
-#define CLOSE_GRACE_MS          2000
 
 struct _AssayWindow
 {
@@ -56,39 +49,20 @@ struct _AssayWindow
   GSettings            *settings;
   GCancellable         *cancellable;      /* the window's life */
   guint                 adding_files;     /* batches of dropped files being copied in */
-  GCancellable         *ask_cancellable;  /* the question in progress */
 
-  AssaySession         *session;
+  /* The question's flow and the current session; the views follow it. */
+  AssayConversation    *conversation;
   /* The saved sessions, and the jobs that open, rename, delete and save them. */
   AssaySessionStore    *store;
   char                 *opening_dir;      /* the open asked for last, until it is shown */
   guint                 open_serial;      /* of the open asked for last */
-  AssayLlmProvider     *provider;
-  char                 *model;
-  gboolean              provider_fixed;   /* set by the caller or the demo, not the settings */
-  gboolean              recorded;
-  AssaySandboxBackend  *backend;
-  AssaySandboxSpec     *spec;
-  char                 *backend_reason;
-  AssayKernelSession   *kernel;
-  AssayAgent           *agent;
-  AssayArtifactList    *artifacts;        /* the current session's, for the gallery */
   GCancellable         *export_cancellable; /* the export in progress */
   AssayToastQueue      *toasts;           /* feeds toast_overlay one toast at a time */
   /* What the export dialog offered last time. */
   AssayReportFormat     export_format;
   gboolean              export_only_successful;
   gboolean              export_include_code;
-
-  gboolean              busy;
-  gboolean              asking;           /* assay_agent_ask_async is in flight */
-  /* Closed (or destroyed) while a question runs: the question is cancelled, the kernel
-   * closed once the agent has recorded how it ended (or after a grace period), and the
-   * application held until then. */
   gboolean              closing;
-  GApplication         *held;
-  guint                 close_grace_source;
-  char                 *question;
   char                 *last_toast;
 };
 
@@ -119,25 +93,6 @@ assay_window_dismiss_toast (AssayWindow *self)
   assay_toast_queue_dismiss_all (self->toasts);
 }
 
-/* A report has something to say once a question was answered or a cell finished. */
-static gboolean
-session_exportable (AssaySession *session)
-{
-  if (session == NULL)
-    return FALSE;
-  if (g_strcmp0 (assay_session_get_status (session), "answered") == 0)
-    return TRUE;
-  for (guint i = 0; i < assay_session_get_n_cells (session); i++)
-    {
-      const char *status = assay_session_get_cell (session, i)->status;
-
-      if (status != NULL && !g_str_equal (status, "proposed") && !g_str_equal (status, "running") &&
-          !g_str_equal (status, "rejected") && !g_str_equal (status, "interrupted"))
-        return TRUE;
-    }
-  return FALSE;
-}
-
 /* The one function that decides which actions are enabled. */
 static void
 update_actions (AssayWindow *self)
@@ -145,551 +100,74 @@ update_actions (AssayWindow *self)
   GtkWidget *widget = GTK_WIDGET (self);
   gboolean exporting = self->export_cancellable != NULL;
   gboolean opening = self->opening_dir != NULL;
+  gboolean busy = assay_conversation_get_busy (self->conversation);
 
   /* While a session opens, nothing goes into the one it replaces. */
-  gtk_widget_action_set_enabled (widget, "win.send", !self->busy && !opening);
+  gtk_widget_action_set_enabled (widget, "win.send", !busy && !opening);
   gtk_widget_action_set_enabled (widget, "win.open-data", !opening);
-  gtk_widget_action_set_enabled (widget, "win.stop", self->busy);
-  gtk_widget_action_set_enabled (widget, "win.new-session", !self->busy);
-  gtk_widget_action_set_enabled (widget, "win.try-demo", !self->busy);
-  gtk_widget_action_set_enabled (widget, "win.open-session", !self->busy);
-  gtk_widget_action_set_enabled (widget, "win.delete-session", !self->busy);
-  gtk_widget_action_set_enabled (widget, "win.export", !exporting && session_exportable (self->session));
+  gtk_widget_action_set_enabled (widget, "win.stop", busy);
+  gtk_widget_action_set_enabled (widget, "win.new-session", !busy);
+  gtk_widget_action_set_enabled (widget, "win.try-demo", !busy);
+  gtk_widget_action_set_enabled (widget, "win.open-session", !busy);
+  gtk_widget_action_set_enabled (widget, "win.delete-session", !busy);
+  gtk_widget_action_set_enabled (widget, "win.export", !exporting && assay_conversation_get_exportable (self->conversation));
   gtk_widget_action_set_enabled (widget, "win.cancel-export", exporting);
   gtk_widget_action_set_enabled (widget, "win.artifacts-back",
                                  g_strcmp0 (gtk_stack_get_visible_child_name (self->artifacts_stack), "viewer") == 0);
 }
 
-static void reset_artifacts (AssayWindow *self);
+/* ---- the question ------------------------------------------------------------------------ */
 
+/* The conversation owns the question's flow; the window follows its state. */
 static void
-set_busy (AssayWindow *self,
-          gboolean     busy)
+conversation_busy_cb (AssayWindow *self)
 {
-  if (self->busy == busy)
-    return;
-  self->busy = busy;
-  assay_chat_view_set_busy (self->chat_view, busy);
   update_actions (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
 }
 
-/* ---- the agent ------------------------------------------------------------------------ */
-
-/* Lets go of the agent and hands back its kernel, which the caller closes. */
-static AssayKernelSession *
-take_kernel (AssayWindow *self)
+/* A cell waits for approval: the code review is on the chat page. */
+static void
+conversation_waiting_cb (AssayWindow *self)
 {
-  if (self->agent != NULL)
-    g_signal_handlers_disconnect_by_data (self->agent, self);
-  g_clear_object (&self->agent);
-  return g_steal_pointer (&self->kernel);
+  if (assay_conversation_get_waiting (self->conversation) != NULL)
+    adw_view_stack_set_visible_child_name (self->view_stack, "chat");
 }
 
 static void
-close_agent (AssayWindow *self)
+conversation_recorded_cb (AssayWindow *self)
 {
-  g_autoptr(AssayKernelSession) kernel = take_kernel (self);
-
-  if (kernel != NULL)
-    assay_kernel_session_close (kernel);
+  gtk_revealer_set_reveal_child (self->demo_revealer, assay_conversation_get_recorded (self->conversation));
 }
 
 static void
-kernel_closed_cb (GObject      *source,
-                  GAsyncResult *result,
-                  gpointer      user_data)
+conversation_needs_model_cb (AssayWindow *self)
 {
-  g_autoptr(GApplication) app = user_data;
-
-  assay_kernel_session_close_finish (ASSAY_KERNEL_SESSION (source), result, NULL);
-  if (app != NULL)
-    g_application_release (app);
-}
-
-/* The same when the window lives on (another session, other settings): the sandbox is
- * removed off the main thread, and the application stays until it is gone. */
-static void
-close_agent_async (AssayWindow *self)
-{
-  GApplication *app = g_application_get_default ();
-  g_autoptr(AssayKernelSession) kernel = take_kernel (self);
-
-  if (kernel != NULL)
-    {
-      if (app != NULL)
-        g_application_hold (app);
-      assay_kernel_session_close_async (kernel, kernel_closed_cb,
-                                        app != NULL ? g_object_ref (app) : NULL);
-    }
-}
-
-static AssayStepCard *
-card_for_cell (AssayWindow *self,
-               const char  *cell_id)
-{
-  AssayStepCard *card = assay_chat_view_find_cell_card (self->chat_view, cell_id);
-
-  if (card == NULL)
-    card = assay_chat_view_get_current_card (self->chat_view);
-  if (card == NULL)
-    card = assay_chat_view_begin_step (self->chat_view, 1, assay_agent_get_max_steps (self->agent));
-  return card;
+  gtk_stack_set_visible_child_name (self->main_stack, "onboarding");
 }
 
 static void
-step_cb (AssayAgent  *agent,
-         guint        n,
-         guint        max,
-         AssayWindow *self)
+conversation_error_cb (AssayWindow *self,
+                       const char  *message)
 {
-  AssayStepCard *card = assay_chat_view_begin_step (self->chat_view, n, max);
-
-  assay_step_card_set_working (card, TRUE);
-  assay_code_review_begin (self->code_review);
+  show_toast (self, message);
 }
-
-static void
-text_delta_cb (AssayAgent  *agent,
-               const char  *text,
-               AssayWindow *self)
-{
-  AssayStepCard *card = assay_chat_view_get_current_card (self->chat_view);
-
-  assay_chat_view_hide_retry (self->chat_view);
-  if (card != NULL)
-    assay_step_card_append_text (card, text);
-}
-
-static void
-code_delta_cb (AssayAgent  *agent,
-               guint        index,
-               const char  *call_id,
-               const char  *text,
-               AssayWindow *self)
-{
-  assay_chat_view_hide_retry (self->chat_view);
-  assay_code_review_append_code (self->code_review, text);
-}
-
-static void
-retrying_cb (AssayAgent  *agent,
-             guint        attempt,
-             guint        delay_ms,
-             const char  *reason,
-             AssayWindow *self)
-{
-  assay_chat_view_show_retry (self->chat_view, attempt, delay_ms, reason);
-  assay_code_review_begin (self->code_review);
-}
-
-static void
-approval_needed_cb (AssayAgent  *agent,
-                    const char  *cell_id,
-                    const char  *code,
-                    const char  *description,
-                    AssayWindow *self)
-{
-  AssayStepCard *card = card_for_cell (self, cell_id);
-
-  assay_step_card_add_cell (card, cell_id, description);
-  assay_code_review_request (self->code_review, cell_id, code, description);
-  adw_view_stack_set_visible_child_name (self->view_stack, "chat");
-}
-
-static void
-cell_started_cb (AssayAgent  *agent,
-                 const char  *cell_id,
-                 const char  *code,
-                 AssayWindow *self)
-{
-  AssaySessionCell *cell = assay_session_find_cell (assay_agent_get_session (agent), cell_id);
-  AssayStepCard *card = card_for_cell (self, cell_id);
-
-  assay_step_card_add_cell (card, cell_id, cell ? cell->description : NULL);
-  assay_step_card_cell_started (card, cell_id);
-  assay_code_review_show (self->code_review, code);
-}
-
-static void
-output_cb (AssayAgent  *agent,
-           const char  *cell_id,
-           JsonObject  *output,
-           AssayWindow *self)
-{
-  assay_step_card_cell_output (card_for_cell (self, cell_id), cell_id, output);
-}
-
-static void
-artifact_added_cb (AssayAgent  *agent,
-                   const char  *cell_id,
-                   const char  *name,
-                   const char  *path,
-                   AssayWindow *self)
-{
-  g_autoptr(GError) error = NULL;
-
-  assay_step_card_cell_artifact (card_for_cell (self, cell_id), cell_id, name, path);
-  if (self->artifacts != NULL &&
-      assay_artifact_list_get_session (self->artifacts) == assay_agent_get_session (agent) &&
-      !assay_artifact_list_add (self->artifacts, cell_id, name, path, &error))
-    g_debug ("artifact %s left out of the gallery: %s", name, error->message);
-}
-
-static void
-cell_finished_cb (AssayAgent      *agent,
-                  const char      *cell_id,
-                  AssayCellResult *result,
-                  AssayWindow     *self)
-{
-  assay_step_card_cell_finished (card_for_cell (self, cell_id), cell_id,
-                                 assay_cell_status_to_string (assay_cell_result_get_status (result)),
-                                 assay_cell_result_get_reason (result),
-                                 assay_cell_result_get_elapsed_ms (result));
-  update_actions (self);
-}
-
-static void
-restoring_cb (AssayAgent  *agent,
-              guint        done,
-              guint        total,
-              AssayWindow *self)
-{
-  if (done == 0)
-    {
-      g_autofree char *text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                                            "Restoring the session: running its %u successful cell again…",
-                                                            "Restoring the session: running its %u successful cells again…",
-                                                            total), total);
-      assay_chat_view_add_notice (self->chat_view, text, FALSE);
-    }
-}
-
-static void
-error_cb (AssayAgent  *agent,
-          const char  *message,
-          AssayWindow *self)
-{
-  assay_chat_view_add_notice (self->chat_view, message, TRUE);
-}
-
-static void
-code_review_respond_cb (AssayWindow *self,
-                        const char  *cell_id,
-                        int          response,
-                        const char  *text)
-{
-  if (self->agent == NULL || cell_id == NULL)
-    return;
-  if (response == ASSAY_APPROVAL_REJECT)
-    assay_step_card_cell_rejected (card_for_cell (self, cell_id), cell_id, text);
-  assay_agent_respond (self->agent, cell_id, response, text);
-}
-
-static void
-auto_run_notify_cb (AssayWindow *self)
-{
-  gboolean auto_run = assay_code_review_get_auto_run (self->code_review);
-
-  if (self->agent != NULL)
-    assay_agent_set_approval_policy (self->agent, auto_run ? ASSAY_APPROVAL_POLICY_AUTO
-                                                           : ASSAY_APPROVAL_POLICY_ASK);
-  /* A cell waiting right now runs too: that is what the switch says. */
-  if (auto_run && assay_code_review_get_waiting (self->code_review))
-    gtk_widget_activate_action (GTK_WIDGET (self->code_review), "review.run", NULL);
-}
-
-/* Closing: the agent has ended (or the grace period is over); the sandbox goes, and the
- * application may quit. */
-static void
-finish_closing (AssayWindow *self)
-{
-  g_clear_handle_id (&self->close_grace_source, g_source_remove);
-  close_agent (self);
-  if (self->held != NULL)
-    {
-      g_application_release (self->held);
-      g_clear_object (&self->held);
-    }
-}
-
-static void
-asked_cb (GObject      *source,
-          GAsyncResult *result,
-          gpointer      user_data)
-{
-  g_autoptr(AssayWindow) self = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *text = NULL;
-  AssayAgentOutcome outcome;
-
-  outcome = assay_agent_ask_finish (ASSAY_AGENT (source), result, &text, &error);
-  self->asking = FALSE;
-  if (self->closing)
-    {
-      /* The window is gone: the session on disk says how the question ended. */
-      finish_closing (self);
-      return;
-    }
-  if (gtk_widget_in_destruction (GTK_WIDGET (self)))
-    return;
-
-  switch (outcome)
-    {
-    case ASSAY_AGENT_ANSWERED:
-      assay_chat_view_add_answer (self->chat_view, text ? text : "");
-      break;
-    case ASSAY_AGENT_CANCELLED:
-    case ASSAY_AGENT_STOPPED:
-      assay_chat_view_add_notice (self->chat_view, _("Stopped."), FALSE);
-      break;
-    case ASSAY_AGENT_STEP_LIMIT:
-      assay_chat_view_add_notice (self->chat_view, text, FALSE);
-      break;
-    case ASSAY_AGENT_MODEL_ERROR:
-    case ASSAY_AGENT_SANDBOX_ERROR:
-    default:
-      /* ::error said it already. */
-      break;
-    }
-  if (assay_code_review_get_waiting (self->code_review))
-    assay_code_review_begin (self->code_review);
-  g_clear_object (&self->ask_cancellable);
-  set_busy (self, FALSE);
-  assay_session_store_reload (self->store);
-}
-
-static void
-fail_question (AssayWindow *self,
-               const char  *message)
-{
-  assay_chat_view_add_notice (self->chat_view, message, TRUE);
-  g_clear_object (&self->ask_cancellable);
-  set_busy (self, FALSE);
-}
-
-static void
-start_question (AssayWindow *self)
-{
-  g_autofree char *question = g_steal_pointer (&self->question);
-
-  if (self->agent == NULL)
-    {
-      g_autofree char *artifact_dir = assay_session_get_artifact_dir (self->session);
-
-      self->kernel = assay_kernel_session_new (self->backend, self->spec, artifact_dir);
-      self->agent = assay_agent_new (self->provider, self->kernel, self->session);
-      /* The record is written by workers: fsync must not hold up the window. */
-      assay_agent_set_background_saves (self->agent, TRUE);
-      g_signal_connect (self->agent, "step", G_CALLBACK (step_cb), self);
-      g_signal_connect (self->agent, "text-delta", G_CALLBACK (text_delta_cb), self);
-      g_signal_connect (self->agent, "code-delta", G_CALLBACK (code_delta_cb), self);
-      g_signal_connect (self->agent, "retrying", G_CALLBACK (retrying_cb), self);
-      g_signal_connect (self->agent, "approval-needed", G_CALLBACK (approval_needed_cb), self);
-      g_signal_connect (self->agent, "cell-started", G_CALLBACK (cell_started_cb), self);
-      g_signal_connect (self->agent, "output", G_CALLBACK (output_cb), self);
-      g_signal_connect (self->agent, "artifact-added", G_CALLBACK (artifact_added_cb), self);
-      g_signal_connect (self->agent, "cell-finished", G_CALLBACK (cell_finished_cb), self);
-      g_signal_connect (self->agent, "restoring", G_CALLBACK (restoring_cb), self);
-      g_signal_connect (self->agent, "error", G_CALLBACK (error_cb), self);
-    }
-  if (self->model != NULL && *self->model != '\0')
-    assay_agent_set_model (self->agent, self->model);
-  assay_agent_set_max_steps (self->agent, g_settings_get_uint (self->settings, "max-steps"));
-  assay_agent_set_fenced_code_fallback (self->agent, g_settings_get_boolean (self->settings, "fenced-code-fallback"));
-  assay_agent_set_approval_policy (self->agent, assay_code_review_get_auto_run (self->code_review)
-                                                ? ASSAY_APPROVAL_POLICY_AUTO : ASSAY_APPROVAL_POLICY_ASK);
-  self->asking = TRUE;
-  assay_agent_ask_async (self->agent, question, self->ask_cancellable, asked_cb, g_object_ref (self));
-}
-
-typedef struct
-{
-  char             *name;
-  AssaySandboxSpec *spec;
-  AssaySandboxBackend *backend;
-  char             *reason;
-} Choice;
-
-static void
-choice_free (Choice *choice)
-{
-  g_free (choice->name);
-  g_clear_pointer (&choice->spec, assay_sandbox_spec_free);
-  g_clear_object (&choice->backend);
-  g_free (choice->reason);
-  g_free (choice);
-}
-
-static void
-choose_worker (GTask        *task,
-               gpointer      source_object,
-               gpointer      task_data,
-               GCancellable *cancellable)
-{
-  Choice *choice = task_data;
-  g_autoptr(AssaySandboxImage) image = assay_sandbox_image_new (NULL);
-  GError *error = NULL;
-
-  choice->backend = assay_sandbox_choose_backend (choice->name, image, choice->spec, &choice->reason, &error);
-  if (choice->backend == NULL)
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-  assay_sandbox_backend_remove_leftovers (choice->backend, NULL);
-  g_task_return_boolean (task, TRUE);
-}
-
-static void
-backend_chosen_cb (GObject      *source,
-                   GAsyncResult *result,
-                   gpointer      user_data)
-{
-  AssayWindow *self = ASSAY_WINDOW (source);
-  Choice *choice = g_task_get_task_data (G_TASK (result));
-  g_autoptr(GError) error = NULL;
-
-  if (!g_task_propagate_boolean (G_TASK (result), &error))
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) &&
-          !gtk_widget_in_destruction (GTK_WIDGET (self)))
-        {
-          g_autofree char *text = g_strdup_printf (_("The sandbox cannot be used: %s"), error->message);
-
-          fail_question (self, text);
-        }
-      else if (!gtk_widget_in_destruction (GTK_WIDGET (self)))
-        fail_question (self, _("Stopped."));
-      return;
-    }
-  if (gtk_widget_in_destruction (GTK_WIDGET (self)))
-    return;
-  self->backend = g_steal_pointer (&choice->backend);
-  g_clear_pointer (&self->spec, assay_sandbox_spec_free);
-  self->spec = g_steal_pointer (&choice->spec);
-  g_free (self->backend_reason);
-  self->backend_reason = g_steal_pointer (&choice->reason);
-  if (g_cancellable_is_cancelled (self->ask_cancellable))
-    fail_question (self, _("Stopped."));
-  else
-    start_question (self);
-}
-
-static void
-ensure_backend (AssayWindow *self)
-{
-  g_autoptr(GTask) task = NULL;
-  Choice *choice;
-
-  if (self->backend != NULL)
-    {
-      start_question (self);
-      return;
-    }
-  choice = g_new0 (Choice, 1);
-  choice->name = g_settings_get_string (self->settings, "sandbox-backend");
-  choice->spec = assay_sandbox_spec_new ();
-  choice->spec->limits.memory_bytes = (guint64) g_settings_get_uint (self->settings, "memory-mb") * 1024 * 1024;
-  choice->spec->limits.cpus = g_settings_get_double (self->settings, "cpus");
-  choice->spec->limits.timeout_ms = g_settings_get_uint (self->settings, "cell-timeout") * 1000;
-  /* The task holds the window until the worker is done. */
-  task = g_task_new (self, self->ask_cancellable, backend_chosen_cb, NULL);
-  g_task_set_source_tag (task, ensure_backend);
-  g_task_set_task_data (task, choice, (GDestroyNotify) choice_free);
-  g_task_run_in_thread (task, choose_worker);
-}
-
-static void
-key_found_cb (GObject      *source,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  g_autoptr(AssayWindow) self = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *provider = NULL;
-  g_autofree char *base_url = NULL;
-  const char *server;
-  char *key;
-
-  key = assay_keyring_lookup_finish (result, &error);
-  if (gtk_widget_in_destruction (GTK_WIDGET (self)))
-    {
-      secret_password_free (key);
-      return;
-    }
-  if (g_cancellable_is_cancelled (self->ask_cancellable))
-    {
-      secret_password_free (key);
-      fail_question (self, _("Stopped."));
-      return;
-    }
-  if (error != NULL)
-    g_debug ("no key from the keyring: %s", error->message);
-
-  provider = g_settings_get_string (self->settings, "provider");
-  base_url = g_settings_get_string (self->settings, "base-url");
-  server = *base_url ? base_url : assay_model_choice_get_cloud_base_url (provider);
-  g_clear_object (&self->provider);
-  /* Anything but Anthropic speaks OpenAI's protocol (local servers included). */
-  self->provider = assay_llm_provider_new_for_name (g_str_equal (provider, "anthropic") ? "anthropic" : "openai",
-                                                    server, key, NULL);
-  secret_password_free (key);
-
-  g_free (self->model);
-  self->model = g_settings_get_string (self->settings, "model");
-  if (*self->model == '\0')
-    {
-      g_free (self->model);
-      self->model = g_strdup (assay_model_choice_get_default (provider));
-    }
-  ensure_backend (self);
-}
-
-static void
-ensure_provider (AssayWindow *self)
-{
-  g_autofree char *provider = NULL;
-  g_autofree char *base_url = NULL;
-
-  if (self->provider != NULL)
-    {
-      ensure_backend (self);
-      return;
-    }
-  provider = g_settings_get_string (self->settings, "provider");
-  if (*provider == '\0')
-    {
-      fail_question (self, _("Choose a model first."));
-      gtk_stack_set_visible_child_name (self->main_stack, "onboarding");
-      return;
-    }
-  base_url = g_settings_get_string (self->settings, "base-url");
-  assay_keyring_lookup_async (provider, base_url, self->ask_cancellable, key_found_cb, g_object_ref (self));
-}
-
-static void save_session (AssayWindow  *self,
-                          AssaySession *session,
-                          gboolean      reload);
 
 static gboolean
 ensure_session (AssayWindow *self)
 {
   g_autoptr(GError) error = NULL;
 
-  if (self->session != NULL)
+  if (assay_conversation_get_session (self->conversation) != NULL)
     return TRUE;
-  self->session = assay_session_create (NULL, &error);
-  if (self->session == NULL)
+  if (!assay_conversation_ensure_session (self->conversation, &error))
     {
       g_autofree char *text = g_strdup_printf (_("The session could not be created: %s"), error->message);
 
       show_toast (self, text);
       return FALSE;
     }
-  save_session (self, self->session, FALSE);
-  reset_artifacts (self);
-  assay_sessions_sidebar_select (self->sidebar, assay_session_get_dir (self->session));
+  assay_sessions_sidebar_select (self->sidebar, assay_session_get_dir (assay_conversation_get_session (self->conversation)));
   return TRUE;
 }
 
@@ -702,19 +180,12 @@ send_action (GtkWidget  *widget,
   g_autofree char *text = assay_chat_view_get_composer_text (self->chat_view);
 
   g_strstrip (text);
-  if (self->busy || *text == '\0')
+  if (assay_conversation_get_busy (self->conversation) || *text == '\0')
     return;
   if (!ensure_session (self))
     return;
-
   assay_chat_view_set_composer_text (self->chat_view, "");
-  assay_chat_view_add_question (self->chat_view, text);
-  g_free (self->question);
-  self->question = g_steal_pointer (&text);
-  g_clear_object (&self->ask_cancellable);
-  self->ask_cancellable = g_cancellable_new ();
-  set_busy (self, TRUE);
-  ensure_provider (self);
+  assay_conversation_ask (self->conversation, text, NULL);
 }
 
 static void
@@ -722,20 +193,7 @@ stop_action (GtkWidget  *widget,
              const char *action_name,
              GVariant   *parameter)
 {
-  AssayWindow *self = ASSAY_WINDOW (widget);
-
-  if (!self->busy)
-    return;
-  if (assay_code_review_get_waiting (self->code_review) && self->agent != NULL)
-    {
-      g_autofree char *cell_id = g_strdup (assay_code_review_get_cell_id (self->code_review));
-
-      assay_code_review_begin (self->code_review);
-      assay_agent_respond (self->agent, cell_id, ASSAY_APPROVAL_STOP, NULL);
-      return;
-    }
-  if (self->ask_cancellable != NULL)
-    g_cancellable_cancel (self->ask_cancellable);
+  assay_conversation_stop (ASSAY_WINDOW (widget)->conversation);
 }
 
 static void
@@ -751,31 +209,24 @@ run_action (GtkWidget  *widget,
 
 /* ---- sessions --------------------------------------------------------------------------- */
 
+static AssaySession *
+current_session (AssayWindow *self)
+{
+  return assay_conversation_get_session (self->conversation);
+}
+
+/* No session: the chat, the code review, the gallery and the data page follow. */
 static void
 forget_session (AssayWindow *self)
 {
-  close_agent_async (self);
-  g_clear_object (&self->session);
-  if (self->recorded)
-    {
-      /* The recorded transcript belongs to the demo session only. */
-      g_clear_object (&self->provider);
-      self->provider_fixed = FALSE;
-      self->recorded = FALSE;
-    }
-  gtk_revealer_set_reveal_child (self->demo_revealer, FALSE);
-  reset_artifacts (self);
-  assay_chat_view_clear (self->chat_view);
-  assay_code_review_reset (self->code_review);
-  assay_code_review_set_auto_run (self->code_review,
-                                  g_settings_get_enum (self->settings, "approval-policy") == 1);
+  assay_conversation_set_session (self->conversation, NULL, NULL);
 }
 
 static gboolean
 is_current_session (AssayWindow *self,
                     const char  *dir)
 {
-  return self->session != NULL && g_strcmp0 (assay_session_get_dir (self->session), dir) == 0;
+  return current_session (self) != NULL && g_strcmp0 (assay_session_get_dir (current_session (self)), dir) == 0;
 }
 
 /* Opening, renaming, deleting and the window's own saves are the store's jobs, run in
@@ -824,7 +275,7 @@ abandon_open (AssayWindow *self)
   cancel_open (self);
   assay_chat_view_set_loading (self->chat_view, FALSE);
   assay_sessions_sidebar_select (self->sidebar,
-                                 self->session != NULL ? assay_session_get_dir (self->session) : NULL);
+                                 current_session (self) != NULL ? assay_session_get_dir (current_session (self)) : NULL);
 }
 
 /* What the analyst reads when a session cannot be opened. */
@@ -839,10 +290,6 @@ open_error_text (const GError *error)
     return g_strdup (_("The session could not be opened: it was saved by a newer version of Assay."));
   return g_strdup_printf (_("The session could not be opened: %s"), error->message);
 }
-
-static void
-set_artifacts (AssayWindow       *self,
-               AssayArtifactList *artifacts);
 
 static void
 session_opened_cb (GObject      *source,
@@ -874,66 +321,21 @@ session_opened_cb (GObject      *source,
       return;
     }
 
-  /* No question can have started meanwhile: win.send waits for the session. */
+  /* No question can have started meanwhile: win.send waits for the session. The views
+   * follow the conversation to it. */
   dir = g_strdup (self->opening_dir);
-  forget_session (self);
-  self->session = g_steal_pointer (&session);
-  set_artifacts (self, artifacts);
-  assay_chat_view_show_session (self->chat_view, self->session,
-                                g_settings_get_uint (self->settings, "max-steps"));
-  /* The code view shows the session's last cell, as it was when the session was left. */
-  if (assay_session_get_n_cells (self->session) > 0)
-    {
-      AssaySessionCell *last = assay_session_get_cell (self->session, assay_session_get_n_cells (self->session) - 1);
-
-      assay_code_review_show (self->code_review, last->code ? last->code : last->proposed_code);
-    }
+  assay_conversation_set_session (self->conversation, session, artifacts);
   assay_chat_view_set_loading (self->chat_view, FALSE);
   assay_sessions_sidebar_select (self->sidebar, dir);
   g_signal_emit (self, signals[SESSION_OPENED], 0, dir);
   set_opening (self, NULL);
 }
 
-static void
-session_saved_cb (GObject      *source,
-                  GAsyncResult *result,
-                  gpointer      user_data)
-{
-  g_autoptr(AssayWindow) self = g_weak_ref_get (user_data);
-  g_autoptr(GError) error = NULL;
-
-  g_weak_ref_clear (user_data);
-  g_free (user_data);
-  if (assay_session_store_save_finish (ASSAY_SESSION_STORE (source), result, &error))
-    return;
-  if (self == NULL || gtk_widget_in_destruction (GTK_WIDGET (self)))
-    g_warning ("saving a session: %s", error->message);
-  else
-    {
-      g_autofree char *text = g_strdup_printf (_("The session could not be saved: %s"), error->message);
-
-      show_toast (self, text);
-    }
-}
-
-/* Saves SESSION from a worker, in turn with the other jobs; RELOAD: the sidebar shows it
- * once it is on disk. */
-static void
-save_session (AssayWindow  *self,
-              AssaySession *session,
-              gboolean      reload)
-{
-  GWeakRef *window = g_new0 (GWeakRef, 1);
-
-  g_weak_ref_init (window, self);
-  assay_session_store_save_async (self->store, session, reload, session_saved_cb, window);
-}
-
 void
 assay_window_new_session (AssayWindow *self)
 {
   g_return_if_fail (ASSAY_IS_WINDOW (self));
-  if (self->busy)
+  if (assay_conversation_get_busy (self->conversation))
     return;
   abandon_open (self);
   forget_session (self);
@@ -951,7 +353,7 @@ assay_window_open_session (AssayWindow  *self,
 
   g_return_val_if_fail (ASSAY_IS_WINDOW (self), FALSE);
   g_return_val_if_fail (dir != NULL, FALSE);
-  if (self->busy)
+  if (assay_conversation_get_busy (self->conversation))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_BUSY, _("A question is in progress"));
       return FALSE;
@@ -1014,7 +416,7 @@ assay_window_rename_session_async (AssayWindow         *self,
   canonical = g_canonicalize_filename (dir, NULL);
   /* The open session is renamed in memory as well: the window writes it from then on. */
   assay_session_store_rename_async (self->store, canonical, title,
-                                    is_current_session (self, canonical) ? self->session : NULL,
+                                    is_current_session (self, canonical) ? current_session (self) : NULL,
                                     store_job_done_cb, caller);
 }
 
@@ -1041,7 +443,7 @@ assay_window_delete_session_async (AssayWindow         *self,
 
   caller = g_task_new (self, NULL, callback, user_data);
   g_task_set_source_tag (caller, assay_window_delete_session_async);
-  if (self->busy)
+  if (assay_conversation_get_busy (self->conversation))
     {
       g_task_return_new_error (caller, G_IO_ERROR, G_IO_ERROR_BUSY, _("A question is in progress"));
       g_object_unref (caller);
@@ -1139,7 +541,7 @@ rename_session_action (GtkWidget  *widget,
 
   /* The title as the window or the sidebar has it: nothing is read from disk for it. */
   if (is_current_session (self, dir))
-    title = assay_session_get_title (self->session);
+    title = assay_session_get_title (current_session (self));
   else
     {
       AssaySessionSummary *summary = assay_session_store_lookup (self->store, dir);
@@ -1243,87 +645,12 @@ is_supported (const char *name)
   return FALSE;
 }
 
-/* What the model is told about a dataset: profiled off the main thread, then handed to the
- * agent (or kept in the session until there is one) for the next step's prompt. */
-typedef struct
-{
-  GWeakRef      window;
-  AssaySession *session;
-  char         *name;
-} DescribeData;
-
-static void
-describe_data_free (DescribeData *data)
-{
-  g_weak_ref_clear (&data->window);
-  g_clear_object (&data->session);
-  g_free (data->name);
-  g_free (data);
-}
-
-static void
-dataset_described_cb (GObject      *source,
-                      GAsyncResult *result,
-                      gpointer      user_data)
-{
-  DescribeData *data = user_data;
-  g_autoptr(AssayWindow) self = g_weak_ref_get (&data->window);
-  g_autoptr(AssayDataset) dataset = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *description = NULL;
-
-  dataset = assay_dataset_open_finish (result, &error);
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    goto out;
-  description = assay_dataset_describe_for_prompt (dataset, error,
-                                                   assay_session_get_datasets (data->session)->len);
-
-  if (self != NULL && self->agent != NULL && assay_agent_get_session (self->agent) == data->session)
-    assay_agent_set_dataset_description (self->agent, data->name, description);
-  else if (assay_session_set_dataset_description (data->session, data->name, description))
-    {
-      if (self != NULL && !gtk_widget_in_destruction (GTK_WIDGET (self)))
-        save_session (self, data->session, FALSE);
-      else
-        assay_session_save_async (data->session, NULL, NULL, NULL);
-    }
-
-out:
-  describe_data_free (data);
-}
-
-static void
-describe_dataset (AssayWindow *self,
-                  const char  *name)
-{
-  g_autofree char *relative = g_build_filename ("data", name, NULL);
-  g_autofree char *copy = assay_session_resolve (self->session, relative);
-  DescribeData *data;
-
-  if (copy == NULL)
-    return;
-  data = g_new0 (DescribeData, 1);
-  g_weak_ref_init (&data->window, self);
-  data->session = g_object_ref (self->session);
-  data->name = g_strdup (name);
-  /* The session's own copy: its name is the one the sandbox shows under /data. */
-  assay_dataset_open_async (copy, self->cancellable, dataset_described_cb, data);
-}
-
 /* For tests: whether every dataset of the current session has its description. */
 gboolean
 assay_window_get_datasets_described (AssayWindow *self)
 {
-  GPtrArray *datasets;
-
   g_return_val_if_fail (ASSAY_IS_WINDOW (self), FALSE);
-  if (self->session == NULL)
-    return FALSE;
-  datasets = assay_session_get_datasets (self->session);
-  for (guint i = 0; i < datasets->len; i++)
-    if (((AssaySessionDataset *) g_ptr_array_index (datasets, i))->description == NULL)
-      return FALSE;
-  return datasets->len > 0;
+  return assay_conversation_get_datasets_described (self->conversation);
 }
 
 AssayDataPreview *
@@ -1348,17 +675,17 @@ add_batch_finish (AddBatch *batch)
 {
   AssayWindow *self = batch->self;
 
-  if (batch->added->len > 0 && self->session == batch->session &&
+  if (batch->added->len > 0 && current_session (self) == batch->session &&
       !gtk_widget_in_destruction (GTK_WIDGET (self)))
     {
       g_autofree char *text = g_strdup_printf (_("Added %s to the session"), batch->added->str);
 
       show_toast (self, text);
       /* The agent saved it already; otherwise it is saved in turn, then listed. */
-      if (self->agent != NULL)
+      if (assay_conversation_get_agent (self->conversation) != NULL)
         assay_session_store_reload (self->store);
       else
-        save_session (self, self->session, TRUE);
+        assay_conversation_save (self->conversation);
       assay_chat_view_focus_composer (self->chat_view);
     }
   self->adding_files--;
@@ -1391,19 +718,15 @@ file_copied_cb (GObject      *source,
 
   /* Another session was opened meanwhile (or the window closed): the copy stays in the
    * folder it was made for. */
-  if (self->session != batch->session || gtk_widget_in_destruction (GTK_WIDGET (self)))
+  if (current_session (self) != batch->session || gtk_widget_in_destruction (GTK_WIDGET (self)))
     {
       if (--batch->pending == 0)
         add_batch_finish (batch);
       return;
     }
+  /* Recorded (the model is told), then profiled for its prompt. */
   if (copy != NULL)
-    {
-      if (self->agent != NULL)
-        ok = assay_agent_add_dataset (self->agent, copy, NULL, &error);
-      else
-        ok = assay_session_add_dataset (self->session, copy, NULL, &error) != NULL;
-    }
+    ok = assay_conversation_add_dataset (self->conversation, copy, &error);
   if (!ok)
     {
       g_autofree char *text = NULL;
@@ -1416,8 +739,6 @@ file_copied_cb (GObject      *source,
     }
   else
     {
-      /* The dialect, schema and read_csv call come once the file is profiled. */
-      describe_dataset (self, name);
       assay_data_preview_add_file (self->data_preview, copy);
       g_string_append_printf (batch->added, "%s%s", batch->added->len ? ", " : "", name);
     }
@@ -1478,7 +799,7 @@ assay_window_add_files (AssayWindow  *self,
         {
           batch = g_new0 (AddBatch, 1);
           batch->self = g_object_ref (self);
-          batch->session = g_object_ref (self->session);
+          batch->session = g_object_ref (current_session (self));
           batch->added = g_string_new (NULL);
           self->adding_files++;
         }
@@ -1488,7 +809,7 @@ assay_window_add_files (AssayWindow  *self,
         file->batch = batch;
         file->name = g_steal_pointer (&name);
         batch->pending++;
-        assay_session_copy_in_async (self->session, path, self->cancellable, file_copied_cb, file);
+        assay_session_copy_in_async (current_session (self), path, self->cancellable, file_copied_cb, file);
       }
     }
 }
@@ -1588,14 +909,14 @@ reset_data_preview (AssayWindow *self)
 {
   g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
 
-  if (self->session != NULL)
+  if (current_session (self) != NULL)
     {
-      GPtrArray *datasets = assay_session_get_datasets (self->session);
+      GPtrArray *datasets = assay_session_get_datasets (current_session (self));
 
       for (guint i = 0; i < datasets->len; i++)
         {
           AssaySessionDataset *dataset = g_ptr_array_index (datasets, i);
-          char *path = assay_session_resolve (self->session, dataset->path);
+          char *path = assay_session_resolve (current_session (self), dataset->path);
 
           if (path != NULL)
             g_ptr_array_add (paths, path);
@@ -1605,27 +926,21 @@ reset_data_preview (AssayWindow *self)
   assay_data_preview_set_files (self->data_preview, (const char * const *) paths->pdata);
 }
 
-/* The gallery follows the current session: a new list whenever it changes. */
+/* The gallery follows the conversation's artifact list. */
 static void
-set_artifacts (AssayWindow       *self,
-               AssayArtifactList *artifacts)
+conversation_artifacts_cb (AssayWindow *self)
 {
-  reset_data_preview (self);
-  g_set_object (&self->artifacts, artifacts);
   show_gallery (self);
-  assay_artifact_gallery_set_model (self->gallery, self->artifacts);
-  update_actions (self);
+  assay_artifact_gallery_set_model (self->gallery, assay_conversation_get_artifacts (self->conversation));
 }
 
-/* For a session just made or none: an opened one has its list made in a worker. */
+/* Another session (or none): the data page shows its datasets, the gallery its files. */
 static void
-reset_artifacts (AssayWindow *self)
+conversation_session_cb (AssayWindow *self)
 {
-  g_autoptr(AssayArtifactList) artifacts = NULL;
-
-  if (self->session != NULL)
-    artifacts = assay_artifact_list_new_for_session (self->session);
-  set_artifacts (self, artifacts);
+  reset_data_preview (self);
+  conversation_artifacts_cb (self);
+  update_actions (self);
 }
 
 static void
@@ -1660,16 +975,17 @@ show_artifact_action (GtkWidget  *widget,
                       GVariant   *parameter)
 {
   AssayWindow *self = ASSAY_WINDOW (widget);
+  AssayArtifactList *artifacts = assay_conversation_get_artifacts (self->conversation);
   const char *path = g_variant_get_string (parameter, NULL);
   gboolean absolute = g_path_is_absolute (path);
   guint n;
 
-  if (self->artifacts == NULL)
+  if (artifacts == NULL)
     return;
-  n = g_list_model_get_n_items (G_LIST_MODEL (self->artifacts));
+  n = g_list_model_get_n_items (G_LIST_MODEL (artifacts));
   for (guint i = 0; i < n; i++)
     {
-      g_autoptr(AssayArtifactItem) item = g_list_model_get_item (G_LIST_MODEL (self->artifacts), i);
+      g_autoptr(AssayArtifactItem) item = g_list_model_get_item (G_LIST_MODEL (artifacts), i);
       const char *candidate = absolute ? assay_artifact_item_get_path (item)
                                        : assay_artifact_item_get_relative_path (item);
 
@@ -1769,7 +1085,7 @@ assay_window_export_async (AssayWindow              *self,
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_PENDING, _("An export is already in progress"));
       return;
     }
-  if (!session_exportable (self->session))
+  if (!assay_conversation_get_exportable (self->conversation))
     {
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
                                _("There is nothing to export yet: ask a question first"));
@@ -1788,7 +1104,7 @@ assay_window_export_async (AssayWindow              *self,
   gtk_revealer_set_reveal_child (self->export_revealer, TRUE);
   update_actions (self);
   /* The task holds the window until the export is done. */
-  assay_report_export_async (self->session, options, path,
+  assay_report_export_async (current_session (self), options, path,
                              export_progress_cb, g_object_ref (self), g_object_unref,
                              self->export_cancellable, exported_cb, g_steal_pointer (&task));
 }
@@ -1806,7 +1122,7 @@ gboolean
 assay_window_get_can_export (AssayWindow *self)
 {
   g_return_val_if_fail (ASSAY_IS_WINDOW (self), FALSE);
-  return self->export_cancellable == NULL && session_exportable (self->session);
+  return self->export_cancellable == NULL && assay_conversation_get_exportable (self->conversation);
 }
 
 gboolean
@@ -1887,7 +1203,7 @@ export_dialog_response_cb (AdwMessageDialog *dialog,
   g_autofree char *name = NULL;
   GtkFileChooserNative *chooser;
 
-  if (!g_str_equal (response, "export") || self->session == NULL)
+  if (!g_str_equal (response, "export") || current_session (self) == NULL)
     return;
   self->export_format = (AssayReportFormat) MIN (adw_combo_row_get_selected (format_row), ASSAY_REPORT_FORMAT_IPYNB);
   self->export_only_successful = gtk_switch_get_active (successful);
@@ -1896,7 +1212,7 @@ export_dialog_response_cb (AdwMessageDialog *dialog,
   chooser = gtk_file_chooser_native_new (_("Export Report"), GTK_WINDOW (self),
                                          GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
   gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
-  name = suggested_file_name (self->session, self->export_format);
+  name = suggested_file_name (current_session (self), self->export_format);
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), name);
   gtk_file_filter_set_name (filter, _(names[self->export_format]));
   gtk_file_filter_add_suffix (filter, format_extension (self->export_format));
@@ -1938,7 +1254,7 @@ export_action (GtkWidget  *widget,
   GtkWidget *successful;
   GtkWidget *code;
 
-  if (!session_exportable (self->session) || self->export_cancellable != NULL)
+  if (!assay_conversation_get_exportable (self->conversation) || self->export_cancellable != NULL)
     return;
   dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Export Report"),
                                    _("The conversation, its steps, results and figures in one file."));
@@ -2038,7 +1354,7 @@ assay_window_start_demo (AssayWindow *self)
   g_autoptr(GFile) file = NULL;
 
   g_return_if_fail (ASSAY_IS_WINDOW (self));
-  if (self->busy)
+  if (assay_conversation_get_busy (self->conversation))
     return;
   provider = assay_recorded_provider_new (transcript, &error);
   if (provider == NULL)
@@ -2104,29 +1420,9 @@ onboarding_configured_cb (AssayWindow *self,
   g_settings_set_string (self->settings, "model", model);
   if (key != NULL && *key != '\0')
     assay_keyring_store_async (provider, base_url, key, self->cancellable, key_stored_cb, g_object_ref (self));
-  if (!self->provider_fixed)
-    g_clear_object (&self->provider);
+  assay_conversation_forget_provider (self->conversation);
   gtk_stack_set_visible_child_name (self->main_stack, "main");
   assay_chat_view_focus_composer (self->chat_view);
-}
-
-static void
-settings_changed_cb (AssayWindow *self,
-                     const char  *key)
-{
-  /* A new provider, server or model applies to the next question. */
-  if (!self->provider_fixed && !self->busy &&
-      (g_str_equal (key, "provider") || g_str_equal (key, "base-url") || g_str_equal (key, "model")))
-    {
-      close_agent_async (self);
-      g_clear_object (&self->provider);
-    }
-  if (!self->busy && (g_str_equal (key, "sandbox-backend") || g_str_equal (key, "memory-mb") ||
-                      g_str_equal (key, "cpus") || g_str_equal (key, "cell-timeout")))
-    {
-      close_agent_async (self);
-      g_clear_object (&self->backend);
-    }
 }
 
 /* ---- public ----------------------------------------------------------------------------- */
@@ -2138,15 +1434,9 @@ assay_window_set_provider (AssayWindow      *self,
                            gboolean          recorded)
 {
   g_return_if_fail (ASSAY_IS_WINDOW (self));
-  g_return_if_fail (!self->busy);
+  g_return_if_fail (!assay_conversation_get_busy (self->conversation));
 
-  close_agent (self);
-  g_set_object (&self->provider, provider);
-  g_free (self->model);
-  self->model = g_strdup (model);
-  self->provider_fixed = provider != NULL;
-  self->recorded = recorded;
-  gtk_revealer_set_reveal_child (self->demo_revealer, recorded);
+  assay_conversation_set_provider (self->conversation, provider, model, recorded);
   if (provider != NULL)
     gtk_stack_set_visible_child_name (self->main_stack, "main");
 }
@@ -2155,21 +1445,21 @@ AssaySession *
 assay_window_get_session (AssayWindow *self)
 {
   g_return_val_if_fail (ASSAY_IS_WINDOW (self), NULL);
-  return self->session;
+  return current_session (self);
 }
 
 gboolean
 assay_window_get_busy (AssayWindow *self)
 {
   g_return_val_if_fail (ASSAY_IS_WINDOW (self), FALSE);
-  return self->busy;
+  return assay_conversation_get_busy (self->conversation);
 }
 
 const char *
 assay_window_get_backend_reason (AssayWindow *self)
 {
   g_return_val_if_fail (ASSAY_IS_WINDOW (self), NULL);
-  return self->backend_reason;
+  return assay_conversation_get_backend_reason (self->conversation);
 }
 
 const char *
@@ -2239,34 +1529,18 @@ const char *
 assay_window_get_kernel_id (AssayWindow *self)
 {
   g_return_val_if_fail (ASSAY_IS_WINDOW (self), NULL);
-  return self->kernel != NULL ? assay_kernel_session_get_id (self->kernel) : NULL;
+  return assay_conversation_get_kernel_id (self->conversation);
 }
 
 /* ---- GObject ------------------------------------------------------------------------------ */
 
-/* The sandbox did not end the cell in time: closing the kernel ends it (and the question,
- * with the cell's status saying so). */
-static gboolean
-close_grace_cb (gpointer data)
-{
-  AssayWindow *self = data;
-
-  self->close_grace_source = 0;
-  if (self->kernel != NULL)
-    assay_kernel_session_close (self->kernel);
-  return G_SOURCE_REMOVE;
-}
-
 /* The window closes (close-request, or gtk_window_destroy, which unrealizes it): what runs
- * stops. A question in flight is cancelled like win.stop does, so the agent records the
- * interrupted cell and the session's outcome; its callback (which holds a reference to the
- * window) then closes the kernel, or the grace period does. The application is held until
- * then so that its sandbox is not left to the process's exit. Nothing here waits. */
+ * stops. The conversation cancels a question in flight like win.stop does and closes the
+ * kernel once the agent has recorded how it ended, holding the application until then; the
+ * store drops its waiting jobs but for saves. Nothing here waits. */
 static void
 shut_down (AssayWindow *self)
 {
-  GtkApplication *application;
-
   if (self->closing)
     return;
   self->closing = TRUE;
@@ -2275,20 +1549,9 @@ shut_down (AssayWindow *self)
     assay_session_store_shutdown (self->store);
   if (self->export_cancellable != NULL)
     g_cancellable_cancel (self->export_cancellable);
-  if (self->ask_cancellable != NULL)
-    g_cancellable_cancel (self->ask_cancellable);
-  if (!self->asking)
-    {
-      close_agent (self);
-      return;
-    }
-  application = gtk_window_get_application (GTK_WINDOW (self));
-  if (application != NULL)
-    {
-      self->held = g_object_ref (G_APPLICATION (application));
-      g_application_hold (self->held);
-    }
-  self->close_grace_source = g_timeout_add (CLOSE_GRACE_MS, close_grace_cb, self);
+  if (self->conversation != NULL)
+    assay_conversation_close (self->conversation,
+                              G_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))));
 }
 
 static void
@@ -2321,7 +1584,7 @@ assay_window_get_property (GObject    *object,
   switch (prop_id)
     {
     case PROP_BUSY:
-      g_value_set_boolean (value, ASSAY_WINDOW (object)->busy);
+      g_value_set_boolean (value, assay_conversation_get_busy (ASSAY_WINDOW (object)->conversation));
       break;
     case PROP_OPENING:
       g_value_set_boolean (value, ASSAY_WINDOW (object)->opening_dir != NULL);
@@ -2336,23 +1599,14 @@ assay_window_dispose (GObject *object)
 {
   AssayWindow *self = ASSAY_WINDOW (object);
 
-  g_cancellable_cancel (self->cancellable);
-  if (self->store != NULL)
-    assay_session_store_shutdown (self->store);
-  if (self->ask_cancellable != NULL)
-    g_cancellable_cancel (self->ask_cancellable);
-  if (self->settings != NULL)
-    g_signal_handlers_disconnect_by_data (self->settings, self);
-  if (self->export_cancellable != NULL)
-    g_cancellable_cancel (self->export_cancellable);
-  finish_closing (self);
-  g_clear_object (&self->artifacts);
-  g_clear_object (&self->session);
-  g_clear_object (&self->provider);
-  g_clear_object (&self->backend);
+  /* Never realized, or destroyed without closing: the same as closing. */
+  shut_down (self);
+  if (self->conversation != NULL)
+    g_signal_handlers_disconnect_by_data (self->conversation, self);
   g_clear_object (&self->toasts);
-  g_clear_object (&self->store);
   gtk_widget_dispose_template (GTK_WIDGET (self), ASSAY_TYPE_WINDOW);
+  g_clear_object (&self->conversation);
+  g_clear_object (&self->store);
   G_OBJECT_CLASS (assay_window_parent_class)->dispose (object);
 }
 
@@ -2363,12 +1617,7 @@ assay_window_finalize (GObject *object)
 
   g_clear_object (&self->settings);
   g_clear_object (&self->cancellable);
-  g_clear_object (&self->ask_cancellable);
   g_clear_object (&self->export_cancellable);
-  g_clear_pointer (&self->spec, assay_sandbox_spec_free);
-  g_free (self->model);
-  g_free (self->backend_reason);
-  g_free (self->question);
   g_free (self->last_toast);
   g_free (self->opening_dir);
   G_OBJECT_CLASS (assay_window_parent_class)->finalize (object);
@@ -2453,8 +1702,6 @@ assay_window_class_init (AssayWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, export_label);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, export_progress);
   gtk_widget_class_bind_template_callback (widget_class, session_activated_cb);
-  gtk_widget_class_bind_template_callback (widget_class, code_review_respond_cb);
-  gtk_widget_class_bind_template_callback (widget_class, auto_run_notify_cb);
   gtk_widget_class_bind_template_callback (widget_class, onboarding_configured_cb);
   gtk_widget_class_bind_template_callback (widget_class, onboarding_demo_cb);
   gtk_widget_class_bind_template_callback (widget_class, view_stack_notify_cb);
@@ -2501,14 +1748,21 @@ assay_window_init (AssayWindow *self)
   if (g_settings_get_boolean (self->settings, "window-maximized"))
     gtk_window_maximize (GTK_WINDOW (self));
   g_settings_bind (self->settings, "sidebar-visible", self->flap, "reveal-flap", G_SETTINGS_BIND_DEFAULT);
-  g_signal_connect_swapped (self->settings, "changed", G_CALLBACK (settings_changed_cb), self);
+  self->conversation = assay_conversation_new (self->settings, self->store);
+  g_signal_connect_swapped (self->conversation, "notify::busy", G_CALLBACK (conversation_busy_cb), self);
+  g_signal_connect_swapped (self->conversation, "notify::exportable", G_CALLBACK (update_actions), self);
+  g_signal_connect_swapped (self->conversation, "notify::waiting", G_CALLBACK (conversation_waiting_cb), self);
+  g_signal_connect_swapped (self->conversation, "notify::recorded", G_CALLBACK (conversation_recorded_cb), self);
+  g_signal_connect_swapped (self->conversation, "notify::session", G_CALLBACK (conversation_session_cb), self);
+  g_signal_connect_swapped (self->conversation, "notify::artifacts", G_CALLBACK (conversation_artifacts_cb), self);
+  g_signal_connect_swapped (self->conversation, "needs-model", G_CALLBACK (conversation_needs_model_cb), self);
+  g_signal_connect_swapped (self->conversation, "error", G_CALLBACK (conversation_error_cb), self);
+  assay_chat_view_set_conversation (self->chat_view, self->conversation);
+  assay_code_review_set_conversation (self->code_review, self->conversation);
 
   drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
   g_signal_connect (drop, "drop", G_CALLBACK (drop_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
-
-  assay_code_review_set_auto_run (self->code_review,
-                                  g_settings_get_enum (self->settings, "approval-policy") == 1);
 
   provider = g_settings_get_string (self->settings, "provider");
   if (*provider == '\0')

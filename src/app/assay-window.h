@@ -19,8 +19,9 @@ G_DECLARE_FINAL_TYPE (AssayWindow, assay_window, ASSAY, WINDOW, AdwApplicationWi
 
 /* The main window: the sessions sidebar (an AdwFlap that folds on narrow screens), the chat,
  * the code review, the pages others fill ("artifacts", "data"), the onboarding page when no
- * model is configured, the sandbox banner. It owns the current session's AssayAgent (with its
- * provider and AssayKernelSession), wired as assay-cli ask wires them. */
+ * model is configured, the sandbox banner. It owns an AssayConversation (the current session
+ * and its agent, provider and kernel) and an AssaySessionStore, and relays nothing between
+ * them and its children: they follow the conversation themselves. */
 AssayWindow          *assay_window_new                (GtkApplication   *application);
 /* CSV, TSV, TXT and XLSX files join the current session (or start one); anything else gets
  * a toast that says why. */

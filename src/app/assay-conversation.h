@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "assay-agent.h"
+#include "assay-artifact-list.h"
+#include "assay-llm-provider.h"
+#include "assay-session-store.h"
+
+G_BEGIN_DECLS
+
+/* The question's flow for one window, without a widget: the current session, the provider
+ * (its key from the keyring, the model from GSettings), the sandbox backend (chosen in a
+ * worker), the kernel and the agent, wired as `assay-cli ask` wires them.
+ *
+ * The views bind to it: the chat view and the code review follow the agent through the
+ * "agent" property (a GSignalGroup on it), and the conversation's own signals and
+ * properties; the window relays nothing.
+ *
+ * Properties (read-only unless said): "session" (AssaySession, NULL before the first file or
+ * question), "artifacts" (the session's AssayArtifactList, for the gallery), "agent" (NULL
+ * until the first question, and again when settings change), "busy" (a question is in
+ * progress), "waiting" (the id of the cell waiting for approval, or NULL), "exportable" (a
+ * question answered or a cell finished), "recorded" (the provider is a recorded demo),
+ * "auto-run" (read-write: cells run without asking; starts from the approval-policy
+ * setting, again for every session).
+ *
+ * Signals:
+ *   ::asked (const char *question)         a question was accepted and starts now
+ *   ::finished (int outcome, const char *text)
+ *                                          the question ended (AssayAgentOutcome): the answer,
+ *                                          a notice, or why it failed (NULL: the agent's
+ *                                          ::error said it already)
+ *   ::needs-model ()                       a question came before any model was chosen
+ *   ::responded (const char *cell_id, int response, const char *text)
+ *                                          the analyst's answer to a cell went to the agent
+ *   ::error (const char *message)          something outside a question failed (a save) */
+#define ASSAY_TYPE_CONVERSATION (assay_conversation_get_type ())
+
+G_DECLARE_FINAL_TYPE (AssayConversation, assay_conversation, ASSAY, CONVERSATION, GObject)
+
+/* SETTINGS: org.assay.Assay; sessions are saved in turn through STORE. */
+AssayConversation *assay_conversation_new              (GSettings          *settings,
+                                                        AssaySessionStore  *store);
+AssaySession      *assay_conversation_get_session      (AssayConversation  *self);
+AssayArtifactList *assay_conversation_get_artifacts    (AssayConversation  *self);
+AssayAgent        *assay_conversation_get_agent        (AssayConversation  *self);
+gboolean           assay_conversation_get_busy         (AssayConversation  *self);
+const char        *assay_conversation_get_waiting      (AssayConversation  *self);
+gboolean           assay_conversation_get_exportable   (AssayConversation  *self);
+gboolean           assay_conversation_get_recorded     (AssayConversation  *self);
+gboolean           assay_conversation_get_auto_run     (AssayConversation  *self);
+void               assay_conversation_set_auto_run     (AssayConversation  *self,
+                                                        gboolean            auto_run);
+/* The step limit a question has (the max-steps setting). */
+guint              assay_conversation_get_max_steps    (AssayConversation  *self);
+/* Why this sandbox backend was chosen, once one was. */
+const char        *assay_conversation_get_backend_reason (AssayConversation *self);
+/* The id of the current kernel (its sandbox processes carry ASSAY_SESSION=<id>), or NULL. */
+const char        *assay_conversation_get_kernel_id    (AssayConversation  *self);
+
+/* Makes a new session (saved in turn) unless there is one. */
+gboolean           assay_conversation_ensure_session   (AssayConversation  *self,
+                                                        GError            **error);
+/* Writes the current session in turn with the store's jobs, and lists it once written (the
+ * agent saves it itself during a question). */
+void               assay_conversation_save             (AssayConversation  *self);
+/* SESSION (with its ARTIFACTS, listed in a worker) becomes the current one, or none; the
+ * kernel of the one before is closed off the main thread. A recorded provider goes with the
+ * session it was set for. Not while busy. */
+void               assay_conversation_set_session      (AssayConversation  *self,
+                                                        AssaySession       *session,
+                                                        AssayArtifactList  *artifacts);
+/* QUESTION goes to the agent (a session is made first if there is none): ::asked, then the
+ * key, the backend and the agent, then ::finished. FALSE while busy or for an empty question;
+ * ERROR when no session could be made. */
+gboolean           assay_conversation_ask              (AssayConversation  *self,
+                                                        const char         *question,
+                                                        GError            **error);
+/* The cell waiting for approval is answered "stop"; otherwise the question is cancelled. */
+void               assay_conversation_stop             (AssayConversation  *self);
+/* RESPONSE (AssayApprovalResponse) to CELL_ID, with TEXT (the edited code or the reason). */
+void               assay_conversation_respond          (AssayConversation  *self,
+                                                        const char         *cell_id,
+                                                        int                 response,
+                                                        const char         *text);
+/* PROVIDER (and MODEL) for the next questions instead of the settings' (NULL: the settings'
+ * again); RECORDED: a recorded demo. Not while busy. */
+void               assay_conversation_set_provider     (AssayConversation  *self,
+                                                        AssayLlmProvider   *provider,
+                                                        const char         *model,
+                                                        gboolean            recorded);
+/* The provider made from the settings is made again for the next question (a key was
+ * stored); a provider set by the caller stays. */
+void               assay_conversation_forget_provider  (AssayConversation  *self);
+/* COPY, a file already in the session's data/, is recorded (through the agent when there is
+ * one, so the model is told), then profiled in a worker for the model's prompt. */
+gboolean           assay_conversation_add_dataset      (AssayConversation  *self,
+                                                        const char         *copy,
+                                                        GError            **error);
+/* Whether every dataset of the session has its description (for tests). */
+gboolean           assay_conversation_get_datasets_described (AssayConversation *self);
+/* The window closes: what runs stops. A question in flight is cancelled the way stop does,
+ * so the agent records how it ended; the kernel is closed once it has (or after a grace
+ * period), and APPLICATION (NULL: the default one) is held until then. Nothing here waits. */
+void               assay_conversation_close            (AssayConversation  *self,
+                                                        GApplication       *application);
+
+G_END_DECLS
