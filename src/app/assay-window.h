@@ -2,14 +2,9 @@
 #pragma once
 
 #include "assay-app-types.h"
-#include "assay-artifact-gallery.h"
-#include "assay-artifact-viewer.h"
 #include "assay-llm-provider.h"
 #include "assay-report.h"
 #include "assay-session.h"
-#include "assay-session-store.h"
-
-#include "assay-data-preview.h"
 
 G_BEGIN_DECLS
 
@@ -23,10 +18,8 @@ G_DECLARE_FINAL_TYPE (AssayWindow, assay_window, ASSAY, WINDOW, AdwApplicationWi
  * and its agent, provider and kernel) and an AssaySessionStore, and relays nothing between
  * them and its children: they follow the conversation themselves. */
 AssayWindow          *assay_window_new                (GtkApplication   *application);
-/* CSV, TSV, TXT and XLSX files join the current session (or start one); anything else gets
- * a toast that says why. */
-/* Whether dropped files are still being copied into the session. */
-gboolean              assay_window_get_adding_files   (AssayWindow      *self);
+/* CSV, TSV, TXT and XLSX files join the current session (or start one), copied in a worker;
+ * anything else gets a toast that says why. */
 void                  assay_window_add_files          (AssayWindow      *self,
                                                        GFile           **files,
                                                        guint             n_files);
@@ -70,26 +63,10 @@ void                  assay_window_delete_session_async  (AssayWindow         *s
 gboolean              assay_window_delete_session_finish (AssayWindow         *self,
                                                           GAsyncResult        *result,
                                                           GError             **error);
-/* The saved sessions the sidebar shows, and the jobs that read and write them. */
-AssaySessionStore    *assay_window_get_session_store  (AssayWindow      *self);
 AssaySession         *assay_window_get_session        (AssayWindow      *self);
 gboolean              assay_window_get_busy           (AssayWindow      *self);
 /* Why this sandbox backend was chosen, once one was. */
 const char           *assay_window_get_backend_reason (AssayWindow      *self);
-/* "main" or "onboarding". */
-const char           *assay_window_get_page           (AssayWindow      *self);
-/* The text of the last toast shown, for tests. */
-const char           *assay_window_get_last_toast     (AssayWindow      *self);
-AssayChatView        *assay_window_get_chat_view      (AssayWindow      *self);
-AssayCodeReview      *assay_window_get_code_review    (AssayWindow      *self);
-AssaySessionsSidebar *assay_window_get_sidebar        (AssayWindow      *self);
-AssayOnboarding      *assay_window_get_onboarding     (AssayWindow      *self);
-/* The "artifacts" page: the gallery over the current session's AssayArtifactList, and the
- * viewer that activating a tile (or a figure in the chat) opens. */
-AssayArtifactGallery *assay_window_get_gallery        (AssayWindow      *self);
-AssayArtifactViewer  *assay_window_get_viewer         (AssayWindow      *self);
-/* "gallery" or "viewer". */
-const char           *assay_window_get_artifacts_page (AssayWindow      *self);
 
 /* What win.export does once the dialog and the file chooser are answered: the current
  * session to FILE with OPTIONS, the progress in the window's banner (win.cancel-export stops
@@ -107,12 +84,5 @@ gboolean              assay_window_export_finish      (AssayWindow      *self,
 gboolean              assay_window_get_can_export     (AssayWindow      *self);
 gboolean              assay_window_get_exporting      (AssayWindow      *self);
 
-/* For tests. */
-void              assay_window_dismiss_toast          (AssayWindow *self);
-gboolean          assay_window_get_datasets_described (AssayWindow *self);
-AssayDataPreview *assay_window_get_data_preview       (AssayWindow *self);
-/* The id of the current kernel (its sandbox processes carry ASSAY_SESSION=<id>); NULL when
- * no kernel was started yet. */
-const char       *assay_window_get_kernel_id          (AssayWindow *self);
 
 G_END_DECLS

@@ -24,7 +24,7 @@
 #include "assay-code-review.h"
 #include "assay-llm-provider.h"
 #include "assay-session.h"
-#include "assay-window.h"
+#include "assay-window-private.h"
 #include "gui-test-util.h"
 
 typedef struct

@@ -5,7 +5,7 @@
 
 #include "assay-app-types.h"
 #include "assay-llm-provider.h"
-#include "assay-window.h"
+#include "assay-window-private.h"
 #include "gui-test-util.h"
 
 void

@@ -14,7 +14,7 @@
 #include "assay-chat-view.h"
 #include "assay-code-review.h"
 #include "assay-step-card.h"
-#include "assay-window.h"
+#include "assay-window-private.h"
 #include "gui-test-util.h"
 #include "session-fixture.h"
 

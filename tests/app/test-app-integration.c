@@ -16,7 +16,7 @@
 #include "assay-chat-view.h"
 #include "assay-code-review.h"
 #include "assay-report.h"
-#include "assay-window.h"
+#include "assay-window-private.h"
 #include "gui-test-util.h"
 
 static GSettings *settings;

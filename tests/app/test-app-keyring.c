@@ -11,7 +11,7 @@
 #include "assay-chat-view.h"
 #include "assay-keyring.h"
 #include "assay-onboarding.h"
-#include "assay-window.h"
+#include "assay-window-private.h"
 #include "gui-test-util.h"
 
 #define SECRET_KEY "sk-test-3f9a1c77e2b04d55"

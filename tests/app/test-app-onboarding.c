@@ -16,7 +16,7 @@
 #include "assay-keyring.h"
 #include "assay-model-choice.h"
 #include "assay-onboarding.h"
-#include "assay-window.h"
+#include "assay-window-private.h"
 #include "gui-test-util.h"
 
 #define OPENAI_KEY     "sk-proj-good-7a1c55e2b04d9f31"

@@ -22,7 +22,7 @@
 #include "assay-step-card.h"
 #include "assay-artifact-gallery.h"
 #include "assay-code-review.h"
-#include "assay-window.h"
+#include "assay-window-private.h"
 #include "gui-test-util.h"
 #include "session-fixture.h"
 
@@ -311,6 +311,56 @@ wait_answer (Answer *answer)
   gui_wait (is_answered, answer, 30, "the session job");
 }
 
+
+/* The dialog of TYPE shown over the windows, or NULL. */
+static GtkWidget *
+find_dialog (GType type)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();  /* transfer none */
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWidget) widget = g_list_model_get_item (toplevels, i);
+
+      if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type) && gtk_widget_get_visible (widget))
+        return widget;
+    }
+  return NULL;
+}
+
+static gboolean
+no_dialog (gpointer data)
+{
+  return find_dialog (GPOINTER_TO_SIZE (data)) == NULL;
+}
+
+/* Answers DIALOG with RESPONSE the way a click does: the response, then the dialog closes. */
+static void
+answer_dialog (GtkWidget  *dialog,
+               const char *response)
+{
+  GType type = G_OBJECT_TYPE (dialog);
+
+  adw_message_dialog_response (ADW_MESSAGE_DIALOG (dialog), response);
+  gtk_window_close (GTK_WINDOW (dialog));
+  gui_wait (no_dialog, GSIZE_TO_POINTER (type), 10, "the dialog to close");
+}
+
+static gboolean
+title_is (gpointer data)
+{
+  const char **dir_and_title = data;
+  g_autoptr(AssaySession) session = assay_session_load (dir_and_title[0], NULL);
+
+  return session != NULL && g_strcmp0 (assay_session_get_title (session), dir_and_title[1]) == 0;
+}
+
+static gboolean
+is_gone (gpointer data)
+{
+  return !g_file_test (data, G_FILE_TEST_EXISTS);
+}
+
 static void
 test_sessions (void)
 {
@@ -377,14 +427,45 @@ test_sessions (void)
     g_assert_cmpstr (assay_session_get_title (reread), ==, "July orders");
   }
 
-  /* Delete (the open one: the window starts afresh). */
-  answer = (Answer) { 0, };
-  assay_window_delete_session_async (window, second, deleted_cb, &answer);
-  wait_answer (&answer);
-  g_assert_no_error (answer.error);
-  g_assert_true (answer.ok);
-  g_assert_null (assay_window_get_session (window));
-  g_assert_false (g_file_test (second, G_FILE_TEST_EXISTS));
+  /* The rename dialog (win.rename-session): it starts from the title the window has; Cancel
+   * changes nothing, Rename renames. */
+  {
+    const char *wanted[] = { first, "Sales by region", NULL };
+    GtkWidget *dialog;
+
+    gtk_widget_activate_action (GTK_WIDGET (window), "win.rename-session", "s", first);
+    dialog = find_dialog (ASSAY_TYPE_RENAME_DIALOG);
+    g_assert_nonnull (dialog);
+    g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (dialog)) == GTK_WINDOW (window));
+    g_assert_cmpstr (gtk_editable_get_text (assay_rename_dialog_get_entry (ASSAY_RENAME_DIALOG (dialog))), ==, "Regions");
+    gtk_editable_set_text (assay_rename_dialog_get_entry (ASSAY_RENAME_DIALOG (dialog)), "Not this");
+    answer_dialog (dialog, "cancel");
+    gtk_widget_activate_action (GTK_WIDGET (window), "win.rename-session", "s", first);
+    dialog = find_dialog (ASSAY_TYPE_RENAME_DIALOG);
+    g_assert_nonnull (dialog);
+    gtk_editable_set_text (assay_rename_dialog_get_entry (ASSAY_RENAME_DIALOG (dialog)), "Sales by region");
+    answer_dialog (dialog, "rename");
+    gui_wait (title_is, wanted, 10, "the title from the dialog");
+  }
+
+  /* Delete through the dialog (the open one: the window starts afresh); Cancel keeps it. */
+  {
+    GtkWidget *dialog;
+
+    gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-session", "s", second);
+    dialog = find_dialog (ASSAY_TYPE_DELETE_DIALOG);
+    g_assert_nonnull (dialog);
+    answer_dialog (dialog, "cancel");
+    gui_spin (100);
+    g_assert_true (g_file_test (second, G_FILE_TEST_IS_DIR));
+    g_assert_nonnull (assay_window_get_session (window));
+    gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-session", "s", second);
+    dialog = find_dialog (ASSAY_TYPE_DELETE_DIALOG);
+    g_assert_nonnull (dialog);
+    answer_dialog (dialog, "delete");
+    gui_wait (is_gone, second, 10, "the deleted session's folder to go");
+    g_assert_null (assay_window_get_session (window));
+  }
   count.n = 1;
   gui_wait (has_n_rows, &count, 10, "one session left");
   answer = (Answer) { 0, };

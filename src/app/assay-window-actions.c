@@ -1,0 +1,396 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Every win.* action, and the one function that decides which are enabled. */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "assay-window-private.h"
+
+/* The one function that decides which actions are enabled. */
+void
+assay_window_update_actions (AssayWindow *self)
+{
+  GtkWidget *widget = GTK_WIDGET (self);
+  gboolean exporting = self->export_cancellable != NULL;
+  gboolean opening = self->opening_dir != NULL;
+  gboolean busy = assay_conversation_get_busy (self->conversation);
+
+  /* While a session opens, nothing goes into the one it replaces. */
+  gtk_widget_action_set_enabled (widget, "win.send", !busy && !opening);
+  gtk_widget_action_set_enabled (widget, "win.open-data", !opening);
+  gtk_widget_action_set_enabled (widget, "win.stop", busy);
+  gtk_widget_action_set_enabled (widget, "win.new-session", !busy);
+  gtk_widget_action_set_enabled (widget, "win.try-demo", !busy);
+  gtk_widget_action_set_enabled (widget, "win.open-session", !busy);
+  gtk_widget_action_set_enabled (widget, "win.delete-session", !busy);
+  gtk_widget_action_set_enabled (widget, "win.export", !exporting && assay_conversation_get_exportable (self->conversation));
+  gtk_widget_action_set_enabled (widget, "win.cancel-export", exporting);
+  gtk_widget_action_set_enabled (widget, "win.artifacts-back",
+                                 g_strcmp0 (gtk_stack_get_visible_child_name (self->artifacts_stack), "viewer") == 0);
+}
+
+static void
+send_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+  g_autofree char *text = assay_chat_view_get_composer_text (self->chat_view);
+
+  g_strstrip (text);
+  if (assay_conversation_get_busy (self->conversation) || *text == '\0')
+    return;
+  if (!assay_window_ensure_session (self))
+    return;
+  assay_chat_view_set_composer_text (self->chat_view, "");
+  assay_conversation_ask (self->conversation, text, NULL);
+}
+
+static void
+stop_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  assay_conversation_stop (ASSAY_WINDOW (widget)->conversation);
+}
+
+static void
+run_action (GtkWidget  *widget,
+            const char *action_name,
+            GVariant   *parameter)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+
+  if (assay_code_review_get_waiting (self->code_review))
+    gtk_widget_activate_action (GTK_WIDGET (self->code_review), "review.run", NULL);
+}
+
+static void
+open_session_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *parameter)
+{
+  assay_window_session_activated (ASSAY_WINDOW (widget), g_variant_get_string (parameter, NULL));
+}
+
+static void
+session_renamed_cb (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  AssayWindow *self = ASSAY_WINDOW (source);
+  g_autoptr(GError) error = NULL;
+
+  if (!assay_window_rename_session_finish (self, result, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) &&
+      !gtk_widget_in_destruction (GTK_WIDGET (self)))
+    {
+      g_autofree char *text = g_strdup_printf (_("The session could not be renamed: %s"), error->message);
+
+      assay_window_show_toast (self, text);
+    }
+}
+
+static void
+session_deleted_cb (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  AssayWindow *self = ASSAY_WINDOW (source);
+  g_autoptr(GError) error = NULL;
+
+  if (gtk_widget_in_destruction (GTK_WIDGET (self)))
+    return;
+  if (!assay_window_delete_session_finish (self, result, &error))
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        assay_window_show_toast (self, error->message);
+    }
+  else
+    assay_window_show_toast (self, _("Session deleted"));
+}
+
+static void
+new_session_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  assay_window_new_session (ASSAY_WINDOW (widget));
+}
+
+static void
+toggle_sidebar_action (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+
+  adw_flap_set_reveal_flap (self->flap, !adw_flap_get_reveal_flap (self->flap));
+}
+
+static void
+open_response_cb (GtkNativeDialog *dialog,
+                  int              response,
+                  AssayWindow     *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GListModel) files = gtk_file_chooser_get_files (GTK_FILE_CHOOSER (dialog));
+      g_autoptr(GPtrArray) array = g_ptr_array_new_with_free_func (g_object_unref);
+
+      for (guint i = 0; i < g_list_model_get_n_items (files); i++)
+        g_ptr_array_add (array, g_list_model_get_item (files, i));
+      assay_window_add_files (self, (GFile **) array->pdata, array->len);
+    }
+  g_object_unref (dialog);
+}
+
+static void
+open_data_action (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+  GtkFileChooserNative *chooser;
+  g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
+
+  chooser = gtk_file_chooser_native_new (_("Open Data"), GTK_WINDOW (self),
+                                         GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), _("_Cancel"));
+  gtk_file_chooser_set_select_multiple (GTK_FILE_CHOOSER (chooser), TRUE);
+  gtk_file_filter_set_name (filter, _("Tables (CSV, TSV, TXT, XLSX)"));
+  gtk_file_filter_add_suffix (filter, "csv");
+  gtk_file_filter_add_suffix (filter, "tsv");
+  gtk_file_filter_add_suffix (filter, "txt");
+  gtk_file_filter_add_suffix (filter, "xlsx");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), filter);
+  g_signal_connect_object (chooser, "response", G_CALLBACK (open_response_cb), self, 0);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+}
+
+static void
+artifacts_back_action (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  assay_window_show_gallery (ASSAY_WINDOW (widget));
+}
+
+/* The chat's figure thumbnails open the same viewer; the target is the file's path. */
+static void
+show_artifact_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+  AssayArtifactList *artifacts = assay_conversation_get_artifacts (self->conversation);
+  const char *path = g_variant_get_string (parameter, NULL);
+  gboolean absolute = g_path_is_absolute (path);
+  guint n;
+
+  if (artifacts == NULL)
+    return;
+  n = g_list_model_get_n_items (G_LIST_MODEL (artifacts));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(AssayArtifactItem) item = g_list_model_get_item (G_LIST_MODEL (artifacts), i);
+      const char *candidate = absolute ? assay_artifact_item_get_path (item)
+                                       : assay_artifact_item_get_relative_path (item);
+
+      if (g_strcmp0 (candidate, path) == 0)
+        {
+          assay_window_show_artifact (self, item);
+          return;
+        }
+    }
+  assay_window_show_toast (self, _("This file is not among the session’s files"));
+}
+
+static void
+cancel_export_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+
+  if (self->export_cancellable != NULL)
+    g_cancellable_cancel (self->export_cancellable);
+}
+
+static void
+report_launched_cb (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(AssayWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!g_app_info_launch_default_for_uri_finish (result, &error) &&
+      !gtk_widget_in_destruction (GTK_WIDGET (self)))
+    {
+      g_autofree char *text = g_strdup_printf (_("The report could not be opened: %s"), error->message);
+
+      assay_window_show_toast (self, text);
+    }
+}
+
+static void
+open_report_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+  g_autoptr(GdkAppLaunchContext) context = gdk_display_get_app_launch_context (gtk_widget_get_display (widget));
+
+  g_app_info_launch_default_for_uri_async (g_variant_get_string (parameter, NULL), G_APP_LAUNCH_CONTEXT (context),
+                                           self->cancellable, report_launched_cb, g_object_ref (self));
+}
+
+static void
+try_demo_action (GtkWidget  *widget,
+                 const char *action_name,
+                 GVariant   *parameter)
+{
+  assay_window_start_demo (ASSAY_WINDOW (widget));
+}
+
+/* ---- the session dialogs ------------------------------------------------------------------ */
+
+typedef struct
+{
+  AssayWindow *self;   /* a strong reference while the dialog is up */
+  char        *dir;
+} DialogData;
+
+static void
+dialog_data_free (DialogData *data)
+{
+  g_object_unref (data->self);
+  g_free (data->dir);
+  g_free (data);
+}
+
+static DialogData *
+dialog_data_new (AssayWindow *self,
+                 const char  *dir)
+{
+  DialogData *data = g_new0 (DialogData, 1);
+
+  data->self = g_object_ref (self);
+  data->dir = g_strdup (dir);
+  return data;
+}
+
+static void
+rename_dialog_done_cb (GObject      *source,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  DialogData *data = user_data;
+  g_autofree char *title = assay_rename_dialog_run_finish (ASSAY_RENAME_DIALOG (source), result, NULL);
+
+  if (title != NULL && !gtk_widget_in_destruction (GTK_WIDGET (data->self)))
+    assay_window_rename_session_async (data->self, data->dir, title, session_renamed_cb, NULL);
+  dialog_data_free (data);
+}
+
+static void
+rename_session_action (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+  const char *dir = g_variant_get_string (parameter, NULL);
+  const char *title = NULL;
+  AssayRenameDialog *dialog;
+
+  /* The title as the window or the store's list has it: nothing is read from disk for it. */
+  if (assay_window_is_current_session (self, dir))
+    title = assay_session_get_title (assay_window_current_session (self));
+  else
+    {
+      AssaySessionSummary *summary = assay_session_store_lookup (self->store, dir);
+
+      title = summary != NULL ? assay_session_summary_get_title (summary) : NULL;
+    }
+  dialog = assay_rename_dialog_new (GTK_WINDOW (self), title);
+  assay_rename_dialog_run_async (dialog, self->cancellable, rename_dialog_done_cb, dialog_data_new (self, dir));
+}
+
+static void
+delete_dialog_done_cb (GObject      *source,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  DialogData *data = user_data;
+
+  if (assay_delete_dialog_run_finish (ASSAY_DELETE_DIALOG (source), result, NULL) &&
+      !gtk_widget_in_destruction (GTK_WIDGET (data->self)))
+    assay_window_delete_session_async (data->self, data->dir, session_deleted_cb, NULL);
+  dialog_data_free (data);
+}
+
+static void
+delete_session_action (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+  AssayDeleteDialog *dialog = assay_delete_dialog_new (GTK_WINDOW (self));
+
+  assay_delete_dialog_run_async (dialog, self->cancellable, delete_dialog_done_cb,
+                                 dialog_data_new (self, g_variant_get_string (parameter, NULL)));
+}
+
+static void
+export_dialog_done_cb (GObject      *source,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  DialogData *data = user_data;
+  AssayReportOptions options;
+
+  if (assay_export_dialog_run_finish (ASSAY_EXPORT_DIALOG (source), result, &options, NULL) &&
+      !gtk_widget_in_destruction (GTK_WIDGET (data->self)))
+    assay_window_choose_export_file (data->self, &options);
+  dialog_data_free (data);
+}
+
+static void
+export_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+  AssayReportOptions options;
+  AssayExportDialog *dialog;
+
+  if (!assay_window_get_can_export (self))
+    return;
+  assay_report_options_init (&options);
+  options.format = self->export_format;
+  options.only_successful = self->export_only_successful;
+  options.include_code = self->export_include_code;
+  dialog = assay_export_dialog_new (GTK_WINDOW (self), &options);
+  assay_export_dialog_run_async (dialog, self->cancellable, export_dialog_done_cb, dialog_data_new (self, NULL));
+}
+
+void
+assay_window_class_init_actions (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_install_action (widget_class, "win.send", NULL, send_action);
+  gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_action);
+  gtk_widget_class_install_action (widget_class, "win.run", NULL, run_action);
+  gtk_widget_class_install_action (widget_class, "win.new-session", NULL, new_session_action);
+  gtk_widget_class_install_action (widget_class, "win.open-data", NULL, open_data_action);
+  gtk_widget_class_install_action (widget_class, "win.toggle-sidebar", NULL, toggle_sidebar_action);
+  gtk_widget_class_install_action (widget_class, "win.try-demo", NULL, try_demo_action);
+  gtk_widget_class_install_action (widget_class, "win.open-session", "s", open_session_action);
+  gtk_widget_class_install_action (widget_class, "win.rename-session", "s", rename_session_action);
+  gtk_widget_class_install_action (widget_class, "win.delete-session", "s", delete_session_action);
+  gtk_widget_class_install_action (widget_class, "win.show-artifact", "s", show_artifact_action);
+  gtk_widget_class_install_action (widget_class, "win.artifacts-back", NULL, artifacts_back_action);
+  gtk_widget_class_install_action (widget_class, "win.export", NULL, export_action);
+  gtk_widget_class_install_action (widget_class, "win.cancel-export", NULL, cancel_export_action);
+  gtk_widget_class_install_action (widget_class, "win.open-report", "s", open_report_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Left, GDK_ALT_MASK, "win.artifacts-back", NULL);
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* What the window's files (assay-window.c, -actions.c, -dnd.c, -export.c) share, and the
+ * hooks the GUI tests use. Not for the rest of the app. */
+#pragma once
+
+#include "assay-artifact-gallery.h"
+#include "assay-artifact-viewer.h"
+#include "assay-chat-view.h"
+#include "assay-code-review.h"
+#include "assay-conversation.h"
+#include "assay-data-preview.h"
+#include "assay-delete-dialog.h"
+#include "assay-export-dialog.h"
+#include "assay-onboarding.h"
+#include "assay-rename-dialog.h"
+#include "assay-report.h"
+#include "assay-sandbox-banner.h"
+#include "assay-session-store.h"
+#include "assay-sessions-sidebar.h"
+#include "assay-toast-queue.h"
+#include "assay-window.h"
+
+G_BEGIN_DECLS
+
+struct _AssayWindow
+{
+  AdwApplicationWindow  parent_instance;
+
+  AdwToastOverlay      *toast_overlay;
+  GtkStack             *main_stack;
+  AdwFlap              *flap;
+  AssaySessionsSidebar *sidebar;
+  AssaySandboxBanner   *sandbox_banner;
+  GtkRevealer          *demo_revealer;
+  AdwViewStack         *view_stack;
+  AssayChatView        *chat_view;
+  AssayCodeReview      *code_review;
+  AssayOnboarding      *onboarding;
+  GtkWidget            *artifacts_back;
+  GtkStack             *artifacts_stack;
+  AssayArtifactGallery *gallery;
+  AssayArtifactViewer  *viewer;
+  AssayDataPreview     *data_preview;
+  GtkRevealer          *export_revealer;
+  GtkLabel             *export_label;
+  GtkProgressBar       *export_progress;
+
+  GSettings            *settings;
+  GCancellable         *cancellable;      /* the window's life */
+  guint                 adding_files;     /* batches of dropped files being copied in */
+
+  /* The question's flow and the current session; the views follow it. */
+  AssayConversation    *conversation;
+  /* The saved sessions, and the jobs that open, rename, delete and save them. */
+  AssaySessionStore    *store;
+  char                 *opening_dir;      /* the open asked for last, until it is shown */
+  guint                 open_serial;      /* of the open asked for last */
+  GCancellable         *export_cancellable; /* the export in progress */
+  AssayToastQueue      *toasts;           /* feeds toast_overlay one toast at a time */
+  /* What the export dialog offered last time. */
+  AssayReportFormat     export_format;
+  gboolean              export_only_successful;
+  gboolean              export_include_code;
+  gboolean              closing;
+  char                 *last_toast;
+};
+
+/* assay-window.c */
+void          assay_window_show_toast          (AssayWindow       *self,
+                                                const char        *text);
+AssaySession *assay_window_current_session     (AssayWindow       *self);
+gboolean      assay_window_is_current_session  (AssayWindow       *self,
+                                                const char        *dir);
+/* Makes a session for a question or a file unless there is one; FALSE (a toast says why)
+ * when it cannot be made. */
+gboolean      assay_window_ensure_session      (AssayWindow       *self);
+/* The sidebar's row (or win.open-session) for DIR: opened, and the sidebar folds away. */
+void          assay_window_session_activated   (AssayWindow       *self,
+                                                const char        *dir);
+void          assay_window_show_gallery        (AssayWindow       *self);
+void          assay_window_show_artifact       (AssayWindow       *self,
+                                                AssayArtifactItem *item);
+
+/* assay-window-actions.c */
+void          assay_window_class_init_actions  (GtkWidgetClass    *widget_class);
+/* The one function that decides which actions are enabled. */
+void          assay_window_update_actions      (AssayWindow       *self);
+
+/* assay-window-dnd.c */
+void          assay_window_init_dnd            (AssayWindow       *self);
+
+/* assay-window-onboarding.c: the onboarding page's ::configured and ::demo-requested */
+void          assay_window_onboarding_configured (AssayWindow *self,
+                                                  const char  *provider,
+                                                  const char  *base_url,
+                                                  const char  *model,
+                                                  const char  *key);
+void          assay_window_onboarding_demo     (AssayWindow       *self);
+
+/* assay-window-export.c */
+void          assay_window_choose_export_file  (AssayWindow              *self,
+                                                const AssayReportOptions *options);
+
+/* For tests. */
+void                  assay_window_dismiss_toast          (AssayWindow *self);
+/* The text of the last toast shown. */
+const char           *assay_window_get_last_toast         (AssayWindow *self);
+/* "main" or "onboarding". */
+const char           *assay_window_get_page               (AssayWindow *self);
+AssayChatView        *assay_window_get_chat_view          (AssayWindow *self);
+AssayCodeReview      *assay_window_get_code_review        (AssayWindow *self);
+AssaySessionsSidebar *assay_window_get_sidebar            (AssayWindow *self);
+AssayOnboarding      *assay_window_get_onboarding         (AssayWindow *self);
+/* The "artifacts" page: the gallery over the current session's AssayArtifactList, and the
+ * viewer that activating a tile (or a figure in the chat) opens. */
+AssayArtifactGallery *assay_window_get_gallery            (AssayWindow *self);
+AssayArtifactViewer  *assay_window_get_viewer             (AssayWindow *self);
+/* "gallery" or "viewer". */
+const char           *assay_window_get_artifacts_page     (AssayWindow *self);
+AssayDataPreview     *assay_window_get_data_preview       (AssayWindow *self);
+/* Whether every dataset of the current session has its description. */
+gboolean              assay_window_get_datasets_described (AssayWindow *self);
+/* Whether dropped files are still being copied into the session. */
+gboolean              assay_window_get_adding_files       (AssayWindow *self);
+/* The id of the current kernel (its sandbox processes carry ASSAY_SESSION=<id>); NULL when
+ * no kernel was started yet. */
+const char           *assay_window_get_kernel_id          (AssayWindow *self);
+AssaySessionStore    *assay_window_get_session_store      (AssayWindow *self);
+
+G_END_DECLS
