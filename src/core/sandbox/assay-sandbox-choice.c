@@ -113,3 +113,79 @@ assay_sandbox_choose_backend (const char         *name,
                _("no sandbox can be used: %s; %s"), docker_error->message, bwrap_error->message);
   return NULL;
 }
+
+typedef struct
+{
+  char                *name;
+  AssaySandboxSpec    *spec;
+  AssaySandboxBackend *backend;
+  char                *reason;
+} Choice;
+
+static void
+choice_free (Choice *choice)
+{
+  g_free (choice->name);
+  g_clear_pointer (&choice->spec, assay_sandbox_spec_free);
+  g_clear_object (&choice->backend);
+  g_free (choice->reason);
+  g_free (choice);
+}
+
+static void
+choose_worker (GTask        *task,
+               gpointer      source_object,
+               gpointer      task_data,
+               GCancellable *cancellable)
+{
+  Choice *choice = task_data;
+  g_autoptr(AssaySandboxImage) image = assay_sandbox_image_new (NULL);
+  GError *error = NULL;
+
+  choice->backend = assay_sandbox_choose_backend (choice->name, image, choice->spec, &choice->reason, &error);
+  if (choice->backend == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  assay_sandbox_backend_remove_leftovers (choice->backend, NULL);
+  g_task_return_boolean (task, TRUE);
+}
+
+void
+assay_sandbox_choose_backend_async (const char             *name,
+                                    const AssaySandboxSpec *spec,
+                                    GCancellable           *cancellable,
+                                    GAsyncReadyCallback     callback,
+                                    gpointer                user_data)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
+  Choice *choice = g_new0 (Choice, 1);
+
+  g_return_if_fail (spec != NULL);
+  choice->name = g_strdup (name);
+  choice->spec = assay_sandbox_spec_copy (spec);
+  g_task_set_source_tag (task, assay_sandbox_choose_backend_async);
+  g_task_set_task_data (task, choice, (GDestroyNotify) choice_free);
+  g_task_run_in_thread (task, choose_worker);
+}
+
+AssaySandboxBackend *
+assay_sandbox_choose_backend_finish (GAsyncResult      *result,
+                                     AssaySandboxSpec **spec,
+                                     char             **reason,
+                                     GError           **error)
+{
+  Choice *choice;
+
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == assay_sandbox_choose_backend_async, NULL);
+  if (!g_task_propagate_boolean (G_TASK (result), error))
+    return NULL;
+  choice = g_task_get_task_data (G_TASK (result));
+  if (spec != NULL)
+    *spec = g_steal_pointer (&choice->spec);
+  if (reason != NULL)
+    *reason = g_steal_pointer (&choice->reason);
+  return g_steal_pointer (&choice->backend);
+}

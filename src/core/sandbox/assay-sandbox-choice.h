@@ -17,4 +17,17 @@ AssaySandboxBackend *assay_sandbox_choose_backend (const char         *name,
                                                    char              **reason,
                                                    GError            **error);
 
+/* The same in a worker, for the window: the image's recipe is found there too, and the
+ * chosen backend's leftovers of crashed runs are removed before it returns. SPEC is copied;
+ * finish hands back the filled copy (*SPEC) and the reason. */
+void                 assay_sandbox_choose_backend_async  (const char              *name,
+                                                          const AssaySandboxSpec  *spec,
+                                                          GCancellable            *cancellable,
+                                                          GAsyncReadyCallback      callback,
+                                                          gpointer                 user_data);
+AssaySandboxBackend *assay_sandbox_choose_backend_finish (GAsyncResult            *result,
+                                                          AssaySandboxSpec       **spec,
+                                                          char                   **reason,
+                                                          GError                 **error);
+
 G_END_DECLS

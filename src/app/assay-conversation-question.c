@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* A question's path: ask → session → provider (key from the keyring) → sandbox backend
+ * (chosen in a worker) → AssayKernelSession → AssayAgent → ::finished; and closing, which
+ * lets the agent record how the question ended before the kernel goes. The wiring follows
+ * src/cli/assay-cli-ask.c. */
+#define G_LOG_DOMAIN "Assay-App"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "assay-conversation-private.h"
+#include "assay-kernel-session.h"
+#include "assay-keyring.h"
+#include "assay-model-choice.h"
+#include "assay-sandbox-choice.h"
+
+/* How long a closed window lets the sandbox stop a running cell before closing it. */
+#define CLOSE_GRACE_MS 2000
+
+/* Lets go of the agent and hands back its kernel, which the caller closes. */
+static AssayKernelSession *
+take_kernel (AssayConversation *self)
+{
+  if (self->agent != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->agent, self);
+      g_clear_object (&self->agent);
+      g_object_notify (G_OBJECT (self), "agent");
+    }
+  assay_conversation_set_waiting_internal (self, NULL);
+  return g_steal_pointer (&self->kernel);
+}
+
+void
+assay_conversation_close_agent (AssayConversation *self)
+{
+  g_autoptr(AssayKernelSession) kernel = take_kernel (self);
+
+  if (kernel != NULL)
+    assay_kernel_session_close (kernel);
+}
+
+static void
+kernel_closed_cb (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(GApplication) app = user_data;
+
+  assay_kernel_session_close_finish (ASSAY_KERNEL_SESSION (source), result, NULL);
+  if (app != NULL)
+    g_application_release (app);
+}
+
+/* The same while the window lives on (another session, other settings): the sandbox is
+ * removed off the main thread, and the application stays until it is gone. */
+void
+assay_conversation_close_agent_async (AssayConversation *self)
+{
+  GApplication *app = g_application_get_default ();
+  g_autoptr(AssayKernelSession) kernel = take_kernel (self);
+
+  if (kernel != NULL)
+    {
+      if (app != NULL)
+        g_application_hold (app);
+      assay_kernel_session_close_async (kernel, kernel_closed_cb,
+                                        app != NULL ? g_object_ref (app) : NULL);
+    }
+}
+
+static void
+approval_needed_cb (AssayAgent        *agent,
+                    const char        *cell_id,
+                    const char        *code,
+                    const char        *description,
+                    AssayConversation *self)
+{
+  assay_conversation_set_waiting_internal (self, cell_id);
+}
+
+static void
+artifact_added_cb (AssayAgent        *agent,
+                   const char        *cell_id,
+                   const char        *name,
+                   const char        *path,
+                   AssayConversation *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (self->artifacts != NULL &&
+      assay_artifact_list_get_session (self->artifacts) == assay_agent_get_session (agent) &&
+      !assay_artifact_list_add (self->artifacts, cell_id, name, path, &error))
+    g_debug ("artifact %s left out of the gallery: %s", name, error->message);
+}
+
+static void
+cell_finished_cb (AssayAgent        *agent,
+                  const char        *cell_id,
+                  AssayCellResult   *result,
+                  AssayConversation *self)
+{
+  assay_conversation_update_exportable (self);
+}
+
+/* Closing: the agent has ended (or the grace period is over); the sandbox goes, and the
+ * application may quit. */
+void
+assay_conversation_finish_closing (AssayConversation *self)
+{
+  g_clear_handle_id (&self->close_grace_source, g_source_remove);
+  assay_conversation_close_agent (self);
+  if (self->held != NULL)
+    {
+      g_application_release (self->held);
+      g_clear_object (&self->held);
+    }
+}
+
+static void
+end_question (AssayConversation *self,
+              AssayAgentOutcome  outcome,
+              const char        *text)
+{
+  g_clear_object (&self->ask_cancellable);
+  g_clear_pointer (&self->question, g_free);
+  assay_conversation_set_waiting_internal (self, NULL);
+  assay_conversation_update_exportable (self);
+  assay_conversation_set_busy_internal (self, FALSE);
+  g_signal_emit_by_name (self, "finished", (int) outcome, text);
+}
+
+static void
+asked_cb (GObject      *source,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  g_autoptr(AssayConversation) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  AssayAgentOutcome outcome;
+
+  outcome = assay_agent_ask_finish (ASSAY_AGENT (source), result, &text, &error);
+  self->asking = FALSE;
+  if (self->closing)
+    {
+      /* The window is gone: the session on disk says how the question ended. */
+      assay_conversation_finish_closing (self);
+      return;
+    }
+  switch (outcome)
+    {
+    case ASSAY_AGENT_ANSWERED:
+      if (text == NULL)
+        text = g_strdup ("");
+      break;
+    case ASSAY_AGENT_CANCELLED:
+    case ASSAY_AGENT_STOPPED:
+      g_free (text);
+      text = g_strdup (_("Stopped."));
+      break;
+    case ASSAY_AGENT_STEP_LIMIT:
+      break;
+    case ASSAY_AGENT_MODEL_ERROR:
+    case ASSAY_AGENT_SANDBOX_ERROR:
+    default:
+      /* ::error said it already. */
+      g_clear_pointer (&text, g_free);
+      break;
+    }
+  end_question (self, outcome, text);
+  assay_session_store_reload (self->store);
+}
+
+static void
+fail_question (AssayConversation *self,
+               AssayAgentOutcome  outcome,
+               const char        *message)
+{
+  end_question (self, outcome, message);
+}
+
+static void
+start_question (AssayConversation *self)
+{
+  g_autofree char *question = g_steal_pointer (&self->question);
+
+  if (self->agent == NULL)
+    {
+      g_autofree char *artifact_dir = assay_session_get_artifact_dir (self->session);
+
+      self->kernel = assay_kernel_session_new (self->backend, self->spec, artifact_dir);
+      self->agent = assay_agent_new (self->provider, self->kernel, self->session);
+      /* The record is written by workers: fsync must not hold up the window. */
+      assay_agent_set_background_saves (self->agent, TRUE);
+      g_signal_connect (self->agent, "approval-needed", G_CALLBACK (approval_needed_cb), self);
+      g_signal_connect (self->agent, "artifact-added", G_CALLBACK (artifact_added_cb), self);
+      g_signal_connect (self->agent, "cell-finished", G_CALLBACK (cell_finished_cb), self);
+      g_object_notify (G_OBJECT (self), "agent");
+    }
+  if (self->model != NULL && *self->model != '\0')
+    assay_agent_set_model (self->agent, self->model);
+  assay_agent_set_max_steps (self->agent, g_settings_get_uint (self->settings, "max-steps"));
+  assay_agent_set_fenced_code_fallback (self->agent, g_settings_get_boolean (self->settings, "fenced-code-fallback"));
+  assay_agent_set_approval_policy (self->agent, self->auto_run ? ASSAY_APPROVAL_POLICY_AUTO
+                                                               : ASSAY_APPROVAL_POLICY_ASK);
+  self->asking = TRUE;
+  assay_agent_ask_async (self->agent, question, self->ask_cancellable, asked_cb, g_object_ref (self));
+}
+
+static void
+backend_chosen_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(AssayConversation) self = user_data;
+  g_autoptr(AssaySandboxBackend) backend = NULL;
+  g_autoptr(AssaySandboxSpec) spec = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *reason = NULL;
+
+  backend = assay_sandbox_choose_backend_finish (result, &spec, &reason, &error);
+  if (backend == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_autofree char *text = g_strdup_printf (_("The sandbox cannot be used: %s"), error->message);
+
+          fail_question (self, ASSAY_AGENT_SANDBOX_ERROR, text);
+        }
+      else
+        fail_question (self, ASSAY_AGENT_CANCELLED, _("Stopped."));
+      return;
+    }
+  g_set_object (&self->backend, backend);
+  g_clear_pointer (&self->spec, assay_sandbox_spec_free);
+  self->spec = g_steal_pointer (&spec);
+  g_free (self->backend_reason);
+  self->backend_reason = g_steal_pointer (&reason);
+  if (g_cancellable_is_cancelled (self->ask_cancellable))
+    fail_question (self, ASSAY_AGENT_CANCELLED, _("Stopped."));
+  else
+    start_question (self);
+}
+
+/* The backend is chosen once (in a worker: it probes the Docker socket), with the limits
+ * the settings give, and again when they change. */
+static void
+ensure_backend (AssayConversation *self)
+{
+  g_autoptr(AssaySandboxSpec) spec = NULL;
+  g_autofree char *name = NULL;
+
+  if (self->backend != NULL)
+    {
+      start_question (self);
+      return;
+    }
+  name = g_settings_get_string (self->settings, "sandbox-backend");
+  spec = assay_sandbox_spec_new ();
+  spec->limits.memory_bytes = (guint64) g_settings_get_uint (self->settings, "memory-mb") * 1024 * 1024;
+  spec->limits.cpus = g_settings_get_double (self->settings, "cpus");
+  spec->limits.timeout_ms = g_settings_get_uint (self->settings, "cell-timeout") * 1000;
+  assay_sandbox_choose_backend_async (name, spec, self->ask_cancellable, backend_chosen_cb, g_object_ref (self));
+}
+
+static void
+key_found_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(AssayConversation) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *provider = NULL;
+  g_autofree char *base_url = NULL;
+  const char *server;
+  char *key;
+
+  key = assay_keyring_lookup_finish (result, &error);
+  if (g_cancellable_is_cancelled (self->ask_cancellable))
+    {
+      secret_password_free (key);
+      fail_question (self, ASSAY_AGENT_CANCELLED, _("Stopped."));
+      return;
+    }
+  if (error != NULL)
+    g_debug ("no key from the keyring: %s", error->message);
+
+  provider = g_settings_get_string (self->settings, "provider");
+  base_url = g_settings_get_string (self->settings, "base-url");
+  server = *base_url ? base_url : assay_model_choice_get_cloud_base_url (provider);
+  g_clear_object (&self->provider);
+  /* Anything but Anthropic speaks OpenAI's protocol (local servers included). */
+  self->provider = assay_llm_provider_new_for_name (g_str_equal (provider, "anthropic") ? "anthropic" : "openai",
+                                                    server, key, NULL);
+  secret_password_free (key);
+
+  g_free (self->model);
+  self->model = g_settings_get_string (self->settings, "model");
+  if (*self->model == '\0')
+    {
+      g_free (self->model);
+      self->model = g_strdup (assay_model_choice_get_default (provider));
+    }
+  ensure_backend (self);
+}
+
+static void
+ensure_provider (AssayConversation *self)
+{
+  g_autofree char *provider = NULL;
+  g_autofree char *base_url = NULL;
+
+  if (self->provider != NULL)
+    {
+      ensure_backend (self);
+      return;
+    }
+  provider = g_settings_get_string (self->settings, "provider");
+  if (*provider == '\0')
+    {
+      fail_question (self, ASSAY_AGENT_MODEL_ERROR, _("Choose a model first."));
+      g_signal_emit_by_name (self, "needs-model");
+      return;
+    }
+  base_url = g_settings_get_string (self->settings, "base-url");
+  assay_keyring_lookup_async (provider, base_url, self->ask_cancellable, key_found_cb, g_object_ref (self));
+}
+
+gboolean
+assay_conversation_ask (AssayConversation  *self,
+                        const char         *question,
+                        GError            **error)
+{
+  g_autofree char *text = NULL;
+
+  g_return_val_if_fail (ASSAY_IS_CONVERSATION (self), FALSE);
+  g_return_val_if_fail (question != NULL, FALSE);
+
+  text = g_strstrip (g_strdup (question));
+  if (self->busy || *text == '\0')
+    return FALSE;
+  if (!assay_conversation_ensure_session (self, error))
+    return FALSE;
+  g_free (self->question);
+  self->question = g_strdup (text);
+  g_clear_object (&self->ask_cancellable);
+  self->ask_cancellable = g_cancellable_new ();
+  assay_conversation_set_busy_internal (self, TRUE);
+  g_signal_emit_by_name (self, "asked", text);
+  ensure_provider (self);
+  return TRUE;
+}
+
+void
+assay_conversation_respond (AssayConversation *self,
+                            const char        *cell_id,
+                            int                response,
+                            const char        *text)
+{
+  g_autofree char *id = g_strdup (cell_id);
+
+  g_return_if_fail (ASSAY_IS_CONVERSATION (self));
+  if (self->agent == NULL || id == NULL)
+    return;
+  if (g_strcmp0 (self->waiting, id) == 0)
+    assay_conversation_set_waiting_internal (self, NULL);
+  g_signal_emit_by_name (self, "responded", id, response, text);
+  assay_agent_respond (self->agent, id, response, text);
+}
+
+void
+assay_conversation_stop (AssayConversation *self)
+{
+  g_return_if_fail (ASSAY_IS_CONVERSATION (self));
+  if (!self->busy)
+    return;
+  if (self->waiting != NULL && self->agent != NULL)
+    {
+      assay_conversation_respond (self, self->waiting, ASSAY_APPROVAL_STOP, NULL);
+      return;
+    }
+  if (self->ask_cancellable != NULL)
+    g_cancellable_cancel (self->ask_cancellable);
+}
+
+void
+assay_conversation_set_provider (AssayConversation *self,
+                                 AssayLlmProvider  *provider,
+                                 const char        *model,
+                                 gboolean           recorded)
+{
+  g_return_if_fail (ASSAY_IS_CONVERSATION (self));
+  g_return_if_fail (!self->busy);
+
+  assay_conversation_close_agent (self);
+  g_set_object (&self->provider, provider);
+  g_free (self->model);
+  self->model = g_strdup (model);
+  self->provider_fixed = provider != NULL;
+  assay_conversation_set_recorded_internal (self, recorded);
+}
+
+void
+assay_conversation_forget_provider (AssayConversation *self)
+{
+  g_return_if_fail (ASSAY_IS_CONVERSATION (self));
+  if (!self->provider_fixed)
+    g_clear_object (&self->provider);
+}
+
+/* The sandbox did not end the cell in time: closing the kernel ends it (and the question,
+ * with the cell's status saying so). */
+static gboolean
+close_grace_cb (gpointer data)
+{
+  AssayConversation *self = data;
+
+  self->close_grace_source = 0;
+  if (self->kernel != NULL)
+    assay_kernel_session_close (self->kernel);
+  return G_SOURCE_REMOVE;
+}
+
+void
+assay_conversation_close (AssayConversation *self,
+                          GApplication      *application)
+{
+  g_return_if_fail (ASSAY_IS_CONVERSATION (self));
+  g_return_if_fail (application == NULL || G_IS_APPLICATION (application));
+  if (self->closing)
+    return;
+  self->closing = TRUE;
+  g_cancellable_cancel (self->cancellable);
+  if (self->ask_cancellable != NULL)
+    g_cancellable_cancel (self->ask_cancellable);
+  if (!self->asking)
+    {
+      assay_conversation_close_agent (self);
+      return;
+    }
+  if (application != NULL || (application = g_application_get_default ()) != NULL)
+    {
+      self->held = g_object_ref (application);
+      g_application_hold (self->held);
+    }
+  self->close_grace_source = g_timeout_add (CLOSE_GRACE_MS, close_grace_cb, self);
+}
