@@ -15,7 +15,7 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "e2e")
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "demo")
 CLI = sys.argv[1]
 RUNS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
 TRANSCRIPT = os.path.join(HERE, "sales-transcript.json")

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""po/POTFILES.in is complete: every file under src/, ui/ and data/ with translatable strings is
+"""po/POTFILES.in is complete: every file under src/ and data/ with translatable strings is
 listed, and every listed file exists. TAP.
 
 Translatable means: C with _(), N_(), C_(), NC_(), Q_() or a gettext plural call; a GtkBuilder
@@ -35,7 +35,7 @@ def translatable(rel, text):
 
 def scan():
     found = set()
-    for top in ('src', 'ui', 'data'):
+    for top in ('src', 'data'):
         for dirpath, dirnames, filenames in os.walk(os.path.join(root, top)):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith('.'))
             for filename in sorted(filenames):

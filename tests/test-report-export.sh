@@ -22,9 +22,9 @@ PY=/usr/bin/python3
 
 # ---- the sessions ----
 mkdir -p "$work/data"
-"$PY" "$src/e2e/make_sales_csv.py" "$work/data/sales.csv" >/dev/null
+"$PY" "$src/../data/demo/make_sales_csv.py" "$work/data/sales.csv" >/dev/null
 check "the sales session runs" "$cli" ask --backend bwrap --provider recorded \
-  --transcript "$src/e2e/sales-transcript.json" --data "$work/data/sales.csv" --yes \
+  --transcript "$src/../data/demo/sales-transcript.json" --data "$work/data/sales.csv" --yes \
   --out "$work/sales" "Analyse Q3 sales"
 mkdir -p "$work/small"
 printf 'region,amount\nnorth,10\nsouth,20\neast,30\n' > "$work/small/sales.csv"

@@ -17,8 +17,9 @@ typedef struct _AssaySessionsSidebar AssaySessionsSidebar;
 typedef struct _AssayStepCard        AssayStepCard;
 typedef struct _AssayWindow          AssayWindow;
 
-/* Registers the app's resources (templates, CSS, the shortcuts window) once. The static
- * library would otherwise drop the generated constructor. */
+/* Registers the app's one resource bundle (templates, CSS, the shortcuts window) once;
+ * every class that loads from it calls this first, so the gallery and the data preview work
+ * in their demos and tests without the app. */
 void assay_app_ensure_resources (void);
 
 G_END_DECLS

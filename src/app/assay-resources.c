@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
-#include <gtksourceview/gtksource.h>
-
 #include "assay-app-types.h"
 #include "assay-resources.h"
 
@@ -14,7 +12,6 @@ assay_app_ensure_resources (void)
   if (g_once_init_enter (&registered))
     {
       assay_register_resource ();
-      gtk_source_init ();
       g_once_init_leave (&registered, 1);
     }
 }

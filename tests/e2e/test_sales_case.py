@@ -14,6 +14,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+DEMO = os.path.join(HERE, "..", "..", "data", "demo")
 CLI = sys.argv[1]
 BACKEND = sys.argv[2] if len(sys.argv) > 2 else None
 QUESTION = ("Analyse Q3 sales: check the structure, clean the data, show the monthly dynamics, "
@@ -36,10 +37,10 @@ def report(ok, name, detail=""):
 
 work = tempfile.mkdtemp(prefix="assay-sales-")
 csv = os.path.join(work, "sales.csv")
-subprocess.run([sys.executable, os.path.join(HERE, "make_sales_csv.py"), csv], check=True,
+subprocess.run([sys.executable, os.path.join(DEMO, "make_sales_csv.py"), csv], check=True,
                stdout=subprocess.DEVNULL)
 session = os.path.join(work, "session")
-cmd = [CLI, "ask", "--provider", "recorded", "--transcript", os.path.join(HERE, "sales-transcript.json"),
+cmd = [CLI, "ask", "--provider", "recorded", "--transcript", os.path.join(DEMO, "sales-transcript.json"),
        "--data", csv, "--yes", "--json", "--out", session]
 if BACKEND:
     cmd += ["--backend", BACKEND]

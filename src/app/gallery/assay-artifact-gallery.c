@@ -6,6 +6,7 @@
 #include <adwaita.h>
 #include <poppler.h>
 
+#include "assay-app-types.h"
 #include "assay-artifact-dnd.h"
 #include "assay-artifact-gallery.h"
 #include "assay-pdf-view.h"
@@ -541,8 +542,9 @@ assay_artifact_gallery_class_init (AssayArtifactGalleryClass *klass)
                   NULL, NULL, NULL, G_TYPE_NONE, 1, ASSAY_TYPE_ARTIFACT_ITEM);
 
   g_type_ensure (ADW_TYPE_STATUS_PAGE);
+  assay_app_ensure_resources ();
   gtk_widget_class_set_template_from_resource (widget_class,
-                                               "/org/assay/Assay/gallery/assay-artifact-gallery.ui");
+                                               "/org/assay/Assay/ui/assay-artifact-gallery.ui");
   gtk_widget_class_bind_template_child (widget_class, AssayArtifactGallery, stack);
   gtk_widget_class_bind_template_child (widget_class, AssayArtifactGallery, empty_page);
   gtk_widget_class_bind_template_child (widget_class, AssayArtifactGallery, grid);

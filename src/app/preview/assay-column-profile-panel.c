@@ -3,6 +3,7 @@
 
 #include <glib/gi18n.h>
 
+#include "assay-app-types.h"
 #include "assay-column-profile-panel.h"
 #include "assay-column-sparkline.h"
 
@@ -388,7 +389,8 @@ assay_column_profile_panel_class_init (AssayColumnProfilePanelClass *klass)
                                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_POINTER);
 
   g_type_ensure (ASSAY_TYPE_COLUMN_SPARKLINE);
-  gtk_widget_class_set_template_from_resource (widget_class, "/org/assay/Assay/preview/assay-column-profile-panel.ui");
+  assay_app_ensure_resources ();
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/assay/Assay/ui/assay-column-profile-panel.ui");
 #define BIND(name) gtk_widget_class_bind_template_child (widget_class, AssayColumnProfilePanel, name)
   BIND (column_title);
   BIND (column_grid);

@@ -3,8 +3,8 @@
 
 #include <glib/gi18n.h>
 
+#include "assay-app-types.h"
 #include "assay-data-preview.h"
-#include "assay-preview-resources.h"
 
 struct _AssayDataPreview
 {
@@ -158,7 +158,7 @@ ensure_style (void)
     return;
   done = TRUE;
   provider = gtk_css_provider_new ();
-  gtk_css_provider_load_from_resource (provider, "/org/assay/Assay/preview/assay-preview.css");
+  gtk_css_provider_load_from_resource (provider, "/org/assay/Assay/assay-preview.css");
   gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (provider),
                                               GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
 }
@@ -178,11 +178,10 @@ assay_data_preview_class_init (AssayDataPreviewClass *klass)
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
-  /* The resources live in a static library: naming them keeps the linker from dropping them. */
-  (void) assay_preview_get_resource ();
   g_type_ensure (ASSAY_TYPE_COLUMN_PROFILE_PANEL);
   g_type_ensure (ASSAY_TYPE_DATASET_PAGE);
-  gtk_widget_class_set_template_from_resource (widget_class, "/org/assay/Assay/preview/assay-data-preview.ui");
+  assay_app_ensure_resources ();
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/assay/Assay/ui/assay-data-preview.ui");
   gtk_widget_class_bind_template_child (widget_class, AssayDataPreview, flap);
   gtk_widget_class_bind_template_child (widget_class, AssayDataPreview, tab_bar);
   gtk_widget_class_bind_template_child (widget_class, AssayDataPreview, tab_view);

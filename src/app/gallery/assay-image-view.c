@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "assay-app-types.h"
 #include "assay-image-view.h"
 #include "assay-zoom-canvas.h"
 
@@ -417,8 +418,9 @@ assay_image_view_class_init (AssayImageViewClass *klass)
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_type_ensure (ASSAY_TYPE_ZOOM_CANVAS);
+  assay_app_ensure_resources ();
   gtk_widget_class_set_template_from_resource (widget_class,
-                                               "/org/assay/Assay/gallery/assay-image-view.ui");
+                                               "/org/assay/Assay/ui/assay-image-view.ui");
   gtk_widget_class_bind_template_child (widget_class, AssayImageView, scroller);
   gtk_widget_class_bind_template_child (widget_class, AssayImageView, canvas);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);

@@ -5,6 +5,7 @@
 
 #include <adwaita.h>
 
+#include "assay-app-types.h"
 #include "assay-artifact-dnd.h"
 #include "assay-file-view.h"
 
@@ -129,8 +130,9 @@ assay_file_view_class_init (AssayFileViewClass *klass)
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  assay_app_ensure_resources ();
   gtk_widget_class_set_template_from_resource (widget_class,
-                                               "/org/assay/Assay/gallery/assay-file-view.ui");
+                                               "/org/assay/Assay/ui/assay-file-view.ui");
   gtk_widget_class_bind_template_child (widget_class, AssayFileView, status);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "assay-file-view");

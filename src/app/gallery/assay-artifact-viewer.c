@@ -5,6 +5,7 @@
 
 #include <adwaita.h>
 
+#include "assay-app-types.h"
 #include "assay-artifact-dnd.h"
 #include "assay-artifact-viewer.h"
 #include "assay-toast-queue.h"
@@ -506,8 +507,9 @@ assay_artifact_viewer_class_init (AssayArtifactViewerClass *klass)
   g_type_ensure (ASSAY_TYPE_FILE_VIEW);
   g_type_ensure (ADW_TYPE_STATUS_PAGE);
   g_type_ensure (ADW_TYPE_TOAST_OVERLAY);
+  assay_app_ensure_resources ();
   gtk_widget_class_set_template_from_resource (widget_class,
-                                               "/org/assay/Assay/gallery/assay-artifact-viewer.ui");
+                                               "/org/assay/Assay/ui/assay-artifact-viewer.ui");
   gtk_widget_class_bind_template_child (widget_class, AssayArtifactViewer, drag_icon);
   gtk_widget_class_bind_template_child (widget_class, AssayArtifactViewer, title);
   gtk_widget_class_bind_template_child (widget_class, AssayArtifactViewer, page_controls);

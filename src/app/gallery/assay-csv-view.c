@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "assay-app-types.h"
 #include "assay-csv-view.h"
 
 /* ---- a row, as the column view's model holds it ------------------------------------------ */
@@ -492,8 +493,9 @@ assay_csv_view_class_init (AssayCsvViewClass *klass)
   properties[PROP_ERROR] = g_param_spec_string ("error", NULL, NULL, NULL, read_only);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  assay_app_ensure_resources ();
   gtk_widget_class_set_template_from_resource (widget_class,
-                                               "/org/assay/Assay/gallery/assay-csv-view.ui");
+                                               "/org/assay/Assay/ui/assay-csv-view.ui");
   gtk_widget_class_bind_template_child (widget_class, AssayCsvView, column_view);
   gtk_widget_class_bind_template_child (widget_class, AssayCsvView, note);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);

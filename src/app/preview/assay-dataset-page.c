@@ -3,6 +3,7 @@
 
 #include <glib/gi18n.h>
 
+#include "assay-app-types.h"
 #include "assay-column-header-strip.h"
 #include "assay-column-sparkline.h"
 #include "assay-dataset-page.h"
@@ -776,7 +777,8 @@ assay_dataset_page_class_init (AssayDatasetPageClass *klass)
                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
-  gtk_widget_class_set_template_from_resource (widget_class, "/org/assay/Assay/preview/assay-dataset-page.ui");
+  assay_app_ensure_resources ();
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/assay/Assay/ui/assay-dataset-page.ui");
   gtk_widget_class_bind_template_child (widget_class, AssayDatasetPage, stack);
   gtk_widget_class_bind_template_child (widget_class, AssayDatasetPage, spinner);
   gtk_widget_class_bind_template_child (widget_class, AssayDatasetPage, table_box);

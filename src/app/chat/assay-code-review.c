@@ -584,6 +584,8 @@ assay_code_review_class_init (AssayCodeReviewClass *klass)
                                    G_TYPE_STRING, G_TYPE_INT, G_TYPE_STRING);
 
   assay_app_ensure_resources ();
+  /* GtkSourceView's languages and style schemes, before the template makes a view. */
+  gtk_source_init ();
   g_type_ensure (GTK_SOURCE_TYPE_VIEW);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/assay/Assay/ui/assay-code-review.ui");
   gtk_widget_class_bind_template_child (widget_class, AssayCodeReview, title_label);
