@@ -455,6 +455,7 @@ test_csv (void)
   g_assert_cmpstr (assay_artifact_viewer_get_page (viewer), ==, "csv");
   WAIT_UNTIL (!assay_csv_view_get_loading (view));
   g_assert_null (assay_csv_view_get_error (view));
+  WAIT_UNTIL (assay_csv_view_get_complete (view));
   g_assert_cmpuint (assay_csv_view_get_n_rows (view), ==, 25);
   g_assert_cmpuint (assay_csv_view_get_n_columns (view), ==, 4);
   g_assert_false (assay_csv_view_get_truncated (view));
@@ -468,21 +469,60 @@ test_csv (void)
   g_assert_cmpstr (assay_csv_view_get_cell (view, 24, 2), ==, "25012.50");
   g_assert_null (assay_csv_view_get_cell (view, 25, 0));
 
-  /* Over the cap: the first rows and a note. A semicolon-separated table, for the sniffer. */
-  for (guint i = 0; i < ASSAY_CSV_VIEW_MAX_ROWS + 50; i++)
+  /* Long: every row, read as the model indexes it (no cap). Semicolons, for the sniffer. */
+  for (guint i = 0; i < 12050; i++)
     g_string_append_printf (big, "%u;\"row %u\"\r\n", i, i);
   big_path = g_build_filename (session_dir, "artifacts", "big.csv", NULL);
   g_assert_true (g_file_set_contents (big_path, big->str, big->len, NULL));
   g_assert_true (assay_artifact_list_add (list, "c7", "big.csv", big_path, &error));
   g_assert_no_error (error);
   assay_artifact_viewer_set_item (viewer, find_item (list, "big.csv"));
-  WAIT_UNTIL (!assay_csv_view_get_loading (view));
-  g_assert_cmpuint (assay_csv_view_get_n_rows (view), ==, ASSAY_CSV_VIEW_MAX_ROWS);
-  g_assert_cmpuint (assay_csv_view_get_total_rows (view), ==, ASSAY_CSV_VIEW_MAX_ROWS + 50);
+  WAIT_UNTIL (assay_csv_view_get_complete (view));
+  g_assert_cmpuint (assay_csv_view_get_n_rows (view), ==, 12050);
+  g_assert_cmpuint (assay_csv_view_get_total_rows (view), ==, 12050);
   g_assert_cmpuint (assay_csv_view_get_n_columns (view), ==, 2);
-  g_assert_true (assay_csv_view_get_truncated (view));
-  g_assert_cmpstr (assay_csv_view_get_cell (view, 9999, 1), ==, "row 9999");
+  g_assert_false (assay_csv_view_get_truncated (view));
+  g_assert_cmpstr (assay_csv_view_get_cell (view, 12049, 1), ==, "row 12049");
   g_unlink (big_path);
+
+  /* A Windows-1251 export with semicolons and decimal commas, as Excel writes it in Russia:
+   * the core's sniffer reads it, so the names are Cyrillic, not replacement characters. */
+  {
+    static const char cp1251[] = "\xd0\xe5\xe3\xe8\xee\xed;\xd1\xf3\xec\xec\xe0\r\n"   /* Регион;Сумма */
+                                 "\xd1\xe5\xe2\xe5\xf0;1234,50\r\n"                        /* Север;1234,50 */
+                                 "\xde\xe3;99,90\r\n";                                      /* Юг;99,90 */
+    g_autofree char *legacy_path = g_build_filename (session_dir, "artifacts", "regions-1251.csv", NULL);
+    g_autoptr(GtkColumnViewColumn) region = NULL;
+
+    g_assert_true (g_file_set_contents (legacy_path, cp1251, sizeof cp1251 - 1, NULL));
+    g_assert_true (assay_artifact_list_add (list, "c8", "regions-1251.csv", legacy_path, &error));
+    g_assert_no_error (error);
+    assay_artifact_viewer_set_item (viewer, find_item (list, "regions-1251.csv"));
+    WAIT_UNTIL (assay_csv_view_get_complete (view));
+    g_assert_null (assay_csv_view_get_error (view));
+    g_assert_cmpuint (assay_csv_view_get_n_columns (view), ==, 2);
+    g_assert_cmpuint (assay_csv_view_get_n_rows (view), ==, 2);
+    region = g_list_model_get_item (gtk_column_view_get_columns (assay_csv_view_get_column_view (view)), 0);
+    g_assert_cmpstr (gtk_column_view_column_get_title (region), ==, "Регион");
+    g_assert_cmpstr (assay_csv_view_get_cell (view, 0, 0), ==, "Север");
+    g_assert_cmpstr (assay_csv_view_get_cell (view, 1, 0), ==, "Юг");
+    g_assert_cmpstr (assay_csv_view_get_cell (view, 1, 1), ==, "99,90");
+    g_unlink (legacy_path);
+  }
+
+  /* Not a table: the reason, not an empty grid. */
+  {
+    g_autofree char *binary_path = g_build_filename (session_dir, "artifacts", "binary.csv", NULL);
+
+    g_assert_true (g_file_set_contents (binary_path, "PK\x03\x04\0\0\0\0\x01\x02", 10, NULL));
+    g_assert_true (assay_artifact_list_add (list, "c9", "binary.csv", binary_path, &error));
+    g_assert_no_error (error);
+    assay_artifact_viewer_set_item (viewer, find_item (list, "binary.csv"));
+    WAIT_UNTIL (!assay_csv_view_get_loading (view));
+    g_assert_nonnull (assay_csv_view_get_error (view));
+    g_assert_cmpuint (assay_csv_view_get_n_rows (view), ==, 0);
+    g_unlink (binary_path);
+  }
 
   gtk_window_destroy (window);
   g_assert_finalize_object (viewer);

@@ -4,203 +4,27 @@
 #include <glib/gi18n.h>
 
 #include <string.h>
-
 #include "assay-app-types.h"
 #include "assay-csv-view.h"
+#include "assay-row-model.h"
 
-/* ---- a row, as the column view's model holds it ------------------------------------------ */
+#include <gio/gunixinputstream.h>
 
-#define ASSAY_TYPE_CSV_ROW (assay_csv_row_get_type ())
+/* ---- reading, in a worker ---------------------------------------------------------------- */
 
-G_DECLARE_FINAL_TYPE (AssayCsvRow, assay_csv_row, ASSAY, CSV_ROW, GObject)
-
-struct _AssayCsvRow
-{
-  GObject   parent_instance;
-  char    **cells;
-  guint     n_cells;
-};
-
-G_DEFINE_FINAL_TYPE (AssayCsvRow, assay_csv_row, G_TYPE_OBJECT)
-
+/* The file is opened below the session's folder (never through a link) and mapped; the
+ * core's sniffer finds its encoding and dialect there. The rows are indexed afterwards, by
+ * the row model, in a worker too. */
 static void
-assay_csv_row_finalize (GObject *object)
-{
-  g_strfreev (ASSAY_CSV_ROW (object)->cells);
-  G_OBJECT_CLASS (assay_csv_row_parent_class)->finalize (object);
-}
-
-static void
-assay_csv_row_class_init (AssayCsvRowClass *klass)
-{
-  G_OBJECT_CLASS (klass)->finalize = assay_csv_row_finalize;
-}
-
-static void
-assay_csv_row_init (AssayCsvRow *self)
-{
-}
-
-static AssayCsvRow *
-assay_csv_row_new (char **cells)
-{
-  AssayCsvRow *row = g_object_new (ASSAY_TYPE_CSV_ROW, NULL);
-
-  row->cells = cells;
-  row->n_cells = g_strv_length (cells);
-  return row;
-}
-
-/* ---- parsing, in a worker ---------------------------------------------------------------- */
-
-typedef struct
-{
-  char      **header;
-  GPtrArray  *rows;        /* AssayCsvRow*, at most ASSAY_CSV_VIEW_MAX_ROWS */
-  guint       n_columns;
-  guint64     total_rows;
-  gboolean    cut;         /* the file is bigger than what was read */
-} ParseResult;
-
-static void
-parse_result_free (ParseResult *result)
-{
-  g_strfreev (result->header);
-  g_clear_pointer (&result->rows, g_ptr_array_unref);
-  g_free (result);
-}
-
-/* The delimiter that splits the first line most, outside quotes. */
-static char
-sniff_delimiter (const char *data,
-                 gsize       length)
-{
-  static const char candidates[] = { ',', ';', '\t', '|' };
-  guint counts[G_N_ELEMENTS (candidates)] = { 0 };
-  gboolean quoted = FALSE;
-  guint best = 0;
-
-  for (gsize i = 0; i < length; i++)
-    {
-      char c = data[i];
-
-      if (c == '"')
-        quoted = !quoted;
-      else if (!quoted && (c == '\n' || c == '\r'))
-        break;
-      else if (!quoted)
-        for (guint j = 0; j < G_N_ELEMENTS (candidates); j++)
-          if (c == candidates[j])
-            counts[j]++;
-    }
-  for (guint j = 1; j < G_N_ELEMENTS (candidates); j++)
-    if (counts[j] > counts[best])
-      best = j;
-  return candidates[best];
-}
-
-static void
-end_field (GPtrArray *fields,
-           GString   *field)
-{
-  g_ptr_array_add (fields, g_utf8_make_valid (field->str, field->len));
-  g_string_truncate (field, 0);
-}
-
-/* RFC 4180: fields may be quoted, a quote inside is doubled, quoted fields may hold the
- * delimiter and line breaks; records end with LF, CRLF or CR. Blank lines are skipped. */
-static void
-parse_csv (const char   *data,
-           gsize         length,
-           ParseResult  *result,
-           GCancellable *cancellable)
-{
-  g_autoptr(GPtrArray) fields = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GString) field = g_string_new (NULL);
-  gboolean quoted = FALSE;
-  gboolean was_quoted = FALSE;
-  char delimiter;
-  gsize i = 0;
-
-  if (length >= 3 && memcmp (data, "\xEF\xBB\xBF", 3) == 0)
-    i = 3;
-  delimiter = sniff_delimiter (data + i, length - i);
-
-  while (i <= length)
-    {
-      char c = i < length ? data[i] : '\n';
-      gboolean at_end = i == length;
-
-      if (quoted && !at_end)
-        {
-          if (c == '"' && i + 1 < length && data[i + 1] == '"')
-            {
-              g_string_append_c (field, '"');
-              i += 2;
-              continue;
-            }
-          if (c == '"')
-            quoted = FALSE;
-          else
-            g_string_append_c (field, c);
-          i++;
-          continue;
-        }
-
-      if (c == '"' && field->len == 0 && !was_quoted)
-        {
-          quoted = was_quoted = TRUE;
-        }
-      else if (c == delimiter)
-        {
-          end_field (fields, field);
-          was_quoted = FALSE;
-        }
-      else if (c == '\n' || c == '\r')
-        {
-          if (field->len > 0 || fields->len > 0 || was_quoted)
-            {
-              end_field (fields, field);
-              result->n_columns = MAX (result->n_columns, fields->len);
-              g_ptr_array_add (fields, NULL);
-              if (result->header == NULL)
-                result->header = (char **) g_ptr_array_steal (fields, NULL);
-              else
-                {
-                  result->total_rows++;
-                  if (result->rows->len < ASSAY_CSV_VIEW_MAX_ROWS)
-                    g_ptr_array_add (result->rows,
-                                     assay_csv_row_new ((char **) g_ptr_array_steal (fields, NULL)));
-                  else
-                    g_ptr_array_set_size (fields, 0);
-                  if (result->total_rows % 4096 == 0 && g_cancellable_is_cancelled (cancellable))
-                    return;
-                }
-            }
-          was_quoted = FALSE;
-          if (c == '\r' && i + 1 < length && data[i + 1] == '\n')
-            i++;
-        }
-      else
-        g_string_append_c (field, c);
-      i++;
-    }
-}
-
-static void
-parse_worker (GTask        *task,
-              gpointer      source_object,
-              gpointer      task_data,
-              GCancellable *cancellable)
+open_worker (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
 {
   AssayArtifactItem *item = task_data;
   g_autoptr(GInputStream) stream = NULL;
-  g_autofree char *data = NULL;
-  ParseResult *result;
+  AssayCsvIndex *index;
   GError *error = NULL;
-  gsize length = 0;
-  char probe;
-  gsize extra = 0;
 
   stream = assay_artifact_item_open (item, cancellable, &error);
   if (stream == NULL)
@@ -208,30 +32,12 @@ parse_worker (GTask        *task,
       g_task_return_error (task, error);
       return;
     }
-  data = g_malloc (ASSAY_CSV_VIEW_MAX_BYTES);
-  if (!g_input_stream_read_all (stream, data, ASSAY_CSV_VIEW_MAX_BYTES, &length, cancellable, &error) ||
-      !g_input_stream_read_all (stream, &probe, 1, &extra, cancellable, &error))
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-
-  result = g_new0 (ParseResult, 1);
-  result->rows = g_ptr_array_new_with_free_func (g_object_unref);
-  result->cut = extra > 0;
-  if (result->cut)
-    {
-      /* Only whole lines: drop the one the cap cut. */
-      while (length > 0 && data[length - 1] != '\n')
-        length--;
-    }
-  parse_csv (data, length, result, cancellable);
-  if (g_task_return_error_if_cancelled (task))
-    {
-      parse_result_free (result);
-      return;
-    }
-  g_task_return_pointer (task, result, (GDestroyNotify) parse_result_free);
+  index = assay_csv_index_new_for_fd (g_unix_input_stream_get_fd (G_UNIX_INPUT_STREAM (stream)),
+                                      assay_artifact_item_get_name (item), NULL, &error);
+  if (index == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, index, g_object_unref);
 }
 
 /* ---- the view ---------------------------------------------------------------------------- */
@@ -245,9 +51,9 @@ struct _AssayCsvView
 
   AssayArtifactItem *item;
   GCancellable      *cancellable;
-  GListStore        *rows;
+  AssayRowModel     *rows;        /* over the file's index, NULL until it is open */
+  AssayRow          *cell_row;    /* the row assay_csv_view_get_cell () last read */
   guint              n_columns;
-  guint64            total_rows;
   gboolean           truncated;
   gboolean           loading;
   char              *error;
@@ -259,6 +65,7 @@ enum {
   PROP_0,
   PROP_ITEM,
   PROP_LOADING,
+  PROP_COMPLETE,
   PROP_ERROR,
   N_PROPS
 };
@@ -306,8 +113,8 @@ bind_cell (GtkSignalListItemFactory *factory,
            gpointer                  user_data)
 {
   guint column = GPOINTER_TO_UINT (user_data);
-  AssayCsvRow *row = gtk_list_item_get_item (list_item);
-  const char *text = column < row->n_cells ? row->cells[column] : "";
+  AssayRow *row = gtk_list_item_get_item (list_item);
+  const char *text = assay_row_get_field (row, column);
 
   gtk_label_set_text (GTK_LABEL (gtk_list_item_get_child (list_item)), text);
   gtk_widget_set_tooltip_text (gtk_list_item_get_child (list_item),
@@ -327,41 +134,64 @@ remove_columns (AssayCsvView *self)
     }
 }
 
+/* The note under the title: how far the reading is, or why it stopped early. */
 static void
-parse_done (GObject      *source,
-            GAsyncResult *result,
-            gpointer      user_data)
+update_note (AssayCsvView *self)
+{
+  g_autofree char *note = NULL;
+  const GError *error;
+  guint n;
+
+  if (self->rows == NULL)
+    return;
+  n = g_list_model_get_n_items (G_LIST_MODEL (self->rows));
+  error = assay_row_model_get_error (self->rows);
+  if (error != NULL)
+    note = g_strdup_printf (_("Showing the first %'u rows: the rest could not be read (%s)."), n, error->message);
+  else if (!assay_row_model_is_complete (self->rows))
+    note = g_strdup_printf (_("Reading the table… %'u rows so far"), n);
+  self->truncated = error != NULL;
+  gtk_label_set_text (self->note, note);
+  gtk_widget_set_visible (GTK_WIDGET (self->note), note != NULL);
+}
+
+static void
+rows_progress_cb (AssayCsvView *self)
+{
+  update_note (self);
+  if (assay_row_model_is_complete (self->rows))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COMPLETE]);
+}
+
+static void
+opened_cb (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
 {
   AssayCsvView *self = user_data;
-  ParseResult *parsed;
+  g_autoptr(AssayCsvIndex) index = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *note = NULL;
+  g_autoptr(GtkNoSelection) selection = NULL;
+  const char * const *names;
 
-  parsed = g_task_propagate_pointer (G_TASK (result), &error);
+  index = g_task_propagate_pointer (G_TASK (result), &error);
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
 
   set_loading (self, FALSE);
-  if (parsed == NULL)
+  if (index == NULL)
     {
       set_error (self, error->message);
       return;
     }
-  if (parsed->header == NULL)
-    {
-      parse_result_free (parsed);
-      set_error (self, _("The table is empty"));
-      return;
-    }
 
-  self->n_columns = parsed->n_columns;
-  self->total_rows = parsed->total_rows;
-  self->truncated = parsed->cut || parsed->total_rows > parsed->rows->len;
-  for (guint i = 0; i < parsed->n_columns; i++)
+  names = assay_csv_index_get_column_names (index);
+  self->n_columns = assay_csv_index_get_n_columns (index);
+  for (guint i = 0; i < self->n_columns; i++)
     {
       g_autoptr(GtkListItemFactory) factory = gtk_signal_list_item_factory_new ();
       g_autoptr(GtkColumnViewColumn) column = NULL;
-      const char *name = i < g_strv_length (parsed->header) ? parsed->header[i] : "";
+      const char *name = names != NULL && names[i] != NULL ? names[i] : "";
       g_autofree char *title = *name != '\0' ? g_strdup (name) : g_strdup_printf (_("Column %u"), i + 1);
 
       g_signal_connect (factory, "setup", G_CALLBACK (setup_cell), NULL);
@@ -370,17 +200,12 @@ parse_done (GObject      *source,
       gtk_column_view_column_set_resizable (column, TRUE);
       gtk_column_view_append_column (self->column_view, column);
     }
-  g_list_store_splice (self->rows, 0, 0, parsed->rows->pdata, parsed->rows->len);
-
-  if (parsed->cut)
-    note = g_strdup_printf (_("Showing the first %'u rows: the file is too large to read whole."),
-                            parsed->rows->len);
-  else if (self->truncated)
-    note = g_strdup_printf (_("Showing the first %'u of %'llu rows."),
-                            parsed->rows->len, (unsigned long long) parsed->total_rows);
-  gtk_label_set_text (self->note, note);
-  gtk_widget_set_visible (GTK_WIDGET (self->note), note != NULL);
-  parse_result_free (parsed);
+  /* The model indexes the file in a worker; rows appear as they are found. */
+  self->rows = assay_row_model_new (index);
+  g_signal_connect_object (self->rows, "notify::progress", G_CALLBACK (rows_progress_cb), self, G_CONNECT_SWAPPED);
+  selection = gtk_no_selection_new (g_object_ref (G_LIST_MODEL (self->rows)));
+  gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (selection));
+  rows_progress_cb (self);
 }
 
 void
@@ -398,10 +223,13 @@ assay_csv_view_set_item (AssayCsvView      *self,
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   g_set_object (&self->item, item);
+  gtk_column_view_set_model (self->column_view, NULL);
   remove_columns (self);
-  g_list_store_remove_all (self->rows);
+  g_clear_object (&self->cell_row);
+  if (self->rows != NULL)
+    g_signal_handlers_disconnect_by_data (self->rows, self);
+  g_clear_object (&self->rows);
   self->n_columns = 0;
-  self->total_rows = 0;
   self->truncated = FALSE;
   gtk_widget_set_visible (GTK_WIDGET (self->note), FALSE);
   set_error (self, NULL);
@@ -410,10 +238,10 @@ assay_csv_view_set_item (AssayCsvView      *self,
   if (item != NULL)
     {
       self->cancellable = g_cancellable_new ();
-      task = g_task_new (NULL, self->cancellable, parse_done, self);
+      task = g_task_new (NULL, self->cancellable, opened_cb, self);
       g_task_set_source_tag (task, assay_csv_view_set_item);
       g_task_set_task_data (task, g_object_ref (item), g_object_unref);
-      g_task_run_in_thread (task, parse_worker);
+      g_task_run_in_thread (task, open_worker);
     }
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ITEM]);
 }
@@ -428,6 +256,9 @@ assay_csv_view_dispose (GObject *object)
   gtk_widget_dispose_template (GTK_WIDGET (self), ASSAY_TYPE_CSV_VIEW);
   for (GtkWidget *child; (child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL;)
     gtk_widget_unparent (child);
+  g_clear_object (&self->cell_row);
+  if (self->rows != NULL)
+    g_signal_handlers_disconnect_by_data (self->rows, self);
   g_clear_object (&self->rows);
   g_clear_object (&self->item);
   g_clear_pointer (&self->error, g_free);
@@ -450,6 +281,9 @@ assay_csv_view_get_property (GObject    *object,
       break;
     case PROP_LOADING:
       g_value_set_boolean (value, self->loading);
+      break;
+    case PROP_COMPLETE:
+      g_value_set_boolean (value, assay_csv_view_get_complete (self));
       break;
     case PROP_ERROR:
       g_value_set_string (value, self->error);
@@ -490,6 +324,7 @@ assay_csv_view_class_init (AssayCsvViewClass *klass)
     g_param_spec_object ("item", NULL, NULL, ASSAY_TYPE_ARTIFACT_ITEM,
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_LOADING] = g_param_spec_boolean ("loading", NULL, NULL, FALSE, read_only);
+  properties[PROP_COMPLETE] = g_param_spec_boolean ("complete", NULL, NULL, FALSE, read_only);
   properties[PROP_ERROR] = g_param_spec_string ("error", NULL, NULL, NULL, read_only);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -505,12 +340,7 @@ assay_csv_view_class_init (AssayCsvViewClass *klass)
 static void
 assay_csv_view_init (AssayCsvView *self)
 {
-  g_autoptr(GtkNoSelection) selection = NULL;
-
   gtk_widget_init_template (GTK_WIDGET (self));
-  self->rows = g_list_store_new (ASSAY_TYPE_CSV_ROW);
-  selection = gtk_no_selection_new (g_object_ref (G_LIST_MODEL (self->rows)));
-  gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (selection));
 }
 
 GtkWidget *
@@ -544,7 +374,14 @@ guint
 assay_csv_view_get_n_rows (AssayCsvView *self)
 {
   g_return_val_if_fail (ASSAY_IS_CSV_VIEW (self), 0);
-  return g_list_model_get_n_items (G_LIST_MODEL (self->rows));
+  return self->rows != NULL ? g_list_model_get_n_items (G_LIST_MODEL (self->rows)) : 0;
+}
+
+gboolean
+assay_csv_view_get_complete (AssayCsvView *self)
+{
+  g_return_val_if_fail (ASSAY_IS_CSV_VIEW (self), FALSE);
+  return self->rows != NULL && assay_row_model_is_complete (self->rows);
 }
 
 guint
@@ -558,7 +395,7 @@ guint64
 assay_csv_view_get_total_rows (AssayCsvView *self)
 {
   g_return_val_if_fail (ASSAY_IS_CSV_VIEW (self), 0);
-  return self->total_rows;
+  return self->rows != NULL ? assay_csv_index_get_n_rows_indexed (assay_row_model_get_index (self->rows)) : 0;
 }
 
 gboolean
@@ -573,17 +410,18 @@ assay_csv_view_get_cell (AssayCsvView *self,
                          guint         row,
                          guint         column)
 {
-  g_autoptr(AssayCsvRow) item = NULL;
+  AssayRow *item;
 
   g_return_val_if_fail (ASSAY_IS_CSV_VIEW (self), NULL);
 
-  if (column >= self->n_columns)
+  if (column >= self->n_columns || self->rows == NULL)
     return NULL;
-  item = g_list_model_get_item (G_LIST_MODEL (self->rows), row);
-  if (item == NULL)
+  if ((item = g_list_model_get_item (G_LIST_MODEL (self->rows), row)) == NULL)
     return NULL;
-  /* The store keeps the row, and so its strings. */
-  return column < item->n_cells ? item->cells[column] : "";
+  /* Kept until the next call, and so its strings. */
+  g_clear_object (&self->cell_row);
+  self->cell_row = item;
+  return assay_row_get_field (item, column);
 }
 
 GtkColumnView *

@@ -104,10 +104,36 @@ assay_csv_index_new (const char  *path,
   return assay_csv_index_new_with_dialect (path, NULL, error);
 }
 
+static AssayCsvIndex *index_new (const char             *path,
+                                  int                     fd,
+                                  const AssayCsvDialect  *override,
+                                  GError                **error);
+
 AssayCsvIndex *
 assay_csv_index_new_with_dialect (const char             *path,
                                   const AssayCsvDialect  *override,
                                   GError                **error)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+  return index_new (path, -1, override, error);
+}
+
+AssayCsvIndex *
+assay_csv_index_new_for_fd (int                     fd,
+                            const char             *path,
+                            const AssayCsvDialect  *override,
+                            GError                **error)
+{
+  g_return_val_if_fail (fd >= 0, NULL);
+  g_return_val_if_fail (path != NULL, NULL);
+  return index_new (path, fd, override, error);
+}
+
+static AssayCsvIndex *
+index_new (const char             *path,
+           int                     fd,
+           const AssayCsvDialect  *override,
+           GError                **error)
 {
   g_autoptr(AssayCsvIndex) self = g_object_new (ASSAY_TYPE_CSV_INDEX, NULL);
   AssayCsvReader reader;
@@ -119,10 +145,8 @@ assay_csv_index_new_with_dialect (const char             *path,
   gsize header_len;
   gsize len;
 
-  g_return_val_if_fail (path != NULL, NULL);
-
   self->path = g_strdup (path);
-  self->mapped = assay_mapped_new (path, error);
+  self->mapped = fd >= 0 ? assay_mapped_new_for_fd (fd, path, error) : assay_mapped_new (path, error);
   if (self->mapped == NULL)
     return NULL;
   data = assay_mapped_get_data (self->mapped);

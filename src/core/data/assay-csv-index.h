@@ -21,6 +21,12 @@ AssayCsvIndex         *assay_csv_index_new              (const char           *p
 AssayCsvIndex         *assay_csv_index_new_with_dialect (const char            *path,
                                                          const AssayCsvDialect *override,
                                                          GError               **error);
+/* The same over FD, an open regular file (not closed here; it may be closed once this
+ * returns), for a file opened safely below a folder; PATH names it in messages. */
+AssayCsvIndex         *assay_csv_index_new_for_fd       (int                     fd,
+                                                         const char             *path,
+                                                         const AssayCsvDialect  *override,
+                                                         GError                **error);
 const AssayCsvDialect *assay_csv_index_get_dialect      (AssayCsvIndex        *self);
 const char            *assay_csv_index_get_path         (AssayCsvIndex        *self);
 guint                  assay_csv_index_get_n_columns    (AssayCsvIndex        *self);

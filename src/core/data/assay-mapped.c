@@ -120,20 +120,42 @@ AssayMapped *
 assay_mapped_new (const char  *path,
                   GError     **error)
 {
-  g_autofree char *display = NULL;
   AssayMapped *self;
-  struct stat st;
   int fd;
 
   g_return_val_if_fail (path != NULL, NULL);
 
   fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd < 0 || fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+  if (fd < 0)
     {
-      int saved = fd < 0 ? errno : EINVAL;
+      int saved = errno;
+      g_autofree char *display = g_filename_display_name (path);
 
-      if (fd >= 0)
-        close (fd);
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+                   _("Cannot open “%s”: %s"), display, g_strerror (saved));
+      return NULL;
+    }
+  self = assay_mapped_new_for_fd (fd, path, error);
+  close (fd);
+  return self;
+}
+
+AssayMapped *
+assay_mapped_new_for_fd (int          fd,
+                         const char  *path,
+                         GError     **error)
+{
+  g_autofree char *display = NULL;
+  AssayMapped *self;
+  struct stat st = { 0, };
+
+  g_return_val_if_fail (fd >= 0, NULL);
+  g_return_val_if_fail (path != NULL, NULL);
+
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      int saved = S_ISREG (st.st_mode) ? errno : EINVAL;
+
       display = g_filename_display_name (path);
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
                    _("Cannot open “%s”: %s"), display,
@@ -148,7 +170,6 @@ assay_mapped_new (const char  *path,
     {
       self->data = g_strdup ("");
       self->owned = TRUE;
-      close (fd);
       return self;
     }
 
@@ -157,7 +178,6 @@ assay_mapped_new (const char  *path,
     {
       int saved = errno;
 
-      close (fd);
       g_free (self);
       display = g_filename_display_name (path);
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
@@ -186,7 +206,6 @@ assay_mapped_new (const char  *path,
         }
       if (copy == NULL || done < self->len)
         {
-          close (fd);
           g_free (copy);
           g_free (self);
           display = g_filename_display_name (path);
@@ -195,7 +214,6 @@ assay_mapped_new (const char  *path,
           return NULL;
         }
     }
-  close (fd);
   return self;
 }
 

@@ -17,6 +17,10 @@ typedef struct _AssayMapped AssayMapped;
 
 AssayMapped *assay_mapped_new        (const char   *path,
                                       GError      **error);
+/* The same over FD, an open regular file (not closed here); PATH names it in messages. */
+AssayMapped *assay_mapped_new_for_fd (int           fd,
+                                      const char   *path,
+                                      GError      **error);
 const char  *assay_mapped_get_data   (AssayMapped  *self);
 gsize        assay_mapped_get_length (AssayMapped  *self);
 gboolean     assay_mapped_is_damaged (AssayMapped  *self);
