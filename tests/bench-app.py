@@ -69,6 +69,14 @@ script = {"responses": [
          {"code": CELL, "description": "Print 400 lines"})}], "finish": "tool_calls"}},
     {"flavor": "openai", "turn": {"text": "Printed **400** lines.", "finish": "stop"}},
 ]}
+# The first cell of a new session, three times cold and three times warm (bench-app-frames'
+# FIRST_CELL_RUNS): one cell that prints a line, then the answer.
+FIRST_CELL = "print('first line', flush=True)\n"
+for _ in range(6):
+    script["responses"].append(
+        {"flavor": "openai", "turn": {"text": "Printing.", "tool_calls": [{"name": "execute_python", "arguments": json.dumps(
+            {"code": FIRST_CELL, "description": "Print a line"})}], "finish": "tool_calls"}})
+    script["responses"].append({"flavor": "openai", "turn": {"text": "Printed.", "finish": "stop"}})
 script_path = os.path.join(work, "script.json")
 with open(script_path, "w", encoding="utf-8") as f:
     json.dump(script, f)
@@ -90,6 +98,8 @@ if frames.returncode != 0:
              % (frames.returncode, frames.stdout[-3000:], frames.stderr[-3000:]))
 results = [json.loads(line[len("BENCH "):]) for line in frames.stdout.splitlines() if line.startswith("BENCH ")]
 phases = {r["phase"]: r for r in results if "phase" in r}
+first_cells = {"cold": [r["ms"] for r in results if r.get("first_cell") == "cold"],
+               "warm": [r["ms"] for r in results if r.get("first_cell") == "warm"]}
 frame_memory = [r for r in results if "memory" in r]
 
 
@@ -195,6 +205,14 @@ idle95 = phases["idle"]["interval"]["p95"]
 for name in ("stream", "cell"):
     print("  ratio p95(%s) / p95(idle), frame intervals: %.2fx   (%.1f / %.1f ms)"
           % (name, phases[name]["interval"]["p95"] / idle95, phases[name]["interval"]["p95"], idle95))
+print()
+print("  the first cell of a new session, Run to its first output (ms, bubblewrap; goal warm <= 100 ms)")
+print("  %-8s %7s %7s %7s   %s" % ("sandbox", "median", "min", "max", "runs"))
+for kind in ("cold", "warm"):
+    v = first_cells[kind]
+    print("  %-8s %7s %7s %7s   %s" % (kind, ms(statistics.median(v)), ms(min(v)), ms(max(v)), " ".join(ms(x) for x in v)))
+print("  ratio warm / cold (the sandbox started when the cell runs, measured in this run): %.3fx"
+      % (statistics.median(first_cells["warm"]) / statistics.median(first_cells["cold"])))
 print()
 print("  start-up, spawn to the first painted frame (s), %d runs after one warm-up each, fresh XDG dirs" % RUNS)
 print("  %-8s %7s %7s %7s   %s" % ("program", "median", "min", "max", "runs"))

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* `assay-cli ask`: one question to the agent, in a terminal or a script. Progress (steps,
  * code, outputs, retries) goes to stderr, the answer to stdout. */
+#define G_LOG_DOMAIN "Assay-Cli"
+
 #include "config.h"
 
 #include <glib/gi18n.h>

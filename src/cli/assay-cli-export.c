@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* `assay-cli export`: a session as a PDF report, an HTML page or a Jupyter notebook. */
+#define G_LOG_DOMAIN "Assay-Cli"
+
 #include "config.h"
 
 #include <glib/gi18n.h>

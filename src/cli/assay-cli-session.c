@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* `assay-cli session`: list, show, rename and delete saved sessions. */
+#define G_LOG_DOMAIN "Assay-Cli"
+
 #include "config.h"
 
 #include <glib/gi18n.h>

@@ -161,6 +161,9 @@ send (AssayWindow *window,
   g_assert_true (assay_window_get_busy (window));
 }
 
+/* Questions of the first-cell phase, each kind; the script of bench-app.py has as many. */
+#define FIRST_CELL_RUNS 3
+
 static void
 measure_question (AssayWindow *window,
                   const char  *phase,
@@ -175,6 +178,74 @@ measure_question (AssayWindow *window,
   /* And the second after it: the answer's final rendering belongs to the phase. */
   gui_spin (1000);
   recorder_report (phase, (g_get_monotonic_time () - began) / 1e6);
+}
+
+/* ---- the first cell of a new session: from Run (the cell starts; cells run without asking)
+ * to its first output, with the sandbox started then (cold) or waiting in the pool (warm). */
+
+typedef struct
+{
+  gint64  started;
+  gint64  first_output;
+} FirstCell;
+
+static FirstCell first_cell;
+
+static void
+cell_started_cb (AssayAgent *agent,
+                 const char *cell_id,
+                 const char *code)
+{
+  if (first_cell.started == 0)
+    first_cell.started = g_get_monotonic_time ();
+}
+
+static void
+output_cb (AssayAgent *agent,
+           const char *cell_id,
+           JsonObject *output)
+{
+  if (first_cell.started != 0 && first_cell.first_output == 0)
+    first_cell.first_output = g_get_monotonic_time ();
+}
+
+static void
+agent_notify_cb (AssayConversation *conversation)
+{
+  AssayAgent *agent = assay_conversation_get_agent (conversation);
+
+  if (agent != NULL)
+    {
+      g_signal_connect (agent, "cell-started", G_CALLBACK (cell_started_cb), NULL);
+      g_signal_connect (agent, "output", G_CALLBACK (output_cb), NULL);
+    }
+}
+
+static gboolean
+is_warm (gpointer data)
+{
+  return assay_conversation_get_warm (data);
+}
+
+static void
+measure_first_cell (AssayWindow *window,
+                    const char  *kind)
+{
+  AssayConversation *conversation = assay_window_get_conversation (window);
+
+  assay_window_new_session (window);
+  if (g_str_equal (kind, "warm"))
+    {
+      /* What the first dataset of a session does. */
+      assay_conversation_prewarm (conversation);
+      gui_wait (is_warm, conversation, 120, "a warm sandbox");
+    }
+  first_cell = (FirstCell) { 0, };
+  send (window, "Print the first line");
+  gui_wait (is_idle, window, 300, "the first cell");
+  g_assert_cmpint (first_cell.first_output, >, 0);
+  g_print ("BENCH {\"first_cell\": \"%s\", \"ms\": %.1f}\n", kind,
+           (first_cell.first_output - first_cell.started) / 1000.0);
 }
 
 static void
@@ -247,6 +318,12 @@ main (int   argc,
 
   gui_spin (2000);
   print_memory ("after both phases (long answer and 400 printed lines in the chat)");
+
+  g_signal_connect (assay_window_get_conversation (window), "notify::agent", G_CALLBACK (agent_notify_cb), NULL);
+  for (guint i = 0; i < FIRST_CELL_RUNS; i++)
+    measure_first_cell (window, "cold");
+  for (guint i = 0; i < FIRST_CELL_RUNS; i++)
+    measure_first_cell (window, "warm");
 
   gdk_frame_clock_end_updating (clock);
   gtk_window_destroy (GTK_WINDOW (window));

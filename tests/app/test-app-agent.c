@@ -319,6 +319,50 @@ test_auto (void)
   gui_close_window (window);
 }
 
+static gboolean
+is_warm (gpointer data)
+{
+  return assay_conversation_get_warm (assay_window_get_conversation (data));
+}
+
+/* The pool, wired in: the session's first dataset starts a sandbox, the first cell runs in
+ * it, the pool is refilled with another, and a change to the sandbox settings empties it
+ * (then refills it under the new ones). */
+static void
+test_warm_sandbox (void)
+{
+  AssayWindow *window = gui_open_recorded_window (work_dir, two_cells, csv_path, 1400, 900);
+  AssayConversation *conversation = assay_window_get_conversation (window);
+  g_autofree char *warm = NULL;
+  g_autofree char *refilled = NULL;
+  AssaySession *session;
+
+  gui_wait (is_warm, window, 120, "a warm sandbox after the first dataset");
+  warm = g_strdup (assay_conversation_get_warm_id (conversation));
+  g_assert_nonnull (warm);
+  g_assert_null (assay_window_get_kernel_id (window));
+
+  assay_code_review_set_auto_run (assay_window_get_code_review (window), TRUE);
+  send (window, "Which region sells most?");
+  wait_idle (window);
+  session = assay_window_get_session (window);
+  g_assert_cmpuint (assay_session_get_n_cells (session), ==, 2);
+  g_assert_cmpstr (assay_session_get_cell (session, 0)->status, ==, "ok");
+  /* The cells ran in the sandbox that was warm. */
+  g_assert_cmpstr (assay_window_get_kernel_id (window), ==, warm);
+
+  gui_wait (is_warm, window, 120, "the pool refilled");
+  refilled = g_strdup (assay_conversation_get_warm_id (conversation));
+  g_assert_cmpstr (refilled, !=, warm);
+
+  g_settings_set_uint (settings, "memory-mb", g_settings_get_uint (settings, "memory-mb") + 1);
+  g_assert_null (assay_conversation_get_warm_id (conversation));
+  gui_wait (is_warm, window, 120, "the pool refilled under the new settings");
+  g_assert_cmpstr (assay_conversation_get_warm_id (conversation), !=, refilled);
+  g_settings_reset (settings, "memory-mb");
+  gui_close_window (window);
+}
+
 /* The code itself runs: its first output is in. */
 static gboolean
 is_running (gpointer data)
@@ -536,6 +580,7 @@ main (int   argc,
   g_test_add_func ("/assay/app/agent/edit", test_edit);
   g_test_add_func ("/assay/app/agent/reject", test_reject);
   g_test_add_func ("/assay/app/agent/auto", test_auto);
+  g_test_add_func ("/assay/app/agent/warm-sandbox", test_warm_sandbox);
   g_test_add_func ("/assay/app/agent/stop", test_stop);
   g_test_add_func ("/assay/app/agent/retry-banner", test_retry_banner);
   g_test_add_func ("/assay/app/agent/close-while-running", test_close_while_running);

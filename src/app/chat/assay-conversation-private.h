@@ -6,6 +6,7 @@
 #include "assay-conversation.h"
 #include "assay-kernel-session.h"
 #include "assay-sandbox-limits.h"
+#include "assay-sandbox-pool.h"
 
 G_BEGIN_DECLS
 
@@ -26,6 +27,11 @@ struct _AssayConversation
   AssaySandboxBackend  *backend;
   AssaySandboxSpec     *spec;
   char                 *backend_reason;
+  guint                 backend_serial;   /* bumped when the settings change the sandbox */
+  gboolean              choosing;         /* a backend is being chosen in a worker */
+  gboolean              question_waits;   /* for that choice */
+  AssaySandboxPool     *pool;             /* a warm sandbox for the next session's first cell */
+  gboolean              want_warm;        /* a session got a dataset, or a model was set */
   AssayKernelSession   *kernel;
   AssayAgent           *agent;
   gboolean              auto_run;

@@ -3,7 +3,7 @@
  * (chosen in a worker) → AssayKernelSession → AssayAgent → ::finished; and closing, which
  * lets the agent record how the question ended before the kernel goes. The wiring follows
  * src/cli/assay-cli-ask.c. */
-#define G_LOG_DOMAIN "Assay-App"
+#define G_LOG_DOMAIN "Assay-Chat"
 
 #include "config.h"
 
@@ -14,6 +14,7 @@
 #include "assay-keyring.h"
 #include "assay-model-choice.h"
 #include "assay-sandbox-choice.h"
+#include "assay-sandbox-pool.h"
 
 /* How long a closed window lets the sandbox stop a running cell before closing it. */
 #define CLOSE_GRACE_MS 2000
@@ -190,7 +191,10 @@ start_question (AssayConversation *self)
     {
       g_autofree char *artifact_dir = assay_session_get_artifact_dir (self->session);
 
-      self->kernel = assay_kernel_session_new (self->backend, self->spec, artifact_dir);
+      /* A warm sandbox when the pool has one (its first cell pays for no start); the pool
+       * starts the next one. */
+      self->kernel = self->pool != NULL ? assay_sandbox_pool_take_session (self->pool, artifact_dir)
+                                        : assay_kernel_session_new (self->backend, self->spec, artifact_dir);
       self->agent = assay_agent_new (self->provider, self->kernel, self->session);
       /* The record is written by workers: fsync must not hold up the window. */
       assay_agent_set_background_saves (self->agent, TRUE);
@@ -209,6 +213,10 @@ start_question (AssayConversation *self)
   assay_agent_ask_async (self->agent, question, self->ask_cancellable, asked_cb, g_object_ref (self));
 }
 
+static void choose_backend (AssayConversation *self);
+
+/* The choice is shared by a question waiting for it and a prewarm asking for it; a choice
+ * made under settings changed since is dropped and made again. */
 static void
 backend_chosen_cb (GObject      *source,
                    GAsyncResult *result,
@@ -219,50 +227,139 @@ backend_chosen_cb (GObject      *source,
   g_autoptr(AssaySandboxSpec) spec = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *reason = NULL;
+  guint serial = GPOINTER_TO_UINT (g_task_get_task_data (G_TASK (result)));
+  gboolean waits;
 
-  backend = assay_sandbox_choose_backend_finish (result, &spec, &reason, &error);
-  if (backend == NULL)
+  backend = assay_sandbox_choose_backend_finish (g_task_propagate_pointer (G_TASK (result), NULL),
+                                                 &spec, &reason, &error);
+  self->choosing = FALSE;
+  if (self->closing)
+    return;
+  if (serial != self->backend_serial)
     {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+      /* The settings changed meanwhile: what waits gets a choice under the new ones. */
+      if (self->question_waits || self->want_warm)
+        choose_backend (self);
+      return;
+    }
+  if (backend != NULL)
+    {
+      g_set_object (&self->backend, backend);
+      g_clear_pointer (&self->spec, assay_sandbox_spec_free);
+      self->spec = g_steal_pointer (&spec);
+      g_free (self->backend_reason);
+      self->backend_reason = g_steal_pointer (&reason);
+    }
+  waits = self->question_waits;
+  self->question_waits = FALSE;
+  if (waits)
+    {
+      if (backend == NULL)
         {
           g_autofree char *text = g_strdup_printf (_("The sandbox cannot be used: %s"), error->message);
 
           fail_question (self, ASSAY_AGENT_SANDBOX_ERROR, text);
         }
-      else
+      else if (g_cancellable_is_cancelled (self->ask_cancellable))
         fail_question (self, ASSAY_AGENT_CANCELLED, _("Stopped."));
-      return;
+      else
+        start_question (self);
     }
-  g_set_object (&self->backend, backend);
-  g_clear_pointer (&self->spec, assay_sandbox_spec_free);
-  self->spec = g_steal_pointer (&spec);
-  g_free (self->backend_reason);
-  self->backend_reason = g_steal_pointer (&reason);
-  if (g_cancellable_is_cancelled (self->ask_cancellable))
-    fail_question (self, ASSAY_AGENT_CANCELLED, _("Stopped."));
-  else
-    start_question (self);
+  else if (backend == NULL)
+    g_debug ("no sandbox to warm: %s", error->message);
+  if (self->backend != NULL && self->want_warm)
+    assay_conversation_prewarm (self);
 }
 
-/* The backend is chosen once (in a worker: it probes the Docker socket), with the limits
- * the settings give, and again when they change. */
 static void
-ensure_backend (AssayConversation *self)
+choice_ready_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  GTask *task = user_data;
+
+  /* Handed on with the serial it was asked under. */
+  g_task_return_pointer (task, g_object_ref (result), g_object_unref);
+  g_object_unref (task);
+}
+
+/* In a worker: it probes the Docker socket. Once at a time, with the limits the settings
+ * give; again when they change. */
+static void
+choose_backend (AssayConversation *self)
 {
   g_autoptr(AssaySandboxSpec) spec = NULL;
   g_autofree char *name = NULL;
+  GTask *task;
 
-  if (self->backend != NULL)
-    {
-      start_question (self);
-      return;
-    }
+  if (self->choosing)
+    return;
+  self->choosing = TRUE;
   name = g_settings_get_string (self->settings, "sandbox-backend");
   spec = assay_sandbox_spec_new ();
   spec->limits.memory_bytes = (guint64) g_settings_get_uint (self->settings, "memory-mb") * 1024 * 1024;
   spec->limits.cpus = g_settings_get_double (self->settings, "cpus");
   spec->limits.timeout_ms = g_settings_get_uint (self->settings, "cell-timeout") * 1000;
-  assay_sandbox_choose_backend_async (name, spec, self->ask_cancellable, backend_chosen_cb, g_object_ref (self));
+  task = g_task_new (NULL, NULL, backend_chosen_cb, g_object_ref (self));
+  g_task_set_source_tag (task, choose_backend);
+  g_task_set_task_data (task, GUINT_TO_POINTER (self->backend_serial), NULL);
+  assay_sandbox_choose_backend_async (name, spec, self->cancellable, choice_ready_cb, task);
+}
+
+static void
+ensure_backend (AssayConversation *self)
+{
+  if (self->backend != NULL)
+    {
+      start_question (self);
+      return;
+    }
+  self->question_waits = TRUE;
+  choose_backend (self);
+}
+
+void
+assay_conversation_prewarm (AssayConversation *self)
+{
+  g_return_if_fail (ASSAY_IS_CONVERSATION (self));
+  if (self->closing)
+    return;
+  self->want_warm = TRUE;
+  if (self->backend == NULL)
+    {
+      choose_backend (self);
+      return;
+    }
+  if (self->pool == NULL)
+    self->pool = assay_sandbox_pool_new (self->backend, self->spec);
+  assay_sandbox_pool_prewarm (self->pool);
+}
+
+void
+assay_conversation_forget_backend (AssayConversation *self)
+{
+  g_return_if_fail (ASSAY_IS_CONVERSATION (self));
+  self->backend_serial++;
+  g_clear_object (&self->backend);
+  if (self->pool != NULL)
+    {
+      assay_sandbox_pool_empty (self->pool);
+      g_clear_object (&self->pool);
+    }
+}
+
+const char *
+assay_conversation_get_warm_id (AssayConversation *self)
+{
+  g_return_val_if_fail (ASSAY_IS_CONVERSATION (self), NULL);
+  return self->pool != NULL ? assay_sandbox_pool_get_warm_id (self->pool) : NULL;
+}
+
+gboolean
+assay_conversation_get_warm (AssayConversation *self)
+{
+  g_return_val_if_fail (ASSAY_IS_CONVERSATION (self), FALSE);
+  return self->pool != NULL && assay_sandbox_pool_has_warm (self->pool);
 }
 
 static void
@@ -435,6 +532,11 @@ assay_conversation_close (AssayConversation *self,
   g_cancellable_cancel (self->cancellable);
   if (self->ask_cancellable != NULL)
     g_cancellable_cancel (self->ask_cancellable);
+  if (self->pool != NULL)
+    {
+      assay_sandbox_pool_empty (self->pool);
+      g_clear_object (&self->pool);
+    }
   if (!self->asking)
     {
       assay_conversation_close_agent (self);

@@ -2,7 +2,7 @@
 /* The conversation's state: the session and its artifacts, its datasets' descriptions, the
  * properties the views follow, the settings that make the agent anew. The question's path
  * is in assay-conversation-question.c. */
-#define G_LOG_DOMAIN "Assay-App"
+#define G_LOG_DOMAIN "Assay-Chat"
 
 #include "config.h"
 
@@ -266,6 +266,9 @@ assay_conversation_add_dataset (AssayConversation  *self,
 
   /* The dialect, schema and read_csv call come once the file is profiled: the session's own
    * copy, whose name is the one the sandbox shows under /data. */
+  /* Its first dataset: the sandbox for its first cell is started now. */
+  if (assay_session_get_datasets (self->session)->len == 1)
+    assay_conversation_prewarm (self);
   name = g_path_get_basename (copy);
   relative = g_build_filename ("data", name, NULL);
   if ((resolved = assay_session_resolve (self->session, relative)) == NULL)
@@ -299,19 +302,32 @@ static void
 settings_changed_cb (AssayConversation *self,
                      const char        *key)
 {
+  gboolean model = g_str_equal (key, "provider") || g_str_equal (key, "base-url") || g_str_equal (key, "model");
+  gboolean sandbox = g_str_equal (key, "sandbox-backend") || g_str_equal (key, "memory-mb") ||
+                     g_str_equal (key, "cpus") || g_str_equal (key, "cell-timeout");
+
   /* A new provider, server or model applies to the next question. */
-  if (!self->provider_fixed && !self->busy &&
-      (g_str_equal (key, "provider") || g_str_equal (key, "base-url") || g_str_equal (key, "model")))
+  if (model && !self->provider_fixed && !self->busy)
     {
       assay_conversation_close_agent_async (self);
       g_clear_object (&self->provider);
     }
-  if (!self->busy && (g_str_equal (key, "sandbox-backend") || g_str_equal (key, "memory-mb") ||
-                      g_str_equal (key, "cpus") || g_str_equal (key, "cell-timeout")))
+  if (sandbox && !self->busy)
     {
       assay_conversation_close_agent_async (self);
-      g_clear_object (&self->backend);
+      assay_conversation_forget_backend (self);
     }
+  /* A model was configured: a sandbox is made ready for the first cell; with other
+   * settings the pool is refilled under them. */
+  if (model)
+    {
+      g_autofree char *provider = g_settings_get_string (self->settings, "provider");
+
+      if (*provider != '\0')
+        assay_conversation_prewarm (self);
+    }
+  else if (sandbox && self->want_warm && !self->busy)
+    assay_conversation_prewarm (self);
 }
 
 /* ---- getters ------------------------------------------------------------------------------ */

@@ -101,6 +101,16 @@ gboolean           assay_conversation_add_dataset      (AssayConversation  *self
                                                         GError            **error);
 /* Whether every dataset of the session has its description (for tests). */
 gboolean           assay_conversation_get_datasets_described (AssayConversation *self);
+/* Starts a sandbox (choosing the backend first if need be) so that the first cell of the
+ * next session does not wait for one; the pool is refilled each time its sandbox is taken,
+ * and emptied when the sandbox settings change. The conversation calls it when a session
+ * gets its first dataset and when a model is configured. */
+void               assay_conversation_prewarm          (AssayConversation  *self);
+/* Whether a warm sandbox is ready, and its id (for tests and benchmarks). */
+gboolean           assay_conversation_get_warm         (AssayConversation  *self);
+const char        *assay_conversation_get_warm_id      (AssayConversation  *self);
+/* The sandbox settings changed: the backend is chosen again, the warm sandbox closed. */
+void               assay_conversation_forget_backend   (AssayConversation  *self);
 /* The window closes: what runs stops. A question in flight is cancelled the way stop does,
  * so the agent records how it ended; the kernel is closed once it has (or after a grace
  * period), and APPLICATION (NULL: the default one) is held until then. Nothing here waits. */

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* md4c calls back for each block, span and piece of text; we build Pango markup for the
  * block in progress and turn each finished block into a widget. */
+#define G_LOG_DOMAIN "Assay-Chat"
+
 #include "config.h"
 
 #include <md4c.h>

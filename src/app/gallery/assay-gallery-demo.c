@@ -5,6 +5,8 @@
  *
  * With a name, that artifact opens at once. With ASSAY_GALLERY_DEMO_SCREENSHOT=FILE.png in the
  * environment, the window is saved there after three seconds and the demo quits. */
+#define G_LOG_DOMAIN "Assay-Gallery"
+
 #include "config.h"
 
 #include <adwaita.h>

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* assay-preview-demo FILE...: the data preview alone in a window (not installed). */
+#define G_LOG_DOMAIN "Assay-Preview"
+
 #include "config.h"
 
 #include <adwaita.h>

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Every win.* action, and the one function that decides which are enabled. */
+#define G_LOG_DOMAIN "Assay-Window"
+
 #include "config.h"
 
 #include <glib/gi18n.h>

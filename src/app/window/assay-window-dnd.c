@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Files into the window: dropped, opened with the file chooser or named on the command line;
  * each is copied into the session in a worker, then recorded and profiled. */
+#define G_LOG_DOMAIN "Assay-Window"
+
 #include "config.h"
 
 #include <glib/gi18n.h>

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Exporting the current session as a report: the banner with its progress, the toast with
  * Open, and the file chooser win.export leads to. */
+#define G_LOG_DOMAIN "Assay-Window"
+
 #include "config.h"
 
 #include <glib/gi18n.h>

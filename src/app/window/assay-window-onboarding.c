@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The first run: the onboarding page's choice of a model (stored in GSettings, its key in the
  * keyring) and the recorded demo. */
+#define G_LOG_DOMAIN "Assay-Window"
+
 #include "config.h"
 
 #include <glib/gi18n.h>

@@ -126,5 +126,6 @@ gboolean              assay_window_get_adding_files       (AssayWindow *self);
  * no kernel was started yet. */
 const char           *assay_window_get_kernel_id          (AssayWindow *self);
 AssaySessionStore    *assay_window_get_session_store      (AssayWindow *self);
+AssayConversation    *assay_window_get_conversation       (AssayWindow *self);
 
 G_END_DECLS

@@ -2,6 +2,8 @@
 /* The main window, a view: the question's flow lives in AssayConversation, which the chat
  * and the code review follow; the saved sessions and their jobs in AssaySessionStore, which
  * the sidebar shows. The window turns actions, drops and dialogs into calls on them. */
+#define G_LOG_DOMAIN "Assay-Window"
+
 #include "config.h"
 
 #include <glib/gi18n.h>
@@ -353,6 +355,13 @@ assay_window_delete_session_finish (AssayWindow   *self,
 {
   g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
   return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+AssayConversation *
+assay_window_get_conversation (AssayWindow *self)
+{
+  g_return_val_if_fail (ASSAY_IS_WINDOW (self), NULL);
+  return self->conversation;
 }
 
 AssaySessionStore *

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* What the model reads: cell results turned into text within a budget, fenced code pulled
  * out of a reply, and the conversation fitted into the context. */
+#define G_LOG_DOMAIN "Assay-Agent"
+
 #include "config.h"
 
 #include <string.h>

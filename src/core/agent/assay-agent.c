@@ -8,6 +8,8 @@
  * A provider retries inside stream_async, before any cell runs, so a cell never runs twice.
  * The session is saved after every event that matters; a step counts as finished once every
  * call it made has its answer, which is what a crashed session comes back to. */
+#define G_LOG_DOMAIN "Assay-Agent"
+
 #include "config.h"
 
 #include <glib/gi18n-lib.h>

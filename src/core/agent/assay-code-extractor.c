@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* A byte-at-a-time JSON scanner that only decodes one string: the top-level "code". It
  * never fails: a model's half-written or broken JSON just yields less code. */
+#define G_LOG_DOMAIN "Assay-Agent"
+
 #include "config.h"
 
 #include <string.h>

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* A unified diff of two cells' code, for "what changed since the previous attempt". Cells
  * are short: a longest-common-subsequence table over lines is plenty. */
+#define G_LOG_DOMAIN "Assay-Agent"
+
 #include "config.h"
 
 #include <string.h>

@@ -9,6 +9,8 @@
  * with ping anywhere and "event: error" (overloaded_error, ...) instead of the rest when the
  * server fails mid-way. The system prompt goes in "system"; tool results go back as
  * tool_result blocks, all the results for one assistant turn in one user message. */
+#define G_LOG_DOMAIN "Assay-Llm"
+
 #include "config.h"
 
 #include <glib/gi18n-lib.h>

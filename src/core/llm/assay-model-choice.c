@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Which of a vendor's models the onboarding page offers, and which one it preselects. */
+#define G_LOG_DOMAIN "Assay-Llm"
+
 #include "config.h"
 
 #include <string.h>

@@ -12,6 +12,8 @@
  *  - Errors in the stream are {"error": {...}} with "code" a string, an integer or null
  *    (llama.cpp sends one and stops). A stream that stops without [DONE] or a finish
  *    reason was cut: the transport retries it, it is never taken as an answer. */
+#define G_LOG_DOMAIN "Assay-Llm"
+
 #include "config.h"
 
 #include <glib/gi18n-lib.h>

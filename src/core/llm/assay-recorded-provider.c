@@ -21,6 +21,8 @@
  * "arguments" may also be a string, sent as is: that is how a test replays a model that
  * writes invalid JSON. "stop_reason" ("end_turn", "tool_use", "max_tokens") overrides the
  * one implied by the presence of tool calls. */
+#define G_LOG_DOMAIN "Assay-Llm"
+
 #include "config.h"
 
 #include <glib/gi18n-lib.h>

@@ -2,12 +2,14 @@
 /* The HTML export: one self-contained file, figures as data: URIs. Everything that came
  * from the model or the sandbox is escaped; the sandbox's own HTML is never copied, tables
  * are rebuilt from the extractor's text. */
+#define G_LOG_DOMAIN "Assay-Report"
+
 #include "config.h"
 #include "assay-cell-output.h"
 
 #include <string.h>
 
-#include <glib/gi18n.h>
+#include <glib/gi18n-lib.h>
 
 #include "assay-markdown.h"
 #include "assay-report-private.h"

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The notebook export: nbformat 4.5, the conversation as Markdown cells and every cell
  * that ran as a code cell with its outputs, so the analysis re-runs in JupyterLab. */
+#define G_LOG_DOMAIN "Assay-Report"
+
 #include "config.h"
 #include "assay-cell-output.h"
 
 #include <string.h>
 
-#include <glib/gi18n.h>
+#include <glib/gi18n-lib.h>
 
 #include "assay-report-private.h"
 #include "assay-json.h"

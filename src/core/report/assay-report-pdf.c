@@ -2,6 +2,8 @@
 /* The PDF export, drawn by Assay with cairo and Pango. Everything is laid out first into a
  * list of drawing operations with their pages (so the table of contents and "Page N of M"
  * know every page number), then drawn page by page onto a cairo PDF surface. */
+#define G_LOG_DOMAIN "Assay-Report"
+
 #include "config.h"
 #include "assay-cell-output.h"
 
@@ -10,7 +12,7 @@
 
 #include <cairo.h>
 #include <cairo-pdf.h>
-#include <glib/gi18n.h>
+#include <glib/gi18n-lib.h>
 #include <pango/pangocairo.h>
 
 #include "assay-markdown.h"

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "Assay-Report"
+
 #include "config.h"
 #include "assay-cell-output.h"
 
@@ -7,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <glib/gi18n.h>
+#include <glib/gi18n-lib.h>
 #include <glib/gstdio.h>
 #include <gio/gunixoutputstream.h>
 

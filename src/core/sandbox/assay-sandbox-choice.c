@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Which sandbox backend to use, shared by assay-cli and the app. */
+#define G_LOG_DOMAIN "Assay-Sandbox"
+
 #include "config.h"
 
-#include <glib/gi18n.h>
+#include <glib/gi18n-lib.h>
 
 #include "assay-bwrap-backend.h"
 #include "assay-docker-backend.h"

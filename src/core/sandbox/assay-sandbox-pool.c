@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "Assay-Sandbox"
+
 #include "config.h"
 
 #include "assay-sandbox-pool.h"
@@ -89,7 +91,7 @@ warmed_cb (GObject      *source,
   if (!assay_kernel_session_start_finish (session, result, &error))
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CLOSED))
-        g_warning ("could not prepare a warm sandbox: %s", error->message);
+        g_debug ("could not prepare a warm sandbox: %s", error->message);
       if (self->warming == session)
         g_clear_object (&self->warming);
       return;
@@ -121,6 +123,13 @@ assay_sandbox_pool_has_warm (AssaySandboxPool *self)
   return self->warm != NULL;
 }
 
+const char *
+assay_sandbox_pool_get_warm_id (AssaySandboxPool *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SANDBOX_POOL (self), NULL);
+  return self->warm != NULL ? assay_kernel_session_get_id (self->warm) : NULL;
+}
+
 AssayKernelSession *
 assay_sandbox_pool_take_session (AssaySandboxPool *self,
                                  const char       *artifact_dir)
@@ -139,4 +148,42 @@ assay_sandbox_pool_take_session (AssaySandboxPool *self,
     }
 
   return assay_kernel_session_new (self->backend, self->spec, artifact_dir);
+}
+
+static void
+emptied_cb (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GApplication) app = user_data;
+
+  assay_kernel_session_close_finish (ASSAY_KERNEL_SESSION (source), result, NULL);
+  if (app != NULL)
+    g_application_release (app);
+}
+
+void
+assay_sandbox_pool_empty (AssaySandboxPool *self)
+{
+  AssayKernelSession *sessions[2];
+
+  g_return_if_fail (ASSAY_IS_SANDBOX_POOL (self));
+
+  /* A start in flight is cancelled (its callback sees it is no longer the one warming). */
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  self->cancellable = g_cancellable_new ();
+  sessions[0] = g_steal_pointer (&self->warming);
+  sessions[1] = g_steal_pointer (&self->warm);
+  for (guint i = 0; i < G_N_ELEMENTS (sessions); i++)
+    {
+      GApplication *app = g_application_get_default ();
+
+      if (sessions[i] == NULL)
+        continue;
+      if (app != NULL)
+        g_application_hold (app);
+      assay_kernel_session_close_async (sessions[i], emptied_cb, app != NULL ? g_object_ref (app) : NULL);
+      g_object_unref (sessions[i]);
+    }
 }
