@@ -234,6 +234,8 @@ measure_first_cell (AssayWindow *window,
   AssayConversation *conversation = assay_window_get_conversation (window);
 
   assay_window_new_session (window);
+  /* A new session starts from the approval setting: its cells run without asking here. */
+  assay_code_review_set_auto_run (assay_window_get_code_review (window), TRUE);
   if (g_str_equal (kind, "warm"))
     {
       /* What the first dataset of a session does. */
