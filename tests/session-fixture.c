@@ -58,8 +58,7 @@ session_fixture_write_long (const char *parent,
       cell = assay_session_add_cell (session, assay_session_cell_new (cell_id, step, call_id, NULL, code));
       cell->code = g_strdup (code);
       cell->decision = ASSAY_DECISION_AUTO;
-      g_free (cell->status);
-      cell->status = g_strdup ("ok");
+      cell->status = ASSAY_CELL_OK;
       cell->elapsed_ms = 10;
       json_object_set_string_member (output, "output_type", "stream");
       json_object_set_string_member (output, "name", "stdout");
@@ -221,8 +220,7 @@ session_fixture_write_repeated_ids (const char *parent)
   session_fixture_ask (session, "Question four?");
   session_fixture_reply (session, "Running long.", 1, "call_1");
   cell = assay_session_add_cell (session, assay_session_cell_new ("c6", 8, "call_1", "sixth", "print('sixth-output')"));
-  g_free (cell->status);
-  cell->status = g_strdup ("running");
+  cell->status = ASSAY_CELL_RUNNING;
   assay_session_set_outcome (session, "answered", "Answer three.");
 
   g_assert_true (assay_session_save (session, &error));

@@ -302,7 +302,7 @@ test_happy_path (void)
   g_assert_cmpstr (assay_session_get_answer (loaded), ==, run->text);
   g_assert_cmpstr (assay_session_get_provider (loaded), ==, "recorded");
   cell = assay_session_get_cell (loaded, 1);
-  g_assert_cmpstr (cell->status, ==, "ok");
+  g_assert_cmpint (cell->status, ==, ASSAY_CELL_OK);
   g_assert_cmpstr (cell->description, ==, "plot");
   g_assert_cmpint (cell->decision, ==, ASSAY_DECISION_AUTO);
   g_assert_cmpuint (cell->artifacts->len, >=, 1);
@@ -353,7 +353,7 @@ test_background_saves (void)
   g_assert_cmpstr (assay_session_get_status (loaded), ==, "answered");
   g_assert_cmpstr (assay_session_get_answer (loaded), ==, "The total amount is 3.");
   g_assert_cmpuint (assay_session_get_n_cells (loaded), ==, 1);
-  g_assert_cmpstr (assay_session_get_cell (loaded, 0)->status, ==, "ok");
+  g_assert_cmpint (assay_session_get_cell (loaded, 0)->status, ==, ASSAY_CELL_OK);
   run_free (run);
 }
 
@@ -394,8 +394,8 @@ test_error_then_fix (void)
   m = message (run, 4);
   g_assert_false (m->is_error);
   g_assert_nonnull (strstr (m->text, "4"));
-  g_assert_cmpstr (assay_session_get_cell (run->session, 0)->status, ==, "error");
-  g_assert_cmpstr (assay_session_get_cell (run->session, 1)->status, ==, "ok");
+  g_assert_cmpint (assay_session_get_cell (run->session, 0)->status, ==, ASSAY_CELL_ERROR);
+  g_assert_cmpint (assay_session_get_cell (run->session, 1)->status, ==, ASSAY_CELL_OK);
   run_free (run);
 }
 
@@ -424,7 +424,7 @@ test_reject (void)
   cell = assay_session_get_cell (run->session, 0);
   g_assert_cmpint (cell->decision, ==, ASSAY_DECISION_REJECTED);
   g_assert_cmpstr (cell->reason, ==, "too slow, use a sample");
-  g_assert_cmpstr (cell->status, ==, "rejected");
+  g_assert_cmpint (cell->status, ==, ASSAY_CELL_REJECTED);
   g_assert_null (cell->code);
   g_assert_cmpuint (cell->artifacts->len, ==, 0);
   run_free (run);
@@ -454,7 +454,7 @@ test_edit (void)
   g_assert_cmpint (cell->decision, ==, ASSAY_DECISION_EDITED);
   g_assert_cmpstr (cell->proposed_code, ==, "print(\"original\")");
   g_assert_cmpstr (cell->code, ==, "print(\"edited by the analyst\")");
-  g_assert_cmpstr (cell->status, ==, "ok");
+  g_assert_cmpint (cell->status, ==, ASSAY_CELL_OK);
   run_free (run);
 }
 
@@ -550,7 +550,7 @@ test_step_limit (void)
   g_assert_cmpstr (assay_session_get_status (loaded), ==, "step-limit");
   g_assert_cmpuint (assay_session_get_n_steps (loaded), ==, 2);
   g_assert_cmpuint (assay_session_get_n_cells (loaded), ==, 2);
-  g_assert_cmpstr (assay_session_get_cell (loaded, 1)->status, ==, "ok");
+  g_assert_cmpint (assay_session_get_cell (loaded, 1)->status, ==, ASSAY_CELL_OK);
   g_assert_cmpuint (assay_session_get_messages (loaded)->len, ==, 5);
   run_free (run);
 }
@@ -600,7 +600,7 @@ test_cancel_mid_cell (void)
   g_assert_cmpint (run->outcome, ==, ASSAY_AGENT_CANCELLED);
   g_assert_cmpint (g_get_monotonic_time () - start, <, 30 * G_USEC_PER_SEC);
   g_assert_cmpuint (assay_session_get_n_cells (run->session), ==, 1);
-  g_assert_cmpstr (assay_session_get_cell (run->session, 0)->status, ==, "cancelled");
+  g_assert_cmpint (assay_session_get_cell (run->session, 0)->status, ==, ASSAY_CELL_CANCELLED);
   /* Every call got an answer; the second never ran. */
   g_assert_cmpuint (assay_agent_get_messages (run->agent)->len, ==, 4);
   g_assert_true (message (run, 3)->is_error);

@@ -83,8 +83,7 @@ make_session (const char *dir)
   g_ptr_array_add (assistant->tool_calls, assay_llm_tool_call_new ("call_2", "execute_python", "{\"code\":\"sleep\"}"));
   assay_session_append_message (session, assistant);
   cell = assay_session_add_cell (session, assay_session_cell_new ("c2", 2, "call_2", NULL, "import time"));
-  g_free (cell->status);
-  cell->status = g_strdup ("running");
+  cell->status = ASSAY_CELL_RUNNING;
   return session;
 }
 
@@ -147,7 +146,7 @@ test_round_trip (void)
   g_assert_cmpuint (assay_session_get_n_cells (loaded), ==, 1);
   cell = assay_session_get_cell (loaded, 0);
   g_assert_cmpstr (cell->id, ==, "c1");
-  g_assert_cmpstr (cell->status, ==, "ok");
+  g_assert_cmpint (cell->status, ==, ASSAY_CELL_OK);
   g_assert_cmpint (cell->decision, ==, ASSAY_DECISION_APPROVED);
   g_assert_cmpint (cell->elapsed_ms, ==, 12);
   g_assert_cmpuint (json_array_get_length (cell->outputs), ==, 1);
@@ -159,7 +158,7 @@ test_round_trip (void)
   g_assert_cmpuint (assay_session_get_interrupted_cells (loaded)->len, ==, 1);
   cell = g_ptr_array_index (assay_session_get_interrupted_cells (loaded), 0);
   g_assert_cmpstr (cell->id, ==, "c2");
-  g_assert_cmpstr (cell->status, ==, "interrupted");
+  g_assert_cmpint (cell->status, ==, ASSAY_CELL_INTERRUPTED);
   {
     g_autofree char *next = assay_session_next_cell_id (loaded);
     g_assert_cmpstr (next, ==, "c3");
@@ -675,6 +674,55 @@ test_load_async_reads_later (void)
   remove_tmp (parent);
 }
 
+
+/* The cell status is one enum everywhere; the record keeps its words, and a word this
+ * version does not know (a newer Assay's) reads as an error, never as a success. */
+static void
+test_cell_status (void)
+{
+  for (AssayCellStatus status = ASSAY_CELL_OK; status <= ASSAY_CELL_INTERRUPTED; status++)
+    {
+      AssaySessionCell *cell = assay_session_cell_new ("c1", 1, "call_1", NULL, "print(1)");
+      g_autoptr(JsonNode) node = NULL;
+      AssaySessionCell *back;
+      AssayCellStatus parsed = ASSAY_CELL_CRASHED;
+
+      g_assert_true (assay_cell_status_from_string (assay_cell_status_to_string (status), &parsed));
+      g_assert_cmpint (parsed, ==, status);
+      cell->status = status;
+      node = assay_session_cell_to_json (cell);
+      back = assay_session_cell_from_json (node);
+      g_assert_nonnull (back);
+      g_assert_cmpint (back->status, ==, status);
+      g_assert_cmpint (assay_cell_status_is_finished (status), ==,
+                       status != ASSAY_CELL_PROPOSED && status != ASSAY_CELL_RUNNING &&
+                       status != ASSAY_CELL_REJECTED && status != ASSAY_CELL_INTERRUPTED);
+      assay_session_cell_free (back);
+      assay_session_cell_free (cell);
+    }
+
+  {
+    AssaySessionCell *cell = assay_session_cell_new ("c1", 1, "call_1", NULL, "print(1)");
+    g_autoptr(JsonNode) node = assay_session_cell_to_json (cell);
+    AssaySessionCell *back;
+    AssayCellStatus parsed = ASSAY_CELL_OK;
+
+    json_object_set_string_member (json_node_get_object (node), "status", "superseded-in-v9");
+    back = assay_session_cell_from_json (node);
+    g_assert_nonnull (back);
+    g_assert_cmpint (back->status, ==, ASSAY_CELL_ERROR);
+    g_assert_false (assay_session_cell_succeeded (back));
+    g_assert_false (assay_cell_status_from_string ("superseded-in-v9", &parsed));
+    g_assert_cmpint (parsed, ==, ASSAY_CELL_OK);
+    json_object_remove_member (json_node_get_object (node), "status");
+    assay_session_cell_free (back);
+    back = assay_session_cell_from_json (node);
+    g_assert_cmpint (back->status, ==, ASSAY_CELL_PROPOSED);
+    assay_session_cell_free (back);
+    assay_session_cell_free (cell);
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -682,6 +730,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/assay/session/round-trip", test_round_trip);
+  g_test_add_func ("/assay/session/cell-status", test_cell_status);
   g_test_add_func ("/assay/session/atomic-write", test_atomic_write);
   g_test_add_func ("/assay/session/list-rename-delete", test_list_rename_delete);
   g_test_add_func ("/assay/session/delete-never-follows-links", test_delete_never_follows_links);

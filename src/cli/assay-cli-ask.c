@@ -378,7 +378,7 @@ result_json (Ask          *ask,
       json_builder_set_member_name (builder, "step");
       json_builder_add_int_value (builder, cell->step);
       json_builder_set_member_name (builder, "status");
-      json_builder_add_string_value (builder, cell->status);
+      json_builder_add_string_value (builder, assay_cell_status_to_string (cell->status));
       json_builder_set_member_name (builder, "decision");
       json_builder_add_string_value (builder, assay_decision_to_string (cell->decision));
       json_builder_set_member_name (builder, "reason");

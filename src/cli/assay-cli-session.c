@@ -119,7 +119,7 @@ print_cell (AssaySession     *session,
 {
   g_auto(GStrv) lines = g_strsplit (cell->code ? cell->code : cell->proposed_code ? cell->proposed_code : "", "\n", -1);
 
-  assay_cli_print (stdout, _("── cell %s (step %u): %s, %s"), cell->id, cell->step, cell->status,
+  assay_cli_print (stdout, _("── cell %s (step %u): %s, %s"), cell->id, cell->step, assay_cell_status_to_string (cell->status),
           assay_decision_to_string (cell->decision));
   if (cell->reason)
     assay_cli_print (stdout, " — %s", cell->reason);

@@ -316,7 +316,7 @@ main (int   argc,
 
   measure_question (window, "cell", "Print a lot");
   g_assert_cmpuint (assay_session_get_n_cells (session), ==, 1);
-  g_assert_cmpstr (assay_session_get_cell (session, 0)->status, ==, "ok");
+  g_assert_cmpint (assay_session_get_cell (session, 0)->status, ==, ASSAY_CELL_OK);
 
   gui_spin (2000);
   print_memory ("after both phases (long answer and 400 printed lines in the chat)");

@@ -263,7 +263,7 @@ test_edit (void)
   cell = assay_session_get_cell (assay_window_get_session (window), 0);
   g_assert_cmpint (cell->decision, ==, ASSAY_DECISION_EDITED);
   g_assert_cmpstr (cell->code, ==, "print('edited by the analyst')\n");
-  g_assert_cmpstr (cell->status, ==, "ok");
+  g_assert_cmpint (cell->status, ==, ASSAY_CELL_OK);
   gui_close_window (window);
 }
 
@@ -347,7 +347,7 @@ test_warm_sandbox (void)
   wait_idle (window);
   session = assay_window_get_session (window);
   g_assert_cmpuint (assay_session_get_n_cells (session), ==, 2);
-  g_assert_cmpstr (assay_session_get_cell (session, 0)->status, ==, "ok");
+  g_assert_cmpint (assay_session_get_cell (session, 0)->status, ==, ASSAY_CELL_OK);
   /* The cells ran in the sandbox that was warm. */
   g_assert_cmpstr (assay_window_get_kernel_id (window), ==, warm);
 
@@ -519,7 +519,7 @@ test_close_while_running (void)
   cell = assay_session_get_cell (saved, 0);
   g_assert_cmpstr (cell->id, ==, "c1");
   g_assert_nonnull (strstr (cell->code, "time.sleep(30)"));
-  g_assert_true (g_strcmp0 (cell->status, "cancelled") == 0 || g_strcmp0 (cell->status, "interrupted") == 0);
+  g_assert_true (cell->status == ASSAY_CELL_CANCELLED || cell->status == ASSAY_CELL_INTERRUPTED);
 }
 
 static gboolean

@@ -1108,7 +1108,7 @@ test_step_card (void)
       g_assert_nonnull (gui_find (other, GTK_TYPE_EXPANDER, NULL));
       g_assert_cmpstr (gtk_expander_get_label (GTK_EXPANDER (gui_find (other, GTK_TYPE_EXPANDER, NULL))), ==, "Output (105 lines)");
     }
-    assay_step_card_cell_finished (ASSAY_STEP_CARD (other), "c9", "ok", NULL, 10);
+    assay_step_card_cell_finished (ASSAY_STEP_CARD (other), "c9", ASSAY_CELL_OK, NULL, 10);
     /* Now all of it, in the (collapsed) expander. */
     {
       GtkWidget *child = gtk_expander_get_child (GTK_EXPANDER (gui_find (other, GTK_TYPE_EXPANDER, NULL)));
@@ -1165,7 +1165,7 @@ test_step_card (void)
     g_unlink (path);
     g_rmdir (dir);
   }
-  assay_step_card_cell_finished (step, "c1", "ok", NULL, 1500);
+  assay_step_card_cell_finished (step, "c1", ASSAY_CELL_OK, NULL, 1500);
   g_assert_nonnull (gui_find (card, GTK_TYPE_LABEL, "Ran in 1.5 s"));
   expander = gui_find (card, GTK_TYPE_EXPANDER, NULL);
   g_assert_nonnull (expander);
@@ -1174,13 +1174,13 @@ test_step_card (void)
 
   assay_step_card_add_cell (step, "c2", NULL);
   assay_step_card_cell_started (step, "c2");
-  assay_step_card_cell_finished (step, "c2", "timeout", "the cell ran longer than 120 s", 120000);
+  assay_step_card_cell_finished (step, "c2", ASSAY_CELL_TIMEOUT, "the cell ran longer than 120 s", 120000);
   g_assert_nonnull (gui_find (card, GTK_TYPE_LABEL, "Timed out after 120 s: the cell ran longer than 120 s"));
   assay_step_card_add_cell (step, "c3", NULL);
-  assay_step_card_cell_finished (step, "c3", "oom", NULL, 10);
+  assay_step_card_cell_finished (step, "c3", ASSAY_CELL_OOM, NULL, 10);
   g_assert_nonnull (gui_find (card, GTK_TYPE_LABEL, "Ran out of memory"));
   assay_step_card_add_cell (step, "c4", NULL);
-  assay_step_card_cell_finished (step, "c4", "error", "NameError", 10);
+  assay_step_card_cell_finished (step, "c4", ASSAY_CELL_ERROR, "NameError", 10);
   g_assert_nonnull (gui_find (card, GTK_TYPE_LABEL, "Failed with an error after 0.0 s: NameError"));
   assay_step_card_cell_rejected (step, "c5", "use the clean table");
   g_assert_nonnull (gui_find (card, GTK_TYPE_LABEL, "Rejected: use the clean table"));

@@ -348,7 +348,9 @@ show_cell (AssayStepCard    *card,
 
       assay_step_card_cell_artifact (card, cell->id, artifact->name, path);
     }
-  if (g_strcmp0 (cell->status, "proposed") != 0 && g_strcmp0 (cell->status, "running") != 0)
+  if (cell->status == ASSAY_CELL_REJECTED)
+    assay_step_card_cell_rejected (card, cell->id, cell->reason);
+  else if (cell->status != ASSAY_CELL_PROPOSED && cell->status != ASSAY_CELL_RUNNING)
     assay_step_card_cell_finished (card, cell->id, cell->status, cell->status_reason, cell->elapsed_ms);
 }
 
@@ -386,7 +388,7 @@ assay_chat_view_show_session (AssayChatView *self,
               show_cell (card, session, cell);
               /* A step that never finished (Assay was closed in the middle of it). */
               if (step->interrupted)
-                assay_step_card_cell_finished (card, cell->id, "interrupted", NULL, cell->elapsed_ms);
+                assay_step_card_cell_finished (card, cell->id, ASSAY_CELL_INTERRUPTED, NULL, cell->elapsed_ms);
             }
           if (step->is_answer)
             assay_chat_view_add_answer (self, step->text ? step->text : "");
@@ -499,7 +501,7 @@ agent_cell_finished_cb (AssayChatView   *self,
                         AssayAgent      *agent)
 {
   assay_step_card_cell_finished (card_for_cell (self, agent, cell_id), cell_id,
-                                 assay_cell_status_to_string (assay_cell_result_get_status (result)),
+                                 assay_cell_result_get_status (result),
                                  assay_cell_result_get_reason (result),
                                  assay_cell_result_get_elapsed_ms (result));
 }

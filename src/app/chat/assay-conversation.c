@@ -41,10 +41,7 @@ session_exportable (AssaySession *session)
     return TRUE;
   for (guint i = 0; i < assay_session_get_n_cells (session); i++)
     {
-      const char *status = assay_session_get_cell (session, i)->status;
-
-      if (status != NULL && !g_str_equal (status, "proposed") && !g_str_equal (status, "running") &&
-          !g_str_equal (status, "rejected") && !g_str_equal (status, "interrupted"))
+      if (assay_cell_status_is_finished (assay_session_get_cell (session, i)->status))
         return TRUE;
     }
   return FALSE;

@@ -20,7 +20,7 @@
 typedef struct
 {
   char      *id;
-  char      *status;
+  AssayCellStatus status;
   GtkWidget *box;
   GtkWidget *status_icon;
   GtkWidget *status_label;
@@ -69,7 +69,6 @@ cell_row_free (CellRow *row)
   g_clear_handle_id (&row->tick_source, g_source_remove);
   g_clear_handle_id (&row->output_source, g_source_remove);
   g_free (row->id);
-  g_free (row->status);
   g_string_free (row->output, TRUE);
   g_free (row);
 }
@@ -89,16 +88,15 @@ find_cell (AssayStepCard *self,
 }
 
 static void
-set_status (CellRow    *row,
-            const char *status,
-            const char *icon,
-            const char *text,
-            const char *css_class)
+set_status (CellRow         *row,
+            AssayCellStatus  status,
+            const char      *icon,
+            const char      *text,
+            const char      *css_class)
 {
   static const char *classes[] = { "success", "error", "warning", "dim-label", "accent" };
 
-  g_free (row->status);
-  row->status = g_strdup (status);
+  row->status = status;
   gtk_image_set_from_icon_name (GTK_IMAGE (row->status_icon), icon);
   gtk_label_set_text (GTK_LABEL (row->status_label), text);
   for (guint i = 0; i < G_N_ELEMENTS (classes); i++)
@@ -303,7 +301,7 @@ assay_step_card_add_cell (AssayStepCard *self,
   gtk_widget_set_visible (row->figures, FALSE);
   gtk_box_append (GTK_BOX (row->box), row->figures);
 
-  set_status (row, "proposed", "dialog-question-symbolic", _("Waiting for your approval"), "accent");
+  set_status (row, ASSAY_CELL_PROPOSED, "dialog-question-symbolic", _("Waiting for your approval"), "accent");
   gtk_box_append (self->cells_box, row->box);
   g_ptr_array_add (self->cells, row);
 }
@@ -332,7 +330,7 @@ assay_step_card_cell_started (AssayStepCard *self,
       assay_step_card_add_cell (self, cell_id, NULL);
       row = find_cell (self, cell_id);
     }
-  set_status (row, "running", "media-playback-start-symbolic", _("Running… 0 s"), NULL);
+  set_status (row, ASSAY_CELL_RUNNING, "media-playback-start-symbolic", _("Running… 0 s"), NULL);
   row->running = TRUE;
   row->started_us = g_get_monotonic_time ();
   g_clear_handle_id (&row->tick_source, g_source_remove);
@@ -651,11 +649,11 @@ assay_step_card_cell_artifact (AssayStepCard *self,
 }
 
 void
-assay_step_card_cell_finished (AssayStepCard *self,
-                               const char    *cell_id,
-                               const char    *status,
-                               const char    *reason,
-                               gint64         elapsed_ms)
+assay_step_card_cell_finished (AssayStepCard   *self,
+                               const char      *cell_id,
+                               AssayCellStatus  status,
+                               const char      *reason,
+                               gint64           elapsed_ms)
 {
   CellRow *row;
   g_autofree char *text = NULL;
@@ -671,32 +669,42 @@ assay_step_card_cell_finished (AssayStepCard *self,
   row->running = FALSE;
   update_output (row);
 
-  if (g_strcmp0 (status, "ok") == 0)
+  switch (status)
     {
+    case ASSAY_CELL_OK:
       text = g_strdup_printf (_("Ran in %.1f s"), elapsed_ms / 1000.0);
       icon = "object-select-symbolic";
       css = "success";
-    }
-  else if (g_strcmp0 (status, "error") == 0)
-    text = g_strdup_printf (_("Failed with an error after %.1f s"), elapsed_ms / 1000.0);
-  else if (g_strcmp0 (status, "timeout") == 0)
-    text = g_strdup_printf (_("Timed out after %.0f s"), elapsed_ms / 1000.0);
-  else if (g_strcmp0 (status, "oom") == 0)
-    text = g_strdup (_("Ran out of memory"));
-  else if (g_strcmp0 (status, "cancelled") == 0)
-    {
+      break;
+    case ASSAY_CELL_ERROR:
+      text = g_strdup_printf (_("Failed with an error after %.1f s"), elapsed_ms / 1000.0);
+      break;
+    case ASSAY_CELL_TIMEOUT:
+      text = g_strdup_printf (_("Timed out after %.0f s"), elapsed_ms / 1000.0);
+      break;
+    case ASSAY_CELL_OOM:
+      text = g_strdup (_("Ran out of memory"));
+      break;
+    case ASSAY_CELL_CANCELLED:
       text = g_strdup (_("Stopped"));
       css = "warning";
-    }
-  else if (g_strcmp0 (status, "interrupted") == 0)
-    {
+      break;
+    case ASSAY_CELL_INTERRUPTED:
       text = g_strdup (_("Interrupted (Assay was closed)"));
       css = "warning";
+      break;
+    case ASSAY_CELL_LIMIT:
+    case ASSAY_CELL_CRASHED:
+    case ASSAY_CELL_SANDBOX_ERROR:
+    case ASSAY_CELL_PROPOSED:
+    case ASSAY_CELL_RUNNING:
+    case ASSAY_CELL_REJECTED:
+    default:
+      text = g_strdup_printf (_("Did not finish (%s)"), assay_cell_status_to_string (status));
+      break;
     }
-  else
-    text = g_strdup_printf (_("Did not finish (%s)"), status ? status : _("unknown"));
 
-  if (reason != NULL && *reason != '\0' && g_strcmp0 (status, "ok") != 0)
+  if (reason != NULL && *reason != '\0' && status != ASSAY_CELL_OK)
     {
       char *with_reason = g_strdup_printf ("%s: %s", text, reason);
 
@@ -728,7 +736,7 @@ assay_step_card_cell_rejected (AssayStepCard *self,
     text = g_strdup_printf (_("Rejected: %s"), reason);
   else
     text = g_strdup (_("Rejected"));
-  set_status (row, "rejected", "action-unavailable-symbolic", text, "dim-label");
+  set_status (row, ASSAY_CELL_REJECTED, "action-unavailable-symbolic", text, "dim-label");
 }
 
 const char *
@@ -739,7 +747,7 @@ assay_step_card_get_cell_status (AssayStepCard *self,
 
   g_return_val_if_fail (ASSAY_IS_STEP_CARD (self), NULL);
   row = find_cell (self, cell_id);
-  return row ? row->status : NULL;
+  return row ? assay_cell_status_to_string (row->status) : NULL;
 }
 
 static void

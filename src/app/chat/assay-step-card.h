@@ -4,6 +4,7 @@
 #include <json-glib/json-glib.h>
 
 #include "assay-app-types.h"
+#include "assay-cell-result.h"
 
 G_BEGIN_DECLS
 
@@ -43,12 +44,12 @@ void        assay_step_card_cell_artifact  (AssayStepCard *self,
                                             const char    *cell_id,
                                             const char    *name,
                                             const char    *path);
-/* STATUS: "ok", "error", "timeout", "oom", "limit", "cancelled", "crashed", "interrupted". */
-void        assay_step_card_cell_finished  (AssayStepCard *self,
-                                            const char    *cell_id,
-                                            const char    *status,
-                                            const char    *reason,
-                                            gint64         elapsed_ms);
+/* STATUS: how it ended (a run's outcome, or ASSAY_CELL_INTERRUPTED). */
+void        assay_step_card_cell_finished  (AssayStepCard   *self,
+                                            const char      *cell_id,
+                                            AssayCellStatus  status,
+                                            const char      *reason,
+                                            gint64           elapsed_ms);
 void        assay_step_card_cell_rejected  (AssayStepCard *self,
                                             const char    *cell_id,
                                             const char    *reason);

@@ -232,7 +232,7 @@ kernel_output_cb (AssayKernelSession *kernel,
                   AssayAgent         *self)
 {
   /* Cells run one at a time: an output belongs to the cell we started. */
-  if (self->cell != NULL && g_strcmp0 (self->cell->status, "running") == 0)
+  if (self->cell != NULL && self->cell->status == ASSAY_CELL_RUNNING)
     g_signal_emit (self, signals[OUTPUT], 0, self->cell->id, output);
 }
 
@@ -419,8 +419,7 @@ executed_cb (GObject      *source,
       gboolean cancelled = g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
       g_autofree char *message = NULL;
 
-      g_free (cell->status);
-      cell->status = g_strdup (cancelled ? "cancelled" : "sandbox-error");
+      cell->status = cancelled ? ASSAY_CELL_CANCELLED : ASSAY_CELL_SANDBOX_ERROR;
       cell->status_reason = g_strdup (error->message);
       cell->finished_at = g_get_real_time ();
       if (cancelled)
@@ -476,8 +475,7 @@ run_cell (AssayAgent *self,
 
   g_free (cell->code);
   cell->code = g_strdup (code);
-  g_free (cell->status);
-  cell->status = g_strdup ("running");
+  cell->status = ASSAY_CELL_RUNNING;
   cell->started_at = g_get_real_time ();
   save (self);
 
@@ -660,8 +658,7 @@ assay_agent_respond (AssayAgent            *self,
         cell->decision = ASSAY_DECISION_REJECTED;
         g_free (cell->reason);
         cell->reason = g_strdup (reason);
-        g_free (cell->status);
-        cell->status = g_strdup ("rejected");
+        cell->status = ASSAY_CELL_REJECTED;
         cell->finished_at = g_get_real_time ();
         self->cell = NULL;
         result = g_strdup_printf ("The analyst rejected this cell; it did not run. Reason: %s",
@@ -898,8 +895,7 @@ cancelled_idle_cb (gpointer user_data)
       AssaySessionCell *cell = self->cell;
 
       self->awaiting_approval = FALSE;
-      g_free (cell->status);
-      cell->status = g_strdup ("cancelled");
+      cell->status = ASSAY_CELL_CANCELLED;
       self->cell = NULL;
       end_during_step (self, ASSAY_AGENT_CANCELLED,
                        "The analyst cancelled the question before the cell ran.");

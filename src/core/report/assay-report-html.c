@@ -332,7 +332,7 @@ append_cell_appendix (GString          *html,
   append_escaped (html, heading, -1);
   g_string_append (html, "</h3>\n<p class=\"meta\">");
   {
-    g_autofree char *meta = g_strdup_printf (_("Status: %s, %.2f s"), cell->status,
+    g_autofree char *meta = g_strdup_printf (_("Status: %s, %.2f s"), assay_cell_status_to_string (cell->status),
                                              cell->elapsed_ms / 1000.0);
 
     append_escaped (html, meta, -1);

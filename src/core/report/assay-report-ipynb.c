@@ -417,7 +417,7 @@ assay_report_write_ipynb (AssayReport   *report,
               json_object_set_int_member (cell, "execution_count", source->execution_count);
               json_object_set_array_member (cell, "outputs", copy_outputs (source));
               json_object_set_string_member (cell_assay, "cell", source->id);
-              json_object_set_string_member (cell_assay, "status", source->status);
+              json_object_set_string_member (cell_assay, "status", assay_cell_status_to_string (source->status));
               if (source->description)
                 json_object_set_string_member (cell_assay, "description", source->description);
               json_object_set_int_member (cell_assay, "elapsed_ms", source->elapsed_ms);

@@ -788,7 +788,7 @@ place_cell_appendix (Layout           *layout,
   g_autofree char *heading = g_strdup_printf (_("Cell %s [%u]: %s"), cell->id, cell->execution_count,
                                               cell->description ? cell->description
                                                                 : _("(no description)"));
-  g_autofree char *meta = g_strdup_printf (_("Status: %s, %.2f s"), cell->status,
+  g_autofree char *meta = g_strdup_printf (_("Status: %s, %.2f s"), assay_cell_status_to_string (cell->status),
                                            cell->elapsed_ms / 1000.0);
 
   if (layout->y > BODY_TOP + 1)

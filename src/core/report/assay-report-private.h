@@ -5,6 +5,7 @@
 
 #include "assay-cell-output.h"
 #include "assay-html-table.h"
+#include "assay-cell-result.h"
 #include "assay-report.h"
 
 G_BEGIN_DECLS
@@ -31,7 +32,7 @@ typedef struct
   guint       execution_count;   /* from 1, over the cells in the report */
   char       *description;
   char       *code;
-  char       *status;
+  AssayCellStatus status;
   char       *status_reason;
   gboolean    succeeded;
   gint64      elapsed_ms;

@@ -90,7 +90,6 @@ cell_free (ReportCell *cell)
   g_free (cell->id);
   g_free (cell->description);
   g_free (cell->code);
-  g_free (cell->status);
   g_free (cell->status_reason);
   json_array_unref (cell->outputs);
   g_ptr_array_unref (cell->figures);
@@ -192,7 +191,7 @@ snapshot_cell (AssayReport            *report,
   cell->id = g_strdup (source->id);
   cell->description = g_strdup (source->description);
   cell->code = g_strdup (source->code);
-  cell->status = g_strdup (source->status);
+  cell->status = source->status;
   cell->status_reason = g_strdup (source->status_reason);
   cell->succeeded = assay_session_cell_succeeded (source);
   cell->elapsed_ms = source->elapsed_ms;
@@ -377,7 +376,7 @@ char *
 report_cell_status_note (const ReportCell *cell)
 {
   return g_strdup_printf (_("Cell %s ended with “%s”%s%s (see the appendix)."),
-                          cell->id, cell->status,
+                          cell->id, assay_cell_status_to_string (cell->status),
                           cell->status_reason ? ": " : "",
                           cell->status_reason ? cell->status_reason : "");
 }

@@ -62,8 +62,36 @@ assay_cell_status_to_string (AssayCellStatus status)
     case ASSAY_CELL_LIMIT:     return "limit";
     case ASSAY_CELL_CANCELLED: return "cancelled";
     case ASSAY_CELL_CRASHED:   return "crashed";
+    case ASSAY_CELL_SANDBOX_ERROR: return "sandbox-error";
+    case ASSAY_CELL_PROPOSED:  return "proposed";
+    case ASSAY_CELL_RUNNING:   return "running";
+    case ASSAY_CELL_REJECTED:  return "rejected";
+    case ASSAY_CELL_INTERRUPTED: return "interrupted";
     default:                   g_return_val_if_reached ("crashed");
     }
+}
+
+gboolean
+assay_cell_status_from_string (const char      *text,
+                               AssayCellStatus *status)
+{
+  g_return_val_if_fail (status != NULL, FALSE);
+  if (text == NULL)
+    return FALSE;
+  for (AssayCellStatus s = ASSAY_CELL_OK; s <= ASSAY_CELL_INTERRUPTED; s++)
+    if (g_str_equal (text, assay_cell_status_to_string (s)))
+      {
+        *status = s;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+gboolean
+assay_cell_status_is_finished (AssayCellStatus status)
+{
+  return status != ASSAY_CELL_PROPOSED && status != ASSAY_CELL_RUNNING &&
+         status != ASSAY_CELL_REJECTED && status != ASSAY_CELL_INTERRUPTED;
 }
 
 void

@@ -8,6 +8,9 @@
 
 G_BEGIN_DECLS
 
+/* A cell's status, the one type for it everywhere: what a run ended with (OK … CRASHED, the
+ * sandbox's outcomes), and where a recorded cell stands otherwise. The record and the wire
+ * keep the words of assay_cell_status_to_string (). */
 typedef enum
 {
   ASSAY_CELL_OK,
@@ -17,9 +20,21 @@ typedef enum
   ASSAY_CELL_LIMIT,
   ASSAY_CELL_CANCELLED,
   ASSAY_CELL_CRASHED,
+  ASSAY_CELL_SANDBOX_ERROR,   /* the sandbox could not run it at all */
+  ASSAY_CELL_PROPOSED,        /* waiting for the analyst */
+  ASSAY_CELL_RUNNING,
+  ASSAY_CELL_REJECTED,
+  ASSAY_CELL_INTERRUPTED,     /* Assay stopped while it was proposed or running */
 } AssayCellStatus;
 
-const char *assay_cell_status_to_string (AssayCellStatus status);
+/* "ok", "error", "timeout", "oom", "limit", "cancelled", "crashed", "sandbox-error",
+ * "proposed", "running", "rejected", "interrupted". */
+const char *assay_cell_status_to_string   (AssayCellStatus  status);
+/* FALSE (STATUS untouched) for a word that is none of those. */
+gboolean    assay_cell_status_from_string (const char      *text,
+                                           AssayCellStatus *status);
+/* Whether the cell ran to an outcome (not proposed, running, rejected or interrupted). */
+gboolean    assay_cell_status_is_finished (AssayCellStatus  status);
 
 /* A file a cell produced, stored by the host under a name it chose itself. */
 typedef struct

@@ -45,7 +45,7 @@ assay_session_cell_new (const char *id,
   cell->call_id = g_strdup (call_id);
   cell->description = g_strdup (description);
   cell->proposed_code = g_strdup (proposed_code);
-  cell->status = g_strdup ("proposed");
+  cell->status = ASSAY_CELL_PROPOSED;
   cell->outputs = json_array_new ();
   cell->artifacts = g_ptr_array_new_with_free_func (artifact_free);
   return cell;
@@ -83,7 +83,6 @@ assay_session_cell_free (AssaySessionCell *cell)
   g_free (cell->proposed_code);
   g_free (cell->code);
   g_free (cell->reason);
-  g_free (cell->status);
   g_free (cell->status_reason);
   g_clear_pointer (&cell->outputs, json_array_unref);
   g_clear_pointer (&cell->artifacts, g_ptr_array_unref);
@@ -93,7 +92,7 @@ assay_session_cell_free (AssaySessionCell *cell)
 gboolean
 assay_session_cell_succeeded (const AssaySessionCell *cell)
 {
-  return cell->code != NULL && g_strcmp0 (cell->status, "ok") == 0;
+  return cell->code != NULL && cell->status == ASSAY_CELL_OK;
 }
 
 static void
@@ -121,7 +120,7 @@ assay_session_cell_to_json (const AssaySessionCell *cell)
   set_optional_string (object, "code", cell->code);
   json_object_set_string_member (object, "decision", assay_decision_to_string (cell->decision));
   set_optional_string (object, "reason", cell->reason);
-  json_object_set_string_member (object, "status", cell->status);
+  json_object_set_string_member (object, "status", assay_cell_status_to_string (cell->status));
   set_optional_string (object, "status_reason", cell->status_reason);
   json_object_set_array_member (object, "outputs", json_array_ref (cell->outputs));
   for (guint i = 0; i < cell->artifacts->len; i++)
@@ -170,10 +169,11 @@ assay_session_cell_from_json (JsonNode *node)
     cell->decision = assay_decision_from_string (decision);
   }
   cell->reason = assay_json_dup_string (object, "reason");
-  g_free (cell->status);
-  cell->status = assay_json_dup_string (object, "status");
-  if (cell->status == NULL)
-    cell->status = g_strdup ("proposed");
+  /* A word a newer Assay wrote reads as an error: the cell did not end as this one knows. */
+  cell->status = ASSAY_CELL_PROPOSED;
+  if (assay_json_get_string (object, "status") != NULL &&
+      !assay_cell_status_from_string (assay_json_get_string (object, "status"), &cell->status))
+    cell->status = ASSAY_CELL_ERROR;
   cell->status_reason = assay_json_dup_string (object, "status_reason");
 
   member = json_object_get_member (object, "outputs");

@@ -34,8 +34,7 @@ typedef struct
   char          *code;           /* what ran (differs when edited); NULL when it did not run */
   AssayDecision  decision;
   char          *reason;         /* the rejection reason; may be NULL */
-  char          *status;         /* "proposed", "running", a cell status ("ok", "error", ...),
-                                  * "rejected" or "interrupted" */
+  AssayCellStatus status;
   char          *status_reason;  /* the sandbox's words for a non-ok status */
   JsonArray     *outputs;        /* nbformat outputs, never NULL */
   GPtrArray     *artifacts;      /* AssayArtifact*, path relative to the session folder */

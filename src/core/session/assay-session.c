@@ -478,10 +478,9 @@ static void
 add_interrupted (AssaySession     *self,
                  AssaySessionCell *cell)
 {
-  if (g_strcmp0 (cell->status, "proposed") == 0 || g_strcmp0 (cell->status, "running") == 0)
+  if (cell->status == ASSAY_CELL_PROPOSED || cell->status == ASSAY_CELL_RUNNING)
     {
-      g_free (cell->status);
-      cell->status = g_strdup ("interrupted");
+      cell->status = ASSAY_CELL_INTERRUPTED;
     }
   g_ptr_array_add (self->interrupted_cells, cell);
 }
@@ -1349,8 +1348,7 @@ assay_session_record_result (AssaySession     *self,
   g_return_if_fail (cell != NULL);
   g_return_if_fail (ASSAY_IS_CELL_RESULT (result));
 
-  g_free (cell->status);
-  cell->status = g_strdup (assay_cell_status_to_string (assay_cell_result_get_status (result)));
+  cell->status = assay_cell_result_get_status (result);
   g_free (cell->status_reason);
   cell->status_reason = g_strdup (assay_cell_result_get_reason (result));
   cell->elapsed_ms = assay_cell_result_get_elapsed_ms (result);
