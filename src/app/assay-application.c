@@ -17,7 +17,7 @@ struct _AssayApplication
 G_DEFINE_FINAL_TYPE (AssayApplication, assay_application, ADW_TYPE_APPLICATION)
 
 static AssayWindow *
-ensure_window (AssayApplication *self)
+assay_application_ensure_window (AssayApplication *self)
 {
   GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (self));
 
@@ -29,7 +29,7 @@ ensure_window (AssayApplication *self)
 static void
 assay_application_activate (GApplication *application)
 {
-  gtk_window_present (GTK_WINDOW (ensure_window (ASSAY_APPLICATION (application))));
+  gtk_window_present (GTK_WINDOW (assay_application_ensure_window (ASSAY_APPLICATION (application))));
 }
 
 static void
@@ -38,16 +38,16 @@ assay_application_open (GApplication  *application,
                         int            n_files,
                         const char    *hint)
 {
-  AssayWindow *window = ensure_window (ASSAY_APPLICATION (application));
+  AssayWindow *window = assay_application_ensure_window (ASSAY_APPLICATION (application));
 
   gtk_window_present (GTK_WINDOW (window));
   assay_window_add_files (window, files, (guint) n_files);
 }
 
 static void
-quit_action (GSimpleAction *action,
-             GVariant      *parameter,
-             gpointer       user_data)
+assay_application_quit_action (GSimpleAction *action,
+                               GVariant      *parameter,
+                               gpointer       user_data)
 {
   GApplication *application = user_data;
   GList *windows = gtk_application_get_windows (GTK_APPLICATION (application));
@@ -59,9 +59,9 @@ quit_action (GSimpleAction *action,
 }
 
 static void
-preferences_action (GSimpleAction *action,
-                    GVariant      *parameter,
-                    gpointer       user_data)
+assay_application_preferences_action (GSimpleAction *action,
+                                      GVariant      *parameter,
+                                      gpointer       user_data)
 {
   GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (user_data));
   const char *reason = window && ASSAY_IS_WINDOW (window)
@@ -71,9 +71,9 @@ preferences_action (GSimpleAction *action,
 }
 
 static void
-about_action (GSimpleAction *action,
-              GVariant      *parameter,
-              gpointer       user_data)
+assay_application_about_action (GSimpleAction *action,
+                                GVariant      *parameter,
+                                gpointer       user_data)
 {
   GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (user_data));
   GtkWidget *about = adw_about_window_new ();
@@ -93,9 +93,9 @@ static void
 assay_application_startup (GApplication *application)
 {
   static const GActionEntry entries[] = {
-    { "quit", quit_action },
-    { "preferences", preferences_action },
-    { "about", about_action },
+    { "quit", assay_application_quit_action },
+    { "preferences", assay_application_preferences_action },
+    { "about", assay_application_about_action },
   };
   static const struct { const char *action; const char *accels[3]; } accels[] = {
     { "app.quit", { "<Control>q", NULL } },

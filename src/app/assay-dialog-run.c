@@ -16,8 +16,8 @@ typedef struct
 } Run;
 
 static void
-run_answer (Run        *run,
-            const char *response)
+assay_dialog_run_answer (Run        *run,
+                         const char *response)
 {
   g_autoptr(GTask) task = g_steal_pointer (&run->task);
   AdwMessageDialog *dialog;
@@ -36,22 +36,22 @@ run_answer (Run        *run,
 }
 
 static void
-response_cb (AdwMessageDialog *dialog,
-             const char       *response,
-             Run              *run)
+assay_dialog_run_response_cb (AdwMessageDialog *dialog,
+                              const char       *response,
+                              Run              *run)
 {
-  run_answer (run, response);
+  assay_dialog_run_answer (run, response);
 }
 
 static void
-destroy_cb (GtkWidget *dialog,
-            Run       *run)
+assay_dialog_run_destroy_cb (GtkWidget *dialog,
+                             Run       *run)
 {
-  run_answer (run, NULL);
+  assay_dialog_run_answer (run, NULL);
 }
 
 static gboolean
-close_idle_cb (gpointer data)
+assay_dialog_run_close_idle_cb (gpointer data)
 {
   g_autoptr(GtkWindow) dialog = data;
 
@@ -60,12 +60,12 @@ close_idle_cb (gpointer data)
 }
 
 static void
-cancelled_cb (GCancellable *cancellable,
-              Run          *run)
+assay_dialog_run_cancelled_cb (GCancellable *cancellable,
+                               Run          *run)
 {
   /* May run in any thread, and inside g_cancellable_disconnect: close from the main loop. */
   if (run->task != NULL)
-    g_idle_add (close_idle_cb, g_object_ref (g_task_get_source_object (run->task)));
+    g_idle_add (assay_dialog_run_close_idle_cb, g_object_ref (g_task_get_source_object (run->task)));
 }
 
 void
@@ -84,10 +84,13 @@ assay_dialog_run_async (AdwMessageDialog    *dialog,
   g_task_set_source_tag (run->task, source_tag);
   /* The run lives as long as the task's data; the handlers are gone before it. */
   g_task_set_task_data (run->task, run, g_free);
-  run->response_id = g_signal_connect (dialog, "response", G_CALLBACK (response_cb), run);
-  run->destroy_id = g_signal_connect (dialog, "destroy", G_CALLBACK (destroy_cb), run);
+  run->response_id = g_signal_connect (dialog, "response", G_CALLBACK (assay_dialog_run_response_cb), run);
+  run->destroy_id = g_signal_connect (dialog, "destroy", G_CALLBACK (assay_dialog_run_destroy_cb), run);
   if (cancellable != NULL)
-    run->cancelled_id = g_cancellable_connect (cancellable, G_CALLBACK (cancelled_cb), run, NULL);
+    run->cancelled_id = g_cancellable_connect (cancellable,
+                                               G_CALLBACK (assay_dialog_run_cancelled_cb),
+                                               run,
+                                               NULL);
   gtk_window_present (GTK_WINDOW (dialog));
 }
 

@@ -17,11 +17,11 @@ struct _AssayToastQueue
 
 G_DEFINE_FINAL_TYPE (AssayToastQueue, assay_toast_queue, G_TYPE_OBJECT)
 
-static void shown_finalized_cb (gpointer  data,
-                                GObject  *where_the_toast_was);
+static void assay_toast_queue_shown_finalized_cb (gpointer  data,
+                                                  GObject  *where_the_toast_was);
 
 static gboolean
-show_next_cb (gpointer data)
+assay_toast_queue_show_next_cb (gpointer data)
 {
   AssayToastQueue *self = data;
   g_autoptr(AdwToastOverlay) overlay = g_weak_ref_get (&self->overlay);
@@ -37,27 +37,27 @@ show_next_cb (gpointer data)
   /* The overlay's last reference goes when the toast's hide animation has ended; only then
    * does the next one come, so the overlay never shows one toast while another is hiding. */
   self->shown = toast;
-  g_object_weak_ref (G_OBJECT (toast), shown_finalized_cb, self);
+  g_object_weak_ref (G_OBJECT (toast), assay_toast_queue_shown_finalized_cb, self);
   adw_toast_overlay_add_toast (overlay, toast);   /* takes our reference */
   return G_SOURCE_REMOVE;
 }
 
 static void
-schedule_next (AssayToastQueue *self)
+assay_toast_queue_schedule_next (AssayToastQueue *self)
 {
   if (self->next_id == 0 && self->shown == NULL && !g_queue_is_empty (&self->pending))
-    self->next_id = g_idle_add (show_next_cb, self);
+    self->next_id = g_idle_add (assay_toast_queue_show_next_cb, self);
 }
 
 static void
-shown_finalized_cb (gpointer  data,
-                    GObject  *where_the_toast_was)
+assay_toast_queue_shown_finalized_cb (gpointer  data,
+                                      GObject  *where_the_toast_was)
 {
   AssayToastQueue *self = data;
 
   self->shown = NULL;
   /* Not from here: this runs inside the overlay's own bookkeeping. */
-  schedule_next (self);
+  assay_toast_queue_schedule_next (self);
 }
 
 static void
@@ -68,7 +68,7 @@ assay_toast_queue_dispose (GObject *object)
   g_clear_handle_id (&self->next_id, g_source_remove);
   if (self->shown != NULL)
     {
-      g_object_weak_unref (G_OBJECT (self->shown), shown_finalized_cb, self);
+      g_object_weak_unref (G_OBJECT (self->shown), assay_toast_queue_shown_finalized_cb, self);
       self->shown = NULL;
     }
   g_queue_clear_full (&self->pending, g_object_unref);
@@ -120,7 +120,7 @@ assay_toast_queue_add (AssayToastQueue *self,
   g_return_if_fail (ADW_IS_TOAST (toast));
 
   g_queue_push_tail (&self->pending, toast);
-  schedule_next (self);
+  assay_toast_queue_schedule_next (self);
 }
 
 void

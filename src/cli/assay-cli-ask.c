@@ -69,7 +69,7 @@ typedef struct
 } Ask;
 
 static void
-flush_turn_text (Ask *ask)
+assay_cli_ask_flush_turn_text (Ask *ask)
 {
   if (ask->turn_text->len > 0)
     {
@@ -80,40 +80,48 @@ flush_turn_text (Ask *ask)
 }
 
 static void
-print_code (const char *cell_id,
-            const char *code,
-            const char *description)
+assay_cli_ask_print_code (const char *cell_id,
+                          const char *code,
+                          const char *description)
 {
   g_auto(GStrv) lines = g_strsplit (code, "\n", -1);
 
-  assay_cli_print (stderr, "── cell %s%s%s\n", cell_id, description ? ": " : "", description ? description : "");
+  assay_cli_print (stderr,
+                   "── cell %s%s%s\n",
+                   cell_id,
+                   description ? ": " : "",
+                   description ? description : "");
   for (guint i = 0; lines[i] != NULL; i++)
     if (lines[i + 1] != NULL || *lines[i] != '\0')
       assay_cli_print (stderr, "  │ %s\n", lines[i]);
 }
 
 static void
-step_cb (AssayAgent *agent, guint n, guint max, Ask *ask)
+assay_cli_ask_step_cb (AssayAgent *agent, guint n, guint max, Ask *ask)
 {
   g_string_truncate (ask->turn_text, 0);
   fprintf (stderr, _("── step %u of %u\n"), n, max);
 }
 
 static void
-text_delta_cb (AssayAgent *agent, const char *text, Ask *ask)
+assay_cli_ask_text_delta_cb (AssayAgent *agent, const char *text, Ask *ask)
 {
   g_string_append (ask->turn_text, text);
 }
 
 static void
-retrying_cb (AssayAgent *agent, guint attempt, guint delay_ms, const char *reason, Ask *ask)
+assay_cli_ask_retrying_cb (AssayAgent *agent, guint attempt, guint delay_ms, const char *reason, Ask *ask)
 {
   g_string_truncate (ask->turn_text, 0);
-  assay_cli_print (stderr, _("model: %s; retrying in %.1f s (attempt %u)\n"), reason, delay_ms / 1000.0, attempt + 1);
+  assay_cli_print (stderr,
+                   _("model: %s; retrying in %.1f s (attempt %u)\n"),
+                   reason,
+                   delay_ms / 1000.0,
+                   attempt + 1);
 }
 
 static void
-restoring_cb (AssayAgent *agent, guint done, guint total, Ask *ask)
+assay_cli_ask_restoring_cb (AssayAgent *agent, guint done, guint total, Ask *ask)
 {
   if (done == 0)
     fprintf (stderr, ngettext ("Restoring the session: running its %u successful cell again…\n",
@@ -123,11 +131,11 @@ restoring_cb (AssayAgent *agent, guint done, guint total, Ask *ask)
     fprintf (stderr, _("Restored.\n"));
 }
 
-static void prompt (Ask *ask);
+static void assay_cli_ask_prompt (Ask *ask);
 
 static char *
-edit_in_editor (const char  *code,
-                GError     **error)
+assay_cli_ask_edit_in_editor (const char  *code,
+                              GError     **error)
 {
   const char *editor = g_getenv ("VISUAL");
   g_autofree char *path = NULL;
@@ -168,9 +176,9 @@ edit_in_editor (const char  *code,
 }
 
 static void
-line_read_cb (GObject      *source,
-              GAsyncResult *result,
-              gpointer      user_data)
+assay_cli_ask_line_read_cb (GObject      *source,
+                            GAsyncResult *result,
+                            gpointer      user_data)
 {
   Ask *ask = user_data;
   g_autoptr(GError) error = NULL;
@@ -205,7 +213,7 @@ line_read_cb (GObject      *source,
     }
   if (g_str_equal (line, "e") || g_str_equal (line, "edit"))
     {
-      g_autofree char *edited = edit_in_editor (code, &error);
+      g_autofree char *edited = assay_cli_ask_edit_in_editor (code, &error);
 
       if (edited == NULL)
         fprintf (stderr, "%s\n", error->message);
@@ -228,44 +236,48 @@ line_read_cb (GObject      *source,
 
   ask->waiting_cell = g_steal_pointer (&cell_id);
   ask->waiting_code = g_steal_pointer (&code);
-  prompt (ask);
+  assay_cli_ask_prompt (ask);
 }
 
 static void
-prompt (Ask *ask)
+assay_cli_ask_prompt (Ask *ask)
 {
   fprintf (stderr, _("Run cell %s? [y]es, [e]dit, [n]o REASON: "), ask->waiting_cell);
   fflush (stderr);
   g_data_input_stream_read_line_async (ask->input, G_PRIORITY_DEFAULT, ask->cancellable,
-                                       line_read_cb, ask);
+                                       assay_cli_ask_line_read_cb, ask);
 }
 
 static void
-approval_cb (AssayAgent *agent, const char *cell_id, const char *code, const char *description, Ask *ask)
+assay_cli_ask_approval_cb (AssayAgent *agent,
+                           const char *cell_id,
+                           const char *code,
+                           const char *description,
+                           Ask *ask)
 {
-  flush_turn_text (ask);
-  print_code (cell_id, code, description);
+  assay_cli_ask_flush_turn_text (ask);
+  assay_cli_ask_print_code (cell_id, code, description);
   g_free (ask->waiting_cell);
   ask->waiting_cell = g_strdup (cell_id);
   g_free (ask->waiting_code);
   ask->waiting_code = g_strdup (code);
-  prompt (ask);
+  assay_cli_ask_prompt (ask);
 }
 
 static void
-cell_started_cb (AssayAgent *agent, const char *cell_id, const char *code, Ask *ask)
+assay_cli_ask_cell_started_cb (AssayAgent *agent, const char *cell_id, const char *code, Ask *ask)
 {
   if (assay_agent_get_approval_policy (agent) == ASSAY_APPROVAL_POLICY_AUTO)
     {
-      flush_turn_text (ask);
-      print_code (cell_id, code, NULL);
+      assay_cli_ask_flush_turn_text (ask);
+      assay_cli_ask_print_code (cell_id, code, NULL);
     }
   fprintf (stderr, _("── cell %s running\n"), cell_id);
   fflush (stderr);
 }
 
 static void
-output_cb (AssayAgent *agent, const char *cell_id, JsonObject *object, Ask *ask)
+assay_cli_ask_output_cb (AssayAgent *agent, const char *cell_id, JsonObject *object, Ask *ask)
 {
   g_autoptr(AssayCellOutput) output = assay_cell_output_read_object (object);
   g_autofree char *text = NULL;
@@ -283,13 +295,17 @@ output_cb (AssayAgent *agent, const char *cell_id, JsonObject *object, Ask *ask)
 }
 
 static void
-artifact_cb (AssayAgent *agent, const char *cell_id, const char *name, const char *path, Ask *ask)
+assay_cli_ask_artifact_cb (AssayAgent *agent,
+                           const char *cell_id,
+                           const char *name,
+                           const char *path,
+                           Ask *ask)
 {
   assay_cli_print (stderr, _("artifact: %s → %s\n"), name, path);
 }
 
 static void
-cell_finished_cb (AssayAgent *agent, const char *cell_id, AssayCellResult *result, Ask *ask)
+assay_cli_ask_cell_finished_cb (AssayAgent *agent, const char *cell_id, AssayCellResult *result, Ask *ask)
 {
   AssayCellStatus status = assay_cell_result_get_status (result);
 
@@ -300,15 +316,15 @@ cell_finished_cb (AssayAgent *agent, const char *cell_id, AssayCellResult *resul
 }
 
 static void
-error_cb (AssayAgent *agent, const char *message, Ask *ask)
+assay_cli_ask_error_cb (AssayAgent *agent, const char *message, Ask *ask)
 {
   assay_cli_print (stderr, "assay-cli ask: %s\n", message);
 }
 
 static void
-asked_cb (GObject      *source,
-          GAsyncResult *result,
-          gpointer      user_data)
+assay_cli_ask_asked_cb (GObject      *source,
+                        GAsyncResult *result,
+                        gpointer      user_data)
 {
   Ask *ask = user_data;
 
@@ -318,7 +334,7 @@ asked_cb (GObject      *source,
 }
 
 static gboolean
-interrupted_cb (gpointer user_data)
+assay_cli_ask_interrupted_cb (gpointer user_data)
 {
   Ask *ask = user_data;
 
@@ -336,9 +352,9 @@ typedef struct
 } Wait;
 
 static void
-started_cb (GObject      *source,
-            GAsyncResult *result,
-            gpointer      user_data)
+assay_cli_ask_started_cb (GObject      *source,
+                          GAsyncResult *result,
+                          gpointer      user_data)
 {
   Wait *wait = user_data;
 
@@ -347,8 +363,8 @@ started_cb (GObject      *source,
 }
 
 static JsonNode *
-result_json (Ask          *ask,
-             AssaySession *session)
+assay_cli_ask_result_json (Ask          *ask,
+                           AssaySession *session)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
 
@@ -423,7 +439,7 @@ result_json (Ask          *ask,
 }
 
 static int
-exit_code (AssayAgentOutcome outcome)
+assay_cli_ask_exit_code (AssayAgentOutcome outcome)
 {
   switch (outcome)
     {
@@ -438,10 +454,10 @@ exit_code (AssayAgentOutcome outcome)
 }
 
 static AssayLlmProvider *
-make_provider (const char  *name,
-               const char  *base_url,
-               const char  *transcript,
-               GError     **error)
+assay_cli_ask_make_provider (const char  *name,
+                             const char  *base_url,
+                             const char  *transcript,
+                             GError     **error)
 {
   const char *key = NULL;
   AssayLlmProvider *provider = NULL;
@@ -477,8 +493,8 @@ make_provider (const char  *name,
 }
 
 static char *
-describe_dataset (const char *path,
-                  guint       n_datasets)
+assay_cli_ask_describe_dataset (const char *path,
+                                guint       n_datasets)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(AssayDataset) dataset = assay_dataset_open (path, NULL, &error);
@@ -586,7 +602,7 @@ assay_cli_ask (int   argc,
                               ? assay_session_get_provider (session) : "openai");
   if (model == NULL && resume_dir != NULL && assay_session_get_model (session) != NULL)
     model = g_strdup (assay_session_get_model (session));
-  provider = make_provider (provider_name, base_url, transcript, &error);
+  provider = assay_cli_ask_make_provider (provider_name, base_url, transcript, &error);
   if (provider == NULL)
     {
       fprintf (stderr, "assay-cli ask: %s\n", error->message);
@@ -613,7 +629,7 @@ assay_cli_ask (int   argc,
   n_data = data_files != NULL ? g_strv_length (data_files) : 0;
   for (guint i = 0; i < n_data; i++)
     {
-      g_autofree char *description = describe_dataset (data_files[i], n_data);
+      g_autofree char *description = assay_cli_ask_describe_dataset (data_files[i], n_data);
 
       if (!assay_agent_add_dataset (agent, data_files[i], description, &error))
         {
@@ -630,11 +646,13 @@ assay_cli_ask (int   argc,
 
   loop = g_main_loop_new (NULL, FALSE);
   wait.loop = loop;
-  assay_kernel_session_start_async (kernel, cancellable, started_cb, &wait);
+  assay_kernel_session_start_async (kernel, cancellable, assay_cli_ask_started_cb, &wait);
   g_main_loop_run (loop);
   if (!wait.ok)
     {
-      assay_cli_print (stderr, _("assay-cli ask: the sandbox could not be started: %s\n"), wait.error->message);
+      assay_cli_print (stderr,
+                       _("assay-cli ask: the sandbox could not be started: %s\n"),
+                       wait.error->message);
       g_clear_error (&wait.error);
       assay_kernel_session_close (kernel);
       return EXIT_SANDBOX;
@@ -648,20 +666,20 @@ assay_cli_ask (int   argc,
   stdin_stream = g_unix_input_stream_new (STDIN_FILENO, FALSE);
   ask.input = g_data_input_stream_new (stdin_stream);
 
-  g_signal_connect (agent, "step", G_CALLBACK (step_cb), &ask);
-  g_signal_connect (agent, "text-delta", G_CALLBACK (text_delta_cb), &ask);
-  g_signal_connect (agent, "retrying", G_CALLBACK (retrying_cb), &ask);
-  g_signal_connect (agent, "restoring", G_CALLBACK (restoring_cb), &ask);
-  g_signal_connect (agent, "approval-needed", G_CALLBACK (approval_cb), &ask);
-  g_signal_connect (agent, "cell-started", G_CALLBACK (cell_started_cb), &ask);
-  g_signal_connect (agent, "output", G_CALLBACK (output_cb), &ask);
-  g_signal_connect (agent, "artifact-added", G_CALLBACK (artifact_cb), &ask);
-  g_signal_connect (agent, "cell-finished", G_CALLBACK (cell_finished_cb), &ask);
-  g_signal_connect (agent, "error", G_CALLBACK (error_cb), &ask);
-  sigint_source = g_unix_signal_add (SIGINT, interrupted_cb, &ask);
-  sigterm_source = g_unix_signal_add (SIGTERM, interrupted_cb, &ask);
+  g_signal_connect (agent, "step", G_CALLBACK (assay_cli_ask_step_cb), &ask);
+  g_signal_connect (agent, "text-delta", G_CALLBACK (assay_cli_ask_text_delta_cb), &ask);
+  g_signal_connect (agent, "retrying", G_CALLBACK (assay_cli_ask_retrying_cb), &ask);
+  g_signal_connect (agent, "restoring", G_CALLBACK (assay_cli_ask_restoring_cb), &ask);
+  g_signal_connect (agent, "approval-needed", G_CALLBACK (assay_cli_ask_approval_cb), &ask);
+  g_signal_connect (agent, "cell-started", G_CALLBACK (assay_cli_ask_cell_started_cb), &ask);
+  g_signal_connect (agent, "output", G_CALLBACK (assay_cli_ask_output_cb), &ask);
+  g_signal_connect (agent, "artifact-added", G_CALLBACK (assay_cli_ask_artifact_cb), &ask);
+  g_signal_connect (agent, "cell-finished", G_CALLBACK (assay_cli_ask_cell_finished_cb), &ask);
+  g_signal_connect (agent, "error", G_CALLBACK (assay_cli_ask_error_cb), &ask);
+  sigint_source = g_unix_signal_add (SIGINT, assay_cli_ask_interrupted_cb, &ask);
+  sigterm_source = g_unix_signal_add (SIGTERM, assay_cli_ask_interrupted_cb, &ask);
 
-  assay_agent_ask_async (agent, question, cancellable, asked_cb, &ask);
+  assay_agent_ask_async (agent, question, cancellable, assay_cli_ask_asked_cb, &ask);
   g_main_loop_run (loop);
 
   g_source_remove (sigint_source);
@@ -669,10 +687,10 @@ assay_cli_ask (int   argc,
   g_signal_handlers_disconnect_by_data (agent, &ask);
   assay_kernel_session_close (kernel);
 
-  status = exit_code (ask.outcome);
+  status = assay_cli_ask_exit_code (ask.outcome);
   if (json)
     {
-      g_autoptr(JsonNode) node = result_json (&ask, session);
+      g_autoptr(JsonNode) node = assay_cli_ask_result_json (&ask, session);
       g_autofree char *text = json_to_string (node, FALSE);
 
       printf ("%s\n", text);

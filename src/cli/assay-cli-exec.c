@@ -24,9 +24,9 @@ typedef struct
 } Wait;
 
 static void
-started_cb (GObject      *source,
-            GAsyncResult *result,
-            gpointer      user_data)
+assay_cli_exec_started_cb (GObject      *source,
+                           GAsyncResult *result,
+                           gpointer      user_data)
 {
   Wait *wait = user_data;
 
@@ -36,9 +36,9 @@ started_cb (GObject      *source,
 }
 
 static void
-executed_cb (GObject      *source,
-             GAsyncResult *result,
-             gpointer      user_data)
+assay_cli_exec_executed_cb (GObject      *source,
+                            GAsyncResult *result,
+                            gpointer      user_data)
 {
   Wait *wait = user_data;
 
@@ -49,10 +49,10 @@ executed_cb (GObject      *source,
 
 /* Human output: streams as they arrive, everything else once the cell is done. */
 static void
-output_cb (AssayKernelSession *session,
-           const char         *cell_id,
-           JsonObject         *object,
-           gpointer            user_data)
+assay_cli_exec_output_cb (AssayKernelSession *session,
+                          const char         *cell_id,
+                          JsonObject         *object,
+                          gpointer            user_data)
 {
   g_autoptr(AssayCellOutput) output = assay_cell_output_read_object (object);
   g_autofree char *text = NULL;
@@ -81,8 +81,8 @@ output_cb (AssayKernelSession *session,
 }
 
 static void
-print_result_human (AssayCellResult *result,
-                    const char      *name)
+assay_cli_exec_print_result_human (AssayCellResult *result,
+                                   const char      *name)
 {
   GPtrArray *artifacts = assay_cell_result_get_artifacts (result);
   AssayCellStatus status = assay_cell_result_get_status (result);
@@ -102,7 +102,7 @@ print_result_human (AssayCellResult *result,
 }
 
 static void
-print_result_json (AssayCellResult *result)
+assay_cli_exec_print_result_json (AssayCellResult *result)
 {
   g_autoptr(JsonObject) object = assay_cell_result_to_json (result);
   g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), object);
@@ -113,8 +113,8 @@ print_result_json (AssayCellResult *result)
 }
 
 static char *
-read_cell (const char  *path,
-           GError     **error)
+assay_cli_exec_read_cell (const char  *path,
+                          GError     **error)
 {
   char *contents = NULL;
   gsize len = 0;
@@ -197,7 +197,7 @@ assay_cli_exec (int   argc,
   /* Read every cell first: a missing file should fail before a sandbox starts. */
   for (guint i = 0; cells[i] != NULL; i++)
     {
-      char *code = read_cell (cells[i], &error);
+      char *code = assay_cli_exec_read_cell (cells[i], &error);
 
       if (code == NULL)
         {
@@ -247,15 +247,17 @@ assay_cli_exec (int   argc,
       }
 
   if (!json)
-    g_signal_connect (session, "output", G_CALLBACK (output_cb), NULL);
+    g_signal_connect (session, "output", G_CALLBACK (assay_cli_exec_output_cb), NULL);
 
   loop = g_main_loop_new (NULL, FALSE);
   wait.loop = loop;
-  assay_kernel_session_start_async (session, NULL, started_cb, &wait);
+  assay_kernel_session_start_async (session, NULL, assay_cli_exec_started_cb, &wait);
   g_main_loop_run (loop);
   if (!wait.started)
     {
-      assay_cli_print (stderr, _("assay-cli exec: the sandbox could not be started: %s\n"), wait.error->message);
+      assay_cli_print (stderr,
+                       _("assay-cli exec: the sandbox could not be started: %s\n"),
+                       wait.error->message);
       g_clear_error (&wait.error);
       assay_kernel_session_close (session);
       return 1;
@@ -266,7 +268,7 @@ assay_cli_exec (int   argc,
       g_autoptr(AssayCellResult) result = NULL;
 
       assay_kernel_session_execute_async (session, g_ptr_array_index (codes, i), NULL,
-                                          executed_cb, &wait);
+                                          assay_cli_exec_executed_cb, &wait);
       g_main_loop_run (loop);
       result = g_steal_pointer (&wait.result);
       if (result == NULL)
@@ -277,9 +279,9 @@ assay_cli_exec (int   argc,
           return 1;
         }
       if (json)
-        print_result_json (result);
+        assay_cli_exec_print_result_json (result);
       else
-        print_result_human (result, cells[i]);
+        assay_cli_exec_print_result_human (result, cells[i]);
     }
 
   assay_kernel_session_close (session);

@@ -14,9 +14,9 @@
 #include "assay-session.h"
 
 static void
-on_progress (double      fraction,
-             const char *message,
-             gpointer    user_data)
+assay_cli_export_progress_cb (double      fraction,
+                              const char *message,
+                              gpointer    user_data)
 {
   if (*(gboolean *) user_data)
     fprintf (stderr, "%3.0f%% %s\n", fraction * 100, message);
@@ -62,7 +62,8 @@ assay_cli_export (int   argc,
     }
   if (rest == NULL || rest[0] == NULL || rest[1] != NULL)
     {
-      fprintf (stderr, _("assay-cli export: give one session folder (assay-cli export SESSION_DIR -o FILE)\n"));
+      fprintf (stderr,
+               _("assay-cli export: give one session folder (assay-cli export SESSION_DIR -o FILE)\n"));
       return 2;
     }
   if (output == NULL)
@@ -98,7 +99,7 @@ assay_cli_export (int   argc,
     }
 
   start = g_get_monotonic_time ();
-  if (!assay_report_export (session, &options, output, on_progress, &verbose, NULL, &error))
+  if (!assay_report_export (session, &options, output, assay_cli_export_progress_cb, &verbose, NULL, &error))
     {
       assay_cli_print (stderr, "assay-cli export: %s\n", error->message);
       return 1;

@@ -15,9 +15,9 @@
 #include "assay-docker-client.h"
 
 static void
-progress_cb (double      fraction,
-             const char *message,
-             gpointer    user_data)
+assay_cli_sandbox_progress_cb (double      fraction,
+                               const char *message,
+                               gpointer    user_data)
 {
   static char last[256];
   gboolean tty = isatty (STDERR_FILENO);
@@ -32,8 +32,8 @@ progress_cb (double      fraction,
 }
 
 static int
-sandbox_build (int   argc,
-               char *argv[])
+assay_cli_sandbox_build (int   argc,
+                         char *argv[])
 {
   g_autofree char *which = NULL;
   GOptionEntry entries[] = {
@@ -80,7 +80,7 @@ sandbox_build (int   argc,
 
   fprintf (stderr, _("Sandbox image %s (recipe %s)\n"),
            assay_sandbox_image_get_hash (image), assay_sandbox_image_get_recipe_dir (image));
-  if (!assay_sandbox_image_build (image, client, progress_cb, NULL, NULL, &error))
+  if (!assay_sandbox_image_build (image, client, assay_cli_sandbox_progress_cb, NULL, NULL, &error))
     {
       if (isatty (STDERR_FILENO))
         fputc ('\n', stderr);
@@ -96,8 +96,8 @@ sandbox_build (int   argc,
 }
 
 static int
-sandbox_status (int   argc,
-                char *argv[])
+assay_cli_sandbox_status (int   argc,
+                          char *argv[])
 {
   gboolean json = FALSE;
   GOptionEntry entries[] = {
@@ -217,9 +217,9 @@ assay_cli_sandbox (int   argc,
       return 2;
     }
   if (g_str_equal (argv[1], "build"))
-    return sandbox_build (argc - 1, argv + 1);
+    return assay_cli_sandbox_build (argc - 1, argv + 1);
   if (g_str_equal (argv[1], "status"))
-    return sandbox_status (argc - 1, argv + 1);
+    return assay_cli_sandbox_status (argc - 1, argv + 1);
 
   fprintf (stderr, _("assay-cli sandbox: unknown command “%s”\n"), argv[1]);
   return 2;

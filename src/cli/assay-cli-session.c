@@ -14,7 +14,7 @@
 #include "assay-session-outline.h"
 
 static void
-session_usage (FILE *out)
+assay_cli_session_usage (FILE *out)
 {
   fprintf (out,
            _("Usage:\n"
@@ -28,7 +28,7 @@ session_usage (FILE *out)
 }
 
 static void
-print_json (JsonNode *node)
+assay_cli_session_print_json (JsonNode *node)
 {
   g_autoptr(JsonGenerator) generator = json_generator_new ();
   g_autofree char *text = NULL;
@@ -40,7 +40,7 @@ print_json (JsonNode *node)
 }
 
 static char *
-format_time (gint64 usec)
+assay_cli_session_format_time (gint64 usec)
 {
   g_autoptr(GDateTime) time = g_date_time_new_from_unix_local (usec / G_USEC_PER_SEC);
 
@@ -48,16 +48,16 @@ format_time (gint64 usec)
 }
 
 static int
-session_list (int   argc,
-              char *argv[],
-              gboolean json)
+assay_cli_session_list (int   argc,
+                        char *argv[],
+                        gboolean json)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) sessions = NULL;
 
   if (argc > 1)
     {
-      session_usage (stderr);
+      assay_cli_session_usage (stderr);
       return 2;
     }
   sessions = assay_session_list (argc == 1 ? argv[0] : NULL, &error);
@@ -91,14 +91,14 @@ session_list (int   argc,
           json_array_add_object_element (array, item);
         }
       node = json_node_init_array (json_node_alloc (), array);
-      print_json (node);
+      assay_cli_session_print_json (node);
       return 0;
     }
 
   for (guint i = 0; i < sessions->len; i++)
     {
       AssaySession *session = g_ptr_array_index (sessions, i);
-      g_autofree char *updated = format_time (assay_session_get_updated (session));
+      g_autofree char *updated = assay_cli_session_format_time (assay_session_get_updated (session));
 
       /* Translators: the time, the status, the number of steps, the title, then the folder. */
       assay_cli_print (stdout, ngettext ("%s  %-12s %2u step   %s\n    %s\n", "%s  %-12s %2u steps  %s\n    %s\n",
@@ -114,8 +114,8 @@ session_list (int   argc,
 }
 
 static void
-print_cell (AssaySession     *session,
-            AssaySessionCell *cell)
+assay_cli_session_print_cell (AssaySession     *session,
+                              AssaySessionCell *cell)
 {
   g_auto(GStrv) lines = g_strsplit (cell->code ? cell->code : cell->proposed_code ? cell->proposed_code : "", "\n", -1);
 
@@ -138,9 +138,9 @@ print_cell (AssaySession     *session,
 }
 
 static int
-session_show (int       argc,
-              char     *argv[],
-              gboolean  json)
+assay_cli_session_show (int       argc,
+                        char     *argv[],
+                        gboolean  json)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(AssaySession) session = NULL;
@@ -149,7 +149,7 @@ session_show (int       argc,
 
   if (argc != 1)
     {
-      session_usage (stderr);
+      assay_cli_session_usage (stderr);
       return 2;
     }
   session = assay_session_load (argv[0], &error);
@@ -165,11 +165,13 @@ session_show (int       argc,
       JsonObject *object = json_node_get_object (node);
 
       json_object_set_string_member (object, "dir", assay_session_get_dir (session));
-      print_json (node);
+      assay_cli_session_print_json (node);
       return 0;
     }
 
-  assay_cli_print (stdout, "%s\n", assay_session_get_title (session) ? assay_session_get_title (session) : _("(untitled)"));
+  assay_cli_print (stdout,
+                   "%s\n",
+                   assay_session_get_title (session) ? assay_session_get_title (session) : _("(untitled)"));
   assay_cli_print (stdout, _("folder:   %s\n"), assay_session_get_dir (session));
   assay_cli_print (stdout, ngettext ("status:   %s after %u step\n", "status:   %s after %u steps\n", assay_session_get_n_steps (session)),
           assay_session_get_status (session), assay_session_get_n_steps (session));
@@ -197,7 +199,7 @@ session_show (int       argc,
           if (step->interrupted)
             assay_cli_print (stdout, _("Interrupted (in a step that never finished):\n"));
           for (guint k = 0; k < step->cells->len; k++)
-            print_cell (session, g_ptr_array_index (step->cells, k));
+            assay_cli_session_print_cell (session, g_ptr_array_index (step->cells, k));
           if (step->is_answer && step->text != NULL)
             {
               assay_cli_print (stdout, "\n%s\n\n", step->text);
@@ -223,13 +225,13 @@ assay_cli_session (int   argc,
 
   if (argc < 2)
     {
-      session_usage (stderr);
+      assay_cli_session_usage (stderr);
       return 2;
     }
   command = argv[1];
   if (g_str_equal (command, "--help") || g_str_equal (command, "-h"))
     {
-      session_usage (stdout);
+      assay_cli_session_usage (stdout);
       return 0;
     }
   for (int i = 2; i < argc; i++)
@@ -238,7 +240,7 @@ assay_cli_session (int   argc,
         json = TRUE;
       else if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h"))
         {
-          session_usage (stdout);
+          assay_cli_session_usage (stdout);
           return 0;
         }
       else if (argv[i][0] == '-' && argv[i][1] != '\0')
@@ -251,16 +253,16 @@ assay_cli_session (int   argc,
     }
 
   if (g_str_equal (command, "list"))
-    return session_list (rest->len, (char **) rest->pdata, json);
+    return assay_cli_session_list (rest->len, (char **) rest->pdata, json);
   if (g_str_equal (command, "show"))
-    return session_show (rest->len, (char **) rest->pdata, json);
+    return assay_cli_session_show (rest->len, (char **) rest->pdata, json);
   if (g_str_equal (command, "rename"))
     {
       g_autoptr(AssaySession) session = NULL;
 
       if (rest->len != 2)
         {
-          session_usage (stderr);
+          assay_cli_session_usage (stderr);
           return 2;
         }
       session = assay_session_load (g_ptr_array_index (rest, 0), &error);
@@ -275,7 +277,7 @@ assay_cli_session (int   argc,
     {
       if (rest->len != 1)
         {
-          session_usage (stderr);
+          assay_cli_session_usage (stderr);
           return 2;
         }
       if (!assay_session_delete (g_ptr_array_index (rest, 0), &error))
@@ -287,6 +289,6 @@ assay_cli_session (int   argc,
     }
 
   fprintf (stderr, _("assay-cli session: unknown command “%s”\n"), command);
-  session_usage (stderr);
+  assay_cli_session_usage (stderr);
   return 2;
 }

@@ -13,7 +13,7 @@
 #include "assay-kernel-channel.h"
 
 static void
-usage (FILE *out)
+assay_cli_usage (FILE *out)
 {
   fprintf (out,
            _("Usage: assay-cli COMMAND [OPTIONS]\n"
@@ -60,7 +60,7 @@ main (int   argc,
 
   if (argc < 2)
     {
-      usage (stderr);
+      assay_cli_usage (stderr);
       return 2;
     }
 
@@ -78,7 +78,7 @@ main (int   argc,
     return assay_cli_sandbox (argc - 1, argv + 1);
   if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") || g_str_equal (argv[1], "help"))
     {
-      usage (stdout);
+      assay_cli_usage (stdout);
       return 0;
     }
   if (g_str_equal (argv[1], "--version"))
@@ -88,6 +88,6 @@ main (int   argc,
     }
 
   fprintf (stderr, _("assay-cli: unknown command “%s”\n"), argv[1]);
-  usage (stderr);
+  assay_cli_usage (stderr);
   return 2;
 }

@@ -42,8 +42,8 @@ struct _AssayChatView
 G_DEFINE_FINAL_TYPE (AssayChatView, assay_chat_view, GTK_TYPE_WIDGET)
 
 static void
-append_message (AssayChatView *self,
-                GtkWidget     *widget)
+assay_chat_view_append_message (AssayChatView *self,
+                                GtkWidget     *widget)
 {
   gtk_widget_set_visible (self->empty_page, FALSE);
   gtk_widget_set_vexpand (widget, FALSE);
@@ -79,7 +79,7 @@ assay_chat_view_add_question (AssayChatView *self,
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
   gtk_widget_set_halign (label, GTK_ALIGN_END);
   gtk_widget_add_css_class (label, "question");
-  append_message (self, label);
+  assay_chat_view_append_message (self, label);
   self->current_card = NULL;
 }
 
@@ -94,7 +94,7 @@ assay_chat_view_begin_step (AssayChatView *self,
   if (self->current_card != NULL)
     assay_step_card_set_working (self->current_card, FALSE);
   card = assay_step_card_new (step, max_steps);
-  append_message (self, card);
+  assay_chat_view_append_message (self, card);
   g_ptr_array_add (self->cards, card);
   self->current_card = ASSAY_STEP_CARD (card);
   return self->current_card;
@@ -156,11 +156,11 @@ assay_chat_view_add_notice (AssayChatView *self,
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
   gtk_widget_add_css_class (label, "notice");
   gtk_widget_add_css_class (label, error ? "error" : "dim-label");
-  append_message (self, label);
+  assay_chat_view_append_message (self, label);
 }
 
 static gboolean
-retry_tick_cb (gpointer user_data)
+assay_chat_view_retry_tick_cb (gpointer user_data)
 {
   AssayChatView *self = user_data;
   gint64 left_us = self->retry_deadline_us - g_get_monotonic_time ();
@@ -194,8 +194,8 @@ assay_chat_view_show_retry (AssayChatView *self,
   self->retry_reason = g_strdup (reason ? reason : _("no reason given"));
   self->retry_deadline_us = g_get_monotonic_time () + (gint64) delay_ms * 1000;
   g_clear_handle_id (&self->retry_source, g_source_remove);
-  retry_tick_cb (self);
-  self->retry_source = g_timeout_add (250, retry_tick_cb, self);
+  assay_chat_view_retry_tick_cb (self);
+  self->retry_source = g_timeout_add (250, assay_chat_view_retry_tick_cb, self);
   gtk_revealer_set_reveal_child (self->retry_revealer, TRUE);
   if (self->current_card != NULL)
     assay_step_card_clear (self->current_card);
@@ -282,11 +282,11 @@ assay_chat_view_focus_composer (AssayChatView *self)
 }
 
 static gboolean
-composer_key_pressed_cb (GtkEventControllerKey *controller,
-                         guint                  keyval,
-                         guint                  keycode,
-                         GdkModifierType        state,
-                         AssayChatView         *self)
+assay_chat_view_composer_key_pressed_cb (GtkEventControllerKey *controller,
+                                         guint                  keyval,
+                                         guint                  keycode,
+                                         GdkModifierType        state,
+                                         AssayChatView         *self)
 {
   if ((keyval == GDK_KEY_Return || keyval == GDK_KEY_KP_Enter || keyval == GDK_KEY_ISO_Enter) &&
       (state & (GDK_SHIFT_MASK | GDK_CONTROL_MASK | GDK_ALT_MASK)) == 0)
@@ -299,8 +299,8 @@ composer_key_pressed_cb (GtkEventControllerKey *controller,
 
 /* Keeps the newest message in sight while the conversation grows. */
 static void
-adjustment_changed_cb (GtkAdjustment *adjustment,
-                       AssayChatView *self)
+assay_chat_view_adjustment_changed_cb (GtkAdjustment *adjustment,
+                                       AssayChatView *self)
 {
   if (self->stick_to_bottom)
     gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment) -
@@ -308,8 +308,8 @@ adjustment_changed_cb (GtkAdjustment *adjustment,
 }
 
 static void
-adjustment_value_changed_cb (GtkAdjustment *adjustment,
-                             AssayChatView *self)
+assay_chat_view_adjustment_value_changed_cb (GtkAdjustment *adjustment,
+                                             AssayChatView *self)
 {
   double bottom = gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment);
 
@@ -317,16 +317,16 @@ adjustment_value_changed_cb (GtkAdjustment *adjustment,
 }
 
 static char *
-artifact_path (AssaySession        *session,
-               const AssayArtifact *artifact)
+assay_chat_view_artifact_path (AssaySession        *session,
+                               const AssayArtifact *artifact)
 {
   return assay_session_resolve (session, artifact->path);
 }
 
 static void
-show_cell (AssayStepCard    *card,
-           AssaySession     *session,
-           AssaySessionCell *cell)
+assay_chat_view_show_cell (AssayStepCard    *card,
+                           AssaySession     *session,
+                           AssaySessionCell *cell)
 {
   assay_step_card_add_cell (card, cell->id, cell->description);
   if (cell->decision == ASSAY_DECISION_REJECTED)
@@ -344,7 +344,7 @@ show_cell (AssayStepCard    *card,
   for (guint k = 0; k < cell->artifacts->len; k++)
     {
       AssayArtifact *artifact = g_ptr_array_index (cell->artifacts, k);
-      g_autofree char *path = artifact_path (session, artifact);
+      g_autofree char *path = assay_chat_view_artifact_path (session, artifact);
 
       assay_step_card_cell_artifact (card, cell->id, artifact->name, path);
     }
@@ -385,10 +385,14 @@ assay_chat_view_show_session (AssayChatView *self,
             {
               AssaySessionCell *cell = g_ptr_array_index (step->cells, k);
 
-              show_cell (card, session, cell);
+              assay_chat_view_show_cell (card, session, cell);
               /* A step that never finished (Assay was closed in the middle of it). */
               if (step->interrupted)
-                assay_step_card_cell_finished (card, cell->id, ASSAY_CELL_INTERRUPTED, NULL, cell->elapsed_ms);
+                assay_step_card_cell_finished (card,
+                                               cell->id,
+                                               ASSAY_CELL_INTERRUPTED,
+                                               NULL,
+                                               cell->elapsed_ms);
             }
           if (step->is_answer)
             assay_chat_view_add_answer (self, step->text ? step->text : "");
@@ -400,9 +404,9 @@ assay_chat_view_show_session (AssayChatView *self,
 /* ---- following the conversation -------------------------------------------------------- */
 
 static AssayStepCard *
-card_for_cell (AssayChatView *self,
-               AssayAgent    *agent,
-               const char    *cell_id)
+assay_chat_view_card_for_cell (AssayChatView *self,
+                               AssayAgent    *agent,
+                               const char    *cell_id)
 {
   AssayStepCard *card = assay_chat_view_find_cell_card (self, cell_id);
 
@@ -414,18 +418,18 @@ card_for_cell (AssayChatView *self,
 }
 
 static void
-agent_step_cb (AssayChatView *self,
-               guint          n,
-               guint          max,
-               AssayAgent    *agent)
+assay_chat_view_agent_step_cb (AssayChatView *self,
+                               guint          n,
+                               guint          max,
+                               AssayAgent    *agent)
 {
   assay_step_card_set_working (assay_chat_view_begin_step (self, n, max), TRUE);
 }
 
 static void
-agent_text_delta_cb (AssayChatView *self,
-                     const char    *text,
-                     AssayAgent    *agent)
+assay_chat_view_agent_text_delta_cb (AssayChatView *self,
+                                     const char    *text,
+                                     AssayAgent    *agent)
 {
   assay_chat_view_hide_retry (self);
   if (self->current_card != NULL)
@@ -433,84 +437,84 @@ agent_text_delta_cb (AssayChatView *self,
 }
 
 static void
-agent_code_delta_cb (AssayChatView *self,
-                     guint          index,
-                     const char    *call_id,
-                     const char    *text,
-                     AssayAgent    *agent)
+assay_chat_view_agent_code_delta_cb (AssayChatView *self,
+                                     guint          index,
+                                     const char    *call_id,
+                                     const char    *text,
+                                     AssayAgent    *agent)
 {
   assay_chat_view_hide_retry (self);
 }
 
 static void
-agent_retrying_cb (AssayChatView *self,
-                   guint          attempt,
-                   guint          delay_ms,
-                   const char    *reason,
-                   AssayAgent    *agent)
+assay_chat_view_agent_retrying_cb (AssayChatView *self,
+                                   guint          attempt,
+                                   guint          delay_ms,
+                                   const char    *reason,
+                                   AssayAgent    *agent)
 {
   assay_chat_view_show_retry (self, attempt, delay_ms, reason);
 }
 
 static void
-agent_approval_needed_cb (AssayChatView *self,
-                          const char    *cell_id,
-                          const char    *code,
-                          const char    *description,
-                          AssayAgent    *agent)
+assay_chat_view_agent_approval_needed_cb (AssayChatView *self,
+                                          const char    *cell_id,
+                                          const char    *code,
+                                          const char    *description,
+                                          AssayAgent    *agent)
 {
-  assay_step_card_add_cell (card_for_cell (self, agent, cell_id), cell_id, description);
+  assay_step_card_add_cell (assay_chat_view_card_for_cell (self, agent, cell_id), cell_id, description);
 }
 
 static void
-agent_cell_started_cb (AssayChatView *self,
-                       const char    *cell_id,
-                       const char    *code,
-                       AssayAgent    *agent)
+assay_chat_view_agent_cell_started_cb (AssayChatView *self,
+                                       const char    *cell_id,
+                                       const char    *code,
+                                       AssayAgent    *agent)
 {
   AssaySessionCell *cell = assay_session_find_cell (assay_agent_get_session (agent), cell_id);
-  AssayStepCard *card = card_for_cell (self, agent, cell_id);
+  AssayStepCard *card = assay_chat_view_card_for_cell (self, agent, cell_id);
 
   assay_step_card_add_cell (card, cell_id, cell ? cell->description : NULL);
   assay_step_card_cell_started (card, cell_id);
 }
 
 static void
-agent_output_cb (AssayChatView *self,
-                 const char    *cell_id,
-                 JsonObject    *output,
-                 AssayAgent    *agent)
+assay_chat_view_agent_output_cb (AssayChatView *self,
+                                 const char    *cell_id,
+                                 JsonObject    *output,
+                                 AssayAgent    *agent)
 {
-  assay_step_card_cell_output (card_for_cell (self, agent, cell_id), cell_id, output);
+  assay_step_card_cell_output (assay_chat_view_card_for_cell (self, agent, cell_id), cell_id, output);
 }
 
 static void
-agent_artifact_added_cb (AssayChatView *self,
-                         const char    *cell_id,
-                         const char    *name,
-                         const char    *path,
-                         AssayAgent    *agent)
+assay_chat_view_agent_artifact_added_cb (AssayChatView *self,
+                                         const char    *cell_id,
+                                         const char    *name,
+                                         const char    *path,
+                                         AssayAgent    *agent)
 {
-  assay_step_card_cell_artifact (card_for_cell (self, agent, cell_id), cell_id, name, path);
+  assay_step_card_cell_artifact (assay_chat_view_card_for_cell (self, agent, cell_id), cell_id, name, path);
 }
 
 static void
-agent_cell_finished_cb (AssayChatView   *self,
-                        const char      *cell_id,
-                        AssayCellResult *result,
-                        AssayAgent      *agent)
+assay_chat_view_agent_cell_finished_cb (AssayChatView   *self,
+                                        const char      *cell_id,
+                                        AssayCellResult *result,
+                                        AssayAgent      *agent)
 {
-  assay_step_card_cell_finished (card_for_cell (self, agent, cell_id), cell_id,
+  assay_step_card_cell_finished (assay_chat_view_card_for_cell (self, agent, cell_id), cell_id,
                                  assay_cell_result_get_status (result),
                                  assay_cell_result_get_reason (result),
                                  assay_cell_result_get_elapsed_ms (result));
 }
 
 static void
-agent_restoring_cb (AssayChatView *self,
-                    guint          done,
-                    guint          total,
-                    AssayAgent    *agent)
+assay_chat_view_agent_restoring_cb (AssayChatView *self,
+                                    guint          done,
+                                    guint          total,
+                                    AssayAgent    *agent)
 {
   g_autofree char *text = NULL;
 
@@ -524,24 +528,24 @@ agent_restoring_cb (AssayChatView *self,
 }
 
 static void
-agent_error_cb (AssayChatView *self,
-                const char    *message,
-                AssayAgent    *agent)
+assay_chat_view_agent_error_cb (AssayChatView *self,
+                                const char    *message,
+                                AssayAgent    *agent)
 {
   assay_chat_view_add_notice (self, message, TRUE);
 }
 
 static void
-conversation_asked_cb (AssayChatView *self,
-                       const char    *question)
+assay_chat_view_conversation_asked_cb (AssayChatView *self,
+                                       const char    *question)
 {
   assay_chat_view_add_question (self, question);
 }
 
 static void
-conversation_finished_cb (AssayChatView *self,
-                          int            outcome,
-                          const char    *text)
+assay_chat_view_conversation_finished_cb (AssayChatView *self,
+                                          int            outcome,
+                                          const char    *text)
 {
   if (outcome == ASSAY_AGENT_ANSWERED)
     assay_chat_view_add_answer (self, text != NULL ? text : "");
@@ -551,26 +555,26 @@ conversation_finished_cb (AssayChatView *self,
 }
 
 static void
-conversation_responded_cb (AssayChatView *self,
-                           const char    *cell_id,
-                           int            response,
-                           const char    *text)
+assay_chat_view_conversation_responded_cb (AssayChatView *self,
+                                           const char    *cell_id,
+                                           int            response,
+                                           const char    *text)
 {
   AssayAgent *agent = assay_conversation_get_agent (self->conversation);
 
   if (response == ASSAY_APPROVAL_REJECT && agent != NULL)
-    assay_step_card_cell_rejected (card_for_cell (self, agent, cell_id), cell_id, text);
+    assay_step_card_cell_rejected (assay_chat_view_card_for_cell (self, agent, cell_id), cell_id, text);
 }
 
 static void
-conversation_busy_cb (AssayChatView *self)
+assay_chat_view_conversation_busy_cb (AssayChatView *self)
 {
   assay_chat_view_set_busy (self, assay_conversation_get_busy (self->conversation));
 }
 
 /* A new session (or none): the conversation shows what it has recorded. */
 static void
-conversation_session_cb (AssayChatView *self)
+assay_chat_view_conversation_session_cb (AssayChatView *self)
 {
   AssaySession *session = assay_conversation_get_session (self->conversation);
 
@@ -597,7 +601,7 @@ assay_chat_view_set_conversation (AssayChatView     *self,
     return;
   self->agent_binding = g_object_bind_property (conversation, "agent", self->agent_signals, "target",
                                                 G_BINDING_SYNC_CREATE);
-  conversation_busy_cb (self);
+  assay_chat_view_conversation_busy_cb (self);
 }
 
 AssayConversation *
@@ -608,27 +612,91 @@ assay_chat_view_get_conversation (AssayChatView *self)
 }
 
 static void
-setup_signal_groups (AssayChatView *self)
+assay_chat_view_setup_signal_groups (AssayChatView *self)
 {
   self->agent_signals = g_signal_group_new (ASSAY_TYPE_AGENT);
-  g_signal_group_connect_object (self->agent_signals, "step", G_CALLBACK (agent_step_cb), self, G_CONNECT_SWAPPED);
-  g_signal_group_connect_object (self->agent_signals, "text-delta", G_CALLBACK (agent_text_delta_cb), self, G_CONNECT_SWAPPED);
-  g_signal_group_connect_object (self->agent_signals, "code-delta", G_CALLBACK (agent_code_delta_cb), self, G_CONNECT_SWAPPED);
-  g_signal_group_connect_object (self->agent_signals, "retrying", G_CALLBACK (agent_retrying_cb), self, G_CONNECT_SWAPPED);
-  g_signal_group_connect_object (self->agent_signals, "approval-needed", G_CALLBACK (agent_approval_needed_cb), self, G_CONNECT_SWAPPED);
-  g_signal_group_connect_object (self->agent_signals, "cell-started", G_CALLBACK (agent_cell_started_cb), self, G_CONNECT_SWAPPED);
-  g_signal_group_connect_object (self->agent_signals, "output", G_CALLBACK (agent_output_cb), self, G_CONNECT_SWAPPED);
-  g_signal_group_connect_object (self->agent_signals, "artifact-added", G_CALLBACK (agent_artifact_added_cb), self, G_CONNECT_SWAPPED);
-  g_signal_group_connect_object (self->agent_signals, "cell-finished", G_CALLBACK (agent_cell_finished_cb), self, G_CONNECT_SWAPPED);
-  g_signal_group_connect_object (self->agent_signals, "restoring", G_CALLBACK (agent_restoring_cb), self, G_CONNECT_SWAPPED);
-  g_signal_group_connect_object (self->agent_signals, "error", G_CALLBACK (agent_error_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals,
+                                 "step",
+                                 G_CALLBACK (assay_chat_view_agent_step_cb),
+                                 self,
+                                 G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals,
+                                 "text-delta",
+                                 G_CALLBACK (assay_chat_view_agent_text_delta_cb),
+                                 self,
+                                 G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals,
+                                 "code-delta",
+                                 G_CALLBACK (assay_chat_view_agent_code_delta_cb),
+                                 self,
+                                 G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals,
+                                 "retrying",
+                                 G_CALLBACK (assay_chat_view_agent_retrying_cb),
+                                 self,
+                                 G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals,
+                                 "approval-needed",
+                                 G_CALLBACK (assay_chat_view_agent_approval_needed_cb),
+                                 self,
+                                 G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals,
+                                 "cell-started",
+                                 G_CALLBACK (assay_chat_view_agent_cell_started_cb),
+                                 self,
+                                 G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals,
+                                 "output",
+                                 G_CALLBACK (assay_chat_view_agent_output_cb),
+                                 self,
+                                 G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals,
+                                 "artifact-added",
+                                 G_CALLBACK (assay_chat_view_agent_artifact_added_cb),
+                                 self,
+                                 G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals,
+                                 "cell-finished",
+                                 G_CALLBACK (assay_chat_view_agent_cell_finished_cb),
+                                 self,
+                                 G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals,
+                                 "restoring",
+                                 G_CALLBACK (assay_chat_view_agent_restoring_cb),
+                                 self,
+                                 G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals,
+                                 "error",
+                                 G_CALLBACK (assay_chat_view_agent_error_cb),
+                                 self,
+                                 G_CONNECT_SWAPPED);
 
   self->conversation_signals = g_signal_group_new (ASSAY_TYPE_CONVERSATION);
-  g_signal_group_connect_object (self->conversation_signals, "asked", G_CALLBACK (conversation_asked_cb), self, G_CONNECT_SWAPPED);
-  g_signal_group_connect_object (self->conversation_signals, "finished", G_CALLBACK (conversation_finished_cb), self, G_CONNECT_SWAPPED);
-  g_signal_group_connect_object (self->conversation_signals, "responded", G_CALLBACK (conversation_responded_cb), self, G_CONNECT_SWAPPED);
-  g_signal_group_connect_object (self->conversation_signals, "notify::busy", G_CALLBACK (conversation_busy_cb), self, G_CONNECT_SWAPPED);
-  g_signal_group_connect_object (self->conversation_signals, "notify::session", G_CALLBACK (conversation_session_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->conversation_signals,
+                                 "asked",
+                                 G_CALLBACK (assay_chat_view_conversation_asked_cb),
+                                 self,
+                                 G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->conversation_signals,
+                                 "finished",
+                                 G_CALLBACK (assay_chat_view_conversation_finished_cb),
+                                 self,
+                                 G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->conversation_signals,
+                                 "responded",
+                                 G_CALLBACK (assay_chat_view_conversation_responded_cb),
+                                 self,
+                                 G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->conversation_signals,
+                                 "notify::busy",
+                                 G_CALLBACK (assay_chat_view_conversation_busy_cb),
+                                 self,
+                                 G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->conversation_signals,
+                                 "notify::session",
+                                 G_CALLBACK (assay_chat_view_conversation_session_cb),
+                                 self,
+                                 G_CONNECT_SWAPPED);
 }
 
 static void
@@ -694,16 +762,24 @@ assay_chat_view_init (AssayChatView *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
   self->cards = g_ptr_array_new ();
-  setup_signal_groups (self);
+  assay_chat_view_setup_signal_groups (self);
 
   keys = gtk_event_controller_key_new ();
   gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
-  g_signal_connect (keys, "key-pressed", G_CALLBACK (composer_key_pressed_cb), self);
+  g_signal_connect (keys, "key-pressed", G_CALLBACK (assay_chat_view_composer_key_pressed_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self->composer_view), keys);
 
   adjustment = gtk_scrolled_window_get_vadjustment (self->scroller);
-  g_signal_connect_object (adjustment, "changed", G_CALLBACK (adjustment_changed_cb), self, 0);
-  g_signal_connect_object (adjustment, "value-changed", G_CALLBACK (adjustment_value_changed_cb), self, 0);
+  g_signal_connect_object (adjustment,
+                           "changed",
+                           G_CALLBACK (assay_chat_view_adjustment_changed_cb),
+                           self,
+                           0);
+  g_signal_connect_object (adjustment,
+                           "value-changed",
+                           G_CALLBACK (assay_chat_view_adjustment_value_changed_cb),
+                           self,
+                           0);
 }
 
 GtkWidget *

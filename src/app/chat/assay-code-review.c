@@ -60,7 +60,7 @@ static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
 static GtkSourceBuffer *
-code_buffer (AssayCodeReview *self)
+assay_code_review_code_buffer (AssayCodeReview *self)
 {
   return GTK_SOURCE_BUFFER (gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->source_view)));
 }
@@ -72,16 +72,16 @@ assay_code_review_get_code (AssayCodeReview *self)
   GtkTextBuffer *buffer;
 
   g_return_val_if_fail (ASSAY_IS_CODE_REVIEW (self), NULL);
-  buffer = GTK_TEXT_BUFFER (code_buffer (self));
+  buffer = GTK_TEXT_BUFFER (assay_code_review_code_buffer (self));
   gtk_text_buffer_get_bounds (buffer, &start, &end);
   return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
 }
 
 /* The one place that decides which actions are enabled. */
 static void
-update_actions (AssayCodeReview *self)
+assay_code_review_update_actions (AssayCodeReview *self)
 {
-  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (code_buffer (self));
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (assay_code_review_code_buffer (self));
   gboolean waiting = self->cell_id != NULL;
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "review.run", waiting);
@@ -98,8 +98,8 @@ update_actions (AssayCodeReview *self)
 }
 
 static void
-set_editing (AssayCodeReview *self,
-             gboolean         editing)
+assay_code_review_set_editing (AssayCodeReview *self,
+                               gboolean         editing)
 {
   if (self->editing == editing)
     return;
@@ -109,13 +109,13 @@ set_editing (AssayCodeReview *self,
       gtk_stack_set_visible_child_name (self->stack, "code");
       gtk_widget_grab_focus (GTK_WIDGET (self->source_view));
     }
-  update_actions (self);
+  assay_code_review_update_actions (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_EDITING]);
 }
 
 static void
-set_show_diff (AssayCodeReview *self,
-               gboolean         show_diff)
+assay_code_review_set_show_diff (AssayCodeReview *self,
+                                 gboolean         show_diff)
 {
   show_diff = show_diff && self->diff != NULL;
   if (self->show_diff == show_diff)
@@ -126,10 +126,10 @@ set_show_diff (AssayCodeReview *self,
 }
 
 static void
-set_code (AssayCodeReview *self,
-          const char      *code)
+assay_code_review_set_code (AssayCodeReview *self,
+                            const char      *code)
 {
-  gtk_text_buffer_set_text (GTK_TEXT_BUFFER (code_buffer (self)), code ? code : "", -1);
+  gtk_text_buffer_set_text (GTK_TEXT_BUFFER (assay_code_review_code_buffer (self)), code ? code : "", -1);
   gtk_stack_set_visible_child_name (self->stack, self->show_diff ? "diff" : "code");
 }
 
@@ -138,14 +138,14 @@ assay_code_review_begin (AssayCodeReview *self)
 {
   g_return_if_fail (ASSAY_IS_CODE_REVIEW (self));
   g_clear_pointer (&self->cell_id, g_free);
-  set_editing (self, FALSE);
+  assay_code_review_set_editing (self, FALSE);
   /* The last cell stays in sight until the model starts writing the next one; a retry
    * voids what streamed of this turn. */
   if (self->streaming)
-    set_code (self, "");
+    assay_code_review_set_code (self, "");
   self->streaming = FALSE;
   self->stale = TRUE;
-  update_actions (self);
+  assay_code_review_update_actions (self);
 }
 
 void
@@ -159,22 +159,22 @@ assay_code_review_append_code (AssayCodeReview *self,
   if (self->stale)
     {
       self->stale = FALSE;
-      set_show_diff (self, FALSE);
-      set_code (self, "");
+      assay_code_review_set_show_diff (self, FALSE);
+      assay_code_review_set_code (self, "");
       gtk_label_set_text (self->title_label, _("The model is writing code…"));
       gtk_widget_set_visible (GTK_WIDGET (self->description_label), FALSE);
     }
   self->streaming = TRUE;
-  buffer = GTK_TEXT_BUFFER (code_buffer (self));
+  buffer = GTK_TEXT_BUFFER (assay_code_review_code_buffer (self));
   gtk_text_buffer_get_end_iter (buffer, &end);
   gtk_text_buffer_insert (buffer, &end, text, -1);
   gtk_stack_set_visible_child_name (self->stack, "code");
-  update_actions (self);
+  assay_code_review_update_actions (self);
 }
 
 static void
-remember_attempt (AssayCodeReview *self,
-                  const char      *code)
+assay_code_review_remember_attempt (AssayCodeReview *self,
+                                    const char      *code)
 {
   g_autofree char *diff = NULL;
 
@@ -200,17 +200,17 @@ assay_code_review_request (AssayCodeReview *self,
   self->cell_id = g_strdup (cell_id);
   g_free (self->proposed_code);
   self->proposed_code = g_strdup (code);
-  remember_attempt (self, code);
+  assay_code_review_remember_attempt (self, code);
   self->streaming = FALSE;
   self->stale = FALSE;
-  set_editing (self, FALSE);
-  set_show_diff (self, FALSE);
-  set_code (self, code);
+  assay_code_review_set_editing (self, FALSE);
+  assay_code_review_set_show_diff (self, FALSE);
+  assay_code_review_set_code (self, code);
   gtk_label_set_text (self->title_label, _("Run this code?"));
   gtk_label_set_text (self->description_label, description ? description : "");
   gtk_widget_set_visible (GTK_WIDGET (self->description_label), description && *description);
   gtk_editable_set_text (GTK_EDITABLE (self->reason_entry), "");
-  update_actions (self);
+  assay_code_review_update_actions (self);
   gtk_widget_grab_focus (self->run_button);
 }
 
@@ -222,14 +222,14 @@ assay_code_review_show (AssayCodeReview *self,
   /* An approved cell was remembered already; an automatic one is remembered here. */
   if (self->cell_id == NULL && g_strcmp0 (code, self->previous_code) != 0 &&
       g_strcmp0 (self->proposed_code, code) != 0)
-    remember_attempt (self, code);
+    assay_code_review_remember_attempt (self, code);
   g_clear_pointer (&self->cell_id, g_free);
   self->streaming = FALSE;
   self->stale = FALSE;
-  set_editing (self, FALSE);
-  set_code (self, code);
+  assay_code_review_set_editing (self, FALSE);
+  assay_code_review_set_code (self, code);
   gtk_label_set_text (self->title_label, _("Ran"));
-  update_actions (self);
+  assay_code_review_update_actions (self);
 }
 
 void
@@ -242,13 +242,13 @@ assay_code_review_reset (AssayCodeReview *self)
   g_clear_pointer (&self->diff, g_free);
   self->streaming = FALSE;
   self->stale = FALSE;
-  set_editing (self, FALSE);
-  set_show_diff (self, FALSE);
-  set_code (self, "");
+  assay_code_review_set_editing (self, FALSE);
+  assay_code_review_set_show_diff (self, FALSE);
+  assay_code_review_set_code (self, "");
   gtk_stack_set_visible_child_name (self->stack, "empty");
   gtk_label_set_text (self->title_label, _("Code"));
   gtk_widget_set_visible (GTK_WIDGET (self->description_label), FALSE);
-  update_actions (self);
+  assay_code_review_update_actions (self);
 }
 
 const char *
@@ -288,40 +288,40 @@ assay_code_review_set_auto_run (AssayCodeReview *self,
 }
 
 static void
-respond (AssayCodeReview *self,
-         int              response,
-         const char      *text)
+assay_code_review_respond (AssayCodeReview *self,
+                           int              response,
+                           const char      *text)
 {
   g_autofree char *cell_id = g_steal_pointer (&self->cell_id);
 
   if (cell_id == NULL)
     return;
-  set_editing (self, FALSE);
+  assay_code_review_set_editing (self, FALSE);
   gtk_label_set_text (self->title_label, response == ASSAY_APPROVAL_REJECT ? _("Rejected") : _("Code"));
-  update_actions (self);
+  assay_code_review_update_actions (self);
   g_signal_emit (self, signals[RESPOND], 0, cell_id, response, text);
   if (self->conversation != NULL)
     assay_conversation_respond (self->conversation, cell_id, response, text);
 }
 
 static void
-run_action (GtkWidget  *widget,
-            const char *action_name,
-            GVariant   *parameter)
+assay_code_review_run_action (GtkWidget  *widget,
+                              const char *action_name,
+                              GVariant   *parameter)
 {
   AssayCodeReview *self = ASSAY_CODE_REVIEW (widget);
   g_autofree char *code = assay_code_review_get_code (self);
 
   if (self->editing && g_strcmp0 (code, self->proposed_code) != 0)
-    respond (self, ASSAY_APPROVAL_EDIT, code);
+    assay_code_review_respond (self, ASSAY_APPROVAL_EDIT, code);
   else
-    respond (self, ASSAY_APPROVAL_RUN, NULL);
+    assay_code_review_respond (self, ASSAY_APPROVAL_RUN, NULL);
 }
 
 static void
-reject_action (GtkWidget  *widget,
-               const char *action_name,
-               GVariant   *parameter)
+assay_code_review_reject_action (GtkWidget  *widget,
+                                 const char *action_name,
+                                 GVariant   *parameter)
 {
   AssayCodeReview *self = ASSAY_CODE_REVIEW (widget);
 
@@ -330,28 +330,28 @@ reject_action (GtkWidget  *widget,
 }
 
 static void
-confirm_reject_action (GtkWidget  *widget,
-                       const char *action_name,
-                       GVariant   *parameter)
+assay_code_review_confirm_reject_action (GtkWidget  *widget,
+                                         const char *action_name,
+                                         GVariant   *parameter)
 {
   AssayCodeReview *self = ASSAY_CODE_REVIEW (widget);
   g_autofree char *reason = g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->reason_entry)));
 
   g_strstrip (reason);
   gtk_revealer_set_reveal_child (self->reject_revealer, FALSE);
-  respond (self, ASSAY_APPROVAL_REJECT, *reason ? reason : NULL);
+  assay_code_review_respond (self, ASSAY_APPROVAL_REJECT, *reason ? reason : NULL);
 }
 
 static void
-reason_activate_cb (AssayCodeReview *self)
+assay_code_review_reason_activate_cb (AssayCodeReview *self)
 {
   gtk_widget_activate_action (GTK_WIDGET (self), "review.confirm-reject", NULL);
 }
 
 static void
-copy_action (GtkWidget  *widget,
-             const char *action_name,
-             GVariant   *parameter)
+assay_code_review_copy_action (GtkWidget  *widget,
+                               const char *action_name,
+                               GVariant   *parameter)
 {
   AssayCodeReview *self = ASSAY_CODE_REVIEW (widget);
   g_autofree char *code = assay_code_review_get_code (self);
@@ -360,7 +360,7 @@ copy_action (GtkWidget  *widget,
 }
 
 static void
-update_style_scheme (AssayCodeReview *self)
+assay_code_review_update_style_scheme (AssayCodeReview *self)
 {
   AdwStyleManager *manager = adw_style_manager_get_default ();
   GtkSourceStyleSchemeManager *schemes = gtk_source_style_scheme_manager_get_default ();
@@ -368,14 +368,14 @@ update_style_scheme (AssayCodeReview *self)
   GtkSourceStyleScheme *scheme = gtk_source_style_scheme_manager_get_scheme (schemes, id);
   GtkTextBuffer *diff_buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->diff_view));
 
-  gtk_source_buffer_set_style_scheme (code_buffer (self), scheme);
+  gtk_source_buffer_set_style_scheme (assay_code_review_code_buffer (self), scheme);
   gtk_source_buffer_set_style_scheme (GTK_SOURCE_BUFFER (diff_buffer), scheme);
 }
 
 static void
-buffer_changed_cb (AssayCodeReview *self)
+assay_code_review_buffer_changed_cb (AssayCodeReview *self)
 {
-  update_actions (self);
+  assay_code_review_update_actions (self);
 }
 
 static void
@@ -416,10 +416,10 @@ assay_code_review_set_property (GObject      *object,
       assay_code_review_set_auto_run (self, g_value_get_boolean (value));
       break;
     case PROP_EDITING:
-      set_editing (self, g_value_get_boolean (value));
+      assay_code_review_set_editing (self, g_value_get_boolean (value));
       break;
     case PROP_SHOW_DIFF:
-      set_show_diff (self, g_value_get_boolean (value));
+      assay_code_review_set_show_diff (self, g_value_get_boolean (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -427,7 +427,7 @@ assay_code_review_set_property (GObject      *object,
 }
 
 static void
-auto_switch_notify_cb (AssayCodeReview *self)
+assay_code_review_auto_switch_notify_cb (AssayCodeReview *self)
 {
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_AUTO_RUN]);
   /* A cell waiting right now runs too: that is what the switch says. */
@@ -438,40 +438,40 @@ auto_switch_notify_cb (AssayCodeReview *self)
 /* ---- following the conversation -------------------------------------------------------- */
 
 static void
-agent_step_cb (AssayCodeReview *self)
+assay_code_review_agent_step_cb (AssayCodeReview *self)
 {
   assay_code_review_begin (self);
 }
 
 static void
-agent_code_delta_cb (AssayCodeReview *self,
-                     guint            index,
-                     const char      *call_id,
-                     const char      *text)
+assay_code_review_agent_code_delta_cb (AssayCodeReview *self,
+                                       guint            index,
+                                       const char      *call_id,
+                                       const char      *text)
 {
   assay_code_review_append_code (self, text);
 }
 
 static void
-agent_approval_needed_cb (AssayCodeReview *self,
-                          const char      *cell_id,
-                          const char      *code,
-                          const char      *description)
+assay_code_review_agent_approval_needed_cb (AssayCodeReview *self,
+                                            const char      *cell_id,
+                                            const char      *code,
+                                            const char      *description)
 {
   assay_code_review_request (self, cell_id, code, description);
 }
 
 static void
-agent_cell_started_cb (AssayCodeReview *self,
-                       const char      *cell_id,
-                       const char      *code)
+assay_code_review_agent_cell_started_cb (AssayCodeReview *self,
+                                         const char      *cell_id,
+                                         const char      *code)
 {
   assay_code_review_show (self, code);
 }
 
 /* The cell is no longer waiting (stopped, the question ended): the view lets go of it. */
 static void
-conversation_waiting_cb (AssayCodeReview *self)
+assay_code_review_conversation_waiting_cb (AssayCodeReview *self)
 {
   if (self->cell_id != NULL && assay_conversation_get_waiting (self->conversation) == NULL)
     assay_code_review_begin (self);
@@ -479,7 +479,7 @@ conversation_waiting_cb (AssayCodeReview *self)
 
 /* Another session: the view shows its last cell, as it was when the session was left. */
 static void
-conversation_session_cb (AssayCodeReview *self)
+assay_code_review_conversation_session_cb (AssayCodeReview *self)
 {
   AssaySession *session = assay_conversation_get_session (self->conversation);
   guint n = session != NULL ? assay_session_get_n_cells (session) : 0;
@@ -516,18 +516,46 @@ assay_code_review_set_conversation (AssayCodeReview   *self,
 }
 
 static void
-setup_signal_groups (AssayCodeReview *self)
+assay_code_review_setup_signal_groups (AssayCodeReview *self)
 {
   self->agent_signals = g_signal_group_new (ASSAY_TYPE_AGENT);
-  g_signal_group_connect_object (self->agent_signals, "step", G_CALLBACK (agent_step_cb), self, G_CONNECT_SWAPPED);
-  g_signal_group_connect_object (self->agent_signals, "retrying", G_CALLBACK (agent_step_cb), self, G_CONNECT_SWAPPED);
-  g_signal_group_connect_object (self->agent_signals, "code-delta", G_CALLBACK (agent_code_delta_cb), self, G_CONNECT_SWAPPED);
-  g_signal_group_connect_object (self->agent_signals, "approval-needed", G_CALLBACK (agent_approval_needed_cb), self, G_CONNECT_SWAPPED);
-  g_signal_group_connect_object (self->agent_signals, "cell-started", G_CALLBACK (agent_cell_started_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals,
+                                 "step",
+                                 G_CALLBACK (assay_code_review_agent_step_cb),
+                                 self,
+                                 G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals,
+                                 "retrying",
+                                 G_CALLBACK (assay_code_review_agent_step_cb),
+                                 self,
+                                 G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals,
+                                 "code-delta",
+                                 G_CALLBACK (assay_code_review_agent_code_delta_cb),
+                                 self,
+                                 G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals,
+                                 "approval-needed",
+                                 G_CALLBACK (assay_code_review_agent_approval_needed_cb),
+                                 self,
+                                 G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals,
+                                 "cell-started",
+                                 G_CALLBACK (assay_code_review_agent_cell_started_cb),
+                                 self,
+                                 G_CONNECT_SWAPPED);
 
   self->conversation_signals = g_signal_group_new (ASSAY_TYPE_CONVERSATION);
-  g_signal_group_connect_object (self->conversation_signals, "notify::waiting", G_CALLBACK (conversation_waiting_cb), self, G_CONNECT_SWAPPED);
-  g_signal_group_connect_object (self->conversation_signals, "notify::session", G_CALLBACK (conversation_session_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->conversation_signals,
+                                 "notify::waiting",
+                                 G_CALLBACK (assay_code_review_conversation_waiting_cb),
+                                 self,
+                                 G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->conversation_signals,
+                                 "notify::session",
+                                 G_CALLBACK (assay_code_review_conversation_session_cb),
+                                 self,
+                                 G_CONNECT_SWAPPED);
 }
 
 static void
@@ -599,13 +627,16 @@ assay_code_review_class_init (AssayCodeReviewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayCodeReview, reason_entry);
   gtk_widget_class_bind_template_child (widget_class, AssayCodeReview, auto_switch);
   gtk_widget_class_bind_template_child (widget_class, AssayCodeReview, run_button);
-  gtk_widget_class_bind_template_callback (widget_class, reason_activate_cb);
+  gtk_widget_class_bind_template_callback (widget_class, assay_code_review_reason_activate_cb);
 
-  gtk_widget_class_install_action (widget_class, "review.run", NULL, run_action);
+  gtk_widget_class_install_action (widget_class, "review.run", NULL, assay_code_review_run_action);
   gtk_widget_class_install_property_action (widget_class, "review.edit", "editing");
-  gtk_widget_class_install_action (widget_class, "review.reject", NULL, reject_action);
-  gtk_widget_class_install_action (widget_class, "review.confirm-reject", NULL, confirm_reject_action);
-  gtk_widget_class_install_action (widget_class, "review.copy", NULL, copy_action);
+  gtk_widget_class_install_action (widget_class, "review.reject", NULL, assay_code_review_reject_action);
+  gtk_widget_class_install_action (widget_class,
+                                   "review.confirm-reject",
+                                   NULL,
+                                   assay_code_review_confirm_reject_action);
+  gtk_widget_class_install_action (widget_class, "review.copy", NULL, assay_code_review_copy_action);
   gtk_widget_class_install_property_action (widget_class, "review.toggle-diff", "show-diff");
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
@@ -618,20 +649,20 @@ assay_code_review_init (AssayCodeReview *self)
   GtkTextBuffer *diff_buffer;
 
   gtk_widget_init_template (GTK_WIDGET (self));
-  setup_signal_groups (self);
+  assay_code_review_setup_signal_groups (self);
 
-  gtk_source_buffer_set_language (code_buffer (self),
+  gtk_source_buffer_set_language (assay_code_review_code_buffer (self),
                                   gtk_source_language_manager_get_language (languages, "python3"));
   diff_buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->diff_view));
   gtk_source_buffer_set_language (GTK_SOURCE_BUFFER (diff_buffer),
                                   gtk_source_language_manager_get_language (languages, "diff"));
-  update_style_scheme (self);
+  assay_code_review_update_style_scheme (self);
   g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
-                           G_CALLBACK (update_style_scheme), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (code_buffer (self), "changed",
-                           G_CALLBACK (buffer_changed_cb), self, G_CONNECT_SWAPPED);
+                           G_CALLBACK (assay_code_review_update_style_scheme), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (assay_code_review_code_buffer (self), "changed",
+                           G_CALLBACK (assay_code_review_buffer_changed_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->auto_switch, "notify::active",
-                           G_CALLBACK (auto_switch_notify_cb), self, G_CONNECT_SWAPPED);
+                           G_CALLBACK (assay_code_review_auto_switch_notify_cb), self, G_CONNECT_SWAPPED);
   assay_code_review_reset (self);
 }
 

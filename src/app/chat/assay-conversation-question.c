@@ -21,7 +21,7 @@
 
 /* Lets go of the agent and hands back its kernel, which the caller closes. */
 static AssayKernelSession *
-take_kernel (AssayConversation *self)
+assay_conversation_take_kernel (AssayConversation *self)
 {
   if (self->agent != NULL)
     {
@@ -36,16 +36,16 @@ take_kernel (AssayConversation *self)
 void
 assay_conversation_close_agent (AssayConversation *self)
 {
-  g_autoptr(AssayKernelSession) kernel = take_kernel (self);
+  g_autoptr(AssayKernelSession) kernel = assay_conversation_take_kernel (self);
 
   if (kernel != NULL)
     assay_kernel_session_close (kernel);
 }
 
 static void
-kernel_closed_cb (GObject      *source,
-                  GAsyncResult *result,
-                  gpointer      user_data)
+assay_conversation_kernel_closed_cb (GObject      *source,
+                                     GAsyncResult *result,
+                                     gpointer      user_data)
 {
   g_autoptr(GApplication) app = user_data;
 
@@ -60,33 +60,33 @@ void
 assay_conversation_close_agent_async (AssayConversation *self)
 {
   GApplication *app = g_application_get_default ();
-  g_autoptr(AssayKernelSession) kernel = take_kernel (self);
+  g_autoptr(AssayKernelSession) kernel = assay_conversation_take_kernel (self);
 
   if (kernel != NULL)
     {
       if (app != NULL)
         g_application_hold (app);
-      assay_kernel_session_close_async (kernel, kernel_closed_cb,
+      assay_kernel_session_close_async (kernel, assay_conversation_kernel_closed_cb,
                                         app != NULL ? g_object_ref (app) : NULL);
     }
 }
 
 static void
-approval_needed_cb (AssayAgent        *agent,
-                    const char        *cell_id,
-                    const char        *code,
-                    const char        *description,
-                    AssayConversation *self)
+assay_conversation_approval_needed_cb (AssayAgent        *agent,
+                                       const char        *cell_id,
+                                       const char        *code,
+                                       const char        *description,
+                                       AssayConversation *self)
 {
   assay_conversation_set_waiting_internal (self, cell_id);
 }
 
 static void
-artifact_added_cb (AssayAgent        *agent,
-                   const char        *cell_id,
-                   const char        *name,
-                   const char        *path,
-                   AssayConversation *self)
+assay_conversation_artifact_added_cb (AssayAgent        *agent,
+                                      const char        *cell_id,
+                                      const char        *name,
+                                      const char        *path,
+                                      AssayConversation *self)
 {
   g_autoptr(GError) error = NULL;
 
@@ -97,10 +97,10 @@ artifact_added_cb (AssayAgent        *agent,
 }
 
 static void
-cell_finished_cb (AssayAgent        *agent,
-                  const char        *cell_id,
-                  AssayCellResult   *result,
-                  AssayConversation *self)
+assay_conversation_cell_finished_cb (AssayAgent        *agent,
+                                     const char        *cell_id,
+                                     AssayCellResult   *result,
+                                     AssayConversation *self)
 {
   assay_conversation_update_exportable (self);
 }
@@ -120,9 +120,9 @@ assay_conversation_finish_closing (AssayConversation *self)
 }
 
 static void
-end_question (AssayConversation *self,
-              AssayAgentOutcome  outcome,
-              const char        *text)
+assay_conversation_end_question (AssayConversation *self,
+                                 AssayAgentOutcome  outcome,
+                                 const char        *text)
 {
   g_clear_object (&self->ask_cancellable);
   g_clear_pointer (&self->question, g_free);
@@ -133,9 +133,9 @@ end_question (AssayConversation *self,
 }
 
 static void
-asked_cb (GObject      *source,
-          GAsyncResult *result,
-          gpointer      user_data)
+assay_conversation_asked_cb (GObject      *source,
+                             GAsyncResult *result,
+                             gpointer      user_data)
 {
   g_autoptr(AssayConversation) self = user_data;
   g_autoptr(GError) error = NULL;
@@ -170,20 +170,20 @@ asked_cb (GObject      *source,
       g_clear_pointer (&text, g_free);
       break;
     }
-  end_question (self, outcome, text);
+  assay_conversation_end_question (self, outcome, text);
   assay_session_store_reload (self->store);
 }
 
 static void
-fail_question (AssayConversation *self,
-               AssayAgentOutcome  outcome,
-               const char        *message)
+assay_conversation_fail_question (AssayConversation *self,
+                                  AssayAgentOutcome  outcome,
+                                  const char        *message)
 {
-  end_question (self, outcome, message);
+  assay_conversation_end_question (self, outcome, message);
 }
 
 static void
-start_question (AssayConversation *self)
+assay_conversation_start_question (AssayConversation *self)
 {
   g_autofree char *question = g_steal_pointer (&self->question);
 
@@ -198,29 +198,40 @@ start_question (AssayConversation *self)
       self->agent = assay_agent_new (self->provider, self->kernel, self->session);
       /* The record is written by workers: fsync must not hold up the window. */
       assay_agent_set_background_saves (self->agent, TRUE);
-      g_signal_connect (self->agent, "approval-needed", G_CALLBACK (approval_needed_cb), self);
-      g_signal_connect (self->agent, "artifact-added", G_CALLBACK (artifact_added_cb), self);
-      g_signal_connect (self->agent, "cell-finished", G_CALLBACK (cell_finished_cb), self);
+      g_signal_connect (self->agent,
+                        "approval-needed",
+                        G_CALLBACK (assay_conversation_approval_needed_cb),
+                        self);
+      g_signal_connect (self->agent,
+                        "artifact-added",
+                        G_CALLBACK (assay_conversation_artifact_added_cb),
+                        self);
+      g_signal_connect (self->agent, "cell-finished", G_CALLBACK (assay_conversation_cell_finished_cb), self);
       g_object_notify (G_OBJECT (self), "agent");
     }
   if (self->model != NULL && *self->model != '\0')
     assay_agent_set_model (self->agent, self->model);
   assay_agent_set_max_steps (self->agent, g_settings_get_uint (self->settings, "max-steps"));
-  assay_agent_set_fenced_code_fallback (self->agent, g_settings_get_boolean (self->settings, "fenced-code-fallback"));
+  assay_agent_set_fenced_code_fallback (self->agent,
+                                        g_settings_get_boolean (self->settings, "fenced-code-fallback"));
   assay_agent_set_approval_policy (self->agent, self->auto_run ? ASSAY_APPROVAL_POLICY_AUTO
                                                                : ASSAY_APPROVAL_POLICY_ASK);
   self->asking = TRUE;
-  assay_agent_ask_async (self->agent, question, self->ask_cancellable, asked_cb, g_object_ref (self));
+  assay_agent_ask_async (self->agent,
+                         question,
+                         self->ask_cancellable,
+                         assay_conversation_asked_cb,
+                         g_object_ref (self));
 }
 
-static void choose_backend (AssayConversation *self);
+static void assay_conversation_choose_backend (AssayConversation *self);
 
 /* The choice is shared by a question waiting for it and a prewarm asking for it; a choice
  * made under settings changed since is dropped and made again. */
 static void
-backend_chosen_cb (GObject      *source,
-                   GAsyncResult *result,
-                   gpointer      user_data)
+assay_conversation_backend_chosen_cb (GObject      *source,
+                                      GAsyncResult *result,
+                                      gpointer      user_data)
 {
   g_autoptr(AssayConversation) self = user_data;
   g_autoptr(AssaySandboxBackend) backend = NULL;
@@ -239,7 +250,7 @@ backend_chosen_cb (GObject      *source,
     {
       /* The settings changed meanwhile: what waits gets a choice under the new ones. */
       if (self->question_waits || self->want_warm)
-        choose_backend (self);
+        assay_conversation_choose_backend (self);
       return;
     }
   if (backend != NULL)
@@ -258,12 +269,12 @@ backend_chosen_cb (GObject      *source,
         {
           g_autofree char *text = g_strdup_printf (_("The sandbox cannot be used: %s"), error->message);
 
-          fail_question (self, ASSAY_AGENT_SANDBOX_ERROR, text);
+          assay_conversation_fail_question (self, ASSAY_AGENT_SANDBOX_ERROR, text);
         }
       else if (g_cancellable_is_cancelled (self->ask_cancellable))
-        fail_question (self, ASSAY_AGENT_CANCELLED, _("Stopped."));
+        assay_conversation_fail_question (self, ASSAY_AGENT_CANCELLED, _("Stopped."));
       else
-        start_question (self);
+        assay_conversation_start_question (self);
     }
   else if (backend == NULL)
     g_debug ("no sandbox to warm: %s", error->message);
@@ -272,9 +283,9 @@ backend_chosen_cb (GObject      *source,
 }
 
 static void
-choice_ready_cb (GObject      *source,
-                 GAsyncResult *result,
-                 gpointer      user_data)
+assay_conversation_choice_ready_cb (GObject      *source,
+                                    GAsyncResult *result,
+                                    gpointer      user_data)
 {
   GTask *task = user_data;
 
@@ -286,7 +297,7 @@ choice_ready_cb (GObject      *source,
 /* In a worker: it probes the Docker socket. Once at a time, with the limits the settings
  * give; again when they change. */
 static void
-choose_backend (AssayConversation *self)
+assay_conversation_choose_backend (AssayConversation *self)
 {
   g_autoptr(AssaySandboxSpec) spec = NULL;
   g_autofree char *name = NULL;
@@ -300,22 +311,26 @@ choose_backend (AssayConversation *self)
   spec->limits.memory_bytes = (guint64) g_settings_get_uint (self->settings, "memory-mb") * 1024 * 1024;
   spec->limits.cpus = g_settings_get_double (self->settings, "cpus");
   spec->limits.timeout_ms = g_settings_get_uint (self->settings, "cell-timeout") * 1000;
-  task = g_task_new (NULL, NULL, backend_chosen_cb, g_object_ref (self));
-  g_task_set_source_tag (task, choose_backend);
+  task = g_task_new (NULL, NULL, assay_conversation_backend_chosen_cb, g_object_ref (self));
+  g_task_set_source_tag (task, assay_conversation_choose_backend);
   g_task_set_task_data (task, GUINT_TO_POINTER (self->backend_serial), NULL);
-  assay_sandbox_choose_backend_async (name, spec, self->cancellable, choice_ready_cb, task);
+  assay_sandbox_choose_backend_async (name,
+                                      spec,
+                                      self->cancellable,
+                                      assay_conversation_choice_ready_cb,
+                                      task);
 }
 
 static void
-ensure_backend (AssayConversation *self)
+assay_conversation_ensure_backend (AssayConversation *self)
 {
   if (self->backend != NULL)
     {
-      start_question (self);
+      assay_conversation_start_question (self);
       return;
     }
   self->question_waits = TRUE;
-  choose_backend (self);
+  assay_conversation_choose_backend (self);
 }
 
 void
@@ -327,7 +342,7 @@ assay_conversation_prewarm (AssayConversation *self)
   self->want_warm = TRUE;
   if (self->backend == NULL)
     {
-      choose_backend (self);
+      assay_conversation_choose_backend (self);
       return;
     }
   if (self->pool == NULL)
@@ -363,9 +378,9 @@ assay_conversation_get_warm (AssayConversation *self)
 }
 
 static void
-key_found_cb (GObject      *source,
-              GAsyncResult *result,
-              gpointer      user_data)
+assay_conversation_key_found_cb (GObject      *source,
+                                 GAsyncResult *result,
+                                 gpointer      user_data)
 {
   g_autoptr(AssayConversation) self = user_data;
   g_autoptr(GError) error = NULL;
@@ -378,7 +393,7 @@ key_found_cb (GObject      *source,
   if (g_cancellable_is_cancelled (self->ask_cancellable))
     {
       secret_password_free (key);
-      fail_question (self, ASSAY_AGENT_CANCELLED, _("Stopped."));
+      assay_conversation_fail_question (self, ASSAY_AGENT_CANCELLED, _("Stopped."));
       return;
     }
   if (error != NULL)
@@ -400,29 +415,33 @@ key_found_cb (GObject      *source,
       g_free (self->model);
       self->model = g_strdup (assay_model_choice_get_default (provider));
     }
-  ensure_backend (self);
+  assay_conversation_ensure_backend (self);
 }
 
 static void
-ensure_provider (AssayConversation *self)
+assay_conversation_ensure_provider (AssayConversation *self)
 {
   g_autofree char *provider = NULL;
   g_autofree char *base_url = NULL;
 
   if (self->provider != NULL)
     {
-      ensure_backend (self);
+      assay_conversation_ensure_backend (self);
       return;
     }
   provider = g_settings_get_string (self->settings, "provider");
   if (*provider == '\0')
     {
-      fail_question (self, ASSAY_AGENT_MODEL_ERROR, _("Choose a model first."));
+      assay_conversation_fail_question (self, ASSAY_AGENT_MODEL_ERROR, _("Choose a model first."));
       g_signal_emit_by_name (self, "needs-model");
       return;
     }
   base_url = g_settings_get_string (self->settings, "base-url");
-  assay_keyring_lookup_async (provider, base_url, self->ask_cancellable, key_found_cb, g_object_ref (self));
+  assay_keyring_lookup_async (provider,
+                              base_url,
+                              self->ask_cancellable,
+                              assay_conversation_key_found_cb,
+                              g_object_ref (self));
 }
 
 gboolean
@@ -446,7 +465,7 @@ assay_conversation_ask (AssayConversation  *self,
   self->ask_cancellable = g_cancellable_new ();
   assay_conversation_set_busy_internal (self, TRUE);
   g_signal_emit_by_name (self, "asked", text);
-  ensure_provider (self);
+  assay_conversation_ensure_provider (self);
   return TRUE;
 }
 
@@ -510,7 +529,7 @@ assay_conversation_forget_provider (AssayConversation *self)
 /* The sandbox did not end the cell in time: closing the kernel ends it (and the question,
  * with the cell's status saying so). */
 static gboolean
-close_grace_cb (gpointer data)
+assay_conversation_close_grace_cb (gpointer data)
 {
   AssayConversation *self = data;
 
@@ -547,5 +566,5 @@ assay_conversation_close (AssayConversation *self,
       self->held = g_object_ref (application);
       g_application_hold (self->held);
     }
-  self->close_grace_source = g_timeout_add (CLOSE_GRACE_MS, close_grace_cb, self);
+  self->close_grace_source = g_timeout_add (CLOSE_GRACE_MS, assay_conversation_close_grace_cb, self);
 }

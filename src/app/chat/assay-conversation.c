@@ -33,7 +33,7 @@ static guint signals[N_SIGNALS];
 
 /* A report has something to say once a question was answered or a cell finished. */
 static gboolean
-session_exportable (AssaySession *session)
+assay_conversation_session_exportable (AssaySession *session)
 {
   if (session == NULL)
     return FALSE;
@@ -50,7 +50,7 @@ session_exportable (AssaySession *session)
 void
 assay_conversation_update_exportable (AssayConversation *self)
 {
-  gboolean exportable = session_exportable (self->session);
+  gboolean exportable = assay_conversation_session_exportable (self->session);
 
   if (exportable == self->exportable)
     return;
@@ -94,9 +94,9 @@ assay_conversation_set_recorded_internal (AssayConversation *self,
 /* ---- sessions --------------------------------------------------------------------------- */
 
 static void
-session_saved_cb (GObject      *source,
-                  GAsyncResult *result,
-                  gpointer      user_data)
+assay_conversation_session_saved_cb (GObject      *source,
+                                     GAsyncResult *result,
+                                     gpointer      user_data)
 {
   g_autoptr(AssayConversation) self = g_weak_ref_get (user_data);
   g_autoptr(GError) error = NULL;
@@ -117,14 +117,14 @@ session_saved_cb (GObject      *source,
 
 /* SESSION is written in turn with the store's other jobs; RELIST: the list shows it then. */
 static void
-save_session (AssayConversation *self,
-              AssaySession      *session,
-              gboolean           relist)
+assay_conversation_save_session (AssayConversation *self,
+                                 AssaySession      *session,
+                                 gboolean           relist)
 {
   GWeakRef *ref = g_new0 (GWeakRef, 1);
 
   g_weak_ref_init (ref, self);
-  assay_session_store_save_async (self->store, session, relist, session_saved_cb, ref);
+  assay_session_store_save_async (self->store, session, relist, assay_conversation_session_saved_cb, ref);
 }
 
 void
@@ -132,12 +132,12 @@ assay_conversation_save (AssayConversation *self)
 {
   g_return_if_fail (ASSAY_IS_CONVERSATION (self));
   if (self->session != NULL)
-    save_session (self, self->session, TRUE);
+    assay_conversation_save_session (self, self->session, TRUE);
 }
 
 static void
-set_artifacts (AssayConversation *self,
-               AssayArtifactList *artifacts)
+assay_conversation_set_artifacts (AssayConversation *self,
+                                  AssayArtifactList *artifacts)
 {
   if (g_set_object (&self->artifacts, artifacts))
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ARTIFACTS]);
@@ -162,7 +162,7 @@ assay_conversation_set_session (AssayConversation *self,
     }
   assay_conversation_set_auto_run (self, g_settings_get_enum (self->settings, "approval-policy") == 1);
   g_set_object (&self->session, session);
-  set_artifacts (self, artifacts);
+  assay_conversation_set_artifacts (self, artifacts);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION]);
   assay_conversation_update_exportable (self);
 }
@@ -180,10 +180,10 @@ assay_conversation_ensure_session (AssayConversation  *self,
   session = assay_session_create (assay_session_store_get_parent (self->store), error);
   if (session == NULL)
     return FALSE;
-  save_session (self, session, FALSE);
+  assay_conversation_save_session (self, session, FALSE);
   artifacts = assay_artifact_list_new_for_session (session);
   g_set_object (&self->session, session);
-  set_artifacts (self, artifacts);
+  assay_conversation_set_artifacts (self, artifacts);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION]);
   return TRUE;
 }
@@ -200,7 +200,7 @@ typedef struct
 } DescribeData;
 
 static void
-describe_data_free (DescribeData *data)
+assay_conversation_describe_data_free (DescribeData *data)
 {
   g_weak_ref_clear (&data->conversation);
   g_clear_object (&data->session);
@@ -209,9 +209,9 @@ describe_data_free (DescribeData *data)
 }
 
 static void
-dataset_described_cb (GObject      *source,
-                      GAsyncResult *result,
-                      gpointer      user_data)
+assay_conversation_dataset_described_cb (GObject      *source,
+                                         GAsyncResult *result,
+                                         gpointer      user_data)
 {
   DescribeData *data = user_data;
   g_autoptr(AssayConversation) self = g_weak_ref_get (&data->conversation);
@@ -230,13 +230,13 @@ dataset_described_cb (GObject      *source,
   else if (assay_session_set_dataset_description (data->session, data->name, description))
     {
       if (self != NULL)
-        save_session (self, data->session, FALSE);
+        assay_conversation_save_session (self, data->session, FALSE);
       else
         assay_session_save_async (data->session, NULL, NULL, NULL);
     }
 
 out:
-  describe_data_free (data);
+  assay_conversation_describe_data_free (data);
 }
 
 gboolean
@@ -274,7 +274,7 @@ assay_conversation_add_dataset (AssayConversation  *self,
   g_weak_ref_init (&data->conversation, self);
   data->session = g_object_ref (self->session);
   data->name = g_steal_pointer (&name);
-  assay_dataset_open_async (resolved, self->cancellable, dataset_described_cb, data);
+  assay_dataset_open_async (resolved, self->cancellable, assay_conversation_dataset_described_cb, data);
   return TRUE;
 }
 
@@ -296,8 +296,8 @@ assay_conversation_get_datasets_described (AssayConversation *self)
 /* ---- settings and closing ---------------------------------------------------------------- */
 
 static void
-settings_changed_cb (AssayConversation *self,
-                     const char        *key)
+assay_conversation_settings_changed_cb (AssayConversation *self,
+                                        const char        *key)
 {
   gboolean model = g_str_equal (key, "provider") || g_str_equal (key, "base-url") || g_str_equal (key, "model");
   gboolean sandbox = g_str_equal (key, "sandbox-backend") || g_str_equal (key, "memory-mb") ||
@@ -567,6 +567,6 @@ assay_conversation_new (GSettings         *settings,
   self->settings = g_object_ref (settings);
   self->store = g_object_ref (store);
   self->auto_run = g_settings_get_enum (settings, "approval-policy") == 1;
-  g_signal_connect_swapped (settings, "changed", G_CALLBACK (settings_changed_cb), self);
+  g_signal_connect_swapped (settings, "changed", G_CALLBACK (assay_conversation_settings_changed_cb), self);
   return self;
 }

@@ -52,7 +52,7 @@ typedef struct
 
 /* Removes WIDGET and every widget after it. */
 static void
-remove_from (GtkWidget *widget)
+assay_markdown_view_remove_from (GtkWidget *widget)
 {
   while (widget != NULL)
     {
@@ -67,8 +67,8 @@ remove_from (GtkWidget *widget)
  * had at this place; if so, that widget stays and the render moves past it. From the first
  * difference on, the previous render's widgets go. */
 static gboolean
-reuse_block (Render     *render,
-             const char *signature)
+assay_markdown_view_reuse_block (Render     *render,
+                                 const char *signature)
 {
   AssayMarkdownView *view = render->view;
 
@@ -79,17 +79,17 @@ reuse_block (Render     *render,
       view->reuse = gtk_widget_get_next_sibling (view->reuse);
       return TRUE;
     }
-  remove_from (view->reuse);
+  assay_markdown_view_remove_from (view->reuse);
   view->reuse = NULL;
   return FALSE;
 }
 
 static void
-add_child (Render     *render,
-           GtkWidget  *child,
-           const char *signature)
+assay_markdown_view_add_child (Render     *render,
+                               GtkWidget  *child,
+                               const char *signature)
 {
-  if (reuse_block (render, signature))
+  if (assay_markdown_view_reuse_block (render, signature))
     {
       g_object_unref (g_object_ref_sink (child));
       return;
@@ -99,7 +99,7 @@ add_child (Render     *render,
 }
 
 static GtkWidget *
-markup_label (const char *markup)
+assay_markdown_view_markup_label (const char *markup)
 {
   GtkWidget *label = gtk_label_new (NULL);
 
@@ -112,8 +112,8 @@ markup_label (const char *markup)
 }
 
 static void
-begin_block (Render     *render,
-             const char *css_class)
+assay_markdown_view_begin_block (Render     *render,
+                                 const char *css_class)
 {
   g_string_truncate (render->markup, 0);
   render->in_block = TRUE;
@@ -122,7 +122,7 @@ begin_block (Render     *render,
 }
 
 static void
-end_block (Render *render)
+assay_markdown_view_end_block (Render *render)
 {
   GtkWidget *label;
   g_autofree char *signature = NULL;
@@ -137,25 +137,25 @@ end_block (Render *render)
     return;
   signature = g_strdup_printf ("label %s %d %s", render->css_class ? render->css_class : "-",
                                render->quote_depth > 0, render->markup->str);
-  if (reuse_block (render, signature))
+  if (assay_markdown_view_reuse_block (render, signature))
     return;
-  label = markup_label (render->markup->str);
+  label = assay_markdown_view_markup_label (render->markup->str);
   if (render->css_class != NULL)
     gtk_widget_add_css_class (label, render->css_class);
   if (render->quote_depth > 0)
     gtk_widget_add_css_class (label, "markdown-quote");
-  add_child (render, label, signature);
+  assay_markdown_view_add_child (render, label, signature);
 }
 
 static void
-append_escaped (Render     *render,
-                const char *text,
-                gsize       size)
+assay_markdown_view_append_escaped (Render     *render,
+                                    const char *text,
+                                    gsize       size)
 {
   g_autofree char *escaped = NULL;
 
   if (!render->in_block)
-    begin_block (render, NULL);
+    assay_markdown_view_begin_block (render, NULL);
   /* g_markup_escape_text wants valid UTF-8; replace anything else. */
   if (!g_utf8_validate_len (text, size, NULL))
     {
@@ -170,9 +170,9 @@ append_escaped (Render     *render,
 }
 
 static int
-enter_block (MD_BLOCKTYPE  type,
-             void         *detail,
-             void         *user_data)
+assay_markdown_view_enter_block (MD_BLOCKTYPE  type,
+                                 void         *detail,
+                                 void         *user_data)
 {
   Render *render = user_data;
 
@@ -180,7 +180,7 @@ enter_block (MD_BLOCKTYPE  type,
     {
     case MD_BLOCK_P:
       if (render->lists->len == 0 && render->table == NULL)
-        begin_block (render, NULL);
+        assay_markdown_view_begin_block (render, NULL);
       else if (render->in_block && render->has_text && render->table == NULL)
         g_string_append (render->markup, "\n");
       break;
@@ -190,19 +190,19 @@ enter_block (MD_BLOCKTYPE  type,
         static const char *classes[] = { "title-1", "title-2", "title-3", "title-4", "heading", "heading" };
         MD_BLOCK_H_DETAIL *h = detail;
 
-        end_block (render);
-        begin_block (render, classes[CLAMP (h->level, 1, 6) - 1]);
+        assay_markdown_view_end_block (render);
+        assay_markdown_view_begin_block (render, classes[CLAMP (h->level, 1, 6) - 1]);
       }
       break;
 
     case MD_BLOCK_CODE:
-      end_block (render);
-      begin_block (render, "markdown-code");
+      assay_markdown_view_end_block (render);
+      assay_markdown_view_begin_block (render, "markdown-code");
       g_string_append (render->markup, "<tt>");
       break;
 
     case MD_BLOCK_QUOTE:
-      end_block (render);
+      assay_markdown_view_end_block (render);
       render->quote_depth++;
       break;
 
@@ -213,7 +213,7 @@ enter_block (MD_BLOCKTYPE  type,
 
         if (type == MD_BLOCK_OL)
           level.next_number = ((MD_BLOCK_OL_DETAIL *) detail)->start;
-        end_block (render);
+        assay_markdown_view_end_block (render);
         g_array_append_val (render->lists, level);
       }
       break;
@@ -223,8 +223,8 @@ enter_block (MD_BLOCKTYPE  type,
         ListLevel *level = &g_array_index (render->lists, ListLevel, render->lists->len - 1);
         MD_BLOCK_LI_DETAIL *li = detail;
 
-        end_block (render);
-        begin_block (render, NULL);
+        assay_markdown_view_end_block (render);
+        assay_markdown_view_begin_block (render, NULL);
         for (guint i = 1; i < render->lists->len; i++)
           g_string_append (render->markup, "    ");
         if (li->is_task)
@@ -237,12 +237,12 @@ enter_block (MD_BLOCKTYPE  type,
       break;
 
     case MD_BLOCK_HR:
-      end_block (render);
-      add_child (render, gtk_separator_new (GTK_ORIENTATION_HORIZONTAL), "separator");
+      assay_markdown_view_end_block (render);
+      assay_markdown_view_add_child (render, gtk_separator_new (GTK_ORIENTATION_HORIZONTAL), "separator");
       break;
 
     case MD_BLOCK_TABLE:
-      end_block (render);
+      assay_markdown_view_end_block (render);
       render->table = GTK_GRID (gtk_grid_new ());
       gtk_widget_add_css_class (GTK_WIDGET (render->table), "markdown-table");
       gtk_grid_set_column_spacing (render->table, 18);
@@ -279,9 +279,9 @@ enter_block (MD_BLOCKTYPE  type,
 }
 
 static int
-leave_block (MD_BLOCKTYPE  type,
-             void         *detail,
-             void         *user_data)
+assay_markdown_view_leave_block (MD_BLOCKTYPE  type,
+                                 void         *detail,
+                                 void         *user_data)
 {
   Render *render = user_data;
 
@@ -289,29 +289,29 @@ leave_block (MD_BLOCKTYPE  type,
     {
     case MD_BLOCK_P:
       if (render->lists->len == 0 && render->table == NULL)
-        end_block (render);
+        assay_markdown_view_end_block (render);
       break;
 
     case MD_BLOCK_H:
     case MD_BLOCK_LI:
-      end_block (render);
+      assay_markdown_view_end_block (render);
       break;
 
     case MD_BLOCK_CODE:
       while (render->markup->len > 0 && render->markup->str[render->markup->len - 1] == '\n')
         g_string_truncate (render->markup, render->markup->len - 1);
       g_string_append (render->markup, "</tt>");
-      end_block (render);
+      assay_markdown_view_end_block (render);
       break;
 
     case MD_BLOCK_QUOTE:
-      end_block (render);
+      assay_markdown_view_end_block (render);
       render->quote_depth--;
       break;
 
     case MD_BLOCK_UL:
     case MD_BLOCK_OL:
-      end_block (render);
+      assay_markdown_view_end_block (render);
       g_array_set_size (render->lists, render->lists->len - 1);
       break;
 
@@ -327,7 +327,7 @@ leave_block (MD_BLOCKTYPE  type,
             g_string_prepend (render->markup, "<b>");
             g_string_append (render->markup, "</b>");
           }
-        label = markup_label (render->markup->str);
+        label = assay_markdown_view_markup_label (render->markup->str);
         if (align == MD_ALIGN_RIGHT)
           gtk_label_set_xalign (GTK_LABEL (label), 1.0);
         else if (align == MD_ALIGN_CENTER)
@@ -348,7 +348,7 @@ leave_block (MD_BLOCKTYPE  type,
         gtk_widget_set_vexpand (scroller, FALSE);
         gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), GTK_WIDGET (render->table));
         render->table = NULL;
-        add_child (render, scroller, render->table_signature->str);
+        assay_markdown_view_add_child (render, scroller, render->table_signature->str);
       }
       break;
 
@@ -359,14 +359,14 @@ leave_block (MD_BLOCKTYPE  type,
 }
 
 static int
-enter_span (MD_SPANTYPE  type,
-            void        *detail,
-            void        *user_data)
+assay_markdown_view_enter_span (MD_SPANTYPE  type,
+                                void        *detail,
+                                void        *user_data)
 {
   Render *render = user_data;
 
   if (!render->in_block)
-    begin_block (render, NULL);
+    assay_markdown_view_begin_block (render, NULL);
   switch (type)
     {
     case MD_SPAN_EM: g_string_append (render->markup, "<i>"); break;
@@ -398,9 +398,9 @@ enter_span (MD_SPANTYPE  type,
 }
 
 static int
-leave_span (MD_SPANTYPE  type,
-            void        *detail,
-            void        *user_data)
+assay_markdown_view_leave_span (MD_SPANTYPE  type,
+                                void        *detail,
+                                void        *user_data)
 {
   Render *render = user_data;
 
@@ -426,23 +426,23 @@ leave_span (MD_SPANTYPE  type,
 }
 
 static int
-text_cb (MD_TEXTTYPE   type,
-         const MD_CHAR *text,
-         MD_SIZE        size,
-         void          *user_data)
+assay_markdown_view_text_cb (MD_TEXTTYPE   type,
+                             const MD_CHAR *text,
+                             MD_SIZE        size,
+                             void          *user_data)
 {
   Render *render = user_data;
 
   switch (type)
     {
     case MD_TEXT_NULLCHAR:
-      append_escaped (render, "\xef\xbf\xbd", 3);
+      assay_markdown_view_append_escaped (render, "\xef\xbf\xbd", 3);
       break;
     case MD_TEXT_BR:
-      append_escaped (render, "\n", 1);
+      assay_markdown_view_append_escaped (render, "\n", 1);
       break;
     case MD_TEXT_SOFTBR:
-      append_escaped (render, " ", 1);
+      assay_markdown_view_append_escaped (render, " ", 1);
       break;
     case MD_TEXT_ENTITY:
       {
@@ -454,21 +454,21 @@ text_cb (MD_TEXTTYPE   type,
         for (guint i = 0; i < G_N_ELEMENTS (entities); i++)
           if (strlen (entities[i].entity) == size && memcmp (entities[i].entity, text, size) == 0)
             {
-              append_escaped (render, entities[i].text, strlen (entities[i].text));
+              assay_markdown_view_append_escaped (render, entities[i].text, strlen (entities[i].text));
               return 0;
             }
-        append_escaped (render, text, size);
+        assay_markdown_view_append_escaped (render, text, size);
       }
       break;
     default:
-      append_escaped (render, text, size);
+      assay_markdown_view_append_escaped (render, text, size);
       break;
     }
   return 0;
 }
 
 static void
-clear_children (AssayMarkdownView *self)
+assay_markdown_view_clear_children (AssayMarkdownView *self)
 {
   GtkWidget *child;
 
@@ -476,16 +476,16 @@ clear_children (AssayMarkdownView *self)
     gtk_widget_unparent (child);
 }
 
-static void parse_into (AssayMarkdownView *self,
-                        const char        *text,
-                        gsize              size);
+static void assay_markdown_view_parse_into (AssayMarkdownView *self,
+                                            const char        *text,
+                                            gsize              size);
 
 /* Where TEXT can be cut into blocks that no later text changes: after the last blank line
  * that is outside a fenced code block, and not inside a table or a list (which a later line
  * may continue). Returns 0 when there is none. */
 static gsize
-settle_point (const char *text,
-              gsize       from)
+assay_markdown_view_settle_point (const char *text,
+                                  gsize       from)
 {
   gboolean in_fence = FALSE;
   gsize point = 0;
@@ -525,7 +525,7 @@ settle_point (const char *text,
 #define CHUNK_KEY "assay-markdown-chunk"
 
 static void
-pack_settled (AssayMarkdownView *self)
+assay_markdown_view_pack_settled (AssayMarkdownView *self)
 {
   GtkWidget *first = gtk_widget_get_first_child (GTK_WIDGET (self));
   GtkWidget *chunk;
@@ -574,7 +574,7 @@ assay_markdown_view_set_markdown_streaming (AssayMarkdownView *self,
   /* Text that does not continue what was shown (a retry voided it): start again. */
   if (self->markdown == NULL || strncmp (markdown, self->markdown, self->settled_len) != 0)
     {
-      clear_children (self);
+      assay_markdown_view_clear_children (self);
       self->settled_len = 0;
       self->last_settled = NULL;
     }
@@ -584,18 +584,18 @@ assay_markdown_view_set_markdown_streaming (AssayMarkdownView *self,
   /* The widgets after the settled blocks are kept where the new text makes the same blocks. */
   self->reuse = self->last_settled != NULL ? gtk_widget_get_next_sibling (self->last_settled)
                                            : gtk_widget_get_first_child (GTK_WIDGET (self));
-  point = settle_point (markdown, self->settled_len);
+  point = assay_markdown_view_settle_point (markdown, self->settled_len);
   if (point > self->settled_len)
     {
-      parse_into (self, markdown + self->settled_len, point - self->settled_len);
+      assay_markdown_view_parse_into (self, markdown + self->settled_len, point - self->settled_len);
       self->settled_len = point;
       self->last_settled = self->reuse != NULL ? gtk_widget_get_prev_sibling (self->reuse)
                                                : gtk_widget_get_last_child (GTK_WIDGET (self));
-      pack_settled (self);
+      assay_markdown_view_pack_settled (self);
     }
   if (length > self->settled_len)
-    parse_into (self, markdown + self->settled_len, length - self->settled_len);
-  remove_from (self->reuse);
+    assay_markdown_view_parse_into (self, markdown + self->settled_len, length - self->settled_len);
+  assay_markdown_view_remove_from (self->reuse);
   self->reuse = NULL;
 }
 
@@ -611,16 +611,17 @@ assay_markdown_view_set_markdown (AssayMarkdownView *self,
   self->markdown = g_strdup (markdown ? markdown : "");
   self->settled_len = 0;
   self->last_settled = NULL;
-  clear_children (self);
-  parse_into (self, self->markdown, strlen (self->markdown));
+  assay_markdown_view_clear_children (self);
+  assay_markdown_view_parse_into (self, self->markdown, strlen (self->markdown));
 }
 
 /* Whether TEXT has a line that looks like a link reference definition ("[label]: url"),
  * outside fenced code or not: a false positive only costs a whole render. */
 static gboolean
-has_link_reference (const char *text)
+assay_markdown_view_has_link_reference (const char *text)
 {
-  for (const char *line = text; line != NULL && *line != '\0'; line = strchr (line, '\n'), line = line ? line + 1 : NULL)
+  for (const char *line = text; line != NULL && *line != '\0'; line = strchr (line, '\n'),
+       line = line ? line + 1 : NULL)
     {
       const char *p = line;
 
@@ -646,25 +647,25 @@ assay_markdown_view_finish_streaming (AssayMarkdownView *self,
 
   if (markdown == NULL)
     markdown = "";
-  if (self->settled_len == 0 || has_link_reference (markdown))
+  if (self->settled_len == 0 || assay_markdown_view_has_link_reference (markdown))
     assay_markdown_view_set_markdown (self, markdown);
   else
     assay_markdown_view_set_markdown_streaming (self, markdown);
 }
 
 static void
-parse_into (AssayMarkdownView *self,
-            const char        *text,
-            gsize              size)
+assay_markdown_view_parse_into (AssayMarkdownView *self,
+                                const char        *text,
+                                gsize              size)
 {
   MD_PARSER parser = {
     .abi_version = 0,
     .flags = MD_DIALECT_GITHUB | MD_FLAG_NOHTML,
-    .enter_block = enter_block,
-    .leave_block = leave_block,
-    .enter_span = enter_span,
-    .leave_span = leave_span,
-    .text = text_cb,
+    .enter_block = assay_markdown_view_enter_block,
+    .leave_block = assay_markdown_view_leave_block,
+    .enter_span = assay_markdown_view_enter_span,
+    .leave_span = assay_markdown_view_leave_span,
+    .text = assay_markdown_view_text_cb,
   };
   Render render = { 0 };
 
@@ -674,10 +675,10 @@ parse_into (AssayMarkdownView *self,
   render.lists = g_array_new (FALSE, TRUE, sizeof (ListLevel));
   render.link_closers = g_ptr_array_new ();
   md_parse (text, (MD_SIZE) size, &parser, &render);
-  end_block (&render);
+  assay_markdown_view_end_block (&render);
   /* A table cut off mid-stream never reached its leave callback. */
   if (render.table != NULL)
-    add_child (&render, GTK_WIDGET (render.table), render.table_signature->str);
+    assay_markdown_view_add_child (&render, GTK_WIDGET (render.table), render.table_signature->str);
   g_string_free (render.markup, TRUE);
   g_string_free (render.table_signature, TRUE);
   g_array_unref (render.lists);
@@ -694,7 +695,7 @@ assay_markdown_view_get_markdown (AssayMarkdownView *self)
 static void
 assay_markdown_view_dispose (GObject *object)
 {
-  clear_children (ASSAY_MARKDOWN_VIEW (object));
+  assay_markdown_view_clear_children (ASSAY_MARKDOWN_VIEW (object));
   G_OBJECT_CLASS (assay_markdown_view_parent_class)->dispose (object);
 }
 

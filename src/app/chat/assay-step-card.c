@@ -59,12 +59,12 @@ struct _AssayStepCard
 
 G_DEFINE_FINAL_TYPE (AssayStepCard, assay_step_card, GTK_TYPE_WIDGET)
 
-static void figure_activated_cb (GtkFlowBox      *box,
-                                 GtkFlowBoxChild *child,
-                                 gpointer         user_data);
+static void assay_step_card_figure_activated_cb (GtkFlowBox      *box,
+                                                 GtkFlowBoxChild *child,
+                                                 gpointer         user_data);
 
 static void
-cell_row_free (CellRow *row)
+assay_step_card_cell_row_free (CellRow *row)
 {
   g_clear_handle_id (&row->tick_source, g_source_remove);
   g_clear_handle_id (&row->output_source, g_source_remove);
@@ -74,8 +74,8 @@ cell_row_free (CellRow *row)
 }
 
 static CellRow *
-find_cell (AssayStepCard *self,
-           const char    *cell_id)
+assay_step_card_find_cell (AssayStepCard *self,
+                           const char    *cell_id)
 {
   for (guint i = 0; i < self->cells->len; i++)
     {
@@ -88,11 +88,11 @@ find_cell (AssayStepCard *self,
 }
 
 static void
-set_status (CellRow         *row,
-            AssayCellStatus  status,
-            const char      *icon,
-            const char      *text,
-            const char      *css_class)
+assay_step_card_set_status (CellRow         *row,
+                            AssayCellStatus  status,
+                            const char      *icon,
+                            const char      *text,
+                            const char      *css_class)
 {
   static const char *classes[] = { "success", "error", "warning", "dim-label", "accent" };
 
@@ -108,7 +108,7 @@ set_status (CellRow         *row,
 }
 
 static void
-update_title (AssayStepCard *self)
+assay_step_card_update_title (AssayStepCard *self)
 {
   g_autofree char *title = NULL;
 
@@ -120,7 +120,7 @@ update_title (AssayStepCard *self)
 }
 
 static gboolean
-render_cb (gpointer user_data)
+assay_step_card_render_cb (gpointer user_data)
 {
   AssayStepCard *self = user_data;
 
@@ -133,7 +133,7 @@ render_cb (gpointer user_data)
 /* The text is complete: its exact rendering, keeping the blocks already shown (rebuilding
  * a long answer's hundreds of labels would stall the window as the answer ends). */
 static void
-render_final (AssayStepCard *self)
+assay_step_card_render_final (AssayStepCard *self)
 {
   g_clear_handle_id (&self->render_source, g_source_remove);
   assay_markdown_view_finish_streaming (self->text_view, self->text->str);
@@ -142,10 +142,10 @@ render_final (AssayStepCard *self)
 
 /* Text streams in small pieces: parse at most every 60 ms. */
 static void
-queue_render (AssayStepCard *self)
+assay_step_card_queue_render (AssayStepCard *self)
 {
   if (self->render_source == 0)
-    self->render_source = g_timeout_add (60, render_cb, self);
+    self->render_source = g_timeout_add (60, assay_step_card_render_cb, self);
 }
 
 guint
@@ -161,7 +161,7 @@ assay_step_card_append_text (AssayStepCard *self,
 {
   g_return_if_fail (ASSAY_IS_STEP_CARD (self));
   g_string_append (self->text, text);
-  queue_render (self);
+  assay_step_card_queue_render (self);
 }
 
 void
@@ -170,7 +170,7 @@ assay_step_card_set_text (AssayStepCard *self,
 {
   g_return_if_fail (ASSAY_IS_STEP_CARD (self));
   g_string_assign (self->text, text ? text : "");
-  render_final (self);
+  assay_step_card_render_final (self);
 }
 
 const char *
@@ -185,10 +185,10 @@ assay_step_card_set_answer (AssayStepCard *self)
 {
   g_return_if_fail (ASSAY_IS_STEP_CARD (self));
   self->max_steps = 0;
-  update_title (self);
+  assay_step_card_update_title (self);
   gtk_widget_add_css_class (self->box, "answer-card");
   g_clear_handle_id (&self->render_source, g_source_remove);
-  render_cb (self);
+  assay_step_card_render_cb (self);
 }
 
 void
@@ -199,7 +199,7 @@ assay_step_card_set_working (AssayStepCard *self,
   gtk_spinner_set_spinning (self->spinner, working);
   gtk_widget_set_visible (GTK_WIDGET (self->spinner), working);
   if (!working)
-    render_final (self);
+    assay_step_card_render_final (self);
 }
 
 void
@@ -208,7 +208,7 @@ assay_step_card_clear (AssayStepCard *self)
   g_return_if_fail (ASSAY_IS_STEP_CARD (self));
   g_string_truncate (self->text, 0);
   g_clear_handle_id (&self->render_source, g_source_remove);
-  render_cb (self);
+  assay_step_card_render_cb (self);
   for (guint i = 0; i < self->cells->len; i++)
     gtk_box_remove (self->cells_box, ((CellRow *) g_ptr_array_index (self->cells, i))->box);
   g_ptr_array_set_size (self->cells, 0);
@@ -226,7 +226,7 @@ assay_step_card_has_cell (AssayStepCard *self,
                           const char    *cell_id)
 {
   g_return_val_if_fail (ASSAY_IS_STEP_CARD (self), FALSE);
-  return find_cell (self, cell_id) != NULL;
+  return assay_step_card_find_cell (self, cell_id) != NULL;
 }
 
 void
@@ -239,7 +239,7 @@ assay_step_card_add_cell (AssayStepCard *self,
   GtkWidget *output_box;
 
   g_return_if_fail (ASSAY_IS_STEP_CARD (self));
-  if (find_cell (self, cell_id) != NULL)
+  if (assay_step_card_find_cell (self, cell_id) != NULL)
     return;
 
   row = g_new0 (CellRow, 1);
@@ -296,18 +296,22 @@ assay_step_card_add_cell (AssayStepCard *self,
 
   row->figures = gtk_flow_box_new ();
   gtk_flow_box_set_selection_mode (GTK_FLOW_BOX (row->figures), GTK_SELECTION_NONE);
-  g_signal_connect (row->figures, "child-activated", G_CALLBACK (figure_activated_cb), NULL);
+  g_signal_connect (row->figures, "child-activated", G_CALLBACK (assay_step_card_figure_activated_cb), NULL);
   gtk_flow_box_set_max_children_per_line (GTK_FLOW_BOX (row->figures), 4);
   gtk_widget_set_visible (row->figures, FALSE);
   gtk_box_append (GTK_BOX (row->box), row->figures);
 
-  set_status (row, ASSAY_CELL_PROPOSED, "dialog-question-symbolic", _("Waiting for your approval"), "accent");
+  assay_step_card_set_status (row,
+                              ASSAY_CELL_PROPOSED,
+                              "dialog-question-symbolic",
+                              _("Waiting for your approval"),
+                              "accent");
   gtk_box_append (self->cells_box, row->box);
   g_ptr_array_add (self->cells, row);
 }
 
 static gboolean
-tick_cb (gpointer user_data)
+assay_step_card_tick_cb (gpointer user_data)
 {
   CellRow *row = user_data;
   g_autofree char *text = NULL;
@@ -325,21 +329,25 @@ assay_step_card_cell_started (AssayStepCard *self,
   CellRow *row;
 
   g_return_if_fail (ASSAY_IS_STEP_CARD (self));
-  if ((row = find_cell (self, cell_id)) == NULL)
+  if ((row = assay_step_card_find_cell (self, cell_id)) == NULL)
     {
       assay_step_card_add_cell (self, cell_id, NULL);
-      row = find_cell (self, cell_id);
+      row = assay_step_card_find_cell (self, cell_id);
     }
-  set_status (row, ASSAY_CELL_RUNNING, "media-playback-start-symbolic", _("Running… 0 s"), NULL);
+  assay_step_card_set_status (row,
+                              ASSAY_CELL_RUNNING,
+                              "media-playback-start-symbolic",
+                              _("Running… 0 s"),
+                              NULL);
   row->running = TRUE;
   row->started_us = g_get_monotonic_time ();
   g_clear_handle_id (&row->tick_source, g_source_remove);
-  row->tick_source = g_timeout_add_seconds (1, tick_cb, row);
+  row->tick_source = g_timeout_add_seconds (1, assay_step_card_tick_cb, row);
 }
 
 /* Lines of text, a final newline ending the last one rather than starting another. */
 static guint
-count_lines (CellRow *row)
+assay_step_card_count_lines (CellRow *row)
 {
   return row->n_newlines + (row->output->len > 0 && row->output->str[row->output->len - 1] != '\n');
 }
@@ -349,10 +357,10 @@ count_lines (CellRow *row)
 #define RUNNING_TAIL_LINES 60
 
 static void
-update_output (CellRow *row)
+assay_step_card_update_output (CellRow *row)
 {
   GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (row->output_view));
-  guint lines = count_lines (row);
+  guint lines = assay_step_card_count_lines (row);
   g_autofree char *title = NULL;
 
   g_clear_handle_id (&row->output_source, g_source_remove);
@@ -396,31 +404,32 @@ update_output (CellRow *row)
     }
   gtk_widget_set_visible (row->earlier_label, row->dropped > 0);
   gtk_widget_set_visible (row->expander, row->output->len > 0);
-  title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Output (%u line)", "Output (%u lines)", lines), lines);
+  title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Output (%u line)", "Output (%u lines)", lines),
+                           lines);
   gtk_expander_set_label (GTK_EXPANDER (row->expander), title);
 }
 
 static gboolean
-output_redraw_cb (gpointer data)
+assay_step_card_output_redraw_cb (gpointer data)
 {
   CellRow *row = data;
 
   row->output_source = 0;
-  update_output (row);
+  assay_step_card_update_output (row);
   return G_SOURCE_REMOVE;
 }
 
 /* Outputs arrive in many small pieces: redraw at most ten times a second. */
 static void
-queue_output_update (CellRow *row)
+assay_step_card_queue_output_update (CellRow *row)
 {
   if (row->output_source == 0)
-    row->output_source = g_timeout_add (100, output_redraw_cb, row);
+    row->output_source = g_timeout_add (100, assay_step_card_output_redraw_cb, row);
 }
 
 static void
-append_output (CellRow    *row,
-               const char *text)
+assay_step_card_append_output (CellRow    *row,
+                               const char *text)
 {
   gsize from = row->output->len;
 
@@ -443,8 +452,8 @@ append_output (CellRow    *row,
 #define MAX_INLINE_FIGURE_BYTES (8 * 1024 * 1024)
 
 static void
-add_inline_figure (CellRow    *row,
-                   const char *base64)
+assay_step_card_add_inline_figure (CellRow    *row,
+                                   const char *base64)
 {
   g_autoptr(GBytes) bytes = NULL;
   g_autoptr(GdkTexture) texture = NULL;
@@ -486,29 +495,29 @@ assay_step_card_cell_output (AssayStepCard *self,
   CellRow *row;
 
   g_return_if_fail (ASSAY_IS_STEP_CARD (self));
-  if ((row = find_cell (self, cell_id)) == NULL || object == NULL)
+  if ((row = assay_step_card_find_cell (self, cell_id)) == NULL || object == NULL)
     return;
 
   output = assay_cell_output_read_object (object);
   switch (output->kind)
     {
     case ASSAY_CELL_OUTPUT_STREAM:
-      append_output (row, output->text);
+      assay_step_card_append_output (row, output->text);
       break;
     case ASSAY_CELL_OUTPUT_ERROR:
       text = assay_cell_output_dup_text (output);
-      append_output (row, text);
+      assay_step_card_append_output (row, text);
       break;
     case ASSAY_CELL_OUTPUT_RESULT:
     case ASSAY_CELL_OUTPUT_DISPLAY:
       /* A figure the kernel captured (plt.show(), an open figure): a thumbnail like a saved
        * one; the text form stands for anything else. */
       if (output->png_base64 != NULL)
-        add_inline_figure (row, output->png_base64);
+        assay_step_card_add_inline_figure (row, output->png_base64);
       else if (output->plain != NULL)
         {
-          append_output (row, output->plain);
-          append_output (row, "\n");
+          assay_step_card_append_output (row, output->plain);
+          assay_step_card_append_output (row, "\n");
         }
       break;
     case ASSAY_CELL_OUTPUT_OTHER:
@@ -516,17 +525,17 @@ assay_step_card_cell_output (AssayStepCard *self,
       break;
     }
   if (row->running)
-    queue_output_update (row);
+    assay_step_card_queue_output_update (row);
   else
-    update_output (row);
+    assay_step_card_update_output (row);
 }
 
 /* A click on a thumbnail opens the figure in the window's artifact viewer (win.show-artifact,
  * the path as target); outside a window that has the action, nothing happens. */
 static void
-figure_activated_cb (GtkFlowBox      *box,
-                     GtkFlowBoxChild *child,
-                     gpointer         user_data)
+assay_step_card_figure_activated_cb (GtkFlowBox      *box,
+                                     GtkFlowBoxChild *child,
+                                     gpointer         user_data)
 {
   const char *path = g_object_get_data (G_OBJECT (child), "artifact-path");
 
@@ -535,7 +544,7 @@ figure_activated_cb (GtkFlowBox      *box,
 }
 
 static gboolean
-is_figure (const char *name)
+assay_step_card_is_figure (const char *name)
 {
   g_autofree char *lower = g_ascii_strdown (name, -1);
 
@@ -552,7 +561,7 @@ typedef struct
 } FigureLoad;
 
 static void
-figure_load_free (FigureLoad *load)
+assay_step_card_figure_load_free (FigureLoad *load)
 {
   g_weak_ref_clear (&load->picture);
   g_free (load->path);
@@ -560,10 +569,10 @@ figure_load_free (FigureLoad *load)
 }
 
 static void
-figure_worker (GTask        *task,
-               gpointer      source_object,
-               gpointer      task_data,
-               GCancellable *cancellable)
+assay_step_card_figure_worker (GTask        *task,
+                               gpointer      source_object,
+                               gpointer      task_data,
+                               GCancellable *cancellable)
 {
   FigureLoad *load = task_data;
   g_autoptr(GFile) file = g_file_new_for_path (load->path);
@@ -581,9 +590,9 @@ figure_worker (GTask        *task,
 }
 
 static void
-figure_loaded_cb (GObject      *source,
-                  GAsyncResult *result,
-                  gpointer      user_data)
+assay_step_card_figure_loaded_cb (GObject      *source,
+                                  GAsyncResult *result,
+                                  gpointer      user_data)
 {
   FigureLoad *load = g_task_get_task_data (G_TASK (result));
   g_autoptr(GdkTexture) texture = NULL;
@@ -602,9 +611,9 @@ figure_loaded_cb (GObject      *source,
 }
 
 static void
-load_figure (AssayStepCard *self,
-             GtkWidget     *picture,
-             const char    *path)
+assay_step_card_load_figure (AssayStepCard *self,
+                             GtkWidget     *picture,
+                             const char    *path)
 {
   g_autoptr(GTask) task = NULL;
   FigureLoad *load = g_new0 (FigureLoad, 1);
@@ -613,10 +622,10 @@ load_figure (AssayStepCard *self,
     self->cancellable = g_cancellable_new ();
   g_weak_ref_init (&load->picture, picture);
   load->path = g_strdup (path);
-  task = g_task_new (NULL, self->cancellable, figure_loaded_cb, NULL);
-  g_task_set_source_tag (task, load_figure);
-  g_task_set_task_data (task, load, (GDestroyNotify) figure_load_free);
-  g_task_run_in_thread (task, figure_worker);
+  task = g_task_new (NULL, self->cancellable, assay_step_card_figure_loaded_cb, NULL);
+  g_task_set_source_tag (task, assay_step_card_load_figure);
+  g_task_set_task_data (task, load, (GDestroyNotify) assay_step_card_figure_load_free);
+  g_task_run_in_thread (task, assay_step_card_figure_worker);
 }
 
 void
@@ -630,11 +639,11 @@ assay_step_card_cell_artifact (AssayStepCard *self,
   g_autofree char *tooltip = NULL;
 
   g_return_if_fail (ASSAY_IS_STEP_CARD (self));
-  if ((row = find_cell (self, cell_id)) == NULL || name == NULL || path == NULL || !is_figure (name))
+  if ((row = assay_step_card_find_cell (self, cell_id)) == NULL || name == NULL || path == NULL || !assay_step_card_is_figure (name))
     return;
 
   picture = gtk_picture_new ();
-  load_figure (self, picture, path);
+  assay_step_card_load_figure (self, picture, path);
   gtk_picture_set_can_shrink (GTK_PICTURE (picture), TRUE);
   gtk_picture_set_content_fit (GTK_PICTURE (picture), GTK_CONTENT_FIT_CONTAIN);
   gtk_widget_set_size_request (picture, 200, 130);
@@ -643,7 +652,10 @@ assay_step_card_cell_artifact (AssayStepCard *self,
   tooltip = g_strdup_printf (_("Figure %s"), name);
   gtk_widget_set_tooltip_text (picture, tooltip);
   gtk_flow_box_append (GTK_FLOW_BOX (row->figures), picture);
-  g_object_set_data_full (G_OBJECT (gtk_widget_get_parent (picture)), "artifact-path", g_strdup (path), g_free);
+  g_object_set_data_full (G_OBJECT (gtk_widget_get_parent (picture)),
+                          "artifact-path",
+                          g_strdup (path),
+                          g_free);
   gtk_widget_add_css_class (gtk_widget_get_parent (picture), "activatable");
   gtk_widget_set_visible (row->figures, TRUE);
 }
@@ -662,12 +674,12 @@ assay_step_card_cell_finished (AssayStepCard   *self,
   guint lines;
 
   g_return_if_fail (ASSAY_IS_STEP_CARD (self));
-  if ((row = find_cell (self, cell_id)) == NULL)
+  if ((row = assay_step_card_find_cell (self, cell_id)) == NULL)
     return;
   g_clear_handle_id (&row->tick_source, g_source_remove);
   /* All of the output now, once. */
   row->running = FALSE;
-  update_output (row);
+  assay_step_card_update_output (row);
 
   switch (status)
     {
@@ -711,9 +723,9 @@ assay_step_card_cell_finished (AssayStepCard   *self,
       g_free (text);
       text = with_reason;
     }
-  set_status (row, status, icon, text, css);
+  assay_step_card_set_status (row, status, icon, text, css);
 
-  lines = count_lines (row);
+  lines = assay_step_card_count_lines (row);
   if (lines > LONG_OUTPUT_LINES || row->output->len > LONG_OUTPUT_CHARS)
     gtk_expander_set_expanded (GTK_EXPANDER (row->expander), FALSE);
 }
@@ -727,16 +739,16 @@ assay_step_card_cell_rejected (AssayStepCard *self,
   g_autofree char *text = NULL;
 
   g_return_if_fail (ASSAY_IS_STEP_CARD (self));
-  if ((row = find_cell (self, cell_id)) == NULL)
+  if ((row = assay_step_card_find_cell (self, cell_id)) == NULL)
     {
       assay_step_card_add_cell (self, cell_id, NULL);
-      row = find_cell (self, cell_id);
+      row = assay_step_card_find_cell (self, cell_id);
     }
   if (reason != NULL && *reason != '\0')
     text = g_strdup_printf (_("Rejected: %s"), reason);
   else
     text = g_strdup (_("Rejected"));
-  set_status (row, ASSAY_CELL_REJECTED, "action-unavailable-symbolic", text, "dim-label");
+  assay_step_card_set_status (row, ASSAY_CELL_REJECTED, "action-unavailable-symbolic", text, "dim-label");
 }
 
 const char *
@@ -746,7 +758,7 @@ assay_step_card_get_cell_status (AssayStepCard *self,
   CellRow *row;
 
   g_return_val_if_fail (ASSAY_IS_STEP_CARD (self), NULL);
-  row = find_cell (self, cell_id);
+  row = assay_step_card_find_cell (self, cell_id);
   return row ? assay_cell_status_to_string (row->status) : NULL;
 }
 
@@ -802,7 +814,7 @@ static void
 assay_step_card_init (AssayStepCard *self)
 {
   self->text = g_string_new (NULL);
-  self->cells = g_ptr_array_new_with_free_func ((GDestroyNotify) cell_row_free);
+  self->cells = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_step_card_cell_row_free);
   gtk_widget_init_template (GTK_WIDGET (self));
   gtk_widget_set_visible (GTK_WIDGET (self->text_view), FALSE);
 }
@@ -815,6 +827,6 @@ assay_step_card_new (guint step,
 
   self->step = step;
   self->max_steps = max_steps;
-  update_title (self);
+  assay_step_card_update_title (self);
   return GTK_WIDGET (self);
 }

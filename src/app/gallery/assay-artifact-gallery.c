@@ -63,7 +63,7 @@ static guint signals[N_SIGNALS];
 /* ---- thumbnails, made in workers --------------------------------------------------------- */
 
 static gboolean
-has_thumbnail (AssayArtifactItem *item)
+assay_artifact_gallery_has_thumbnail (AssayArtifactItem *item)
 {
   switch (assay_artifact_item_get_kind (item))
     {
@@ -79,9 +79,9 @@ has_thumbnail (AssayArtifactItem *item)
 }
 
 static GdkTexture *
-thumbnail_of_pdf (AssayArtifactItem  *item,
-                  GCancellable       *cancellable,
-                  GError            **error)
+assay_artifact_gallery_thumbnail_of_pdf (AssayArtifactItem  *item,
+                                         GCancellable       *cancellable,
+                                         GError            **error)
 {
   g_autoptr(GBytes) bytes = NULL;
   PopplerDocument *document;
@@ -116,17 +116,17 @@ thumbnail_of_pdf (AssayArtifactItem  *item,
 }
 
 static void
-thumbnail_worker (GTask        *task,
-                  gpointer      source_object,
-                  gpointer      task_data,
-                  GCancellable *cancellable)
+assay_artifact_gallery_thumbnail_worker (GTask        *task,
+                                         gpointer      source_object,
+                                         gpointer      task_data,
+                                         GCancellable *cancellable)
 {
   AssayArtifactItem *item = task_data;
   GdkTexture *texture = NULL;
   GError *error = NULL;
 
   if (assay_artifact_item_get_kind (item) == ASSAY_ARTIFACT_KIND_DOCUMENT)
-    texture = thumbnail_of_pdf (item, cancellable, &error);
+    texture = assay_artifact_gallery_thumbnail_of_pdf (item, cancellable, &error);
   else
     {
       g_autoptr(GInputStream) stream = NULL;
@@ -147,9 +147,9 @@ thumbnail_worker (GTask        *task,
 }
 
 static void
-show_in_tile (GtkWidget         *tile,
-              AssayArtifactItem *item,
-              GdkTexture        *texture)
+assay_artifact_gallery_show_in_tile (GtkWidget         *tile,
+                                     AssayArtifactItem *item,
+                                     GdkTexture        *texture)
 {
   GtkPicture *picture = g_object_get_data (G_OBJECT (tile), "picture");
   GtkImage *icon = g_object_get_data (G_OBJECT (tile), "icon");
@@ -168,9 +168,9 @@ show_in_tile (GtkWidget         *tile,
 /* SELF is not referenced by the task: dispose and set_model cancel it, and a cancelled
  * task always reports the cancellation, so SELF is only used when it is alive. */
 static void
-thumbnail_done (GObject      *source,
-                GAsyncResult *result,
-                gpointer      user_data)
+assay_artifact_gallery_thumbnail_done (GObject      *source,
+                                       GAsyncResult *result,
+                                       gpointer      user_data)
 {
   AssayArtifactGallery *self = user_data;
   AssayArtifactItem *item = g_task_get_task_data (G_TASK (result));
@@ -192,30 +192,30 @@ thumbnail_done (GObject      *source,
   g_hash_table_insert (self->thumbnails, g_object_ref (item), g_object_ref (texture));
   tile = g_hash_table_lookup (self->tiles, item);
   if (tile != NULL)
-    show_in_tile (tile, item, texture);
+    assay_artifact_gallery_show_in_tile (tile, item, texture);
 }
 
 static void
-request_thumbnail (AssayArtifactGallery *self,
-                   AssayArtifactItem    *item)
+assay_artifact_gallery_request_thumbnail (AssayArtifactGallery *self,
+                                          AssayArtifactItem    *item)
 {
   g_autoptr(GTask) task = NULL;
 
-  if (!has_thumbnail (item) ||
+  if (!assay_artifact_gallery_has_thumbnail (item) ||
       g_hash_table_contains (self->thumbnails, item) ||
       g_hash_table_contains (self->pending, item) ||
       g_hash_table_contains (self->failed, item))
     return;
 
   g_hash_table_add (self->pending, g_object_ref (item));
-  task = g_task_new (NULL, self->cancellable, thumbnail_done, self);
-  g_task_set_source_tag (task, request_thumbnail);
+  task = g_task_new (NULL, self->cancellable, assay_artifact_gallery_thumbnail_done, self);
+  g_task_set_source_tag (task, assay_artifact_gallery_request_thumbnail);
   g_task_set_task_data (task, g_object_ref (item), g_object_unref);
-  g_task_run_in_thread (task, thumbnail_worker);
+  g_task_run_in_thread (task, assay_artifact_gallery_thumbnail_worker);
 }
 
 static void
-forget_thumbnails (AssayArtifactGallery *self)
+assay_artifact_gallery_forget_thumbnails (AssayArtifactGallery *self)
 {
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
@@ -227,7 +227,7 @@ forget_thumbnails (AssayArtifactGallery *self)
 /* ---- tiles ------------------------------------------------------------------------------- */
 
 static const char *
-kind_label (AssayArtifactKind kind)
+assay_artifact_gallery_kind_label (AssayArtifactKind kind)
 {
   switch (kind)
     {
@@ -244,10 +244,10 @@ kind_label (AssayArtifactKind kind)
 }
 
 static GdkContentProvider *
-on_tile_drag_prepare (GtkDragSource *source,
-                      double         x,
-                      double         y,
-                      GtkWidget     *tile)
+assay_artifact_gallery_tile_drag_prepare_cb (GtkDragSource *source,
+                                             double         x,
+                                             double         y,
+                                             GtkWidget     *tile)
 {
   AssayArtifactItem *item = g_object_get_data (G_OBJECT (tile), "item");
 
@@ -257,9 +257,9 @@ on_tile_drag_prepare (GtkDragSource *source,
 }
 
 static void
-on_tile_drag_begin (GtkDragSource *source,
-                    GdkDrag       *drag,
-                    GtkWidget     *tile)
+assay_artifact_gallery_tile_drag_begin_cb (GtkDragSource *source,
+                                           GdkDrag       *drag,
+                                           GtkWidget     *tile)
 {
   GtkPicture *picture = g_object_get_data (G_OBJECT (tile), "picture");
   GdkPaintable *paintable = gtk_picture_get_paintable (picture);
@@ -269,9 +269,9 @@ on_tile_drag_begin (GtkDragSource *source,
 }
 
 static void
-setup_tile (GtkSignalListItemFactory *factory,
-            GtkListItem              *list_item,
-            AssayArtifactGallery     *self)
+assay_artifact_gallery_setup_tile (GtkSignalListItemFactory *factory,
+                                   GtkListItem              *list_item,
+                                   AssayArtifactGallery     *self)
 {
   GtkWidget *tile = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
   GtkWidget *frame = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
@@ -316,17 +316,17 @@ setup_tile (GtkSignalListItemFactory *factory,
 
   source = gtk_drag_source_new ();
   gtk_drag_source_set_actions (source, GDK_ACTION_COPY);
-  g_signal_connect (source, "prepare", G_CALLBACK (on_tile_drag_prepare), tile);
-  g_signal_connect (source, "drag-begin", G_CALLBACK (on_tile_drag_begin), tile);
+  g_signal_connect (source, "prepare", G_CALLBACK (assay_artifact_gallery_tile_drag_prepare_cb), tile);
+  g_signal_connect (source, "drag-begin", G_CALLBACK (assay_artifact_gallery_tile_drag_begin_cb), tile);
   gtk_widget_add_controller (tile, GTK_EVENT_CONTROLLER (source));
 
   gtk_list_item_set_child (list_item, tile);
 }
 
 static void
-bind_tile (GtkSignalListItemFactory *factory,
-           GtkListItem              *list_item,
-           AssayArtifactGallery     *self)
+assay_artifact_gallery_bind_tile (GtkSignalListItemFactory *factory,
+                                  GtkListItem              *list_item,
+                                  AssayArtifactGallery     *self)
 {
   AssayArtifactItem *item = gtk_list_item_get_item (list_item);
   GtkWidget *tile = gtk_list_item_get_child (list_item);
@@ -335,7 +335,7 @@ bind_tile (GtkSignalListItemFactory *factory,
   g_autofree char *tooltip = NULL;
 
   /* Translators: a tile caption: the kind (“Figure”), the cell id, the size. */
-  caption = g_strdup_printf (_("%s · cell %s · %s"), kind_label (assay_artifact_item_get_kind (item)),
+  caption = g_strdup_printf (_("%s · cell %s · %s"), assay_artifact_gallery_kind_label (assay_artifact_item_get_kind (item)),
                              assay_artifact_item_get_cell_id (item), size);
   tooltip = g_strdup_printf ("%s\n%s", assay_artifact_item_get_name (item), caption);
   gtk_label_set_text (g_object_get_data (G_OBJECT (tile), "name"), assay_artifact_item_get_name (item));
@@ -344,29 +344,29 @@ bind_tile (GtkSignalListItemFactory *factory,
   g_object_set_data_full (G_OBJECT (tile), "item", g_object_ref (item), g_object_unref);
   g_hash_table_insert (self->tiles, item, tile);
 
-  show_in_tile (tile, item, g_hash_table_lookup (self->thumbnails, item));
-  request_thumbnail (self, item);
+  assay_artifact_gallery_show_in_tile (tile, item, g_hash_table_lookup (self->thumbnails, item));
+  assay_artifact_gallery_request_thumbnail (self, item);
 }
 
 static void
-unbind_tile (GtkSignalListItemFactory *factory,
-             GtkListItem              *list_item,
-             AssayArtifactGallery     *self)
+assay_artifact_gallery_unbind_tile (GtkSignalListItemFactory *factory,
+                                    GtkListItem              *list_item,
+                                    AssayArtifactGallery     *self)
 {
   GtkWidget *tile = gtk_list_item_get_child (list_item);
   AssayArtifactItem *item = g_object_get_data (G_OBJECT (tile), "item");
 
   if (item != NULL && g_hash_table_lookup (self->tiles, item) == tile)
     g_hash_table_remove (self->tiles, item);
-  show_in_tile (tile, NULL, NULL);
+  assay_artifact_gallery_show_in_tile (tile, NULL, NULL);
   g_object_set_data (G_OBJECT (tile), "item", NULL);
 }
 
 /* ---- filtering --------------------------------------------------------------------------- */
 
 static gboolean
-filter_item (gpointer object,
-             gpointer user_data)
+assay_artifact_gallery_filter_item (gpointer object,
+                                    gpointer user_data)
 {
   AssayArtifactGallery *self = user_data;
   AssayArtifactKind kind = assay_artifact_item_get_kind (ASSAY_ARTIFACT_ITEM (object));
@@ -388,7 +388,7 @@ filter_item (gpointer object,
 }
 
 static void
-update_empty (AssayArtifactGallery *self)
+assay_artifact_gallery_update_empty (AssayArtifactGallery *self)
 {
   static const char * const titles[] = {
     N_("No Artifacts Yet"), N_("No Figures"), N_("No Tables"), N_("No Documents"), N_("No Other Files"),
@@ -410,18 +410,18 @@ update_empty (AssayArtifactGallery *self)
 }
 
 static void
-on_items_changed (GListModel           *model,
-                  guint                 position,
-                  guint                 removed,
-                  guint                 added,
-                  AssayArtifactGallery *self)
+assay_artifact_gallery_items_changed_cb (GListModel           *model,
+                                         guint                 position,
+                                         guint                 removed,
+                                         guint                 added,
+                                         AssayArtifactGallery *self)
 {
-  update_empty (self);
+  assay_artifact_gallery_update_empty (self);
 }
 
 static void
-on_filter_toggled (GtkToggleButton      *button,
-                   AssayArtifactGallery *self)
+assay_artifact_gallery_filter_toggled_cb (GtkToggleButton      *button,
+                                          AssayArtifactGallery *self)
 {
   GtkToggleButton *buttons[] = {
     self->filter_all, self->filter_figures, self->filter_tables,
@@ -436,9 +436,9 @@ on_filter_toggled (GtkToggleButton      *button,
 }
 
 static void
-on_grid_activate (GtkGridView          *grid,
-                  guint                 position,
-                  AssayArtifactGallery *self)
+assay_artifact_gallery_grid_activate_cb (GtkGridView          *grid,
+                                         guint                 position,
+                                         AssayArtifactGallery *self)
 {
   g_autoptr(AssayArtifactItem) item = g_list_model_get_item (G_LIST_MODEL (self->filtered), position);
 
@@ -453,9 +453,9 @@ assay_artifact_gallery_dispose (GObject *object)
 {
   AssayArtifactGallery *self = ASSAY_ARTIFACT_GALLERY (object);
 
-  forget_thumbnails (self);
+  assay_artifact_gallery_forget_thumbnails (self);
   if (self->filtered != NULL)
-    g_signal_handlers_disconnect_by_func (self->filtered, on_items_changed, self);
+    g_signal_handlers_disconnect_by_func (self->filtered, assay_artifact_gallery_items_changed_cb, self);
   gtk_widget_dispose_template (GTK_WIDGET (self), ASSAY_TYPE_ARTIFACT_GALLERY);
   for (GtkWidget *child; (child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL;)
     gtk_widget_unparent (child);
@@ -555,8 +555,8 @@ assay_artifact_gallery_class_init (AssayArtifactGalleryClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayArtifactGallery, filter_tables);
   gtk_widget_class_bind_template_child (widget_class, AssayArtifactGallery, filter_documents);
   gtk_widget_class_bind_template_child (widget_class, AssayArtifactGallery, filter_other);
-  gtk_widget_class_bind_template_callback (widget_class, on_filter_toggled);
-  gtk_widget_class_bind_template_callback (widget_class, on_grid_activate);
+  gtk_widget_class_bind_template_callback (widget_class, assay_artifact_gallery_filter_toggled_cb);
+  gtk_widget_class_bind_template_callback (widget_class, assay_artifact_gallery_grid_activate_cb);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "assay-artifact-gallery");
 }
@@ -574,21 +574,24 @@ assay_artifact_gallery_init (AssayArtifactGallery *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
 
-  self->filter = gtk_custom_filter_new (filter_item, self, NULL);
+  self->filter = gtk_custom_filter_new (assay_artifact_gallery_filter_item, self, NULL);
   self->filtered = gtk_filter_list_model_new (NULL, g_object_ref (GTK_FILTER (self->filter)));
-  g_signal_connect (self->filtered, "items-changed", G_CALLBACK (on_items_changed), self);
+  g_signal_connect (self->filtered,
+                    "items-changed",
+                    G_CALLBACK (assay_artifact_gallery_items_changed_cb),
+                    self);
   selection = gtk_single_selection_new (g_object_ref (G_LIST_MODEL (self->filtered)));
   gtk_single_selection_set_autoselect (selection, FALSE);
   gtk_single_selection_set_can_unselect (selection, TRUE);
   gtk_grid_view_set_model (self->grid, GTK_SELECTION_MODEL (selection));
 
   factory = gtk_signal_list_item_factory_new ();
-  g_signal_connect (factory, "setup", G_CALLBACK (setup_tile), self);
-  g_signal_connect (factory, "bind", G_CALLBACK (bind_tile), self);
-  g_signal_connect (factory, "unbind", G_CALLBACK (unbind_tile), self);
+  g_signal_connect (factory, "setup", G_CALLBACK (assay_artifact_gallery_setup_tile), self);
+  g_signal_connect (factory, "bind", G_CALLBACK (assay_artifact_gallery_bind_tile), self);
+  g_signal_connect (factory, "unbind", G_CALLBACK (assay_artifact_gallery_unbind_tile), self);
   gtk_grid_view_set_factory (self->grid, factory);
 
-  update_empty (self);
+  assay_artifact_gallery_update_empty (self);
 }
 
 GtkWidget *
@@ -607,11 +610,11 @@ assay_artifact_gallery_set_model (AssayArtifactGallery *self,
   if (self->model == model)
     return;
 
-  forget_thumbnails (self);
+  assay_artifact_gallery_forget_thumbnails (self);
   self->cancellable = g_cancellable_new ();
   g_set_object (&self->model, model);
   gtk_filter_list_model_set_model (self->filtered, G_LIST_MODEL (model));
-  update_empty (self);
+  assay_artifact_gallery_update_empty (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MODEL]);
 }
 
@@ -639,7 +642,7 @@ assay_artifact_gallery_set_filter (AssayArtifactGallery *self,
   self->filter_kind = filter;
   gtk_toggle_button_set_active (buttons[filter], TRUE);
   gtk_filter_changed (GTK_FILTER (self->filter), GTK_FILTER_CHANGE_DIFFERENT);
-  update_empty (self);
+  assay_artifact_gallery_update_empty (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILTER]);
 }
 

@@ -49,7 +49,7 @@ enum {
 static GParamSpec *properties[N_PROPS];
 
 static const char *
-view_for (AssayArtifactItem *item)
+assay_artifact_viewer_view_for (AssayArtifactItem *item)
 {
   const char *mime = assay_artifact_item_get_mime (item);
   const char *name = assay_artifact_item_get_name (item);
@@ -76,7 +76,7 @@ view_for (AssayArtifactItem *item)
 }
 
 static const char *
-view_error (AssayArtifactViewer *self)
+assay_artifact_viewer_view_error (AssayArtifactViewer *self)
 {
   if (g_strcmp0 (self->view, "image") == 0)
     return assay_image_view_get_error (self->image_view);
@@ -89,11 +89,11 @@ view_error (AssayArtifactViewer *self)
 
 /* The one place that decides what the toolbar offers. */
 static void
-update_actions (AssayArtifactViewer *self)
+assay_artifact_viewer_update_actions (AssayArtifactViewer *self)
 {
   gboolean is_image = g_strcmp0 (self->view, "image") == 0;
   gboolean is_pdf = g_strcmp0 (self->view, "pdf") == 0;
-  const char *error = view_error (self);
+  const char *error = assay_artifact_viewer_view_error (self);
   gboolean zoomable = (is_image && assay_image_view_get_texture (self->image_view) != NULL) ||
                       (is_pdf && assay_pdf_view_get_n_pages (self->pdf_view) > 0);
   int page = assay_pdf_view_get_page (self->pdf_view);
@@ -148,29 +148,29 @@ update_actions (AssayArtifactViewer *self)
 }
 
 static void
-on_view_notify (GObject             *view,
-                GParamSpec          *pspec,
-                AssayArtifactViewer *self)
+assay_artifact_viewer_view_notify_cb (GObject             *view,
+                                      GParamSpec          *pspec,
+                                      AssayArtifactViewer *self)
 {
-  update_actions (self);
+  assay_artifact_viewer_update_actions (self);
 }
 
 static void
-watch_view (AssayArtifactViewer *self,
-            gpointer             view,
-            const char * const  *names)
+assay_artifact_viewer_watch_view (AssayArtifactViewer *self,
+                                  gpointer             view,
+                                  const char * const  *names)
 {
   for (guint i = 0; names[i] != NULL; i++)
     {
       g_autofree char *signal = g_strconcat ("notify::", names[i], NULL);
 
-      g_signal_connect (view, signal, G_CALLBACK (on_view_notify), self);
+      g_signal_connect (view, signal, G_CALLBACK (assay_artifact_viewer_view_notify_cb), self);
     }
 }
 
 static void
-toast (AssayArtifactViewer *self,
-       const char          *text)
+assay_artifact_viewer_toast (AssayArtifactViewer *self,
+                             const char          *text)
 {
   assay_toast_queue_add (self->toast_queue, adw_toast_new (text));
 }
@@ -179,9 +179,9 @@ toast (AssayArtifactViewer *self,
 
 /* SELF is not referenced: dispose cancels the save, and a cancelled save reports it. */
 static void
-on_saved (GObject      *source,
-          GAsyncResult *result,
-          gpointer      user_data)
+assay_artifact_viewer_saved_cb (GObject      *source,
+                                GAsyncResult *result,
+                                gpointer      user_data)
 {
   AssayArtifactViewer *self = user_data;
   AssayArtifactItem *item = ASSAY_ARTIFACT_ITEM (source);
@@ -197,28 +197,32 @@ on_saved (GObject      *source,
     }
   else
     text = g_strdup_printf (_("Saved “%s”"), assay_artifact_item_get_name (item));
-  toast (self, text);
+  assay_artifact_viewer_toast (self, text);
 }
 
 static void
-on_chooser_response (GtkNativeDialog     *chooser,
-                     int                  response,
-                     AssayArtifactViewer *self)
+assay_artifact_viewer_chooser_response_cb (GtkNativeDialog     *chooser,
+                                           int                  response,
+                                           AssayArtifactViewer *self)
 {
   g_autoptr(GFile) destination = NULL;
 
   if (response == GTK_RESPONSE_ACCEPT && self->item != NULL)
     destination = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
   if (destination != NULL)
-    assay_artifact_item_save_async (self->item, destination, self->cancellable, on_saved, self);
+    assay_artifact_item_save_async (self->item,
+                                    destination,
+                                    self->cancellable,
+                                    assay_artifact_viewer_saved_cb,
+                                    self);
   gtk_native_dialog_destroy (chooser);
   g_clear_object (&self->chooser);
 }
 
 static void
-save_as_action (GtkWidget  *widget,
-                const char *action_name,
-                GVariant   *parameter)
+assay_artifact_viewer_save_as_action (GtkWidget  *widget,
+                                      const char *action_name,
+                                      GVariant   *parameter)
 {
   AssayArtifactViewer *self = ASSAY_ARTIFACT_VIEWER (widget);
   GtkRoot *root = gtk_widget_get_root (widget);
@@ -231,14 +235,14 @@ save_as_action (GtkWidget  *widget,
   gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (self->chooser), TRUE);
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (self->chooser),
                                      assay_artifact_item_get_name (self->item));
-  g_signal_connect (self->chooser, "response", G_CALLBACK (on_chooser_response), self);
+  g_signal_connect (self->chooser, "response", G_CALLBACK (assay_artifact_viewer_chooser_response_cb), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->chooser));
 }
 
 static void
-save_done (GObject      *source,
-           GAsyncResult *result,
-           gpointer      user_data)
+assay_artifact_viewer_save_done (GObject      *source,
+                                 GAsyncResult *result,
+                                 gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
   GError *error = NULL;
@@ -269,7 +273,11 @@ assay_artifact_viewer_save_async (AssayArtifactViewer *self,
       g_object_unref (task);
       return;
     }
-  assay_artifact_item_save_async (self->item, destination, cancellable, save_done, task);
+  assay_artifact_item_save_async (self->item,
+                                  destination,
+                                  cancellable,
+                                  assay_artifact_viewer_save_done,
+                                  task);
 }
 
 gboolean
@@ -284,9 +292,9 @@ assay_artifact_viewer_save_finish (AssayArtifactViewer  *self,
 /* ---- Open With…, Copy -------------------------------------------------------------------- */
 
 static void
-on_app_chosen (GtkDialog           *dialog,
-               int                  response,
-               AssayArtifactViewer *self)
+assay_artifact_viewer_app_chosen_cb (GtkDialog           *dialog,
+                                     int                  response,
+                                     AssayArtifactViewer *self)
 {
   g_autoptr(GAppInfo) app = NULL;
   g_autoptr(GError) error = NULL;
@@ -305,16 +313,16 @@ on_app_chosen (GtkDialog           *dialog,
           g_autofree char *text = g_strdup_printf (_("Could not open “%s”: %s"),
                                                    assay_artifact_item_get_name (self->item),
                                                    error->message);
-          toast (self, text);
+          assay_artifact_viewer_toast (self, text);
         }
     }
   gtk_window_destroy (GTK_WINDOW (dialog));
 }
 
 static void
-open_with_action (GtkWidget  *widget,
-                  const char *action_name,
-                  GVariant   *parameter)
+assay_artifact_viewer_open_with_action (GtkWidget  *widget,
+                                        const char *action_name,
+                                        GVariant   *parameter)
 {
   AssayArtifactViewer *self = ASSAY_ARTIFACT_VIEWER (widget);
   GtkRoot *root = gtk_widget_get_root (widget);
@@ -328,7 +336,7 @@ open_with_action (GtkWidget  *widget,
   dialog = gtk_app_chooser_dialog_new (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
                                        GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT, file);
   G_GNUC_END_IGNORE_DEPRECATIONS
-  g_signal_connect_object (dialog, "response", G_CALLBACK (on_app_chosen), self, 0);
+  g_signal_connect_object (dialog, "response", G_CALLBACK (assay_artifact_viewer_app_chosen_cb), self, 0);
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
@@ -359,22 +367,22 @@ assay_artifact_viewer_copy (AssayArtifactViewer *self)
 }
 
 static void
-copy_action (GtkWidget  *widget,
-             const char *action_name,
-             GVariant   *parameter)
+assay_artifact_viewer_copy_action (GtkWidget  *widget,
+                                   const char *action_name,
+                                   GVariant   *parameter)
 {
   AssayArtifactViewer *self = ASSAY_ARTIFACT_VIEWER (widget);
 
   if (assay_artifact_viewer_copy (self))
-    toast (self, _("Image copied"));
+    assay_artifact_viewer_toast (self, _("Image copied"));
 }
 
 /* ---- zoom and pages ---------------------------------------------------------------------- */
 
 static void
-zoom_action (GtkWidget  *widget,
-             const char *action_name,
-             GVariant   *parameter)
+assay_artifact_viewer_zoom_action (GtkWidget  *widget,
+                                   const char *action_name,
+                                   GVariant   *parameter)
 {
   AssayArtifactViewer *self = ASSAY_ARTIFACT_VIEWER (widget);
 
@@ -403,9 +411,9 @@ zoom_action (GtkWidget  *widget,
 }
 
 static void
-page_action (GtkWidget  *widget,
-             const char *action_name,
-             GVariant   *parameter)
+assay_artifact_viewer_page_action (GtkWidget  *widget,
+                                   const char *action_name,
+                                   GVariant   *parameter)
 {
   AssayArtifactViewer *self = ASSAY_ARTIFACT_VIEWER (widget);
 
@@ -418,10 +426,10 @@ page_action (GtkWidget  *widget,
 /* ---- the class --------------------------------------------------------------------------- */
 
 static GdkContentProvider *
-on_drag_prepare (GtkDragSource       *source,
-                 double               x,
-                 double               y,
-                 AssayArtifactViewer *self)
+assay_artifact_viewer_drag_prepare_cb (GtkDragSource       *source,
+                                       double               x,
+                                       double               y,
+                                       AssayArtifactViewer *self)
 {
   if (self->item == NULL)
     return NULL;
@@ -527,21 +535,37 @@ assay_artifact_viewer_class_init (AssayArtifactViewerClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayArtifactViewer, file_view);
   gtk_widget_class_bind_template_child (widget_class, AssayArtifactViewer, error_page);
 
-  gtk_widget_class_install_action (widget_class, "viewer.save-as", NULL, save_as_action);
-  gtk_widget_class_install_action (widget_class, "viewer.open-with", NULL, open_with_action);
-  gtk_widget_class_install_action (widget_class, "viewer.copy", NULL, copy_action);
-  gtk_widget_class_install_action (widget_class, "viewer.zoom-in", NULL, zoom_action);
-  gtk_widget_class_install_action (widget_class, "viewer.zoom-out", NULL, zoom_action);
-  gtk_widget_class_install_action (widget_class, "viewer.zoom-reset", NULL, zoom_action);
-  gtk_widget_class_install_action (widget_class, "viewer.zoom-fit", NULL, zoom_action);
-  gtk_widget_class_install_action (widget_class, "viewer.next-page", NULL, page_action);
-  gtk_widget_class_install_action (widget_class, "viewer.previous-page", NULL, page_action);
+  gtk_widget_class_install_action (widget_class,
+                                   "viewer.save-as",
+                                   NULL,
+                                   assay_artifact_viewer_save_as_action);
+  gtk_widget_class_install_action (widget_class,
+                                   "viewer.open-with",
+                                   NULL,
+                                   assay_artifact_viewer_open_with_action);
+  gtk_widget_class_install_action (widget_class, "viewer.copy", NULL, assay_artifact_viewer_copy_action);
+  gtk_widget_class_install_action (widget_class, "viewer.zoom-in", NULL, assay_artifact_viewer_zoom_action);
+  gtk_widget_class_install_action (widget_class, "viewer.zoom-out", NULL, assay_artifact_viewer_zoom_action);
+  gtk_widget_class_install_action (widget_class,
+                                   "viewer.zoom-reset",
+                                   NULL,
+                                   assay_artifact_viewer_zoom_action);
+  gtk_widget_class_install_action (widget_class, "viewer.zoom-fit", NULL, assay_artifact_viewer_zoom_action);
+  gtk_widget_class_install_action (widget_class, "viewer.next-page", NULL, assay_artifact_viewer_page_action);
+  gtk_widget_class_install_action (widget_class,
+                                   "viewer.previous-page",
+                                   NULL,
+                                   assay_artifact_viewer_page_action);
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_s, GDK_CONTROL_MASK, "viewer.save-as", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_c, GDK_CONTROL_MASK, "viewer.copy", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_plus, GDK_CONTROL_MASK, "viewer.zoom-in", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_equal, GDK_CONTROL_MASK, "viewer.zoom-in", NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_minus, GDK_CONTROL_MASK, "viewer.zoom-out", NULL);
+  gtk_widget_class_add_binding_action (widget_class,
+                                       GDK_KEY_minus,
+                                       GDK_CONTROL_MASK,
+                                       "viewer.zoom-out",
+                                       NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_0, GDK_CONTROL_MASK, "viewer.zoom-reset", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Page_Down, 0, "viewer.next-page", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Page_Up, 0, "viewer.previous-page", NULL);
@@ -560,18 +584,18 @@ assay_artifact_viewer_init (AssayArtifactViewer *self)
   self->toast_queue = assay_toast_queue_new (self->toasts);
   self->view = "empty";
 
-  watch_view (self, self->image_view,
-              (const char * const[]) { "texture", "zoom", "fit", "error", NULL });
-  watch_view (self, self->pdf_view,
-              (const char * const[]) { "texture", "zoom", "page", "n-pages", "error", NULL });
-  watch_view (self, self->csv_view, (const char * const[]) { "error", NULL });
+  assay_artifact_viewer_watch_view (self, self->image_view,
+                                    (const char * const[]) { "texture", "zoom", "fit", "error", NULL });
+  assay_artifact_viewer_watch_view (self, self->pdf_view,
+                                    (const char * const[]) { "texture", "zoom", "page", "n-pages", "error", NULL });
+  assay_artifact_viewer_watch_view (self, self->csv_view, (const char * const[]) { "error", NULL });
 
   source = gtk_drag_source_new ();
   gtk_drag_source_set_actions (source, GDK_ACTION_COPY);
-  g_signal_connect (source, "prepare", G_CALLBACK (on_drag_prepare), self);
+  g_signal_connect (source, "prepare", G_CALLBACK (assay_artifact_viewer_drag_prepare_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self->drag_icon), GTK_EVENT_CONTROLLER (source));
 
-  update_actions (self);
+  assay_artifact_viewer_update_actions (self);
 }
 
 GtkWidget *
@@ -592,7 +616,7 @@ assay_artifact_viewer_set_item (AssayArtifactViewer *self,
   if (!g_set_object (&self->item, item))
     return;
 
-  self->view = item != NULL ? view_for (item) : "empty";
+  self->view = item != NULL ? assay_artifact_viewer_view_for (item) : "empty";
   /* Only the view in use holds the item: the others drop theirs and cancel their work. */
   assay_image_view_set_item (self->image_view, g_str_equal (self->view, "image") ? item : NULL);
   assay_pdf_view_set_item (self->pdf_view, g_str_equal (self->view, "pdf") ? item : NULL);
@@ -603,7 +627,7 @@ assay_artifact_viewer_set_item (AssayArtifactViewer *self,
     icon_name = assay_artifact_icon_name (item);
   gtk_image_set_from_icon_name (self->drag_icon, icon_name != NULL ? icon_name : "text-x-generic");
   gtk_label_set_text (self->title, item != NULL ? assay_artifact_item_get_name (item) : "");
-  update_actions (self);
+  assay_artifact_viewer_update_actions (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ITEM]);
 }
 

@@ -18,10 +18,10 @@
  * core's sniffer finds its encoding and dialect there. The rows are indexed afterwards, by
  * the row model, in a worker too. */
 static void
-open_worker (GTask        *task,
-             gpointer      source_object,
-             gpointer      task_data,
-             GCancellable *cancellable)
+assay_csv_view_open_worker (GTask        *task,
+                            gpointer      source_object,
+                            gpointer      task_data,
+                            GCancellable *cancellable)
 {
   AssayArtifactItem *item = task_data;
   g_autoptr(GInputStream) stream = NULL;
@@ -75,8 +75,8 @@ enum {
 static GParamSpec *properties[N_PROPS];
 
 static void
-set_loading (AssayCsvView *self,
-             gboolean      loading)
+assay_csv_view_set_loading (AssayCsvView *self,
+                            gboolean      loading)
 {
   if (self->loading == loading)
     return;
@@ -85,8 +85,8 @@ set_loading (AssayCsvView *self,
 }
 
 static void
-set_error (AssayCsvView *self,
-           const char   *error)
+assay_csv_view_set_error (AssayCsvView *self,
+                          const char   *error)
 {
   if (g_strcmp0 (self->error, error) == 0)
     return;
@@ -96,9 +96,9 @@ set_error (AssayCsvView *self,
 }
 
 static void
-setup_cell (GtkSignalListItemFactory *factory,
-            GtkListItem              *list_item,
-            gpointer                  user_data)
+assay_csv_view_setup_cell (GtkSignalListItemFactory *factory,
+                           GtkListItem              *list_item,
+                           gpointer                  user_data)
 {
   GtkWidget *label = gtk_label_new (NULL);
 
@@ -110,9 +110,9 @@ setup_cell (GtkSignalListItemFactory *factory,
 }
 
 static void
-bind_cell (GtkSignalListItemFactory *factory,
-           GtkListItem              *list_item,
-           gpointer                  user_data)
+assay_csv_view_bind_cell (GtkSignalListItemFactory *factory,
+                          GtkListItem              *list_item,
+                          gpointer                  user_data)
 {
   guint column = GPOINTER_TO_UINT (user_data);
   AssayRow *row = gtk_list_item_get_item (list_item);
@@ -124,7 +124,7 @@ bind_cell (GtkSignalListItemFactory *factory,
 }
 
 static void
-remove_columns (AssayCsvView *self)
+assay_csv_view_remove_columns (AssayCsvView *self)
 {
   GListModel *columns = gtk_column_view_get_columns (self->column_view);
 
@@ -138,7 +138,7 @@ remove_columns (AssayCsvView *self)
 
 /* The note under the title: how far the reading is, or why it stopped early. */
 static void
-update_note (AssayCsvView *self)
+assay_csv_view_update_note (AssayCsvView *self)
 {
   g_autofree char *note = NULL;
   const GError *error;
@@ -149,7 +149,9 @@ update_note (AssayCsvView *self)
   n = g_list_model_get_n_items (G_LIST_MODEL (self->rows));
   error = assay_row_model_get_error (self->rows);
   if (error != NULL)
-    note = g_strdup_printf (_("Showing the first %'u rows: the rest could not be read (%s)."), n, error->message);
+    note = g_strdup_printf (_("Showing the first %'u rows: the rest could not be read (%s)."),
+                            n,
+                            error->message);
   else if (!assay_row_model_is_complete (self->rows))
     note = g_strdup_printf (_("Reading the table… %'u rows so far"), n);
   self->truncated = error != NULL;
@@ -158,17 +160,17 @@ update_note (AssayCsvView *self)
 }
 
 static void
-rows_progress_cb (AssayCsvView *self)
+assay_csv_view_rows_progress_cb (AssayCsvView *self)
 {
-  update_note (self);
+  assay_csv_view_update_note (self);
   if (assay_row_model_is_complete (self->rows))
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COMPLETE]);
 }
 
 static void
-opened_cb (GObject      *source,
-           GAsyncResult *result,
-           gpointer      user_data)
+assay_csv_view_opened_cb (GObject      *source,
+                          GAsyncResult *result,
+                          gpointer      user_data)
 {
   AssayCsvView *self = user_data;
   g_autoptr(AssayCsvIndex) index = NULL;
@@ -180,10 +182,10 @@ opened_cb (GObject      *source,
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
 
-  set_loading (self, FALSE);
+  assay_csv_view_set_loading (self, FALSE);
   if (index == NULL)
     {
-      set_error (self, error->message);
+      assay_csv_view_set_error (self, error->message);
       return;
     }
 
@@ -196,18 +198,22 @@ opened_cb (GObject      *source,
       const char *name = names != NULL && names[i] != NULL ? names[i] : "";
       g_autofree char *title = *name != '\0' ? g_strdup (name) : g_strdup_printf (_("Column %u"), i + 1);
 
-      g_signal_connect (factory, "setup", G_CALLBACK (setup_cell), NULL);
-      g_signal_connect (factory, "bind", G_CALLBACK (bind_cell), GUINT_TO_POINTER (i));
+      g_signal_connect (factory, "setup", G_CALLBACK (assay_csv_view_setup_cell), NULL);
+      g_signal_connect (factory, "bind", G_CALLBACK (assay_csv_view_bind_cell), GUINT_TO_POINTER (i));
       column = gtk_column_view_column_new (title, g_steal_pointer (&factory));
       gtk_column_view_column_set_resizable (column, TRUE);
       gtk_column_view_append_column (self->column_view, column);
     }
   /* The model indexes the file in a worker; rows appear as they are found. */
   self->rows = assay_row_model_new (index);
-  g_signal_connect_object (self->rows, "notify::progress", G_CALLBACK (rows_progress_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->rows,
+                           "notify::progress",
+                           G_CALLBACK (assay_csv_view_rows_progress_cb),
+                           self,
+                           G_CONNECT_SWAPPED);
   selection = gtk_no_selection_new (g_object_ref (G_LIST_MODEL (self->rows)));
   gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (selection));
-  rows_progress_cb (self);
+  assay_csv_view_rows_progress_cb (self);
 }
 
 void
@@ -226,7 +232,7 @@ assay_csv_view_set_item (AssayCsvView      *self,
   g_clear_object (&self->cancellable);
   g_set_object (&self->item, item);
   gtk_column_view_set_model (self->column_view, NULL);
-  remove_columns (self);
+  assay_csv_view_remove_columns (self);
   g_clear_object (&self->cell_row);
   if (self->rows != NULL)
     g_signal_handlers_disconnect_by_data (self->rows, self);
@@ -234,16 +240,16 @@ assay_csv_view_set_item (AssayCsvView      *self,
   self->n_columns = 0;
   self->truncated = FALSE;
   gtk_widget_set_visible (GTK_WIDGET (self->note), FALSE);
-  set_error (self, NULL);
-  set_loading (self, item != NULL);
+  assay_csv_view_set_error (self, NULL);
+  assay_csv_view_set_loading (self, item != NULL);
 
   if (item != NULL)
     {
       self->cancellable = g_cancellable_new ();
-      task = g_task_new (NULL, self->cancellable, opened_cb, self);
+      task = g_task_new (NULL, self->cancellable, assay_csv_view_opened_cb, self);
       g_task_set_source_tag (task, assay_csv_view_set_item);
       g_task_set_task_data (task, g_object_ref (item), g_object_unref);
-      g_task_run_in_thread (task, open_worker);
+      g_task_run_in_thread (task, assay_csv_view_open_worker);
     }
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ITEM]);
 }

@@ -32,10 +32,10 @@ enum {
 static GParamSpec *properties[N_PROPS];
 
 static GdkContentProvider *
-on_drag_prepare (GtkDragSource *source,
-                 double         x,
-                 double         y,
-                 AssayFileView *self)
+assay_file_view_drag_prepare_cb (GtkDragSource *source,
+                                 double         x,
+                                 double         y,
+                                 AssayFileView *self)
 {
   if (self->item == NULL)
     return NULL;
@@ -149,7 +149,7 @@ assay_file_view_init (AssayFileView *self)
 
   source = gtk_drag_source_new ();
   gtk_drag_source_set_actions (source, GDK_ACTION_COPY);
-  g_signal_connect (source, "prepare", G_CALLBACK (on_drag_prepare), self);
+  g_signal_connect (source, "prepare", G_CALLBACK (assay_file_view_drag_prepare_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self->status), GTK_EVENT_CONTROLLER (source));
 }
 

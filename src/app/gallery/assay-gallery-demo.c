@@ -26,8 +26,8 @@ typedef struct
 } Demo;
 
 static void
-show_viewer (Demo              *demo,
-             AssayArtifactItem *item)
+assay_gallery_demo_show_viewer (Demo              *demo,
+                                AssayArtifactItem *item)
 {
   assay_artifact_viewer_set_item (ASSAY_ARTIFACT_VIEWER (demo->viewer), item);
   gtk_stack_set_visible_child_name (demo->stack, "viewer");
@@ -35,16 +35,16 @@ show_viewer (Demo              *demo,
 }
 
 static void
-on_activated (AssayArtifactGallery *gallery,
-              AssayArtifactItem    *item,
-              Demo                 *demo)
+assay_gallery_demo_activated_cb (AssayArtifactGallery *gallery,
+                                 AssayArtifactItem    *item,
+                                 Demo                 *demo)
 {
-  show_viewer (demo, item);
+  assay_gallery_demo_show_viewer (demo, item);
 }
 
 static void
-on_back (GtkButton *button,
-         Demo      *demo)
+assay_gallery_demo_back_cb (GtkButton *button,
+                            Demo      *demo)
 {
   assay_artifact_viewer_set_item (ASSAY_ARTIFACT_VIEWER (demo->viewer), NULL);
   gtk_stack_set_visible_child_name (demo->stack, "gallery");
@@ -52,7 +52,7 @@ on_back (GtkButton *button,
 }
 
 static gboolean
-take_screenshot (gpointer data)
+assay_gallery_demo_take_screenshot (gpointer data)
 {
   GtkWidget *window = data;
   const char *path = g_getenv ("ASSAY_GALLERY_DEMO_SCREENSHOT");
@@ -77,8 +77,8 @@ take_screenshot (gpointer data)
 }
 
 static void
-on_activate (GtkApplication *app,
-             Demo           *demo)
+assay_gallery_demo_activate_cb (GtkApplication *app,
+                                Demo           *demo)
 {
   GtkWidget *window = adw_application_window_new (app);
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
@@ -89,7 +89,7 @@ on_activate (GtkApplication *app,
 
   demo->back = gtk_button_new_from_icon_name ("go-previous-symbolic");
   gtk_widget_set_visible (demo->back, FALSE);
-  g_signal_connect (demo->back, "clicked", G_CALLBACK (on_back), demo);
+  g_signal_connect (demo->back, "clicked", G_CALLBACK (assay_gallery_demo_back_cb), demo);
   adw_header_bar_pack_start (ADW_HEADER_BAR (header), demo->back);
 
   demo->stack = GTK_STACK (gtk_stack_new ());
@@ -98,7 +98,7 @@ on_activate (GtkApplication *app,
   gtk_stack_add_named (demo->stack, gallery, "gallery");
   gtk_stack_add_named (demo->stack, demo->viewer, "viewer");
   assay_artifact_gallery_set_model (ASSAY_ARTIFACT_GALLERY (gallery), demo->list);
-  g_signal_connect (gallery, "artifact-activated", G_CALLBACK (on_activated), demo);
+  g_signal_connect (gallery, "artifact-activated", G_CALLBACK (assay_gallery_demo_activated_cb), demo);
 
   gtk_box_append (GTK_BOX (box), header);
   gtk_box_append (GTK_BOX (box), GTK_WIDGET (demo->stack));
@@ -113,12 +113,12 @@ on_activate (GtkApplication *app,
           g_autoptr(AssayArtifactItem) item = g_list_model_get_item (G_LIST_MODEL (demo->list), i);
 
           if (g_str_equal (assay_artifact_item_get_name (item), demo->open_name))
-            show_viewer (demo, item);
+            assay_gallery_demo_show_viewer (demo, item);
         }
     }
   gtk_window_present (GTK_WINDOW (window));
   if (g_getenv ("ASSAY_GALLERY_DEMO_SCREENSHOT") != NULL)
-    g_timeout_add_seconds (3, take_screenshot, window);
+    g_timeout_add_seconds (3, assay_gallery_demo_take_screenshot, window);
 }
 
 int
@@ -145,7 +145,7 @@ main (int   argc,
   demo.open_name = argc > 2 ? g_strdup (argv[2]) : NULL;
 
   app = adw_application_new ("org.assay.Assay.GalleryDemo", G_APPLICATION_NON_UNIQUE);
-  g_signal_connect (app, "activate", G_CALLBACK (on_activate), &demo);
+  g_signal_connect (app, "activate", G_CALLBACK (assay_gallery_demo_activate_cb), &demo);
   status = g_application_run (G_APPLICATION (app), 1, argv);
 
   g_clear_object (&demo.list);

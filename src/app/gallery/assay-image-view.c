@@ -60,8 +60,8 @@ enum {
 static GParamSpec *properties[N_PROPS];
 
 static void
-set_loading (AssayImageView *self,
-             gboolean        loading)
+assay_image_view_set_loading (AssayImageView *self,
+                              gboolean        loading)
 {
   if (self->loading == loading)
     return;
@@ -70,8 +70,8 @@ set_loading (AssayImageView *self,
 }
 
 static void
-set_error (AssayImageView *self,
-           const char     *error)
+assay_image_view_set_error (AssayImageView *self,
+                            const char     *error)
 {
   if (g_strcmp0 (self->error, error) == 0)
     return;
@@ -81,8 +81,8 @@ set_error (AssayImageView *self,
 }
 
 static void
-apply_fit (AssayImageView *self,
-           gboolean        fit)
+assay_image_view_apply_fit (AssayImageView *self,
+                            gboolean        fit)
 {
   GtkPolicyType policy = fit ? GTK_POLICY_NEVER : GTK_POLICY_AUTOMATIC;
 
@@ -96,10 +96,10 @@ apply_fit (AssayImageView *self,
 }
 
 static void
-load_worker (GTask        *task,
-             gpointer      source_object,
-             gpointer      task_data,
-             GCancellable *cancellable)
+assay_image_view_load_worker (GTask        *task,
+                              gpointer      source_object,
+                              gpointer      task_data,
+                              GCancellable *cancellable)
 {
   AssayArtifactItem *item = task_data;
   g_autoptr(GBytes) bytes = NULL;
@@ -124,9 +124,9 @@ load_worker (GTask        *task,
 /* SELF is not referenced by the task: dispose cancels it, and a cancelled task always
  * reports the cancellation, so SELF is only used when it is alive. */
 static void
-load_done (GObject      *source,
-           GAsyncResult *result,
-           gpointer      user_data)
+assay_image_view_load_done (GObject      *source,
+                            GAsyncResult *result,
+                            gpointer      user_data)
 {
   AssayImageView *self = user_data;
   g_autoptr(GdkTexture) texture = NULL;
@@ -136,15 +136,15 @@ load_done (GObject      *source,
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
 
-  set_loading (self, FALSE);
+  assay_image_view_set_loading (self, FALSE);
   if (texture == NULL)
     {
-      set_error (self, error->message);
+      assay_image_view_set_error (self, error->message);
       return;
     }
   g_set_object (&self->texture, texture);
   assay_zoom_canvas_set_texture (self->canvas, texture);
-  apply_fit (self, TRUE);
+  assay_image_view_apply_fit (self, TRUE);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TEXTURE]);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ZOOM]);
 }
@@ -166,17 +166,17 @@ assay_image_view_set_item (AssayImageView    *self,
   g_set_object (&self->item, item);
   g_clear_object (&self->texture);
   assay_zoom_canvas_set_texture (self->canvas, NULL);
-  apply_fit (self, TRUE);
-  set_error (self, NULL);
-  set_loading (self, item != NULL);
+  assay_image_view_apply_fit (self, TRUE);
+  assay_image_view_set_error (self, NULL);
+  assay_image_view_set_loading (self, item != NULL);
 
   if (item != NULL)
     {
       self->cancellable = g_cancellable_new ();
-      task = g_task_new (NULL, self->cancellable, load_done, self);
+      task = g_task_new (NULL, self->cancellable, assay_image_view_load_done, self);
       g_task_set_source_tag (task, assay_image_view_set_item);
       g_task_set_task_data (task, g_object_ref (item), g_object_unref);
-      g_task_run_in_thread (task, load_worker);
+      g_task_run_in_thread (task, assay_image_view_load_worker);
     }
 
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ITEM]);
@@ -185,10 +185,10 @@ assay_image_view_set_item (AssayImageView    *self,
 
 /* Zooms to ZOOM keeping what is under (X, Y) of the view where it is. */
 static void
-zoom_at (AssayImageView *self,
-         double          zoom,
-         double          x,
-         double          y)
+assay_image_view_zoom_at (AssayImageView *self,
+                          double          zoom,
+                          double          x,
+                          double          y)
 {
   double current = assay_image_view_get_zoom (self);
   graphene_point_t point;
@@ -221,14 +221,14 @@ zoom_at (AssayImageView *self,
   assay_zoom_canvas_set_size (self->canvas,
                               (int) round (gdk_texture_get_width (self->texture) * zoom),
                               (int) round (gdk_texture_get_height (self->texture) * zoom));
-  apply_fit (self, FALSE);
+  assay_image_view_apply_fit (self, FALSE);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ZOOM]);
 }
 
 /* The viewport configures the adjustments for the new size: put the anchor back. */
 static void
-on_hadjustment_changed (GtkAdjustment  *adjustment,
-                        AssayImageView *self)
+assay_image_view_hadjustment_changed_cb (GtkAdjustment  *adjustment,
+                                         AssayImageView *self)
 {
   if (!self->anchor_h)
     return;
@@ -237,8 +237,8 @@ on_hadjustment_changed (GtkAdjustment  *adjustment,
 }
 
 static void
-on_vadjustment_changed (GtkAdjustment  *adjustment,
-                        AssayImageView *self)
+assay_image_view_vadjustment_changed_cb (GtkAdjustment  *adjustment,
+                                         AssayImageView *self)
 {
   if (!self->anchor_v)
     return;
@@ -247,36 +247,36 @@ on_vadjustment_changed (GtkAdjustment  *adjustment,
 }
 
 static gboolean
-on_scroll (GtkEventControllerScroll *controller,
-           double                    dx,
-           double                    dy,
-           AssayImageView           *self)
+assay_image_view_scroll_cb (GtkEventControllerScroll *controller,
+                            double                    dx,
+                            double                    dy,
+                            AssayImageView           *self)
 {
   GdkModifierType state;
 
   state = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (controller));
   if ((state & GDK_CONTROL_MASK) == 0 || self->texture == NULL)
     return FALSE;
-  zoom_at (self, assay_image_view_get_zoom (self) * pow (1.1, -dy),
-           self->pointer_x, self->pointer_y);
+  assay_image_view_zoom_at (self, assay_image_view_get_zoom (self) * pow (1.1, -dy),
+                            self->pointer_x, self->pointer_y);
   return TRUE;
 }
 
 static void
-on_motion (GtkEventControllerMotion *controller,
-           double                    x,
-           double                    y,
-           AssayImageView           *self)
+assay_image_view_motion_cb (GtkEventControllerMotion *controller,
+                            double                    x,
+                            double                    y,
+                            AssayImageView           *self)
 {
   self->pointer_x = x;
   self->pointer_y = y;
 }
 
 static void
-on_drag_begin (GtkGestureDrag *gesture,
-               double          x,
-               double          y,
-               AssayImageView *self)
+assay_image_view_drag_begin_cb (GtkGestureDrag *gesture,
+                                double          x,
+                                double          y,
+                                AssayImageView *self)
 {
   self->drag_start_h = gtk_adjustment_get_value (gtk_scrolled_window_get_hadjustment (self->scroller));
   self->drag_start_v = gtk_adjustment_get_value (gtk_scrolled_window_get_vadjustment (self->scroller));
@@ -285,10 +285,10 @@ on_drag_begin (GtkGestureDrag *gesture,
 }
 
 static void
-on_drag_update (GtkGestureDrag *gesture,
-                double          offset_x,
-                double          offset_y,
-                AssayImageView *self)
+assay_image_view_drag_update_cb (GtkGestureDrag *gesture,
+                                 double          offset_x,
+                                 double          offset_y,
+                                 AssayImageView *self)
 {
   gtk_adjustment_set_value (gtk_scrolled_window_get_hadjustment (self->scroller),
                             self->drag_start_h - offset_x);
@@ -297,32 +297,32 @@ on_drag_update (GtkGestureDrag *gesture,
 }
 
 static void
-on_drag_end (GtkGestureDrag *gesture,
-             double          offset_x,
-             double          offset_y,
-             AssayImageView *self)
+assay_image_view_drag_end_cb (GtkGestureDrag *gesture,
+                              double          offset_x,
+                              double          offset_y,
+                              AssayImageView *self)
 {
   gtk_widget_set_cursor (GTK_WIDGET (self), NULL);
 }
 
 static void
-on_pinch_begin (GtkGesture       *gesture,
-                GdkEventSequence *sequence,
-                AssayImageView   *self)
+assay_image_view_pinch_begin_cb (GtkGesture       *gesture,
+                                 GdkEventSequence *sequence,
+                                 AssayImageView   *self)
 {
   self->pinch_start_zoom = assay_image_view_get_zoom (self);
 }
 
 static void
-on_pinch_scale_changed (GtkGestureZoom *gesture,
-                        double          scale,
-                        AssayImageView *self)
+assay_image_view_pinch_scale_changed_cb (GtkGestureZoom *gesture,
+                                         double          scale,
+                                         AssayImageView *self)
 {
   double x, y;
 
   if (!gtk_gesture_get_bounding_box_center (GTK_GESTURE (gesture), &x, &y))
     x = y = 0;
-  zoom_at (self, self->pinch_start_zoom * scale, x, y);
+  assay_image_view_zoom_at (self, self->pinch_start_zoom * scale, x, y);
 }
 
 static void
@@ -440,31 +440,31 @@ assay_image_view_init (AssayImageView *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 
   g_signal_connect_object (gtk_scrolled_window_get_hadjustment (self->scroller), "changed",
-                           G_CALLBACK (on_hadjustment_changed), self, 0);
+                           G_CALLBACK (assay_image_view_hadjustment_changed_cb), self, 0);
   g_signal_connect_object (gtk_scrolled_window_get_vadjustment (self->scroller), "changed",
-                           G_CALLBACK (on_vadjustment_changed), self, 0);
+                           G_CALLBACK (assay_image_view_vadjustment_changed_cb), self, 0);
 
   /* Before the scrolled window, which would scroll instead. */
   controller = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);
   gtk_event_controller_set_propagation_phase (controller, GTK_PHASE_CAPTURE);
-  g_signal_connect (controller, "scroll", G_CALLBACK (on_scroll), self);
+  g_signal_connect (controller, "scroll", G_CALLBACK (assay_image_view_scroll_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self), controller);
 
   controller = gtk_event_controller_motion_new ();
-  g_signal_connect (controller, "enter", G_CALLBACK (on_motion), self);
-  g_signal_connect (controller, "motion", G_CALLBACK (on_motion), self);
+  g_signal_connect (controller, "enter", G_CALLBACK (assay_image_view_motion_cb), self);
+  g_signal_connect (controller, "motion", G_CALLBACK (assay_image_view_motion_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self), controller);
 
   gesture = gtk_gesture_drag_new ();
   gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (gesture), GDK_BUTTON_PRIMARY);
-  g_signal_connect (gesture, "drag-begin", G_CALLBACK (on_drag_begin), self);
-  g_signal_connect (gesture, "drag-update", G_CALLBACK (on_drag_update), self);
-  g_signal_connect (gesture, "drag-end", G_CALLBACK (on_drag_end), self);
+  g_signal_connect (gesture, "drag-begin", G_CALLBACK (assay_image_view_drag_begin_cb), self);
+  g_signal_connect (gesture, "drag-update", G_CALLBACK (assay_image_view_drag_update_cb), self);
+  g_signal_connect (gesture, "drag-end", G_CALLBACK (assay_image_view_drag_end_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (gesture));
 
   gesture = gtk_gesture_zoom_new ();
-  g_signal_connect (gesture, "begin", G_CALLBACK (on_pinch_begin), self);
-  g_signal_connect (gesture, "scale-changed", G_CALLBACK (on_pinch_scale_changed), self);
+  g_signal_connect (gesture, "begin", G_CALLBACK (assay_image_view_pinch_begin_cb), self);
+  g_signal_connect (gesture, "scale-changed", G_CALLBACK (assay_image_view_pinch_scale_changed_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (gesture));
 }
 
@@ -518,9 +518,9 @@ assay_image_view_set_zoom (AssayImageView *self,
 {
   g_return_if_fail (ASSAY_IS_IMAGE_VIEW (self));
 
-  zoom_at (self, zoom,
-           gtk_widget_get_width (GTK_WIDGET (self)) / 2.0,
-           gtk_widget_get_height (GTK_WIDGET (self)) / 2.0);
+  assay_image_view_zoom_at (self, zoom,
+                            gtk_widget_get_width (GTK_WIDGET (self)) / 2.0,
+                            gtk_widget_get_height (GTK_WIDGET (self)) / 2.0);
 }
 
 gboolean
@@ -535,7 +535,7 @@ assay_image_view_zoom_to_fit (AssayImageView *self)
 {
   g_return_if_fail (ASSAY_IS_IMAGE_VIEW (self));
 
-  apply_fit (self, TRUE);
+  assay_image_view_apply_fit (self, TRUE);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ZOOM]);
 }
 

@@ -26,7 +26,7 @@ typedef struct
 } SharedDocument;
 
 static void
-shared_document_clear (gpointer data)
+assay_pdf_view_shared_document_clear (gpointer data)
 {
   SharedDocument *shared = data;
 
@@ -35,18 +35,18 @@ shared_document_clear (gpointer data)
 }
 
 static SharedDocument *
-shared_document_ref (SharedDocument *shared)
+assay_pdf_view_shared_document_ref (SharedDocument *shared)
 {
   return g_atomic_rc_box_acquire (shared);
 }
 
 static void
-shared_document_unref (SharedDocument *shared)
+assay_pdf_view_shared_document_unref (SharedDocument *shared)
 {
-  g_atomic_rc_box_release_full (shared, shared_document_clear);
+  g_atomic_rc_box_release_full (shared, assay_pdf_view_shared_document_clear);
 }
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (SharedDocument, shared_document_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SharedDocument, assay_pdf_view_shared_document_unref)
 
 typedef struct
 {
@@ -55,9 +55,9 @@ typedef struct
 } LoadResult;
 
 static void
-load_result_free (LoadResult *result)
+assay_pdf_view_load_result_free (LoadResult *result)
 {
-  g_clear_pointer (&result->shared, shared_document_unref);
+  g_clear_pointer (&result->shared, assay_pdf_view_shared_document_unref);
   g_clear_pointer (&result->page_sizes, g_array_unref);
   g_free (result);
 }
@@ -72,9 +72,9 @@ typedef struct
 } RenderJob;
 
 static void
-render_job_free (RenderJob *job)
+assay_pdf_view_render_job_free (RenderJob *job)
 {
-  g_clear_pointer (&job->shared, shared_document_unref);
+  g_clear_pointer (&job->shared, assay_pdf_view_shared_document_unref);
   g_free (job->key);
   g_free (job);
 }
@@ -172,8 +172,8 @@ assay_pdf_render_page (PopplerPage   *page,
 }
 
 static void
-set_loading (AssayPdfView *self,
-             gboolean      loading)
+assay_pdf_view_set_loading (AssayPdfView *self,
+                            gboolean      loading)
 {
   if (self->loading == loading)
     return;
@@ -182,8 +182,8 @@ set_loading (AssayPdfView *self,
 }
 
 static void
-set_error (AssayPdfView *self,
-           const char   *error)
+assay_pdf_view_set_error (AssayPdfView *self,
+                          const char   *error)
 {
   if (g_strcmp0 (self->error, error) == 0)
     return;
@@ -193,8 +193,8 @@ set_error (AssayPdfView *self,
 }
 
 static void
-show_texture (AssayPdfView *self,
-              GdkTexture   *texture)
+assay_pdf_view_show_texture (AssayPdfView *self,
+                             GdkTexture   *texture)
 {
   if (!g_set_object (&self->texture, texture))
     return;
@@ -204,9 +204,9 @@ show_texture (AssayPdfView *self,
 }
 
 static void
-cache_insert (AssayPdfView *self,
-              const char   *key,
-              GdkTexture   *texture)
+assay_pdf_view_cache_insert (AssayPdfView *self,
+                             const char   *key,
+                             GdkTexture   *texture)
 {
   if (g_hash_table_contains (self->cache, key))
     return;
@@ -221,8 +221,8 @@ cache_insert (AssayPdfView *self,
 }
 
 static GdkTexture *
-cache_lookup (AssayPdfView *self,
-              const char   *key)
+assay_pdf_view_cache_lookup (AssayPdfView *self,
+                             const char   *key)
 {
   GdkTexture *texture = g_hash_table_lookup (self->cache, key);
   GList *link;
@@ -237,17 +237,17 @@ cache_lookup (AssayPdfView *self,
 }
 
 static void
-cache_clear (AssayPdfView *self)
+assay_pdf_view_cache_clear (AssayPdfView *self)
 {
   g_hash_table_remove_all (self->cache);
   g_queue_clear_full (&self->cache_order, g_free);
 }
 
 static void
-render_worker (GTask        *task,
-               gpointer      source_object,
-               gpointer      task_data,
-               GCancellable *cancellable)
+assay_pdf_view_render_worker (GTask        *task,
+                              gpointer      source_object,
+                              gpointer      task_data,
+                              GCancellable *cancellable)
 {
   RenderJob *job = task_data;
   PopplerPage *page;
@@ -286,9 +286,9 @@ render_worker (GTask        *task,
 /* SELF is not referenced by the task: dispose cancels it, and a cancelled task always
  * reports the cancellation, so SELF is only used when it is alive. */
 static void
-render_done (GObject      *source,
-             GAsyncResult *result,
-             gpointer      user_data)
+assay_pdf_view_render_done (GObject      *source,
+                            GAsyncResult *result,
+                            gpointer      user_data)
 {
   AssayPdfView *self = user_data;
   RenderJob *job = g_task_get_task_data (G_TASK (result));
@@ -299,19 +299,19 @@ render_done (GObject      *source,
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
 
-  set_loading (self, FALSE);
+  assay_pdf_view_set_loading (self, FALSE);
   if (texture == NULL)
     {
-      set_error (self, error->message);
+      assay_pdf_view_set_error (self, error->message);
       return;
     }
-  cache_insert (self, job->key, texture);
+  assay_pdf_view_cache_insert (self, job->key, texture);
   if (g_strcmp0 (job->key, self->shown_key) == 0)
-    show_texture (self, texture);
+    assay_pdf_view_show_texture (self, texture);
 }
 
 static void
-request_render (AssayPdfView *self)
+assay_pdf_view_request_render (AssayPdfView *self)
 {
   const graphene_size_t *size;
   g_autoptr(GTask) task = NULL;
@@ -338,34 +338,34 @@ request_render (AssayPdfView *self)
   g_cancellable_cancel (self->render_cancellable);
   g_clear_object (&self->render_cancellable);
 
-  cached = cache_lookup (self, self->shown_key);
+  cached = assay_pdf_view_cache_lookup (self, self->shown_key);
   if (cached != NULL)
     {
-      show_texture (self, cached);
-      set_loading (self, FALSE);
+      assay_pdf_view_show_texture (self, cached);
+      assay_pdf_view_set_loading (self, FALSE);
       return;
     }
 
   job = g_new0 (RenderJob, 1);
-  job->shared = shared_document_ref (self->shared);
+  job->shared = assay_pdf_view_shared_document_ref (self->shared);
   job->page = self->page;
   job->width = width;
   job->height = height;
   job->key = g_strdup (self->shown_key);
 
   self->render_cancellable = g_cancellable_new ();
-  set_loading (self, TRUE);
-  task = g_task_new (NULL, self->render_cancellable, render_done, self);
-  g_task_set_source_tag (task, request_render);
-  g_task_set_task_data (task, job, (GDestroyNotify) render_job_free);
-  g_task_run_in_thread (task, render_worker);
+  assay_pdf_view_set_loading (self, TRUE);
+  task = g_task_new (NULL, self->render_cancellable, assay_pdf_view_render_done, self);
+  g_task_set_source_tag (task, assay_pdf_view_request_render);
+  g_task_set_task_data (task, job, (GDestroyNotify) assay_pdf_view_render_job_free);
+  g_task_run_in_thread (task, assay_pdf_view_render_worker);
 }
 
 static void
-load_worker (GTask        *task,
-             gpointer      source_object,
-             gpointer      task_data,
-             GCancellable *cancellable)
+assay_pdf_view_load_worker (GTask        *task,
+                            gpointer      source_object,
+                            gpointer      task_data,
+                            GCancellable *cancellable)
 {
   AssayArtifactItem *item = task_data;
   g_autoptr(GBytes) bytes = NULL;
@@ -421,13 +421,13 @@ load_worker (GTask        *task,
   result->shared = g_atomic_rc_box_new0 (SharedDocument);
   g_mutex_init (&result->shared->lock);
   result->shared->document = document;
-  g_task_return_pointer (task, result, (GDestroyNotify) load_result_free);
+  g_task_return_pointer (task, result, (GDestroyNotify) assay_pdf_view_load_result_free);
 }
 
 static void
-load_done (GObject      *source,
-           GAsyncResult *result,
-           gpointer      user_data)
+assay_pdf_view_load_done (GObject      *source,
+                          GAsyncResult *result,
+                          gpointer      user_data)
 {
   AssayPdfView *self = user_data;
   LoadResult *loaded;
@@ -438,33 +438,33 @@ load_done (GObject      *source,
     return;
   if (loaded == NULL)
     {
-      set_loading (self, FALSE);
-      set_error (self, error->message);
+      assay_pdf_view_set_loading (self, FALSE);
+      assay_pdf_view_set_error (self, error->message);
       return;
     }
 
   self->shared = g_steal_pointer (&loaded->shared);
   g_clear_pointer (&self->page_sizes, g_array_unref);
   self->page_sizes = g_steal_pointer (&loaded->page_sizes);
-  load_result_free (loaded);
+  assay_pdf_view_load_result_free (loaded);
   self->page = 0;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_PAGES]);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PAGE]);
-  request_render (self);
+  assay_pdf_view_request_render (self);
 }
 
 static void
-clear_document (AssayPdfView *self)
+assay_pdf_view_clear_document (AssayPdfView *self)
 {
   g_cancellable_cancel (self->render_cancellable);
   g_clear_object (&self->render_cancellable);
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
-  g_clear_pointer (&self->shared, shared_document_unref);
+  g_clear_pointer (&self->shared, assay_pdf_view_shared_document_unref);
   g_clear_pointer (&self->shown_key, g_free);
   if (self->page_sizes != NULL)
     g_array_set_size (self->page_sizes, 0);
-  cache_clear (self);
+  assay_pdf_view_cache_clear (self);
   g_clear_object (&self->texture);
 }
 
@@ -480,20 +480,20 @@ assay_pdf_view_set_item (AssayPdfView      *self,
   if (self->item == item)
     return;
 
-  clear_document (self);
+  assay_pdf_view_clear_document (self);
   assay_zoom_canvas_set_texture (self->canvas, NULL);
   g_set_object (&self->item, item);
   self->page = 0;
-  set_error (self, NULL);
-  set_loading (self, item != NULL);
+  assay_pdf_view_set_error (self, NULL);
+  assay_pdf_view_set_loading (self, item != NULL);
 
   if (item != NULL)
     {
       self->cancellable = g_cancellable_new ();
-      task = g_task_new (NULL, self->cancellable, load_done, self);
+      task = g_task_new (NULL, self->cancellable, assay_pdf_view_load_done, self);
       g_task_set_source_tag (task, assay_pdf_view_set_item);
       g_task_set_task_data (task, g_object_ref (item), g_object_unref);
-      g_task_run_in_thread (task, load_worker);
+      g_task_run_in_thread (task, assay_pdf_view_load_worker);
     }
 
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ITEM]);
@@ -507,7 +507,7 @@ assay_pdf_view_dispose (GObject *object)
 {
   AssayPdfView *self = ASSAY_PDF_VIEW (object);
 
-  clear_document (self);
+  assay_pdf_view_clear_document (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), ASSAY_TYPE_PDF_VIEW);
   for (GtkWidget *child; (child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL;)
     gtk_widget_unparent (child);
@@ -623,9 +623,9 @@ assay_pdf_view_class_init (AssayPdfViewClass *klass)
 
 /* Moved to a monitor of another scale: render sharp for it. */
 static void
-on_scale_factor_changed (AssayPdfView *self)
+assay_pdf_view_scale_factor_changed_cb (AssayPdfView *self)
 {
-  request_render (self);
+  assay_pdf_view_request_render (self);
 }
 
 static void
@@ -637,7 +637,7 @@ assay_pdf_view_init (AssayPdfView *self)
   g_queue_init (&self->cache_order);
   gtk_widget_init_template (GTK_WIDGET (self));
   gtk_scrolled_window_set_policy (self->scroller, GTK_POLICY_AUTOMATIC, GTK_POLICY_AUTOMATIC);
-  g_signal_connect (self, "notify::scale-factor", G_CALLBACK (on_scale_factor_changed), NULL);
+  g_signal_connect (self, "notify::scale-factor", G_CALLBACK (assay_pdf_view_scale_factor_changed_cb), NULL);
 }
 
 GtkWidget *
@@ -705,7 +705,7 @@ assay_pdf_view_set_page (AssayPdfView *self,
   if (self->page == page)
     return;
   self->page = page;
-  request_render (self);
+  assay_pdf_view_request_render (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PAGE]);
 }
 
@@ -740,7 +740,7 @@ assay_pdf_view_set_zoom (AssayPdfView *self,
   if (fabs (self->zoom - zoom) < 1e-9)
     return;
   self->zoom = zoom;
-  request_render (self);
+  assay_pdf_view_request_render (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ZOOM]);
 }
 

@@ -19,7 +19,7 @@ G_DEFINE_FINAL_TYPE (AssayZoomCanvas, assay_zoom_canvas, GTK_TYPE_WIDGET)
 
 /* Where the texture goes inside the allocation. */
 static graphene_rect_t
-texture_bounds (AssayZoomCanvas *self)
+assay_zoom_canvas_texture_bounds (AssayZoomCanvas *self)
 {
   double width = gtk_widget_get_width (GTK_WIDGET (self));
   double height = gtk_widget_get_height (GTK_WIDGET (self));
@@ -43,7 +43,7 @@ assay_zoom_canvas_snapshot (GtkWidget   *widget,
                             GtkSnapshot *snapshot)
 {
   AssayZoomCanvas *self = ASSAY_ZOOM_CANVAS (widget);
-  graphene_rect_t bounds = texture_bounds (self);
+  graphene_rect_t bounds = assay_zoom_canvas_texture_bounds (self);
 
   if (self->texture != NULL && bounds.size.width > 0 && bounds.size.height > 0)
     gtk_snapshot_append_texture (snapshot, self->texture, &bounds);
@@ -178,7 +178,7 @@ assay_zoom_canvas_get_scale (AssayZoomCanvas *self)
     return 1.0;
   if (!self->fit)
     return (double) self->width / gdk_texture_get_width (self->texture);
-  bounds = texture_bounds (self);
+  bounds = assay_zoom_canvas_texture_bounds (self);
   if (bounds.size.width <= 0)
     return 1.0;
   return bounds.size.width / gdk_texture_get_width (self->texture);

@@ -71,14 +71,14 @@ typedef struct
 } Probe;
 
 static void
-found_free (Found *found)
+assay_onboarding_found_free (Found *found)
 {
   g_free (found->base_url);
   g_free (found);
 }
 
 static void
-probe_free (Probe *probe)
+assay_onboarding_probe_free (Probe *probe)
 {
   g_clear_weak_pointer (&probe->self);
   g_free (probe->base_url);
@@ -87,11 +87,11 @@ probe_free (Probe *probe)
 }
 
 static void
-emit_configured (AssayOnboarding *self,
-                 const char      *provider,
-                 const char      *base_url,
-                 const char      *model,
-                 const char      *key)
+assay_onboarding_emit_configured (AssayOnboarding *self,
+                                  const char      *provider,
+                                  const char      *base_url,
+                                  const char      *model,
+                                  const char      *key)
 {
   g_signal_emit (self, signals[CONFIGURED], 0, provider, base_url, model, key);
 }
@@ -106,7 +106,7 @@ typedef struct
 } Check;
 
 static void
-check_free (Check *check)
+assay_onboarding_check_free (Check *check)
 {
   g_clear_weak_pointer (&check->self);
   g_clear_object (&check->cancellable);
@@ -115,15 +115,15 @@ check_free (Check *check)
 
 /* The key as pasted, without the spaces and line break a copy often brings along. */
 static char *
-key_check_get_key (KeyCheck *check)
+assay_onboarding_key_check_get_key (KeyCheck *check)
 {
   return g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (check->key_row))));
 }
 
 static void
-key_check_show_status (KeyCheck   *check,
-                       const char *text,
-                       gboolean    is_error)
+assay_onboarding_key_check_show_status (KeyCheck   *check,
+                                        const char *text,
+                                        gboolean    is_error)
 {
   gtk_label_set_text (check->status, text);
   gtk_widget_set_visible (GTK_WIDGET (check->status), text != NULL);
@@ -140,10 +140,10 @@ key_check_show_status (KeyCheck   *check,
 }
 
 static void
-key_check_set_state (KeyCheck *check,
-                     KeyState  state)
+assay_onboarding_key_check_set_state (KeyCheck *check,
+                                      KeyState  state)
 {
-  g_autofree char *key = key_check_get_key (check);
+  g_autofree char *key = assay_onboarding_key_check_get_key (check);
   gboolean can_continue = key[0] != '\0' && state != KEY_CHECKING;
 
   check->state = state;
@@ -157,20 +157,20 @@ key_check_set_state (KeyCheck *check,
   else
     gtk_widget_remove_css_class (GTK_WIDGET (check->continue_button), "suggested-action");
   if (state == KEY_UNCHECKED)
-    key_check_show_status (check, NULL, FALSE);
+    assay_onboarding_key_check_show_status (check, NULL, FALSE);
 }
 
 /* Stops a check in flight and forgets its outcome. */
 static void
-key_check_reset (KeyCheck *check)
+assay_onboarding_key_check_reset (KeyCheck *check)
 {
   g_cancellable_cancel (check->cancellable);
   g_clear_object (&check->cancellable);
-  key_check_set_state (check, KEY_UNCHECKED);
+  assay_onboarding_key_check_set_state (check, KEY_UNCHECKED);
 }
 
 static KeyCheck *
-check_get_key_check (Check *check)
+assay_onboarding_check_get_key_check (Check *check)
 {
   return check->anthropic ? &check->self->anthropic : &check->self->openai;
 }
@@ -178,9 +178,9 @@ check_get_key_check (Check *check)
 /* The transport's messages are written for the analyst and never hold the key: they can be
  * shown as they are. */
 static void
-key_checked_cb (GObject      *source,
-                GAsyncResult *result,
-                gpointer      user_data)
+assay_onboarding_key_checked_cb (GObject      *source,
+                                 GAsyncResult *result,
+                                 gpointer      user_data)
 {
   Check *check = user_data;
   g_autoptr(GError) error = NULL;
@@ -188,13 +188,13 @@ key_checked_cb (GObject      *source,
   KeyCheck *key_check;
 
   if (check->self == NULL || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
-      check_get_key_check (check)->cancellable != check->cancellable)
+      assay_onboarding_check_get_key_check (check)->cancellable != check->cancellable)
     {
-      check_free (check);
+      assay_onboarding_check_free (check);
       return;
     }
 
-  key_check = check_get_key_check (check);
+  key_check = assay_onboarding_check_get_key_check (check);
   g_clear_object (&key_check->cancellable);
   if (models != NULL)
     {
@@ -206,16 +206,16 @@ key_checked_cb (GObject      *source,
       adw_combo_row_set_model (key_check->model_row, G_LIST_MODEL (list));
       adw_combo_row_set_selected (key_check->model_row,
                                   (guint) MAX (0, assay_model_choice_pick_default (key_check->provider, shown)));
-      key_check_show_status (key_check, NULL, FALSE);
-      key_check_set_state (key_check, KEY_ACCEPTED);
+      assay_onboarding_key_check_show_status (key_check, NULL, FALSE);
+      assay_onboarding_key_check_set_state (key_check, KEY_ACCEPTED);
     }
   else if (g_error_matches (error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_AUTH))
     {
       g_autofree char *text = g_strdup_printf (_("The key was refused by %s. Check that it was copied whole "
                                                  "and that it is still active."), key_check->vendor);
 
-      key_check_show_status (key_check, text, TRUE);
-      key_check_set_state (key_check, KEY_REFUSED);
+      assay_onboarding_key_check_show_status (key_check, text, TRUE);
+      assay_onboarding_key_check_set_state (key_check, KEY_REFUSED);
     }
   else
     {
@@ -223,17 +223,17 @@ key_checked_cb (GObject      *source,
                                                  "anyway with the model %s."), error->message,
                                                assay_model_choice_get_default (key_check->provider));
 
-      key_check_show_status (key_check, text, TRUE);
-      key_check_set_state (key_check, KEY_CHECK_FAILED);
+      assay_onboarding_key_check_show_status (key_check, text, TRUE);
+      assay_onboarding_key_check_set_state (key_check, KEY_CHECK_FAILED);
     }
-  check_free (check);
+  assay_onboarding_check_free (check);
 }
 
 static void
-key_check_start (AssayOnboarding *self,
-                 KeyCheck        *key_check)
+assay_onboarding_key_check_start (AssayOnboarding *self,
+                                  KeyCheck        *key_check)
 {
-  g_autofree char *key = key_check_get_key (key_check);
+  g_autofree char *key = assay_onboarding_key_check_get_key (key_check);
   g_autoptr(AssayLlmProvider) provider = NULL;
   g_autofree char *text = NULL;
   const char *base_url = assay_model_choice_get_cloud_base_url (key_check->provider);
@@ -244,12 +244,14 @@ key_check_start (AssayOnboarding *self,
   for (const char *p = key; *p != '\0'; p++)
     if (g_ascii_isspace (*p) || g_ascii_iscntrl (*p))
       {
-        key_check_reset (key_check);
-        key_check_show_status (key_check, _("An API key has no spaces or line breaks. Paste it again."), TRUE);
+        assay_onboarding_key_check_reset (key_check);
+        assay_onboarding_key_check_show_status (key_check,
+                                                _("An API key has no spaces or line breaks. Paste it again."),
+                                                TRUE);
         return;
       }
 
-  key_check_reset (key_check);
+  assay_onboarding_key_check_reset (key_check);
   key_check->cancellable = g_cancellable_new ();
   provider = assay_llm_provider_new_for_name (g_str_equal (key_check->provider, "anthropic") ? "anthropic" : "openai",
                                               base_url, key, NULL);
@@ -257,30 +259,33 @@ key_check_start (AssayOnboarding *self,
   g_set_weak_pointer (&check->self, self);
   check->anthropic = key_check == &self->anthropic;
   check->cancellable = g_object_ref (key_check->cancellable);
-  assay_llm_provider_list_models_async (provider, key_check->cancellable, key_checked_cb, check);
+  assay_llm_provider_list_models_async (provider,
+                                        key_check->cancellable,
+                                        assay_onboarding_key_checked_cb,
+                                        check);
 
   text = g_strdup_printf (_("Checking the key with %s…"), key_check->vendor);
-  key_check_show_status (key_check, text, FALSE);
-  key_check_set_state (key_check, KEY_CHECKING);
+  assay_onboarding_key_check_show_status (key_check, text, FALSE);
+  assay_onboarding_key_check_set_state (key_check, KEY_CHECKING);
 }
 
 static void
-key_check_finish (AssayOnboarding *self,
-                  KeyCheck        *key_check,
-                  const char      *model)
+assay_onboarding_key_check_finish (AssayOnboarding *self,
+                                   KeyCheck        *key_check,
+                                   const char      *model)
 {
-  g_autofree char *key = key_check_get_key (key_check);
+  g_autofree char *key = assay_onboarding_key_check_get_key (key_check);
   g_autofree char *chosen = g_strdup (model);
 
   /* Nothing of the key stays in the page once it was handed over. */
   gtk_editable_set_text (GTK_EDITABLE (key_check->key_row), "");
-  key_check_reset (key_check);
-  emit_configured (self, key_check->provider, NULL, chosen, key);
+  assay_onboarding_key_check_reset (key_check);
+  assay_onboarding_emit_configured (self, key_check->provider, NULL, chosen, key);
 }
 
 static void
-key_check_continue (AssayOnboarding *self,
-                    KeyCheck        *key_check)
+assay_onboarding_key_check_continue (AssayOnboarding *self,
+                                     KeyCheck        *key_check)
 {
   GtkStringObject *item;
 
@@ -291,67 +296,67 @@ key_check_continue (AssayOnboarding *self,
 
     case KEY_ACCEPTED:
       item = adw_combo_row_get_selected_item (key_check->model_row);
-      key_check_finish (self, key_check,
-                        item != NULL ? gtk_string_object_get_string (item)
-                                     : assay_model_choice_get_default (key_check->provider));
+      assay_onboarding_key_check_finish (self, key_check,
+                                         item != NULL ? gtk_string_object_get_string (item)
+                                                      : assay_model_choice_get_default (key_check->provider));
       break;
 
     case KEY_UNCHECKED:
     case KEY_REFUSED:
     case KEY_CHECK_FAILED:
     default:
-      key_check_start (self, key_check);
+      assay_onboarding_key_check_start (self, key_check);
       break;
     }
 }
 
 static void
-openai_continue_cb (AssayOnboarding *self)
+assay_onboarding_openai_continue_cb (AssayOnboarding *self)
 {
-  key_check_continue (self, &self->openai);
+  assay_onboarding_key_check_continue (self, &self->openai);
 }
 
 static void
-anthropic_continue_cb (AssayOnboarding *self)
+assay_onboarding_anthropic_continue_cb (AssayOnboarding *self)
 {
-  key_check_continue (self, &self->anthropic);
+  assay_onboarding_key_check_continue (self, &self->anthropic);
 }
 
 static void
-openai_key_changed_cb (AssayOnboarding *self)
+assay_onboarding_openai_key_changed_cb (AssayOnboarding *self)
 {
-  key_check_reset (&self->openai);
+  assay_onboarding_key_check_reset (&self->openai);
 }
 
 static void
-anthropic_key_changed_cb (AssayOnboarding *self)
+assay_onboarding_anthropic_key_changed_cb (AssayOnboarding *self)
 {
-  key_check_reset (&self->anthropic);
+  assay_onboarding_key_check_reset (&self->anthropic);
 }
 
 static void
-openai_anyway_cb (AssayOnboarding *self)
+assay_onboarding_openai_anyway_cb (AssayOnboarding *self)
 {
   if (self->openai.state == KEY_CHECK_FAILED)
-    key_check_finish (self, &self->openai, assay_model_choice_get_default ("openai"));
+    assay_onboarding_key_check_finish (self, &self->openai, assay_model_choice_get_default ("openai"));
 }
 
 static void
-anthropic_anyway_cb (AssayOnboarding *self)
+assay_onboarding_anthropic_anyway_cb (AssayOnboarding *self)
 {
   if (self->anthropic.state == KEY_CHECK_FAILED)
-    key_check_finish (self, &self->anthropic, assay_model_choice_get_default ("anthropic"));
+    assay_onboarding_key_check_finish (self, &self->anthropic, assay_model_choice_get_default ("anthropic"));
 }
 
 /* ---- other servers ------------------------------------------------------------------- */
 
 static void
-url_apply_cb (AssayOnboarding *self)
+assay_onboarding_url_apply_cb (AssayOnboarding *self)
 {
   g_autofree char *url = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->url_row))));
 
   if (g_str_has_prefix (url, "http://") || g_str_has_prefix (url, "https://"))
-    emit_configured (self, "openai", url, NULL, NULL);
+    assay_onboarding_emit_configured (self, "openai", url, NULL, NULL);
 }
 
 void
@@ -366,13 +371,13 @@ assay_onboarding_use_found (AssayOnboarding *self,
 
   found = g_ptr_array_index (self->found, n);
   model = adw_combo_row_get_selected_item (ADW_COMBO_ROW (found->row));
-  emit_configured (self, "openai", found->base_url,
-                   model ? gtk_string_object_get_string (model) : NULL, NULL);
+  assay_onboarding_emit_configured (self, "openai", found->base_url,
+                                    model ? gtk_string_object_get_string (model) : NULL, NULL);
 }
 
 static void
-use_clicked_cb (GtkButton       *button,
-                AssayOnboarding *self)
+assay_onboarding_use_clicked_cb (GtkButton       *button,
+                                 AssayOnboarding *self)
 {
   for (guint i = 0; i < self->found->len; i++)
     if (gtk_widget_is_ancestor (GTK_WIDGET (button), ((Found *) g_ptr_array_index (self->found, i))->row))
@@ -380,7 +385,7 @@ use_clicked_cb (GtkButton       *button,
 }
 
 static void
-update_searching_row (AssayOnboarding *self)
+assay_onboarding_update_searching_row (AssayOnboarding *self)
 {
   gboolean searching = self->pending > 0;
 
@@ -393,9 +398,9 @@ update_searching_row (AssayOnboarding *self)
 }
 
 static void
-models_listed_cb (GObject      *source,
-                  GAsyncResult *result,
-                  gpointer      user_data)
+assay_onboarding_models_listed_cb (GObject      *source,
+                                   GAsyncResult *result,
+                                   gpointer      user_data)
 {
   Probe *probe = user_data;
   AssayOnboarding *self = probe->self;
@@ -418,16 +423,16 @@ models_listed_cb (GObject      *source,
           adw_combo_row_set_model (ADW_COMBO_ROW (found->row), G_LIST_MODEL (list));
           gtk_widget_set_valign (use, GTK_ALIGN_CENTER);
           gtk_widget_add_css_class (use, "suggested-action");
-          g_signal_connect (use, "clicked", G_CALLBACK (use_clicked_cb), self);
+          g_signal_connect (use, "clicked", G_CALLBACK (assay_onboarding_use_clicked_cb), self);
           adw_action_row_add_suffix (ADW_ACTION_ROW (found->row), use);
           adw_preferences_group_add (self->local_group, found->row);
           g_ptr_array_add (self->found, found);
         }
       else if (error != NULL)
         g_debug ("no model server at %s: %s", probe->base_url, error->message);
-      update_searching_row (self);
+      assay_onboarding_update_searching_row (self);
     }
-  probe_free (probe);
+  assay_onboarding_probe_free (probe);
 }
 
 void
@@ -454,9 +459,12 @@ assay_onboarding_detect (AssayOnboarding    *self,
       probe->base_url = g_strdup (base_urls[i]);
       probe->name = g_strdup (names && names[i] ? names[i] : base_urls[i]);
       self->pending++;
-      assay_llm_provider_list_models_async (provider, self->cancellable, models_listed_cb, probe);
+      assay_llm_provider_list_models_async (provider,
+                                            self->cancellable,
+                                            assay_onboarding_models_listed_cb,
+                                            probe);
     }
-  update_searching_row (self);
+  assay_onboarding_update_searching_row (self);
 }
 
 guint
@@ -467,9 +475,9 @@ assay_onboarding_get_n_found (AssayOnboarding *self)
 }
 
 static void
-demo_action (GtkWidget  *widget,
-             const char *action_name,
-             GVariant   *parameter)
+assay_onboarding_demo_action (GtkWidget  *widget,
+                              const char *action_name,
+                              GVariant   *parameter)
 {
   g_signal_emit (widget, signals[DEMO_REQUESTED], 0);
 }
@@ -482,9 +490,9 @@ assay_onboarding_unmap (GtkWidget *widget)
   AssayOnboarding *self = ASSAY_ONBOARDING (widget);
 
   if (self->openai.state == KEY_CHECKING)
-    key_check_reset (&self->openai);
+    assay_onboarding_key_check_reset (&self->openai);
   if (self->anthropic.state == KEY_CHECKING)
-    key_check_reset (&self->anthropic);
+    assay_onboarding_key_check_reset (&self->anthropic);
   GTK_WIDGET_CLASS (assay_onboarding_parent_class)->unmap (widget);
 }
 
@@ -554,14 +562,14 @@ assay_onboarding_class_init (AssayOnboardingClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayOnboarding, searching_row);
   gtk_widget_class_bind_template_child (widget_class, AssayOnboarding, searching_spinner);
   gtk_widget_class_bind_template_child (widget_class, AssayOnboarding, url_row);
-  gtk_widget_class_bind_template_callback (widget_class, openai_continue_cb);
-  gtk_widget_class_bind_template_callback (widget_class, anthropic_continue_cb);
-  gtk_widget_class_bind_template_callback (widget_class, openai_key_changed_cb);
-  gtk_widget_class_bind_template_callback (widget_class, anthropic_key_changed_cb);
-  gtk_widget_class_bind_template_callback (widget_class, openai_anyway_cb);
-  gtk_widget_class_bind_template_callback (widget_class, anthropic_anyway_cb);
-  gtk_widget_class_bind_template_callback (widget_class, url_apply_cb);
-  gtk_widget_class_install_action (widget_class, "onboarding.demo", NULL, demo_action);
+  gtk_widget_class_bind_template_callback (widget_class, assay_onboarding_openai_continue_cb);
+  gtk_widget_class_bind_template_callback (widget_class, assay_onboarding_anthropic_continue_cb);
+  gtk_widget_class_bind_template_callback (widget_class, assay_onboarding_openai_key_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, assay_onboarding_anthropic_key_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, assay_onboarding_openai_anyway_cb);
+  gtk_widget_class_bind_template_callback (widget_class, assay_onboarding_anthropic_anyway_cb);
+  gtk_widget_class_bind_template_callback (widget_class, assay_onboarding_url_apply_cb);
+  gtk_widget_class_install_action (widget_class, "onboarding.demo", NULL, assay_onboarding_demo_action);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 
@@ -573,7 +581,7 @@ assay_onboarding_init (AssayOnboarding *self)
   self->anthropic.provider = "anthropic";
   self->anthropic.vendor = "Anthropic";
   gtk_widget_init_template (GTK_WIDGET (self));
-  self->found = g_ptr_array_new_with_free_func ((GDestroyNotify) found_free);
+  self->found = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_onboarding_found_free);
   self->cancellable = g_cancellable_new ();
 }
 

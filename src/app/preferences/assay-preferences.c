@@ -35,9 +35,9 @@ static const char *providers[] = { "openai", "anthropic", NULL };
 static const char *backends[] = { "auto", "docker", "bwrap", NULL };
 
 static gboolean
-get_index (GValue   *value,
-           GVariant *variant,
-           gpointer  user_data)
+assay_preferences_get_index (GValue   *value,
+                             GVariant *variant,
+                             gpointer  user_data)
 {
   const char **names = user_data;
   const char *name = g_variant_get_string (variant, NULL);
@@ -53,9 +53,9 @@ get_index (GValue   *value,
 }
 
 static GVariant *
-set_index (const GValue       *value,
-           const GVariantType *expected_type,
-           gpointer            user_data)
+assay_preferences_set_index (const GValue       *value,
+                             const GVariantType *expected_type,
+                             gpointer            user_data)
 {
   const char **names = user_data;
   guint index = g_value_get_uint (value);
@@ -67,26 +67,26 @@ set_index (const GValue       *value,
 }
 
 static gboolean
-get_auto (GValue   *value,
-          GVariant *variant,
-          gpointer  user_data)
+assay_preferences_get_auto (GValue   *value,
+                            GVariant *variant,
+                            gpointer  user_data)
 {
   g_value_set_boolean (value, g_strcmp0 (g_variant_get_string (variant, NULL), "auto") == 0);
   return TRUE;
 }
 
 static GVariant *
-set_auto (const GValue       *value,
-          const GVariantType *expected_type,
-          gpointer            user_data)
+assay_preferences_set_auto (const GValue       *value,
+                            const GVariantType *expected_type,
+                            gpointer            user_data)
 {
   return g_variant_new_string (g_value_get_boolean (value) ? "auto" : "ask");
 }
 
 static void
-key_stored_cb (GObject      *source,
-               GAsyncResult *result,
-               gpointer      user_data)
+assay_preferences_key_stored_cb (GObject      *source,
+                                 GAsyncResult *result,
+                                 gpointer      user_data)
 {
   g_autoptr(GError) error = NULL;
 
@@ -101,7 +101,7 @@ key_stored_cb (GObject      *source,
 }
 
 static void
-key_apply_cb (AssayPreferences *self)
+assay_preferences_key_apply_cb (AssayPreferences *self)
 {
   g_autofree char *provider = g_settings_get_string (self->settings, "provider");
   g_autofree char *base_url = g_settings_get_string (self->settings, "base-url");
@@ -109,9 +109,15 @@ key_apply_cb (AssayPreferences *self)
 
   if (*provider == '\0' || *key == '\0')
     return;
-  assay_keyring_store_async (provider, base_url, key, self->cancellable, key_stored_cb, self);
+  assay_keyring_store_async (provider,
+                             base_url,
+                             key,
+                             self->cancellable,
+                             assay_preferences_key_stored_cb,
+                             self);
   gtk_editable_set_text (GTK_EDITABLE (self->key_row), "");
-  adw_preferences_window_add_toast (ADW_PREFERENCES_WINDOW (self), adw_toast_new (_("Key saved in the keyring")));
+  adw_preferences_window_add_toast (ADW_PREFERENCES_WINDOW (self),
+                                    adw_toast_new (_("Key saved in the keyring")));
 }
 
 static void
@@ -156,7 +162,7 @@ assay_preferences_class_init (AssayPreferencesClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, memory_spin);
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, cpus_spin);
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, timeout_spin);
-  gtk_widget_class_bind_template_callback (widget_class, key_apply_cb);
+  gtk_widget_class_bind_template_callback (widget_class, assay_preferences_key_apply_cb);
 }
 
 static void
@@ -167,15 +173,19 @@ assay_preferences_init (AssayPreferences *self)
   self->settings = g_settings_new ("org.assay.Assay");
 
   g_settings_bind_with_mapping (self->settings, "provider", self->provider_row, "selected",
-                                G_SETTINGS_BIND_DEFAULT, get_index, set_index, providers, NULL);
+                                G_SETTINGS_BIND_DEFAULT, assay_preferences_get_index, assay_preferences_set_index, providers, NULL);
   g_settings_bind (self->settings, "model", self->model_row, "text", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "base-url", self->base_url_row, "text", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "max-steps", self->max_steps_spin, "value", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind_with_mapping (self->settings, "approval-policy", self->auto_switch, "active",
-                                G_SETTINGS_BIND_DEFAULT, get_auto, set_auto, NULL, NULL);
-  g_settings_bind (self->settings, "fenced-code-fallback", self->fenced_switch, "active", G_SETTINGS_BIND_DEFAULT);
+                                G_SETTINGS_BIND_DEFAULT, assay_preferences_get_auto, assay_preferences_set_auto, NULL, NULL);
+  g_settings_bind (self->settings,
+                   "fenced-code-fallback",
+                   self->fenced_switch,
+                   "active",
+                   G_SETTINGS_BIND_DEFAULT);
   g_settings_bind_with_mapping (self->settings, "sandbox-backend", self->backend_row, "selected",
-                                G_SETTINGS_BIND_DEFAULT, get_index, set_index, backends, NULL);
+                                G_SETTINGS_BIND_DEFAULT, assay_preferences_get_index, assay_preferences_set_index, backends, NULL);
   g_settings_bind (self->settings, "memory-mb", self->memory_spin, "value", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "cpus", self->cpus_spin, "value", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "cell-timeout", self->timeout_spin, "value", G_SETTINGS_BIND_DEFAULT);

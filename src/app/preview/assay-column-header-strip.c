@@ -26,8 +26,8 @@ G_DEFINE_FINAL_TYPE (AssayColumnHeaderStrip, assay_column_header_strip, GTK_TYPE
 
 /* The column view's header row is its first child, holding one title per column. */
 static GtkWidget *
-nth_title (AssayColumnHeaderStrip *self,
-           guint                   n)
+assay_column_header_strip_nth_title (AssayColumnHeaderStrip *self,
+                                     guint                   n)
 {
   GtkWidget *header;
   GtkWidget *child;
@@ -44,7 +44,7 @@ nth_title (AssayColumnHeaderStrip *self,
 }
 
 static gboolean
-update_slots (AssayColumnHeaderStrip *self)
+assay_column_header_strip_update_slots (AssayColumnHeaderStrip *self)
 {
   gboolean changed = FALSE;
   guint n = 0;
@@ -53,7 +53,7 @@ update_slots (AssayColumnHeaderStrip *self)
        child != NULL;
        child = gtk_widget_get_next_sibling (child), n++)
     {
-      GtkWidget *title = nth_title (self, n + self->first_column);
+      GtkWidget *title = assay_column_header_strip_nth_title (self, n + self->first_column);
       graphene_rect_t rect = GRAPHENE_RECT_INIT (0, 0, -1, -1);
 
       if (title == NULL || !gtk_widget_compute_bounds (title, GTK_WIDGET (self), &rect))
@@ -75,13 +75,13 @@ update_slots (AssayColumnHeaderStrip *self)
 }
 
 static gboolean
-tick_cb (GtkWidget     *widget,
-         GdkFrameClock *clock,
-         gpointer       user_data)
+assay_column_header_strip_tick_cb (GtkWidget     *widget,
+                                   GdkFrameClock *clock,
+                                   gpointer       user_data)
 {
   AssayColumnHeaderStrip *self = ASSAY_COLUMN_HEADER_STRIP (widget);
 
-  if (update_slots (self))
+  if (assay_column_header_strip_update_slots (self))
     {
       self->quiet_ticks = 0;
       gtk_widget_queue_allocate (widget);
@@ -98,15 +98,18 @@ tick_cb (GtkWidget     *widget,
  * they stay put. A tick callback that never stops would keep the frame clock running, 60
  * frames a second, for as long as the table is shown. */
 static void
-follow_titles (AssayColumnHeaderStrip *self)
+assay_column_header_strip_follow_titles (AssayColumnHeaderStrip *self)
 {
   self->quiet_ticks = 0;
   if (self->tick_id == 0 && gtk_widget_get_mapped (GTK_WIDGET (self)))
-    self->tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), tick_cb, NULL, NULL);
+    self->tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self),
+                                                  assay_column_header_strip_tick_cb,
+                                                  NULL,
+                                                  NULL);
 }
 
 static void
-watch_columns (AssayColumnHeaderStrip *self)
+assay_column_header_strip_watch_columns (AssayColumnHeaderStrip *self)
 {
   if (self->columns == NULL)
     return;
@@ -114,20 +117,24 @@ watch_columns (AssayColumnHeaderStrip *self)
     {
       g_autoptr(GObject) column = g_list_model_get_item (self->columns, i);
 
-      g_signal_handlers_disconnect_by_func (column, follow_titles, self);
-      g_signal_connect_object (column, "notify", G_CALLBACK (follow_titles), self, G_CONNECT_SWAPPED);
+      g_signal_handlers_disconnect_by_func (column, assay_column_header_strip_follow_titles, self);
+      g_signal_connect_object (column,
+                               "notify",
+                               G_CALLBACK (assay_column_header_strip_follow_titles),
+                               self,
+                               G_CONNECT_SWAPPED);
     }
 }
 
 static void
-columns_changed (AssayColumnHeaderStrip *self)
+assay_column_header_strip_columns_changed (AssayColumnHeaderStrip *self)
 {
-  watch_columns (self);
-  follow_titles (self);
+  assay_column_header_strip_watch_columns (self);
+  assay_column_header_strip_follow_titles (self);
 }
 
 static void
-watch_hadjustment (AssayColumnHeaderStrip *self)
+assay_column_header_strip_watch_hadjustment (AssayColumnHeaderStrip *self)
 {
   GtkAdjustment *hadjustment = self->view != NULL ? gtk_scrollable_get_hadjustment (GTK_SCROLLABLE (self->view)) : NULL;
 
@@ -138,10 +145,16 @@ watch_hadjustment (AssayColumnHeaderStrip *self)
   g_set_object (&self->hadjustment, hadjustment);
   if (hadjustment != NULL)
     {
-      g_signal_connect_swapped (hadjustment, "value-changed", G_CALLBACK (follow_titles), self);
-      g_signal_connect_swapped (hadjustment, "changed", G_CALLBACK (follow_titles), self);
+      g_signal_connect_swapped (hadjustment,
+                                "value-changed",
+                                G_CALLBACK (assay_column_header_strip_follow_titles),
+                                self);
+      g_signal_connect_swapped (hadjustment,
+                                "changed",
+                                G_CALLBACK (assay_column_header_strip_follow_titles),
+                                self);
     }
-  follow_titles (self);
+  assay_column_header_strip_follow_titles (self);
 }
 
 static void
@@ -177,8 +190,8 @@ assay_column_header_strip_size_allocate (GtkWidget *widget,
   AssayColumnHeaderStrip *self = ASSAY_COLUMN_HEADER_STRIP (widget);
   guint n = 0;
 
-  update_slots (self);
-  follow_titles (self);   /* the view may be laid out anew after the strip */
+  assay_column_header_strip_update_slots (self);
+  assay_column_header_strip_follow_titles (self);   /* the view may be laid out anew after the strip */
   for (GtkWidget *child = gtk_widget_get_first_child (widget);
        child != NULL;
        child = gtk_widget_get_next_sibling (child), n++)
@@ -206,7 +219,7 @@ assay_column_header_strip_map (GtkWidget *widget)
   AssayColumnHeaderStrip *self = ASSAY_COLUMN_HEADER_STRIP (widget);
 
   GTK_WIDGET_CLASS (assay_column_header_strip_parent_class)->map (widget);
-  follow_titles (self);
+  assay_column_header_strip_follow_titles (self);
 }
 
 static void
@@ -284,10 +297,16 @@ assay_column_header_strip_new (GtkColumnView *view,
   g_set_weak_pointer (&self->view, view);
   self->first_column = first_column;
   self->columns = g_object_ref (gtk_column_view_get_columns (view));
-  g_signal_connect_swapped (self->columns, "items-changed", G_CALLBACK (columns_changed), self);
-  g_signal_connect_swapped (view, "notify::hadjustment", G_CALLBACK (watch_hadjustment), self);
-  watch_columns (self);
-  watch_hadjustment (self);
+  g_signal_connect_swapped (self->columns,
+                            "items-changed",
+                            G_CALLBACK (assay_column_header_strip_columns_changed),
+                            self);
+  g_signal_connect_swapped (view,
+                            "notify::hadjustment",
+                            G_CALLBACK (assay_column_header_strip_watch_hadjustment),
+                            self);
+  assay_column_header_strip_watch_columns (self);
+  assay_column_header_strip_watch_hadjustment (self);
   return GTK_WIDGET (self);
 }
 

@@ -58,7 +58,7 @@ static const char delimiters[] = { 0, ',', ';', '\t', '|', ':', ' ' };
 static const char decimals[] = { 0, '.', ',' };
 
 static char *
-format_count (guint64 n)
+assay_column_profile_panel_format_count (guint64 n)
 {
   g_autofree char *digits = g_strdup_printf ("%" G_GUINT64_FORMAT, n);
   GString *out = g_string_new (NULL);
@@ -74,8 +74,8 @@ format_count (guint64 n)
 }
 
 static char *
-format_member (JsonObject *object,
-               const char *member)
+assay_column_profile_panel_format_member (JsonObject *object,
+                                          const char *member)
 {
   JsonNode *node = json_object_get_member (object, member);
 
@@ -97,7 +97,7 @@ format_member (JsonObject *object,
 }
 
 static const char *
-describe_char (char c)
+assay_column_profile_panel_describe_char (char c)
 {
   switch (c)
     {
@@ -115,7 +115,7 @@ describe_char (char c)
 }
 
 static void
-clear_top_values (AssayColumnProfilePanel *self)
+assay_column_profile_panel_clear_top_values (AssayColumnProfilePanel *self)
 {
   GtkWidget *child;
 
@@ -136,7 +136,7 @@ assay_column_profile_panel_set_column (AssayColumnProfilePanel *self,
   g_return_if_fail (ASSAY_IS_COLUMN_PROFILE_PANEL (self));
 
   gtk_label_set_label (self->column_title, name != NULL ? name : _("No column"));
-  clear_top_values (self);
+  assay_column_profile_panel_clear_top_values (self);
   assay_column_sparkline_set_values (self->histogram, NULL, 0);
   if (dataset != NULL)
     profile = assay_dataset_get_column_json (dataset, column);
@@ -151,19 +151,21 @@ assay_column_profile_panel_set_column (AssayColumnProfilePanel *self,
     }
 
   {
-    g_autofree char *type = format_member (profile, "type");
+    g_autofree char *type = assay_column_profile_panel_format_member (profile, "type");
     guint64 nulls = json_object_get_int_member_with_default (profile, "nulls", 0);
     guint64 rows = assay_dataset_get_n_rows (dataset);
-    g_autofree char *nulls_text = format_count (nulls);
+    g_autofree char *nulls_text = assay_column_profile_panel_format_count (nulls);
     g_autofree char *nulls_label = g_strdup_printf ("%s (%.1f%%)", nulls_text,
                                                     rows > 0 ? 100.0 * nulls / rows : 0.0);
-    g_autofree char *distinct = format_count (json_object_get_int_member_with_default (profile, "distinct", 0));
+    g_autofree char *distinct = assay_column_profile_panel_format_count (json_object_get_int_member_with_default (profile, "distinct", 0));
     g_autofree char *distinct_label = g_strdup_printf ("%s%s",
-                                                       json_object_get_boolean_member_with_default (profile, "distinct_exact", TRUE) ? "" : "≈ ",
+                                                       json_object_get_boolean_member_with_default (profile,
+                                                                                                    "distinct_exact",
+                                                                                                    TRUE) ? "" : "≈ ",
                                                        distinct);
-    g_autofree char *min = format_member (profile, "min");
-    g_autofree char *max = format_member (profile, "max");
-    g_autofree char *mean = format_member (profile, "mean");
+    g_autofree char *min = assay_column_profile_panel_format_member (profile, "min");
+    g_autofree char *max = assay_column_profile_panel_format_member (profile, "max");
+    g_autofree char *mean = assay_column_profile_panel_format_member (profile, "mean");
 
     gtk_label_set_label (self->type_value, type);
     gtk_label_set_label (self->nulls_value, nulls_label);
@@ -191,7 +193,7 @@ assay_column_profile_panel_set_column (AssayColumnProfilePanel *self,
             continue;
           entry = json_node_get_object (node);
           counts[i] = json_object_get_int_member_with_default (entry, "count", 0);
-          count_text = format_count ((guint64) counts[i]);
+          count_text = assay_column_profile_panel_format_count ((guint64) counts[i]);
           value = gtk_label_new (json_object_get_string_member_with_default (entry, "value", ""));
           gtk_label_set_xalign (GTK_LABEL (value), 0);
           gtk_label_set_ellipsize (GTK_LABEL (value), PANGO_ELLIPSIZE_END);
@@ -228,7 +230,7 @@ assay_column_profile_panel_set_column (AssayColumnProfilePanel *self,
 }
 
 static void
-update_actions (AssayColumnProfilePanel *self)
+assay_column_profile_panel_update_actions (AssayColumnProfilePanel *self)
 {
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "panel.apply", self->has_dialect);
 }
@@ -243,7 +245,7 @@ assay_column_profile_panel_set_dialect (AssayColumnProfilePanel *self,
   g_return_if_fail (ASSAY_IS_COLUMN_PROFILE_PANEL (self));
 
   self->has_dialect = dialect != NULL;
-  update_actions (self);
+  assay_column_profile_panel_update_actions (self);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->warnings_box))) != NULL)
     gtk_box_remove (self->warnings_box, child);
 
@@ -259,7 +261,7 @@ assay_column_profile_panel_set_dialect (AssayColumnProfilePanel *self,
     {
       g_autofree char *encoding = g_strdup_printf ("%s%s", dialect->encoding,
                                                    dialect->bom_len > 0 ? _(" (with BOM)") : "");
-      const char *delimiter = describe_char (dialect->delimiter);
+      const char *delimiter = assay_column_profile_panel_describe_char (dialect->delimiter);
       g_autofree char *other = g_strdup_printf ("“%c”", dialect->delimiter);
       const char *thousands = dialect->thousands[0] == '\0' ? _("none") :
                               g_str_equal (dialect->thousands, "\xC2\xA0") ? _("no-break space") :
@@ -270,8 +272,10 @@ assay_column_profile_panel_set_dialect (AssayColumnProfilePanel *self,
 
       gtk_label_set_label (self->encoding_value, encoding);
       gtk_label_set_label (self->delimiter_value, delimiter != NULL ? delimiter : other);
-      gtk_label_set_label (self->quote_value, describe_char (dialect->quote) != NULL ? describe_char (dialect->quote) : "—");
-      gtk_label_set_label (self->decimal_value, dialect->decimal == ',' ? _("comma ( , )") : _("point ( . )"));
+      gtk_label_set_label (self->quote_value,
+                           assay_column_profile_panel_describe_char (dialect->quote) != NULL ? assay_column_profile_panel_describe_char (dialect->quote) : "—");
+      gtk_label_set_label (self->decimal_value,
+                           dialect->decimal == ',' ? _("comma ( , )") : _("point ( . )"));
       gtk_label_set_label (self->thousands_value, thousands);
       gtk_label_set_label (self->header_value, dialect->header ? _("first row") : _("none"));
       gtk_label_set_label (self->line_endings_value,
@@ -292,7 +296,7 @@ assay_column_profile_panel_set_dialect (AssayColumnProfilePanel *self,
 }
 
 static guint
-index_of_encoding (const char *encoding)
+assay_column_profile_panel_index_of_encoding (const char *encoding)
 {
   for (guint i = 1; encoding != NULL && i < G_N_ELEMENTS (encodings); i++)
     if (g_ascii_strcasecmp (encodings[i], encoding) == 0)
@@ -315,7 +319,7 @@ assay_column_profile_panel_set_correction (AssayColumnProfilePanel *self,
     if (decimals[i] == override->decimal)
       decimal = i;
   gtk_drop_down_set_selected (self->encoding_dropdown,
-                              override != NULL ? index_of_encoding (override->encoding) : 0);
+                              override != NULL ? assay_column_profile_panel_index_of_encoding (override->encoding) : 0);
   gtk_drop_down_set_selected (self->delimiter_dropdown, delimiter);
   gtk_drop_down_set_selected (self->decimal_dropdown, decimal);
   gtk_drop_down_set_selected (self->header_dropdown,
@@ -359,9 +363,9 @@ assay_column_profile_panel_apply (AssayColumnProfilePanel *self)
 }
 
 static void
-apply_action (GtkWidget  *widget,
-              const char *action_name,
-              GVariant   *parameter)
+assay_column_profile_panel_apply_action (GtkWidget  *widget,
+                                         const char *action_name,
+                                         GVariant   *parameter)
 {
   assay_column_profile_panel_apply (ASSAY_COLUMN_PROFILE_PANEL (widget));
 }
@@ -392,7 +396,8 @@ assay_column_profile_panel_class_init (AssayColumnProfilePanelClass *klass)
 
   g_type_ensure (ASSAY_TYPE_COLUMN_SPARKLINE);
   assay_app_ensure_resources ();
-  gtk_widget_class_set_template_from_resource (widget_class, "/org/assay/Assay/ui/assay-column-profile-panel.ui");
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/org/assay/Assay/ui/assay-column-profile-panel.ui");
 #define BIND(name) gtk_widget_class_bind_template_child (widget_class, AssayColumnProfilePanel, name)
   BIND (column_title);
   BIND (column_grid);
@@ -418,7 +423,10 @@ assay_column_profile_panel_class_init (AssayColumnProfilePanelClass *klass)
   BIND (decimal_dropdown);
   BIND (header_dropdown);
 #undef BIND
-  gtk_widget_class_install_action (widget_class, "panel.apply", NULL, apply_action);
+  gtk_widget_class_install_action (widget_class,
+                                   "panel.apply",
+                                   NULL,
+                                   assay_column_profile_panel_apply_action);
   gtk_widget_class_set_css_name (widget_class, "columnprofilepanel");
 }
 

@@ -17,8 +17,8 @@ struct _AssayColumnSparkline
 G_DEFINE_FINAL_TYPE (AssayColumnSparkline, assay_column_sparkline, GTK_TYPE_WIDGET)
 
 static void
-get_foreground (GtkWidget *widget,
-                GdkRGBA   *color)
+assay_column_sparkline_get_foreground (GtkWidget *widget,
+                                       GdkRGBA   *color)
 {
 #if GTK_CHECK_VERSION (4, 10, 0)
   gtk_widget_get_color (widget, color);
@@ -41,7 +41,7 @@ assay_column_sparkline_snapshot (GtkWidget   *widget,
   if (self->n_values == 0 || width <= 0 || height <= 0)
     return;
 
-  get_foreground (widget, &color);
+  assay_column_sparkline_get_foreground (widget, &color);
   cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
 
   /* A hairline baseline, then one bar per value; a non-zero bin is at least one pixel high

@@ -33,7 +33,7 @@ enum {
 static GParamSpec *properties[N_PROPS];
 
 static void
-update_panel (AssayDataPreview *self)
+assay_data_preview_update_panel (AssayDataPreview *self)
 {
   AssayDatasetPage *page = self->watched;
   AssayDataset *dataset;
@@ -55,8 +55,8 @@ update_panel (AssayDataPreview *self)
 }
 
 static void
-watch_page (AssayDataPreview *self,
-            AssayDatasetPage *page)
+assay_data_preview_watch_page (AssayDataPreview *self,
+                               AssayDatasetPage *page)
 {
   if (self->watched == page)
     return;
@@ -65,37 +65,41 @@ watch_page (AssayDataPreview *self,
   g_set_weak_pointer (&self->watched, page);
   if (page != NULL)
     {
-      g_signal_connect_swapped (page, "notify::dataset", G_CALLBACK (update_panel), self);
-      g_signal_connect_swapped (page, "notify::selected-column", G_CALLBACK (update_panel), self);
-      g_signal_connect_swapped (page, "notify::state", G_CALLBACK (update_panel), self);
+      g_signal_connect_swapped (page, "notify::dataset", G_CALLBACK (assay_data_preview_update_panel), self);
+      g_signal_connect_swapped (page,
+                                "notify::selected-column",
+                                G_CALLBACK (assay_data_preview_update_panel),
+                                self);
+      g_signal_connect_swapped (page, "notify::state", G_CALLBACK (assay_data_preview_update_panel), self);
     }
   assay_column_profile_panel_set_correction (self->panel,
                                              page != NULL ? assay_dataset_page_get_override (page) : NULL);
-  update_panel (self);
+  assay_data_preview_update_panel (self);
 }
 
 static void
-selected_page_changed (AssayDataPreview *self)
+assay_data_preview_selected_page_changed (AssayDataPreview *self)
 {
   AdwTabPage *tab = adw_tab_view_get_selected_page (self->tab_view);
 
-  watch_page (self, tab != NULL ? ASSAY_DATASET_PAGE (adw_tab_page_get_child (tab)) : NULL);
+  assay_data_preview_watch_page (self,
+                                 tab != NULL ? ASSAY_DATASET_PAGE (adw_tab_page_get_child (tab)) : NULL);
   gtk_stack_set_visible_child_name (self->content_stack,
                                     adw_tab_view_get_n_pages (self->tab_view) > 0 ? "tabs" : "empty");
 }
 
 static void
-panel_apply (AssayDataPreview      *self,
-             const AssayCsvDialect *override)
+assay_data_preview_panel_apply (AssayDataPreview      *self,
+                                const AssayCsvDialect *override)
 {
   if (self->watched != NULL)
     assay_dataset_page_reopen (self->watched, override);
 }
 
 static void
-page_state_changed (AssayDatasetPage *page,
-                    GParamSpec       *pspec,
-                    AdwTabPage       *tab)
+assay_data_preview_page_state_changed (AssayDatasetPage *page,
+                                       GParamSpec       *pspec,
+                                       AdwTabPage       *tab)
 {
   const char *state = assay_dataset_page_get_state (page);
 
@@ -108,7 +112,7 @@ assay_data_preview_dispose (GObject *object)
 {
   AssayDataPreview *self = ASSAY_DATA_PREVIEW (object);
 
-  watch_page (self, NULL);
+  assay_data_preview_watch_page (self, NULL);
   gtk_widget_dispose_template (GTK_WIDGET (self), ASSAY_TYPE_DATA_PREVIEW);
 
   G_OBJECT_CLASS (assay_data_preview_parent_class)->dispose (object);
@@ -151,7 +155,7 @@ assay_data_preview_set_property (GObject      *object,
 }
 
 static void
-ensure_style (void)
+assay_data_preview_ensure_style (void)
 {
   static gboolean done;
   g_autoptr(GtkCssProvider) provider = NULL;
@@ -196,16 +200,19 @@ assay_data_preview_class_init (AssayDataPreviewClass *klass)
 static void
 assay_data_preview_init (AssayDataPreview *self)
 {
-  ensure_style ();
+  assay_data_preview_ensure_style ();
   gtk_widget_init_template (GTK_WIDGET (self));
   gtk_widget_add_css_class (GTK_WIDGET (self), "assay-preview");
   g_object_bind_property (self->flap, "reveal-flap", self->panel_button, "active",
                           G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
   g_signal_connect_object (self->flap, "notify::reveal-flap",
                            G_CALLBACK (g_object_notify_by_pspec), self, G_CONNECT_SWAPPED);
-  g_signal_connect_swapped (self->tab_view, "notify::selected-page", G_CALLBACK (selected_page_changed), self);
-  g_signal_connect_swapped (self->panel, "apply", G_CALLBACK (panel_apply), self);
-  selected_page_changed (self);
+  g_signal_connect_swapped (self->tab_view,
+                            "notify::selected-page",
+                            G_CALLBACK (assay_data_preview_selected_page_changed),
+                            self);
+  g_signal_connect_swapped (self->panel, "apply", G_CALLBACK (assay_data_preview_panel_apply), self);
+  assay_data_preview_selected_page_changed (self);
 }
 
 GtkWidget *
@@ -243,7 +250,8 @@ assay_data_preview_add_file (AssayDataPreview *self,
   page = assay_data_preview_get_page (self, path);
   if (page != NULL)
     {
-      adw_tab_view_set_selected_page (self->tab_view, adw_tab_view_get_page (self->tab_view, GTK_WIDGET (page)));
+      adw_tab_view_set_selected_page (self->tab_view,
+                                      adw_tab_view_get_page (self->tab_view, GTK_WIDGET (page)));
       return page;
     }
   page = ASSAY_DATASET_PAGE (assay_dataset_page_new (path));
@@ -251,10 +259,10 @@ assay_data_preview_add_file (AssayDataPreview *self,
   title = g_path_get_basename (path);
   adw_tab_page_set_title (tab, title);
   adw_tab_page_set_tooltip (tab, path);
-  g_signal_connect_object (page, "notify::state", G_CALLBACK (page_state_changed), tab, 0);
-  page_state_changed (page, NULL, tab);
+  g_signal_connect_object (page, "notify::state", G_CALLBACK (assay_data_preview_page_state_changed), tab, 0);
+  assay_data_preview_page_state_changed (page, NULL, tab);
   adw_tab_view_set_selected_page (self->tab_view, tab);
-  selected_page_changed (self);
+  assay_data_preview_selected_page_changed (self);
   return page;
 }
 
@@ -269,7 +277,7 @@ assay_data_preview_remove_file (AssayDataPreview *self,
   if (page == NULL)
     return;
   adw_tab_view_close_page (self->tab_view, adw_tab_view_get_page (self->tab_view, GTK_WIDGET (page)));
-  selected_page_changed (self);
+  assay_data_preview_selected_page_changed (self);
 }
 
 void
@@ -284,7 +292,7 @@ assay_data_preview_set_files (AssayDataPreview   *self,
     assay_data_preview_add_file (self, paths[i]);
   if (adw_tab_view_get_n_pages (self->tab_view) > 0)
     adw_tab_view_set_selected_page (self->tab_view, adw_tab_view_get_nth_page (self->tab_view, 0));
-  selected_page_changed (self);
+  assay_data_preview_selected_page_changed (self);
 }
 
 guint

@@ -74,7 +74,7 @@ typedef struct
 } OpenRequest;
 
 static AssayCsvDialect *
-copy_override (const AssayCsvDialect *override)
+assay_dataset_page_copy_override (const AssayCsvDialect *override)
 {
   AssayCsvDialect *copy;
 
@@ -94,7 +94,7 @@ copy_override (const AssayCsvDialect *override)
 }
 
 static void
-free_override (AssayCsvDialect *override)
+assay_dataset_page_free_override (AssayCsvDialect *override)
 {
   if (override == NULL)
     return;
@@ -103,15 +103,15 @@ free_override (AssayCsvDialect *override)
 }
 
 static void
-open_request_free (OpenRequest *request)
+assay_dataset_page_open_request_free (OpenRequest *request)
 {
   g_free (request->path);
-  free_override (request->override);
+  assay_dataset_page_free_override (request->override);
   g_free (request);
 }
 
 static char *
-format_count (guint64 n)
+assay_dataset_page_format_count (guint64 n)
 {
   g_autofree char *digits = g_strdup_printf ("%" G_GUINT64_FORMAT, n);
   GString *out = g_string_new (NULL);
@@ -127,8 +127,8 @@ format_count (guint64 n)
 }
 
 static void
-set_state (AssayDatasetPage *self,
-           const char       *state)
+assay_dataset_page_set_state (AssayDatasetPage *self,
+                              const char       *state)
 {
   if (g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), state) == 0)
     return;
@@ -138,8 +138,8 @@ set_state (AssayDatasetPage *self,
 }
 
 static void
-show_error (AssayDatasetPage *self,
-            const char       *reason)
+assay_dataset_page_show_error (AssayDatasetPage *self,
+                               const char       *reason)
 {
   g_autofree char *description = NULL;
 
@@ -157,7 +157,7 @@ show_error (AssayDatasetPage *self,
   else
     description = g_strdup (reason);
   adw_status_page_set_description (self->error_page, description);
-  set_state (self, "error");
+  assay_dataset_page_set_state (self, "error");
 }
 
 /* ---- The table ---------------------------------------------------------------------- */
@@ -176,9 +176,9 @@ typedef struct
  * window's size and for the row heights), an inscription only when it is drawn, and only the
  * rows on screen are drawn. */
 static void
-cell_setup (GtkSignalListItemFactory *factory,
-            GtkListItem              *item,
-            CellKind                 *kind)
+assay_dataset_page_cell_setup (GtkSignalListItemFactory *factory,
+                               GtkListItem              *item,
+                               CellKind                 *kind)
 {
   GtkWidget *cell = gtk_inscription_new (NULL);
 
@@ -198,9 +198,9 @@ cell_setup (GtkSignalListItemFactory *factory,
 }
 
 static void
-cell_bind (GtkSignalListItemFactory *factory,
-           GtkListItem              *item,
-           CellKind                 *kind)
+assay_dataset_page_cell_bind (GtkSignalListItemFactory *factory,
+                              GtkListItem              *item,
+                              CellKind                 *kind)
 {
   GtkInscription *cell = GTK_INSCRIPTION (gtk_list_item_get_child (item));
   AssayRow *row = gtk_list_item_get_item (item);
@@ -217,16 +217,16 @@ cell_bind (GtkSignalListItemFactory *factory,
 }
 
 static void
-cell_kind_free (gpointer  kind,
-                GClosure *closure)
+assay_dataset_page_cell_kind_free (gpointer  kind,
+                                   GClosure *closure)
 {
   g_free (kind);
 }
 
 static GtkListItemFactory *
-make_factory (guint    column,
-              gboolean numeric,
-              gboolean row_number)
+assay_dataset_page_make_factory (guint    column,
+                                 gboolean numeric,
+                                 gboolean row_number)
 {
   GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
   CellKind *kind = g_new0 (CellKind, 1);
@@ -234,17 +234,22 @@ make_factory (guint    column,
   kind->column = column;
   kind->numeric = numeric;
   kind->row_number = row_number;
-  g_signal_connect (factory, "setup", G_CALLBACK (cell_setup), kind);
-  g_signal_connect_data (factory, "bind", G_CALLBACK (cell_bind), kind, cell_kind_free, 0);
+  g_signal_connect (factory, "setup", G_CALLBACK (assay_dataset_page_cell_setup), kind);
+  g_signal_connect_data (factory,
+                         "bind",
+                         G_CALLBACK (assay_dataset_page_cell_bind),
+                         kind,
+                         assay_dataset_page_cell_kind_free,
+                         0);
   return factory;
 }
 
 static void
-header_pressed (GtkGestureClick *gesture,
-                int              n_press,
-                double           x,
-                double           y,
-                AssayDatasetPage *self)
+assay_dataset_page_header_pressed (GtkGestureClick *gesture,
+                                   int              n_press,
+                                   double           x,
+                                   double           y,
+                                   AssayDatasetPage *self)
 {
   GtkWidget *box = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (gesture));
 
@@ -252,7 +257,7 @@ header_pressed (GtkGestureClick *gesture,
 }
 
 static void
-clear_table (AssayDatasetPage *self)
+assay_dataset_page_clear_table (AssayDatasetPage *self)
 {
   while (self->columns->len > 0)
     {
@@ -276,10 +281,10 @@ clear_table (AssayDatasetPage *self)
 }
 
 static void
-update_progress (AssayDatasetPage *self)
+assay_dataset_page_update_progress (AssayDatasetPage *self)
 {
   guint n = g_list_model_get_n_items (G_LIST_MODEL (self->model));
-  g_autofree char *count = format_count (n);
+  g_autofree char *count = assay_dataset_page_format_count (n);
   g_autofree char *rows = NULL;
 
   if (assay_row_model_is_complete (self->model))
@@ -307,32 +312,32 @@ update_progress (AssayDatasetPage *self)
   gtk_label_set_label (self->rows_label, rows);
 }
 
-static void start_profile (AssayDatasetPage *self);
+static void assay_dataset_page_start_profile (AssayDatasetPage *self);
 
 static gboolean
-profile_timeout (gpointer user_data)
+assay_dataset_page_profile_timeout (gpointer user_data)
 {
   AssayDatasetPage *self = user_data;
 
   self->profile_timeout_id = 0;
-  start_profile (self);
+  assay_dataset_page_start_profile (self);
   return G_SOURCE_REMOVE;
 }
 
 static void
-model_notify (AssayDatasetPage *self)
+assay_dataset_page_model_notify (AssayDatasetPage *self)
 {
-  update_progress (self);
+  assay_dataset_page_update_progress (self);
   /* The profile takes every core for a while: it starts once the first screen of rows has
    * had a frame to show, so rows come first and the headers fill in after. */
   if (!self->profile_started && self->profile_timeout_id == 0 &&
       (g_list_model_get_n_items (G_LIST_MODEL (self->model)) > 0 || assay_row_model_is_complete (self->model)))
-    self->profile_timeout_id = g_timeout_add (PROFILE_DELAY_MS, profile_timeout, self);
+    self->profile_timeout_id = g_timeout_add (PROFILE_DELAY_MS, assay_dataset_page_profile_timeout, self);
 }
 
 static void
-align_cells (AssayDatasetPage *self,
-             GtkWidget        *widget)
+assay_dataset_page_align_cells (AssayDatasetPage *self,
+                                GtkWidget        *widget)
 {
   if (GTK_IS_INSCRIPTION (widget) && g_object_get_data (G_OBJECT (widget), "column") != NULL)
     {
@@ -346,11 +351,11 @@ align_cells (AssayDatasetPage *self,
       return;
     }
   for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
-    align_cells (self, child);
+    assay_dataset_page_align_cells (self, child);
 }
 
 static void
-update_headers (AssayDatasetPage *self)
+assay_dataset_page_update_headers (AssayDatasetPage *self)
 {
   guint64 rows = self->dataset != NULL ? assay_dataset_get_n_rows (self->dataset) : 0;
   gboolean factories_changed = FALSE;
@@ -411,7 +416,7 @@ update_headers (AssayDatasetPage *self)
       numeric = g_str_equal (type, "integer") || g_str_equal (type, "float");
       if (numeric != ui->numeric)
         {
-          g_autoptr(GtkListItemFactory) factory = make_factory (c, numeric, FALSE);
+          g_autoptr(GtkListItemFactory) factory = assay_dataset_page_make_factory (c, numeric, FALSE);
 
           ui->numeric = numeric;
           gtk_column_view_column_set_factory (ui->column, factory);
@@ -422,21 +427,30 @@ update_headers (AssayDatasetPage *self)
   /* GTK 4.8 keeps the cells made by the old factory (and setting the model again makes it
    * warn): the cells already made are aligned here, new ones by their factory. */
   if (factories_changed)
-    align_cells (self, GTK_WIDGET (self->column_view));
+    assay_dataset_page_align_cells (self, GTK_WIDGET (self->column_view));
 }
 
 static void
-build_table (AssayDatasetPage *self)
+assay_dataset_page_build_table (AssayDatasetPage *self)
 {
   const char * const *names = assay_csv_index_get_column_names (self->index);
   guint n_columns = assay_csv_index_get_n_columns (self->index);
-  g_autoptr(GtkListItemFactory) row_factory = make_factory (0, FALSE, TRUE);
+  g_autoptr(GtkListItemFactory) row_factory = assay_dataset_page_make_factory (0, FALSE, TRUE);
   GtkNoSelection *selection;
 
   self->model = assay_row_model_new (self->index);
-  g_signal_connect_swapped (self->model, "notify::progress", G_CALLBACK (model_notify), self);
-  g_signal_connect_swapped (self->model, "notify::complete", G_CALLBACK (model_notify), self);
-  g_signal_connect_swapped (self->model, "notify::n-items", G_CALLBACK (model_notify), self);
+  g_signal_connect_swapped (self->model,
+                            "notify::progress",
+                            G_CALLBACK (assay_dataset_page_model_notify),
+                            self);
+  g_signal_connect_swapped (self->model,
+                            "notify::complete",
+                            G_CALLBACK (assay_dataset_page_model_notify),
+                            self);
+  g_signal_connect_swapped (self->model,
+                            "notify::n-items",
+                            G_CALLBACK (assay_dataset_page_model_notify),
+                            self);
 
   self->row_number_column = gtk_column_view_column_new ("#", g_object_ref (row_factory));
   gtk_column_view_column_set_fixed_width (self->row_number_column, ROW_NUMBER_WIDTH);
@@ -446,7 +460,7 @@ build_table (AssayDatasetPage *self)
     {
       ColumnUi ui = { 0 };
       GtkGesture *click = gtk_gesture_click_new ();
-      g_autoptr(GtkListItemFactory) factory = make_factory (c, FALSE, FALSE);
+      g_autoptr(GtkListItemFactory) factory = assay_dataset_page_make_factory (c, FALSE, FALSE);
 
       ui.column = gtk_column_view_column_new (names[c], g_object_ref (factory));
       gtk_column_view_column_set_fixed_width (ui.column, COLUMN_WIDTH);
@@ -465,7 +479,7 @@ build_table (AssayDatasetPage *self)
       gtk_widget_set_size_request (GTK_WIDGET (ui.sparkline), -1, 18);
       gtk_box_append (GTK_BOX (ui.box), GTK_WIDGET (ui.info));
       gtk_box_append (GTK_BOX (ui.box), GTK_WIDGET (ui.sparkline));
-      g_signal_connect (click, "pressed", G_CALLBACK (header_pressed), self);
+      g_signal_connect (click, "pressed", G_CALLBACK (assay_dataset_page_header_pressed), self);
       gtk_widget_add_controller (ui.box, GTK_EVENT_CONTROLLER (click));
       assay_column_header_strip_append (ASSAY_COLUMN_HEADER_STRIP (self->strip), ui.box);
       g_array_append_val (self->columns, ui);
@@ -474,21 +488,21 @@ build_table (AssayDatasetPage *self)
   selection = gtk_no_selection_new (G_LIST_MODEL (g_object_ref (self->model)));
   gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (selection));
   g_object_unref (selection);
-  update_headers (self);
-  update_progress (self);
+  assay_dataset_page_update_headers (self);
+  assay_dataset_page_update_progress (self);
   if (self->selected_column >= (int) n_columns)
     self->selected_column = -1;
   assay_dataset_page_select_column (self, self->selected_column >= 0 ? self->selected_column : 0);
-  set_state (self, "table");
+  assay_dataset_page_set_state (self, "table");
 }
 
 /* ---- Opening ------------------------------------------------------------------------ */
 
 static void
-index_worker (GTask        *task,
-              gpointer      source,
-              gpointer      task_data,
-              GCancellable *cancellable)
+assay_dataset_page_index_worker (GTask        *task,
+                                 gpointer      source,
+                                 gpointer      task_data,
+                                 GCancellable *cancellable)
 {
   OpenRequest *request = task_data;
   GError *error = NULL;
@@ -517,9 +531,9 @@ index_worker (GTask        *task,
 }
 
 static void
-index_ready (GObject      *source,
-             GAsyncResult *result,
-             gpointer      user_data)
+assay_dataset_page_index_ready (GObject      *source,
+                                GAsyncResult *result,
+                                gpointer      user_data)
 {
   AssayDatasetPage *self;
   g_autoptr(GError) error = NULL;
@@ -531,20 +545,20 @@ index_ready (GObject      *source,
   self = user_data;
   if (error != NULL)
     {
-      show_error (self, error->message);
+      assay_dataset_page_show_error (self, error->message);
       return;
     }
   if (index == NULL)
     {
-      start_profile (self);   /* a workbook: the profile lists its sheets */
+      assay_dataset_page_start_profile (self);   /* a workbook: the profile lists its sheets */
       return;
     }
   self->index = g_steal_pointer (&index);
-  build_table (self);
+  assay_dataset_page_build_table (self);
 }
 
 static void
-show_workbook (AssayDatasetPage *self)
+assay_dataset_page_show_workbook (AssayDatasetPage *self)
 {
   g_autoptr(JsonObject) json = assay_dataset_to_json (self->dataset);
   GPtrArray *warnings = assay_dataset_get_warnings (self->dataset);
@@ -579,13 +593,13 @@ show_workbook (AssayDatasetPage *self)
     }
   if (warnings != NULL && warnings->len > 0)
     adw_status_page_set_description (self->workbook_page, g_ptr_array_index (warnings, 0));
-  set_state (self, "workbook");
+  assay_dataset_page_set_state (self, "workbook");
 }
 
 static void
-dataset_ready (GObject      *source,
-               GAsyncResult *result,
-               gpointer      user_data)
+assay_dataset_page_dataset_ready (GObject      *source,
+                                  GAsyncResult *result,
+                                  gpointer      user_data)
 {
   AssayDatasetPage *self;
   g_autoptr(GError) error = NULL;
@@ -598,7 +612,7 @@ dataset_ready (GObject      *source,
     {
       /* The index says why when it failed too; else the table stays, without a profile. */
       if (self->index == NULL && !g_str_equal (assay_dataset_page_get_state (self), "error"))
-        show_error (self, error->message);
+        assay_dataset_page_show_error (self, error->message);
       else
         for (guint c = 0; c < self->columns->len; c++)
           gtk_label_set_label (g_array_index (self->columns, ColumnUi, c).info, _("no profile"));
@@ -606,14 +620,14 @@ dataset_ready (GObject      *source,
     }
   self->dataset = g_steal_pointer (&dataset);
   if (assay_dataset_is_workbook (self->dataset))
-    show_workbook (self);
+    assay_dataset_page_show_workbook (self);
   else
-    update_headers (self);
+    assay_dataset_page_update_headers (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DATASET]);
 }
 
 static void
-open_file (AssayDatasetPage *self)
+assay_dataset_page_open_file (AssayDatasetPage *self)
 {
   g_autoptr(GTask) task = NULL;
   OpenRequest *request;
@@ -621,32 +635,32 @@ open_file (AssayDatasetPage *self)
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   self->cancellable = g_cancellable_new ();
-  clear_table (self);
+  assay_dataset_page_clear_table (self);
   g_clear_object (&self->dataset);
   g_clear_pointer (&self->error_message, g_free);
   g_clear_handle_id (&self->profile_timeout_id, g_source_remove);
   self->profile_started = FALSE;
-  set_state (self, "loading");
+  assay_dataset_page_set_state (self, "loading");
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DATASET]);
 
   request = g_new0 (OpenRequest, 1);
   request->path = g_strdup (self->path);
-  request->override = copy_override (self->override);
-  task = g_task_new (NULL, self->cancellable, index_ready, self);
-  g_task_set_source_tag (task, open_file);
-  g_task_set_task_data (task, request, (GDestroyNotify) open_request_free);
-  g_task_run_in_thread (task, index_worker);
+  request->override = assay_dataset_page_copy_override (self->override);
+  task = g_task_new (NULL, self->cancellable, assay_dataset_page_index_ready, self);
+  g_task_set_source_tag (task, assay_dataset_page_open_file);
+  g_task_set_task_data (task, request, (GDestroyNotify) assay_dataset_page_open_request_free);
+  g_task_run_in_thread (task, assay_dataset_page_index_worker);
 }
 
 static void
-start_profile (AssayDatasetPage *self)
+assay_dataset_page_start_profile (AssayDatasetPage *self)
 {
   if (self->profile_started)
     return;
   self->profile_started = TRUE;
   g_clear_handle_id (&self->profile_timeout_id, g_source_remove);
   assay_dataset_open_with_dialect_async (self->path, self->override, self->cancellable,
-                                         dataset_ready, self);
+                                         assay_dataset_page_dataset_ready, self);
 }
 
 /* GTK 4.8's scrolled window takes a table narrower than the view for one scrolled past its
@@ -655,8 +669,8 @@ start_profile (AssayDatasetPage *self)
  * the cairo renderer draws again on every frame that redraws the table. While the table is
  * narrower than the view, the stylesheet hides the left and right glows. */
 static void
-hadjustment_changed (GtkAdjustment    *adjustment,
-                     AssayDatasetPage *self)
+assay_dataset_page_hadjustment_changed (GtkAdjustment    *adjustment,
+                                        AssayDatasetPage *self)
 {
   if (gtk_adjustment_get_upper (adjustment) < gtk_adjustment_get_page_size (adjustment))
     gtk_widget_add_css_class (GTK_WIDGET (self->scroller), "narrow-table");
@@ -672,7 +686,7 @@ assay_dataset_page_constructed (GObject *object)
   AssayDatasetPage *self = ASSAY_DATASET_PAGE (object);
 
   G_OBJECT_CLASS (assay_dataset_page_parent_class)->constructed (object);
-  open_file (self);
+  assay_dataset_page_open_file (self);
 }
 
 static void
@@ -683,7 +697,7 @@ assay_dataset_page_dispose (GObject *object)
   g_cancellable_cancel (self->cancellable);
   g_clear_handle_id (&self->profile_timeout_id, g_source_remove);
   if (self->column_view != NULL)
-    clear_table (self);
+    assay_dataset_page_clear_table (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), ASSAY_TYPE_DATASET_PAGE);
   self->strip = NULL;
   g_clear_object (&self->dataset);
@@ -699,7 +713,7 @@ assay_dataset_page_finalize (GObject *object)
 
   g_free (self->path);
   g_free (self->error_message);
-  free_override (self->override);
+  assay_dataset_page_free_override (self->override);
   g_array_unref (self->columns);
 
   G_OBJECT_CLASS (assay_dataset_page_parent_class)->finalize (object);
@@ -807,7 +821,7 @@ assay_dataset_page_init (AssayDatasetPage *self)
                               gtk_widget_get_first_child (GTK_WIDGET (self->table_box)));
 
   g_signal_connect_object (gtk_scrollable_get_hadjustment (GTK_SCROLLABLE (self->column_view)), "changed",
-                           G_CALLBACK (hadjustment_changed), self, 0);
+                           G_CALLBACK (assay_dataset_page_hadjustment_changed), self, 0);
 }
 
 /* ---- API ---------------------------------------------------------------------------- */
@@ -846,9 +860,9 @@ assay_dataset_page_reopen (AssayDatasetPage      *self,
 {
   g_return_if_fail (ASSAY_IS_DATASET_PAGE (self));
 
-  free_override (self->override);
-  self->override = copy_override (override);
-  open_file (self);
+  assay_dataset_page_free_override (self->override);
+  self->override = assay_dataset_page_copy_override (override);
+  assay_dataset_page_open_file (self);
 }
 
 const AssayCsvDialect *

@@ -12,7 +12,7 @@
 /* ASSAY_PREVIEW_DEMO_SCREENSHOT=FILE.png: saves the window after a few seconds, then quits
  * (to look at the widget on a headless display). */
 static gboolean
-save_screenshot (gpointer user_data)
+assay_preview_demo_save_screenshot (gpointer user_data)
 {
   GtkWidget *window = user_data;
   g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (window);
@@ -34,8 +34,8 @@ save_screenshot (gpointer user_data)
 }
 
 static void
-activate (GtkApplication *app,
-          gpointer        user_data)
+assay_preview_demo_activate (GtkApplication *app,
+                             gpointer        user_data)
 {
   const char * const *paths = user_data;
   GtkWidget *window = adw_application_window_new (app);
@@ -52,7 +52,7 @@ activate (GtkApplication *app,
   gtk_window_present (GTK_WINDOW (window));
   if (g_getenv ("ASSAY_PREVIEW_DEMO_SCREENSHOT") != NULL)
     g_timeout_add_seconds (g_getenv ("ASSAY_PREVIEW_DEMO_DELAY") != NULL ? atoi (g_getenv ("ASSAY_PREVIEW_DEMO_DELAY")) : 3,
-                           save_screenshot, window);
+                           assay_preview_demo_save_screenshot, window);
 }
 
 int
@@ -69,6 +69,6 @@ main (int   argc,
     }
   g_ptr_array_add (paths, NULL);
   app = adw_application_new ("org.assay.Assay.PreviewDemo", G_APPLICATION_NON_UNIQUE);
-  g_signal_connect (app, "activate", G_CALLBACK (activate), paths->pdata);
+  g_signal_connect (app, "activate", G_CALLBACK (assay_preview_demo_activate), paths->pdata);
   return g_application_run (G_APPLICATION (app), 1, argv);
 }

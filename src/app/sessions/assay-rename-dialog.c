@@ -19,8 +19,8 @@ G_DEFINE_FINAL_TYPE (AssayRenameDialog, assay_rename_dialog, ADW_TYPE_MESSAGE_DI
 
 /* Connected first: the entry is read before the dialog closes. */
 static void
-response_cb (AssayRenameDialog *self,
-             const char        *response)
+assay_rename_dialog_response_cb (AssayRenameDialog *self,
+                                 const char        *response)
 {
   if (g_str_equal (response, "rename"))
     {
@@ -51,7 +51,7 @@ static void
 assay_rename_dialog_init (AssayRenameDialog *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
-  g_signal_connect (self, "response", G_CALLBACK (response_cb), NULL);
+  g_signal_connect (self, "response", G_CALLBACK (assay_rename_dialog_response_cb), NULL);
 }
 
 AssayRenameDialog *

@@ -12,7 +12,7 @@
 /* What a row shows of a saved session: its title ("New session" when it has none), and the
  * date it was last saved with its datasets' names. */
 static char *
-row_subtitle (AssaySessionSummary *summary)
+assay_sessions_sidebar_row_subtitle (AssaySessionSummary *summary)
 {
   const char * const *datasets = assay_session_summary_get_datasets (summary);
   g_autoptr(GDateTime) updated = g_date_time_new_from_unix_local (assay_session_summary_get_updated (summary) / G_USEC_PER_SEC);
@@ -48,8 +48,8 @@ enum { SESSION_ACTIVATED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static gboolean
-filter_cb (gpointer item,
-           gpointer user_data)
+assay_sessions_sidebar_filter_cb (gpointer item,
+                                  gpointer user_data)
 {
   AssaySessionsSidebar *self = user_data;
 
@@ -57,13 +57,13 @@ filter_cb (gpointer item,
 }
 
 static GtkWidget *
-create_row (gpointer item,
-            gpointer user_data)
+assay_sessions_sidebar_create_row (gpointer item,
+                                   gpointer user_data)
 {
   AssaySessionSummary *session = item;
   const char *dir = assay_session_summary_get_dir (session);
   const char *title = assay_session_summary_get_title (session);
-  g_autofree char *subtitle = row_subtitle (session);
+  g_autofree char *subtitle = assay_sessions_sidebar_row_subtitle (session);
   GtkWidget *row = adw_action_row_new ();
   GtkWidget *menu_button = gtk_menu_button_new ();
   g_autoptr(GMenu) menu = g_menu_new ();
@@ -95,7 +95,7 @@ create_row (gpointer item,
 }
 
 static void
-update_selection (AssaySessionsSidebar *self)
+assay_sessions_sidebar_update_selection (AssaySessionsSidebar *self)
 {
   GtkListBoxRow *row;
 
@@ -109,7 +109,7 @@ update_selection (AssaySessionsSidebar *self)
 }
 
 static void
-update_stack (AssaySessionsSidebar *self)
+assay_sessions_sidebar_update_stack (AssaySessionsSidebar *self)
 {
   gboolean empty = self->store == NULL || g_list_model_get_n_items (G_LIST_MODEL (self->store)) == 0;
 
@@ -117,10 +117,10 @@ update_stack (AssaySessionsSidebar *self)
 }
 
 static void
-store_changed_cb (AssaySessionsSidebar *self)
+assay_sessions_sidebar_store_changed_cb (AssaySessionsSidebar *self)
 {
-  update_stack (self);
-  update_selection (self);
+  assay_sessions_sidebar_update_stack (self);
+  assay_sessions_sidebar_update_selection (self);
 }
 
 void
@@ -136,9 +136,12 @@ assay_sessions_sidebar_set_store (AssaySessionsSidebar *self,
     g_signal_handlers_disconnect_by_data (self->store, self);
   g_set_object (&self->store, store);
   if (store != NULL)
-    g_signal_connect_swapped (store, "items-changed", G_CALLBACK (store_changed_cb), self);
+    g_signal_connect_swapped (store,
+                              "items-changed",
+                              G_CALLBACK (assay_sessions_sidebar_store_changed_cb),
+                              self);
   gtk_filter_list_model_set_model (self->filtered, G_LIST_MODEL (store));
-  store_changed_cb (self);
+  assay_sessions_sidebar_store_changed_cb (self);
 }
 
 GListModel *
@@ -160,7 +163,7 @@ assay_sessions_sidebar_set_search (AssaySessionsSidebar *self,
 }
 
 static void
-search_changed_cb (AssaySessionsSidebar *self)
+assay_sessions_sidebar_search_changed_cb (AssaySessionsSidebar *self)
 {
   g_free (self->search);
   self->search = g_utf8_casefold (gtk_editable_get_text (GTK_EDITABLE (self->search_entry)), -1);
@@ -174,12 +177,12 @@ assay_sessions_sidebar_select (AssaySessionsSidebar *self,
   g_return_if_fail (ASSAY_IS_SESSIONS_SIDEBAR (self));
   g_free (self->selected_dir);
   self->selected_dir = g_strdup (dir);
-  update_selection (self);
+  assay_sessions_sidebar_update_selection (self);
 }
 
 static void
-row_activated_cb (AssaySessionsSidebar *self,
-                  GtkListBoxRow        *row)
+assay_sessions_sidebar_row_activated_cb (AssaySessionsSidebar *self,
+                                         GtkListBoxRow        *row)
 {
   const char *dir = g_object_get_data (G_OBJECT (row), "dir");
 
@@ -232,8 +235,8 @@ assay_sessions_sidebar_class_init (AssaySessionsSidebarClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssaySessionsSidebar, list_box);
   gtk_widget_class_bind_template_child (widget_class, AssaySessionsSidebar, search_entry);
   gtk_widget_class_bind_template_child (widget_class, AssaySessionsSidebar, stack);
-  gtk_widget_class_bind_template_callback (widget_class, search_changed_cb);
-  gtk_widget_class_bind_template_callback (widget_class, row_activated_cb);
+  gtk_widget_class_bind_template_callback (widget_class, assay_sessions_sidebar_search_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, assay_sessions_sidebar_row_activated_cb);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 
@@ -241,11 +244,15 @@ static void
 assay_sessions_sidebar_init (AssaySessionsSidebar *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
-  self->filter = gtk_custom_filter_new (filter_cb, self, NULL);
+  self->filter = gtk_custom_filter_new (assay_sessions_sidebar_filter_cb, self, NULL);
   /* The filter model owns the filter; the store comes from the window. */
   self->filtered = gtk_filter_list_model_new (NULL, GTK_FILTER (self->filter));
-  gtk_list_box_bind_model (self->list_box, G_LIST_MODEL (self->filtered), create_row, self, NULL);
-  update_stack (self);
+  gtk_list_box_bind_model (self->list_box,
+                           G_LIST_MODEL (self->filtered),
+                           assay_sessions_sidebar_create_row,
+                           self,
+                           NULL);
+  assay_sessions_sidebar_update_stack (self);
 }
 
 GtkWidget *

@@ -21,8 +21,8 @@ G_DEFINE_FINAL_TYPE (AssayExportDialog, assay_export_dialog, ADW_TYPE_MESSAGE_DI
 
 /* Connected first: the choices are read before the dialog closes. */
 static void
-response_cb (AssayExportDialog *self,
-             const char        *response)
+assay_export_dialog_response_cb (AssayExportDialog *self,
+                                 const char        *response)
 {
   if (!g_str_equal (response, "export"))
     return;
@@ -49,7 +49,7 @@ assay_export_dialog_init (AssayExportDialog *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   assay_report_options_init (&self->options);
-  g_signal_connect (self, "response", G_CALLBACK (response_cb), NULL);
+  g_signal_connect (self, "response", G_CALLBACK (assay_export_dialog_response_cb), NULL);
 }
 
 AssayExportDialog *

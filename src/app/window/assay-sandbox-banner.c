@@ -31,7 +31,7 @@ static guint signals[N_SIGNALS];
 
 /* Docker, when it answers; NULL otherwise (bubblewrap only). */
 static AssayDockerClient *
-usable_docker (void)
+assay_sandbox_banner_usable_docker (void)
 {
   g_autoptr(AssayDockerBackend) backend = assay_docker_backend_new (NULL);
   g_autofree char *reason = NULL;
@@ -42,24 +42,24 @@ usable_docker (void)
 }
 
 static void
-check_worker (GTask        *task,
-              gpointer      source_object,
-              gpointer      task_data,
-              GCancellable *cancellable)
+assay_sandbox_banner_check_worker (GTask        *task,
+                                   gpointer      source_object,
+                                   gpointer      task_data,
+                                   GCancellable *cancellable)
 {
   g_autoptr(AssaySandboxImage) image = assay_sandbox_image_new (NULL);
   g_autoptr(AssayDockerClient) docker = NULL;
   gboolean ready = assay_sandbox_image_has_tree (image);
 
-  if (!ready && (docker = usable_docker ()) != NULL)
+  if (!ready && (docker = assay_sandbox_banner_usable_docker ()) != NULL)
     ready = assay_sandbox_image_has_docker (image, docker, cancellable);
   g_task_return_boolean (task, ready);
 }
 
 static void
-checked_cb (GObject      *source,
-            GAsyncResult *result,
-            gpointer      user_data)
+assay_sandbox_banner_checked_cb (GObject      *source,
+                                 GAsyncResult *result,
+                                 gpointer      user_data)
 {
   AssaySandboxBanner *self = ASSAY_SANDBOX_BANNER (source);
   g_autoptr(GError) error = NULL;
@@ -78,10 +78,10 @@ assay_sandbox_banner_check (AssaySandboxBanner *self)
   g_autoptr(GTask) task = NULL;
 
   g_return_if_fail (ASSAY_IS_SANDBOX_BANNER (self));
-  task = g_task_new (self, self->cancellable, checked_cb, NULL);
+  task = g_task_new (self, self->cancellable, assay_sandbox_banner_checked_cb, NULL);
   g_task_set_source_tag (task, assay_sandbox_banner_check);
   g_task_set_return_on_cancel (task, TRUE);
-  g_task_run_in_thread (task, check_worker);
+  g_task_run_in_thread (task, assay_sandbox_banner_check_worker);
 }
 
 gboolean
@@ -99,7 +99,7 @@ typedef struct
 } Progress;
 
 static gboolean
-show_progress_cb (gpointer user_data)
+assay_sandbox_banner_show_progress_cb (gpointer user_data)
 {
   Progress *progress = user_data;
   g_autoptr(AssaySandboxBanner) self = g_weak_ref_get (&progress->banner);
@@ -113,7 +113,7 @@ show_progress_cb (gpointer user_data)
 }
 
 static void
-progress_free (Progress *progress)
+assay_sandbox_banner_progress_free (Progress *progress)
 {
   g_weak_ref_clear (&progress->banner);
   g_free (progress->message);
@@ -122,38 +122,43 @@ progress_free (Progress *progress)
 
 /* Called in the worker: hand the numbers to the main loop. */
 static void
-build_progress (double      fraction,
-                const char *message,
-                gpointer    user_data)
+assay_sandbox_banner_build_progress (double      fraction,
+                                     const char *message,
+                                     gpointer    user_data)
 {
   Progress *progress = g_new0 (Progress, 1);
 
   g_weak_ref_init (&progress->banner, user_data);
   progress->fraction = fraction;
   progress->message = g_strdup (message);
-  g_main_context_invoke_full (NULL, G_PRIORITY_DEFAULT, show_progress_cb, progress,
-                              (GDestroyNotify) progress_free);
+  g_main_context_invoke_full (NULL, G_PRIORITY_DEFAULT, assay_sandbox_banner_show_progress_cb, progress,
+                              (GDestroyNotify) assay_sandbox_banner_progress_free);
 }
 
 static void
-build_worker (GTask        *task,
-              gpointer      source_object,
-              gpointer      task_data,
-              GCancellable *cancellable)
+assay_sandbox_banner_build_worker (GTask        *task,
+                                   gpointer      source_object,
+                                   gpointer      task_data,
+                                   GCancellable *cancellable)
 {
   g_autoptr(AssaySandboxImage) image = assay_sandbox_image_new (NULL);
-  g_autoptr(AssayDockerClient) docker = usable_docker ();
+  g_autoptr(AssayDockerClient) docker = assay_sandbox_banner_usable_docker ();
   g_autoptr(GError) error = NULL;
 
-  if (assay_sandbox_image_build (image, docker, build_progress, source_object, cancellable, &error))
+  if (assay_sandbox_image_build (image,
+                                 docker,
+                                 assay_sandbox_banner_build_progress,
+                                 source_object,
+                                 cancellable,
+                                 &error))
     g_task_return_boolean (task, TRUE);
   else
     g_task_return_error (task, g_steal_pointer (&error));
 }
 
 static void
-set_building (AssaySandboxBanner *self,
-              gboolean            building)
+assay_sandbox_banner_set_building (AssaySandboxBanner *self,
+                                   gboolean            building)
 {
   gtk_widget_set_visible (self->prepare_button, !building);
   gtk_widget_set_visible (self->cancel_button, building);
@@ -161,9 +166,9 @@ set_building (AssaySandboxBanner *self,
 }
 
 static void
-built_cb (GObject      *source,
-          GAsyncResult *result,
-          gpointer      user_data)
+assay_sandbox_banner_built_cb (GObject      *source,
+                               GAsyncResult *result,
+                               gpointer      user_data)
 {
   AssaySandboxBanner *self = ASSAY_SANDBOX_BANNER (source);
   g_autoptr(GError) error = NULL;
@@ -173,7 +178,7 @@ built_cb (GObject      *source,
     {
       if (gtk_widget_in_destruction (GTK_WIDGET (self)))
         return;
-      set_building (self, FALSE);
+      assay_sandbox_banner_set_building (self, FALSE);
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         gtk_label_set_text (self->message_label, _("Preparing the sandbox was cancelled."));
       else
@@ -184,15 +189,15 @@ built_cb (GObject      *source,
         }
       return;
     }
-  set_building (self, FALSE);
+  assay_sandbox_banner_set_building (self, FALSE);
   gtk_revealer_set_reveal_child (self->revealer, FALSE);
   g_signal_emit (self, signals[READY], 0);
 }
 
 static void
-prepare_action (GtkWidget  *widget,
-                const char *action_name,
-                GVariant   *parameter)
+assay_sandbox_banner_prepare_action (GtkWidget  *widget,
+                                     const char *action_name,
+                                     GVariant   *parameter)
 {
   AssaySandboxBanner *self = ASSAY_SANDBOX_BANNER (widget);
   g_autoptr(GTask) task = NULL;
@@ -200,19 +205,19 @@ prepare_action (GtkWidget  *widget,
   if (self->build_cancellable != NULL)
     return;
   self->build_cancellable = g_cancellable_new ();
-  set_building (self, TRUE);
+  assay_sandbox_banner_set_building (self, TRUE);
   gtk_progress_bar_set_fraction (self->progress_bar, 0.0);
   gtk_progress_bar_set_text (self->progress_bar, _("Starting…"));
   gtk_label_set_text (self->message_label, _("Preparing the sandbox…"));
-  task = g_task_new (self, self->build_cancellable, built_cb, NULL);
-  g_task_set_source_tag (task, prepare_action);
-  g_task_run_in_thread (task, build_worker);
+  task = g_task_new (self, self->build_cancellable, assay_sandbox_banner_built_cb, NULL);
+  g_task_set_source_tag (task, assay_sandbox_banner_prepare_action);
+  g_task_run_in_thread (task, assay_sandbox_banner_build_worker);
 }
 
 static void
-cancel_action (GtkWidget  *widget,
-               const char *action_name,
-               GVariant   *parameter)
+assay_sandbox_banner_cancel_action (GtkWidget  *widget,
+                                    const char *action_name,
+                                    GVariant   *parameter)
 {
   AssaySandboxBanner *self = ASSAY_SANDBOX_BANNER (widget);
 
@@ -265,8 +270,8 @@ assay_sandbox_banner_class_init (AssaySandboxBannerClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssaySandboxBanner, prepare_button);
   gtk_widget_class_bind_template_child (widget_class, AssaySandboxBanner, cancel_button);
   gtk_widget_class_bind_template_child (widget_class, AssaySandboxBanner, progress_bar);
-  gtk_widget_class_install_action (widget_class, "banner.prepare", NULL, prepare_action);
-  gtk_widget_class_install_action (widget_class, "banner.cancel", NULL, cancel_action);
+  gtk_widget_class_install_action (widget_class, "banner.prepare", NULL, assay_sandbox_banner_prepare_action);
+  gtk_widget_class_install_action (widget_class, "banner.cancel", NULL, assay_sandbox_banner_cancel_action);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 

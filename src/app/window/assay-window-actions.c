@@ -25,16 +25,19 @@ assay_window_update_actions (AssayWindow *self)
   gtk_widget_action_set_enabled (widget, "win.try-demo", !busy);
   gtk_widget_action_set_enabled (widget, "win.open-session", !busy);
   gtk_widget_action_set_enabled (widget, "win.delete-session", !busy);
-  gtk_widget_action_set_enabled (widget, "win.export", !exporting && assay_conversation_get_exportable (self->conversation));
+  gtk_widget_action_set_enabled (widget,
+                                 "win.export",
+                                 !exporting && assay_conversation_get_exportable (self->conversation));
   gtk_widget_action_set_enabled (widget, "win.cancel-export", exporting);
   gtk_widget_action_set_enabled (widget, "win.artifacts-back",
-                                 g_strcmp0 (gtk_stack_get_visible_child_name (self->artifacts_stack), "viewer") == 0);
+                                 g_strcmp0 (gtk_stack_get_visible_child_name (self->artifacts_stack),
+                                            "viewer") == 0);
 }
 
 static void
-send_action (GtkWidget  *widget,
-             const char *action_name,
-             GVariant   *parameter)
+assay_window_send_action (GtkWidget  *widget,
+                          const char *action_name,
+                          GVariant   *parameter)
 {
   AssayWindow *self = ASSAY_WINDOW (widget);
   g_autofree char *text = assay_chat_view_get_composer_text (self->chat_view);
@@ -49,17 +52,17 @@ send_action (GtkWidget  *widget,
 }
 
 static void
-stop_action (GtkWidget  *widget,
-             const char *action_name,
-             GVariant   *parameter)
+assay_window_stop_action (GtkWidget  *widget,
+                          const char *action_name,
+                          GVariant   *parameter)
 {
   assay_conversation_stop (ASSAY_WINDOW (widget)->conversation);
 }
 
 static void
-run_action (GtkWidget  *widget,
-            const char *action_name,
-            GVariant   *parameter)
+assay_window_run_action (GtkWidget  *widget,
+                         const char *action_name,
+                         GVariant   *parameter)
 {
   AssayWindow *self = ASSAY_WINDOW (widget);
 
@@ -68,17 +71,17 @@ run_action (GtkWidget  *widget,
 }
 
 static void
-open_session_action (GtkWidget  *widget,
-                     const char *action_name,
-                     GVariant   *parameter)
+assay_window_open_session_action (GtkWidget  *widget,
+                                  const char *action_name,
+                                  GVariant   *parameter)
 {
   assay_window_session_activated (ASSAY_WINDOW (widget), g_variant_get_string (parameter, NULL));
 }
 
 static void
-session_renamed_cb (GObject      *source,
-                    GAsyncResult *result,
-                    gpointer      user_data)
+assay_window_session_renamed_cb (GObject      *source,
+                                 GAsyncResult *result,
+                                 gpointer      user_data)
 {
   AssayWindow *self = ASSAY_WINDOW (source);
   g_autoptr(GError) error = NULL;
@@ -94,9 +97,9 @@ session_renamed_cb (GObject      *source,
 }
 
 static void
-session_deleted_cb (GObject      *source,
-                    GAsyncResult *result,
-                    gpointer      user_data)
+assay_window_session_deleted_cb (GObject      *source,
+                                 GAsyncResult *result,
+                                 gpointer      user_data)
 {
   AssayWindow *self = ASSAY_WINDOW (source);
   g_autoptr(GError) error = NULL;
@@ -113,17 +116,17 @@ session_deleted_cb (GObject      *source,
 }
 
 static void
-new_session_action (GtkWidget  *widget,
-                    const char *action_name,
-                    GVariant   *parameter)
+assay_window_new_session_action (GtkWidget  *widget,
+                                 const char *action_name,
+                                 GVariant   *parameter)
 {
   assay_window_new_session (ASSAY_WINDOW (widget));
 }
 
 static void
-toggle_sidebar_action (GtkWidget  *widget,
-                       const char *action_name,
-                       GVariant   *parameter)
+assay_window_toggle_sidebar_action (GtkWidget  *widget,
+                                    const char *action_name,
+                                    GVariant   *parameter)
 {
   AssayWindow *self = ASSAY_WINDOW (widget);
 
@@ -131,9 +134,9 @@ toggle_sidebar_action (GtkWidget  *widget,
 }
 
 static void
-open_response_cb (GtkNativeDialog *dialog,
-                  int              response,
-                  AssayWindow     *self)
+assay_window_open_response_cb (GtkNativeDialog *dialog,
+                               int              response,
+                               AssayWindow     *self)
 {
   if (response == GTK_RESPONSE_ACCEPT)
     {
@@ -148,9 +151,9 @@ open_response_cb (GtkNativeDialog *dialog,
 }
 
 static void
-open_data_action (GtkWidget  *widget,
-                  const char *action_name,
-                  GVariant   *parameter)
+assay_window_open_data_action (GtkWidget  *widget,
+                               const char *action_name,
+                               GVariant   *parameter)
 {
   AssayWindow *self = ASSAY_WINDOW (widget);
   GtkFileChooserNative *chooser;
@@ -165,23 +168,23 @@ open_data_action (GtkWidget  *widget,
   gtk_file_filter_add_suffix (filter, "txt");
   gtk_file_filter_add_suffix (filter, "xlsx");
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), filter);
-  g_signal_connect_object (chooser, "response", G_CALLBACK (open_response_cb), self, 0);
+  g_signal_connect_object (chooser, "response", G_CALLBACK (assay_window_open_response_cb), self, 0);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
 }
 
 static void
-artifacts_back_action (GtkWidget  *widget,
-                       const char *action_name,
-                       GVariant   *parameter)
+assay_window_artifacts_back_action (GtkWidget  *widget,
+                                    const char *action_name,
+                                    GVariant   *parameter)
 {
   assay_window_show_gallery (ASSAY_WINDOW (widget));
 }
 
 /* The chat's figure thumbnails open the same viewer; the target is the file's path. */
 static void
-show_artifact_action (GtkWidget  *widget,
-                      const char *action_name,
-                      GVariant   *parameter)
+assay_window_show_artifact_action (GtkWidget  *widget,
+                                   const char *action_name,
+                                   GVariant   *parameter)
 {
   AssayWindow *self = ASSAY_WINDOW (widget);
   AssayArtifactList *artifacts = assay_conversation_get_artifacts (self->conversation);
@@ -208,9 +211,9 @@ show_artifact_action (GtkWidget  *widget,
 }
 
 static void
-cancel_export_action (GtkWidget  *widget,
-                      const char *action_name,
-                      GVariant   *parameter)
+assay_window_cancel_export_action (GtkWidget  *widget,
+                                   const char *action_name,
+                                   GVariant   *parameter)
 {
   AssayWindow *self = ASSAY_WINDOW (widget);
 
@@ -219,9 +222,9 @@ cancel_export_action (GtkWidget  *widget,
 }
 
 static void
-report_launched_cb (GObject      *source,
-                    GAsyncResult *result,
-                    gpointer      user_data)
+assay_window_report_launched_cb (GObject      *source,
+                                 GAsyncResult *result,
+                                 gpointer      user_data)
 {
   g_autoptr(AssayWindow) self = user_data;
   g_autoptr(GError) error = NULL;
@@ -236,21 +239,21 @@ report_launched_cb (GObject      *source,
 }
 
 static void
-open_report_action (GtkWidget  *widget,
-                    const char *action_name,
-                    GVariant   *parameter)
+assay_window_open_report_action (GtkWidget  *widget,
+                                 const char *action_name,
+                                 GVariant   *parameter)
 {
   AssayWindow *self = ASSAY_WINDOW (widget);
   g_autoptr(GdkAppLaunchContext) context = gdk_display_get_app_launch_context (gtk_widget_get_display (widget));
 
   g_app_info_launch_default_for_uri_async (g_variant_get_string (parameter, NULL), G_APP_LAUNCH_CONTEXT (context),
-                                           self->cancellable, report_launched_cb, g_object_ref (self));
+                                           self->cancellable, assay_window_report_launched_cb, g_object_ref (self));
 }
 
 static void
-try_demo_action (GtkWidget  *widget,
-                 const char *action_name,
-                 GVariant   *parameter)
+assay_window_try_demo_action (GtkWidget  *widget,
+                              const char *action_name,
+                              GVariant   *parameter)
 {
   assay_window_start_demo (ASSAY_WINDOW (widget));
 }
@@ -264,7 +267,7 @@ typedef struct
 } DialogData;
 
 static void
-dialog_data_free (DialogData *data)
+assay_window_dialog_data_free (DialogData *data)
 {
   g_object_unref (data->self);
   g_free (data->dir);
@@ -272,8 +275,8 @@ dialog_data_free (DialogData *data)
 }
 
 static DialogData *
-dialog_data_new (AssayWindow *self,
-                 const char  *dir)
+assay_window_dialog_data_new (AssayWindow *self,
+                              const char  *dir)
 {
   DialogData *data = g_new0 (DialogData, 1);
 
@@ -283,22 +286,22 @@ dialog_data_new (AssayWindow *self,
 }
 
 static void
-rename_dialog_done_cb (GObject      *source,
-                       GAsyncResult *result,
-                       gpointer      user_data)
+assay_window_rename_dialog_done_cb (GObject      *source,
+                                    GAsyncResult *result,
+                                    gpointer      user_data)
 {
   DialogData *data = user_data;
   g_autofree char *title = assay_rename_dialog_run_finish (ASSAY_RENAME_DIALOG (source), result, NULL);
 
   if (title != NULL && !gtk_widget_in_destruction (GTK_WIDGET (data->self)))
-    assay_window_rename_session_async (data->self, data->dir, title, session_renamed_cb, NULL);
-  dialog_data_free (data);
+    assay_window_rename_session_async (data->self, data->dir, title, assay_window_session_renamed_cb, NULL);
+  assay_window_dialog_data_free (data);
 }
 
 static void
-rename_session_action (GtkWidget  *widget,
-                       const char *action_name,
-                       GVariant   *parameter)
+assay_window_rename_session_action (GtkWidget  *widget,
+                                    const char *action_name,
+                                    GVariant   *parameter)
 {
   AssayWindow *self = ASSAY_WINDOW (widget);
   const char *dir = g_variant_get_string (parameter, NULL);
@@ -315,38 +318,41 @@ rename_session_action (GtkWidget  *widget,
       title = summary != NULL ? assay_session_summary_get_title (summary) : NULL;
     }
   dialog = assay_rename_dialog_new (GTK_WINDOW (self), title);
-  assay_rename_dialog_run_async (dialog, self->cancellable, rename_dialog_done_cb, dialog_data_new (self, dir));
+  assay_rename_dialog_run_async (dialog,
+                                 self->cancellable,
+                                 assay_window_rename_dialog_done_cb,
+                                 assay_window_dialog_data_new (self, dir));
 }
 
 static void
-delete_dialog_done_cb (GObject      *source,
-                       GAsyncResult *result,
-                       gpointer      user_data)
+assay_window_delete_dialog_done_cb (GObject      *source,
+                                    GAsyncResult *result,
+                                    gpointer      user_data)
 {
   DialogData *data = user_data;
 
   if (assay_delete_dialog_run_finish (ASSAY_DELETE_DIALOG (source), result, NULL) &&
       !gtk_widget_in_destruction (GTK_WIDGET (data->self)))
-    assay_window_delete_session_async (data->self, data->dir, session_deleted_cb, NULL);
-  dialog_data_free (data);
+    assay_window_delete_session_async (data->self, data->dir, assay_window_session_deleted_cb, NULL);
+  assay_window_dialog_data_free (data);
 }
 
 static void
-delete_session_action (GtkWidget  *widget,
-                       const char *action_name,
-                       GVariant   *parameter)
+assay_window_delete_session_action (GtkWidget  *widget,
+                                    const char *action_name,
+                                    GVariant   *parameter)
 {
   AssayWindow *self = ASSAY_WINDOW (widget);
   AssayDeleteDialog *dialog = assay_delete_dialog_new (GTK_WINDOW (self));
 
-  assay_delete_dialog_run_async (dialog, self->cancellable, delete_dialog_done_cb,
-                                 dialog_data_new (self, g_variant_get_string (parameter, NULL)));
+  assay_delete_dialog_run_async (dialog, self->cancellable, assay_window_delete_dialog_done_cb,
+                                 assay_window_dialog_data_new (self, g_variant_get_string (parameter, NULL)));
 }
 
 static void
-export_dialog_done_cb (GObject      *source,
-                       GAsyncResult *result,
-                       gpointer      user_data)
+assay_window_export_dialog_done_cb (GObject      *source,
+                                    GAsyncResult *result,
+                                    gpointer      user_data)
 {
   DialogData *data = user_data;
   AssayReportOptions options;
@@ -354,13 +360,13 @@ export_dialog_done_cb (GObject      *source,
   if (assay_export_dialog_run_finish (ASSAY_EXPORT_DIALOG (source), result, &options, NULL) &&
       !gtk_widget_in_destruction (GTK_WIDGET (data->self)))
     assay_window_choose_export_file (data->self, &options);
-  dialog_data_free (data);
+  assay_window_dialog_data_free (data);
 }
 
 static void
-export_action (GtkWidget  *widget,
-               const char *action_name,
-               GVariant   *parameter)
+assay_window_export_action (GtkWidget  *widget,
+                            const char *action_name,
+                            GVariant   *parameter)
 {
   AssayWindow *self = ASSAY_WINDOW (widget);
   AssayReportOptions options;
@@ -373,26 +379,44 @@ export_action (GtkWidget  *widget,
   options.only_successful = self->export_only_successful;
   options.include_code = self->export_include_code;
   dialog = assay_export_dialog_new (GTK_WINDOW (self), &options);
-  assay_export_dialog_run_async (dialog, self->cancellable, export_dialog_done_cb, dialog_data_new (self, NULL));
+  assay_export_dialog_run_async (dialog,
+                                 self->cancellable,
+                                 assay_window_export_dialog_done_cb,
+                                 assay_window_dialog_data_new (self, NULL));
 }
 
 void
 assay_window_class_init_actions (GtkWidgetClass *widget_class)
 {
-  gtk_widget_class_install_action (widget_class, "win.send", NULL, send_action);
-  gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_action);
-  gtk_widget_class_install_action (widget_class, "win.run", NULL, run_action);
-  gtk_widget_class_install_action (widget_class, "win.new-session", NULL, new_session_action);
-  gtk_widget_class_install_action (widget_class, "win.open-data", NULL, open_data_action);
-  gtk_widget_class_install_action (widget_class, "win.toggle-sidebar", NULL, toggle_sidebar_action);
-  gtk_widget_class_install_action (widget_class, "win.try-demo", NULL, try_demo_action);
-  gtk_widget_class_install_action (widget_class, "win.open-session", "s", open_session_action);
-  gtk_widget_class_install_action (widget_class, "win.rename-session", "s", rename_session_action);
-  gtk_widget_class_install_action (widget_class, "win.delete-session", "s", delete_session_action);
-  gtk_widget_class_install_action (widget_class, "win.show-artifact", "s", show_artifact_action);
-  gtk_widget_class_install_action (widget_class, "win.artifacts-back", NULL, artifacts_back_action);
-  gtk_widget_class_install_action (widget_class, "win.export", NULL, export_action);
-  gtk_widget_class_install_action (widget_class, "win.cancel-export", NULL, cancel_export_action);
-  gtk_widget_class_install_action (widget_class, "win.open-report", "s", open_report_action);
+  gtk_widget_class_install_action (widget_class, "win.send", NULL, assay_window_send_action);
+  gtk_widget_class_install_action (widget_class, "win.stop", NULL, assay_window_stop_action);
+  gtk_widget_class_install_action (widget_class, "win.run", NULL, assay_window_run_action);
+  gtk_widget_class_install_action (widget_class, "win.new-session", NULL, assay_window_new_session_action);
+  gtk_widget_class_install_action (widget_class, "win.open-data", NULL, assay_window_open_data_action);
+  gtk_widget_class_install_action (widget_class,
+                                   "win.toggle-sidebar",
+                                   NULL,
+                                   assay_window_toggle_sidebar_action);
+  gtk_widget_class_install_action (widget_class, "win.try-demo", NULL, assay_window_try_demo_action);
+  gtk_widget_class_install_action (widget_class, "win.open-session", "s", assay_window_open_session_action);
+  gtk_widget_class_install_action (widget_class,
+                                   "win.rename-session",
+                                   "s",
+                                   assay_window_rename_session_action);
+  gtk_widget_class_install_action (widget_class,
+                                   "win.delete-session",
+                                   "s",
+                                   assay_window_delete_session_action);
+  gtk_widget_class_install_action (widget_class, "win.show-artifact", "s", assay_window_show_artifact_action);
+  gtk_widget_class_install_action (widget_class,
+                                   "win.artifacts-back",
+                                   NULL,
+                                   assay_window_artifacts_back_action);
+  gtk_widget_class_install_action (widget_class, "win.export", NULL, assay_window_export_action);
+  gtk_widget_class_install_action (widget_class,
+                                   "win.cancel-export",
+                                   NULL,
+                                   assay_window_cancel_export_action);
+  gtk_widget_class_install_action (widget_class, "win.open-report", "s", assay_window_open_report_action);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Left, GDK_ALT_MASK, "win.artifacts-back", NULL);
 }

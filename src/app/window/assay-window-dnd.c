@@ -10,7 +10,7 @@
 #include "assay-window-private.h"
 
 static gboolean
-is_supported (const char *name)
+assay_window_is_supported (const char *name)
 {
   static const char *extensions[] = { ".csv", ".tsv", ".txt", ".xlsx" };
   g_autofree char *lower = g_ascii_strdown (name, -1);
@@ -32,7 +32,7 @@ typedef struct
 } AddBatch;
 
 static void
-add_batch_finish (AddBatch *batch)
+assay_window_add_batch_finish (AddBatch *batch)
 {
   AssayWindow *self = batch->self;
 
@@ -63,9 +63,9 @@ typedef struct
 } AddFile;
 
 static void
-file_copied_cb (GObject      *source,
-                GAsyncResult *result,
-                gpointer      user_data)
+assay_window_file_copied_cb (GObject      *source,
+                             GAsyncResult *result,
+                             gpointer      user_data)
 {
   AddFile *file = user_data;
   AddBatch *batch = file->batch;
@@ -82,7 +82,7 @@ file_copied_cb (GObject      *source,
   if (assay_window_current_session (self) != batch->session || gtk_widget_in_destruction (GTK_WIDGET (self)))
     {
       if (--batch->pending == 0)
-        add_batch_finish (batch);
+        assay_window_add_batch_finish (batch);
       return;
     }
   /* Recorded (the model is told), then profiled for its prompt. */
@@ -104,7 +104,7 @@ file_copied_cb (GObject      *source,
       g_string_append_printf (batch->added, "%s%s", batch->added->len ? ", " : "", name);
     }
   if (--batch->pending == 0)
-    add_batch_finish (batch);
+    assay_window_add_batch_finish (batch);
 }
 
 gboolean
@@ -140,7 +140,7 @@ assay_window_add_files (AssayWindow  *self,
           assay_window_show_toast (self, text);
           continue;
         }
-      if (!is_supported (name))
+      if (!assay_window_is_supported (name))
         {
           g_autofree char *text = g_strdup_printf (_("“%s” cannot be used: Assay reads CSV, TSV, TXT and XLSX files"), name);
 
@@ -170,17 +170,21 @@ assay_window_add_files (AssayWindow  *self,
         file->batch = batch;
         file->name = g_steal_pointer (&name);
         batch->pending++;
-        assay_session_copy_in_async (assay_window_current_session (self), path, self->cancellable, file_copied_cb, file);
+        assay_session_copy_in_async (assay_window_current_session (self),
+                                     path,
+                                     self->cancellable,
+                                     assay_window_file_copied_cb,
+                                     file);
       }
     }
 }
 
 static gboolean
-drop_cb (GtkDropTarget *target,
-         const GValue  *value,
-         double         x,
-         double         y,
-         AssayWindow   *self)
+assay_window_drop_cb (GtkDropTarget *target,
+                      const GValue  *value,
+                      double         x,
+                      double         y,
+                      AssayWindow   *self)
 {
   GSList *list;
   g_autoptr(GPtrArray) files = g_ptr_array_new ();
@@ -200,6 +204,6 @@ assay_window_init_dnd (AssayWindow *self)
 {
   GtkDropTarget *drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
 
-  g_signal_connect (drop, "drop", G_CALLBACK (drop_cb), self);
+  g_signal_connect (drop, "drop", G_CALLBACK (assay_window_drop_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
 }

@@ -10,9 +10,9 @@
 #include "assay-window-private.h"
 
 static void
-export_progress_cb (double      fraction,
-                    const char *message,
-                    gpointer    user_data)
+assay_window_export_progress_cb (double      fraction,
+                                 const char *message,
+                                 gpointer    user_data)
 {
   AssayWindow *self = user_data;
 
@@ -24,9 +24,9 @@ export_progress_cb (double      fraction,
 }
 
 static void
-exported_cb (GObject      *source,
-             GAsyncResult *result,
-             gpointer      user_data)
+assay_window_exported_cb (GObject      *source,
+                          GAsyncResult *result,
+                          gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
   AssayWindow *self = g_task_get_source_object (task);
@@ -114,8 +114,8 @@ assay_window_export_async (AssayWindow              *self,
   assay_window_update_actions (self);
   /* The task holds the window until the export is done. */
   assay_report_export_async (assay_window_current_session (self), options, path,
-                             export_progress_cb, g_object_ref (self), g_object_unref,
-                             self->export_cancellable, exported_cb, g_steal_pointer (&task));
+                             assay_window_export_progress_cb, g_object_ref (self), g_object_unref,
+                             self->export_cancellable, assay_window_exported_cb, g_steal_pointer (&task));
 }
 
 gboolean
@@ -142,15 +142,15 @@ assay_window_get_exporting (AssayWindow *self)
 }
 
 static const char *
-format_extension (AssayReportFormat format)
+assay_window_format_extension (AssayReportFormat format)
 {
   return format == ASSAY_REPORT_FORMAT_IPYNB ? "ipynb" : assay_report_format_to_string (format);
 }
 
 /* The session's title as a file name: no folder separators, no leading dot. */
 static char *
-suggested_file_name (AssaySession      *session,
-                     AssayReportFormat  format)
+assay_window_suggested_file_name (AssaySession      *session,
+                                  AssayReportFormat  format)
 {
   const char *title = assay_session_get_title (session);
   g_autoptr(GString) name = g_string_new (NULL);
@@ -175,14 +175,14 @@ suggested_file_name (AssaySession      *session,
     }
   if (name->len == 0)
     g_string_assign (name, _("Report"));
-  g_string_append_printf (name, ".%s", format_extension (format));
+  g_string_append_printf (name, ".%s", assay_window_format_extension (format));
   return g_string_free (g_steal_pointer (&name), FALSE);
 }
 
 static void
-export_chooser_response_cb (GtkNativeDialog *chooser,
-                            int              response,
-                            AssayWindow     *self)
+assay_window_export_chooser_response_cb (GtkNativeDialog *chooser,
+                                         int              response,
+                                         AssayWindow     *self)
 {
   if (response == GTK_RESPONSE_ACCEPT)
     {
@@ -218,11 +218,15 @@ assay_window_choose_export_file (AssayWindow              *self,
   chooser = gtk_file_chooser_native_new (_("Export Report"), GTK_WINDOW (self),
                                          GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
   gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
-  name = suggested_file_name (assay_window_current_session (self), self->export_format);
+  name = assay_window_suggested_file_name (assay_window_current_session (self), self->export_format);
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), name);
   gtk_file_filter_set_name (filter, _(names[self->export_format]));
-  gtk_file_filter_add_suffix (filter, format_extension (self->export_format));
+  gtk_file_filter_add_suffix (filter, assay_window_format_extension (self->export_format));
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), filter);
-  g_signal_connect_object (chooser, "response", G_CALLBACK (export_chooser_response_cb), self, 0);
+  g_signal_connect_object (chooser,
+                           "response",
+                           G_CALLBACK (assay_window_export_chooser_response_cb),
+                           self,
+                           0);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
 }

@@ -14,7 +14,7 @@
 /* ---- first run and the demo ------------------------------------------------------------- */
 
 static char *
-find_demo_file (const char *name)
+assay_window_find_demo_file (const char *name)
 {
   const char *env = g_getenv ("ASSAY_DEMO_DIR");
   g_autofree char *installed = g_build_filename (ASSAY_PKGDATADIR, "demo", name, NULL);
@@ -33,8 +33,8 @@ find_demo_file (const char *name)
 void
 assay_window_start_demo (AssayWindow *self)
 {
-  g_autofree char *transcript = find_demo_file ("sales-transcript.json");
-  g_autofree char *csv = find_demo_file ("sales.csv");
+  g_autofree char *transcript = assay_window_find_demo_file ("sales-transcript.json");
+  g_autofree char *csv = assay_window_find_demo_file ("sales.csv");
   g_autoptr(AssayLlmProvider) provider = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GFile) file = NULL;
@@ -68,9 +68,9 @@ assay_window_onboarding_demo (AssayWindow *self)
 }
 
 static void
-key_stored_cb (GObject      *source,
-               GAsyncResult *result,
-               gpointer      user_data)
+assay_window_key_stored_cb (GObject      *source,
+                            GAsyncResult *result,
+                            gpointer      user_data)
 {
   g_autoptr(AssayWindow) self = user_data;
   g_autoptr(GError) error = NULL;
@@ -97,7 +97,12 @@ assay_window_onboarding_configured (AssayWindow *self,
   g_settings_set_string (self->settings, "base-url", base_url ? base_url : "");
   g_settings_set_string (self->settings, "model", model);
   if (key != NULL && *key != '\0')
-    assay_keyring_store_async (provider, base_url, key, self->cancellable, key_stored_cb, g_object_ref (self));
+    assay_keyring_store_async (provider,
+                               base_url,
+                               key,
+                               self->cancellable,
+                               assay_window_key_stored_cb,
+                               g_object_ref (self));
   assay_conversation_forget_provider (self->conversation);
   gtk_stack_set_visible_child_name (self->main_stack, "main");
   assay_chat_view_focus_composer (self->chat_view);

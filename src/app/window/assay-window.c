@@ -42,7 +42,7 @@ assay_window_dismiss_toast (AssayWindow *self)
 
 /* The conversation owns the question's flow; the window follows its state. */
 static void
-conversation_busy_cb (AssayWindow *self)
+assay_window_conversation_busy_cb (AssayWindow *self)
 {
   assay_window_update_actions (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
@@ -50,27 +50,27 @@ conversation_busy_cb (AssayWindow *self)
 
 /* A cell waits for approval: the code review is on the chat page. */
 static void
-conversation_waiting_cb (AssayWindow *self)
+assay_window_conversation_waiting_cb (AssayWindow *self)
 {
   if (assay_conversation_get_waiting (self->conversation) != NULL)
     adw_view_stack_set_visible_child_name (self->view_stack, "chat");
 }
 
 static void
-conversation_recorded_cb (AssayWindow *self)
+assay_window_conversation_recorded_cb (AssayWindow *self)
 {
   gtk_revealer_set_reveal_child (self->demo_revealer, assay_conversation_get_recorded (self->conversation));
 }
 
 static void
-conversation_needs_model_cb (AssayWindow *self)
+assay_window_conversation_needs_model_cb (AssayWindow *self)
 {
   gtk_stack_set_visible_child_name (self->main_stack, "onboarding");
 }
 
 static void
-conversation_error_cb (AssayWindow *self,
-                       const char  *message)
+assay_window_conversation_error_cb (AssayWindow *self,
+                                    const char  *message)
 {
   assay_window_show_toast (self, message);
 }
@@ -89,7 +89,8 @@ assay_window_ensure_session (AssayWindow *self)
       assay_window_show_toast (self, text);
       return FALSE;
     }
-  assay_sessions_sidebar_select (self->sidebar, assay_session_get_dir (assay_conversation_get_session (self->conversation)));
+  assay_sessions_sidebar_select (self->sidebar,
+                                 assay_session_get_dir (assay_conversation_get_session (self->conversation)));
   return TRUE;
 }
 
@@ -103,7 +104,7 @@ assay_window_current_session (AssayWindow *self)
 
 /* No session: the chat, the code review, the gallery and the data page follow. */
 static void
-forget_session (AssayWindow *self)
+assay_window_forget_session (AssayWindow *self)
 {
   assay_conversation_set_session (self->conversation, NULL, NULL);
 }
@@ -127,8 +128,8 @@ typedef struct
 } OpenRequest;
 
 static void
-set_opening (AssayWindow *self,
-             const char  *dir)
+assay_window_set_opening (AssayWindow *self,
+                          const char  *dir)
 {
   gboolean was_opening = self->opening_dir != NULL;
 
@@ -142,23 +143,23 @@ set_opening (AssayWindow *self,
 }
 
 /* The open asked for last is not wanted any more. The chat keeps showing it is opening:
- * the caller says what comes instead (see abandon_open). */
+ * the caller says what comes instead (see assay_window_abandon_open). */
 static void
-cancel_open (AssayWindow *self)
+assay_window_cancel_open (AssayWindow *self)
 {
   if (self->opening_dir == NULL)
     return;
   assay_session_store_cancel_open (self->store);
-  set_opening (self, NULL);
+  assay_window_set_opening (self, NULL);
 }
 
 /* Back to the current session, as it was before the open was asked for. */
 static void
-abandon_open (AssayWindow *self)
+assay_window_abandon_open (AssayWindow *self)
 {
   if (self->opening_dir == NULL)
     return;
-  cancel_open (self);
+  assay_window_cancel_open (self);
   assay_chat_view_set_loading (self->chat_view, FALSE);
   assay_sessions_sidebar_select (self->sidebar,
                                  assay_window_current_session (self) != NULL ? assay_session_get_dir (assay_window_current_session (self)) : NULL);
@@ -166,7 +167,7 @@ abandon_open (AssayWindow *self)
 
 /* What the analyst reads when a session cannot be opened. */
 static char *
-open_error_text (const GError *error)
+assay_window_open_error_text (const GError *error)
 {
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
     return g_strdup (_("The session could not be opened: it was moved or deleted."));
@@ -178,9 +179,9 @@ open_error_text (const GError *error)
 }
 
 static void
-session_opened_cb (GObject      *source,
-                   GAsyncResult *result,
-                   gpointer      user_data)
+assay_window_session_opened_cb (GObject      *source,
+                                GAsyncResult *result,
+                                gpointer      user_data)
 {
   OpenRequest *request = user_data;
   g_autoptr(AssayWindow) self = g_weak_ref_get (&request->window);
@@ -199,9 +200,9 @@ session_opened_cb (GObject      *source,
     return;
   if (session == NULL)
     {
-      g_autofree char *text = open_error_text (error);
+      g_autofree char *text = assay_window_open_error_text (error);
 
-      abandon_open (self);
+      assay_window_abandon_open (self);
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         assay_window_show_toast (self, text);
       return;
@@ -214,7 +215,7 @@ session_opened_cb (GObject      *source,
   assay_chat_view_set_loading (self->chat_view, FALSE);
   assay_sessions_sidebar_select (self->sidebar, dir);
   g_signal_emit (self, signals[SESSION_OPENED], 0, dir);
-  set_opening (self, NULL);
+  assay_window_set_opening (self, NULL);
 }
 
 void
@@ -223,8 +224,8 @@ assay_window_new_session (AssayWindow *self)
   g_return_if_fail (ASSAY_IS_WINDOW (self));
   if (assay_conversation_get_busy (self->conversation))
     return;
-  abandon_open (self);
-  forget_session (self);
+  assay_window_abandon_open (self);
+  assay_window_forget_session (self);
   assay_sessions_sidebar_select (self->sidebar, NULL);
   assay_chat_view_focus_composer (self->chat_view);
 }
@@ -250,7 +251,7 @@ assay_window_open_session (AssayWindow  *self,
   /* The latest request wins. */
   if (assay_window_is_current_session (self, canonical))
     {
-      abandon_open (self);
+      assay_window_abandon_open (self);
       return TRUE;
     }
   request = g_new0 (OpenRequest, 1);
@@ -258,8 +259,8 @@ assay_window_open_session (AssayWindow  *self,
   request->serial = ++self->open_serial;
   assay_chat_view_set_loading (self->chat_view, TRUE);
   assay_sessions_sidebar_select (self->sidebar, canonical);
-  set_opening (self, canonical);
-  assay_session_store_open_async (self->store, canonical, session_opened_cb, request);
+  assay_window_set_opening (self, canonical);
+  assay_session_store_open_async (self->store, canonical, assay_window_session_opened_cb, request);
   return TRUE;
 }
 
@@ -271,9 +272,9 @@ assay_window_get_opening (AssayWindow *self)
 }
 
 static void
-store_job_done_cb (GObject      *source,
-                   GAsyncResult *result,
-                   gpointer      user_data)
+assay_window_store_job_done_cb (GObject      *source,
+                                GAsyncResult *result,
+                                gpointer      user_data)
 {
   g_autoptr(GTask) caller = user_data;
   GError *error = NULL;
@@ -302,8 +303,9 @@ assay_window_rename_session_async (AssayWindow         *self,
   canonical = g_canonicalize_filename (dir, NULL);
   /* The open session is renamed in memory as well: the window writes it from then on. */
   assay_session_store_rename_async (self->store, canonical, title,
-                                    assay_window_is_current_session (self, canonical) ? assay_window_current_session (self) : NULL,
-                                    store_job_done_cb, caller);
+                                    assay_window_is_current_session (self,
+                                                                     canonical) ? assay_window_current_session (self) : NULL,
+                                    assay_window_store_job_done_cb, caller);
 }
 
 gboolean
@@ -339,13 +341,13 @@ assay_window_delete_session_async (AssayWindow         *self,
   /* Not opened only to be deleted; the current one is let go of first (nothing can start a
    * question in it once it is gone from the window). */
   if (g_strcmp0 (self->opening_dir, canonical) == 0)
-    abandon_open (self);
+    assay_window_abandon_open (self);
   if (assay_window_is_current_session (self, canonical))
     {
-      forget_session (self);
+      assay_window_forget_session (self);
       assay_sessions_sidebar_select (self->sidebar, NULL);
     }
-  assay_session_store_delete_async (self->store, canonical, store_job_done_cb, caller);
+  assay_session_store_delete_async (self->store, canonical, assay_window_store_job_done_cb, caller);
 }
 
 gboolean
@@ -403,7 +405,7 @@ assay_window_get_data_preview (AssayWindow *self)
 /* ---- artifacts ------------------------------------------------------------------------- */
 
 static void
-update_back_button (AssayWindow *self)
+assay_window_update_back_button (AssayWindow *self)
 {
   gboolean viewer;
 
@@ -416,9 +418,9 @@ update_back_button (AssayWindow *self)
 }
 
 static void
-view_stack_notify_cb (AssayWindow *self)
+assay_window_view_stack_notify_cb (AssayWindow *self)
 {
-  update_back_button (self);
+  assay_window_update_back_button (self);
 }
 
 void
@@ -427,12 +429,12 @@ assay_window_show_gallery (AssayWindow *self)
   gtk_stack_set_visible_child_name (self->artifacts_stack, "gallery");
   /* The viewer lets go of the file and of what it was loading. */
   assay_artifact_viewer_set_item (self->viewer, NULL);
-  update_back_button (self);
+  assay_window_update_back_button (self);
 }
 
 /* The data page shows the current session's datasets (its own copies under data/). */
 static void
-reset_data_preview (AssayWindow *self)
+assay_window_reset_data_preview (AssayWindow *self)
 {
   g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
 
@@ -455,7 +457,7 @@ reset_data_preview (AssayWindow *self)
 
 /* The gallery follows the conversation's artifact list. */
 static void
-conversation_artifacts_cb (AssayWindow *self)
+assay_window_conversation_artifacts_cb (AssayWindow *self)
 {
   assay_window_show_gallery (self);
   assay_artifact_gallery_set_model (self->gallery, assay_conversation_get_artifacts (self->conversation));
@@ -463,10 +465,10 @@ conversation_artifacts_cb (AssayWindow *self)
 
 /* Another session (or none): the data page shows its datasets, the gallery its files. */
 static void
-conversation_session_cb (AssayWindow *self)
+assay_window_conversation_session_cb (AssayWindow *self)
 {
-  reset_data_preview (self);
-  conversation_artifacts_cb (self);
+  assay_window_reset_data_preview (self);
+  assay_window_conversation_artifacts_cb (self);
   assay_window_update_actions (self);
 }
 
@@ -477,12 +479,12 @@ assay_window_show_artifact (AssayWindow       *self,
   assay_artifact_viewer_set_item (self->viewer, item);
   gtk_stack_set_visible_child_name (self->artifacts_stack, "viewer");
   adw_view_stack_set_visible_child_name (self->view_stack, "artifacts");
-  update_back_button (self);
+  assay_window_update_back_button (self);
 }
 
 static void
-gallery_activated_cb (AssayWindow       *self,
-                      AssayArtifactItem *item)
+assay_window_gallery_activated_cb (AssayWindow       *self,
+                                   AssayArtifactItem *item)
 {
   assay_window_show_artifact (self, item);
 }
@@ -603,7 +605,7 @@ assay_window_get_kernel_id (AssayWindow *self)
  * kernel once the agent has recorded how it ended, holding the application until then; the
  * store drops its waiting jobs but for saves. Nothing here waits. */
 static void
-shut_down (AssayWindow *self)
+assay_window_shut_down (AssayWindow *self)
 {
   if (self->closing)
     return;
@@ -621,7 +623,7 @@ shut_down (AssayWindow *self)
 static void
 assay_window_unrealize (GtkWidget *widget)
 {
-  shut_down (ASSAY_WINDOW (widget));
+  assay_window_shut_down (ASSAY_WINDOW (widget));
   GTK_WIDGET_CLASS (assay_window_parent_class)->unrealize (widget);
 }
 
@@ -635,7 +637,7 @@ assay_window_close_request (GtkWindow *window)
   g_settings_set_int (self->settings, "window-width", width);
   g_settings_set_int (self->settings, "window-height", height);
   g_settings_set_boolean (self->settings, "window-maximized", gtk_window_is_maximized (window));
-  shut_down (self);
+  assay_window_shut_down (self);
   return GTK_WINDOW_CLASS (assay_window_parent_class)->close_request (window);
 }
 
@@ -664,7 +666,7 @@ assay_window_dispose (GObject *object)
   AssayWindow *self = ASSAY_WINDOW (object);
 
   /* Never realized, or destroyed without closing: the same as closing. */
-  shut_down (self);
+  assay_window_shut_down (self);
   if (self->conversation != NULL)
     g_signal_handlers_disconnect_by_data (self->conversation, self);
   g_clear_object (&self->toasts);
@@ -691,25 +693,25 @@ assay_window_finalize (GObject *object)
  * of the window's first painted frame to stderr; ASSAY_QUIT_AFTER_FIRST_FRAME=1 also quits
  * the application then. For the start-up benchmark (tests/bench-app.py). */
 static void
-first_frame_painted_cb (GdkFrameClock *clock,
-                        AssayWindow   *self)
+assay_window_first_frame_painted_cb (GdkFrameClock *clock,
+                                     AssayWindow   *self)
 {
   GApplication *application = G_APPLICATION (gtk_window_get_application (GTK_WINDOW (self)));
 
-  g_signal_handlers_disconnect_by_func (clock, first_frame_painted_cb, self);
+  g_signal_handlers_disconnect_by_func (clock, assay_window_first_frame_painted_cb, self);
   g_printerr ("assay-first-frame-us %" G_GINT64_FORMAT "\n", g_get_monotonic_time ());
   if (g_strcmp0 (g_getenv ("ASSAY_QUIT_AFTER_FIRST_FRAME"), "1") == 0 && application != NULL)
     g_application_quit (application);
 }
 
 static void
-first_frame_realize_cb (AssayWindow *self)
+assay_window_first_frame_realize_cb (AssayWindow *self)
 {
   GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (self));
 
-  g_signal_handlers_disconnect_by_func (self, first_frame_realize_cb, NULL);
+  g_signal_handlers_disconnect_by_func (self, assay_window_first_frame_realize_cb, NULL);
   if (clock != NULL)
-    g_signal_connect_object (clock, "after-paint", G_CALLBACK (first_frame_painted_cb), self, 0);
+    g_signal_connect_object (clock, "after-paint", G_CALLBACK (assay_window_first_frame_painted_cb), self, 0);
 }
 
 static void
@@ -765,11 +767,17 @@ assay_window_class_init (AssayWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, export_revealer);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, export_label);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, export_progress);
-  gtk_widget_class_bind_template_callback_full (widget_class, "session_activated_cb", G_CALLBACK (assay_window_session_activated));
-  gtk_widget_class_bind_template_callback_full (widget_class, "onboarding_configured_cb", G_CALLBACK (assay_window_onboarding_configured));
-  gtk_widget_class_bind_template_callback_full (widget_class, "onboarding_demo_cb", G_CALLBACK (assay_window_onboarding_demo));
-  gtk_widget_class_bind_template_callback (widget_class, view_stack_notify_cb);
-  gtk_widget_class_bind_template_callback (widget_class, gallery_activated_cb);
+  gtk_widget_class_bind_template_callback_full (widget_class,
+                                                "session_activated_cb",
+                                                G_CALLBACK (assay_window_session_activated));
+  gtk_widget_class_bind_template_callback_full (widget_class,
+                                                "onboarding_configured_cb",
+                                                G_CALLBACK (assay_window_onboarding_configured));
+  gtk_widget_class_bind_template_callback_full (widget_class,
+                                                "onboarding_demo_cb",
+                                                G_CALLBACK (assay_window_onboarding_demo));
+  gtk_widget_class_bind_template_callback (widget_class, assay_window_view_stack_notify_cb);
+  gtk_widget_class_bind_template_callback (widget_class, assay_window_gallery_activated_cb);
 
   assay_window_class_init_actions (widget_class);
 }
@@ -797,14 +805,38 @@ assay_window_init (AssayWindow *self)
     gtk_window_maximize (GTK_WINDOW (self));
   g_settings_bind (self->settings, "sidebar-visible", self->flap, "reveal-flap", G_SETTINGS_BIND_DEFAULT);
   self->conversation = assay_conversation_new (self->settings, self->store);
-  g_signal_connect_swapped (self->conversation, "notify::busy", G_CALLBACK (conversation_busy_cb), self);
-  g_signal_connect_swapped (self->conversation, "notify::exportable", G_CALLBACK (assay_window_update_actions), self);
-  g_signal_connect_swapped (self->conversation, "notify::waiting", G_CALLBACK (conversation_waiting_cb), self);
-  g_signal_connect_swapped (self->conversation, "notify::recorded", G_CALLBACK (conversation_recorded_cb), self);
-  g_signal_connect_swapped (self->conversation, "notify::session", G_CALLBACK (conversation_session_cb), self);
-  g_signal_connect_swapped (self->conversation, "notify::artifacts", G_CALLBACK (conversation_artifacts_cb), self);
-  g_signal_connect_swapped (self->conversation, "needs-model", G_CALLBACK (conversation_needs_model_cb), self);
-  g_signal_connect_swapped (self->conversation, "error", G_CALLBACK (conversation_error_cb), self);
+  g_signal_connect_swapped (self->conversation,
+                            "notify::busy",
+                            G_CALLBACK (assay_window_conversation_busy_cb),
+                            self);
+  g_signal_connect_swapped (self->conversation,
+                            "notify::exportable",
+                            G_CALLBACK (assay_window_update_actions),
+                            self);
+  g_signal_connect_swapped (self->conversation,
+                            "notify::waiting",
+                            G_CALLBACK (assay_window_conversation_waiting_cb),
+                            self);
+  g_signal_connect_swapped (self->conversation,
+                            "notify::recorded",
+                            G_CALLBACK (assay_window_conversation_recorded_cb),
+                            self);
+  g_signal_connect_swapped (self->conversation,
+                            "notify::session",
+                            G_CALLBACK (assay_window_conversation_session_cb),
+                            self);
+  g_signal_connect_swapped (self->conversation,
+                            "notify::artifacts",
+                            G_CALLBACK (assay_window_conversation_artifacts_cb),
+                            self);
+  g_signal_connect_swapped (self->conversation,
+                            "needs-model",
+                            G_CALLBACK (assay_window_conversation_needs_model_cb),
+                            self);
+  g_signal_connect_swapped (self->conversation,
+                            "error",
+                            G_CALLBACK (assay_window_conversation_error_cb),
+                            self);
   assay_chat_view_set_conversation (self->chat_view, self->conversation);
   assay_code_review_set_conversation (self->code_review, self->conversation);
 
@@ -826,7 +858,7 @@ assay_window_init (AssayWindow *self)
 
   if (g_strcmp0 (g_getenv ("ASSAY_REPORT_FIRST_FRAME"), "1") == 0 ||
       g_strcmp0 (g_getenv ("ASSAY_QUIT_AFTER_FIRST_FRAME"), "1") == 0)
-    g_signal_connect_after (self, "realize", G_CALLBACK (first_frame_realize_cb), NULL);
+    g_signal_connect_after (self, "realize", G_CALLBACK (assay_window_first_frame_realize_cb), NULL);
 }
 
 AssayWindow *

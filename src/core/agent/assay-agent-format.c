@@ -42,9 +42,9 @@ assay_agent_trim_middle (const char *text,
 }
 
 static void
-describe_output (GString    *body,
-                 GString    *figures,
-                 JsonObject *object)
+assay_agent_format_describe_output (GString    *body,
+                                    GString    *figures,
+                                    JsonObject *object)
 {
   g_autoptr(AssayCellOutput) output = assay_cell_output_read_object (object);
   g_autofree char *text = NULL;
@@ -109,7 +109,7 @@ assay_agent_format_result (AssayCellResult *result,
       JsonNode *node = json_array_get_element (outputs, i);
 
       if (JSON_NODE_HOLDS_OBJECT (node))
-        describe_output (body, figures, json_node_get_object (node));
+        assay_agent_format_describe_output (body, figures, json_node_get_object (node));
     }
 
   if (body->len == 0)
@@ -178,7 +178,7 @@ assay_agent_extract_fenced_code (const char *text)
 }
 
 static gsize
-message_size (const AssayLlmMessage *message)
+assay_agent_format_message_size (const AssayLlmMessage *message)
 {
   gsize size = message->text ? strlen (message->text) : 0;
 
@@ -207,7 +207,7 @@ assay_agent_fit_messages (GPtrArray *messages,
       AssayLlmMessage *message = g_ptr_array_index (messages, i);
 
       g_ptr_array_add (copy, assay_llm_message_copy (message));
-      total += message_size (message);
+      total += assay_agent_format_message_size (message);
       if (message->role == ASSAY_LLM_ROLE_ASSISTANT)
         last_assistant = i;
     }

@@ -106,9 +106,9 @@ enum {
 
 static guint signals[N_SIGNALS];
 
-static void start_step        (AssayAgent *self);
-static void answer_next_call  (AssayAgent *self);
-static void finish            (AssayAgent        *self,
+static void assay_agent_start_step        (AssayAgent *self);
+static void assay_agent_answer_next_call  (AssayAgent *self);
+static void assay_agent_finish            (AssayAgent        *self,
                                AssayAgentOutcome  outcome,
                                const char        *text);
 
@@ -128,7 +128,7 @@ assay_agent_outcome_to_string (AssayAgentOutcome outcome)
 }
 
 static void
-dataset_free (gpointer data)
+assay_agent_dataset_free (gpointer data)
 {
   Dataset *dataset = data;
 
@@ -140,9 +140,9 @@ dataset_free (gpointer data)
 /* ---- saving ------------------------------------------------------------------------------ */
 
 static void
-saved_cb (GObject      *source,
-          GAsyncResult *result,
-          gpointer      user_data)
+assay_agent_saved_cb (GObject      *source,
+                      GAsyncResult *result,
+                      gpointer      user_data)
 {
   g_autoptr(AssayAgent) self = user_data;
   g_autoptr(GError) error = NULL;
@@ -164,7 +164,7 @@ saved_cb (GObject      *source,
  * question is over only once every save of it has landed; the application is held until
  * then. Otherwise (the CLI) the caller's thread writes it. */
 static void
-save (AssayAgent *self)
+assay_agent_save (AssayAgent *self)
 {
   g_autoptr(GError) error = NULL;
   GApplication *application;
@@ -178,27 +178,27 @@ save (AssayAgent *self)
   if ((application = g_application_get_default ()) != NULL)
     g_application_hold (application);
   self->pending_saves++;
-  assay_session_save_async (self->session, NULL, saved_cb, g_object_ref (self));
+  assay_session_save_async (self->session, NULL, assay_agent_saved_cb, g_object_ref (self));
 }
 
 /* ---- streaming --------------------------------------------------------------------------- */
 
 static void
-text_delta_cb (AssayLlmProvider *provider,
-               const char       *text,
-               AssayAgent       *self)
+assay_agent_text_delta_cb (AssayLlmProvider *provider,
+                           const char       *text,
+                           AssayAgent       *self)
 {
   if (self->streaming)
     g_signal_emit (self, signals[TEXT_DELTA], 0, text);
 }
 
 static void
-tool_call_delta_cb (AssayLlmProvider *provider,
-                    guint             index,
-                    const char       *id,
-                    const char       *name,
-                    const char       *fragment,
-                    AssayAgent       *self)
+assay_agent_tool_call_delta_cb (AssayLlmProvider *provider,
+                                guint             index,
+                                const char       *id,
+                                const char       *name,
+                                const char       *fragment,
+                                AssayAgent       *self)
 {
   g_autofree char *code = NULL;
 
@@ -212,11 +212,11 @@ tool_call_delta_cb (AssayLlmProvider *provider,
 }
 
 static void
-retrying_cb (AssayLlmProvider *provider,
-             guint             attempt,
-             guint             delay_ms,
-             const char       *reason,
-             AssayAgent       *self)
+assay_agent_retrying_cb (AssayLlmProvider *provider,
+                         guint             attempt,
+                         guint             delay_ms,
+                         const char       *reason,
+                         AssayAgent       *self)
 {
   if (!self->streaming)
     return;
@@ -226,10 +226,10 @@ retrying_cb (AssayLlmProvider *provider,
 }
 
 static void
-kernel_output_cb (AssayKernelSession *kernel,
-                  const char         *kernel_cell_id,
-                  JsonObject         *output,
-                  AssayAgent         *self)
+assay_agent_kernel_output_cb (AssayKernelSession *kernel,
+                              const char         *kernel_cell_id,
+                              JsonObject         *output,
+                              AssayAgent         *self)
 {
   /* Cells run one at a time: an output belongs to the cell we started. */
   if (self->cell != NULL && self->cell->status == ASSAY_CELL_RUNNING)
@@ -296,7 +296,7 @@ assay_agent_build_system_prompt (AssayAgent *self)
 /* ---- finishing --------------------------------------------------------------------------- */
 
 static void
-clear_run (AssayAgent *self)
+assay_agent_clear_run (AssayAgent *self)
 {
   if (self->cancel_handler != 0)
     g_cancellable_disconnect (self->cancellable, self->cancel_handler);
@@ -311,17 +311,17 @@ clear_run (AssayAgent *self)
 }
 
 static void
-finish (AssayAgent        *self,
-        AssayAgentOutcome  outcome,
-        const char        *text)
+assay_agent_finish (AssayAgent        *self,
+                    AssayAgentOutcome  outcome,
+                    const char        *text)
 {
   g_autoptr(GTask) task = g_steal_pointer (&self->task);
 
   g_return_if_fail (task != NULL);
 
-  clear_run (self);
+  assay_agent_clear_run (self);
   assay_session_set_outcome (self->session, assay_agent_outcome_to_string (outcome), text);
-  save (self);
+  assay_agent_save (self);
   if (outcome == ASSAY_AGENT_MODEL_ERROR || outcome == ASSAY_AGENT_SANDBOX_ERROR)
     g_signal_emit (self, signals[ERROR], 0, text);
   g_signal_emit (self, signals[DONE], 0, (int) outcome, text);
@@ -339,8 +339,8 @@ finish (AssayAgent        *self,
 /* Every call of the turn gets an answer, even those that will not run: the conversation must
  * stay well-formed for the next question. */
 static void
-answer_remaining_calls (AssayAgent *self,
-                        const char *why)
+assay_agent_answer_remaining_calls (AssayAgent *self,
+                                    const char *why)
 {
   for (; self->assistant != NULL && self->call_index < self->assistant->tool_calls->len; self->call_index++)
     {
@@ -351,22 +351,22 @@ answer_remaining_calls (AssayAgent *self,
 }
 
 static void
-end_during_step (AssayAgent        *self,
-                 AssayAgentOutcome  outcome,
-                 const char        *message)
+assay_agent_end_during_step (AssayAgent        *self,
+                             AssayAgentOutcome  outcome,
+                             const char        *message)
 {
-  answer_remaining_calls (self, message);
+  assay_agent_answer_remaining_calls (self, message);
   if (self->assistant != NULL)
     assay_session_finish_step (self->session);
-  finish (self, outcome, message);
+  assay_agent_finish (self, outcome, message);
 }
 
 /* ---- running a cell ---------------------------------------------------------------------- */
 
 static void
-add_tool_result (AssayAgent *self,
-                 const char *text,
-                 gboolean    is_error)
+assay_agent_add_tool_result (AssayAgent *self,
+                             const char *text,
+                             gboolean    is_error)
 {
   AssayLlmToolCall *call = g_ptr_array_index (self->assistant->tool_calls, self->call_index);
 
@@ -375,31 +375,31 @@ add_tool_result (AssayAgent *self,
 }
 
 static gboolean
-continue_idle_cb (gpointer user_data)
+assay_agent_continue_idle_cb (gpointer user_data)
 {
   AssayAgent *self = user_data;
 
   if (self->task != NULL)
-    answer_next_call (self);
+    assay_agent_answer_next_call (self);
   return G_SOURCE_REMOVE;
 }
 
 /* Later, on our context: the caller may be inside a signal handler of ours. */
 static void
-continue_later (AssayAgent *self)
+assay_agent_continue_later (AssayAgent *self)
 {
   GSource *source = g_idle_source_new ();
 
-  g_source_set_callback (source, continue_idle_cb, g_object_ref (self), g_object_unref);
+  g_source_set_callback (source, assay_agent_continue_idle_cb, g_object_ref (self), g_object_unref);
   g_source_set_static_name (source, "[assay] agent continue");
   g_source_attach (source, self->context);
   g_source_unref (source);
 }
 
 static void
-executed_cb (GObject      *source,
-             GAsyncResult *res,
-             gpointer      user_data)
+assay_agent_executed_cb (GObject      *source,
+                         GAsyncResult *res,
+                         gpointer      user_data)
 {
   g_autoptr(AssayAgent) self = user_data;
   g_autoptr(GError) error = NULL;
@@ -427,7 +427,9 @@ executed_cb (GObject      *source,
       else
         message = g_strdup_printf ("The sandbox could not run the cell: %s", error->message);
       self->cell = NULL;
-      end_during_step (self, cancelled ? ASSAY_AGENT_CANCELLED : ASSAY_AGENT_SANDBOX_ERROR, message);
+      assay_agent_end_during_step (self,
+                                   cancelled ? ASSAY_AGENT_CANCELLED : ASSAY_AGENT_SANDBOX_ERROR,
+                                   message);
       return;
     }
 
@@ -456,20 +458,20 @@ executed_cb (GObject      *source,
   if (status == ASSAY_CELL_CANCELLED &&
       self->cancellable != NULL && g_cancellable_is_cancelled (self->cancellable))
     {
-      add_tool_result (self, text->str, TRUE);
-      end_during_step (self, ASSAY_AGENT_CANCELLED,
-                       "The analyst cancelled the question; the cell was interrupted.");
+      assay_agent_add_tool_result (self, text->str, TRUE);
+      assay_agent_end_during_step (self, ASSAY_AGENT_CANCELLED,
+                                   "The analyst cancelled the question; the cell was interrupted.");
       return;
     }
 
-  add_tool_result (self, text->str, status != ASSAY_CELL_OK);
-  save (self);
-  answer_next_call (self);
+  assay_agent_add_tool_result (self, text->str, status != ASSAY_CELL_OK);
+  assay_agent_save (self);
+  assay_agent_answer_next_call (self);
 }
 
 static void
-run_cell (AssayAgent *self,
-          const char *code)
+assay_agent_run_cell (AssayAgent *self,
+                      const char *code)
 {
   AssaySessionCell *cell = self->cell;
 
@@ -477,17 +479,17 @@ run_cell (AssayAgent *self,
   cell->code = g_strdup (code);
   cell->status = ASSAY_CELL_RUNNING;
   cell->started_at = g_get_real_time ();
-  save (self);
+  assay_agent_save (self);
 
   g_signal_emit (self, signals[CELL_STARTED], 0, cell->id, cell->code);
   assay_kernel_session_execute_async (self->kernel, cell->code, self->cancellable,
-                                      executed_cb, g_object_ref (self));
+                                      assay_agent_executed_cb, g_object_ref (self));
 }
 
 /* ---- answering the model's calls --------------------------------------------------------- */
 
 static gboolean
-is_blank (const char *text)
+assay_agent_is_blank (const char *text)
 {
   for (; *text != '\0'; text++)
     if (!g_ascii_isspace (*text))
@@ -497,10 +499,10 @@ is_blank (const char *text)
 
 /* The code and description of a call, or an error message for the model. */
 static gboolean
-parse_call (AssayLlmToolCall  *call,
-            char             **code,
-            char             **description,
-            char             **problem)
+assay_agent_parse_call (AssayLlmToolCall  *call,
+                        char             **code,
+                        char             **description,
+                        char             **problem)
 {
   g_autoptr(JsonNode) node = NULL;
   g_autoptr(GError) error = NULL;
@@ -529,7 +531,7 @@ parse_call (AssayLlmToolCall  *call,
   member = json_object_get_member (object, "code");
   if (member == NULL || !JSON_NODE_HOLDS_VALUE (member) ||
       json_node_get_value_type (member) != G_TYPE_STRING ||
-      is_blank (json_node_get_string (member)))
+      assay_agent_is_blank (json_node_get_string (member)))
     {
       *problem = g_strdup ("Error: execute_python needs a non-empty string argument “code”. "
                            "Nothing ran.");
@@ -545,7 +547,7 @@ parse_call (AssayLlmToolCall  *call,
 
 /* The step is finished: it survives a crash from now on, with where its time went. */
 static void
-finish_step (AssayAgent *self)
+assay_agent_finish_step (AssayAgent *self)
 {
   self->timing.wall_us = g_get_monotonic_time () - self->step_started_at;
   assay_session_add_step_timing (self->session, &self->timing);
@@ -553,7 +555,7 @@ finish_step (AssayAgent *self)
 }
 
 static void
-answer_next_call (AssayAgent *self)
+assay_agent_answer_next_call (AssayAgent *self)
 {
   AssayLlmToolCall *call;
   g_autofree char *code = NULL;
@@ -563,16 +565,16 @@ answer_next_call (AssayAgent *self)
 
   if (self->cancellable != NULL && g_cancellable_is_cancelled (self->cancellable))
     {
-      end_during_step (self, ASSAY_AGENT_CANCELLED,
-                       "The analyst cancelled the question; this cell did not run.");
+      assay_agent_end_during_step (self, ASSAY_AGENT_CANCELLED,
+                                   "The analyst cancelled the question; this cell did not run.");
       return;
     }
 
   if (self->call_index >= self->assistant->tool_calls->len)
     {
       /* Every call answered: the step is finished and survives a crash from now on. */
-      finish_step (self);
-      save (self);
+      assay_agent_finish_step (self);
+      assay_agent_save (self);
       self->assistant = NULL;
       if (self->step >= self->max_steps)
         {
@@ -585,19 +587,19 @@ answer_next_call (AssayAgent *self)
                                           "The cells that ran and their results are kept in the session; "
                                           "ask again to continue.", self->max_steps),
                              self->max_steps);
-          finish (self, ASSAY_AGENT_STEP_LIMIT, message);
+          assay_agent_finish (self, ASSAY_AGENT_STEP_LIMIT, message);
         }
       else
-        start_step (self);
+        assay_agent_start_step (self);
       return;
     }
 
   call = g_ptr_array_index (self->assistant->tool_calls, self->call_index);
-  if (!parse_call (call, &code, &description, &problem))
+  if (!assay_agent_parse_call (call, &code, &description, &problem))
     {
-      add_tool_result (self, problem, TRUE);
-      save (self);
-      answer_next_call (self);
+      assay_agent_add_tool_result (self, problem, TRUE);
+      assay_agent_save (self);
+      assay_agent_answer_next_call (self);
       return;
     }
 
@@ -609,11 +611,11 @@ answer_next_call (AssayAgent *self)
   if (self->policy == ASSAY_APPROVAL_POLICY_AUTO)
     {
       self->cell->decision = ASSAY_DECISION_AUTO;
-      run_cell (self, code);
+      assay_agent_run_cell (self, code);
       return;
     }
 
-  save (self);
+  assay_agent_save (self);
   self->awaiting_approval = TRUE;
   self->approval_asked_at = g_get_monotonic_time ();
   g_signal_emit (self, signals[APPROVAL_NEEDED], 0, self->cell->id, code, description);
@@ -640,13 +642,13 @@ assay_agent_respond (AssayAgent            *self,
     {
     case ASSAY_APPROVAL_RUN:
       cell->decision = ASSAY_DECISION_APPROVED;
-      run_cell (self, cell->proposed_code);
+      assay_agent_run_cell (self, cell->proposed_code);
       return;
 
     case ASSAY_APPROVAL_EDIT:
       cell->decision = g_str_equal (text, cell->proposed_code) ? ASSAY_DECISION_APPROVED
                                                                 : ASSAY_DECISION_EDITED;
-      run_cell (self, text);
+      assay_agent_run_cell (self, text);
       return;
 
     case ASSAY_APPROVAL_REJECT:
@@ -663,15 +665,15 @@ assay_agent_respond (AssayAgent            *self,
         self->cell = NULL;
         result = g_strdup_printf ("The analyst rejected this cell; it did not run. Reason: %s",
                                   reason ? reason : "none given.");
-        add_tool_result (self, result, TRUE);
+        assay_agent_add_tool_result (self, result, TRUE);
         if (response == ASSAY_APPROVAL_STOP)
           {
-            end_during_step (self, ASSAY_AGENT_STOPPED,
-                             "The analyst stopped the question before this cell ran.");
+            assay_agent_end_during_step (self, ASSAY_AGENT_STOPPED,
+                                         "The analyst stopped the question before this cell ran.");
             return;
           }
-        save (self);
-        continue_later (self);
+        assay_agent_save (self);
+        assay_agent_continue_later (self);
         return;
       }
 
@@ -683,9 +685,9 @@ assay_agent_respond (AssayAgent            *self,
 /* ---- a model turn ------------------------------------------------------------------------ */
 
 static void
-streamed_cb (GObject      *source,
-             GAsyncResult *result,
-             gpointer      user_data)
+assay_agent_streamed_cb (GObject      *source,
+                         GAsyncResult *result,
+                         gpointer      user_data)
 {
   g_autoptr(AssayAgent) self = user_data;
   g_autoptr(AssayLlmResponse) response = NULL;
@@ -702,11 +704,13 @@ streamed_cb (GObject      *source,
   if (response == NULL)
     {
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        finish (self, ASSAY_AGENT_CANCELLED, _("The analyst cancelled the question while the model was writing."));
+        assay_agent_finish (self,
+                            ASSAY_AGENT_CANCELLED,
+                            _("The analyst cancelled the question while the model was writing."));
       else
         {
           g_autofree char *message = g_strdup_printf (_("The model could not answer: %s"), error->message);
-          finish (self, ASSAY_AGENT_MODEL_ERROR, message);
+          assay_agent_finish (self, ASSAY_AGENT_MODEL_ERROR, message);
         }
       return;
     }
@@ -741,19 +745,19 @@ streamed_cb (GObject      *source,
 
   if (assistant->tool_calls->len == 0)
     {
-      finish_step (self);
-      finish (self, ASSAY_AGENT_ANSWERED, response->text);
+      assay_agent_finish_step (self);
+      assay_agent_finish (self, ASSAY_AGENT_ANSWERED, response->text);
       return;
     }
 
   self->assistant = assistant;
   self->call_index = 0;
-  save (self);
-  answer_next_call (self);
+  assay_agent_save (self);
+  assay_agent_answer_next_call (self);
 }
 
 static void
-start_step (AssayAgent *self)
+assay_agent_start_step (AssayAgent *self)
 {
   g_autoptr(AssayLlmRequest) request = assay_llm_request_new ();
   g_autoptr(GPtrArray) messages = NULL;
@@ -779,17 +783,17 @@ start_step (AssayAgent *self)
   self->streaming = TRUE;
   self->model_started_at = g_get_monotonic_time ();
   assay_llm_provider_stream_async (self->provider, request, self->cancellable,
-                                   streamed_cb, g_object_ref (self));
+                                   assay_agent_streamed_cb, g_object_ref (self));
 }
 
 /* ---- restoring a resumed session's kernel ------------------------------------------------ */
 
-static void restore_next (AssayAgent *self);
+static void assay_agent_restore_next (AssayAgent *self);
 
 static void
-restored_cell_cb (GObject      *source,
-                  GAsyncResult *res,
-                  gpointer      user_data)
+assay_agent_restored_cell_cb (GObject      *source,
+                              GAsyncResult *res,
+                              gpointer      user_data)
 {
   g_autoptr(AssayAgent) self = user_data;
   g_autoptr(AssayCellResult) result = NULL;
@@ -804,19 +808,21 @@ restored_cell_cb (GObject      *source,
 
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
-          finish (self, ASSAY_AGENT_CANCELLED, _("The analyst cancelled while the session was restored."));
+          assay_agent_finish (self,
+                              ASSAY_AGENT_CANCELLED,
+                              _("The analyst cancelled while the session was restored."));
           return;
         }
       message = g_strdup_printf (_("The sandbox could not restore the session: %s"), error->message);
-      finish (self, ASSAY_AGENT_SANDBOX_ERROR, message);
+      assay_agent_finish (self, ASSAY_AGENT_SANDBOX_ERROR, message);
       return;
     }
   self->restore_index++;
-  restore_next (self);
+  assay_agent_restore_next (self);
 }
 
 static void
-remove_tree (const char *path)
+assay_agent_remove_tree (const char *path)
 {
   g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
   const char *name;
@@ -826,7 +832,7 @@ remove_tree (const char *path)
       g_autofree char *child = g_build_filename (path, name, NULL);
 
       if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
+        assay_agent_remove_tree (child);
       else
         g_unlink (child);
     }
@@ -834,7 +840,7 @@ remove_tree (const char *path)
 }
 
 static void
-restore_next (AssayAgent *self)
+assay_agent_restore_next (AssayAgent *self)
 {
   if (self->restore_index < self->restore_codes->len)
     {
@@ -843,7 +849,7 @@ restore_next (AssayAgent *self)
         return;
       assay_kernel_session_execute_async (self->kernel,
                                           g_ptr_array_index (self->restore_codes, self->restore_index),
-                                          self->cancellable, restored_cell_cb, g_object_ref (self));
+                                          self->cancellable, assay_agent_restored_cell_cb, g_object_ref (self));
       return;
     }
 
@@ -854,17 +860,17 @@ restore_next (AssayAgent *self)
       g_autofree char *artifact_dir = assay_session_get_artifact_dir (self->session);
 
       assay_kernel_session_set_artifact_dir (self->kernel, artifact_dir);
-      remove_tree (self->restore_dir);
+      assay_agent_remove_tree (self->restore_dir);
       g_clear_pointer (&self->restore_dir, g_free);
     }
   g_clear_pointer (&self->restore_codes, g_ptr_array_unref);
   self->needs_restore = FALSE;
   if (self->task != NULL)
-    start_step (self);
+    assay_agent_start_step (self);
 }
 
 static void
-start_restore (AssayAgent *self)
+assay_agent_start_restore (AssayAgent *self)
 {
   self->restore_codes = g_ptr_array_new_with_free_func (g_free);
   self->restore_index = 0;
@@ -878,13 +884,13 @@ start_restore (AssayAgent *self)
   self->restore_dir = g_dir_make_tmp ("assay-restore-XXXXXX", NULL);
   if (self->restore_dir != NULL)
     assay_kernel_session_set_artifact_dir (self->kernel, self->restore_dir);
-  restore_next (self);
+  assay_agent_restore_next (self);
 }
 
 /* ---- asking ------------------------------------------------------------------------------ */
 
 static gboolean
-cancelled_idle_cb (gpointer user_data)
+assay_agent_cancelled_idle_cb (gpointer user_data)
 {
   AssayAgent *self = user_data;
 
@@ -897,19 +903,19 @@ cancelled_idle_cb (gpointer user_data)
       self->awaiting_approval = FALSE;
       cell->status = ASSAY_CELL_CANCELLED;
       self->cell = NULL;
-      end_during_step (self, ASSAY_AGENT_CANCELLED,
-                       "The analyst cancelled the question before the cell ran.");
+      assay_agent_end_during_step (self, ASSAY_AGENT_CANCELLED,
+                                   "The analyst cancelled the question before the cell ran.");
     }
   return G_SOURCE_REMOVE;
 }
 
 static void
-cancelled_cb (GCancellable *cancellable,
-              AssayAgent   *self)
+assay_agent_cancelled_cb (GCancellable *cancellable,
+                          AssayAgent   *self)
 {
   GSource *source = g_idle_source_new ();
 
-  g_source_set_callback (source, cancelled_idle_cb, g_object_ref (self), g_object_unref);
+  g_source_set_callback (source, assay_agent_cancelled_idle_cb, g_object_ref (self), g_object_unref);
   g_source_set_static_name (source, "[assay] agent cancelled");
   g_source_attach (source, self->context);
   g_source_unref (source);
@@ -943,7 +949,10 @@ assay_agent_ask_async (AssayAgent          *self,
   self->task = g_steal_pointer (&task);
   self->step = 0;
   self->cancellable = cancellable ? g_object_ref (cancellable) : g_cancellable_new ();
-  self->cancel_handler = g_cancellable_connect (self->cancellable, G_CALLBACK (cancelled_cb), self, NULL);
+  self->cancel_handler = g_cancellable_connect (self->cancellable,
+                                                G_CALLBACK (assay_agent_cancelled_cb),
+                                                self,
+                                                NULL);
 
   if (assay_session_get_title (self->session) == NULL)
     {
@@ -956,12 +965,12 @@ assay_agent_ask_async (AssayAgent          *self,
   assay_session_append_message (self->session, assay_llm_message_new_user (question));
   assay_session_finish_question (self->session);
   assay_session_set_outcome (self->session, "running", NULL);
-  save (self);
+  assay_agent_save (self);
 
   if (self->needs_restore)
-    start_restore (self);
+    assay_agent_start_restore (self);
   else
-    start_step (self);
+    assay_agent_start_step (self);
 }
 
 AssayAgentOutcome
@@ -1013,7 +1022,7 @@ assay_agent_finalize (GObject *object)
 {
   AssayAgent *self = ASSAY_AGENT (object);
 
-  clear_run (self);
+  assay_agent_clear_run (self);
   g_clear_object (&self->provider);
   g_clear_object (&self->kernel);
   g_clear_object (&self->session);
@@ -1069,7 +1078,7 @@ assay_agent_init (AssayAgent *self)
   self->fenced_fallback = TRUE;
   self->output_budget = DEFAULT_OUTPUT_BUDGET;
   self->context_tokens = DEFAULT_CONTEXT_TOKENS;
-  self->datasets = g_ptr_array_new_with_free_func (dataset_free);
+  self->datasets = g_ptr_array_new_with_free_func (assay_agent_dataset_free);
   self->extractors = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_code_extractor_free);
   self->context = g_main_context_ref_thread_default ();
 }
@@ -1093,10 +1102,19 @@ assay_agent_new (AssayLlmProvider   *provider,
   self->session = g_object_ref (session);
   self->model = g_strdup (assay_session_get_model (session));
 
-  self->provider_handlers[0] = g_signal_connect (provider, "text-delta", G_CALLBACK (text_delta_cb), self);
-  self->provider_handlers[1] = g_signal_connect (provider, "tool-call-delta", G_CALLBACK (tool_call_delta_cb), self);
-  self->provider_handlers[2] = g_signal_connect (provider, "retrying", G_CALLBACK (retrying_cb), self);
-  self->output_handler = g_signal_connect (kernel, "output", G_CALLBACK (kernel_output_cb), self);
+  self->provider_handlers[0] = g_signal_connect (provider,
+                                                 "text-delta",
+                                                 G_CALLBACK (assay_agent_text_delta_cb),
+                                                 self);
+  self->provider_handlers[1] = g_signal_connect (provider,
+                                                 "tool-call-delta",
+                                                 G_CALLBACK (assay_agent_tool_call_delta_cb),
+                                                 self);
+  self->provider_handlers[2] = g_signal_connect (provider,
+                                                 "retrying",
+                                                 G_CALLBACK (assay_agent_retrying_cb),
+                                                 self);
+  self->output_handler = g_signal_connect (kernel, "output", G_CALLBACK (assay_agent_kernel_output_cb), self);
 
   /* Artifacts land in the session folder directly. */
   artifact_dir = assay_session_get_artifact_dir (session);
@@ -1166,7 +1184,7 @@ assay_agent_add_dataset (AssayAgent  *self,
     }
   g_free (dataset->description);
   dataset->description = g_strdup (stored->description);
-  save (self);
+  assay_agent_save (self);
   return TRUE;
 }
 
@@ -1299,5 +1317,5 @@ assay_agent_set_dataset_description (AssayAgent *self,
           dataset->description = g_strdup (description);
         }
     }
-  save (self);
+  assay_agent_save (self);
 }

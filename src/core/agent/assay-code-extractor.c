@@ -91,8 +91,8 @@ assay_code_extractor_is_complete (AssayCodeExtractor *self)
 }
 
 static void
-emit_unichar (GString  *out,
-              gunichar  c)
+assay_code_extractor_emit_unichar (GString  *out,
+                                   gunichar  c)
 {
   if (!g_unichar_validate (c) || c == 0)
     c = 0xFFFD;
@@ -101,25 +101,25 @@ emit_unichar (GString  *out,
 
 /* A high surrogate not followed by a low one stands for nothing: write U+FFFD. */
 static void
-flush_surrogate (AssayCodeExtractor *self,
-                 GString            *out)
+assay_code_extractor_flush_surrogate (AssayCodeExtractor *self,
+                                      GString            *out)
 {
   if (self->high_surrogate != 0)
     {
-      emit_unichar (out, 0xFFFD);
+      assay_code_extractor_emit_unichar (out, 0xFFFD);
       self->high_surrogate = 0;
     }
 }
 
 static void
-finish_unicode_escape (AssayCodeExtractor *self,
-                       GString            *out)
+assay_code_extractor_finish_unicode_escape (AssayCodeExtractor *self,
+                                            GString            *out)
 {
   gunichar c = (gunichar) g_ascii_strtoull (self->hex, NULL, 16);
 
   if (c >= 0xD800 && c <= 0xDBFF)
     {
-      flush_surrogate (self, out);
+      assay_code_extractor_flush_surrogate (self, out);
       self->high_surrogate = c;
       return;
     }
@@ -127,27 +127,28 @@ finish_unicode_escape (AssayCodeExtractor *self,
     {
       if (self->high_surrogate != 0)
         {
-          emit_unichar (out, 0x10000 + ((self->high_surrogate - 0xD800) << 10) + (c - 0xDC00));
+          assay_code_extractor_emit_unichar (out,
+                                             0x10000 + ((self->high_surrogate - 0xD800) << 10) + (c - 0xDC00));
           self->high_surrogate = 0;
         }
       else
-        emit_unichar (out, 0xFFFD);
+        assay_code_extractor_emit_unichar (out, 0xFFFD);
       return;
     }
-  flush_surrogate (self, out);
-  emit_unichar (out, c);
+  assay_code_extractor_flush_surrogate (self, out);
+  assay_code_extractor_emit_unichar (out, c);
 }
 
 /* Raw (unescaped) bytes of the code string: pass whole UTF-8 sequences only. */
 static void
-append_raw_byte (AssayCodeExtractor *self,
-                 GString            *out,
-                 guchar              byte)
+assay_code_extractor_append_raw_byte (AssayCodeExtractor *self,
+                                      GString            *out,
+                                      guchar              byte)
 {
   const char *start;
   const char *end;
 
-  flush_surrogate (self, out);
+  assay_code_extractor_flush_surrogate (self, out);
   g_string_append_c (self->pending_utf8, (char) byte);
   start = self->pending_utf8->str;
   if (g_utf8_validate (start, self->pending_utf8->len, &end))
@@ -160,14 +161,14 @@ append_raw_byte (AssayCodeExtractor *self,
   if (g_utf8_get_char_validated (start, self->pending_utf8->len) == (gunichar) -2 &&
       self->pending_utf8->len < 4)
     return;
-  emit_unichar (out, 0xFFFD);
+  assay_code_extractor_emit_unichar (out, 0xFFFD);
   g_string_truncate (self->pending_utf8, 0);
 }
 
 static void
-scan_byte (AssayCodeExtractor *self,
-           GString            *out,
-           guchar              c)
+assay_code_extractor_scan_byte (AssayCodeExtractor *self,
+                                GString            *out,
+                                guchar              c)
 {
   switch (self->state)
     {
@@ -244,17 +245,17 @@ scan_byte (AssayCodeExtractor *self,
         self->state = SCAN_CODE_ESCAPE;
       else if (c == '"')
         {
-          flush_surrogate (self, out);
+          assay_code_extractor_flush_surrogate (self, out);
           if (self->pending_utf8->len > 0)
             {
-              emit_unichar (out, 0xFFFD);
+              assay_code_extractor_emit_unichar (out, 0xFFFD);
               g_string_truncate (self->pending_utf8, 0);
             }
           self->complete = TRUE;
           self->state = SCAN_VALUE;
         }
       else
-        append_raw_byte (self, out, c);
+        assay_code_extractor_append_raw_byte (self, out, c);
       break;
 
     case SCAN_CODE_ESCAPE:
@@ -265,7 +266,7 @@ scan_byte (AssayCodeExtractor *self,
           self->state = SCAN_CODE_UNICODE;
           break;
         }
-      flush_surrogate (self, out);
+      assay_code_extractor_flush_surrogate (self, out);
       switch (c)
         {
         case 'n': g_string_append_c (out, '\n'); break;
@@ -276,7 +277,7 @@ scan_byte (AssayCodeExtractor *self,
         case '"': g_string_append_c (out, '"'); break;
         case '\\': g_string_append_c (out, '\\'); break;
         case '/': g_string_append_c (out, '/'); break;
-        default: emit_unichar (out, 0xFFFD); break;
+        default: assay_code_extractor_emit_unichar (out, 0xFFFD); break;
         }
       break;
 
@@ -284,16 +285,16 @@ scan_byte (AssayCodeExtractor *self,
       if (!g_ascii_isxdigit (c))
         {
           /* A broken escape: show a replacement and read C as code again. */
-          emit_unichar (out, 0xFFFD);
+          assay_code_extractor_emit_unichar (out, 0xFFFD);
           self->state = SCAN_CODE;
-          scan_byte (self, out, c);
+          assay_code_extractor_scan_byte (self, out, c);
           break;
         }
       self->hex[self->n_hex++] = (char) c;
       if (self->n_hex == 4)
         {
           self->hex[4] = '\0';
-          finish_unicode_escape (self, out);
+          assay_code_extractor_finish_unicode_escape (self, out);
           self->state = SCAN_CODE;
         }
       break;
@@ -317,7 +318,7 @@ assay_code_extractor_feed (AssayCodeExtractor *self,
   if (length < 0)
     length = strlen (fragment);
   for (gssize i = 0; i < length && !self->complete; i++)
-    scan_byte (self, out, (guchar) fragment[i]);
+    assay_code_extractor_scan_byte (self, out, (guchar) fragment[i]);
   g_string_append_len (self->code, out->str, out->len);
   return g_string_free (g_steal_pointer (&out), FALSE);
 }

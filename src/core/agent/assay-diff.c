@@ -20,8 +20,8 @@ typedef struct
 } Edit;
 
 static char **
-split_lines (const char *text,
-             guint      *n)
+assay_diff_split_lines (const char *text,
+                        guint      *n)
 {
   char **lines = g_strsplit (text ? text : "", "\n", -1);
   guint len = g_strv_length (lines);
@@ -37,10 +37,10 @@ split_lines (const char *text,
 }
 
 static GArray *
-edit_script (char  **a,
-             guint   na,
-             char  **b,
-             guint   nb)
+assay_diff_edit_script (char  **a,
+                        guint   na,
+                        char  **b,
+                        guint   nb)
 {
   GArray *edits = g_array_new (FALSE, FALSE, sizeof (Edit));
   guint32 *table = NULL;
@@ -88,9 +88,9 @@ assay_diff_unified (const char *old_text,
   guint na, nb;
   guint k = 0;
 
-  a = split_lines (old_text, &na);
-  b = split_lines (new_text, &nb);
-  edits = edit_script (a, na, b, nb);
+  a = assay_diff_split_lines (old_text, &na);
+  b = assay_diff_split_lines (new_text, &nb);
+  edits = assay_diff_edit_script (a, na, b, nb);
 
   while (k < edits->len)
     {

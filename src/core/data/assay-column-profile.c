@@ -101,7 +101,7 @@ assay_column_profile_free (AssayColumnProfile *self)
 }
 
 static inline guint64
-next_random (AssayColumnProfile *self)
+assay_column_profile_next_random (AssayColumnProfile *self)
 {
   self->rng ^= self->rng << 13;
   self->rng ^= self->rng >> 7;
@@ -110,9 +110,9 @@ next_random (AssayColumnProfile *self)
 }
 
 static inline void
-stats_add (AssayColumnProfile *self,
-           Stats              *stats,
-           double              x)
+assay_column_profile_stats_add (AssayColumnProfile *self,
+                                Stats              *stats,
+                                double              x)
 {
   if (x < stats->min)
     stats->min = x;
@@ -129,15 +129,15 @@ stats_add (AssayColumnProfile *self,
     }
   else
     {
-      guint64 j = (guint64) (((unsigned __int128) next_random (self) * stats->n) >> 64);
+      guint64 j = (guint64) (((unsigned __int128) assay_column_profile_next_random (self) * stats->n) >> 64);
       if (j < RESERVOIR)
         stats->sample[j] = x;
     }
 }
 
 static inline void
-hll_add (guint8  *hll,
-         guint64  hash)
+assay_column_profile_hll_add (guint8  *hll,
+                              guint64  hash)
 {
   guint index = hash >> (64 - HLL_BITS);
   guint64 rest = (hash << HLL_BITS) | (G_GUINT64_CONSTANT (1) << (HLL_BITS - 1));
@@ -148,7 +148,7 @@ hll_add (guint8  *hll,
 }
 
 static double
-hll_estimate (const guint8 *hll)
+assay_column_profile_hll_estimate (const guint8 *hll)
 {
   double m = HLL_REGISTERS;
   double sum = 0;
@@ -167,7 +167,7 @@ hll_estimate (const guint8 *hll)
 }
 
 static void
-table_grow (AssayColumnProfile *self)
+assay_column_profile_table_grow (AssayColumnProfile *self)
 {
   guint old_size = self->table_size;
   Entry *old = self->table;
@@ -188,8 +188,8 @@ table_grow (AssayColumnProfile *self)
 #define KEPT_AFTER_OVERFLOW 1024
 
 static int
-compare_counts_descending (gconstpointer a,
-                           gconstpointer b)
+assay_column_profile_compare_counts_descending (gconstpointer a,
+                                                gconstpointer b)
 {
   const Entry *x = a, *y = b;
   return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
@@ -199,7 +199,7 @@ compare_counts_descending (gconstpointer a,
  * stay in the table, to keep counting the likely top values in a table small enough for
  * the cache: a big table missed on every new value is what made profiling slow. */
 static void
-start_estimate (AssayColumnProfile *self)
+assay_column_profile_start_estimate (AssayColumnProfile *self)
 {
   Entry *old = self->table;
   guint n = 0;
@@ -209,10 +209,10 @@ start_estimate (AssayColumnProfile *self)
   for (guint i = 0; i < self->table_size; i++)
     if (old[i].text != NULL)
       {
-        hll_add (self->hll, old[i].hash);
+        assay_column_profile_hll_add (self->hll, old[i].hash);
         old[n++] = old[i];
       }
-  qsort (old, n, sizeof (Entry), compare_counts_descending);
+  qsort (old, n, sizeof (Entry), assay_column_profile_compare_counts_descending);
   n = MIN (n, KEPT_AFTER_OVERFLOW);
   self->table_size = KEPT_AFTER_OVERFLOW * 2;
   self->table = g_new0 (Entry, self->table_size);
@@ -230,13 +230,13 @@ start_estimate (AssayColumnProfile *self)
 
 /* Counts one occurrence of a value; STABLE text may be kept by pointer. */
 static void
-count_value (AssayColumnProfile *self,
-             guint64             hash,
-             const char         *s,
-             gsize               len,
-             gsize               text_len,
-             gboolean            stable,
-             guint64             count)
+assay_column_profile_count_value (AssayColumnProfile *self,
+                                  guint64             hash,
+                                  const char         *s,
+                                  gsize               len,
+                                  gsize               text_len,
+                                  gboolean            stable,
+                                  guint64             count)
 {
   guint mask = self->table_size - 1;
   guint slot = hash & mask;
@@ -244,7 +244,7 @@ count_value (AssayColumnProfile *self,
 
   if (self->overflow)
     {
-      hll_add (self->hll, hash);
+      assay_column_profile_hll_add (self->hll, hash);
       /* Only text columns show top values: typed ones need nothing more than the estimate. */
       if (self->kinds != 0)
         return;
@@ -265,8 +265,8 @@ count_value (AssayColumnProfile *self,
     return;
   if (self->table_count >= self->bound)
     {
-      start_estimate (self);
-      hll_add (self->hll, hash);
+      assay_column_profile_start_estimate (self);
+      assay_column_profile_hll_add (self->hll, hash);
       return;
     }
   e->hash = hash;
@@ -286,7 +286,7 @@ count_value (AssayColumnProfile *self,
     }
   self->table_count++;
   if (self->table_count * 10 > self->table_size * 6)
-    table_grow (self);
+    assay_column_profile_table_grow (self);
 }
 
 void
@@ -311,7 +311,7 @@ assay_column_profile_add (AssayColumnProfile     *self,
     }
   self->values++;
   hash = assay_data_hash (s, len);
-  count_value (self, hash, s, len, len, stable, 1);
+  assay_column_profile_count_value (self, hash, s, len, len, stable, 1);
 
   if (G_UNLIKELY (self->n_samples < ASSAY_PROFILE_SAMPLES))
     {
@@ -338,22 +338,22 @@ assay_column_profile_add (AssayColumnProfile     *self,
         {
           self->slash_orders &= value.flags & (ASSAY_VALUE_MDY_VALID | ASSAY_VALUE_DMY_VALID);
           if (value.flags & ASSAY_VALUE_MDY_VALID)
-            stats_add (self, &self->primary, value.number);
+            assay_column_profile_stats_add (self, &self->primary, value.number);
           if (value.flags & ASSAY_VALUE_DMY_VALID)
-            stats_add (self, &self->day_first, value.number_dmy);
+            assay_column_profile_stats_add (self, &self->day_first, value.number_dmy);
         }
       else
         {
-          stats_add (self, &self->primary, value.number);
+          assay_column_profile_stats_add (self, &self->primary, value.number);
           if (kinds & (ASSAY_VALUE_DATE | ASSAY_VALUE_DATETIME))
-            stats_add (self, &self->day_first, value.number);
+            assay_column_profile_stats_add (self, &self->day_first, value.number);
         }
     }
 }
 
 static void
-stats_merge (Stats       *into,
-             const Stats *from)
+assay_column_profile_stats_merge (Stats       *into,
+                                  const Stats *from)
 {
   guint64 total = into->n + from->n;
 
@@ -389,19 +389,19 @@ assay_column_profile_merge (AssayColumnProfile *self,
   self->kinds &= other->values > 0 ? other->kinds : ASSAY_VALUE_ANY;
   self->flags |= other->flags;
   self->slash_orders &= other->slash_orders;
-  stats_merge (&self->primary, &other->primary);
-  stats_merge (&self->day_first, &other->day_first);
+  assay_column_profile_stats_merge (&self->primary, &other->primary);
+  assay_column_profile_stats_merge (&self->day_first, &other->day_first);
 
   for (guint i = 0; i < other->table_size; i++)
     {
       Entry *e = &other->table[i];
       if (e->text != NULL)
-        count_value (self, e->hash, e->text, e->len, e->text_len, !e->owned, e->count);
+        assay_column_profile_count_value (self, e->hash, e->text, e->len, e->text_len, !e->owned, e->count);
     }
   if (other->overflow)
     {
       if (!self->overflow)
-        start_estimate (self);
+        assay_column_profile_start_estimate (self);
       for (guint i = 0; i < HLL_REGISTERS; i++)
         self->hll[i] = MAX (self->hll[i], other->hll[i]);
     }
@@ -458,7 +458,7 @@ assay_column_profile_finish (AssayColumnProfile *self,
 
   if (self->overflow)
     {
-      self->distinct = (guint64) llround (hll_estimate (self->hll));
+      self->distinct = (guint64) llround (assay_column_profile_hll_estimate (self->hll));
       self->distinct = MAX (self->distinct, self->table_count);
       self->distinct = MIN (self->distinct, self->values);
       self->distinct_exact = FALSE;
@@ -548,17 +548,17 @@ assay_column_profile_get_samples (AssayColumnProfile *self)
 }
 
 static int
-compare_doubles (gconstpointer a,
-                 gconstpointer b)
+assay_column_profile_compare_doubles (gconstpointer a,
+                                      gconstpointer b)
 {
   double x = *(const double *) a, y = *(const double *) b;
   return x < y ? -1 : x > y;
 }
 
 static JsonNode *
-number_node (AssayColumnProfile *self,
-             double              x,
-             gboolean            as_integer)
+assay_column_profile_number_node (AssayColumnProfile *self,
+                                  double              x,
+                                  gboolean            as_integer)
 {
   JsonNode *node = json_node_new (JSON_NODE_VALUE);
 
@@ -601,9 +601,15 @@ assay_column_profile_to_json (AssayColumnProfile *self,
 
   if (numeric && stats->n > 0)
     {
-      json_object_set_member (object, "min", number_node (self, stats->min, self->type == ASSAY_COLUMN_INTEGER));
-      json_object_set_member (object, "max", number_node (self, stats->max, self->type == ASSAY_COLUMN_INTEGER));
-      json_object_set_member (object, "mean", number_node (self, stats->sum / stats->n, FALSE));
+      json_object_set_member (object,
+                              "min",
+                              assay_column_profile_number_node (self, stats->min, self->type == ASSAY_COLUMN_INTEGER));
+      json_object_set_member (object,
+                              "max",
+                              assay_column_profile_number_node (self, stats->max, self->type == ASSAY_COLUMN_INTEGER));
+      json_object_set_member (object,
+                              "mean",
+                              assay_column_profile_number_node (self, stats->sum / stats->n, FALSE));
     }
   else
     {
@@ -630,7 +636,7 @@ assay_column_profile_to_json (AssayColumnProfile *self,
       double width = (stats->max - stats->min) / ASSAY_PROFILE_HISTOGRAM_BINS;
       g_autofree double *sorted = g_memdup2 (stats->sample, stats->n_sample * sizeof (double));
 
-      qsort (sorted, stats->n_sample, sizeof (double), compare_doubles);
+      qsort (sorted, stats->n_sample, sizeof (double), assay_column_profile_compare_doubles);
       for (guint i = 0; i < stats->n_sample; i++)
         {
           guint b = width > 0 ? (guint) ((sorted[i] - stats->min) / width) : 0;

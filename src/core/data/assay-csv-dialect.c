@@ -51,10 +51,10 @@ assay_csv_dialect_get_value_format (const AssayCsvDialect *dialect,
 /* ---- Encoding ---------------------------------------------------------------------- */
 
 static void
-set_encoding (AssayCsvDialect *dialect,
-              const char      *iana,
-              const char      *python,
-              gsize            bom_len)
+assay_csv_dialect_set_encoding (AssayCsvDialect *dialect,
+                                const char      *iana,
+                                const char      *python,
+                                gsize            bom_len)
 {
   g_free (dialect->encoding);
   g_free (dialect->python_encoding);
@@ -64,8 +64,8 @@ set_encoding (AssayCsvDialect *dialect,
 }
 
 static const char *
-binary_kind (const guchar *d,
-             gsize         len)
+assay_csv_dialect_binary_kind (const guchar *d,
+                               gsize         len)
 {
   static const struct { const char *magic; gsize len; const char *what; } magics[] = {
     { "%PDF", 4, N_("a PDF document") },
@@ -90,8 +90,8 @@ binary_kind (const guchar *d,
 }
 
 static guint64
-count_lines_before (const char *data,
-                    gsize       offset)
+assay_csv_dialect_count_lines_before (const char *data,
+                                      gsize       offset)
 {
   guint64 lines = 1;
   const char *p = data;
@@ -106,10 +106,10 @@ count_lines_before (const char *data,
 }
 
 static void
-map_charset (const char      *name,
-             const char      *data,
-             gsize            len,
-             AssayCsvDialect *dialect)
+assay_csv_dialect_map_charset (const char      *name,
+                               const char      *data,
+                               gsize            len,
+                               AssayCsvDialect *dialect)
 {
   g_autofree char *lower = g_ascii_strdown (name, -1);
   gboolean c1 = FALSE;
@@ -118,24 +118,24 @@ map_charset (const char      *name,
     c1 = (guchar) data[i] >= 0x80 && (guchar) data[i] <= 0x9f;
 
   if (g_str_equal (lower, "windows-1251"))
-    set_encoding (dialect, "windows-1251", "cp1251", 0);
+    assay_csv_dialect_set_encoding (dialect, "windows-1251", "cp1251", 0);
   else if (g_str_equal (lower, "koi8-r"))
-    set_encoding (dialect, "koi8-r", "koi8_r", 0);
+    assay_csv_dialect_set_encoding (dialect, "koi8-r", "koi8_r", 0);
   else if (g_str_equal (lower, "ibm866"))
-    set_encoding (dialect, "ibm866", "cp866", 0);
+    assay_csv_dialect_set_encoding (dialect, "ibm866", "cp866", 0);
   else if (g_str_equal (lower, "mac-cyrillic"))
-    set_encoding (dialect, "x-mac-cyrillic", "mac_cyrillic", 0);
+    assay_csv_dialect_set_encoding (dialect, "x-mac-cyrillic", "mac_cyrillic", 0);
   else if (g_str_equal (lower, "iso-8859-1") && c1)
-    set_encoding (dialect, "windows-1252", "cp1252", 0);
+    assay_csv_dialect_set_encoding (dialect, "windows-1252", "cp1252", 0);
   else if (g_str_equal (lower, "iso-8859-1"))
-    set_encoding (dialect, "iso-8859-1", "latin-1", 0);
+    assay_csv_dialect_set_encoding (dialect, "iso-8859-1", "latin-1", 0);
   else if (g_str_has_prefix (lower, "windows-"))
     {
       g_autofree char *python = g_strconcat ("cp", lower + 8, NULL);
-      set_encoding (dialect, lower, python, 0);
+      assay_csv_dialect_set_encoding (dialect, lower, python, 0);
     }
   else
-    set_encoding (dialect, lower, lower, 0);
+    assay_csv_dialect_set_encoding (dialect, lower, lower, 0);
 }
 
 gboolean
@@ -164,15 +164,15 @@ assay_csv_detect_encoding (const char       *data,
 
   /* Byte-order marks; UTF-32LE's starts like UTF-16LE's, so it comes first. */
   if (len >= 4 && memcmp (d, "\xFF\xFE\x00\x00", 4) == 0)
-    set_encoding (dialect, "utf-32le", "utf-32", 4);
+    assay_csv_dialect_set_encoding (dialect, "utf-32le", "utf-32", 4);
   else if (len >= 4 && memcmp (d, "\x00\x00\xFE\xFF", 4) == 0)
-    set_encoding (dialect, "utf-32be", "utf-32", 4);
+    assay_csv_dialect_set_encoding (dialect, "utf-32be", "utf-32", 4);
   else if (len >= 3 && memcmp (d, "\xEF\xBB\xBF", 3) == 0)
-    set_encoding (dialect, "utf-8", "utf-8-sig", 3);
+    assay_csv_dialect_set_encoding (dialect, "utf-8", "utf-8-sig", 3);
   else if (len >= 2 && memcmp (d, "\xFF\xFE", 2) == 0)
-    set_encoding (dialect, "utf-16le", "utf-16", 2);
+    assay_csv_dialect_set_encoding (dialect, "utf-16le", "utf-16", 2);
   else if (len >= 2 && memcmp (d, "\xFE\xFF", 2) == 0)
-    set_encoding (dialect, "utf-16be", "utf-16", 2);
+    assay_csv_dialect_set_encoding (dialect, "utf-16be", "utf-16", 2);
   if (dialect->encoding != NULL)
     {
       if (len == dialect->bom_len)
@@ -184,7 +184,7 @@ assay_csv_detect_encoding (const char       *data,
       return TRUE;
     }
 
-  if ((kind = binary_kind (d, len)) != NULL)
+  if ((kind = assay_csv_dialect_binary_kind (d, len)) != NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    _("this is not a text table: it looks like %s"), _(kind));
@@ -201,23 +201,23 @@ assay_csv_detect_encoding (const char       *data,
       if (zeros[1] > quarter * 9 / 10 && zeros[2] > quarter * 9 / 10 && zeros[3] > quarter * 9 / 10 &&
           zeros[0] < quarter / 10)
         {
-          set_encoding (dialect, "utf-32le", "utf-32-le", 0);
+          assay_csv_dialect_set_encoding (dialect, "utf-32le", "utf-32-le", 0);
           return TRUE;
         }
       if (zeros[0] > quarter * 9 / 10 && zeros[1] > quarter * 9 / 10 && zeros[2] > quarter * 9 / 10 &&
           zeros[3] < quarter / 10)
         {
-          set_encoding (dialect, "utf-32be", "utf-32-be", 0);
+          assay_csv_dialect_set_encoding (dialect, "utf-32be", "utf-32-be", 0);
           return TRUE;
         }
       if (zeros[1] + zeros[3] > probe * 2 / 10 && zeros[0] + zeros[2] < probe / 50)
         {
-          set_encoding (dialect, "utf-16le", "utf-16-le", 0);
+          assay_csv_dialect_set_encoding (dialect, "utf-16le", "utf-16-le", 0);
           return TRUE;
         }
       if (zeros[0] + zeros[2] > probe * 2 / 10 && zeros[1] + zeros[3] < probe / 50)
         {
-          set_encoding (dialect, "utf-16be", "utf-16-be", 0);
+          assay_csv_dialect_set_encoding (dialect, "utf-16be", "utf-16-be", 0);
           return TRUE;
         }
     }
@@ -241,13 +241,13 @@ assay_csv_detect_encoding (const char       *data,
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    _("the file contains NUL bytes (the first at line %llu"
                      ", byte %zu); it is not a text table"),
-                   (unsigned long long) count_lines_before (data, nul - data), (gsize) (nul - data));
+                   (unsigned long long) assay_csv_dialect_count_lines_before (data, nul - data), (gsize) (nul - data));
       return FALSE;
     }
 
   if (assay_data_utf8_invalid_at (data, sample, sample < len) == sample)
     {
-      set_encoding (dialect, "utf-8", "utf-8", 0);
+      assay_csv_dialect_set_encoding (dialect, "utf-8", "utf-8", 0);
       return TRUE;
     }
 
@@ -270,9 +270,9 @@ assay_csv_detect_legacy_encoding (const char      *data,
   charset = uchardet_get_charset (detector);
   if (charset == NULL || charset[0] == '\0' || g_ascii_strcasecmp (charset, "ascii") == 0 ||
       g_ascii_strcasecmp (charset, "utf-8") == 0)
-    set_encoding (dialect, "windows-1252", "cp1252", 0);
+    assay_csv_dialect_set_encoding (dialect, "windows-1252", "cp1252", 0);
   else
-    map_charset (charset, data, n, dialect);
+    assay_csv_dialect_map_charset (charset, data, n, dialect);
   uchardet_delete (detector);
 }
 
@@ -290,10 +290,10 @@ typedef struct
 } Candidate;
 
 static void
-score_candidate (const char *text,
-                 gsize       len,
-                 gboolean    truncated,
-                 Candidate  *c)
+assay_csv_dialect_score_candidate (const char *text,
+                                   gsize       len,
+                                   gboolean    truncated,
+                                   Candidate  *c)
 {
   AssayCsvReader reader;
   g_autoptr(GHashTable) counts = g_hash_table_new (NULL, NULL);
@@ -334,9 +334,9 @@ score_candidate (const char *text,
 }
 
 static gboolean
-sample_has_field_start (const char *text,
-                        gsize       len,
-                        char        quote)
+assay_csv_dialect_sample_has_field_start (const char *text,
+                                          gsize       len,
+                                          char        quote)
 {
   for (gsize i = 0; i < len; i++)
     if (text[i] == quote && (i == 0 || strchr (",;\t|:^~\n\r", text[i - 1]) != NULL))
@@ -356,9 +356,9 @@ typedef struct
 static const char *const thousands_seps[] = { ",", ".", " ", "\xC2\xA0", "'" };
 
 static int
-thousands_index (const char *p,
-                 const char *end,
-                 gsize      *len)
+assay_csv_dialect_thousands_index (const char *p,
+                                   const char *end,
+                                   gsize      *len)
 {
   for (guint i = 0; i < G_N_ELEMENTS (thousands_seps); i++)
     {
@@ -374,9 +374,9 @@ thousands_index (const char *p,
 
 /* Looks at the separators in a token made of digit groups, e.g. 1 234,56 or 1,234.5. */
 static void
-vote_number (const char  *s,
-             gsize        len,
-             NumberVotes *votes)
+assay_csv_dialect_vote_number (const char  *s,
+                               gsize        len,
+                               NumberVotes *votes)
 {
   const char *p = s, *end = s + len;
   int seps[8];
@@ -400,7 +400,7 @@ vote_number (const char  *s,
           p++;
           continue;
         }
-      k = thousands_index (p, end, &n);
+      k = assay_csv_dialect_thousands_index (p, end, &n);
       if (k < 0 || digits == 0 || n_seps == G_N_ELEMENTS (seps))
         return;
       seps[n_seps++] = k;
@@ -467,9 +467,9 @@ vote_number (const char  *s,
 }
 
 static void
-choose_number_format (NumberVotes     *votes,
-                      char             forced_decimal,
-                      AssayCsvDialect *dialect)
+assay_csv_dialect_choose_number_format (NumberVotes     *votes,
+                                        char             forced_decimal,
+                                        AssayCsvDialect *dialect)
 {
   int best = -1;
 
@@ -498,8 +498,8 @@ choose_number_format (NumberVotes     *votes,
 /* ---- Header ------------------------------------------------------------------------- */
 
 static gboolean
-detect_header (GPtrArray             *rows,
-               const AssayValueFormat *format)
+assay_csv_dialect_detect_header (GPtrArray             *rows,
+                                 const AssayValueFormat *format)
 {
   GPtrArray *first;
   guint columns, typed_columns = 0, header_votes = 0;
@@ -558,10 +558,10 @@ detect_header (GPtrArray             *rows,
 /* ---- Not a table -------------------------------------------------------------------- */
 
 static gboolean
-check_table_shape (const char       *text,
-                   gsize             len,
-                   const Candidate  *best,
-                   GError          **error)
+assay_csv_dialect_check_table_shape (const char       *text,
+                                     gsize             len,
+                                     const Candidate  *best,
+                                     GError          **error)
 {
   const char *p = text, *end = text + len;
   gsize spaces = 0, lines = 0, line_chars = 0;
@@ -722,8 +722,12 @@ assay_csv_sniff_text_with_override (const char            *text,
   if (override != NULL && override->quote != '\0')
     forced_quote = override->quote;
 
-  try_single = sample_has_field_start (text, sample_len, '\'') && !sample_has_field_start (text, sample_len, '"');
-  try_backslash = g_strstr_len (text, sample_len, "\\\"") != NULL && g_strstr_len (text, sample_len, "\"\"") == NULL;
+  try_single = assay_csv_dialect_sample_has_field_start (text,
+                                                         sample_len,
+                                                         '\'') && !assay_csv_dialect_sample_has_field_start (text, sample_len, '"');
+  try_backslash = g_strstr_len (text,
+                                sample_len,
+                                "\\\"") != NULL && g_strstr_len (text, sample_len, "\"\"") == NULL;
 
   for (guint i = 0; i < G_N_ELEMENTS (delimiters); i++)
     for (guint q = 0; q < (try_single ? 2u : 1u); q++)
@@ -734,7 +738,7 @@ assay_csv_sniff_text_with_override (const char            *text,
 
           if (forced && i > 0)
             break;
-          score_candidate (text, sample_len, truncated, &c);
+          assay_csv_dialect_score_candidate (text, sample_len, truncated, &c);
           score = c.columns > 1 ? c.consistency : 0;
           best_score = best.columns > 1 ? best.consistency : 0;
           if (best.delimiter == 0 || score > best_score + 1e-9 ||
@@ -747,11 +751,11 @@ assay_csv_sniff_text_with_override (const char            *text,
       best.quote = '"';
       best.backslash = FALSE;
       best.records = 0;
-      score_candidate (text, sample_len, truncated, &best);
+      assay_csv_dialect_score_candidate (text, sample_len, truncated, &best);
     }
   /* A delimiter the analyst chose is taken even when it does not split the lines well. */
   if ((override == NULL || override->delimiter == '\0') &&
-      !check_table_shape (text, sample_len, &best, error))
+      !assay_csv_dialect_check_table_shape (text, sample_len, &best, error))
     return FALSE;
 
   dialect->delimiter = best.delimiter;
@@ -811,7 +815,7 @@ assay_csv_sniff_text_with_override (const char            *text,
           g_string_truncate (scratch, 0);
           s = assay_csv_reader_field_text (&reader, &reader.fields[f], scratch, &n);
           g_ptr_array_add (row, g_strndup (s, MIN (n, 256)));
-          vote_number (s, MIN (n, 64), &votes);
+          assay_csv_dialect_vote_number (s, MIN (n, 64), &votes);
         }
       g_ptr_array_add (rows, row);
     }
@@ -845,12 +849,12 @@ assay_csv_sniff_text_with_override (const char            *text,
       }
   }
 
-  choose_number_format (&votes, override != NULL ? override->decimal : '\0', dialect);
+  assay_csv_dialect_choose_number_format (&votes, override != NULL ? override->decimal : '\0', dialect);
   assay_csv_dialect_get_value_format (dialect, &format);
   if (override != NULL && override->header != ASSAY_CSV_HEADER_DETECT)
     dialect->header = override->header != FALSE;
   else
-    dialect->header = detect_header (rows, &format);
+    dialect->header = assay_csv_dialect_detect_header (rows, &format);
   return TRUE;
 }
 
@@ -897,7 +901,7 @@ assay_csv_dialect_sniff_with_override (const char            *data,
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    _("the file contains NUL bytes (the first at line %llu"
                      ", byte %zu); it is not a text table"),
-                   (unsigned long long) count_lines_before (data, at), at);
+                   (unsigned long long) assay_csv_dialect_count_lines_before (data, at), at);
       return NULL;
     }
   /* The encoding came from the first megabyte; a later byte may prove it was not UTF-8. */
@@ -935,7 +939,7 @@ assay_csv_dialect_sniff_with_override (const char            *data,
           gsize at = (const char *) memchr (*text, '\0', *text_len) - *text;
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                        _("the file contains NUL characters (the first at line %llu"
-                         "); it is not a text table"), (unsigned long long) count_lines_before (*text, at));
+                         "); it is not a text table"), (unsigned long long) assay_csv_dialect_count_lines_before (*text, at));
           g_clear_pointer (converted, g_bytes_unref);
           return NULL;
         }
@@ -984,23 +988,26 @@ assay_csv_force_encoding (const char       *data,
   if (g_str_equal (lower, "utf-8"))
     {
       gboolean bom = len >= 3 && memcmp (data, "\xEF\xBB\xBF", 3) == 0;
-      set_encoding (dialect, "utf-8", bom ? "utf-8-sig" : "utf-8", bom ? 3 : 0);
+      assay_csv_dialect_set_encoding (dialect, "utf-8", bom ? "utf-8-sig" : "utf-8", bom ? 3 : 0);
       return TRUE;
     }
   if (g_str_equal (lower, "utf-16le") || g_str_equal (lower, "utf-16be"))
     {
       gboolean le = g_str_equal (lower, "utf-16le");
       gboolean bom = len >= 2 && memcmp (data, le ? "\xFF\xFE" : "\xFE\xFF", 2) == 0;
-      set_encoding (dialect, lower, bom ? "utf-16" : le ? "utf-16-le" : "utf-16-be", bom ? 2 : 0);
+      assay_csv_dialect_set_encoding (dialect,
+                                      lower,
+                                      bom ? "utf-16" : le ? "utf-16-le" : "utf-16-be",
+                                      bom ? 2 : 0);
     }
   else if (g_str_equal (lower, "iso-8859-1"))
-    set_encoding (dialect, "iso-8859-1", "latin-1", 0);
+    assay_csv_dialect_set_encoding (dialect, "iso-8859-1", "latin-1", 0);
   else if (g_str_equal (lower, "iso-8859-15"))
-    set_encoding (dialect, "iso-8859-15", "iso8859_15", 0);
+    assay_csv_dialect_set_encoding (dialect, "iso-8859-15", "iso8859_15", 0);
   else if (g_str_equal (lower, "shift_jis"))
-    set_encoding (dialect, "shift_jis", "shift_jis", 0);
+    assay_csv_dialect_set_encoding (dialect, "shift_jis", "shift_jis", 0);
   else
-    map_charset (lower, "", 0, dialect);
+    assay_csv_dialect_map_charset (lower, "", 0, dialect);
 
   iconv_name = g_ascii_strup (dialect->encoding, -1);
   if (g_str_equal (iconv_name, "X-MAC-CYRILLIC"))

@@ -87,7 +87,7 @@ assay_csv_index_init (AssayCsvIndex *self)
 }
 
 static char *
-iconv_name_for (const AssayCsvDialect *dialect)
+assay_csv_index_iconv_name_for (const AssayCsvDialect *dialect)
 {
   char *name = g_ascii_strup (dialect->encoding, -1);
 
@@ -106,10 +106,10 @@ assay_csv_index_new (const char  *path,
   return assay_csv_index_new_with_dialect (path, NULL, error);
 }
 
-static AssayCsvIndex *index_new (const char             *path,
-                                  int                     fd,
-                                  const AssayCsvDialect  *override,
-                                  GError                **error);
+static AssayCsvIndex *assay_csv_index_index_new (const char             *path,
+                                                  int                     fd,
+                                                  const AssayCsvDialect  *override,
+                                                  GError                **error);
 
 AssayCsvIndex *
 assay_csv_index_new_with_dialect (const char             *path,
@@ -117,7 +117,7 @@ assay_csv_index_new_with_dialect (const char             *path,
                                   GError                **error)
 {
   g_return_val_if_fail (path != NULL, NULL);
-  return index_new (path, -1, override, error);
+  return assay_csv_index_index_new (path, -1, override, error);
 }
 
 AssayCsvIndex *
@@ -128,14 +128,14 @@ assay_csv_index_new_for_fd (int                     fd,
 {
   g_return_val_if_fail (fd >= 0, NULL);
   g_return_val_if_fail (path != NULL, NULL);
-  return index_new (path, fd, override, error);
+  return assay_csv_index_index_new (path, fd, override, error);
 }
 
 static AssayCsvIndex *
-index_new (const char             *path,
-           int                     fd,
-           const AssayCsvDialect  *override,
-           GError                **error)
+assay_csv_index_index_new (const char             *path,
+                           int                     fd,
+                           const AssayCsvDialect  *override,
+                           GError                **error)
 {
   g_autoptr(AssayCsvIndex) self = g_object_new (ASSAY_TYPE_CSV_INDEX, NULL);
   AssayCsvReader reader;
@@ -179,7 +179,7 @@ index_new (const char             *path,
       gsize sample_len;
 
       self->progressive = TRUE;
-      self->iconv_name = iconv_name_for (self->dialect);
+      self->iconv_name = assay_csv_index_iconv_name_for (self->dialect);
       self->raw = data + self->dialect->bom_len;
       self->raw_len = len - self->dialect->bom_len;
       sample = assay_data_convert_to_utf8 (self->raw, MIN (self->raw_len, SNIFF_BYTES),
@@ -307,9 +307,9 @@ assay_csv_index_get_progress (AssayCsvIndex *self)
 
 /* Converts the next chunk of raw text into the region; FALSE when all of it is done. */
 static gboolean
-convert_more (AssayCsvIndex *self,
-              GIConv         cd,
-              gsize         *produced)
+assay_csv_index_convert_more (AssayCsvIndex *self,
+                              GIConv         cd,
+                              gsize         *produced)
 {
   gsize unit = g_str_has_prefix (self->iconv_name, "UTF-16") ? 2 : g_str_has_prefix (self->iconv_name, "UTF-32") ? 4 : 1;
   char *in = (char *) self->raw + self->raw_done;
@@ -365,11 +365,15 @@ assay_csv_index_build (AssayCsvIndex  *self,
       cd = g_iconv_open ("UTF-8", self->iconv_name);
       if (cd == (GIConv) -1)
         {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, _("cannot convert from %s"), self->iconv_name);
+          g_set_error (error,
+                       G_IO_ERROR,
+                       G_IO_ERROR_NOT_SUPPORTED,
+                       _("cannot convert from %s"),
+                       self->iconv_name);
           g_atomic_int_set (&self->complete, TRUE);
           return FALSE;
         }
-      while (produced < self->data_start + 1 && convert_more (self, cd, &produced))
+      while (produced < self->data_start + 1 && assay_csv_index_convert_more (self, cd, &produced))
         ;
     }
 
@@ -388,7 +392,7 @@ assay_csv_index_build (AssayCsvIndex  *self,
        * convert more and read it again. */
       if (converting && (reader.pos >= reader.len || !got))
         {
-          if (convert_more (self, cd, &produced))
+          if (assay_csv_index_convert_more (self, cd, &produced))
             {
               reader.len = produced;
               reader.pos = before;
@@ -448,10 +452,10 @@ assay_csv_index_build (AssayCsvIndex  *self,
 }
 
 static void
-build_worker (GTask        *task,
-              gpointer      source,
-              gpointer      task_data,
-              GCancellable *cancellable)
+assay_csv_index_build_worker (GTask        *task,
+                              gpointer      source,
+                              gpointer      task_data,
+                              GCancellable *cancellable)
 {
   GError *error = NULL;
 
@@ -472,7 +476,7 @@ assay_csv_index_build_async (AssayCsvIndex       *self,
   g_return_if_fail (ASSAY_IS_CSV_INDEX (self));
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, assay_csv_index_build_async);
-  g_task_run_in_thread (task, build_worker);
+  g_task_run_in_thread (task, assay_csv_index_build_worker);
 }
 
 gboolean
@@ -486,8 +490,8 @@ assay_csv_index_build_finish (AssayCsvIndex  *self,
 
 /* The fields of the record the reader has just read, as sanitised UTF-8. */
 static GStrv
-record_fields (AssayCsvReader *reader,
-               GString        *scratch)
+assay_csv_index_record_fields (AssayCsvReader *reader,
+                               GString        *scratch)
 {
   GStrv fields = g_new (char *, reader->n_fields + 1);
 
@@ -540,7 +544,7 @@ assay_csv_index_get_rows (AssayCsvIndex *self,
   scratch = g_string_new (NULL);
   rows = g_ptr_array_new_full (n, (GDestroyNotify) g_strfreev);
   while (rows->len < n && assay_csv_reader_next (&reader, NULL))
-    g_ptr_array_add (rows, record_fields (&reader, scratch));
+    g_ptr_array_add (rows, assay_csv_index_record_fields (&reader, scratch));
   assay_csv_reader_clear (&reader);
   if (rows->len == 0)
     g_clear_pointer (&rows, g_ptr_array_unref);

@@ -39,11 +39,11 @@ assay_csv_reader_clear (AssayCsvReader *reader)
 }
 
 static inline gboolean
-push_field (AssayCsvReader  *reader,
-            gsize            start,
-            gsize            len,
-            guint            flags,
-            GError         **error)
+assay_csv_reader_push_field (AssayCsvReader  *reader,
+                             gsize            start,
+                             gsize            len,
+                             guint            flags,
+                             GError         **error)
 {
   if (G_UNLIKELY (reader->n_fields == reader->fields_alloc))
     {
@@ -66,7 +66,7 @@ push_field (AssayCsvReader  *reader,
 
 /* Skips blank and whitespace-only lines; returns FALSE at the end of the data. */
 static gboolean
-skip_blank_lines (AssayCsvReader *reader)
+assay_csv_reader_skip_blank_lines (AssayCsvReader *reader)
 {
   const char *data = reader->data;
   gsize pos = reader->pos;
@@ -115,7 +115,7 @@ assay_csv_reader_next (AssayCsvReader  *reader,
   gsize p;
 
   reader->n_fields = 0;
-  if (!skip_blank_lines (reader))
+  if (!assay_csv_reader_skip_blank_lines (reader))
     return FALSE;
 
   p = reader->pos;
@@ -186,10 +186,10 @@ assay_csv_reader_next (AssayCsvReader  *reader,
             }
           if (flags & ASSAY_CSV_FIELD_ENCODED)
             {
-              if (!push_field (reader, start, p - start, flags, error))
+              if (!assay_csv_reader_push_field (reader, start, p - start, flags, error))
                 return FALSE;
             }
-          else if (!push_field (reader, start + 1, q - start - 1, flags, error))
+          else if (!assay_csv_reader_push_field (reader, start + 1, q - start - 1, flags, error))
             return FALSE;
         }
       else
@@ -198,7 +198,7 @@ assay_csv_reader_next (AssayCsvReader  *reader,
 
           while (p < len && !stops[(guchar) data[p]])
             p++;
-          if (!push_field (reader, start, p - start, 0, error))
+          if (!assay_csv_reader_push_field (reader, start, p - start, 0, error))
             return FALSE;
         }
 
@@ -210,7 +210,7 @@ assay_csv_reader_next (AssayCsvReader  *reader,
           if (p >= len || data[p] == '\n' || data[p] == '\r')
             {
               /* A trailing delimiter ends the record with an empty field. */
-              if (!push_field (reader, p, 0, 0, error))
+              if (!assay_csv_reader_push_field (reader, p, 0, 0, error))
                 return FALSE;
               if (p >= len)
                 break;

@@ -44,8 +44,8 @@ assay_value_is_null (const char *s,
 
 /* Currency signs written before or after a number. */
 static gsize
-match_currency (const char *s,
-                gsize       len)
+assay_csv_value_match_currency (const char *s,
+                                gsize       len)
 {
   static const struct { const char *text; gsize len; } signs[] = {
 #define M(x) { x, sizeof x - 1 }
@@ -73,10 +73,10 @@ static const double powers_of_ten[] = {
 };
 
 static guint
-classify_number (const char             *s,
-                 gsize                   len,
-                 const AssayValueFormat *format,
-                 AssayValue             *value)
+assay_csv_value_classify_number (const char             *s,
+                                 gsize                   len,
+                                 const AssayValueFormat *format,
+                                 AssayValue             *value)
 {
   const char *p = s;
   const char *end = s + len;
@@ -100,7 +100,7 @@ classify_number (const char             *s,
     end--;
   if (p < end && (*p == '-' || *p == '+'))
     negative = *p++ == '-';
-  if ((n = match_currency (p, end - p)) > 0)
+  if ((n = assay_csv_value_match_currency (p, end - p)) > 0)
     {
       currency = TRUE;
       p += n;
@@ -187,7 +187,7 @@ classify_number (const char             *s,
       const char *q = p;
       while (q < end && *q == ' ')
         q++;
-      if ((n = match_currency (q, end - q)) > 0 && q + n == end)
+      if ((n = assay_csv_value_match_currency (q, end - q)) > 0 && q + n == end)
         {
           currency = TRUE;
           p = end;
@@ -217,11 +217,11 @@ classify_number (const char             *s,
   return ASSAY_VALUE_INTEGER | ASSAY_VALUE_FLOAT;
 }
 
-/* Days from 1970-01-01 (Howard Hinnant's days_from_civil). */
+/* Days from 1970-01-01 (Howard Hinnant's assay_csv_value_days_from_civil). */
 static gint64
-days_from_civil (gint64 y,
-                 guint  m,
-                 guint  d)
+assay_csv_value_days_from_civil (gint64 y,
+                                 guint  m,
+                                 guint  d)
 {
   gint64 era;
   guint yoe, doy, doe;
@@ -235,9 +235,9 @@ days_from_civil (gint64 y,
 }
 
 static gboolean
-valid_date (guint y,
-            guint m,
-            guint d)
+assay_csv_value_valid_date (guint y,
+                            guint m,
+                            guint d)
 {
   static const guint8 days[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
 
@@ -250,11 +250,11 @@ valid_date (guint y,
 
 /* Reads 1..MAX digits. */
 static gboolean
-read_digits (const char **p,
-             const char  *end,
-             guint        min,
-             guint        max,
-             guint       *out)
+assay_csv_value_read_digits (const char **p,
+                             const char  *end,
+                             guint        min,
+                             guint        max,
+                             guint       *out)
 {
   guint n = 0;
   guint v = 0;
@@ -274,24 +274,24 @@ read_digits (const char **p,
 /* [T ]hh:mm[:ss[.fff]][ AM|PM][Z|±hh[:mm]]; returns seconds into the day in UTC (which
  * may be negative), NAN when invalid. */
 static double
-read_time (const char **pp,
-           const char  *end,
-           guint       *flags)
+assay_csv_value_read_time (const char **pp,
+                           const char  *end,
+                           guint       *flags)
 {
   const char *p = *pp;
   guint h, m, s = 0;
   double frac = 0;
   int tz = 0;
 
-  if (!read_digits (&p, end, 1, 2, &h) || p >= end || *p != ':')
+  if (!assay_csv_value_read_digits (&p, end, 1, 2, &h) || p >= end || *p != ':')
     return NAN;
   p++;
-  if (!read_digits (&p, end, 2, 2, &m))
+  if (!assay_csv_value_read_digits (&p, end, 2, 2, &m))
     return NAN;
   if (p < end && *p == ':')
     {
       p++;
-      if (!read_digits (&p, end, 2, 2, &s))
+      if (!assay_csv_value_read_digits (&p, end, 2, 2, &s))
         return NAN;
       if (p < end && (*p == '.' || *p == ','))
         {
@@ -330,11 +330,11 @@ read_time (const char **pp,
       if (*p == ' ')
         p++;
       sign = *p++ == '-' ? -1 : 1;
-      if (!read_digits (&p, end, 2, 2, &th))
+      if (!assay_csv_value_read_digits (&p, end, 2, 2, &th))
         return NAN;
       if (p < end && *p == ':')
         p++;
-      if (p < end && !read_digits (&p, end, 2, 2, &tm))
+      if (p < end && !assay_csv_value_read_digits (&p, end, 2, 2, &tm))
         return NAN;
       if (th > 14 || tm > 59)
         return NAN;
@@ -348,9 +348,9 @@ read_time (const char **pp,
 }
 
 static guint
-classify_date (const char *s,
-               gsize       len,
-               AssayValue *value)
+assay_csv_value_classify_date (const char *s,
+                               gsize       len,
+                               AssayValue *value)
 {
   const char *p = s;
   const char *end = s + len;
@@ -361,15 +361,15 @@ classify_date (const char *s,
 
   if (len < 8 || len > 40 || !(*s >= '0' && *s <= '9'))
     return 0;
-  if (!read_digits (&p, end, 1, 4, &a) || p >= end)
+  if (!assay_csv_value_read_digits (&p, end, 1, 4, &a) || p >= end)
     return 0;
   sep = *p++;
   if (sep != '-' && sep != '.' && sep != '/')
     return 0;
-  if (!read_digits (&p, end, 1, 2, &b) || p >= end || *p != sep)
+  if (!assay_csv_value_read_digits (&p, end, 1, 2, &b) || p >= end || *p != sep)
     return 0;
   p++;
-  if (!read_digits (&p, end, 1, 4, &c))
+  if (!assay_csv_value_read_digits (&p, end, 1, 4, &c))
     return 0;
 
   if (p < end)
@@ -377,7 +377,7 @@ classify_date (const char *s,
       if (*p != 'T' && *p != ' ')
         return 0;
       p++;
-      seconds = read_time (&p, end, &time_flags);
+      seconds = assay_csv_value_read_time (&p, end, &time_flags);
       if (isnan (seconds) || p != end)
         return 0;
     }
@@ -385,22 +385,22 @@ classify_date (const char *s,
   if (a >= 1000 && (sep == '-' || sep == '/'))
     {
       /* yyyy-mm-dd */
-      if (!valid_date (a, b, c) || c > 31)
+      if (!assay_csv_value_valid_date (a, b, c) || c > 31)
         return 0;
-      value->number = days_from_civil (a, b, c) * 86400.0 + seconds;
+      value->number = assay_csv_value_days_from_civil (a, b, c) * 86400.0 + seconds;
       value->flags |= ASSAY_VALUE_ISO_DATE;
     }
   else if (c >= 1000 && sep == '.')
     {
-      if (!valid_date (c, b, a))
+      if (!assay_csv_value_valid_date (c, b, a))
         return 0;
-      value->number = days_from_civil (c, b, a) * 86400.0 + seconds;
+      value->number = assay_csv_value_days_from_civil (c, b, a) * 86400.0 + seconds;
       value->flags |= ASSAY_VALUE_DOT_DATE;
     }
   else if (c >= 1000 && (sep == '/' || sep == '-'))
     {
-      gboolean mdy = valid_date (c, a, b);
-      gboolean dmy = valid_date (c, b, a);
+      gboolean mdy = assay_csv_value_valid_date (c, a, b);
+      gboolean dmy = assay_csv_value_valid_date (c, b, a);
 
       if (!mdy && !dmy)
         return 0;
@@ -408,12 +408,12 @@ classify_date (const char *s,
       if (mdy)
         {
           value->flags |= ASSAY_VALUE_MDY_VALID;
-          value->number = days_from_civil (c, a, b) * 86400.0 + seconds;
+          value->number = assay_csv_value_days_from_civil (c, a, b) * 86400.0 + seconds;
         }
       if (dmy)
         {
           value->flags |= ASSAY_VALUE_DMY_VALID;
-          value->number_dmy = days_from_civil (c, b, a) * 86400.0 + seconds;
+          value->number_dmy = assay_csv_value_days_from_civil (c, b, a) * 86400.0 + seconds;
         }
       value->first = a;
       value->second = b;
@@ -428,8 +428,8 @@ classify_date (const char *s,
 }
 
 static gboolean
-is_boolean (const char *s,
-            gsize       len)
+assay_csv_value_is_boolean (const char *s,
+                            gsize       len)
 {
   return (len == 4 && (memcmp (s, "true", 4) == 0 || memcmp (s, "True", 4) == 0 || memcmp (s, "TRUE", 4) == 0)) ||
          (len == 5 && (memcmp (s, "false", 5) == 0 || memcmp (s, "False", 5) == 0 || memcmp (s, "FALSE", 5) == 0));
@@ -447,10 +447,10 @@ assay_value_classify (const char             *s,
   value->flags = 0;
   value->kinds = 0;
   if (wanted & (ASSAY_VALUE_DATE | ASSAY_VALUE_DATETIME))
-    kinds = classify_date (s, len, value) & wanted;
+    kinds = assay_csv_value_classify_date (s, len, value) & wanted;
   if (kinds == 0 && (wanted & (ASSAY_VALUE_INTEGER | ASSAY_VALUE_FLOAT)))
-    kinds = classify_number (s, len, format, value) & wanted;
-  if (kinds == 0 && (wanted & ASSAY_VALUE_BOOLEAN) && is_boolean (s, len))
+    kinds = assay_csv_value_classify_number (s, len, format, value) & wanted;
+  if (kinds == 0 && (wanted & ASSAY_VALUE_BOOLEAN) && assay_csv_value_is_boolean (s, len))
     {
       kinds = ASSAY_VALUE_BOOLEAN;
       value->number = (s[0] == 't' || s[0] == 'T') ? 1 : 0;

@@ -10,7 +10,7 @@
 #include "assay-data-text.h"
 
 static gboolean
-is_hidden_char (gunichar c)
+assay_data_text_is_hidden_char (gunichar c)
 {
   return c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f) ||
          (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) ||
@@ -79,7 +79,7 @@ assay_data_sanitize (const char *text,
           g_string_append_c (out, ' ');
           chars++;
         }
-      else if (!is_hidden_char (c))
+      else if (!assay_data_text_is_hidden_char (c))
         {
           g_string_append_len (out, p, step);
           chars++;
@@ -179,15 +179,15 @@ assay_data_convert_to_utf8 (const char  *data,
 
 /* wyhash's mixing: one 64×64→128-bit multiply folds two words. */
 static inline guint64
-mix (guint64 a,
-     guint64 b)
+assay_data_text_mix (guint64 a,
+                     guint64 b)
 {
   unsigned __int128 r = (unsigned __int128) a * b;
   return (guint64) r ^ (guint64) (r >> 64);
 }
 
 static inline guint64
-read64 (const char *p)
+assay_data_text_read64 (const char *p)
 {
   guint64 v;
   memcpy (&v, p, 8);
@@ -195,7 +195,7 @@ read64 (const char *p)
 }
 
 static inline guint64
-read32 (const char *p)
+assay_data_text_read32 (const char *p)
 {
   guint32 v;
   memcpy (&v, p, 4);
@@ -209,7 +209,7 @@ assay_data_hash (const char *data,
   const guint64 s0 = G_GUINT64_CONSTANT (0xa0761d6478bd642f);
   const guint64 s1 = G_GUINT64_CONSTANT (0xe7037ed1a0b428db);
   const guint64 s2 = G_GUINT64_CONSTANT (0x8ebc6af09c88c6e3);
-  guint64 seed = s0 ^ mix (len ^ s0, s1);
+  guint64 seed = s0 ^ assay_data_text_mix (len ^ s0, s1);
   guint64 a, b;
 
   if (len <= 16)
@@ -217,8 +217,8 @@ assay_data_hash (const char *data,
       if (len >= 4)
         {
           gsize mid = (len >> 3) << 2;
-          a = (read32 (data) << 32) | read32 (data + mid);
-          b = (read32 (data + len - 4) << 32) | read32 (data + len - 4 - mid);
+          a = (assay_data_text_read32 (data) << 32) | assay_data_text_read32 (data + mid);
+          b = (assay_data_text_read32 (data + len - 4) << 32) | assay_data_text_read32 (data + len - 4 - mid);
         }
       else if (len > 0)
         {
@@ -236,12 +236,12 @@ assay_data_hash (const char *data,
 
       while (i > 16)
         {
-          seed = mix (read64 (p) ^ s1, read64 (p + 8) ^ seed);
+          seed = assay_data_text_mix (assay_data_text_read64 (p) ^ s1, assay_data_text_read64 (p + 8) ^ seed);
           p += 16;
           i -= 16;
         }
-      a = read64 (data + len - 16);
-      b = read64 (data + len - 8);
+      a = assay_data_text_read64 (data + len - 16);
+      b = assay_data_text_read64 (data + len - 8);
     }
-  return mix (s1 ^ len, mix (a ^ s1, b ^ seed) ^ s2);
+  return assay_data_text_mix (s1 ^ len, assay_data_text_mix (a ^ s1, b ^ seed) ^ s2);
 }

@@ -87,10 +87,10 @@ assay_dataset_init (AssayDataset *self)
  * translated), and in the user's language for the human summary. english and human take the
  * same arguments. */
 static void
-add_warning_full (AssayDataset *self,
-                  const char   *english,
-                  const char   *human,
-                  va_list       args)
+assay_dataset_add_warning_full (AssayDataset *self,
+                                const char   *english,
+                                const char   *human,
+                                va_list       args)
 {
   va_list copy;
   g_autofree char *text = NULL;
@@ -111,39 +111,39 @@ add_warning_full (AssayDataset *self,
 
 /* format is marked with N_(). */
 static void
-add_warning (AssayDataset *self,
-             const char   *format,
-             ...) G_GNUC_PRINTF (2, 3);
+assay_dataset_add_warning (AssayDataset *self,
+                           const char   *format,
+                           ...) G_GNUC_PRINTF (2, 3);
 
 static void
-add_warning (AssayDataset *self,
-             const char   *format,
-             ...)
+assay_dataset_add_warning (AssayDataset *self,
+                           const char   *format,
+                           ...)
 {
   va_list args;
 
   va_start (args, format);
-  add_warning_full (self, format, _(format), args);
+  assay_dataset_add_warning_full (self, format, _(format), args);
   va_end (args);
 }
 
 /* A warning with a count: human is the translation, chosen by the count with g_dngettext (). */
 static void
-add_warning_n (AssayDataset *self,
-               const char   *english,
-               const char   *human,
-               ...) G_GNUC_PRINTF (2, 4);
+assay_dataset_add_warning_n (AssayDataset *self,
+                             const char   *english,
+                             const char   *human,
+                             ...) G_GNUC_PRINTF (2, 4);
 
 static void
-add_warning_n (AssayDataset *self,
-               const char   *english,
-               const char   *human,
-               ...)
+assay_dataset_add_warning_n (AssayDataset *self,
+                             const char   *english,
+                             const char   *human,
+                             ...)
 {
   va_list args;
 
   va_start (args, human);
-  add_warning_full (self, english, human, args);
+  assay_dataset_add_warning_full (self, english, human, args);
   va_end (args);
 }
 
@@ -182,7 +182,7 @@ typedef struct
 } Part;
 
 static void
-part_clear (Part *part)
+assay_dataset_part_clear (Part *part)
 {
   if (part->profiles != NULL)
     for (guint c = 0; c < part->n_columns; c++)
@@ -192,7 +192,7 @@ part_clear (Part *part)
 }
 
 static gpointer
-profile_part (gpointer data)
+assay_dataset_profile_part (gpointer data)
 {
   Part *part = data;
   AssayCsvReader reader;
@@ -294,8 +294,8 @@ profile_part (gpointer data)
 }
 
 static void
-merge_part (Part *into,
-            Part *from)
+assay_dataset_merge_part (Part *into,
+                          Part *from)
 {
   for (guint c = 0; c < into->n_columns; c++)
     assay_column_profile_merge (into->profiles[c], from->profiles[c]);
@@ -321,12 +321,12 @@ merge_part (Part *into,
  * and is only kept when the part before it ended exactly where it started (no quoted line
  * break crossed the split); otherwise it is read again from where the previous one ended. */
 static gboolean
-profile_rows (AssayDataset  *self,
-              Part          *result,
-              gsize          data_start,
-              guint64        data_line,
-              GCancellable  *cancellable,
-              GError       **error)
+assay_dataset_profile_rows (AssayDataset  *self,
+                            Part          *result,
+                            gsize          data_start,
+                            guint64        data_line,
+                            GCancellable  *cancellable,
+                            GError       **error)
 {
   Part parts[MAX_CHUNKS] = { 0 };
   GThread *threads[MAX_CHUNKS] = { NULL };
@@ -362,8 +362,8 @@ profile_rows (AssayDataset  *self,
     parts[i].stop = parts[i + 1].start;
 
   for (guint i = 1; i < n_parts; i++)
-    threads[i] = g_thread_new ("assay-profile", profile_part, &parts[i]);
-  profile_part (&parts[0]);
+    threads[i] = g_thread_new ("assay-profile", assay_dataset_profile_part, &parts[i]);
+  assay_dataset_profile_part (&parts[0]);
   for (guint i = 1; i < n_parts; i++)
     g_thread_join (threads[i]);
 
@@ -384,9 +384,9 @@ profile_rows (AssayDataset  *self,
           again.start = parts[0].end;
           again.start_line = parts[0].end_line;
           again.speculative = FALSE;
-          part_clear (part);
+          assay_dataset_part_clear (part);
           *part = again;
-          profile_part (part);
+          assay_dataset_profile_part (part);
           line_offset = 0;
         }
       for (guint k = 0; k < MIN (part->long_rows, MAX_LINES_KEPT); k++)
@@ -395,7 +395,7 @@ profile_rows (AssayDataset  *self,
         part->short_lines[k] += line_offset;
       part->huge_field_line += line_offset;
       part->end_line += line_offset;
-      merge_part (&parts[0], part);
+      assay_dataset_merge_part (&parts[0], part);
       if (part->error != NULL)
         {
           parts[0].error = g_steal_pointer (&part->error);
@@ -404,7 +404,7 @@ profile_rows (AssayDataset  *self,
     }
 
   for (guint i = 1; i < n_parts; i++)
-    part_clear (&parts[i]);
+    assay_dataset_part_clear (&parts[i]);
   *result = parts[0];
   if (result->error != NULL)
     {
@@ -417,8 +417,8 @@ profile_rows (AssayDataset  *self,
 /* ---- The pandas call ---------------------------------------------------------------- */
 
 static void
-append_python_string (GString    *out,
-                      const char *text)
+assay_dataset_append_python_string (GString    *out,
+                                    const char *text)
 {
   g_string_append_c (out, '\'');
   for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
@@ -441,17 +441,17 @@ append_python_string (GString    *out,
 }
 
 static char *
-sandbox_path (AssayDataset *self)
+assay_dataset_sandbox_path (AssayDataset *self)
 {
   return g_strconcat ("/data/", self->basename, NULL);
 }
 
 static void
-build_read_call (AssayDataset *self,
-                 guint64       long_rows)
+assay_dataset_build_read_call (AssayDataset *self,
+                               guint64       long_rows)
 {
   GString *call = g_string_new ("pd.read_csv(");
-  g_autofree char *path = sandbox_path (self);
+  g_autofree char *path = assay_dataset_sandbox_path (self);
   char sep[2] = { self->dialect->delimiter, 0 };
   char quote[2] = { self->dialect->quote, 0 };
   char decimal[2] = { self->dialect->decimal, 0 };
@@ -459,20 +459,20 @@ build_read_call (AssayDataset *self,
   gboolean day_first = FALSE;
   gboolean python_engine = FALSE;
 
-  append_python_string (call, path);
+  assay_dataset_append_python_string (call, path);
   g_string_append (call, ", sep=");
-  append_python_string (call, sep);
+  assay_dataset_append_python_string (call, sep);
   g_string_append (call, ", encoding=");
-  append_python_string (call, self->dialect->python_encoding);
+  assay_dataset_append_python_string (call, self->dialect->python_encoding);
   if (self->dialect->decimal != '.')
     {
       g_string_append (call, ", decimal=");
-      append_python_string (call, decimal);
+      assay_dataset_append_python_string (call, decimal);
     }
   if (self->dialect->thousands[0] != '\0')
     {
       g_string_append (call, ", thousands=");
-      append_python_string (call, self->dialect->thousands);
+      assay_dataset_append_python_string (call, self->dialect->thousands);
       python_engine = (guchar) self->dialect->thousands[0] >= 0x80;
     }
   if (self->dialect->preamble_len > 0)
@@ -488,7 +488,7 @@ build_read_call (AssayDataset *self,
             {
               if (c > 0)
                 g_string_append (call, ", ");
-              append_python_string (call, g_ptr_array_index (self->names, c));
+              assay_dataset_append_python_string (call, g_ptr_array_index (self->names, c));
             }
           g_string_append_c (call, ']');
         }
@@ -496,7 +496,7 @@ build_read_call (AssayDataset *self,
   if (self->dialect->quote != '"')
     {
       g_string_append (call, ", quotechar=");
-      append_python_string (call, quote);
+      assay_dataset_append_python_string (call, quote);
     }
   if (self->dialect->backslash_escape)
     g_string_append (call, ", escapechar='\\\\', doublequote=False");
@@ -522,7 +522,7 @@ build_read_call (AssayDataset *self,
           if (i > 0)
             g_string_append (call, ", ");
           if (self->dialect->header || self->names->len <= MAX_NAMED_COLUMNS)
-            append_python_string (call, g_ptr_array_index (self->names, c));
+            assay_dataset_append_python_string (call, g_ptr_array_index (self->names, c));
           else
             g_string_append_printf (call, "%u", c);
         }
@@ -543,8 +543,8 @@ build_read_call (AssayDataset *self,
 /* ---- Opening ------------------------------------------------------------------------ */
 
 static char *
-format_lines (const guint64 *lines,
-              guint64        count)
+assay_dataset_format_lines (const guint64 *lines,
+                            guint64        count)
 {
   GString *out = g_string_new (NULL);
 
@@ -556,38 +556,38 @@ format_lines (const guint64 *lines,
 }
 
 static gboolean
-open_workbook (AssayDataset  *self,
-               const char    *data,
-               gsize          len,
-               GError       **error)
+assay_dataset_open_workbook (AssayDataset  *self,
+                             const char    *data,
+                             gsize          len,
+                             GError       **error)
 {
   self->sheets = assay_xlsx_list_sheets (data, len, error);
   if (self->sheets == NULL)
     return FALSE;
   {
     GString *call = g_string_new ("pd.read_excel(");
-    g_autofree char *path = sandbox_path (self);
+    g_autofree char *path = assay_dataset_sandbox_path (self);
     AssayXlsxSheet *first = g_ptr_array_index (self->sheets, 0);
 
-    append_python_string (call, path);
+    assay_dataset_append_python_string (call, path);
     g_string_append (call, ", sheet_name=");
-    append_python_string (call, first->name);
+    assay_dataset_append_python_string (call, first->name);
     g_string_append (call, ")");
     self->read_call = g_string_free (call, FALSE);
   }
-  add_warning (self, N_("Excel workbook: only the sheet names and sizes are read here, not the "
-                        "cells; no column types or profile. Formulas come back as their last "
-                        "saved values; charts, pivot tables and macros are not read."));
+  assay_dataset_add_warning (self, N_("Excel workbook: only the sheet names and sizes are read here, not the "
+                                      "cells; no column types or profile. Formulas come back as their last "
+                                      "saved values; charts, pivot tables and macros are not read."));
   return TRUE;
 }
 
 static gboolean
-open_table (AssayDataset           *self,
-            const char             *data,
-            gsize                   len,
-            const AssayCsvDialect  *override,
-            GCancellable           *cancellable,
-            GError                **error)
+assay_dataset_open_table (AssayDataset           *self,
+                          const char             *data,
+                          gsize                   len,
+                          const AssayCsvDialect  *override,
+                          GCancellable           *cancellable,
+                          GError                **error)
 {
   AssayCsvReader reader;
   g_autoptr(GString) scratch = g_string_new (NULL);
@@ -671,9 +671,9 @@ open_table (AssayDataset           *self,
     }
   assay_csv_reader_clear (&reader);
 
-  if (!profile_rows (self, &result, data_start, data_line, cancellable, error))
+  if (!assay_dataset_profile_rows (self, &result, data_start, data_line, cancellable, error))
     {
-      part_clear (&result);
+      assay_dataset_part_clear (&result);
       return FALSE;
     }
   self->n_rows = result.rows;
@@ -688,62 +688,64 @@ open_table (AssayDataset           *self,
   /* Warnings, most useful first. */
   if (result.long_rows > 0)
     {
-      g_autofree char *lines = format_lines (result.long_lines, result.long_rows);
+      g_autofree char *lines = assay_dataset_format_lines (result.long_lines, result.long_rows);
       /* TRANSLATORS: the English has one form for every count; the translation has its plural forms. */
-      add_warning_n (self, "%llu rows have more fields than the %u columns (lines %s); "
-                     "they are skipped, as read_csv(on_bad_lines='skip') does",
-                     g_dngettext (GETTEXT_PACKAGE,
-                                  "%llu rows have more fields than the %u columns (lines %s); "
-                                  "they are skipped, as read_csv(on_bad_lines='skip') does",
-                                  "%llu rows have more fields than the %u columns (lines %s); "
-                                  "they are skipped, as read_csv(on_bad_lines='skip') does",
-                                  result.long_rows),
-                     (unsigned long long) result.long_rows, n_columns, lines);
+      assay_dataset_add_warning_n (self, "%llu rows have more fields than the %u columns (lines %s); "
+                                   "they are skipped, as read_csv(on_bad_lines='skip') does",
+                                   g_dngettext (GETTEXT_PACKAGE,
+                                                "%llu rows have more fields than the %u columns (lines %s); "
+                                                "they are skipped, as read_csv(on_bad_lines='skip') does",
+                                                "%llu rows have more fields than the %u columns (lines %s); "
+                                                "they are skipped, as read_csv(on_bad_lines='skip') does",
+                                                result.long_rows),
+                                   (unsigned long long) result.long_rows, n_columns, lines);
     }
   if (result.short_rows > 0)
     {
-      g_autofree char *lines = format_lines (result.short_lines, result.short_rows);
+      g_autofree char *lines = assay_dataset_format_lines (result.short_lines, result.short_rows);
       /* TRANSLATORS: the English has one form for every count; the translation has its plural forms. */
-      add_warning_n (self, "%llu rows have fewer fields than the %u columns (lines %s); "
-                     "the missing cells are empty",
-                     g_dngettext (GETTEXT_PACKAGE,
-                                  "%llu rows have fewer fields than the %u columns (lines %s); "
-                                  "the missing cells are empty",
-                                  "%llu rows have fewer fields than the %u columns (lines %s); "
-                                  "the missing cells are empty",
-                                  result.short_rows),
-                     (unsigned long long) result.short_rows, n_columns, lines);
+      assay_dataset_add_warning_n (self, "%llu rows have fewer fields than the %u columns (lines %s); "
+                                   "the missing cells are empty",
+                                   g_dngettext (GETTEXT_PACKAGE,
+                                                "%llu rows have fewer fields than the %u columns (lines %s); "
+                                                "the missing cells are empty",
+                                                "%llu rows have fewer fields than the %u columns (lines %s); "
+                                                "the missing cells are empty",
+                                                result.short_rows),
+                                   (unsigned long long) result.short_rows, n_columns, lines);
     }
   if (self->dialect->preamble_len > 0)
-    add_warning (self, N_("the first line “sep=%c” is Excel's delimiter hint, not data; skiprows=1 skips it"),
-                 self->dialect->delimiter);
+    assay_dataset_add_warning (self, N_("the first line “sep=%c” is Excel's delimiter hint, not data; skiprows=1 skips it"),
+                               self->dialect->delimiter);
   if (self->trailing_delimiter)
-    add_warning (self, N_("the data lines end with a delimiter; index_col=False keeps pandas from "
-                          "using the first column as the index"));
+    assay_dataset_add_warning (self, N_("the data lines end with a delimiter; index_col=False keeps pandas from "
+                                        "using the first column as the index"));
   if (result.huge_field >= HUGE_FIELD_BYTES)
-    add_warning (self, N_("a very large field: %.1f MB in column %u at line %llu"
-                          "; previews cut it"), result.huge_field / 1e6, result.huge_field_column + 1,
-                 (unsigned long long) result.huge_field_line);
+    assay_dataset_add_warning (self, N_("a very large field: %.1f MB in column %u at line %llu"
+                                        "; previews cut it"), result.huge_field / 1e6, result.huge_field_column + 1,
+                               (unsigned long long) result.huge_field_line);
   if (result.blank_lines > self->dialect->trailing_blank_lines)
     /* TRANSLATORS: the English has one form for every count; the translation has its plural forms. */
-    add_warning_n (self, "%llu blank lines inside the table are skipped",
-                   g_dngettext (GETTEXT_PACKAGE, "%llu blank lines inside the table are skipped",
-                                "%llu blank lines inside the table are skipped",
-                                result.blank_lines - self->dialect->trailing_blank_lines),
-                   (unsigned long long) (result.blank_lines - self->dialect->trailing_blank_lines));
+    assay_dataset_add_warning_n (self, "%llu blank lines inside the table are skipped",
+                                 g_dngettext (GETTEXT_PACKAGE, "%llu blank lines inside the table are skipped",
+                                              "%llu blank lines inside the table are skipped",
+                                              result.blank_lines - self->dialect->trailing_blank_lines),
+                                 (unsigned long long) (result.blank_lines - self->dialect->trailing_blank_lines));
   if (self->dialect->trailing_blank_lines > 0)
     /* TRANSLATORS: the English has one form for every count; the translation has its plural forms. */
-    add_warning_n (self, "%u blank lines at the end of the file are skipped",
-                   g_dngettext (GETTEXT_PACKAGE, "%u blank lines at the end of the file are skipped",
-                                "%u blank lines at the end of the file are skipped",
-                                self->dialect->trailing_blank_lines),
-                   self->dialect->trailing_blank_lines);
+    assay_dataset_add_warning_n (self, "%u blank lines at the end of the file are skipped",
+                                 g_dngettext (GETTEXT_PACKAGE, "%u blank lines at the end of the file are skipped",
+                                              "%u blank lines at the end of the file are skipped",
+                                              self->dialect->trailing_blank_lines),
+                                 self->dialect->trailing_blank_lines);
   if (self->converted != NULL &&
       memmem (self->text, self->text_len, "\xEF\xBF\xBD", 3) != NULL &&
       memmem (data, MIN (len, 3), "\xEF\xBF\xBD", 3) == NULL)
-    add_warning (self, N_("some bytes are not valid %s; they read as U+FFFD"), self->dialect->encoding);
+    assay_dataset_add_warning (self,
+                               N_("some bytes are not valid %s; they read as U+FFFD"),
+                               self->dialect->encoding);
   if (self->n_rows == 0)
-    add_warning (self, N_("the table has a header but no data rows"));
+    assay_dataset_add_warning (self, N_("the table has a header but no data rows"));
 
   for (guint c = 0; c < n_columns; c++)
     {
@@ -753,28 +755,31 @@ open_table (AssayDataset           *self,
       AssayColumnType type = assay_column_profile_get_type_kind (profile);
 
       if ((type == ASSAY_COLUMN_INTEGER || type == ASSAY_COLUMN_FLOAT) && (flags & ASSAY_VALUE_HAS_CURRENCY))
-        add_warning (self, N_("column “%s” has numbers with a currency sign; pandas reads it as text: "
-                              "strip the sign, then pd.to_numeric"), name);
+        assay_dataset_add_warning (self, N_("column “%s” has numbers with a currency sign; pandas reads it as text: "
+                                            "strip the sign, then pd.to_numeric"), name);
       if (type == ASSAY_COLUMN_INTEGER && (flags & ASSAY_VALUE_LEADING_ZERO))
-        add_warning (self, N_("column “%s” has integers with leading zeros (codes?); "
-                              "dtype={'%s': str} keeps them"), name, name);
+        assay_dataset_add_warning (self, N_("column “%s” has integers with leading zeros (codes?); "
+                                            "dtype={'%s': str} keeps them"), name, name);
       if ((type == ASSAY_COLUMN_DATE || type == ASSAY_COLUMN_DATETIME) && assay_column_profile_is_ambiguous (profile))
-        add_warning_n (self, "column “%s”: every date fits both dd/mm/yyyy and mm/dd/yyyy; read as %s",
-                       assay_column_profile_is_day_first (profile)
-                         ? _("column “%s”: every date fits both dd/mm/yyyy and mm/dd/yyyy; read as day first")
-                         : _("column “%s”: every date fits both dd/mm/yyyy and mm/dd/yyyy; read as month first"),
-                       name, assay_column_profile_is_day_first (profile) ? "day first" : "month first");
+        assay_dataset_add_warning_n (self, "column “%s”: every date fits both dd/mm/yyyy and mm/dd/yyyy; read as %s",
+                                     assay_column_profile_is_day_first (profile)
+                                       ? _("column “%s”: every date fits both dd/mm/yyyy and mm/dd/yyyy; read as day first")
+                                       : _("column “%s”: every date fits both dd/mm/yyyy and mm/dd/yyyy; read as month first"),
+                                     name, assay_column_profile_is_day_first (profile) ? "day first" : "month first");
       if (type == ASSAY_COLUMN_DATETIME && (flags & ASSAY_VALUE_HAS_TIMEZONE) && (flags & ASSAY_VALUE_NO_TIMEZONE))
-        add_warning (self, N_("column “%s” mixes times with and without a time zone"), name);
+        assay_dataset_add_warning (self, N_("column “%s” mixes times with and without a time zone"), name);
     }
   if (n_columns > 1000)
     /* TRANSLATORS: the English has one form for every count; the translation has its plural forms. */
-    add_warning_n (self, "a wide table: %u columns",
-                   g_dngettext (GETTEXT_PACKAGE, "a wide table: %u columns", "a wide table: %u columns", n_columns),
-                   n_columns);
+    assay_dataset_add_warning_n (self, "a wide table: %u columns",
+                                 g_dngettext (GETTEXT_PACKAGE,
+                                              "a wide table: %u columns",
+                                              "a wide table: %u columns",
+                                              n_columns),
+                                 n_columns);
 
-  build_read_call (self, result.long_rows);
-  part_clear (&result);
+  assay_dataset_build_read_call (self, result.long_rows);
+  assay_dataset_part_clear (&result);
   return TRUE;
 }
 
@@ -811,10 +816,10 @@ assay_dataset_open_with_dialect (const char             *path,
 
   if (assay_xlsx_looks_like_zip (data, len))
     {
-      if (!open_workbook (self, data, len, error))
+      if (!assay_dataset_open_workbook (self, data, len, error))
         return NULL;
     }
-  else if (!open_table (self, data, len, override, cancellable, error))
+  else if (!assay_dataset_open_table (self, data, len, override, cancellable, error))
     return NULL;
   if (!assay_mapped_check (self->mapped, path, error))
     return NULL;
@@ -828,7 +833,7 @@ typedef struct
 } OpenData;
 
 static void
-open_data_free (OpenData *data)
+assay_dataset_open_data_free (OpenData *data)
 {
   g_free (data->path);
   if (data->override != NULL)
@@ -840,10 +845,10 @@ open_data_free (OpenData *data)
 }
 
 static void
-open_worker (GTask        *task,
-             gpointer      source,
-             gpointer      task_data,
-             GCancellable *cancellable)
+assay_dataset_open_worker (GTask        *task,
+                           gpointer      source,
+                           gpointer      task_data,
+                           GCancellable *cancellable)
 {
   OpenData *data = task_data;
   GError *error = NULL;
@@ -868,8 +873,8 @@ assay_dataset_open_async (const char          *path,
 
   g_task_set_source_tag (task, assay_dataset_open_async);
   data->path = g_strdup (path);
-  g_task_set_task_data (task, data, (GDestroyNotify) open_data_free);
-  g_task_run_in_thread (task, open_worker);
+  g_task_set_task_data (task, data, (GDestroyNotify) assay_dataset_open_data_free);
+  g_task_run_in_thread (task, assay_dataset_open_worker);
 }
 
 void
@@ -895,8 +900,8 @@ assay_dataset_open_with_dialect_async (const char             *path,
       data->override->decimal = override->decimal;
       data->override->header = override->header;
     }
-  g_task_set_task_data (task, data, (GDestroyNotify) open_data_free);
-  g_task_run_in_thread (task, open_worker);
+  g_task_set_task_data (task, data, (GDestroyNotify) assay_dataset_open_data_free);
+  g_task_run_in_thread (task, assay_dataset_open_worker);
 }
 
 AssayDataset *
@@ -1055,8 +1060,8 @@ assay_dataset_to_json (AssayDataset *self)
 }
 
 static char *
-format_stat (JsonObject *column,
-             const char *member)
+assay_dataset_format_stat (JsonObject *column,
+                           const char *member)
 {
   JsonNode *node = json_object_get_member (column, member);
 
@@ -1072,28 +1077,28 @@ format_stat (JsonObject *column,
 /* The fixed words of the summary: English for the model, translated for a person. s is marked
  * with N_(). */
 static const char *
-tr (gboolean    for_model,
-    const char *s) G_GNUC_FORMAT (2);
+assay_dataset_tr (gboolean    for_model,
+                  const char *s) G_GNUC_FORMAT (2);
 
 static const char *
-tr (gboolean    for_model,
-    const char *s)
+assay_dataset_tr (gboolean    for_model,
+                  const char *s)
 {
   return for_model ? s : _(s);
 }
 
 static char *
-describe_column (AssayDataset *self,
-                 gboolean      for_model,
-                 guint         c,
-                 JsonObject   *column)
+assay_dataset_describe_column (AssayDataset *self,
+                               gboolean      for_model,
+                               guint         c,
+                               JsonObject   *column)
 {
   GString *line = g_string_new (NULL);
   AssayColumnProfile *profile = g_ptr_array_index (self->profiles, c);
   const char *type = json_object_get_string_member (column, "type");
-  g_autofree char *min = format_stat (column, "min");
-  g_autofree char *max = format_stat (column, "max");
-  g_autofree char *mean = format_stat (column, "mean");
+  g_autofree char *min = assay_dataset_format_stat (column, "min");
+  g_autofree char *max = assay_dataset_format_stat (column, "max");
+  g_autofree char *mean = assay_dataset_format_stat (column, "mean");
   const char * const *samples = assay_column_profile_get_samples (profile);
   JsonArray *top = json_object_get_array_member (column, "top");
   gboolean exact;
@@ -1101,17 +1106,17 @@ describe_column (AssayDataset *self,
 
   g_string_append_printf (line, "- %s: %s", json_object_get_string_member (column, "name"), type);
   if (assay_column_profile_is_day_first (profile))
-    g_string_append (line, tr (for_model, N_(" (day first)")));
-  g_string_append_printf (line, tr (for_model, N_(", %lld nulls, %s%llu distinct")),
+    g_string_append (line, assay_dataset_tr (for_model, N_(" (day first)")));
+  g_string_append_printf (line, assay_dataset_tr (for_model, N_(", %lld nulls, %s%llu distinct")),
                           (long long) json_object_get_int_member (column, "nulls"), exact ? "" : "~",
                           (unsigned long long) distinct);
   if (min != NULL && max != NULL)
     g_string_append_printf (line, ", %s … %s", min, max);
   if (mean != NULL && g_strcmp0 (type, "date") != 0 && g_strcmp0 (type, "datetime") != 0)
-    g_string_append_printf (line, tr (for_model, N_(", mean %s")), mean);
+    g_string_append_printf (line, assay_dataset_tr (for_model, N_(", mean %s")), mean);
   if (json_array_get_length (top) > 0 && distinct < self->n_rows)
     {
-      g_string_append (line, tr (for_model, N_("; top:")));
+      g_string_append (line, assay_dataset_tr (for_model, N_("; top:")));
       for (guint i = 0; i < MIN (json_array_get_length (top), 3u); i++)
         {
           JsonObject *entry = json_array_get_object_element (top, i);
@@ -1122,7 +1127,7 @@ describe_column (AssayDataset *self,
     }
   else if (samples[0] != NULL)
     {
-      g_string_append (line, tr (for_model, N_("; e.g.")));
+      g_string_append (line, assay_dataset_tr (for_model, N_("; e.g.")));
       for (guint i = 0; samples[i] != NULL; i++)
         {
           g_autofree char *value = assay_data_sanitize (samples[i], -1, 30);
@@ -1134,28 +1139,28 @@ describe_column (AssayDataset *self,
 }
 
 static char *
-describe (AssayDataset *self,
-          gboolean      for_model,
-          gsize         max_chars)
+assay_dataset_describe (AssayDataset *self,
+                        gboolean      for_model,
+                        gsize         max_chars)
 {
   GString *out = g_string_new (NULL);
-  g_autofree char *where = for_model ? sandbox_path (self) : assay_data_sanitize (self->path, -1, 0);
+  g_autofree char *where = for_model ? assay_dataset_sandbox_path (self) : assay_data_sanitize (self->path, -1, 0);
   g_autofree char *name = assay_data_sanitize (self->basename, -1, 200);
   g_autoptr(JsonObject) json = assay_dataset_to_json (self);
   gsize reserve = 0;
 
   if (self->sheets != NULL)
     {
-      g_string_append_printf (out, tr (for_model, N_("File %s: an Excel workbook, at %s\nSheets (%u):\n")), name, where,
+      g_string_append_printf (out, assay_dataset_tr (for_model, N_("File %s: an Excel workbook, at %s\nSheets (%u):\n")), name, where,
                               self->sheets->len);
       for (guint i = 0; i < self->sheets->len && out->len < max_chars; i++)
         {
           AssayXlsxSheet *sheet = g_ptr_array_index (self->sheets, i);
           g_autofree char *sheet_name = assay_data_sanitize (sheet->name, -1, 80);
-          g_string_append_printf (out, "- %s%s%s%s\n", sheet_name, sheet->dimension ? tr (for_model, N_(" (cells ")) : "",
+          g_string_append_printf (out, "- %s%s%s%s\n", sheet_name, sheet->dimension ? assay_dataset_tr (for_model, N_(" (cells ")) : "",
                                   sheet->dimension ? sheet->dimension : "", sheet->dimension ? ")" : "");
         }
-      g_string_append_printf (out, tr (for_model, N_("Read a sheet with: df = %s (needs openpyxl; sheet_name=None reads all)\n")),
+      g_string_append_printf (out, assay_dataset_tr (for_model, N_("Read a sheet with: df = %s (needs openpyxl; sheet_name=None reads all)\n")),
                               self->read_call);
     }
   else
@@ -1166,30 +1171,34 @@ describe (AssayDataset *self,
       guint detailed = 0;
       guint counts[6] = { 0 };
 
-      g_string_append_printf (out, tr (for_model, N_("File %s, at %s\n")), name, where);
-      g_string_append_printf (out, tr (for_model, N_("Read it with: df = %s\n")), self->read_call);
-      g_string_append_printf (out, tr (for_model, N_("%llu rows × %u columns; encoding %s%s, delimiter %s, "
-                                                     "decimal '%c'%s%s%s\n")),
+      g_string_append_printf (out, assay_dataset_tr (for_model, N_("File %s, at %s\n")), name, where);
+      g_string_append_printf (out,
+                              assay_dataset_tr (for_model, N_("Read it with: df = %s\n")),
+                              self->read_call);
+      g_string_append_printf (out, assay_dataset_tr (for_model, N_("%llu rows × %u columns; encoding %s%s, delimiter %s, "
+                                                                   "decimal '%c'%s%s%s\n")),
                               (unsigned long long) self->n_rows, n_columns, d->encoding,
-                              d->bom_len > 0 ? tr (for_model, N_(" with BOM")) : "",
-                              d->delimiter == '\t' ? tr (for_model, N_("tab"))
+                              d->bom_len > 0 ? assay_dataset_tr (for_model, N_(" with BOM")) : "",
+                              d->delimiter == '\t' ? assay_dataset_tr (for_model, N_("tab"))
                                                    : (char[]) { '\'', d->delimiter, '\'', 0 },
-                              d->decimal, d->thousands[0] ? tr (for_model, N_(", thousands separator ")) : "",
-                              g_str_equal (d->thousands, "\xC2\xA0") ? tr (for_model, N_("no-break space")) :
-                              g_str_equal (d->thousands, " ") ? tr (for_model, N_("space")) :
+                              d->decimal, d->thousands[0] ? assay_dataset_tr (for_model, N_(", thousands separator ")) : "",
+                              g_str_equal (d->thousands,
+                                           "\xC2\xA0") ? assay_dataset_tr (for_model, N_("no-break space")) :
+                              g_str_equal (d->thousands, " ") ? assay_dataset_tr (for_model, N_("space")) :
                               g_str_equal (d->thousands, ",") ? "','" :
                               g_str_equal (d->thousands, ".") ? "'.'" :
-                              g_str_equal (d->thousands, "'") ? tr (for_model, N_("apostrophe")) : "",
+                              g_str_equal (d->thousands,
+                                           "'") ? assay_dataset_tr (for_model, N_("apostrophe")) : "",
                               d->header ? "" : n_columns <= MAX_NAMED_COLUMNS
-                                                 ? tr (for_model, N_(", no header row (read_csv names the columns)"))
-                                                 : tr (for_model, N_(", no header row (pandas numbers the columns from 0)")));
+                                                 ? assay_dataset_tr (for_model, N_(", no header row (read_csv names the columns)"))
+                                                 : assay_dataset_tr (for_model, N_(", no header row (pandas numbers the columns from 0)")));
 
       /* Warnings matter more than the last columns: keep room for them. */
       for (guint i = 0; i < self->warnings->len; i++)
         reserve += strlen (g_ptr_array_index (self->warnings, i)) + 3;
       reserve = MIN (reserve + 12, max_chars / 3);
 
-      g_string_append (out, tr (for_model, N_("Columns:\n")));
+      g_string_append (out, assay_dataset_tr (for_model, N_("Columns:\n")));
       for (guint c = 0; c < n_columns; c++)
         {
           g_autofree char *line = NULL;
@@ -1197,7 +1206,10 @@ describe (AssayDataset *self,
           /* A wide table gets a few columns in full and the rest by name. */
           if (c >= (n_columns > 30 ? 10u : 30u))
             break;
-          line = describe_column (self, for_model, c, json_array_get_object_element (columns, c));
+          line = assay_dataset_describe_column (self,
+                                                for_model,
+                                                c,
+                                                json_array_get_object_element (columns, c));
           if (out->len + strlen (line) + reserve + 80 > max_chars)
             break;
           g_string_append (out, line);
@@ -1242,7 +1254,7 @@ describe (AssayDataset *self,
     {
       GPtrArray *warnings = for_model ? self->warnings : self->warnings_human;
 
-      g_string_append (out, tr (for_model, N_("Warnings:\n")));
+      g_string_append (out, assay_dataset_tr (for_model, N_("Warnings:\n")));
       for (guint i = 0; i < warnings->len; i++)
         {
           const char *warning = g_ptr_array_index (warnings, i);
@@ -1268,14 +1280,14 @@ assay_dataset_describe_for_model (AssayDataset *self,
                                   gsize         max_chars)
 {
   g_return_val_if_fail (ASSAY_IS_DATASET (self), NULL);
-  return describe (self, TRUE, MAX (max_chars, 64));
+  return assay_dataset_describe (self, TRUE, MAX (max_chars, 64));
 }
 
 char *
 assay_dataset_describe_for_human (AssayDataset *self)
 {
   g_return_val_if_fail (ASSAY_IS_DATASET (self), NULL);
-  return describe (self, FALSE, G_MAXSIZE / 2);
+  return assay_dataset_describe (self, FALSE, G_MAXSIZE / 2);
 }
 
 /* The whole prompt's room for datasets, shared between them, never below a useful minimum. */

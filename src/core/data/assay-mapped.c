@@ -40,9 +40,9 @@ static struct sigaction previous_action;
 static long page_size;
 
 static void
-sigbus_handler (int        signum,
-                siginfo_t *info,
-                void      *context)
+assay_mapped_sigbus_handler (int        signum,
+                             siginfo_t *info,
+                             void      *context)
 {
   char *address = info->si_addr;
 
@@ -81,7 +81,7 @@ sigbus_handler (int        signum,
 }
 
 static void
-install_handler (void)
+assay_mapped_install_handler (void)
 {
   static gsize installed = 0;
 
@@ -90,7 +90,7 @@ install_handler (void)
       struct sigaction action = { 0 };
 
       page_size = sysconf (_SC_PAGESIZE);
-      action.sa_sigaction = sigbus_handler;
+      action.sa_sigaction = assay_mapped_sigbus_handler;
       action.sa_flags = SA_SIGINFO | SA_NODEFER;
       sigemptyset (&action.sa_mask);
       sigaction (SIGBUS, &action, &previous_action);
@@ -99,8 +99,8 @@ install_handler (void)
 }
 
 static Slot *
-claim_slot (gpointer start,
-            gsize    len)
+assay_mapped_claim_slot (gpointer start,
+                         gsize    len)
 {
   Slot *slot = NULL;
 
@@ -165,7 +165,7 @@ assay_mapped_new_for_fd (int          fd,
       return NULL;
     }
 
-  install_handler ();
+  assay_mapped_install_handler ();
   self = g_new0 (AssayMapped, 1);
   self->len = st.st_size;
   if (self->len == 0)
@@ -186,7 +186,7 @@ assay_mapped_new_for_fd (int          fd,
                    _("Cannot read “%s”: %s"), display, g_strerror (saved));
       return NULL;
     }
-  self->slot = claim_slot (self->data, self->len);
+  self->slot = assay_mapped_claim_slot (self->data, self->len);
   if (self->slot == NULL)
     {
       /* Every guard is taken: a plain copy in memory cannot fault. */

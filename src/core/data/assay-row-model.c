@@ -63,7 +63,7 @@ assay_row_new (AssayCsvIndex *index,
 }
 
 static void
-ensure_fields (AssayRow *self)
+assay_row_model_ensure_fields (AssayRow *self)
 {
   if (self->fields != NULL)
     return;
@@ -74,8 +74,8 @@ ensure_fields (AssayRow *self)
 }
 
 static void
-set_fields (AssayRow *self,
-            GStrv     fields)
+assay_row_model_set_fields (AssayRow *self,
+                            GStrv     fields)
 {
   g_assert (self->fields == NULL);
   self->fields = fields;
@@ -93,7 +93,7 @@ guint
 assay_row_get_n_fields (AssayRow *self)
 {
   g_return_val_if_fail (ASSAY_IS_ROW (self), 0);
-  ensure_fields (self);
+  assay_row_model_ensure_fields (self);
   return self->n_fields;
 }
 
@@ -102,7 +102,7 @@ assay_row_get_field (AssayRow *self,
                      guint     column)
 {
   g_return_val_if_fail (ASSAY_IS_ROW (self), "");
-  ensure_fields (self);
+  assay_row_model_ensure_fields (self);
   return column < self->n_fields ? self->fields[column] : "";
 }
 
@@ -144,7 +144,7 @@ typedef struct
 } RowBlock;
 
 static void
-row_block_free (RowBlock *block)
+assay_row_model_row_block_free (RowBlock *block)
 {
   g_ptr_array_unref (block->rows);
   g_free (block);
@@ -178,8 +178,8 @@ assay_row_model_get_n_items (GListModel *model)
  * reads them itself on first use. A far jump in the view asks for a few hundred consecutive
  * rows: a few blocks, each read once. */
 static void
-take_fields (AssayRowModel *self,
-             AssayRow      *row)
+assay_row_model_take_fields (AssayRowModel *self,
+                             AssayRow      *row)
 {
   guint64 number = row->position / ROWS_PER_BLOCK;
   guint offset = row->position % ROWS_PER_BLOCK;
@@ -195,7 +195,7 @@ take_fields (AssayRowModel *self,
       if (rows->len < ROWS_PER_BLOCK && !complete)
         {
           if (offset < rows->len)
-            set_fields (row, g_steal_pointer (&g_ptr_array_index (rows, offset)));
+            assay_row_model_set_fields (row, g_steal_pointer (&g_ptr_array_index (rows, offset)));
           return;
         }
       block = g_new0 (RowBlock, 1);
@@ -212,7 +212,7 @@ take_fields (AssayRowModel *self,
       g_queue_push_head (&self->recent_blocks, block);
     }
   if (offset < block->rows->len && g_ptr_array_index (block->rows, offset) != NULL)
-    set_fields (row, g_steal_pointer (&g_ptr_array_index (block->rows, offset)));
+    assay_row_model_set_fields (row, g_steal_pointer (&g_ptr_array_index (block->rows, offset)));
 }
 
 static gpointer
@@ -235,7 +235,7 @@ assay_row_model_get_item (GListModel *model,
     }
 
   row = assay_row_new (self->index, position);
-  take_fields (self, row);
+  assay_row_model_take_fields (self, row);
   g_queue_push_head (&self->recent, row);
   g_hash_table_insert (self->cache, GUINT_TO_POINTER (position), self->recent.head);
   while (self->recent.length > CACHE_SIZE)
@@ -249,7 +249,7 @@ assay_row_model_get_item (GListModel *model,
 }
 
 static void
-list_model_iface_init (GListModelInterface *iface)
+assay_row_model_list_model_iface_init (GListModelInterface *iface)
 {
   iface->get_item_type = assay_row_model_get_item_type;
   iface->get_n_items = assay_row_model_get_n_items;
@@ -257,7 +257,8 @@ list_model_iface_init (GListModelInterface *iface)
 }
 
 G_DEFINE_FINAL_TYPE_WITH_CODE (AssayRowModel, assay_row_model, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL, list_model_iface_init))
+                               G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL,
+                                                      assay_row_model_list_model_iface_init))
 
 static void
 assay_row_model_dispose (GObject *object)
@@ -338,12 +339,15 @@ assay_row_model_init (AssayRowModel *self)
 {
   self->cancellable = g_cancellable_new ();
   self->cache = g_hash_table_new (NULL, NULL);
-  self->blocks = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, (GDestroyNotify) row_block_free);
+  self->blocks = g_hash_table_new_full (g_int64_hash,
+                                        g_int64_equal,
+                                        NULL,
+                                        (GDestroyNotify) assay_row_model_row_block_free);
 }
 
 /* Announces the rows indexed since the last batch. */
 static void
-publish (AssayRowModel *self)
+assay_row_model_publish (AssayRowModel *self)
 {
   guint64 indexed = assay_csv_index_get_n_rows_indexed (self->index);
   guint old = self->n_items;
@@ -359,30 +363,30 @@ publish (AssayRowModel *self)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROGRESS]);
 }
 
-static gboolean poll_cb (gpointer user_data);
+static gboolean assay_row_model_poll_cb (gpointer user_data);
 
 static void
-schedule_poll (AssayRowModel *self)
+assay_row_model_schedule_poll (AssayRowModel *self)
 {
-  self->poll_id = g_timeout_add (self->n_items == 0 ? FIRST_POLL_MS : POLL_MS, poll_cb, self);
+  self->poll_id = g_timeout_add (self->n_items == 0 ? FIRST_POLL_MS : POLL_MS, assay_row_model_poll_cb, self);
 }
 
 static gboolean
-poll_cb (gpointer user_data)
+assay_row_model_poll_cb (gpointer user_data)
 {
   AssayRowModel *self = user_data;
 
   self->poll_id = 0;
-  publish (self);
+  assay_row_model_publish (self);
   if (!self->complete)
-    schedule_poll (self);
+    assay_row_model_schedule_poll (self);
   return G_SOURCE_REMOVE;
 }
 
 static void
-index_built (GObject      *source,
-             GAsyncResult *result,
-             gpointer      user_data)
+assay_row_model_index_built (GObject      *source,
+                             GAsyncResult *result,
+                             gpointer      user_data)
 {
   AssayRowModel *self;
   g_autoptr(GError) error = NULL;
@@ -396,7 +400,7 @@ index_built (GObject      *source,
     self->error = g_steal_pointer (&error);
   self->complete = TRUE;
   g_clear_handle_id (&self->poll_id, g_source_remove);
-  publish (self);
+  assay_row_model_publish (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COMPLETE]);
 }
 
@@ -416,8 +420,8 @@ assay_row_model_new (AssayCsvIndex *index)
     }
   else
     {
-      assay_csv_index_build_async (index, self->cancellable, index_built, self);
-      schedule_poll (self);
+      assay_csv_index_build_async (index, self->cancellable, assay_row_model_index_built, self);
+      assay_row_model_schedule_poll (self);
     }
   return self;
 }

@@ -25,13 +25,13 @@ typedef struct
 } Zip;
 
 static inline guint
-get16 (const guchar *p)
+assay_xlsx_get16 (const guchar *p)
 {
   return p[0] | (p[1] << 8);
 }
 
 static inline guint32
-get32 (const guchar *p)
+assay_xlsx_get32 (const guchar *p)
 {
   return (guint32) p[0] | ((guint32) p[1] << 8) | ((guint32) p[2] << 16) | ((guint32) p[3] << 24);
 }
@@ -44,10 +44,10 @@ assay_xlsx_looks_like_zip (const char *data,
 }
 
 static gboolean
-zip_open (Zip          *zip,
-          const char   *data,
-          gsize         len,
-          GError      **error)
+assay_xlsx_zip_open (Zip          *zip,
+                     const char   *data,
+                     gsize         len,
+                     GError      **error)
 {
   const guchar *d = (const guchar *) data;
   gsize min_start = len > 22 + 65535 ? len - 22 - 65535 : 0;
@@ -58,11 +58,11 @@ zip_open (Zip          *zip,
     goto bad;
   for (gsize i = len - 22 + 1; i-- > min_start;)
     {
-      if (get32 (d + i) == 0x06054b50)
+      if (assay_xlsx_get32 (d + i) == 0x06054b50)
         {
-          zip->n_entries = get16 (d + i + 10);
-          zip->cd_size = get32 (d + i + 12);
-          zip->cd_offset = get32 (d + i + 16);
+          zip->n_entries = assay_xlsx_get16 (d + i + 10);
+          zip->cd_size = assay_xlsx_get32 (d + i + 12);
+          zip->cd_offset = assay_xlsx_get32 (d + i + 16);
           if (zip->cd_offset > i || zip->cd_size > i - zip->cd_offset || zip->n_entries > MAX_ENTRIES)
             goto bad;
           return TRUE;
@@ -77,10 +77,10 @@ bad:
 
 /* Finds NAME and inflates at most LIMIT bytes of it (stored or deflate only). */
 static GBytes *
-zip_read (Zip         *zip,
-          const char  *name,
-          gsize        limit,
-          GError     **error)
+assay_xlsx_zip_read (Zip         *zip,
+                     const char  *name,
+                     gsize        limit,
+                     GError     **error)
 {
   gsize p = zip->cd_offset;
   gsize end = zip->cd_offset + zip->cd_size;
@@ -95,15 +95,15 @@ zip_read (Zip         *zip,
       if (p + 46 > end)
         break;
       e = zip->data + p;
-      if (get32 (e) != 0x02014b50)
+      if (assay_xlsx_get32 (e) != 0x02014b50)
         break;
-      method = get16 (e + 10);
-      csize = get32 (e + 20);
-      usize = get32 (e + 24);
-      n = get16 (e + 28);
-      extra = get16 (e + 30);
-      comment = get16 (e + 32);
-      local = get32 (e + 42);
+      method = assay_xlsx_get16 (e + 10);
+      csize = assay_xlsx_get32 (e + 20);
+      usize = assay_xlsx_get32 (e + 24);
+      n = assay_xlsx_get16 (e + 28);
+      extra = assay_xlsx_get16 (e + 30);
+      comment = assay_xlsx_get16 (e + 32);
+      local = assay_xlsx_get32 (e + 42);
       if (p + 46 + n + extra + comment > end)
         break;
       if (n == name_len && memcmp (e + 46, name, n) == 0)
@@ -115,9 +115,9 @@ zip_read (Zip         *zip,
           if ((gsize) local + 30 > zip->len)
             break;
           l = zip->data + local;
-          if (get32 (l) != 0x04034b50)
+          if (assay_xlsx_get32 (l) != 0x04034b50)
             break;
-          start = (gsize) local + 30 + get16 (l + 26) + get16 (l + 28);
+          start = (gsize) local + 30 + assay_xlsx_get16 (l + 26) + assay_xlsx_get16 (l + 28);
           if (start > zip->len || csize > zip->len - start)
             break;
           if (method == 0)
@@ -178,37 +178,37 @@ typedef struct
 } ParseState;
 
 static gboolean
-local_name_is (const char *element,
-               const char *name)
+assay_xlsx_local_name_is (const char *element,
+                          const char *name)
 {
   const char *colon = strrchr (element, ':');
   return g_str_equal (colon != NULL ? colon + 1 : element, name);
 }
 
 static const char *
-attribute (const char **names,
-           const char **values,
-           const char  *local)
+assay_xlsx_attribute (const char **names,
+                      const char **values,
+                      const char  *local)
 {
   for (guint i = 0; names[i] != NULL; i++)
-    if (local_name_is (names[i], local))
+    if (assay_xlsx_local_name_is (names[i], local))
       return values[i];
   return NULL;
 }
 
 static void
-start_element (GMarkupParseContext  *context,
-               const char           *element,
-               const char          **names,
-               const char          **values,
-               gpointer              user_data,
-               GError              **error)
+assay_xlsx_start_element (GMarkupParseContext  *context,
+                          const char           *element,
+                          const char          **names,
+                          const char          **values,
+                          gpointer              user_data,
+                          GError              **error)
 {
   ParseState *state = user_data;
 
-  if (state->sheets != NULL && local_name_is (element, "sheet") && state->sheets->len < MAX_SHEETS)
+  if (state->sheets != NULL && assay_xlsx_local_name_is (element, "sheet") && state->sheets->len < MAX_SHEETS)
     {
-      const char *name = attribute (names, values, "name");
+      const char *name = assay_xlsx_attribute (names, values, "name");
       const char *id = NULL;
       AssayXlsxSheet *sheet;
 
@@ -222,28 +222,28 @@ start_element (GMarkupParseContext  *context,
       g_ptr_array_add (state->sheets, sheet);
       g_ptr_array_add (state->ids, g_strdup (id != NULL ? id : ""));
     }
-  else if (state->targets != NULL && local_name_is (element, "Relationship"))
+  else if (state->targets != NULL && assay_xlsx_local_name_is (element, "Relationship"))
     {
-      const char *id = attribute (names, values, "Id");
-      const char *target = attribute (names, values, "Target");
+      const char *id = assay_xlsx_attribute (names, values, "Id");
+      const char *target = assay_xlsx_attribute (names, values, "Target");
       if (id != NULL && target != NULL)
         g_hash_table_insert (state->targets, g_strdup (id), g_strdup (target));
     }
-  else if (local_name_is (element, "dimension") && state->dimension == NULL)
+  else if (assay_xlsx_local_name_is (element, "dimension") && state->dimension == NULL)
     {
-      const char *ref = attribute (names, values, "ref");
+      const char *ref = assay_xlsx_attribute (names, values, "ref");
       if (ref != NULL)
         state->dimension = g_strndup (ref, 32);
     }
 }
 
 static gboolean
-parse_xml (GBytes      *bytes,
-           ParseState  *state,
-           gboolean     partial,
-           GError     **error)
+assay_xlsx_parse_xml (GBytes      *bytes,
+                      ParseState  *state,
+                      gboolean     partial,
+                      GError     **error)
 {
-  static const GMarkupParser parser = { start_element, NULL, NULL, NULL, NULL };
+  static const GMarkupParser parser = { assay_xlsx_start_element, NULL, NULL, NULL, NULL };
   g_autoptr(GMarkupParseContext) context =
     g_markup_parse_context_new (&parser, 0, state, NULL);
   gsize len;
@@ -279,12 +279,12 @@ assay_xlsx_list_sheets (const char  *data,
   ParseState state = { sheets, ids, NULL, NULL };
   g_autoptr(GError) local_error = NULL;
 
-  if (!zip_open (&zip, data, len, error))
+  if (!assay_xlsx_zip_open (&zip, data, len, error))
     return NULL;
-  workbook = zip_read (&zip, "xl/workbook.xml", MAX_PART_BYTES, error);
+  workbook = assay_xlsx_zip_read (&zip, "xl/workbook.xml", MAX_PART_BYTES, error);
   if (workbook == NULL)
     return NULL;
-  if (!parse_xml (workbook, &state, FALSE, &local_error))
+  if (!assay_xlsx_parse_xml (workbook, &state, FALSE, &local_error))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    _("the workbook's sheet list (xl/workbook.xml) is not valid XML: %s"), local_error->message);
@@ -297,12 +297,12 @@ assay_xlsx_list_sheets (const char  *data,
     }
 
   /* Dimensions, best effort: relationship id → part name → <dimension ref=...>. */
-  rels = zip_read (&zip, "xl/_rels/workbook.xml.rels", MAX_PART_BYTES, NULL);
+  rels = assay_xlsx_zip_read (&zip, "xl/_rels/workbook.xml.rels", MAX_PART_BYTES, NULL);
   if (rels != NULL)
     {
       ParseState rel_state = { NULL, NULL, targets, NULL };
 
-      parse_xml (rels, &rel_state, FALSE, NULL);
+      assay_xlsx_parse_xml (rels, &rel_state, FALSE, NULL);
       g_free (rel_state.dimension);
       for (guint i = 0; i < sheets->len && i < 64; i++)
         {
@@ -314,10 +314,10 @@ assay_xlsx_list_sheets (const char  *data,
           if (target == NULL || strstr (target, "..") != NULL)
             continue;
           part = target[0] == '/' ? g_strdup (target + 1) : g_strconcat ("xl/", target, NULL);
-          head = zip_read (&zip, part, SHEET_HEAD_BYTES, NULL);
+          head = assay_xlsx_zip_read (&zip, part, SHEET_HEAD_BYTES, NULL);
           if (head == NULL)
             continue;
-          parse_xml (head, &sheet_state, TRUE, NULL);
+          assay_xlsx_parse_xml (head, &sheet_state, TRUE, NULL);
           ((AssayXlsxSheet *) g_ptr_array_index (sheets, i))->dimension = sheet_state.dimension;
         }
     }

@@ -16,9 +16,9 @@ typedef struct
 } Cursor;
 
 static gboolean
-fail (Cursor      *cursor,
-      GError     **error,
-      const char  *what)
+assay_json_fail (Cursor      *cursor,
+                 GError     **error,
+                 const char  *what)
 {
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                "not strict JSON at byte %" G_GSIZE_FORMAT ": %s",
@@ -27,7 +27,7 @@ fail (Cursor      *cursor,
 }
 
 static void
-skip_space (Cursor *cursor)
+assay_json_skip_space (Cursor *cursor)
 {
   while (cursor->p < cursor->end &&
          (*cursor->p == ' ' || *cursor->p == '\t' || *cursor->p == '\n' || *cursor->p == '\r'))
@@ -35,7 +35,7 @@ skip_space (Cursor *cursor)
 }
 
 static int
-hex4 (const guchar *p)
+assay_json_hex4 (const guchar *p)
 {
   int value = 0;
 
@@ -52,8 +52,8 @@ hex4 (const guchar *p)
 
 /* At the opening quote; leaves the cursor after the closing one. */
 static gboolean
-scan_string (Cursor  *cursor,
-             GError **error)
+assay_json_scan_string (Cursor  *cursor,
+                        GError **error)
 {
   cursor->p++;
   while (cursor->p < cursor->end)
@@ -66,7 +66,7 @@ scan_string (Cursor  *cursor,
           return TRUE;
         }
       if (c == '\0')
-        return fail (cursor, error, "a NUL in a string");
+        return assay_json_fail (cursor, error, "a NUL in a string");
       if (c != '\\')
         {
           cursor->p++;
@@ -81,35 +81,35 @@ scan_string (Cursor  *cursor,
           continue;
         }
       if (c != 'u')
-        return fail (cursor, error, "an unknown escape");
+        return assay_json_fail (cursor, error, "an unknown escape");
       if (cursor->end - cursor->p < 6)
         break;
       {
-        int unit = hex4 (cursor->p + 2);
+        int unit = assay_json_hex4 (cursor->p + 2);
 
         if (unit < 0)
-          return fail (cursor, error, "a \\u escape without four hex digits");
+          return assay_json_fail (cursor, error, "a \\u escape without four hex digits");
         cursor->p += 6;
         /* json-glib reads on past a lone surrogate, into what follows the string. */
         if (unit >= 0xDC00 && unit <= 0xDFFF)
-          return fail (cursor, error, "a lone low surrogate");
+          return assay_json_fail (cursor, error, "a lone low surrogate");
         if (unit >= 0xD800 && unit <= 0xDBFF)
           {
             int low;
 
             if (cursor->end - cursor->p < 6 || cursor->p[0] != '\\' || cursor->p[1] != 'u' ||
-                (low = hex4 (cursor->p + 2)) < 0xDC00 || low > 0xDFFF)
-              return fail (cursor, error, "a high surrogate without its low half");
+                (low = assay_json_hex4 (cursor->p + 2)) < 0xDC00 || low > 0xDFFF)
+              return assay_json_fail (cursor, error, "a high surrogate without its low half");
             cursor->p += 6;
           }
       }
     }
-  return fail (cursor, error, "an unterminated string");
+  return assay_json_fail (cursor, error, "an unterminated string");
 }
 
 static gboolean
-scan_number (Cursor  *cursor,
-             GError **error)
+assay_json_scan_number (Cursor  *cursor,
+                        GError **error)
 {
   const guchar *p = cursor->p;
   const guchar *end = cursor->end;
@@ -122,12 +122,12 @@ scan_number (Cursor  *cursor,
     while (p < end && g_ascii_isdigit (*p))
       p++;
   else
-    return fail (cursor, error, "a malformed number");
+    return assay_json_fail (cursor, error, "a malformed number");
   if (p < end && *p == '.')
     {
       p++;
       if (p >= end || !g_ascii_isdigit (*p))
-        return fail (cursor, error, "a malformed number");
+        return assay_json_fail (cursor, error, "a malformed number");
       while (p < end && g_ascii_isdigit (*p))
         p++;
     }
@@ -137,7 +137,7 @@ scan_number (Cursor  *cursor,
       if (p < end && (*p == '+' || *p == '-'))
         p++;
       if (p >= end || !g_ascii_isdigit (*p))
-        return fail (cursor, error, "a malformed number");
+        return assay_json_fail (cursor, error, "a malformed number");
       while (p < end && g_ascii_isdigit (*p))
         p++;
     }
@@ -146,14 +146,14 @@ scan_number (Cursor  *cursor,
 }
 
 static gboolean
-scan_word (Cursor      *cursor,
-           const char  *word,
-           GError     **error)
+assay_json_scan_word (Cursor      *cursor,
+                      const char  *word,
+                      GError     **error)
 {
   gsize n = strlen (word);
 
   if ((gsize) (cursor->end - cursor->p) < n || memcmp (cursor->p, word, n) != 0)
-    return fail (cursor, error, "an unexpected character");
+    return assay_json_fail (cursor, error, "an unexpected character");
   cursor->p += n;
   return TRUE;
 }
@@ -182,14 +182,14 @@ assay_json_check (const char  *data,
   if (depth_out != NULL)
     *depth_out = 0;
 
-  skip_space (&cursor);
+  assay_json_skip_space (&cursor);
   if (cursor.p == cursor.end)
     return TRUE;
 
 value:
-  skip_space (&cursor);
+  assay_json_skip_space (&cursor);
   if (cursor.p == cursor.end)
-    return fail (&cursor, error, "the text ends where a value should be");
+    return assay_json_fail (&cursor, error, "the text ends where a value should be");
   switch (*cursor.p)
     {
     case '{':
@@ -208,7 +208,7 @@ value:
       deepest = MAX (deepest, depth);
       closing = *cursor.p == '{' ? '}' : ']';
       cursor.p++;
-      skip_space (&cursor);
+      assay_json_skip_space (&cursor);
       if (cursor.p < cursor.end && *cursor.p == closing)
         {
           cursor.p++;
@@ -219,51 +219,51 @@ value:
         goto key;
       goto value;
     case '"':
-      if (!scan_string (&cursor, error))
+      if (!assay_json_scan_string (&cursor, error))
         return FALSE;
       goto after_value;
     case 't':
-      if (!scan_word (&cursor, "true", error))
+      if (!assay_json_scan_word (&cursor, "true", error))
         return FALSE;
       goto after_value;
     case 'f':
-      if (!scan_word (&cursor, "false", error))
+      if (!assay_json_scan_word (&cursor, "false", error))
         return FALSE;
       goto after_value;
     case 'n':
-      if (!scan_word (&cursor, "null", error))
+      if (!assay_json_scan_word (&cursor, "null", error))
         return FALSE;
       goto after_value;
     default:
-      if (!scan_number (&cursor, error))
+      if (!assay_json_scan_number (&cursor, error))
         return FALSE;
       goto after_value;
     }
 
 key:
-  skip_space (&cursor);
+  assay_json_skip_space (&cursor);
   if (cursor.p == cursor.end || *cursor.p != '"')
-    return fail (&cursor, error, "an object key that is not a string");
-  if (!scan_string (&cursor, error))
+    return assay_json_fail (&cursor, error, "an object key that is not a string");
+  if (!assay_json_scan_string (&cursor, error))
     return FALSE;
-  skip_space (&cursor);
+  assay_json_skip_space (&cursor);
   if (cursor.p == cursor.end || *cursor.p != ':')
-    return fail (&cursor, error, "a key without ':'");
+    return assay_json_fail (&cursor, error, "a key without ':'");
   cursor.p++;
   goto value;
 
 after_value:
-  skip_space (&cursor);
+  assay_json_skip_space (&cursor);
   if (depth == 0)
     {
       if (cursor.p != cursor.end)
-        return fail (&cursor, error, "more after the value");
+        return assay_json_fail (&cursor, error, "more after the value");
       if (depth_out != NULL)
         *depth_out = deepest;
       return TRUE;
     }
   if (cursor.p == cursor.end)
-    return fail (&cursor, error, "the text ends inside a container");
+    return assay_json_fail (&cursor, error, "the text ends inside a container");
   {
     gboolean in_object = (kinds[(depth - 1) / 8] & (1u << ((depth - 1) % 8))) != 0;
 
@@ -281,7 +281,7 @@ after_value:
         goto after_value;
       }
   }
-  return fail (&cursor, error, "an unexpected character");
+  return assay_json_fail (&cursor, error, "an unexpected character");
 }
 
 gboolean
@@ -321,9 +321,9 @@ assay_json_from_untrusted (const char  *data,
 }
 
 static JsonNode *
-get_value (JsonObject *object,
-           const char *member,
-           GType       type)
+assay_json_get_value (JsonObject *object,
+                      const char *member,
+                      GType       type)
 {
   JsonNode *node;
 
@@ -337,7 +337,7 @@ const char *
 assay_json_get_string (JsonObject *object,
                        const char *member)
 {
-  JsonNode *node = get_value (object, member, G_TYPE_STRING);
+  JsonNode *node = assay_json_get_value (object, member, G_TYPE_STRING);
 
   return node != NULL ? json_node_get_string (node) : NULL;
 }
@@ -380,12 +380,12 @@ assay_json_get_int (JsonObject *object,
 {
   JsonNode *node;
 
-  if ((node = get_value (object, member, G_TYPE_INT64)) != NULL)
+  if ((node = assay_json_get_value (object, member, G_TYPE_INT64)) != NULL)
     {
       *value = json_node_get_int (node);
       return TRUE;
     }
-  if ((node = get_value (object, member, G_TYPE_DOUBLE)) != NULL)
+  if ((node = assay_json_get_value (object, member, G_TYPE_DOUBLE)) != NULL)
     {
       double d = json_node_get_double (node);
 
@@ -412,7 +412,7 @@ assay_json_get_boolean_or (JsonObject *object,
                            const char *member,
                            gboolean    fallback)
 {
-  JsonNode *node = get_value (object, member, G_TYPE_BOOLEAN);
+  JsonNode *node = assay_json_get_value (object, member, G_TYPE_BOOLEAN);
 
   return node != NULL ? json_node_get_boolean (node) : fallback;
 }

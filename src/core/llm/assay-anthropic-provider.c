@@ -33,14 +33,18 @@ struct _AssayAnthropicProvider
   char             *api_key;
 };
 
-G_DECLARE_FINAL_TYPE (AssayAnthropicProvider, assay_anthropic_provider, ASSAY, ANTHROPIC_PROVIDER, AssayLlmProvider)
+G_DECLARE_FINAL_TYPE (AssayAnthropicProvider,
+                      assay_anthropic_provider,
+                      ASSAY,
+                      ANTHROPIC_PROVIDER,
+                      AssayLlmProvider)
 G_DEFINE_FINAL_TYPE (AssayAnthropicProvider, assay_anthropic_provider, ASSAY_TYPE_LLM_PROVIDER)
 
 /* ------------------------------------------------------------------------------------ */
 /* The decoder (runs in the transport's worker thread). */
 
 static AssayLlmStopReason
-stop_reason_from_anthropic (const char *reason)
+assay_anthropic_provider_stop_reason_from_anthropic (const char *reason)
 {
   if (g_strcmp0 (reason, "end_turn") == 0 || g_strcmp0 (reason, "stop_sequence") == 0)
     return ASSAY_LLM_STOP_END_TURN;
@@ -52,8 +56,8 @@ stop_reason_from_anthropic (const char *reason)
 }
 
 static void
-read_usage (AssayLlmTurn *turn,
-            JsonObject   *usage)
+assay_anthropic_provider_read_usage (AssayLlmTurn *turn,
+                                     JsonObject   *usage)
 {
   gint64 tokens;
 
@@ -64,8 +68,8 @@ read_usage (AssayLlmTurn *turn,
 }
 
 static gboolean
-set_stream_error (JsonObject  *object,
-                  GError     **error)
+assay_anthropic_provider_set_stream_error (JsonObject  *object,
+                                           GError     **error)
 {
   JsonObject *error_object = assay_json_get_object (object, "error");
   const char *type = assay_json_get_string (error_object, "type");
@@ -107,8 +111,8 @@ _assay_anthropic_feed_event (AssayLlmTurn  *turn,
   assay_json_get_int (object, "index", &index);
 
   if (g_strcmp0 (type, "message_start") == 0)
-    read_usage (turn, assay_json_get_object (assay_json_get_object (object, "message"),
-                                                 "usage"));
+    assay_anthropic_provider_read_usage (turn, assay_json_get_object (assay_json_get_object (object, "message"),
+                                                                          "usage"));
   else if (g_strcmp0 (type, "content_block_start") == 0)
     {
       JsonObject *block = assay_json_get_object (object, "content_block");
@@ -173,15 +177,15 @@ _assay_anthropic_feed_event (AssayLlmTurn  *turn,
         {
           g_free (turn->stop_reason_raw);
           turn->stop_reason_raw = g_strdup (stop);
-          turn->stop_reason = stop_reason_from_anthropic (stop);
+          turn->stop_reason = assay_anthropic_provider_stop_reason_from_anthropic (stop);
           turn->finished = TRUE;
         }
-      read_usage (turn, assay_json_get_object (object, "usage"));
+      assay_anthropic_provider_read_usage (turn, assay_json_get_object (object, "usage"));
     }
   else if (g_strcmp0 (type, "message_stop") == 0)
     turn->done = TRUE;
   else if (g_strcmp0 (type, "error") == 0)
-    return set_stream_error (object, error);
+    return assay_anthropic_provider_set_stream_error (object, error);
   /* ping and anything new are ignored. */
 
   return TRUE;
@@ -198,7 +202,7 @@ bad:
 /* A tool_use input must be an object: the model's own text when it is one, otherwise the
  * text kept under a key, so the request stays valid and the model can see what it wrote. */
 static JsonNode *
-tool_input (const char *arguments)
+assay_anthropic_provider_tool_input (const char *arguments)
 {
   g_autoptr(JsonObject) wrapper = NULL;
   JsonNode *node;
@@ -217,7 +221,7 @@ tool_input (const char *arguments)
 }
 
 static JsonObject *
-text_block (const char *text)
+assay_anthropic_provider_text_block (const char *text)
 {
   JsonObject *block = json_object_new ();
 
@@ -229,9 +233,9 @@ text_block (const char *text)
 /* Adds BLOCK to the last message when it has ROLE (Anthropic wants user and assistant
  * turns to alternate: tool results and the next question share one user message). */
 static void
-add_block (JsonArray  *messages,
-           const char *role,
-           JsonObject *block)
+assay_anthropic_provider_add_block (JsonArray  *messages,
+                                    const char *role,
+                                    JsonObject *block)
 {
   guint len = json_array_get_length (messages);
   JsonObject *last = len > 0 ? json_array_get_object_element (messages, len - 1) : NULL;
@@ -247,7 +251,7 @@ add_block (JsonArray  *messages,
 }
 
 static JsonNode *
-build_body (const AssayLlmRequest *request)
+assay_anthropic_provider_build_body (const AssayLlmRequest *request)
 {
   g_autoptr(JsonObject) body = json_object_new ();
   JsonArray *messages = json_array_new ();
@@ -268,12 +272,16 @@ build_body (const AssayLlmRequest *request)
         case ASSAY_LLM_ROLE_USER:
           /* The API refuses empty text blocks. */
           if (has_text)
-            add_block (messages, "user", text_block (message->text));
+            assay_anthropic_provider_add_block (messages,
+                                                "user",
+                                                assay_anthropic_provider_text_block (message->text));
           break;
 
         case ASSAY_LLM_ROLE_ASSISTANT:
           if (has_text)
-            add_block (messages, "assistant", text_block (message->text));
+            assay_anthropic_provider_add_block (messages,
+                                                "assistant",
+                                                assay_anthropic_provider_text_block (message->text));
           for (guint j = 0; j < message->tool_calls->len; j++)
             {
               const AssayLlmToolCall *call = g_ptr_array_index (message->tool_calls, j);
@@ -282,8 +290,8 @@ build_body (const AssayLlmRequest *request)
               json_object_set_string_member (block, "type", "tool_use");
               json_object_set_string_member (block, "id", call->id != NULL ? call->id : "");
               json_object_set_string_member (block, "name", call->name != NULL ? call->name : "");
-              json_object_set_member (block, "input", tool_input (call->arguments));
-              add_block (messages, "assistant", block);
+              json_object_set_member (block, "input", assay_anthropic_provider_tool_input (call->arguments));
+              assay_anthropic_provider_add_block (messages, "assistant", block);
             }
           break;
 
@@ -298,7 +306,7 @@ build_body (const AssayLlmRequest *request)
               json_object_set_string_member (block, "content", message->text);
             if (message->is_error)
               json_object_set_boolean_member (block, "is_error", TRUE);
-            add_block (messages, "user", block);
+            assay_anthropic_provider_add_block (messages, "user", block);
           }
           break;
 
@@ -334,9 +342,9 @@ build_body (const AssayLlmRequest *request)
 }
 
 static AssayLlmHttpRequest *
-new_request (AssayAnthropicProvider *self,
-             const char             *path,
-             const char             *model)
+assay_anthropic_provider_new_request (AssayAnthropicProvider *self,
+                                      const char             *path,
+                                      const char             *model)
 {
   AssayLlmHttpRequest *request = assay_llm_http_request_new (ASSAY_LLM_FLAVOR_ANTHROPIC,
                                                              self->base_url, path,
@@ -373,10 +381,10 @@ assay_anthropic_provider_stream_async (AssayLlmProvider      *provider,
       return;
     }
 
-  http = new_request (self, "/messages", request->model);
+  http = assay_anthropic_provider_new_request (self, "/messages", request->model);
   assay_llm_http_request_add_header (http, "Content-Type", "application/json");
   assay_llm_http_request_add_header (http, "Accept", "text/event-stream");
-  body = build_body (request);
+  body = assay_anthropic_provider_build_body (request);
   assay_llm_http_request_set_json (http, body);
   assay_llm_http_stream_async (provider, g_steal_pointer (&http), cancellable, callback, user_data);
 }
@@ -398,7 +406,7 @@ assay_anthropic_provider_list_models_async (AssayLlmProvider    *provider,
   AssayAnthropicProvider *self = ASSAY_ANTHROPIC_PROVIDER (provider);
 
   /* The list is paged, 20 by default; 1000 is the most a page holds. */
-  assay_llm_http_list_models_async (provider, new_request (self, "/models?limit=1000", NULL),
+  assay_llm_http_list_models_async (provider, assay_anthropic_provider_new_request (self, "/models?limit=1000", NULL),
                                     cancellable, callback, user_data);
 }
 

@@ -128,7 +128,7 @@ typedef struct
 } Item;
 
 static void
-item_free (Item *item)
+assay_llm_http_item_free (Item *item)
 {
   g_free (item->id);
   g_free (item->name);
@@ -162,13 +162,13 @@ typedef struct
 } Job;
 
 static void
-job_clear (Job *job)
+assay_llm_http_job_clear (Job *job)
 {
   g_clear_object (&job->task);
   g_clear_object (&job->provider);
   g_clear_pointer (&job->context, g_main_context_unref);
   g_mutex_clear (&job->mutex);
-  g_queue_clear_full (&job->items, (GDestroyNotify) item_free);
+  g_queue_clear_full (&job->items, (GDestroyNotify) assay_llm_http_item_free);
   g_clear_pointer (&job->request, assay_llm_http_request_free);
   g_clear_object (&job->cancellable);
   g_clear_pointer (&job->turn, assay_llm_turn_free);
@@ -179,20 +179,20 @@ job_clear (Job *job)
 }
 
 static Job *
-job_ref (Job *job)
+assay_llm_http_job_ref (Job *job)
 {
   return g_atomic_rc_box_acquire (job);
 }
 
 static void
-job_unref (Job *job)
+assay_llm_http_job_unref (Job *job)
 {
-  g_atomic_rc_box_release_full (job, (GDestroyNotify) job_clear);
+  g_atomic_rc_box_release_full (job, (GDestroyNotify) assay_llm_http_job_clear);
 }
 
 static void
-job_handle_item (Job  *job,
-                 Item *item)
+assay_llm_http_job_handle_item (Job  *job,
+                                Item *item)
 {
   switch (item->kind)
     {
@@ -230,7 +230,7 @@ job_handle_item (Job  *job,
 }
 
 static gboolean
-job_dispatch (gpointer data)
+assay_llm_http_job_dispatch (gpointer data)
 {
   Job *job = data;
 
@@ -246,8 +246,8 @@ job_dispatch (gpointer data)
 
       if (item == NULL)
         break;
-      job_handle_item (job, item);
-      item_free (item);
+      assay_llm_http_job_handle_item (job, item);
+      assay_llm_http_item_free (item);
     }
 
   return G_SOURCE_REMOVE;
@@ -255,8 +255,8 @@ job_dispatch (gpointer data)
 
 /* Called in the worker. */
 static void
-job_push (Job  *job,
-          Item *item)
+assay_llm_http_job_push (Job  *job,
+                         Item *item)
 {
   g_mutex_lock (&job->mutex);
   g_queue_push_tail (&job->items, item);
@@ -266,7 +266,10 @@ job_push (Job  *job,
 
       job->dispatch_pending = TRUE;
       g_source_set_priority (source, G_PRIORITY_DEFAULT);
-      g_source_set_callback (source, job_dispatch, job_ref (job), (GDestroyNotify) job_unref);
+      g_source_set_callback (source,
+                             assay_llm_http_job_dispatch,
+                             assay_llm_http_job_ref (job),
+                             (GDestroyNotify) assay_llm_http_job_unref);
       g_source_set_static_name (source, "[assay] model stream");
       g_source_attach (source, job->context);
       g_source_unref (source);
@@ -275,11 +278,11 @@ job_push (Job  *job,
 }
 
 static void
-on_turn_emit (int         index,
-              const char *id,
-              const char *name,
-              const char *text,
-              gpointer    user_data)
+assay_llm_http_turn_emit_cb (int         index,
+                             const char *id,
+                             const char *name,
+                             const char *text,
+                             gpointer    user_data)
 {
   Job *job = user_data;
   Item *item = g_new0 (Item, 1);
@@ -289,7 +292,7 @@ on_turn_emit (int         index,
   item->id = g_strdup (id);
   item->name = g_strdup (name);
   item->text = g_strdup (text);
-  job_push (job, item);
+  assay_llm_http_job_push (job, item);
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -308,7 +311,7 @@ typedef struct
 } Attempt;
 
 static double
-retry_scale (void)
+assay_llm_http_retry_scale (void)
 {
   const char *text = g_getenv ("ASSAY_LLM_RETRY_SCALE");
   double scale;
@@ -320,7 +323,7 @@ retry_scale (void)
 }
 
 static gint64
-parse_retry_after (const char *value)
+assay_llm_http_parse_retry_after (const char *value)
 {
   char *end = NULL;
   double seconds;
@@ -339,10 +342,10 @@ parse_retry_after (const char *value)
 }
 
 static size_t
-on_header (char   *buffer,
-           size_t  size,
-           size_t  nitems,
-           void   *user_data)
+assay_llm_http_header_cb (char   *buffer,
+                          size_t  size,
+                          size_t  nitems,
+                          void   *user_data)
 {
   Attempt *attempt = user_data;
   gsize len = size * nitems;
@@ -371,17 +374,17 @@ on_header (char   *buffer,
         attempt->retry_after_ms = (gint64) ms;
     }
   else if (g_ascii_strcasecmp (line, "retry-after") == 0 && attempt->retry_after_ms < 0)
-    attempt->retry_after_ms = parse_retry_after (colon + 1);
+    attempt->retry_after_ms = assay_llm_http_parse_retry_after (colon + 1);
 
   return len;
 }
 
 static gboolean
-on_sse_event (const char  *event,
-              const char  *data,
-              gsize        data_len,
-              gpointer     user_data,
-              GError     **error)
+assay_llm_http_sse_event_cb (const char  *event,
+                             const char  *data,
+                             gsize        data_len,
+                             gpointer     user_data,
+                             GError     **error)
 {
   Job *job = user_data;
 
@@ -389,10 +392,10 @@ on_sse_event (const char  *event,
 }
 
 static size_t
-on_write (char   *ptr,
-          size_t  size,
-          size_t  nmemb,
-          void   *user_data)
+assay_llm_http_write_cb (char   *ptr,
+                         size_t  size,
+                         size_t  nmemb,
+                         void   *user_data)
 {
   Attempt *attempt = user_data;
   Job *job = attempt->job;
@@ -410,7 +413,7 @@ on_write (char   *ptr,
 
   if (job->streaming && attempt->status >= 200 && attempt->status < 300)
     {
-      if (!assay_sse_parser_feed (job->parser, ptr, len, on_sse_event, job,
+      if (!assay_sse_parser_feed (job->parser, ptr, len, assay_llm_http_sse_event_cb, job,
                                   &attempt->stream_error))
         return 0;
       return len;
@@ -429,8 +432,8 @@ on_write (char   *ptr,
 /* Replaces the key, and any run of REDACT_WINDOW characters of it, in a server's text:
  * some servers quote part of a refused key back. */
 static char *
-redact (const char *text,
-        const char *secret)
+assay_llm_http_redact (const char *text,
+                       const char *secret)
 {
   GString *out;
   gsize secret_len;
@@ -469,8 +472,8 @@ redact (const char *text,
 /* The server's own reason from an error body: error.message, error (a string) or message,
  * in the formats of OpenAI, Anthropic, Ollama and llama.cpp; else the text itself. */
 static char *
-extract_server_message (const guint8 *data,
-                        gsize         len)
+assay_llm_http_extract_server_message (const guint8 *data,
+                                       gsize         len)
 {
   g_autoptr(JsonParser) parser = json_parser_new ();
   JsonNode *root;
@@ -504,15 +507,15 @@ extract_server_message (const guint8 *data,
 }
 
 static void
-set_http_error (Job          *job,
-                guint         status,
-                const guint8 *body,
-                gsize         body_len,
-                GError      **error)
+assay_llm_http_set_http_error (Job          *job,
+                               guint         status,
+                               const guint8 *body,
+                               gsize         body_len,
+                               GError      **error)
 {
   AssayLlmHttpRequest *request = job->request;
-  g_autofree char *raw = extract_server_message (body, body_len);
-  g_autofree char *server_message = redact (raw, request->api_key);
+  g_autofree char *raw = assay_llm_http_extract_server_message (body, body_len);
+  g_autofree char *server_message = assay_llm_http_redact (raw, request->api_key);
   g_autofree char *what = NULL;
 
   switch (status)
@@ -565,13 +568,13 @@ set_http_error (Job          *job,
 }
 
 static gboolean
-status_is_retryable (long status)
+assay_llm_http_status_is_retryable (long status)
 {
   return status == 408 || status == 409 || status == 429 || status >= 500;
 }
 
 static gboolean
-error_is_retryable (const GError *error)
+assay_llm_http_error_is_retryable (const GError *error)
 {
   return error->domain == ASSAY_LLM_ERROR &&
          (error->code == ASSAY_LLM_ERROR_RATE_LIMITED ||
@@ -587,11 +590,11 @@ typedef enum
 } Outcome;
 
 static void
-set_network_error (Job       *job,
-                   CURLcode   res,
-                   long       os_errno,
-                   gboolean   received,
-                   GError   **error)
+assay_llm_http_set_network_error (Job       *job,
+                                  CURLcode   res,
+                                  long       os_errno,
+                                  gboolean   received,
+                                  GError   **error)
 {
   const char *server = job->request->base_url;
 
@@ -637,7 +640,7 @@ set_network_error (Job       *job,
 }
 
 static gboolean
-network_error_is_retryable (CURLcode res)
+assay_llm_http_network_error_is_retryable (CURLcode res)
 {
   switch (res)
     {
@@ -657,8 +660,8 @@ network_error_is_retryable (CURLcode res)
 }
 
 static int
-compare_ids (gconstpointer a,
-             gconstpointer b)
+assay_llm_http_compare_ids (gconstpointer a,
+                            gconstpointer b)
 {
   return g_strcmp0 (*(const char * const *) a, *(const char * const *) b);
 }
@@ -668,10 +671,10 @@ compare_ids (gconstpointer a,
  * OpenAI-compatible servers list in no useful order, so their ids are sorted; Anthropic lists
  * the newest model first, and that order is kept. Duplicates go either way. */
 static GStrv
-parse_models (const guint8    *data,
-              gsize            len,
-              AssayLlmFlavor   flavor,
-              GError         **error)
+assay_llm_http_parse_models (const guint8    *data,
+                             gsize            len,
+                             AssayLlmFlavor   flavor,
+                             GError         **error)
 {
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
@@ -709,7 +712,7 @@ parse_models (const guint8    *data,
       return g_strv_builder_end (builder);
     }
 
-  g_ptr_array_sort (ids, compare_ids);
+  g_ptr_array_sort (ids, assay_llm_http_compare_ids);
   for (guint i = 0; i < ids->len; i++)
     if (i == 0 || g_strcmp0 (g_ptr_array_index (ids, i), g_ptr_array_index (ids, i - 1)) != 0)
       g_strv_builder_add (builder, g_ptr_array_index (ids, i));
@@ -717,9 +720,9 @@ parse_models (const guint8    *data,
 }
 
 static Outcome
-job_attempt (Job      *job,
-             gint64   *retry_after_ms,
-             GError  **error)
+assay_llm_http_job_attempt (Job      *job,
+                            gint64   *retry_after_ms,
+                            GError  **error)
 {
   AssayLlmHttpRequest *request = job->request;
   struct curl_slist *headers = NULL;
@@ -764,9 +767,9 @@ job_attempt (Job      *job,
   curl_easy_setopt (attempt.easy, CURLOPT_LOW_SPEED_TIME, (long) IDLE_TIMEOUT_S);
   curl_easy_setopt (attempt.easy, CURLOPT_ACCEPT_ENCODING, "");
   curl_easy_setopt (attempt.easy, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt (attempt.easy, CURLOPT_WRITEFUNCTION, on_write);
+  curl_easy_setopt (attempt.easy, CURLOPT_WRITEFUNCTION, assay_llm_http_write_cb);
   curl_easy_setopt (attempt.easy, CURLOPT_WRITEDATA, &attempt);
-  curl_easy_setopt (attempt.easy, CURLOPT_HEADERFUNCTION, on_header);
+  curl_easy_setopt (attempt.easy, CURLOPT_HEADERFUNCTION, assay_llm_http_header_cb);
   curl_easy_setopt (attempt.easy, CURLOPT_HEADERDATA, &attempt);
   if (request->body != NULL)
     {
@@ -812,7 +815,7 @@ job_attempt (Job      *job,
                      _("The model server's reply cannot be read: %s"), attempt.stream_error->message);
       else
         g_propagate_error (error, g_steal_pointer (&attempt.stream_error));
-      outcome = error_is_retryable (*error) ? OUTCOME_RETRY : OUTCOME_FAIL;
+      outcome = assay_llm_http_error_is_retryable (*error) ? OUTCOME_RETRY : OUTCOME_FAIL;
     }
   else if (attempt.body_too_large)
     {
@@ -822,13 +825,13 @@ job_attempt (Job      *job,
     }
   else if (attempt.status >= 300 && (res == CURLE_OK || attempt.body->len > 0))
     {
-      set_http_error (job, attempt.status, attempt.body->data, attempt.body->len, error);
-      outcome = status_is_retryable (attempt.status) ? OUTCOME_RETRY : OUTCOME_FAIL;
+      assay_llm_http_set_http_error (job, attempt.status, attempt.body->data, attempt.body->len, error);
+      outcome = assay_llm_http_status_is_retryable (attempt.status) ? OUTCOME_RETRY : OUTCOME_FAIL;
     }
   else if (res != CURLE_OK)
     {
-      set_network_error (job, res, os_errno, attempt.received, error);
-      outcome = network_error_is_retryable (res) ? OUTCOME_RETRY : OUTCOME_FAIL;
+      assay_llm_http_set_network_error (job, res, os_errno, attempt.received, error);
+      outcome = assay_llm_http_network_error_is_retryable (res) ? OUTCOME_RETRY : OUTCOME_FAIL;
     }
   else if (attempt.status < 200)
     {
@@ -848,7 +851,10 @@ job_attempt (Job      *job,
     }
   else
     {
-      job->models = parse_models (attempt.body->data, attempt.body->len, request->flavor, error);
+      job->models = assay_llm_http_parse_models (attempt.body->data,
+                                                 attempt.body->len,
+                                                 request->flavor,
+                                                 error);
       outcome = job->models != NULL ? OUTCOME_SUCCESS : OUTCOME_FAIL;
     }
 
@@ -858,8 +864,8 @@ job_attempt (Job      *job,
 }
 
 static void
-on_cancelled (GCancellable *cancellable,
-              gpointer      user_data)
+assay_llm_http_cancelled_cb (GCancellable *cancellable,
+                             gpointer      user_data)
 {
   Job *job = user_data;
 
@@ -868,8 +874,8 @@ on_cancelled (GCancellable *cancellable,
 
 /* Sleeps DELAY_US or until cancelled, whichever comes first. */
 static void
-job_wait (Job    *job,
-          gint64  delay_us)
+assay_llm_http_job_wait (Job    *job,
+                         gint64  delay_us)
 {
   gint64 deadline = g_get_monotonic_time () + delay_us;
 
@@ -884,7 +890,7 @@ job_wait (Job    *job,
 }
 
 static guint
-backoff_ms (guint retry)
+assay_llm_http_backoff_ms (guint retry)
 {
   guint delay = ASSAY_LLM_BACKOFF_BASE_MS;
 
@@ -896,7 +902,7 @@ backoff_ms (guint retry)
 }
 
 static const char *
-retry_reason (const GError *error)
+assay_llm_http_retry_reason (const GError *error)
 {
   switch (error->code)
     {
@@ -915,9 +921,9 @@ retry_reason (const GError *error)
 
 G_GNUC_PRINTF (2, 3)
 static void
-append_to_error (GError     *error,
-                 const char *format,
-                 ...)
+assay_llm_http_append_to_error (GError     *error,
+                                const char *format,
+                                ...)
 {
   g_autofree char *suffix = NULL;
   char *message;
@@ -932,12 +938,12 @@ append_to_error (GError     *error,
 }
 
 static void
-job_run (Job *job)
+assay_llm_http_job_run (Job *job)
 {
   gulong handler;
 
   job->multi = curl_multi_init ();
-  handler = g_cancellable_connect (job->cancellable, G_CALLBACK (on_cancelled), job, NULL);
+  handler = g_cancellable_connect (job->cancellable, G_CALLBACK (assay_llm_http_cancelled_cb), job, NULL);
 
   for (guint attempt = 1;; attempt++)
     {
@@ -947,7 +953,7 @@ job_run (Job *job)
       Outcome outcome;
       Item *item;
 
-      outcome = job_attempt (job, &retry_after_ms, &error);
+      outcome = assay_llm_http_job_attempt (job, &retry_after_ms, &error);
       if (outcome == OUTCOME_SUCCESS)
         {
           if (job->response != NULL)
@@ -957,13 +963,13 @@ job_run (Job *job)
 
       if (outcome == OUTCOME_RETRY && retry_after_ms > ASSAY_LLM_MAX_RETRY_AFTER_MS)
         {
-          append_to_error (error, " (it asks to wait %" G_GINT64_FORMAT " minutes before trying "
-                           "again)", (retry_after_ms + 59999) / 60000);
+          assay_llm_http_append_to_error (error, " (it asks to wait %" G_GINT64_FORMAT " minutes before trying "
+                                          "again)", (retry_after_ms + 59999) / 60000);
           outcome = OUTCOME_FAIL;
         }
       if (outcome == OUTCOME_RETRY && attempt > ASSAY_LLM_MAX_RETRIES)
         {
-          append_to_error (error, " (gave up after %u attempts)", attempt);
+          assay_llm_http_append_to_error (error, " (gave up after %u attempts)", attempt);
           outcome = OUTCOME_FAIL;
         }
       if (outcome == OUTCOME_FAIL)
@@ -972,15 +978,15 @@ job_run (Job *job)
           break;
         }
 
-      delay_ms = retry_after_ms >= 0 ? (guint) retry_after_ms : backoff_ms (attempt);
+      delay_ms = retry_after_ms >= 0 ? (guint) retry_after_ms : assay_llm_http_backoff_ms (attempt);
       item = g_new0 (Item, 1);
       item->kind = ITEM_RETRYING;
       item->index = attempt;
       item->delay_ms = delay_ms;
-      item->text = g_strdup (retry_reason (error));
-      job_push (job, item);
+      item->text = g_strdup (assay_llm_http_retry_reason (error));
+      assay_llm_http_job_push (job, item);
 
-      job_wait (job, (gint64) (delay_ms * 1000.0 * retry_scale ()));
+      assay_llm_http_job_wait (job, (gint64) (delay_ms * 1000.0 * assay_llm_http_retry_scale ()));
       if (g_cancellable_is_cancelled (job->cancellable))
         {
           g_cancellable_set_error_if_cancelled (job->cancellable, &job->error);
@@ -993,26 +999,26 @@ job_run (Job *job)
 }
 
 static gpointer
-job_thread (gpointer data)
+assay_llm_http_job_thread (gpointer data)
 {
   Job *job = data;
   Item *item = g_new0 (Item, 1);
 
-  job_run (job);
+  assay_llm_http_job_run (job);
   item->kind = ITEM_COMPLETE;
-  job_push (job, item);
-  job_unref (job);
+  assay_llm_http_job_push (job, item);
+  assay_llm_http_job_unref (job);
   return NULL;
 }
 
 static void
-job_start (AssayLlmProvider    *provider,
-           AssayLlmHttpRequest *request,
-           gboolean             streaming,
-           gpointer             source_tag,
-           GCancellable        *cancellable,
-           GAsyncReadyCallback  callback,
-           gpointer             user_data)
+assay_llm_http_job_start (AssayLlmProvider    *provider,
+                          AssayLlmHttpRequest *request,
+                          gboolean             streaming,
+                          gpointer             source_tag,
+                          GCancellable        *cancellable,
+                          GAsyncReadyCallback  callback,
+                          gpointer             user_data)
 {
   Job *job = g_atomic_rc_box_new0 (Job);
   g_autoptr(GError) error = NULL;
@@ -1031,23 +1037,26 @@ job_start (AssayLlmProvider    *provider,
   job->streaming = streaming;
   if (streaming)
     {
-      job->turn = assay_llm_turn_new (request->flavor, on_turn_emit, job);
+      job->turn = assay_llm_turn_new (request->flavor, assay_llm_http_turn_emit_cb, job);
       job->parser = assay_sse_parser_new (ASSAY_SSE_DEFAULT_MAX_BYTES);
     }
 
-  thread = g_thread_try_new ("assay-llm-http", job_thread, job_ref (job), &error);
+  thread = g_thread_try_new ("assay-llm-http",
+                             assay_llm_http_job_thread,
+                             assay_llm_http_job_ref (job),
+                             &error);
   if (thread == NULL)
     {
       g_autoptr(GTask) task = g_steal_pointer (&job->task);
 
-      job_unref (job);
+      assay_llm_http_job_unref (job);
       g_task_return_new_error (task, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_NETWORK,
                                _("Cannot start a thread for the request: %s"), error->message);
-      job_unref (job);
+      assay_llm_http_job_unref (job);
       return;
     }
   g_thread_unref (thread);
-  job_unref (job);
+  assay_llm_http_job_unref (job);
 }
 
 void
@@ -1057,8 +1066,8 @@ assay_llm_http_stream_async (AssayLlmProvider    *provider,
                              GAsyncReadyCallback  callback,
                              gpointer             user_data)
 {
-  job_start (provider, request, TRUE, assay_llm_http_stream_async, cancellable, callback,
-             user_data);
+  assay_llm_http_job_start (provider, request, TRUE, assay_llm_http_stream_async, cancellable, callback,
+                            user_data);
 }
 
 AssayLlmResponse *
@@ -1077,8 +1086,8 @@ assay_llm_http_list_models_async (AssayLlmProvider    *provider,
                                   GAsyncReadyCallback  callback,
                                   gpointer             user_data)
 {
-  job_start (provider, request, FALSE, assay_llm_http_list_models_async, cancellable, callback,
-             user_data);
+  assay_llm_http_job_start (provider, request, FALSE, assay_llm_http_list_models_async, cancellable, callback,
+                            user_data);
 }
 
 GStrv

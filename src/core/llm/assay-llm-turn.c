@@ -13,7 +13,7 @@
 #define MAX_MESSAGE_CHARS 500
 
 static void
-turn_call_free (AssayLlmTurnCall *call)
+assay_llm_turn_call_free (AssayLlmTurnCall *call)
 {
   g_free (call->id);
   g_free (call->name);
@@ -33,7 +33,7 @@ assay_llm_turn_new (AssayLlmFlavor    flavor,
   turn->emit = emit;
   turn->emit_data = emit_data;
   turn->text = g_string_new (NULL);
-  turn->calls = g_ptr_array_new_with_free_func ((GDestroyNotify) turn_call_free);
+  turn->calls = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_llm_turn_call_free);
   assay_llm_turn_reset (turn);
   return turn;
 }

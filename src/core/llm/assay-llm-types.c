@@ -38,8 +38,8 @@ assay_llm_tool_call_free (AssayLlmToolCall *call)
 }
 
 static AssayLlmMessage *
-message_new (AssayLlmRole  role,
-             const char   *text)
+assay_llm_types_message_new (AssayLlmRole  role,
+                             const char   *text)
 {
   AssayLlmMessage *message = g_new0 (AssayLlmMessage, 1);
 
@@ -52,13 +52,13 @@ message_new (AssayLlmRole  role,
 AssayLlmMessage *
 assay_llm_message_new_user (const char *text)
 {
-  return message_new (ASSAY_LLM_ROLE_USER, text);
+  return assay_llm_types_message_new (ASSAY_LLM_ROLE_USER, text);
 }
 
 AssayLlmMessage *
 assay_llm_message_new_assistant (const char *text)
 {
-  return message_new (ASSAY_LLM_ROLE_ASSISTANT, text);
+  return assay_llm_types_message_new (ASSAY_LLM_ROLE_ASSISTANT, text);
 }
 
 AssayLlmMessage *
@@ -66,7 +66,7 @@ assay_llm_message_new_tool (const char *tool_call_id,
                             const char *content,
                             gboolean    is_error)
 {
-  AssayLlmMessage *message = message_new (ASSAY_LLM_ROLE_TOOL, content);
+  AssayLlmMessage *message = assay_llm_types_message_new (ASSAY_LLM_ROLE_TOOL, content);
 
   message->tool_call_id = g_strdup (tool_call_id);
   message->is_error = is_error;
@@ -76,7 +76,7 @@ assay_llm_message_new_tool (const char *tool_call_id,
 AssayLlmMessage *
 assay_llm_message_copy (const AssayLlmMessage *message)
 {
-  AssayLlmMessage *copy = message_new (message->role, message->text);
+  AssayLlmMessage *copy = assay_llm_types_message_new (message->role, message->text);
 
   for (guint i = 0; i < message->tool_calls->len; i++)
     g_ptr_array_add (copy->tool_calls, assay_llm_tool_call_copy (g_ptr_array_index (message->tool_calls, i)));

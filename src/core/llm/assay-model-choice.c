@@ -35,7 +35,7 @@ assay_model_choice_get_cloud_base_url (const char *provider)
 }
 
 static gboolean
-is_openai_chat_model (const char *id)
+assay_model_choice_is_openai_chat_model (const char *id)
 {
   for (guint i = 0; i < G_N_ELEMENTS (not_chat); i++)
     if (strstr (id, not_chat[i]) != NULL)
@@ -51,7 +51,7 @@ assay_model_choice_filter_chat (const char         *provider,
   gboolean any = FALSE;
 
   for (guint i = 0; models != NULL && models[i] != NULL; i++)
-    if (g_strcmp0 (provider, "anthropic") == 0 || is_openai_chat_model (models[i]))
+    if (g_strcmp0 (provider, "anthropic") == 0 || assay_model_choice_is_openai_chat_model (models[i]))
       {
         g_strv_builder_add (builder, models[i]);
         any = TRUE;
@@ -65,8 +65,8 @@ assay_model_choice_filter_chat (const char         *provider,
 /* "claude-sonnet-4-5-20250929" for "claude-sonnet-4-5", "gpt-4.1-2025-04-14" for "gpt-4.1";
  * not "gpt-4.1-mini". */
 static gboolean
-is_snapshot_of (const char *id,
-                const char *model)
+assay_model_choice_is_snapshot_of (const char *id,
+                                   const char *model)
 {
   gsize len = strlen (model);
   const char *rest;
@@ -81,7 +81,7 @@ is_snapshot_of (const char *id,
 
 /* A gpt- model under its own name: not a dated snapshot, a preview, or a small variant. */
 static gboolean
-is_full_gpt_model (const char *id)
+assay_model_choice_is_full_gpt_model (const char *id)
 {
   return g_str_has_prefix (id, "gpt-") &&
          strstr (id, "mini") == NULL && strstr (id, "nano") == NULL &&
@@ -102,7 +102,7 @@ assay_model_choice_pick_default (const char         *provider,
     if (g_str_equal (models[i], model))
       return i;
   for (int i = 0; models[i] != NULL; i++)
-    if (is_snapshot_of (models[i], model))
+    if (assay_model_choice_is_snapshot_of (models[i], model))
       return i;
   /* Anthropic lists its newest model first. */
   if (g_strcmp0 (provider, "anthropic") == 0)
@@ -111,7 +111,7 @@ assay_model_choice_pick_default (const char         *provider,
   /* OpenAI's ids sort by generation (gpt-3.5-turbo < gpt-4o < gpt-5): the greatest full
    * model is of the newest one. */
   for (int i = 0; models[i] != NULL; i++)
-    if (is_full_gpt_model (models[i]) && (best < 0 || strcmp (models[i], models[best]) > 0))
+    if (assay_model_choice_is_full_gpt_model (models[i]) && (best < 0 || strcmp (models[i], models[best]) > 0))
       best = i;
   if (best >= 0)
     return best;

@@ -41,7 +41,7 @@ G_DEFINE_FINAL_TYPE (AssayOpenaiProvider, assay_openai_provider, ASSAY_TYPE_LLM_
 /* The decoder (runs in the transport's worker thread). */
 
 static AssayLlmStopReason
-stop_reason_from_openai (const char *reason)
+assay_openai_provider_stop_reason_from_openai (const char *reason)
 {
   if (g_strcmp0 (reason, "stop") == 0)
     return ASSAY_LLM_STOP_END_TURN;
@@ -53,8 +53,8 @@ stop_reason_from_openai (const char *reason)
 }
 
 static gboolean
-set_stream_error (JsonNode  *error_node,
-                  GError   **error)
+assay_openai_provider_set_stream_error (JsonNode  *error_node,
+                                        GError   **error)
 {
   AssayLlmError code = ASSAY_LLM_ERROR_SERVER;
   g_autofree char *message = NULL;
@@ -95,7 +95,7 @@ set_stream_error (JsonNode  *error_node,
 }
 
 static char *
-arguments_to_text (JsonNode *node)
+assay_openai_provider_arguments_to_text (JsonNode *node)
 {
   if (node == NULL || JSON_NODE_HOLDS_NULL (node))
     return g_strdup ("");
@@ -106,16 +106,16 @@ arguments_to_text (JsonNode *node)
 }
 
 static void
-handle_tool_call_delta (AssayLlmTurn *turn,
-                        JsonObject   *delta,
-                        guint         position)
+assay_openai_provider_handle_tool_call_delta (AssayLlmTurn *turn,
+                                              JsonObject   *delta,
+                                              guint         position)
 {
   JsonObject *function = assay_json_get_object (delta, "function");
   const char *id = assay_json_get_string (delta, "id");
   const char *name = assay_json_get_string (function, "name");
-  g_autofree char *arguments = arguments_to_text (function != NULL
-                                                  ? json_object_get_member (function, "arguments")
-                                                  : NULL);
+  g_autofree char *arguments = assay_openai_provider_arguments_to_text (function != NULL
+                                                                        ? json_object_get_member (function, "arguments")
+                                                                        : NULL);
   AssayLlmTurnCall *call;
   gint64 wire_index;
 
@@ -155,7 +155,7 @@ _assay_openai_feed_event (AssayLlmTurn  *turn,
   JsonArray *choices;
 
   if (error_node != NULL && !JSON_NODE_HOLDS_NULL (error_node))
-    return set_stream_error (error_node, error);
+    return assay_openai_provider_set_stream_error (error_node, error);
 
   choices = assay_json_get_array (object, "choices");
   for (guint i = 0; choices != NULL && i < json_array_get_length (choices); i++)
@@ -184,7 +184,7 @@ _assay_openai_feed_event (AssayLlmTurn  *turn,
           JsonNode *call_node = json_array_get_element (tool_calls, j);
 
           if (JSON_NODE_HOLDS_OBJECT (call_node))
-            handle_tool_call_delta (turn, json_node_get_object (call_node), j);
+            assay_openai_provider_handle_tool_call_delta (turn, json_node_get_object (call_node), j);
         }
 
       /* The deprecated single function call, still sent by some servers. */
@@ -195,7 +195,7 @@ _assay_openai_feed_event (AssayLlmTurn  *turn,
 
           json_object_set_object_member (wrapper, "function", json_object_ref (function_call));
           json_object_set_int_member (wrapper, "index", 0);
-          handle_tool_call_delta (turn, wrapper, 0);
+          assay_openai_provider_handle_tool_call_delta (turn, wrapper, 0);
         }
 
       finish = assay_json_get_string (choice, "finish_reason");
@@ -203,7 +203,7 @@ _assay_openai_feed_event (AssayLlmTurn  *turn,
         {
           g_free (turn->stop_reason_raw);
           turn->stop_reason_raw = g_strdup (finish);
-          turn->stop_reason = stop_reason_from_openai (finish);
+          turn->stop_reason = assay_openai_provider_stop_reason_from_openai (finish);
           turn->finished = TRUE;
         }
     }
@@ -230,7 +230,7 @@ _assay_openai_feed_event (AssayLlmTurn  *turn,
 /* The request. */
 
 static JsonNode *
-build_body (const AssayLlmRequest *request)
+assay_openai_provider_build_body (const AssayLlmRequest *request)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
 
@@ -367,9 +367,9 @@ build_body (const AssayLlmRequest *request)
 }
 
 static AssayLlmHttpRequest *
-new_request (AssayOpenaiProvider *self,
-             const char          *path,
-             const char          *model)
+assay_openai_provider_new_request (AssayOpenaiProvider *self,
+                                   const char          *path,
+                                   const char          *model)
 {
   AssayLlmHttpRequest *request = assay_llm_http_request_new (ASSAY_LLM_FLAVOR_OPENAI,
                                                              self->base_url, path,
@@ -410,10 +410,10 @@ assay_openai_provider_stream_async (AssayLlmProvider      *provider,
       return;
     }
 
-  http = new_request (self, "/chat/completions", request->model);
+  http = assay_openai_provider_new_request (self, "/chat/completions", request->model);
   assay_llm_http_request_add_header (http, "Content-Type", "application/json");
   assay_llm_http_request_add_header (http, "Accept", "text/event-stream");
-  body = build_body (request);
+  body = assay_openai_provider_build_body (request);
   assay_llm_http_request_set_json (http, body);
   assay_llm_http_stream_async (provider, g_steal_pointer (&http), cancellable, callback, user_data);
 }
@@ -434,7 +434,7 @@ assay_openai_provider_list_models_async (AssayLlmProvider    *provider,
 {
   AssayOpenaiProvider *self = ASSAY_OPENAI_PROVIDER (provider);
 
-  assay_llm_http_list_models_async (provider, new_request (self, "/models", NULL),
+  assay_llm_http_list_models_async (provider, assay_openai_provider_new_request (self, "/models", NULL),
                                     cancellable, callback, user_data);
 }
 

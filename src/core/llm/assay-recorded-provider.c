@@ -44,7 +44,11 @@ struct _AssayRecordedProvider
   gboolean   busy;
 };
 
-G_DECLARE_FINAL_TYPE (AssayRecordedProvider, assay_recorded_provider, ASSAY, RECORDED_PROVIDER, AssayLlmProvider)
+G_DECLARE_FINAL_TYPE (AssayRecordedProvider,
+                      assay_recorded_provider,
+                      ASSAY,
+                      RECORDED_PROVIDER,
+                      AssayLlmProvider)
 G_DEFINE_FINAL_TYPE (AssayRecordedProvider, assay_recorded_provider, ASSAY_TYPE_LLM_PROVIDER)
 
 static const char *
@@ -55,11 +59,11 @@ assay_recorded_provider_get_name (AssayLlmProvider *provider)
 
 /* Emits TEXT in pieces cut at character boundaries. */
 static void
-emit_in_pieces (AssayRecordedProvider *self,
-                const char            *text,
-                int                    call_index,
-                const char            *id,
-                const char            *name)
+assay_recorded_provider_emit_in_pieces (AssayRecordedProvider *self,
+                                        const char            *text,
+                                        int                    call_index,
+                                        const char            *id,
+                                        const char            *name)
 {
   const char *p = text;
 
@@ -80,7 +84,7 @@ emit_in_pieces (AssayRecordedProvider *self,
 }
 
 static AssayLlmStopReason
-stop_reason_from_string (const char *s)
+assay_recorded_provider_stop_reason_from_string (const char *s)
 {
   if (g_strcmp0 (s, "end_turn") == 0)
     return ASSAY_LLM_STOP_END_TURN;
@@ -92,7 +96,7 @@ stop_reason_from_string (const char *s)
 }
 
 static gboolean
-replay_turn (gpointer data)
+assay_recorded_provider_replay_turn (gpointer data)
 {
   GTask *task = data;
   AssayRecordedProvider *self = g_task_get_source_object (task);
@@ -123,7 +127,7 @@ replay_turn (gpointer data)
   text = assay_json_get_string (turn, "text");
   if (text == NULL)
     text = "";
-  emit_in_pieces (self, text, -1, NULL, NULL);
+  assay_recorded_provider_emit_in_pieces (self, text, -1, NULL, NULL);
   g_free (response->text);
   response->text = g_strdup (text);
 
@@ -153,13 +157,13 @@ replay_turn (gpointer data)
       else
         arguments = json_to_string (args, FALSE);
 
-      emit_in_pieces (self, arguments, i, id, name);
+      assay_recorded_provider_emit_in_pieces (self, arguments, i, id, name);
       g_ptr_array_add (response->tool_calls, assay_llm_tool_call_new (id, name, arguments));
     }
 
   stop = assay_json_get_string (turn, "stop_reason");
   if (stop != NULL)
-    response->stop_reason = stop_reason_from_string (stop);
+    response->stop_reason = assay_recorded_provider_stop_reason_from_string (stop);
   else
     response->stop_reason = response->tool_calls->len > 0 ? ASSAY_LLM_STOP_TOOL_USE
                                                            : ASSAY_LLM_STOP_END_TURN;
@@ -189,7 +193,7 @@ assay_recorded_provider_stream_async (AssayLlmProvider      *provider,
 
   /* Stream on the caller's context, after this call returns, like a server would. */
   source = g_idle_source_new ();
-  g_source_set_callback (source, replay_turn, task, g_object_unref);
+  g_source_set_callback (source, assay_recorded_provider_replay_turn, task, g_object_unref);
   g_source_set_static_name (source, "[assay] recorded turn");
   g_source_attach (source, g_main_context_get_thread_default ());
   g_source_unref (source);
@@ -257,8 +261,8 @@ assay_recorded_provider_init (AssayRecordedProvider *self)
 
 /* Checks the whole transcript up front so that a broken file fails at once, in words. */
 static gboolean
-validate_turns (JsonArray  *turns,
-                GError    **error)
+assay_recorded_provider_validate_turns (JsonArray  *turns,
+                                        GError    **error)
 {
   for (guint i = 0; i < json_array_get_length (turns); i++)
     {
@@ -320,7 +324,7 @@ assay_recorded_provider_new (const char  *transcript_path,
   turns = json_object_get_member (root, "turns");
   if (turns == NULL || !JSON_NODE_HOLDS_ARRAY (turns))
     goto bad;
-  if (!validate_turns (json_node_get_array (turns), error))
+  if (!assay_recorded_provider_validate_turns (json_node_get_array (turns), error))
     return NULL;
 
   self = g_object_new (assay_recorded_provider_get_type (), NULL);

@@ -62,8 +62,8 @@ assay_sse_parser_free (AssaySseParser *parser)
 }
 
 static gboolean
-fail_too_large (AssaySseParser  *parser,
-                GError         **error)
+assay_sse_parser_fail_too_large (AssaySseParser  *parser,
+                                 GError         **error)
 {
   parser->failed = TRUE;
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
@@ -73,10 +73,10 @@ fail_too_large (AssaySseParser  *parser,
 }
 
 static gboolean
-dispatch (AssaySseParser     *parser,
-          AssaySseEventFunc   func,
-          gpointer            user_data,
-          GError            **error)
+assay_sse_parser_dispatch (AssaySseParser     *parser,
+                           AssaySseEventFunc   func,
+                           gpointer            user_data,
+                           GError            **error)
 {
   gboolean ok = TRUE;
 
@@ -98,10 +98,10 @@ dispatch (AssaySseParser     *parser,
 }
 
 static gboolean
-process_line (AssaySseParser     *parser,
-              AssaySseEventFunc   func,
-              gpointer            user_data,
-              GError            **error)
+assay_sse_parser_process_line (AssaySseParser     *parser,
+                               AssaySseEventFunc   func,
+                               gpointer            user_data,
+                               GError            **error)
 {
   const char *line = parser->line->str;
   gsize len = parser->line->len;
@@ -111,7 +111,7 @@ process_line (AssaySseParser     *parser,
   gsize value_len;
 
   if (len == 0)
-    return dispatch (parser, func, user_data, error);
+    return assay_sse_parser_dispatch (parser, func, user_data, error);
 
   if (line[0] == ':')
     return TRUE;
@@ -138,7 +138,7 @@ process_line (AssaySseParser     *parser,
   if (name_len == 4 && memcmp (line, "data", 4) == 0)
     {
       if (parser->data->len + value_len + 1 > parser->max_bytes)
-        return fail_too_large (parser, error);
+        return assay_sse_parser_fail_too_large (parser, error);
       g_string_append_len (parser->data, value, value_len);
       g_string_append_c (parser->data, '\n');
       parser->has_data = TRUE;
@@ -207,7 +207,7 @@ assay_sse_parser_feed (AssaySseParser     *parser,
         stop++;
 
       if (parser->line->len + (stop - p) > parser->max_bytes)
-        return fail_too_large (parser, error);
+        return assay_sse_parser_fail_too_large (parser, error);
       g_string_append_len (parser->line, p, stop - p);
 
       if (stop == end)
@@ -216,7 +216,7 @@ assay_sse_parser_feed (AssaySseParser     *parser,
       parser->after_cr = (*stop == '\r');
       p = stop + 1;
 
-      if (!process_line (parser, func, user_data, error))
+      if (!assay_sse_parser_process_line (parser, func, user_data, error))
         {
           parser->failed = TRUE;
           return FALSE;

@@ -30,9 +30,9 @@ assay_table_free (AssayTable *table)
 }
 
 static void
-cell_append (Extractor  *extractor,
-             const char *text,
-             gsize       length)
+assay_html_table_cell_append (Extractor  *extractor,
+                              const char *text,
+                              gsize       length)
 {
   GString *cell = extractor->cell;
 
@@ -58,7 +58,7 @@ cell_append (Extractor  *extractor,
 }
 
 static void
-close_cell (Extractor *extractor)
+assay_html_table_close_cell (Extractor *extractor)
 {
   GString *cell = extractor->cell;
   char *text;
@@ -88,9 +88,9 @@ close_cell (Extractor *extractor)
 }
 
 static void
-close_row (Extractor *extractor)
+assay_html_table_close_row (Extractor *extractor)
 {
-  close_cell (extractor);
+  assay_html_table_close_cell (extractor);
   if (extractor->row == NULL)
     return;
   if (extractor->row->len == 0)
@@ -112,9 +112,9 @@ close_row (Extractor *extractor)
 }
 
 static void
-open_row (Extractor *extractor)
+assay_html_table_open_row (Extractor *extractor)
 {
-  close_row (extractor);
+  assay_html_table_close_row (extractor);
   if (extractor->table->rows->len >= ASSAY_TABLE_MAX_ROWS)
     {
       extractor->table->truncated = TRUE;
@@ -125,16 +125,16 @@ open_row (Extractor *extractor)
 }
 
 static void
-open_cell (Extractor *extractor,
-           gboolean   header)
+assay_html_table_open_cell (Extractor *extractor,
+                            gboolean   header)
 {
-  close_cell (extractor);
+  assay_html_table_close_cell (extractor);
   if (extractor->row == NULL)
     {
       /* A cell outside a row starts one, as browsers do; none after the row cap. */
       if (extractor->table->rows->len >= ASSAY_TABLE_MAX_ROWS)
         return;
-      open_row (extractor);
+      assay_html_table_open_row (extractor);
     }
   extractor->cell = g_string_new (NULL);
   extractor->cell_is_header = header;
@@ -143,9 +143,9 @@ open_cell (Extractor *extractor,
 /* &amp; &lt; &gt; &quot; &#39; &#NNN; &#xHH; &nbsp; — others stay as written. Returns the
  * bytes consumed. */
 static gsize
-decode_entity (Extractor  *extractor,
-               const char *p,
-               const char *end)
+assay_html_table_decode_entity (Extractor  *extractor,
+                                const char *p,
+                                const char *end)
 {
   static const struct { const char *name; const char *value; } named[] = {
     { "amp", "&" }, { "lt", "<" }, { "gt", ">" }, { "quot", "\"" }, { "apos", "'" },
@@ -158,7 +158,7 @@ decode_entity (Extractor  *extractor,
     ;
   if (semi >= end || *semi != ';')
     {
-      cell_append (extractor, "&", 1);
+      assay_html_table_cell_append (extractor, "&", 1);
       return 1;
     }
   name_len = semi - (p + 1);
@@ -175,24 +175,24 @@ decode_entity (Extractor  *extractor,
           || value > 0x10ffff || !g_unichar_validate ((gunichar) value))
         value = 0xfffd;
       n = g_unichar_to_utf8 ((gunichar) value, utf8);
-      cell_append (extractor, utf8, n);
+      assay_html_table_cell_append (extractor, utf8, n);
       return semi - p + 1;
     }
   for (gsize i = 0; i < G_N_ELEMENTS (named); i++)
     if (strlen (named[i].name) == name_len && strncmp (p + 1, named[i].name, name_len) == 0)
       {
-        cell_append (extractor, named[i].value, strlen (named[i].value));
+        assay_html_table_cell_append (extractor, named[i].value, strlen (named[i].value));
         return semi - p + 1;
       }
-  cell_append (extractor, p, semi - p + 1);
+  assay_html_table_cell_append (extractor, p, semi - p + 1);
   return semi - p + 1;
 }
 
 /* Case-insensitive search for NEEDLE in [P, END). */
 static const char *
-find_ci (const char *p,
-         const char *end,
-         const char *needle)
+assay_html_table_find_ci (const char *p,
+                          const char *end,
+                          const char *needle)
 {
   gsize n = strlen (needle);
 
@@ -220,7 +220,7 @@ assay_html_table_extract (const char *html,
     {
       if (*p == '&' && started)
         {
-          p += decode_entity (&extractor, p, end);
+          p += assay_html_table_decode_entity (&extractor, p, end);
           continue;
         }
       if (*p != '<')
@@ -234,7 +234,7 @@ assay_html_table_extract (const char *html,
           if (amp)
             next = amp;
           if (started)
-            cell_append (&extractor, p, next - p);
+            assay_html_table_cell_append (&extractor, p, next - p);
           p = next;
           continue;
         }
@@ -242,7 +242,7 @@ assay_html_table_extract (const char *html,
       /* A tag, a comment or a stray '<'. */
       if (end - p >= 4 && strncmp (p, "<!--", 4) == 0)
         {
-          const char *close = find_ci (p + 4, end, "-->");
+          const char *close = assay_html_table_find_ci (p + 4, end, "-->");
 
           p = close ? close + 3 : end;
           continue;
@@ -266,7 +266,7 @@ assay_html_table_extract (const char *html,
         if (name_len == 0)
           {
             if (started)
-              cell_append (&extractor, "<", 1);
+              assay_html_table_cell_append (&extractor, "<", 1);
             p++;
             continue;
           }
@@ -288,7 +288,7 @@ assay_html_table_extract (const char *html,
         if (!closing && (g_str_equal (name, "script") || g_str_equal (name, "style")))
           {
             g_autofree char *close_tag = g_strconcat ("</", name, NULL);
-            const char *close = find_ci (p, end, close_tag);
+            const char *close = assay_html_table_find_ci (p, end, close_tag);
             const char *gt = close ? memchr (close, '>', end - close) : NULL;
 
             p = gt ? gt + 1 : end;
@@ -315,36 +315,36 @@ assay_html_table_extract (const char *html,
         if (!started || extractor.depth > 0)
           {
             if (started && g_str_equal (name, "br"))
-              cell_append (&extractor, " ", 1);
+              assay_html_table_cell_append (&extractor, " ", 1);
             continue;
           }
         if (g_str_equal (name, "thead"))
           {
             if (closing)
-              close_row (&extractor);
+              assay_html_table_close_row (&extractor);
             extractor.in_head = !closing;
           }
         else if (g_str_equal (name, "tr"))
           {
             if (closing)
-              close_row (&extractor);
+              assay_html_table_close_row (&extractor);
             else
-              open_row (&extractor);
+              assay_html_table_open_row (&extractor);
           }
         else if (g_str_equal (name, "th") || g_str_equal (name, "td"))
           {
             if (closing)
-              close_cell (&extractor);
+              assay_html_table_close_cell (&extractor);
             else
-              open_cell (&extractor, name[1] == 'h');
+              assay_html_table_open_cell (&extractor, name[1] == 'h');
           }
         else if (g_str_equal (name, "br"))
-          cell_append (&extractor, " ", 1);
+          assay_html_table_cell_append (&extractor, " ", 1);
         else if (g_str_equal (name, "tbody") || g_str_equal (name, "tfoot"))
-          close_row (&extractor);
+          assay_html_table_close_row (&extractor);
       }
     }
-  close_row (&extractor);
+  assay_html_table_close_row (&extractor);
 
   if (extractor.head_rows > 0)
     extractor.table->n_header_rows = extractor.head_rows;

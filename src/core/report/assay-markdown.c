@@ -39,7 +39,7 @@ typedef struct
 } Builder;
 
 static void
-span_free (AssayMdSpan *span)
+assay_markdown_span_free (AssayMdSpan *span)
 {
   g_free (span->text);
   g_free (span->href);
@@ -47,7 +47,7 @@ span_free (AssayMdSpan *span)
 }
 
 static void
-cell_free (gpointer data)
+assay_markdown_cell_free (gpointer data)
 {
   g_ptr_array_unref (data);
 }
@@ -66,14 +66,14 @@ assay_md_block_free (AssayMdBlock *block)
 }
 
 static AssayMdBlock *
-builder_add (Builder          *builder,
-             AssayMdBlockKind  kind)
+assay_markdown_builder_add (Builder          *builder,
+                            AssayMdBlockKind  kind)
 {
   AssayMdBlock *block = g_new0 (AssayMdBlock, 1);
 
   block->kind = kind;
   block->quote = builder->quote_depth > 0;
-  block->spans = g_ptr_array_new_with_free_func ((GDestroyNotify) span_free);
+  block->spans = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_markdown_span_free);
   g_ptr_array_add (builder->blocks, block);
   builder->current = block;
   builder->target = block->spans;
@@ -81,14 +81,14 @@ builder_add (Builder          *builder,
 }
 
 static char *
-attribute_text (const MD_ATTRIBUTE *attribute)
+assay_markdown_attribute_text (const MD_ATTRIBUTE *attribute)
 {
   return attribute->text ? g_strndup (attribute->text, attribute->size) : NULL;
 }
 
 /* Spans are joined in a GString while they grow, so long paragraphs stay linear. */
 static void
-flush_open_span (Builder *builder)
+assay_markdown_flush_open_span (Builder *builder)
 {
   if (builder->open_span == NULL)
     return;
@@ -98,9 +98,9 @@ flush_open_span (Builder *builder)
 }
 
 static void
-add_text (Builder    *builder,
-          const char *text,
-          gsize       size)
+assay_markdown_add_text (Builder    *builder,
+                         const char *text,
+                         gsize       size)
 {
   AssayMdSpan *last;
   AssayMdStyle style = 0;
@@ -136,7 +136,7 @@ add_text (Builder    *builder,
       return;
     }
 
-  flush_open_span (builder);
+  assay_markdown_flush_open_span (builder);
   last = g_new0 (AssayMdSpan, 1);
   last->style = style;
   last->href = g_strdup (href);
@@ -147,9 +147,9 @@ add_text (Builder    *builder,
 
 /* md4c hands entities over undecoded: the common named ones and numeric ones are enough. */
 static void
-add_entity (Builder    *builder,
-            const char *text,
-            gsize       size)
+assay_markdown_add_entity (Builder    *builder,
+                           const char *text,
+                           gsize       size)
 {
   static const struct { const char *name; const char *value; } named[] = {
     { "&amp;", "&" }, { "&lt;", "<" }, { "&gt;", ">" }, { "&quot;", "\"" }, { "&apos;", "'" },
@@ -168,22 +168,22 @@ add_entity (Builder    *builder,
       if (c == 0 || !g_unichar_validate (c))
         c = 0xfffd;
       n = g_unichar_to_utf8 (c, utf8);
-      add_text (builder, utf8, n);
+      assay_markdown_add_text (builder, utf8, n);
       return;
     }
   for (gsize i = 0; i < G_N_ELEMENTS (named); i++)
     if (g_str_equal (entity, named[i].name))
       {
-        add_text (builder, named[i].value, strlen (named[i].value));
+        assay_markdown_add_text (builder, named[i].value, strlen (named[i].value));
         return;
       }
-  add_text (builder, text, size);
+  assay_markdown_add_text (builder, text, size);
 }
 
 static int
-on_enter_block (MD_BLOCKTYPE  type,
-                void         *detail,
-                void         *user_data)
+assay_markdown_enter_block_cb (MD_BLOCKTYPE  type,
+                               void         *detail,
+                               void         *user_data)
 {
   Builder *builder = user_data;
   AssayMdBlock *block;
@@ -207,7 +207,7 @@ on_enter_block (MD_BLOCKTYPE  type,
       builder->target = NULL;
       break;
     case MD_BLOCK_LI:
-      block = builder_add (builder, ASSAY_MD_BLOCK_LIST_ITEM);
+      block = assay_markdown_builder_add (builder, ASSAY_MD_BLOCK_LIST_ITEM);
       block->level = MAX (builder->list_depth, 1);
       if (builder->list_depth > 0 && builder->list_depth <= MAX_LIST_DEPTH)
         {
@@ -220,7 +220,7 @@ on_enter_block (MD_BLOCKTYPE  type,
         {
           const char *mark = ((MD_BLOCK_LI_DETAIL *) detail)->task_mark == ' '
                              ? "\xe2\x98\x90 " : "\xe2\x98\x91 ";
-          add_text (builder, mark, strlen (mark));
+          assay_markdown_add_text (builder, mark, strlen (mark));
         }
       break;
     case MD_BLOCK_P:
@@ -230,28 +230,28 @@ on_enter_block (MD_BLOCKTYPE  type,
         break;
       if (builder->table)
         break;
-      block = builder_add (builder, ASSAY_MD_BLOCK_PARAGRAPH);
+      block = assay_markdown_builder_add (builder, ASSAY_MD_BLOCK_PARAGRAPH);
       block->level = builder->list_depth;
       break;
     case MD_BLOCK_H:
-      block = builder_add (builder, ASSAY_MD_BLOCK_HEADING);
+      block = assay_markdown_builder_add (builder, ASSAY_MD_BLOCK_HEADING);
       block->level = CLAMP (((MD_BLOCK_H_DETAIL *) detail)->level, 1, 6);
       break;
     case MD_BLOCK_CODE:
-      block = builder_add (builder, ASSAY_MD_BLOCK_CODE);
+      block = assay_markdown_builder_add (builder, ASSAY_MD_BLOCK_CODE);
       block->level = builder->list_depth;
-      block->language = attribute_text (&((MD_BLOCK_CODE_DETAIL *) detail)->lang);
+      block->language = assay_markdown_attribute_text (&((MD_BLOCK_CODE_DETAIL *) detail)->lang);
       g_string_truncate (builder->code, 0);
       builder->in_code = TRUE;
       break;
     case MD_BLOCK_HR:
-      builder_add (builder, ASSAY_MD_BLOCK_RULE);
+      assay_markdown_builder_add (builder, ASSAY_MD_BLOCK_RULE);
       builder->current = NULL;
       builder->target = NULL;
       break;
     case MD_BLOCK_TABLE:
-      block = builder_add (builder, ASSAY_MD_BLOCK_TABLE);
-      block->rows = g_ptr_array_new_with_free_func (cell_free);
+      block = assay_markdown_builder_add (builder, ASSAY_MD_BLOCK_TABLE);
+      block->rows = g_ptr_array_new_with_free_func (assay_markdown_cell_free);
       builder->table = block;
       builder->target = NULL;
       break;
@@ -261,7 +261,7 @@ on_enter_block (MD_BLOCKTYPE  type,
     case MD_BLOCK_TR:
       if (builder->table)
         {
-          g_ptr_array_add (builder->table->rows, g_ptr_array_new_with_free_func (cell_free));
+          g_ptr_array_add (builder->table->rows, g_ptr_array_new_with_free_func (assay_markdown_cell_free));
           if (builder->in_head)
             builder->table->n_header_rows++;
         }
@@ -271,7 +271,7 @@ on_enter_block (MD_BLOCKTYPE  type,
       if (builder->table && builder->table->rows->len > 0)
         {
           GPtrArray *row = g_ptr_array_index (builder->table->rows, builder->table->rows->len - 1);
-          GPtrArray *cell = g_ptr_array_new_with_free_func ((GDestroyNotify) span_free);
+          GPtrArray *cell = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_markdown_span_free);
 
           g_ptr_array_add (row, cell);
           builder->table->n_columns = MAX (builder->table->n_columns, row->len);
@@ -288,9 +288,9 @@ on_enter_block (MD_BLOCKTYPE  type,
 }
 
 static int
-on_leave_block (MD_BLOCKTYPE  type,
-                void         *detail,
-                void         *user_data)
+assay_markdown_leave_block_cb (MD_BLOCKTYPE  type,
+                               void         *detail,
+                               void         *user_data)
 {
   Builder *builder = user_data;
 
@@ -342,9 +342,9 @@ on_leave_block (MD_BLOCKTYPE  type,
 }
 
 static int
-on_enter_span (MD_SPANTYPE  type,
-               void        *detail,
-               void        *user_data)
+assay_markdown_enter_span_cb (MD_SPANTYPE  type,
+                              void        *detail,
+                              void        *user_data)
 {
   Builder *builder = user_data;
 
@@ -364,7 +364,7 @@ on_enter_span (MD_SPANTYPE  type,
       break;
     case MD_SPAN_A:
       builder->link_depth++;
-      g_ptr_array_add (builder->hrefs, attribute_text (&((MD_SPAN_A_DETAIL *) detail)->href));
+      g_ptr_array_add (builder->hrefs, assay_markdown_attribute_text (&((MD_SPAN_A_DETAIL *) detail)->href));
       break;
     default:
       break;
@@ -373,9 +373,9 @@ on_enter_span (MD_SPANTYPE  type,
 }
 
 static int
-on_leave_span (MD_SPANTYPE  type,
-               void        *detail,
-               void        *user_data)
+assay_markdown_leave_span_cb (MD_SPANTYPE  type,
+                              void        *detail,
+                              void        *user_data)
 {
   Builder *builder = user_data;
 
@@ -405,29 +405,29 @@ on_leave_span (MD_SPANTYPE  type,
 }
 
 static int
-on_text (MD_TEXTTYPE     type,
-         const MD_CHAR  *text,
-         MD_SIZE         size,
-         void           *user_data)
+assay_markdown_text_cb (MD_TEXTTYPE     type,
+                        const MD_CHAR  *text,
+                        MD_SIZE         size,
+                        void           *user_data)
 {
   Builder *builder = user_data;
 
   switch (type)
     {
     case MD_TEXT_NULLCHAR:
-      add_text (builder, "\xef\xbf\xbd", 3);
+      assay_markdown_add_text (builder, "\xef\xbf\xbd", 3);
       break;
     case MD_TEXT_BR:
-      add_text (builder, "\n", 1);
+      assay_markdown_add_text (builder, "\n", 1);
       break;
     case MD_TEXT_SOFTBR:
-      add_text (builder, " ", 1);
+      assay_markdown_add_text (builder, " ", 1);
       break;
     case MD_TEXT_ENTITY:
-      add_entity (builder, text, size);
+      assay_markdown_add_entity (builder, text, size);
       break;
     default:
-      add_text (builder, text, size);
+      assay_markdown_add_text (builder, text, size);
       break;
     }
   return 0;
@@ -441,11 +441,11 @@ assay_markdown_parse (const char *text,
   MD_PARSER parser = {
     .abi_version = 0,
     .flags = MD_DIALECT_GITHUB | MD_FLAG_NOHTML,
-    .enter_block = on_enter_block,
-    .leave_block = on_leave_block,
-    .enter_span = on_enter_span,
-    .leave_span = on_leave_span,
-    .text = on_text,
+    .enter_block = assay_markdown_enter_block_cb,
+    .leave_block = assay_markdown_leave_block_cb,
+    .enter_span = assay_markdown_enter_span_cb,
+    .leave_span = assay_markdown_leave_span_cb,
+    .text = assay_markdown_text_cb,
   };
   gsize size;
 
@@ -460,7 +460,7 @@ assay_markdown_parse (const char *text,
 
   if (size > 0)
     md_parse (text, (MD_SIZE) size, &parser, &builder);
-  flush_open_span (&builder);
+  assay_markdown_flush_open_span (&builder);
   g_ptr_array_unref (builder.hrefs);
   g_string_free (builder.code, TRUE);
   g_string_free (builder.open_text, TRUE);

@@ -36,9 +36,9 @@ static const char css[] =
   "h2{page-break-before:auto}figure,table,pre{page-break-inside:avoid}}";
 
 static void
-append_escaped (GString    *html,
-                const char *text,
-                gssize      length)
+assay_report_html_append_escaped (GString    *html,
+                                  const char *text,
+                                  gssize      length)
 {
   const char *end;
 
@@ -72,26 +72,26 @@ append_escaped (GString    *html,
 }
 
 static gboolean
-safe_href (const char *href)
+assay_report_html_safe_href (const char *href)
 {
   return href && (g_str_has_prefix (href, "https://") || g_str_has_prefix (href, "http://")
                   || g_str_has_prefix (href, "mailto:") || href[0] == '#');
 }
 
 static void
-append_spans (GString   *html,
-              GPtrArray *spans)
+assay_report_html_append_spans (GString   *html,
+                                GPtrArray *spans)
 {
   for (guint i = 0; i < spans->len; i++)
     {
       AssayMdSpan *span = g_ptr_array_index (spans, i);
-      gboolean link = (span->style & ASSAY_MD_LINK) && safe_href (span->href);
+      gboolean link = (span->style & ASSAY_MD_LINK) && assay_report_html_safe_href (span->href);
       g_auto(GStrv) lines = NULL;
 
       if (link)
         {
           g_string_append (html, "<a href=\"");
-          append_escaped (html, span->href, -1);
+          assay_report_html_append_escaped (html, span->href, -1);
           g_string_append (html, "\">");
         }
       if (span->style & ASSAY_MD_BOLD)
@@ -107,7 +107,7 @@ append_spans (GString   *html,
         {
           if (j > 0)
             g_string_append (html, "<br>");
-          append_escaped (html, lines[j], -1);
+          assay_report_html_append_escaped (html, lines[j], -1);
         }
       if (span->style & ASSAY_MD_CODE)
         g_string_append (html, "</code>");
@@ -124,8 +124,8 @@ append_spans (GString   *html,
 
 /* Headings inside the model's text sit below the report's own (h2, h3). */
 static void
-append_markdown (GString    *html,
-                 const char *markdown)
+assay_report_html_append_markdown (GString    *html,
+                                   const char *markdown)
 {
   g_autoptr(GPtrArray) blocks = assay_markdown_parse (markdown, -1);
   guint open_depth = 0;
@@ -160,23 +160,23 @@ append_markdown (GString    *html,
             guint level = MIN (block->level + 2, 6);
 
             g_string_append_printf (html, "<h%u>", level);
-            append_spans (html, block->spans);
+            assay_report_html_append_spans (html, block->spans);
             g_string_append_printf (html, "</h%u>\n", level);
           }
           break;
         case ASSAY_MD_BLOCK_PARAGRAPH:
           g_string_append (html, block->quote ? "<blockquote><p>" : "<p>");
-          append_spans (html, block->spans);
+          assay_report_html_append_spans (html, block->spans);
           g_string_append (html, block->quote ? "</p></blockquote>\n" : "</p>\n");
           break;
         case ASSAY_MD_BLOCK_LIST_ITEM:
           g_string_append (html, "<li>");
-          append_spans (html, block->spans);
+          assay_report_html_append_spans (html, block->spans);
           g_string_append (html, "</li>\n");
           break;
         case ASSAY_MD_BLOCK_CODE:
           g_string_append (html, "<pre>");
-          append_escaped (html, block->code, -1);
+          assay_report_html_append_escaped (html, block->code, -1);
           g_string_append (html, "</pre>\n");
           break;
         case ASSAY_MD_BLOCK_RULE:
@@ -193,7 +193,7 @@ append_markdown (GString    *html,
               for (guint c = 0; c < row->len; c++)
                 {
                   g_string_append (html, head ? "<th>" : "<td>");
-                  append_spans (html, g_ptr_array_index (row, c));
+                  assay_report_html_append_spans (html, g_ptr_array_index (row, c));
                   g_string_append (html, head ? "</th>" : "</td>");
                 }
               g_string_append (html, "</tr>\n");
@@ -226,7 +226,7 @@ report_append_table_html (GString          *html,
         {
           g_string_append (html, head ? "<th>" : "<td>");
           if (c < row->len)
-            append_escaped (html, g_ptr_array_index (row, c), -1);
+            assay_report_html_append_escaped (html, g_ptr_array_index (row, c), -1);
           g_string_append (html, head ? "</th>" : "</td>");
         }
       g_string_append (html, "</tr>\n");
@@ -238,8 +238,8 @@ report_append_table_html (GString          *html,
 }
 
 static void
-append_figure (GString            *html,
-               const ReportFigure *figure)
+assay_report_html_append_figure (GString            *html,
+                                 const ReportFigure *figure)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) png = NULL;
@@ -252,7 +252,7 @@ append_figure (GString            *html,
       g_autofree char *base64 = g_base64_encode (g_bytes_get_data (png, NULL), g_bytes_get_size (png));
 
       g_string_append_printf (html, "<img width=\"%u\" height=\"%u\" alt=\"", width, height);
-      append_escaped (html, figure->caption, -1);
+      assay_report_html_append_escaped (html, figure->caption, -1);
       g_string_append (html, "\" src=\"data:image/png;base64,");
       g_string_append (html, base64);
       g_string_append (html, "\">");
@@ -262,24 +262,24 @@ append_figure (GString            *html,
       g_autofree char *note = g_strdup_printf (_("The figure cannot be shown: %s."), error->message);
 
       g_string_append (html, "<p class=\"note\">");
-      append_escaped (html, note, -1);
+      assay_report_html_append_escaped (html, note, -1);
       g_string_append (html, "</p>");
     }
   g_string_append (html, "<figcaption>");
-  append_escaped (html, figure->caption, -1);
+  assay_report_html_append_escaped (html, figure->caption, -1);
   g_string_append (html, "</figcaption></figure>\n");
 }
 
 static void
-append_pre (GString    *html,
-            const char *klass,
-            const char *text)
+assay_report_html_append_pre (GString    *html,
+                              const char *klass,
+                              const char *text)
 {
   guint cut = 0;
   g_autofree char *shown = report_truncate_text (text, &cut);
 
   g_string_append_printf (html, "<pre class=\"%s\">", klass);
-  append_escaped (html, shown, -1);
+  assay_report_html_append_escaped (html, shown, -1);
   g_string_append (html, "</pre>\n");
   if (cut > 0)
     {
@@ -293,8 +293,8 @@ append_pre (GString    *html,
 
 /* What a step shows in the body: its tables and figures. */
 static void
-append_cell_results (GString          *html,
-                     const ReportCell *cell)
+assay_report_html_append_cell_results (GString          *html,
+                                       const ReportCell *cell)
 {
   for (guint i = 0; i < json_array_get_length (cell->outputs); i++)
     {
@@ -308,38 +308,38 @@ append_cell_results (GString          *html,
         report_append_table_html (html, table);
     }
   for (guint i = 0; i < cell->figures->len; i++)
-    append_figure (html, g_ptr_array_index (cell->figures, i));
+    assay_report_html_append_figure (html, g_ptr_array_index (cell->figures, i));
   if (!cell->succeeded)
     {
       g_autofree char *note = report_cell_status_note (cell);
 
       g_string_append (html, "<p class=\"note status-error\">");
-      append_escaped (html, note, -1);
+      assay_report_html_append_escaped (html, note, -1);
       g_string_append (html, "</p>\n");
     }
 }
 
 static void
-append_cell_appendix (GString          *html,
-                      AssayReport      *report,
-                      const ReportCell *cell)
+assay_report_html_append_cell_appendix (GString          *html,
+                                        AssayReport      *report,
+                                        const ReportCell *cell)
 {
   g_autofree char *heading = NULL;
 
   heading = g_strdup_printf (_("Cell %s [%u]: %s"), cell->id, cell->execution_count,
                              cell->description ? cell->description : _("(no description)"));
   g_string_append_printf (html, "<div class=\"cell\" id=\"cell-%u\"><h3>", cell->execution_count);
-  append_escaped (html, heading, -1);
+  assay_report_html_append_escaped (html, heading, -1);
   g_string_append (html, "</h3>\n<p class=\"meta\">");
   {
     g_autofree char *meta = g_strdup_printf (_("Status: %s, %.2f s"), assay_cell_status_to_string (cell->status),
                                              cell->elapsed_ms / 1000.0);
 
-    append_escaped (html, meta, -1);
+    assay_report_html_append_escaped (html, meta, -1);
   }
   g_string_append (html, "</p>\n");
   if (report->options.include_code && cell->code)
-    append_pre (html, "code", cell->code);
+    assay_report_html_append_pre (html, "code", cell->code);
 
   for (guint i = 0; i < json_array_get_length (cell->outputs); i++)
     {
@@ -358,7 +358,9 @@ append_cell_appendix (GString          *html,
         }
       text = assay_cell_output_dup_text (output);
       if (text && *text)
-        append_pre (html, output->kind == ASSAY_CELL_OUTPUT_ERROR ? "error" : "output", text);
+        assay_report_html_append_pre (html,
+                                      output->kind == ASSAY_CELL_OUTPUT_ERROR ? "error" : "output",
+                                      text);
     }
   for (guint i = 0; i < cell->figures->len; i++)
     {
@@ -366,7 +368,7 @@ append_cell_appendix (GString          *html,
       g_autofree char *note = g_strdup_printf (_("%s (shown above)"), figure->caption);
 
       g_string_append (html, "<p class=\"note\">");
-      append_escaped (html, note, -1);
+      assay_report_html_append_escaped (html, note, -1);
       g_string_append (html, "</p>\n");
     }
   if (cell->files->len > 0)
@@ -379,14 +381,14 @@ append_cell_appendix (GString          *html,
                                 (char *) g_ptr_array_index (cell->files, i));
       note = g_strdup_printf (_("Files: %s"), joined->str);
       g_string_append (html, "<p class=\"note\">");
-      append_escaped (html, note, -1);
+      assay_report_html_append_escaped (html, note, -1);
       g_string_append (html, "</p>\n");
     }
   g_string_append (html, "</div>\n");
 }
 
 static char *
-question_heading (const ReportQuestion *question)
+assay_report_html_question_heading (const ReportQuestion *question)
 {
   return g_strdup_printf (_("Question %u"), question->number);
 }
@@ -404,11 +406,11 @@ assay_report_write_html (AssayReport   *report,
   g_string_append (html, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                          "<meta name=\"generator\" content=\"Assay " PACKAGE_VERSION "\">\n<title>");
-  append_escaped (html, report->title, -1);
+  assay_report_html_append_escaped (html, report->title, -1);
   g_string_append_printf (html, "</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n<h1>", css);
-  append_escaped (html, report->title, -1);
+  assay_report_html_append_escaped (html, report->title, -1);
   g_string_append (html, "</h1>\n<p class=\"meta\">");
-  append_escaped (html, date, -1);
+  assay_report_html_append_escaped (html, date, -1);
   g_string_append (html, "</p>\n");
   if (report->datasets->len > 0)
     {
@@ -418,7 +420,7 @@ assay_report_write_html (AssayReport   *report,
           g_autofree char *summary = report_dataset_summary (g_ptr_array_index (report->datasets, i));
 
           g_string_append (html, "<li>");
-          append_escaped (html, summary, -1);
+          assay_report_html_append_escaped (html, summary, -1);
           g_string_append (html, "</li>\n");
         }
       g_string_append (html, "</ul>\n");
@@ -430,12 +432,12 @@ assay_report_write_html (AssayReport   *report,
   for (guint i = 0; i < report->questions->len; i++)
     {
       ReportQuestion *question = g_ptr_array_index (report->questions, i);
-      g_autofree char *heading = question_heading (question);
+      g_autofree char *heading = assay_report_html_question_heading (question);
 
       g_string_append_printf (html, "<li><a href=\"#q%u\">", question->number);
-      append_escaped (html, heading, -1);
+      assay_report_html_append_escaped (html, heading, -1);
       g_string_append (html, ": ");
-      append_escaped (html, question->text, -1);
+      assay_report_html_append_escaped (html, question->text, -1);
       g_string_append (html, "</a></li>\n");
     }
   if (report->cells->len > 0)
@@ -447,14 +449,14 @@ assay_report_write_html (AssayReport   *report,
   for (guint i = 0; i < report->questions->len; i++)
     {
       ReportQuestion *question = g_ptr_array_index (report->questions, i);
-      g_autofree char *heading = question_heading (question);
+      g_autofree char *heading = assay_report_html_question_heading (question);
 
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         return FALSE;
       g_string_append_printf (html, "<section id=\"q%u\">\n<h2>", question->number);
-      append_escaped (html, heading, -1);
+      assay_report_html_append_escaped (html, heading, -1);
       g_string_append (html, "</h2>\n<div class=\"question\">");
-      append_escaped (html, question->text, -1);
+      assay_report_html_append_escaped (html, question->text, -1);
       g_string_append (html, "</div>\n");
       for (guint j = 0; j < question->items->len; j++)
         {
@@ -463,15 +465,15 @@ assay_report_write_html (AssayReport   *report,
           switch (item->kind)
             {
             case REPORT_ITEM_TEXT:
-              append_markdown (html, item->text);
+              assay_report_html_append_markdown (html, item->text);
               break;
             case REPORT_ITEM_ANSWER:
               g_string_append_printf (html, "<div class=\"answer\">\n<h3>%s</h3>\n", _("Answer"));
-              append_markdown (html, item->text);
+              assay_report_html_append_markdown (html, item->text);
               g_string_append (html, "</div>\n");
               break;
             case REPORT_ITEM_CELL:
-              append_cell_results (html, item->cell);
+              assay_report_html_append_cell_results (html, item->cell);
               break;
             default:
               break;
@@ -487,7 +489,7 @@ assay_report_write_html (AssayReport   *report,
                               report->options.include_code ? _("Appendix: the code and its output")
                                                            : _("Appendix: the output of each step"));
       for (guint i = 0; i < report->cells->len; i++)
-        append_cell_appendix (html, report, g_ptr_array_index (report->cells, i));
+        assay_report_html_append_cell_appendix (html, report, g_ptr_array_index (report->cells, i));
       g_string_append (html, "</section>\n");
     }
   g_string_append (html, "</body>\n</html>\n");

@@ -15,7 +15,7 @@
 
 /* nbformat's multi-line string: a list of lines, each but the last ending in "\n". */
 static JsonNode *
-multiline (const char *text)
+assay_report_ipynb_multiline (const char *text)
 {
   JsonArray *lines = json_array_new ();
   JsonNode *node = json_node_new (JSON_NODE_ARRAY);
@@ -35,31 +35,31 @@ multiline (const char *text)
 }
 
 static JsonObject *
-new_cell (const char *type,
-          const char *id,
-          const char *source)
+assay_report_ipynb_new_cell (const char *type,
+                             const char *id,
+                             const char *source)
 {
   JsonObject *cell = json_object_new ();
 
   json_object_set_string_member (cell, "cell_type", type);
   json_object_set_string_member (cell, "id", id);
   json_object_set_object_member (cell, "metadata", json_object_new ());
-  json_object_set_member (cell, "source", multiline (source));
+  json_object_set_member (cell, "source", assay_report_ipynb_multiline (source));
   return cell;
 }
 
 static void
-add_markdown (JsonArray  *cells,
-              guint      *counter,
-              const char *source)
+assay_report_ipynb_add_markdown (JsonArray  *cells,
+                                 guint      *counter,
+                                 const char *source)
 {
   g_autofree char *id = g_strdup_printf ("md-%u", ++*counter);
 
-  json_array_add_object_element (cells, new_cell ("markdown", id, source));
+  json_array_add_object_element (cells, assay_report_ipynb_new_cell ("markdown", id, source));
 }
 
 static gboolean
-valid_mime (const char *mime)
+assay_report_ipynb_valid_mime (const char *mime)
 {
   const char *slash = strchr (mime, '/');
 
@@ -72,7 +72,7 @@ valid_mime (const char *mime)
 }
 
 static gboolean
-is_json_mime (const char *mime)
+assay_report_ipynb_is_json_mime (const char *mime)
 {
   return g_str_has_prefix (mime, "application/") && g_str_has_suffix (mime, "json");
 }
@@ -82,14 +82,14 @@ is_json_mime (const char *mime)
  * can carry scripts) are left out; HTML is kept only as the table it shows, written anew by
  * us with every cell escaped; Markdown only when it holds no HTML. text/plain stays. */
 static gboolean
-is_active_mime (const char *mime)
+assay_report_ipynb_is_active_mime (const char *mime)
 {
   return strstr (mime, "javascript") != NULL || strstr (mime, "ecmascript") != NULL ||
          g_str_equal (mime, "image/svg+xml");
 }
 
 static char *
-safe_html (const char *html)
+assay_report_ipynb_safe_html (const char *html)
 {
   g_autoptr(AssayTable) table = assay_html_table_extract (html, strlen (html));
   GString *clean;
@@ -104,7 +104,7 @@ safe_html (const char *html)
 /* A data bundle, with only what the schema allows: strings (as lists of lines; images as
  * one string) and JSON objects for the JSON types. */
 static JsonObject *
-copy_bundle (JsonObject *data)
+assay_report_ipynb_copy_bundle (JsonObject *data)
 {
   JsonObject *copy = json_object_new ();
   g_autoptr(GList) members = json_object_get_members (data);
@@ -114,9 +114,9 @@ copy_bundle (JsonObject *data)
       const char *mime = l->data;
       JsonNode *value = json_object_get_member (data, mime);
 
-      if (!valid_mime (mime) || is_active_mime (mime))
+      if (!assay_report_ipynb_valid_mime (mime) || assay_report_ipynb_is_active_mime (mime))
         continue;
-      if (is_json_mime (mime))
+      if (assay_report_ipynb_is_json_mime (mime))
         {
           if (JSON_NODE_HOLDS_OBJECT (value))
             json_object_set_member (copy, mime, json_node_copy (value));
@@ -129,10 +129,10 @@ copy_bundle (JsonObject *data)
           continue;
         if (g_str_equal (mime, "text/html"))
           {
-            g_autofree char *clean = safe_html (text);
+            g_autofree char *clean = assay_report_ipynb_safe_html (text);
 
             if (clean != NULL)
-              json_object_set_member (copy, mime, multiline (clean));
+              json_object_set_member (copy, mime, assay_report_ipynb_multiline (clean));
             continue;
           }
         if (g_str_equal (mime, "text/markdown") && strchr (text, '<') != NULL)
@@ -149,16 +149,16 @@ copy_bundle (JsonObject *data)
             g_string_free (clean, TRUE);
           }
         else
-          json_object_set_member (copy, mime, multiline (text));
+          json_object_set_member (copy, mime, assay_report_ipynb_multiline (text));
       }
     }
   return copy;
 }
 
 static void
-flush_stream (JsonArray   *outputs,
-              GString    **stream,
-              const char  *name)
+assay_report_ipynb_flush_stream (JsonArray   *outputs,
+                                 GString    **stream,
+                                 const char  *name)
 {
   JsonObject *copy;
 
@@ -167,14 +167,14 @@ flush_stream (JsonArray   *outputs,
   copy = json_object_new ();
   json_object_set_string_member (copy, "output_type", "stream");
   json_object_set_string_member (copy, "name", name);
-  json_object_set_member (copy, "text", multiline ((*stream)->str));
+  json_object_set_member (copy, "text", assay_report_ipynb_multiline ((*stream)->str));
   json_array_add_object_element (outputs, copy);
   g_string_free (*stream, TRUE);
   *stream = NULL;
 }
 
 static JsonArray *
-copy_outputs (const ReportCell *cell)
+assay_report_ipynb_copy_outputs (const ReportCell *cell)
 {
   JsonArray *outputs = json_array_new ();
   GString *stream = NULL;
@@ -197,14 +197,14 @@ copy_outputs (const ReportCell *cell)
 
           if (stream == NULL || g_strcmp0 (stream_name, name) != 0)
             {
-              flush_stream (outputs, &stream, stream_name);
+              assay_report_ipynb_flush_stream (outputs, &stream, stream_name);
               stream = g_string_new (NULL);
               stream_name = name;
             }
           g_string_append (stream, output->text);
           continue;
         }
-      flush_stream (outputs, &stream, stream_name);
+      assay_report_ipynb_flush_stream (outputs, &stream, stream_name);
 
       if (output->kind == ASSAY_CELL_OUTPUT_RESULT || output->kind == ASSAY_CELL_OUTPUT_DISPLAY)
         {
@@ -216,7 +216,7 @@ copy_outputs (const ReportCell *cell)
           json_object_set_string_member (copy, "output_type",
                                          output->kind == ASSAY_CELL_OUTPUT_RESULT ? "execute_result"
                                                                                   : "display_data");
-          json_object_set_object_member (copy, "data", copy_bundle (output->data));
+          json_object_set_object_member (copy, "data", assay_report_ipynb_copy_bundle (output->data));
           json_object_set_member (copy, "metadata",
                                   metadata != NULL
                                   ? json_node_copy (json_object_get_member (json_node_get_object (node), "metadata"))
@@ -240,7 +240,7 @@ copy_outputs (const ReportCell *cell)
         }
     }
 
-  flush_stream (outputs, &stream, stream_name);
+  assay_report_ipynb_flush_stream (outputs, &stream, stream_name);
 
   /* The figures the cell saved as files are shown too, as Jupyter would show a plot. */
   for (guint i = 0; i < cell->figures->len; i++)
@@ -262,7 +262,7 @@ copy_outputs (const ReportCell *cell)
       metadata = json_object_new ();
       assay = json_object_new ();
       json_object_set_string_member (data, "image/png", base64);
-      json_object_set_member (data, "text/plain", multiline (figure->caption));
+      json_object_set_member (data, "text/plain", assay_report_ipynb_multiline (figure->caption));
       json_object_set_string_member (assay, "artifact", figure->caption);
       json_object_set_object_member (metadata, "assay", assay);
       json_object_set_string_member (copy, "output_type", "display_data");
@@ -274,7 +274,7 @@ copy_outputs (const ReportCell *cell)
 }
 
 static char *
-python_string (const char *text)
+assay_report_ipynb_python_string (const char *text)
 {
   /* A JSON string literal is a valid Python one. */
   g_autoptr(JsonNode) node = json_node_init_string (json_node_alloc (), text);
@@ -283,7 +283,7 @@ python_string (const char *text)
 }
 
 static char *
-intro_markdown (AssayReport *report)
+assay_report_ipynb_intro_markdown (AssayReport *report)
 {
   GString *text = g_string_new (NULL);
   g_autofree char *date = report_format_date (report->created);
@@ -311,7 +311,7 @@ intro_markdown (AssayReport *report)
 }
 
 static char *
-setup_code (AssayReport *report)
+assay_report_ipynb_setup_code (AssayReport *report)
 {
   GString *code = g_string_new (NULL);
   g_autofree char *data_dir = g_build_filename (report->session_dir, "data", NULL);
@@ -325,7 +325,7 @@ setup_code (AssayReport *report)
   for (guint i = 0; i < report->datasets->len; i++)
     {
       const ReportDataset *dataset = g_ptr_array_index (report->datasets, i);
-      g_autofree char *literal = python_string (dataset->name);
+      g_autofree char *literal = assay_report_ipynb_python_string (dataset->name);
 
       g_string_append_printf (code, "%s%s", i ? ", " : "", literal);
     }
@@ -343,7 +343,7 @@ assay_report_write_ipynb (AssayReport   *report,
 {
   g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
   g_autoptr(JsonGenerator) generator = json_generator_new ();
-  g_autofree char *intro = intro_markdown (report);
+  g_autofree char *intro = assay_report_ipynb_intro_markdown (report);
   g_autofree char *text = NULL;
   JsonObject *notebook = json_object_new ();
   JsonObject *metadata = json_object_new ();
@@ -369,11 +369,11 @@ assay_report_write_ipynb (AssayReport   *report,
   json_object_set_string_member (metadata, "title", report->title);
   json_object_set_object_member (metadata, "assay", assay);
 
-  add_markdown (cells, &n_markdown, intro);
+  assay_report_ipynb_add_markdown (cells, &n_markdown, intro);
   if (report->datasets->len > 0)
     {
-      g_autofree char *code = setup_code (report);
-      JsonObject *cell = new_cell ("code", "data-setup", code);
+      g_autofree char *code = assay_report_ipynb_setup_code (report);
+      JsonObject *cell = assay_report_ipynb_new_cell ("code", "data-setup", code);
 
       json_object_set_null_member (cell, "execution_count");
       json_object_set_array_member (cell, "outputs", json_array_new ());
@@ -393,31 +393,33 @@ assay_report_write_ipynb (AssayReport   *report,
         }
       heading = g_strdup_printf ("## %s %u\n\n**%s** %s", _("Question"), question->number,
                                  _("Question:"), question->text);
-      add_markdown (cells, &n_markdown, heading);
+      assay_report_ipynb_add_markdown (cells, &n_markdown, heading);
       for (guint j = 0; j < question->items->len; j++)
         {
           ReportItem *item = g_ptr_array_index (question->items, j);
 
           if (item->kind == REPORT_ITEM_TEXT)
-            add_markdown (cells, &n_markdown, item->text);
+            assay_report_ipynb_add_markdown (cells, &n_markdown, item->text);
           else if (item->kind == REPORT_ITEM_ANSWER)
             {
               g_autofree char *answer = g_strdup_printf ("### %s\n\n%s", _("Answer"), item->text);
 
-              add_markdown (cells, &n_markdown, answer);
+              assay_report_ipynb_add_markdown (cells, &n_markdown, answer);
             }
           else if (item->kind == REPORT_ITEM_CELL)
             {
               const ReportCell *source = item->cell;
               g_autofree char *id = g_strdup_printf ("code-%u", source->execution_count);
-              JsonObject *cell = new_cell ("code", id, source->code);
+              JsonObject *cell = assay_report_ipynb_new_cell ("code", id, source->code);
               JsonObject *cell_metadata = json_object_get_object_member (cell, "metadata");
               JsonObject *cell_assay = json_object_new ();
 
               json_object_set_int_member (cell, "execution_count", source->execution_count);
-              json_object_set_array_member (cell, "outputs", copy_outputs (source));
+              json_object_set_array_member (cell, "outputs", assay_report_ipynb_copy_outputs (source));
               json_object_set_string_member (cell_assay, "cell", source->id);
-              json_object_set_string_member (cell_assay, "status", assay_cell_status_to_string (source->status));
+              json_object_set_string_member (cell_assay,
+                                             "status",
+                                             assay_cell_status_to_string (source->status));
               if (source->description)
                 json_object_set_string_member (cell_assay, "description", source->description);
               json_object_set_int_member (cell_assay, "elapsed_ms", source->elapsed_ms);

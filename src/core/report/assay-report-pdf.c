@@ -80,7 +80,7 @@ typedef struct
 /* ---- layout primitives -------------------------------------------------------------------- */
 
 static void
-op_clear (gpointer data)
+assay_report_pdf_op_clear (gpointer data)
 {
   Op *op = data;
 
@@ -90,7 +90,7 @@ op_clear (gpointer data)
 }
 
 static void
-dest_clear (gpointer data)
+assay_report_pdf_dest_clear (gpointer data)
 {
   Dest *dest = data;
 
@@ -99,8 +99,8 @@ dest_clear (gpointer data)
 }
 
 static Op *
-add_op (Layout *layout,
-        OpKind  kind)
+assay_report_pdf_add_op (Layout *layout,
+                         OpKind  kind)
 {
   Op op = { 0 };
 
@@ -111,7 +111,7 @@ add_op (Layout *layout,
 }
 
 static void
-new_page (Layout *layout)
+assay_report_pdf_new_page (Layout *layout)
 {
   layout->page++;
   layout->y = BODY_TOP;
@@ -119,30 +119,30 @@ new_page (Layout *layout)
 
 /* Starts a new page unless HEIGHT fits below. */
 static void
-ensure_space (Layout *layout,
-              double  height)
+assay_report_pdf_ensure_space (Layout *layout,
+                               double  height)
 {
   if (layout->y + height > BODY_BOTTOM && layout->y > BODY_TOP + 1)
-    new_page (layout);
+    assay_report_pdf_new_page (layout);
 }
 
 static void
-add_fill (Layout  *layout,
-          double   x,
-          double   y,
-          double   width,
-          double   height,
-          guint32  color)
+assay_report_pdf_add_fill (Layout  *layout,
+                           double   x,
+                           double   y,
+                           double   width,
+                           double   height,
+                           guint32  color)
 {
-  Op *op = add_op (layout, OP_FILL);
+  Op *op = assay_report_pdf_add_op (layout, OP_FILL);
 
   op->x = x, op->y = y, op->width = width, op->height = height, op->color = color;
 }
 
 static guint
-add_dest (Layout     *layout,
-          const char *title,
-          guint       outline_level)
+assay_report_pdf_add_dest (Layout     *layout,
+                           const char *title,
+                           guint       outline_level)
 {
   Dest dest = { 0 };
   Op *op;
@@ -153,17 +153,17 @@ add_dest (Layout     *layout,
   dest.page = layout->page;
   dest.y = layout->y;
   g_array_append_val (layout->dests, dest);
-  op = add_op (layout, OP_DEST);
+  op = assay_report_pdf_add_op (layout, OP_DEST);
   op->dest = layout->dests->len - 1;
   op->y = layout->y;
   return op->dest;
 }
 
 static PangoLayout *
-new_layout (Layout     *layout,
-            const char *family,
-            double      size,
-            double      width)
+assay_report_pdf_new_layout (Layout     *layout,
+                             const char *family,
+                             double      size,
+                             double      width)
 {
   PangoLayout *text = pango_layout_new (layout->context);
   PangoFontDescription *font = pango_font_description_new ();
@@ -187,8 +187,8 @@ new_layout (Layout     *layout,
 #define BREAK_EVERY 512
 
 static char *
-with_break_opportunities (const char *text,
-                          gboolean    markup)
+assay_report_pdf_with_break_opportunities (const char *text,
+                                           gboolean    markup)
 {
   GString *out = g_string_sized_new (strlen (text) + 16);
   gboolean in_tag = FALSE;
@@ -224,13 +224,13 @@ with_break_opportunities (const char *text,
 }
 
 static void
-set_markup (PangoLayout *text,
-            const char  *given)
+assay_report_pdf_set_markup (PangoLayout *text,
+                             const char  *given)
 {
   g_autoptr(GError) error = NULL;
   PangoAttrList *attrs = NULL;
   g_autofree char *plain = NULL;
-  g_autofree char *markup = with_break_opportunities (given, TRUE);
+  g_autofree char *markup = assay_report_pdf_with_break_opportunities (given, TRUE);
 
   /* Our markup is built from escaped text; should it still fail, the text is shown bare. */
   if (pango_parse_markup (markup, -1, 0, &attrs, &plain, NULL, &error))
@@ -246,11 +246,11 @@ set_markup (PangoLayout *text,
 /* Places TEXT line by line from the current position, breaking pages between lines; with
  * BACKGROUND, each line gets a band of it (PAD wide on each side). */
 static void
-place_lines (Layout      *layout,
-             PangoLayout *text,
-             double       x,
-             guint32      background,
-             double       pad)
+assay_report_pdf_place_lines (Layout      *layout,
+                              PangoLayout *text,
+                              double       x,
+                              guint32      background,
+                              double       pad)
 {
   PangoLayoutIter *iter = pango_layout_get_iter (text);
   double width = pango_layout_get_width (text) > 0
@@ -266,10 +266,10 @@ place_lines (Layout      *layout,
       height = logical.height / (double) PANGO_SCALE;
       baseline = (pango_layout_iter_get_baseline (iter) - logical.y) / (double) PANGO_SCALE;
       if (layout->y + height > BODY_BOTTOM && layout->y > BODY_TOP + 1)
-        new_page (layout);
+        assay_report_pdf_new_page (layout);
       if (background)
-        add_fill (layout, x - pad, layout->y, width + 2 * pad, height, background);
-      op = add_op (layout, OP_LINE);
+        assay_report_pdf_add_fill (layout, x - pad, layout->y, width + 2 * pad, height, background);
+      op = assay_report_pdf_add_op (layout, OP_LINE);
       op->layout = g_object_ref (text);
       op->line = pango_layout_line_ref (pango_layout_iter_get_line_readonly (iter));
       op->x = x + logical.x / (double) PANGO_SCALE;
@@ -281,56 +281,56 @@ place_lines (Layout      *layout,
 }
 
 static void
-place_markup (Layout     *layout,
-              const char *markup,
-              const char *family,
-              double      size,
-              double      indent,
-              double      space_after)
+assay_report_pdf_place_markup (Layout     *layout,
+                               const char *markup,
+                               const char *family,
+                               double      size,
+                               double      indent,
+                               double      space_after)
 {
-  g_autoptr(PangoLayout) text = new_layout (layout, family, size, TEXT_WIDTH - indent);
+  g_autoptr(PangoLayout) text = assay_report_pdf_new_layout (layout, family, size, TEXT_WIDTH - indent);
 
-  set_markup (text, markup);
-  place_lines (layout, text, MARGIN_X + indent, 0, 0);
+  assay_report_pdf_set_markup (text, markup);
+  assay_report_pdf_place_lines (layout, text, MARGIN_X + indent, 0, 0);
   layout->y += space_after;
 }
 
 static void
-place_text (Layout     *layout,
-            const char *text,
-            const char *family,
-            double      size,
-            const char *style_open,
-            const char *style_close,
-            double      space_after)
+assay_report_pdf_place_text (Layout     *layout,
+                             const char *text,
+                             const char *family,
+                             double      size,
+                             const char *style_open,
+                             const char *style_close,
+                             double      space_after)
 {
   g_autofree char *escaped = g_markup_escape_text (text, -1);
   g_autofree char *markup = g_strconcat (style_open, escaped, style_close, NULL);
 
-  place_markup (layout, markup, family, size, 0, space_after);
+  assay_report_pdf_place_markup (layout, markup, family, size, 0, space_after);
 }
 
 /* A heading stays with at least a few lines of what follows it. */
 static void
-place_heading (Layout     *layout,
-               const char *text,
-               double      size,
-               double      space_before)
+assay_report_pdf_place_heading (Layout     *layout,
+                                const char *text,
+                                double      size,
+                                double      space_before)
 {
   if (layout->y > BODY_TOP + 1)
     layout->y += space_before;
-  ensure_space (layout, size * 1.4 + 40);
-  place_text (layout, text, SANS, size, "<b>", "</b>", size * 0.45);
+  assay_report_pdf_ensure_space (layout, size * 1.4 + 40);
+  assay_report_pdf_place_text (layout, text, SANS, size, "<b>", "</b>", size * 0.45);
 }
 
 /* Monospaced text on a tinted band, cut when long. */
 static void
-place_preformatted (Layout     *layout,
-                    const char *text,
-                    guint32     background,
-                    gboolean    truncate)
+assay_report_pdf_place_preformatted (Layout     *layout,
+                                     const char *text,
+                                     guint32     background,
+                                     gboolean    truncate)
 {
-  g_autoptr(PangoLayout) block = new_layout (layout, MONO, CODE_SIZE, TEXT_WIDTH - 8);
+  g_autoptr(PangoLayout) block = assay_report_pdf_new_layout (layout, MONO, CODE_SIZE, TEXT_WIDTH - 8);
   g_autofree char *shown = NULL;
   guint cut = 0;
 
@@ -338,15 +338,15 @@ place_preformatted (Layout     *layout,
   if (*shown == '\0')
     return;
   {
-    g_autofree char *breakable = with_break_opportunities (shown, FALSE);
+    g_autofree char *breakable = assay_report_pdf_with_break_opportunities (shown, FALSE);
 
     pango_layout_set_text (block, breakable, -1);
   }
-  ensure_space (layout, 3 * CODE_SIZE);
-  add_fill (layout, MARGIN_X, layout->y, TEXT_WIDTH, 4, background);
+  assay_report_pdf_ensure_space (layout, 3 * CODE_SIZE);
+  assay_report_pdf_add_fill (layout, MARGIN_X, layout->y, TEXT_WIDTH, 4, background);
   layout->y += 4;
-  place_lines (layout, block, MARGIN_X + 4, background, 4);
-  add_fill (layout, MARGIN_X, layout->y, TEXT_WIDTH, 4, background);
+  assay_report_pdf_place_lines (layout, block, MARGIN_X + 4, background, 4);
+  assay_report_pdf_add_fill (layout, MARGIN_X, layout->y, TEXT_WIDTH, 4, background);
   layout->y += 4 + 6;
   if (cut > 0)
     {
@@ -354,20 +354,26 @@ place_preformatted (Layout     *layout,
                                                             "(%u more line not shown)",
                                                             "(%u more lines not shown)", cut), cut);
 
-      place_text (layout, note, SANS, 8.5, "<i><span foreground=\"#666666\">", "</span></i>", 6);
+      assay_report_pdf_place_text (layout,
+                                   note,
+                                   SANS,
+                                   8.5,
+                                   "<i><span foreground=\"#666666\">",
+                                   "</span></i>",
+                                   6);
     }
 }
 
 /* ---- tables ------------------------------------------------------------------------------- */
 
 static void
-place_table_row (Layout       *layout,
-                 GPtrArray    *cells,
-                 const double *widths,
-                 guint         n_columns,
-                 double        height,
-                 gboolean      header,
-                 guint         index)
+assay_report_pdf_place_table_row (Layout       *layout,
+                                  GPtrArray    *cells,
+                                  const double *widths,
+                                  guint         n_columns,
+                                  double        height,
+                                  gboolean      header,
+                                  guint         index)
 {
   double x = MARGIN_X;
 
@@ -376,14 +382,14 @@ place_table_row (Layout       *layout,
       Op *op;
 
       if (header || index % 2 == 0)
-        add_fill (layout, x, layout->y, widths[c], height, header ? 0xdfe8f1 : 0xf6f8fa);
-      op = add_op (layout, OP_LAYOUT);
+        assay_report_pdf_add_fill (layout, x, layout->y, widths[c], height, header ? 0xdfe8f1 : 0xf6f8fa);
+      op = assay_report_pdf_add_op (layout, OP_LAYOUT);
       op->layout = g_object_ref (g_ptr_array_index (cells, c));
       op->x = x + CELL_PAD;
       op->y = layout->y + CELL_PAD;
       op->width = widths[c] - 2 * CELL_PAD;
       op->height = height - 2 * CELL_PAD;
-      op = add_op (layout, OP_STROKE);
+      op = assay_report_pdf_add_op (layout, OP_STROKE);
       op->x = x, op->y = layout->y, op->width = widths[c], op->height = height;
       op->color = 0xb8c2cc;
       x += widths[c];
@@ -394,10 +400,10 @@ place_table_row (Layout       *layout,
 /* Column widths: the natural widths when they fit, else the font shrinks to the minimum
  * size, and then the widest columns are narrowed (their cells wrap). */
 static void
-place_table (Layout    *layout,
-             GPtrArray *rows,            /* GPtrArray* of markup strings */
-             guint      n_columns,
-             guint      n_header_rows)
+assay_report_pdf_place_table (Layout    *layout,
+                              GPtrArray *rows,            /* GPtrArray* of markup strings */
+                              guint      n_columns,
+                              guint      n_header_rows)
 {
   g_autofree double *natural = g_new0 (double, n_columns);
   g_autofree double *widths = g_new0 (double, n_columns);
@@ -414,13 +420,13 @@ place_table (Layout    *layout,
 
       for (guint c = 0; c < row->len && c < n_columns; c++)
         {
-          g_autoptr(PangoLayout) cell = new_layout (layout, SANS, TABLE_SIZE, -1);
+          g_autoptr(PangoLayout) cell = assay_report_pdf_new_layout (layout, SANS, TABLE_SIZE, -1);
           g_autofree char *markup = r < n_header_rows
             ? g_strconcat ("<b>", (char *) g_ptr_array_index (row, c), "</b>", NULL)
             : g_strdup (g_ptr_array_index (row, c));
           int width;
 
-          set_markup (cell, markup);
+          assay_report_pdf_set_markup (cell, markup);
           pango_layout_get_size (cell, &width, NULL);
           natural[c] = MAX (natural[c], width / (double) PANGO_SCALE + 2 * CELL_PAD + 2);
         }
@@ -471,7 +477,7 @@ place_table (Layout    *layout,
           return;
         for (guint c = 0; c < n_columns; c++)
           {
-            PangoLayout *cell = new_layout (layout, SANS, size, widths[c] - 2 * CELL_PAD);
+            PangoLayout *cell = assay_report_pdf_new_layout (layout, SANS, size, widths[c] - 2 * CELL_PAD);
             int cell_height;
 
             if (c < row->len)
@@ -480,7 +486,7 @@ place_table (Layout    *layout,
                   ? g_strconcat ("<b>", (char *) g_ptr_array_index (row, c), "</b>", NULL)
                   : g_strdup (g_ptr_array_index (row, c));
 
-                set_markup (cell, markup);
+                assay_report_pdf_set_markup (cell, markup);
               }
             pango_layout_get_size (cell, NULL, &cell_height);
             heights[r] = MAX (heights[r], cell_height / (double) PANGO_SCALE + 2 * CELL_PAD);
@@ -494,15 +500,15 @@ place_table (Layout    *layout,
       {
         if (layout->y + heights[r] > BODY_BOTTOM && layout->y > BODY_TOP + 1)
           {
-            new_page (layout);
+            assay_report_pdf_new_page (layout);
             /* The header rows again at the top of the new page. */
             if (r >= n_header_rows)
               for (guint h = 0; h < n_header_rows; h++)
-                place_table_row (layout, g_ptr_array_index (row_cells, h), widths, n_columns,
-                                 heights[h], TRUE, h);
+                assay_report_pdf_place_table_row (layout, g_ptr_array_index (row_cells, h), widths, n_columns,
+                                                  heights[h], TRUE, h);
           }
-        place_table_row (layout, g_ptr_array_index (row_cells, r), widths, n_columns, heights[r],
-                         r < n_header_rows, r);
+        assay_report_pdf_place_table_row (layout, g_ptr_array_index (row_cells, r), widths, n_columns, heights[r],
+                                          r < n_header_rows, r);
       }
   }
   layout->y += 8;
@@ -511,7 +517,7 @@ place_table (Layout    *layout,
 /* ---- Markdown ----------------------------------------------------------------------------- */
 
 static char *
-spans_to_markup (GPtrArray *spans)
+assay_report_pdf_spans_to_markup (GPtrArray *spans)
 {
   GString *markup = g_string_new (NULL);
 
@@ -546,15 +552,15 @@ spans_to_markup (GPtrArray *spans)
 }
 
 static void
-place_list_item (Layout       *layout,
-                 AssayMdBlock *block)
+assay_report_pdf_place_list_item (Layout       *layout,
+                                  AssayMdBlock *block)
 {
   double hang = 14, indent = 14.0 * (MIN (block->level, 8) - 1);
-  g_autofree char *spans = spans_to_markup (block->spans);
+  g_autofree char *spans = assay_report_pdf_spans_to_markup (block->spans);
   g_autofree char *marker = block->ordinal > 0 ? g_strdup_printf ("%u.", block->ordinal)
                                                : g_strdup (block->level % 2 ? "\xe2\x80\xa2" : "\xe2\x80\x93");
   g_autofree char *markup = g_strdup_printf ("%s\t%s", marker, spans);
-  g_autoptr(PangoLayout) text = new_layout (layout, SANS, BODY_SIZE, TEXT_WIDTH - indent);
+  g_autoptr(PangoLayout) text = assay_report_pdf_new_layout (layout, SANS, BODY_SIZE, TEXT_WIDTH - indent);
   PangoTabArray *tabs = pango_tab_array_new_with_positions (1, TRUE, PANGO_TAB_LEFT,
                                                             (int) (block->ordinal >= 10 ? hang + 6 : hang));
 
@@ -563,14 +569,14 @@ place_list_item (Layout       *layout,
   pango_layout_set_tabs (text, tabs);
   pango_tab_array_free (tabs);
   pango_layout_set_indent (text, (int) (-hang * PANGO_SCALE));
-  set_markup (text, markup);
-  place_lines (layout, text, MARGIN_X + indent, 0, 0);
+  assay_report_pdf_set_markup (text, markup);
+  assay_report_pdf_place_lines (layout, text, MARGIN_X + indent, 0, 0);
   layout->y += 2;
 }
 
 static void
-place_markdown (Layout     *layout,
-                const char *markdown)
+assay_report_pdf_place_markdown (Layout     *layout,
+                                 const char *markdown)
 {
   g_autoptr(GPtrArray) blocks = assay_markdown_parse (markdown, -1);
 
@@ -585,38 +591,43 @@ place_markdown (Layout     *layout,
         case ASSAY_MD_BLOCK_HEADING:
           {
             static const double sizes[] = { 14, 12.5, 11, 10.5, 10, 10 };
-            g_autofree char *text = spans_to_markup (block->spans);
+            g_autofree char *text = assay_report_pdf_spans_to_markup (block->spans);
 
             if (layout->y > BODY_TOP + 1)
               layout->y += 6;
-            ensure_space (layout, 60);
+            assay_report_pdf_ensure_space (layout, 60);
             markup = g_strconcat ("<b>", text, "</b>", NULL);
-            place_markup (layout, markup, SANS, sizes[block->level - 1], 0, 4);
+            assay_report_pdf_place_markup (layout, markup, SANS, sizes[block->level - 1], 0, 4);
           }
           break;
         case ASSAY_MD_BLOCK_PARAGRAPH:
-          markup = spans_to_markup (block->spans);
+          markup = assay_report_pdf_spans_to_markup (block->spans);
           if (block->quote)
             {
               g_autofree char *quoted = g_strconcat ("<i><span foreground=\"#555555\">", markup,
                                                      "</span></i>", NULL);
 
-              place_markup (layout, quoted, SANS, BODY_SIZE, 14 + 14.0 * MIN (block->level, 8), 6);
+              assay_report_pdf_place_markup (layout,
+                                             quoted,
+                                             SANS,
+                                             BODY_SIZE,
+                                             14 + 14.0 * MIN (block->level, 8),
+                                             6);
             }
           else
-            place_markup (layout, markup, SANS, BODY_SIZE, 14.0 * MIN (block->level, 8), 6);
+            assay_report_pdf_place_markup (layout, markup, SANS, BODY_SIZE, 14.0 * MIN (block->level, 8), 6);
           break;
         case ASSAY_MD_BLOCK_LIST_ITEM:
-          place_list_item (layout, block);
+          assay_report_pdf_place_list_item (layout, block);
           if (next == NULL || next->kind != ASSAY_MD_BLOCK_LIST_ITEM)
             layout->y += 4;
           break;
         case ASSAY_MD_BLOCK_CODE:
-          place_preformatted (layout, block->code, 0xf3f3f3, FALSE);
+          assay_report_pdf_place_preformatted (layout, block->code, 0xf3f3f3, FALSE);
           break;
         case ASSAY_MD_BLOCK_RULE:
-          ensure_space (layout, 12);
-          add_fill (layout, MARGIN_X, layout->y + 5, TEXT_WIDTH, 0.6, 0xbbbbbb);
+          assay_report_pdf_ensure_space (layout, 12);
+          assay_report_pdf_add_fill (layout, MARGIN_X, layout->y + 5, TEXT_WIDTH, 0.6, 0xbbbbbb);
           layout->y += 12;
           break;
         case ASSAY_MD_BLOCK_TABLE:
@@ -629,10 +640,10 @@ place_markdown (Layout     *layout,
                 GPtrArray *row = g_ptr_array_new_with_free_func (g_free);
 
                 for (guint c = 0; c < source->len; c++)
-                  g_ptr_array_add (row, spans_to_markup (g_ptr_array_index (source, c)));
+                  g_ptr_array_add (row, assay_report_pdf_spans_to_markup (g_ptr_array_index (source, c)));
                 g_ptr_array_add (rows, row);
               }
-            place_table (layout, rows, block->n_columns, block->n_header_rows);
+            assay_report_pdf_place_table (layout, rows, block->n_columns, block->n_header_rows);
           }
           break;
         default:
@@ -644,10 +655,10 @@ place_markdown (Layout     *layout,
 /* ---- figures, tables and outputs ------------------------------------------------------------ */
 
 static void
-place_note (Layout     *layout,
-            const char *text)
+assay_report_pdf_place_note (Layout     *layout,
+                             const char *text)
 {
-  place_text (layout, text, SANS, 9, "<i><span foreground=\"#666666\">", "</span></i>", 6);
+  assay_report_pdf_place_text (layout, text, SANS, 9, "<i><span foreground=\"#666666\">", "</span></i>", 6);
 }
 
 typedef struct
@@ -658,9 +669,9 @@ typedef struct
 } PngReader;
 
 static cairo_status_t
-read_png (void          *closure,
-          unsigned char *data,
-          unsigned int   length)
+assay_report_pdf_read_png (void          *closure,
+                           unsigned char *data,
+                           unsigned int   length)
 {
   PngReader *reader = closure;
 
@@ -672,8 +683,8 @@ read_png (void          *closure,
 }
 
 static void
-place_figure (Layout             *layout,
-              const ReportFigure *figure)
+assay_report_pdf_place_figure (Layout             *layout,
+                               const ReportFigure *figure)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) png = NULL;
@@ -687,7 +698,7 @@ place_figure (Layout             *layout,
     {
       PngReader reader = { g_bytes_get_data (png, NULL), g_bytes_get_size (png), 0 };
 
-      image = cairo_image_surface_create_from_png_stream (read_png, &reader);
+      image = cairo_image_surface_create_from_png_stream (assay_report_pdf_read_png, &reader);
       if (cairo_surface_status (image) != CAIRO_STATUS_SUCCESS)
         {
           g_set_error (&error, ASSAY_REPORT_ERROR, ASSAY_REPORT_ERROR_RENDER,
@@ -700,7 +711,7 @@ place_figure (Layout             *layout,
       g_autofree char *note = g_strdup_printf (_("%s cannot be shown: %s."), figure->caption,
                                                error->message);
 
-      place_note (layout, note);
+      assay_report_pdf_place_note (layout, note);
       return;
     }
 
@@ -715,8 +726,8 @@ place_figure (Layout             *layout,
       width *= max_height / height;
       height = max_height;
     }
-  ensure_space (layout, height + 20);
-  op = add_op (layout, OP_IMAGE);
+  assay_report_pdf_ensure_space (layout, height + 20);
+  op = assay_report_pdf_add_op (layout, OP_IMAGE);
   op->image = image;
   op->x = MARGIN_X + (TEXT_WIDTH - width) / 2;
   op->y = layout->y;
@@ -726,18 +737,18 @@ place_figure (Layout             *layout,
   {
     g_autofree char *escaped = g_markup_escape_text (figure->caption, -1);
     g_autofree char *markup = g_strdup_printf ("<i><span foreground=\"#555555\">%s</span></i>", escaped);
-    g_autoptr(PangoLayout) caption = new_layout (layout, SANS, 9, TEXT_WIDTH);
+    g_autoptr(PangoLayout) caption = assay_report_pdf_new_layout (layout, SANS, 9, TEXT_WIDTH);
 
     pango_layout_set_alignment (caption, PANGO_ALIGN_CENTER);
-    set_markup (caption, markup);
-    place_lines (layout, caption, MARGIN_X, 0, 0);
+    assay_report_pdf_set_markup (caption, markup);
+    assay_report_pdf_place_lines (layout, caption, MARGIN_X, 0, 0);
     layout->y += 10;
   }
 }
 
 static void
-place_output_table (Layout           *layout,
-                    const AssayTable *table)
+assay_report_pdf_place_output_table (Layout           *layout,
+                                     const AssayTable *table)
 {
   g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
 
@@ -750,14 +761,14 @@ place_output_table (Layout           *layout,
         g_ptr_array_add (row, g_markup_escape_text (g_ptr_array_index (source, c), -1));
       g_ptr_array_add (rows, row);
     }
-  place_table (layout, rows, table->n_columns, table->n_header_rows);
+  assay_report_pdf_place_table (layout, rows, table->n_columns, table->n_header_rows);
   if (table->truncated)
-    place_note (layout, _("The table was cut to fit the report."));
+    assay_report_pdf_place_note (layout, _("The table was cut to fit the report."));
 }
 
 static void
-place_cell_results (Layout           *layout,
-                    const ReportCell *cell)
+assay_report_pdf_place_cell_results (Layout           *layout,
+                                     const ReportCell *cell)
 {
   for (guint i = 0; i < json_array_get_length (cell->outputs); i++)
     {
@@ -768,21 +779,21 @@ place_cell_results (Layout           *layout,
         continue;
       table = report_output_table (output);
       if (table)
-        place_output_table (layout, table);
+        assay_report_pdf_place_output_table (layout, table);
     }
   for (guint i = 0; i < cell->figures->len; i++)
-    place_figure (layout, g_ptr_array_index (cell->figures, i));
+    assay_report_pdf_place_figure (layout, g_ptr_array_index (cell->figures, i));
   if (!cell->succeeded)
     {
       g_autofree char *note = report_cell_status_note (cell);
 
-      place_text (layout, note, SANS, 9, "<span foreground=\"#b3261e\">", "</span>", 6);
+      assay_report_pdf_place_text (layout, note, SANS, 9, "<span foreground=\"#b3261e\">", "</span>", 6);
     }
 }
 
 static void
-place_cell_appendix (Layout           *layout,
-                     const ReportCell *cell)
+assay_report_pdf_place_cell_appendix (Layout           *layout,
+                                      const ReportCell *cell)
 {
   AssayReport *report = layout->report;
   g_autofree char *heading = g_strdup_printf (_("Cell %s [%u]: %s"), cell->id, cell->execution_count,
@@ -793,14 +804,14 @@ place_cell_appendix (Layout           *layout,
 
   if (layout->y > BODY_TOP + 1)
     layout->y += 8;
-  ensure_space (layout, 70);
-  add_dest (layout, heading, 2);
-  place_text (layout, heading, SANS, 11, "<b>", "</b>", 2);
-  place_text (layout, meta, SANS, 8.5,
-              cell->succeeded ? "<span foreground=\"#666666\">" : "<span foreground=\"#b3261e\">",
-              "</span>", 4);
+  assay_report_pdf_ensure_space (layout, 70);
+  assay_report_pdf_add_dest (layout, heading, 2);
+  assay_report_pdf_place_text (layout, heading, SANS, 11, "<b>", "</b>", 2);
+  assay_report_pdf_place_text (layout, meta, SANS, 8.5,
+                               cell->succeeded ? "<span foreground=\"#666666\">" : "<span foreground=\"#b3261e\">",
+                               "</span>", 4);
   if (report->options.include_code && cell->code)
-    place_preformatted (layout, cell->code, 0xf0f3f6, FALSE);
+    assay_report_pdf_place_preformatted (layout, cell->code, 0xf0f3f6, FALSE);
 
   for (guint i = 0; i < json_array_get_length (cell->outputs); i++)
     {
@@ -814,20 +825,20 @@ place_cell_appendix (Layout           *layout,
       if (table)
         {
           /* The body shows it already, as a table. */
-          place_note (layout, _("(A table, shown above.)"));
+          assay_report_pdf_place_note (layout, _("(A table, shown above.)"));
           continue;
         }
       text = assay_cell_output_dup_text (output);
       if (text && *text)
-        place_preformatted (layout, text, output->kind == ASSAY_CELL_OUTPUT_ERROR ? 0xfbe9e7 : 0xfafafa,
-                            TRUE);
+        assay_report_pdf_place_preformatted (layout, text, output->kind == ASSAY_CELL_OUTPUT_ERROR ? 0xfbe9e7 : 0xfafafa,
+                                             TRUE);
     }
   for (guint i = 0; i < cell->figures->len; i++)
     {
       const ReportFigure *figure = g_ptr_array_index (cell->figures, i);
       g_autofree char *note = g_strdup_printf (_("%s (shown above)"), figure->caption);
 
-      place_note (layout, note);
+      assay_report_pdf_place_note (layout, note);
     }
   if (cell->files->len > 0)
     {
@@ -838,7 +849,7 @@ place_cell_appendix (Layout           *layout,
         g_string_append_printf (joined, "%s%s", i ? ", " : "",
                                 (char *) g_ptr_array_index (cell->files, i));
       note = g_strdup_printf (_("Files: %s"), joined->str);
-      place_note (layout, note);
+      assay_report_pdf_place_note (layout, note);
     }
 }
 
@@ -848,7 +859,7 @@ place_cell_appendix (Layout           *layout,
 #define TOC_SIZE        10.0
 
 static void
-place_title_page (Layout *layout)
+assay_report_pdf_place_title_page (Layout *layout)
 {
   AssayReport *report = layout->report;
   g_autofree char *date = report_format_date (report->created);
@@ -856,19 +867,19 @@ place_title_page (Layout *layout)
 
   layout->page = 1;
   layout->y = 210;
-  place_text (layout, report->title, SANS, 26, "<b>", "</b>", 14);
-  add_fill (layout, MARGIN_X, layout->y, 80, 3, 0x3b75af);
+  assay_report_pdf_place_text (layout, report->title, SANS, 26, "<b>", "</b>", 14);
+  assay_report_pdf_add_fill (layout, MARGIN_X, layout->y, 80, 3, 0x3b75af);
   layout->y += 18;
-  place_text (layout, date, SANS, 12, "<span foreground=\"#555555\">", "</span>", 24);
+  assay_report_pdf_place_text (layout, date, SANS, 12, "<span foreground=\"#555555\">", "</span>", 24);
   if (report->datasets->len > 0)
     {
-      place_text (layout, _("Data"), SANS, 12, "<b>", "</b>", 4);
+      assay_report_pdf_place_text (layout, _("Data"), SANS, 12, "<b>", "</b>", 4);
       for (guint i = 0; i < report->datasets->len; i++)
         {
           g_autofree char *summary = report_dataset_summary (g_ptr_array_index (report->datasets, i));
           g_autofree char *line = g_strconcat ("\xe2\x80\xa2 ", summary, NULL);
 
-          place_text (layout, line, SANS, 11, "", "", 2);
+          assay_report_pdf_place_text (layout, line, SANS, 11, "", "", 2);
         }
       layout->y += 18;
     }
@@ -885,14 +896,14 @@ place_title_page (Layout *layout)
 
     counts = g_strdup_printf ("%s, %s, %s", questions, steps, figures);
   }
-  place_text (layout, counts, SANS, 10, "<span foreground=\"#555555\">", "</span>", 4);
-  place_text (layout, _("Made with Assay. The analysis code ran in Assay's sandbox; the "
-                        "appendix lists every step with its output."),
-              SANS, 9, "<span foreground=\"#777777\">", "</span>", 0);
+  assay_report_pdf_place_text (layout, counts, SANS, 10, "<span foreground=\"#555555\">", "</span>", 4);
+  assay_report_pdf_place_text (layout, _("Made with Assay. The analysis code ran in Assay's sandbox; the "
+                                         "appendix lists every step with its output."),
+                               SANS, 9, "<span foreground=\"#777777\">", "</span>", 0);
 }
 
 static guint
-count_toc_entries (AssayReport *report)
+assay_report_pdf_count_toc_entries (AssayReport *report)
 {
   guint n = 0;
 
@@ -910,20 +921,20 @@ count_toc_entries (AssayReport *report)
 }
 
 static guint
-toc_entries_per_page (void)
+assay_report_pdf_toc_entries_per_page (void)
 {
   return (guint) ((BODY_BOTTOM - BODY_TOP - 40) / TOC_LINE_HEIGHT);
 }
 
 /* The contents, on the pages reserved for them after the title page. */
 static void
-place_toc (Layout *layout)
+assay_report_pdf_place_toc (Layout *layout)
 {
-  guint per_page = toc_entries_per_page (), k = 0;
+  guint per_page = assay_report_pdf_toc_entries_per_page (), k = 0;
 
   layout->page = 2;
   layout->y = BODY_TOP;
-  place_text (layout, _("Contents"), SANS, 16, "<b>", "</b>", 14);
+  assay_report_pdf_place_text (layout, _("Contents"), SANS, 16, "<b>", "</b>", 14);
   for (guint i = 0; i < layout->dests->len; i++)
     {
       Dest *dest = &g_array_index (layout->dests, Dest, i);
@@ -936,7 +947,7 @@ place_toc (Layout *layout)
           layout->page++;
           layout->y = BODY_TOP + 30;
         }
-      op = add_op (layout, OP_TOC_ENTRY);
+      op = assay_report_pdf_add_op (layout, OP_TOC_ENTRY);
       op->dest = i;
       op->x = MARGIN_X + (dest->outline_level - 1) * 16;
       op->y = layout->y;
@@ -948,8 +959,8 @@ place_toc (Layout *layout)
 }
 
 static gboolean
-place_body (Layout        *layout,
-            GError       **error)
+assay_report_pdf_place_body (Layout        *layout,
+                             GError       **error)
 {
   AssayReport *report = layout->report;
   guint total = report->questions->len + report->cells->len + 1, done = 0;
@@ -965,17 +976,17 @@ place_body (Layout        *layout,
       if (g_cancellable_set_error_if_cancelled (layout->cancellable, error))
         return FALSE;
       if (i > 0)
-        new_page (layout);
-      add_dest (layout, entry, 1);
-      place_heading (layout, heading, 16, 0);
-      text = new_layout (layout, SANS, 11, TEXT_WIDTH - 20);
-      set_markup (text, escaped);
-      ensure_space (layout, 30);
-      add_fill (layout, MARGIN_X, layout->y, 3, 0, 0);
-      add_fill (layout, MARGIN_X, layout->y, TEXT_WIDTH, 6, 0xeef3f8);
+        assay_report_pdf_new_page (layout);
+      assay_report_pdf_add_dest (layout, entry, 1);
+      assay_report_pdf_place_heading (layout, heading, 16, 0);
+      text = assay_report_pdf_new_layout (layout, SANS, 11, TEXT_WIDTH - 20);
+      assay_report_pdf_set_markup (text, escaped);
+      assay_report_pdf_ensure_space (layout, 30);
+      assay_report_pdf_add_fill (layout, MARGIN_X, layout->y, 3, 0, 0);
+      assay_report_pdf_add_fill (layout, MARGIN_X, layout->y, TEXT_WIDTH, 6, 0xeef3f8);
       layout->y += 6;
-      place_lines (layout, text, MARGIN_X + 12, 0xeef3f8, 12);
-      add_fill (layout, MARGIN_X, layout->y, TEXT_WIDTH, 6, 0xeef3f8);
+      assay_report_pdf_place_lines (layout, text, MARGIN_X + 12, 0xeef3f8, 12);
+      assay_report_pdf_add_fill (layout, MARGIN_X, layout->y, TEXT_WIDTH, 6, 0xeef3f8);
       layout->y += 16;
 
       for (guint j = 0; j < question->items->len; j++)
@@ -985,19 +996,19 @@ place_body (Layout        *layout,
           switch (item->kind)
             {
             case REPORT_ITEM_TEXT:
-              place_markdown (layout, item->text);
+              assay_report_pdf_place_markdown (layout, item->text);
               break;
             case REPORT_ITEM_ANSWER:
               layout->y += 6;
-              ensure_space (layout, 80);
-              add_dest (layout, _("Answer"), 2);
-              place_heading (layout, _("Answer"), 13, 0);
-              add_fill (layout, MARGIN_X, layout->y - 2, TEXT_WIDTH, 1.2, 0x2e7d32);
+              assay_report_pdf_ensure_space (layout, 80);
+              assay_report_pdf_add_dest (layout, _("Answer"), 2);
+              assay_report_pdf_place_heading (layout, _("Answer"), 13, 0);
+              assay_report_pdf_add_fill (layout, MARGIN_X, layout->y - 2, TEXT_WIDTH, 1.2, 0x2e7d32);
               layout->y += 6;
-              place_markdown (layout, item->text);
+              assay_report_pdf_place_markdown (layout, item->text);
               break;
             case REPORT_ITEM_CELL:
-              place_cell_results (layout, item->cell);
+              assay_report_pdf_place_cell_results (layout, item->cell);
               assay_report_progress (report, 0.8 * ++done / total, _("Laying out the questions"));
               break;
             default:
@@ -1011,14 +1022,14 @@ place_body (Layout        *layout,
       const char *title = report->options.include_code ? _("Appendix: the code and its output")
                                                        : _("Appendix: the output of each step");
 
-      new_page (layout);
-      add_dest (layout, title, 1);
-      place_heading (layout, title, 16, 0);
+      assay_report_pdf_new_page (layout);
+      assay_report_pdf_add_dest (layout, title, 1);
+      assay_report_pdf_place_heading (layout, title, 16, 0);
       for (guint i = 0; i < report->cells->len; i++)
         {
           if (g_cancellable_set_error_if_cancelled (layout->cancellable, error))
             return FALSE;
-          place_cell_appendix (layout, g_ptr_array_index (report->cells, i));
+          assay_report_pdf_place_cell_appendix (layout, g_ptr_array_index (report->cells, i));
           assay_report_progress (report, 0.8 * ++done / total, _("Laying out the appendix"));
         }
     }
@@ -1035,9 +1046,9 @@ typedef struct
 } StreamClosure;
 
 static cairo_status_t
-write_to_stream (void                *user_data,
-                 const unsigned char *data,
-                 unsigned int         length)
+assay_report_pdf_write_to_stream (void                *user_data,
+                                  const unsigned char *data,
+                                  unsigned int         length)
 {
   StreamClosure *closure = user_data;
 
@@ -1050,21 +1061,21 @@ write_to_stream (void                *user_data,
 }
 
 static void
-set_color (cairo_t *cr,
-           guint32  color)
+assay_report_pdf_set_color (cairo_t *cr,
+                            guint32  color)
 {
   cairo_set_source_rgb (cr, ((color >> 16) & 0xff) / 255.0, ((color >> 8) & 0xff) / 255.0,
                         (color & 0xff) / 255.0);
 }
 
 static void
-draw_toc_entry (cairo_t *cr,
-                Layout  *layout,
-                Op      *op)
+assay_report_pdf_draw_toc_entry (cairo_t *cr,
+                                 Layout  *layout,
+                                 Op      *op)
 {
   Dest *dest = &g_array_index (layout->dests, Dest, op->dest);
-  g_autoptr(PangoLayout) title = new_layout (layout, SANS, TOC_SIZE, op->width - 40);
-  g_autoptr(PangoLayout) number = new_layout (layout, SANS, TOC_SIZE, -1);
+  g_autoptr(PangoLayout) title = assay_report_pdf_new_layout (layout, SANS, TOC_SIZE, op->width - 40);
+  g_autoptr(PangoLayout) number = assay_report_pdf_new_layout (layout, SANS, TOC_SIZE, -1);
   g_autofree char *page = g_strdup_printf ("%u", dest->page);
   g_autofree char *attributes = NULL;
   char x[G_ASCII_DTOSTR_BUF_SIZE], y[G_ASCII_DTOSTR_BUF_SIZE];
@@ -1078,7 +1089,7 @@ draw_toc_entry (cairo_t *cr,
       g_autofree char *escaped = g_markup_escape_text (dest->title, -1);
       g_autofree char *markup = g_strconcat ("<b>", escaped, "</b>", NULL);
 
-      set_markup (title, markup);
+      assay_report_pdf_set_markup (title, markup);
     }
   else
     pango_layout_set_text (title, dest->title, -1);
@@ -1091,7 +1102,7 @@ draw_toc_entry (cairo_t *cr,
                                 g_ascii_formatd (w, sizeof w, "%.2f", op->width),
                                 g_ascii_formatd (h, sizeof h, "%.2f", op->height));
   cairo_tag_begin (cr, CAIRO_TAG_LINK, attributes);
-  set_color (cr, dest->outline_level == 1 ? 0x1d1d1d : 0x333333);
+  assay_report_pdf_set_color (cr, dest->outline_level == 1 ? 0x1d1d1d : 0x333333);
   cairo_move_to (cr, op->x, op->y);
   pango_cairo_show_layout (cr, title);
   cairo_move_to (cr, MARGIN_X + TEXT_WIDTH - number_width / (double) PANGO_SCALE, op->y);
@@ -1100,13 +1111,13 @@ draw_toc_entry (cairo_t *cr,
 }
 
 static void
-draw_page_frame (cairo_t *cr,
-                 Layout  *layout,
-                 guint    page,
-                 guint    n_pages)
+assay_report_pdf_draw_page_frame (cairo_t *cr,
+                                  Layout  *layout,
+                                  guint    page,
+                                  guint    n_pages)
 {
-  g_autoptr(PangoLayout) header = new_layout (layout, SANS, 8, TEXT_WIDTH);
-  g_autoptr(PangoLayout) footer = new_layout (layout, SANS, 8, TEXT_WIDTH);
+  g_autoptr(PangoLayout) header = assay_report_pdf_new_layout (layout, SANS, 8, TEXT_WIDTH);
+  g_autoptr(PangoLayout) footer = assay_report_pdf_new_layout (layout, SANS, 8, TEXT_WIDTH);
   g_autofree char *text = g_strdup_printf (_("Page %u of %u"), page, n_pages);
 
   if (page > 1)
@@ -1114,29 +1125,29 @@ draw_page_frame (cairo_t *cr,
       pango_layout_set_ellipsize (header, PANGO_ELLIPSIZE_END);
       pango_layout_set_single_paragraph_mode (header, TRUE);
       pango_layout_set_text (header, layout->report->title, -1);
-      set_color (cr, 0x777777);
+      assay_report_pdf_set_color (cr, 0x777777);
       cairo_move_to (cr, MARGIN_X, 30);
       pango_cairo_show_layout (cr, header);
-      set_color (cr, 0xcccccc);
+      assay_report_pdf_set_color (cr, 0xcccccc);
       cairo_rectangle (cr, MARGIN_X, 44, TEXT_WIDTH, 0.5);
       cairo_fill (cr);
     }
   pango_layout_set_alignment (footer, PANGO_ALIGN_CENTER);
   pango_layout_set_text (footer, text, -1);
-  set_color (cr, 0x777777);
+  assay_report_pdf_set_color (cr, 0x777777);
   cairo_move_to (cr, MARGIN_X, PAGE_HEIGHT - 40);
   pango_cairo_show_layout (cr, footer);
 }
 
 static void
-draw_op (cairo_t *cr,
-         Layout  *layout,
-         Op      *op)
+assay_report_pdf_draw_op (cairo_t *cr,
+                          Layout  *layout,
+                          Op      *op)
 {
   switch (op->kind)
     {
     case OP_LINE:
-      set_color (cr, 0x1d1d1d);
+      assay_report_pdf_set_color (cr, 0x1d1d1d);
       cairo_move_to (cr, op->x, op->y);
       pango_cairo_show_layout_line (cr, op->line);
       break;
@@ -1144,7 +1155,7 @@ draw_op (cairo_t *cr,
       cairo_save (cr);
       cairo_rectangle (cr, op->x - 1, op->y - 1, op->width + 2, op->height + 2);
       cairo_clip (cr);
-      set_color (cr, 0x1d1d1d);
+      assay_report_pdf_set_color (cr, 0x1d1d1d);
       cairo_move_to (cr, op->x, op->y);
       pango_cairo_show_layout (cr, op->layout);
       cairo_restore (cr);
@@ -1152,12 +1163,12 @@ draw_op (cairo_t *cr,
     case OP_FILL:
       if (op->height <= 0)
         break;
-      set_color (cr, op->color);
+      assay_report_pdf_set_color (cr, op->color);
       cairo_rectangle (cr, op->x, op->y, op->width, op->height);
       cairo_fill (cr);
       break;
     case OP_STROKE:
-      set_color (cr, op->color);
+      assay_report_pdf_set_color (cr, op->color);
       cairo_set_line_width (cr, 0.5);
       cairo_rectangle (cr, op->x, op->y, op->width, op->height);
       cairo_stroke (cr);
@@ -1185,7 +1196,7 @@ draw_op (cairo_t *cr,
       }
       break;
     case OP_TOC_ENTRY:
-      draw_toc_entry (cr, layout, op);
+      assay_report_pdf_draw_toc_entry (cr, layout, op);
       break;
     default:
       break;
@@ -1193,7 +1204,7 @@ draw_op (cairo_t *cr,
 }
 
 static char *
-pdf_date (gint64 usec)
+assay_report_pdf_date (gint64 usec)
 {
   g_autoptr(GDateTime) time = g_date_time_new_from_unix_local (usec / G_USEC_PER_SEC);
 
@@ -1211,13 +1222,16 @@ assay_report_write_pdf (AssayReport   *report,
   cairo_surface_t *surface;
   cairo_t *cr;
   g_autoptr(GPtrArray) pages = NULL;
-  g_autofree char *created = pdf_date (report->created);
-  g_autofree char *now = pdf_date (g_get_real_time ());
+  g_autofree char *created = assay_report_pdf_date (report->created);
+  g_autofree char *now = assay_report_pdf_date (g_get_real_time ());
   guint n_pages, toc_pages;
   gboolean ok = TRUE;
   int parents[3] = { CAIRO_PDF_OUTLINE_ROOT, CAIRO_PDF_OUTLINE_ROOT, CAIRO_PDF_OUTLINE_ROOT };
 
-  surface = cairo_pdf_surface_create_for_stream (write_to_stream, &closure, PAGE_WIDTH, PAGE_HEIGHT);
+  surface = cairo_pdf_surface_create_for_stream (assay_report_pdf_write_to_stream,
+                                                 &closure,
+                                                 PAGE_WIDTH,
+                                                 PAGE_HEIGHT);
   cr = cairo_create (surface);
   cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_TITLE, report->title);
   cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_AUTHOR, "Assay");
@@ -1232,19 +1246,19 @@ assay_report_write_pdf (AssayReport   *report,
   layout.context = pango_cairo_create_context (cr);
   pango_cairo_context_set_resolution (layout.context, 72);
   layout.ops = g_array_new (FALSE, TRUE, sizeof (Op));
-  g_array_set_clear_func (layout.ops, op_clear);
+  g_array_set_clear_func (layout.ops, assay_report_pdf_op_clear);
   layout.dests = g_array_new (FALSE, TRUE, sizeof (Dest));
-  g_array_set_clear_func (layout.dests, dest_clear);
+  g_array_set_clear_func (layout.dests, assay_report_pdf_dest_clear);
 
   /* Title page, the contents' pages (their number is known from the entries), the body. */
-  place_title_page (&layout);
-  toc_pages = (count_toc_entries (report) + toc_entries_per_page () - 1) / toc_entries_per_page ();
+  assay_report_pdf_place_title_page (&layout);
+  toc_pages = (assay_report_pdf_count_toc_entries (report) + assay_report_pdf_toc_entries_per_page () - 1) / assay_report_pdf_toc_entries_per_page ();
   layout.page = 1 + MAX (toc_pages, 1);
-  new_page (&layout);
-  ok = place_body (&layout, error);
+  assay_report_pdf_new_page (&layout);
+  ok = assay_report_pdf_place_body (&layout, error);
   n_pages = layout.page;
   if (ok)
-    place_toc (&layout);
+    assay_report_pdf_place_toc (&layout);
 
   /* Draw, page by page. */
   if (ok)
@@ -1267,9 +1281,11 @@ assay_report_write_pdf (AssayReport   *report,
               ok = FALSE;
               break;
             }
-          draw_page_frame (cr, &layout, page, n_pages);
+          assay_report_pdf_draw_page_frame (cr, &layout, page, n_pages);
           for (guint i = 0; i < ops->len; i++)
-            draw_op (cr, &layout, &g_array_index (layout.ops, Op, g_array_index (ops, guint, i)));
+            assay_report_pdf_draw_op (cr,
+                                      &layout,
+                                      &g_array_index (layout.ops, Op, g_array_index (ops, guint, i)));
           cairo_show_page (cr);
           assay_report_progress (report, 0.8 + 0.2 * page / n_pages, _("Drawing the pages"));
           if (closure.error)

@@ -76,7 +76,7 @@ assay_report_format_to_string (AssayReportFormat format)
 /* ---- the snapshot ------------------------------------------------------------------------ */
 
 static void
-figure_free (ReportFigure *figure)
+assay_report_figure_free (ReportFigure *figure)
 {
   g_free (figure->caption);
   g_free (figure->path);
@@ -85,7 +85,7 @@ figure_free (ReportFigure *figure)
 }
 
 static void
-cell_free (ReportCell *cell)
+assay_report_cell_free (ReportCell *cell)
 {
   g_free (cell->id);
   g_free (cell->description);
@@ -98,14 +98,14 @@ cell_free (ReportCell *cell)
 }
 
 static void
-item_free (ReportItem *item)
+assay_report_item_free (ReportItem *item)
 {
   g_free (item->text);
   g_free (item);
 }
 
 static void
-question_free (ReportQuestion *question)
+assay_report_question_free (ReportQuestion *question)
 {
   g_free (question->text);
   g_ptr_array_unref (question->items);
@@ -113,7 +113,7 @@ question_free (ReportQuestion *question)
 }
 
 static void
-dataset_free (ReportDataset *dataset)
+assay_report_dataset_free (ReportDataset *dataset)
 {
   g_free (dataset->name);
   g_free (dataset->path);
@@ -146,7 +146,7 @@ assay_report_progress (AssayReport *report,
 
 /* Rows of a delimited text file: line ends outside double quotes, minus the header. */
 static gint64
-count_rows (const char *path)
+assay_report_count_rows (const char *path)
 {
   static const char *text_suffixes[] = { ".csv", ".tsv", ".txt", ".tab", ".psv" };
   g_autofree char *lower = g_ascii_strdown (path, -1);
@@ -181,9 +181,9 @@ count_rows (const char *path)
 }
 
 static ReportCell *
-snapshot_cell (AssayReport            *report,
-               AssaySession           *session,
-               const AssaySessionCell *source)
+assay_report_snapshot_cell (AssayReport            *report,
+                            AssaySession           *session,
+                            const AssaySessionCell *source)
 {
   ReportCell *cell = g_new0 (ReportCell, 1);
   guint n_outputs;
@@ -204,7 +204,7 @@ snapshot_cell (AssayReport            *report,
     copy = json_node_copy (node);
     cell->outputs = json_array_ref (json_node_get_array (copy));
   }
-  cell->figures = g_ptr_array_new_with_free_func ((GDestroyNotify) figure_free);
+  cell->figures = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_report_figure_free);
   cell->files = g_ptr_array_new_with_free_func (g_free);
 
   n_outputs = json_array_get_length (cell->outputs);
@@ -246,8 +246,8 @@ snapshot_cell (AssayReport            *report,
 }
 
 static gboolean
-cell_included (const AssayReportOptions *options,
-               const AssaySessionCell   *cell)
+assay_report_cell_included (const AssayReportOptions *options,
+                            const AssaySessionCell   *cell)
 {
   /* Only cells that ran: a rejected or never-run proposal has no outputs to show. */
   if (cell->code == NULL || cell->started_at == 0)
@@ -258,23 +258,23 @@ cell_included (const AssayReportOptions *options,
 }
 
 static ReportQuestion *
-add_question (AssayReport *report,
-              const char  *text)
+assay_report_add_question (AssayReport *report,
+                           const char  *text)
 {
   ReportQuestion *question = g_new0 (ReportQuestion, 1);
 
   question->number = report->questions->len + 1;
   question->text = g_strdup (text ? text : "");
-  question->items = g_ptr_array_new_with_free_func ((GDestroyNotify) item_free);
+  question->items = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_report_item_free);
   g_ptr_array_add (report->questions, question);
   return question;
 }
 
 static void
-add_item (ReportQuestion *question,
-          ReportItemKind  kind,
-          const char     *text,
-          ReportCell     *cell)
+assay_report_add_item (ReportQuestion *question,
+                       ReportItemKind  kind,
+                       const char     *text,
+                       ReportCell     *cell)
 {
   ReportItem *item = g_new0 (ReportItem, 1);
 
@@ -305,9 +305,9 @@ assay_report_new_from_session (AssaySession             *session,
   report->session_dir = g_strdup (assay_session_get_dir (session));
   report->created = assay_session_get_created (session);
   report->status = g_strdup (assay_session_get_status (session));
-  report->datasets = g_ptr_array_new_with_free_func ((GDestroyNotify) dataset_free);
-  report->questions = g_ptr_array_new_with_free_func ((GDestroyNotify) question_free);
-  report->cells = g_ptr_array_new_with_free_func ((GDestroyNotify) cell_free);
+  report->datasets = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_report_dataset_free);
+  report->questions = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_report_question_free);
+  report->cells = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_report_cell_free);
 
   datasets = assay_session_get_datasets (session);
   for (guint i = 0; datasets && i < datasets->len; i++)
@@ -321,7 +321,7 @@ assay_report_new_from_session (AssaySession             *session,
       /* NULL: the record names something outside the session folder; it is not read. */
       dataset->bytes = dataset->path != NULL && g_lstat (dataset->path, &st) == 0 &&
                        S_ISREG (st.st_mode) ? st.st_size : -1;
-      dataset->rows = dataset->bytes >= 0 ? count_rows (dataset->path) : -1;
+      dataset->rows = dataset->bytes >= 0 ? assay_report_count_rows (dataset->path) : -1;
       g_ptr_array_add (report->datasets, dataset);
     }
 
@@ -331,9 +331,9 @@ assay_report_new_from_session (AssaySession             *session,
       AssaySessionCell *source = assay_session_get_cell (session, i);
       ReportCell *cell;
 
-      if (!cell_included (options, source))
+      if (!assay_report_cell_included (options, source))
         continue;
-      cell = snapshot_cell (report, session, source);
+      cell = assay_report_snapshot_cell (report, session, source);
       cell->execution_count = report->cells->len + 1;
       g_ptr_array_add (report->cells, cell);
       g_hash_table_insert (by_source, source, cell);
@@ -344,7 +344,7 @@ assay_report_new_from_session (AssaySession             *session,
   for (guint i = 0; i < outline->questions->len; i++)
     {
       const AssayOutlineQuestion *source = g_ptr_array_index (outline->questions, i);
-      ReportQuestion *question = add_question (report, source->text);
+      ReportQuestion *question = assay_report_add_question (report, source->text);
 
       for (guint j = 0; j < source->steps->len; j++)
         {
@@ -355,16 +355,16 @@ assay_report_new_from_session (AssaySession             *session,
           if (step->interrupted)
             continue;
           if (*stripped && !step->is_answer)
-            add_item (question, REPORT_ITEM_TEXT, step->text, NULL);
+            assay_report_add_item (question, REPORT_ITEM_TEXT, step->text, NULL);
           for (guint k = 0; k < step->cells->len; k++)
             {
               ReportCell *cell = g_hash_table_lookup (by_source, g_ptr_array_index (step->cells, k));
 
               if (cell != NULL)
-                add_item (question, REPORT_ITEM_CELL, NULL, cell);
+                assay_report_add_item (question, REPORT_ITEM_CELL, NULL, cell);
             }
           if (*stripped && step->is_answer)
-            add_item (question, REPORT_ITEM_ANSWER, step->text, NULL);
+            assay_report_add_item (question, REPORT_ITEM_ANSWER, step->text, NULL);
         }
     }
   return report;
@@ -538,10 +538,10 @@ report_dataset_summary (const ReportDataset *dataset)
 /* ---- writing ------------------------------------------------------------------------------ */
 
 static gboolean
-write_report (AssayReport   *report,
-              const char    *path,
-              GCancellable  *cancellable,
-              GError       **error)
+assay_report_write_report (AssayReport   *report,
+                           const char    *path,
+                           GCancellable  *cancellable,
+                           GError       **error)
 {
   g_autofree char *dir = g_path_get_dirname (path);
   g_autofree char *base = g_path_get_basename (path);
@@ -639,7 +639,7 @@ assay_report_export (AssaySession              *session,
   report->progress = progress;
   report->progress_data = progress_data;
   assay_report_progress (report, 0.0, _("Preparing the report"));
-  ok = write_report (report, path, cancellable, error);
+  ok = assay_report_write_report (report, path, cancellable, error);
   if (ok)
     assay_report_progress (report, 1.0, _("Done"));
   assay_report_free (report);
@@ -667,7 +667,7 @@ typedef struct
 } ProgressEvent;
 
 static void
-export_data_free (ExportData *data)
+assay_report_export_data_free (ExportData *data)
 {
   assay_report_free (data->report);
   g_free (data->path);
@@ -678,7 +678,7 @@ export_data_free (ExportData *data)
 }
 
 static gboolean
-deliver_progress (gpointer user_data)
+assay_report_deliver_progress (gpointer user_data)
 {
   ProgressEvent *event = user_data;
 
@@ -687,7 +687,7 @@ deliver_progress (gpointer user_data)
 }
 
 static void
-progress_event_free (gpointer user_data)
+assay_report_progress_event_free (gpointer user_data)
 {
   ProgressEvent *event = user_data;
 
@@ -697,9 +697,9 @@ progress_event_free (gpointer user_data)
 }
 
 static void
-forward_progress (double      fraction,
-                  const char *message,
-                  gpointer    user_data)
+assay_report_forward_progress (double      fraction,
+                               const char *message,
+                               gpointer    user_data)
 {
   GTask *task = user_data;
   ExportData *data = g_task_get_task_data (task);
@@ -709,26 +709,26 @@ forward_progress (double      fraction,
   event->fraction = fraction;
   event->message = g_strdup (message);
   event->task = g_object_ref (task);
-  g_main_context_invoke_full (data->context, G_PRIORITY_DEFAULT, deliver_progress, event,
-                              progress_event_free);
+  g_main_context_invoke_full (data->context, G_PRIORITY_DEFAULT, assay_report_deliver_progress, event,
+                              assay_report_progress_event_free);
 }
 
 static void
-export_worker (GTask        *task,
-               gpointer      source_object,
-               gpointer      task_data,
-               GCancellable *cancellable)
+assay_report_export_worker (GTask        *task,
+                            gpointer      source_object,
+                            gpointer      task_data,
+                            GCancellable *cancellable)
 {
   ExportData *data = task_data;
   GError *error = NULL;
 
   if (data->progress)
     {
-      data->report->progress = forward_progress;
+      data->report->progress = assay_report_forward_progress;
       data->report->progress_data = task;
     }
   assay_report_progress (data->report, 0.0, _("Preparing the report"));
-  if (!write_report (data->report, data->path, cancellable, &error))
+  if (!assay_report_write_report (data->report, data->path, cancellable, &error))
     {
       g_task_return_error (task, error);
       return;
@@ -765,8 +765,8 @@ assay_report_export_async (AssaySession              *session,
   data->progress = progress;
   data->progress_data = progress_data;
   data->progress_destroy = progress_destroy;
-  g_task_set_task_data (task, data, (GDestroyNotify) export_data_free);
-  g_task_run_in_thread (task, export_worker);
+  g_task_set_task_data (task, data, (GDestroyNotify) assay_report_export_data_free);
+  g_task_run_in_thread (task, assay_report_export_worker);
 }
 
 gboolean

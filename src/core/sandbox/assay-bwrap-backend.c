@@ -37,10 +37,11 @@ struct _AssayBwrapBackend
   GObject parent_instance;
 };
 
-static void backend_iface_init (AssaySandboxBackendInterface *iface);
+static void assay_bwrap_backend_iface_init (AssaySandboxBackendInterface *iface);
 
 G_DEFINE_FINAL_TYPE_WITH_CODE (AssayBwrapBackend, assay_bwrap_backend, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (ASSAY_TYPE_SANDBOX_BACKEND, backend_iface_init))
+                               G_IMPLEMENT_INTERFACE (ASSAY_TYPE_SANDBOX_BACKEND,
+                                                      assay_bwrap_backend_iface_init))
 
 /* ---- cgroups -------------------------------------------------------------------------- */
 
@@ -62,7 +63,7 @@ typedef struct
 } Cgroup;
 
 static char *
-own_cgroup_path (const char *controller)
+assay_bwrap_backend_own_cgroup_path (const char *controller)
 {
   g_autofree char *contents = NULL;
   g_auto(GStrv) lines = NULL;
@@ -90,9 +91,9 @@ own_cgroup_path (const char *controller)
 }
 
 static gboolean
-write_file (const char *dir,
-            const char *name,
-            const char *value)
+assay_bwrap_backend_write_file (const char *dir,
+                                const char *name,
+                                const char *value)
 {
   g_autofree char *path = g_build_filename (dir, name, NULL);
   int fd = g_open (path, O_WRONLY | O_CLOEXEC, 0);
@@ -106,9 +107,9 @@ write_file (const char *dir,
 }
 
 static guint64
-read_counter (const char *dir,
-              const char *file,
-              const char *key)
+assay_bwrap_backend_read_counter (const char *dir,
+                                  const char *file,
+                                  const char *key)
 {
   g_autofree char *path = NULL;
   g_autofree char *contents = NULL;
@@ -127,10 +128,10 @@ read_counter (const char *dir,
 }
 
 static char *
-make_v1_group (const char *controller,
-               const char *name)
+assay_bwrap_backend_make_v1_group (const char *controller,
+                                   const char *name)
 {
-  g_autofree char *own = own_cgroup_path (controller);
+  g_autofree char *own = assay_bwrap_backend_own_cgroup_path (controller);
   g_autofree char *root = g_build_filename ("/sys/fs/cgroup", controller, NULL);
   char *dir;
 
@@ -148,13 +149,13 @@ make_v1_group (const char *controller,
 /* SIGKILLs what is in the cgroup folder DIR (nobody else's: only the sandbox's processes
  * were ever put there). */
 static void
-kill_cgroup_procs (const char *dir)
+assay_bwrap_backend_kill_cgroup_procs (const char *dir)
 {
   g_autofree char *procs_path = g_build_filename (dir, "cgroup.procs", NULL);
   g_autofree char *procs = NULL;
 
   /* cgroup v2 kills the whole group at once (Linux 5.14), however fast it forks. */
-  write_file (dir, "cgroup.kill", "1");
+  assay_bwrap_backend_write_file (dir, "cgroup.kill", "1");
   if (g_file_get_contents (procs_path, &procs, NULL, NULL))
     {
       g_auto(GStrv) pids = g_strsplit (procs, "\n", -1);
@@ -174,7 +175,7 @@ kill_cgroup_procs (const char *dir)
  * leaves them (over two minutes, measured). Killed first, then loosened (no CPU quota, twice
  * the memory), they are gone in well under a second. */
 static void
-cgroup_kill (Cgroup *cgroup)
+assay_bwrap_backend_cgroup_kill (Cgroup *cgroup)
 {
   g_autofree char *memory = g_strdup_printf ("%" G_GUINT64_FORMAT,
                                              MIN (cgroup->memory_bytes, G_MAXUINT64 / 2) * 2);
@@ -182,36 +183,36 @@ cgroup_kill (Cgroup *cgroup)
 
   for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
     if (dirs[i] != NULL)
-      kill_cgroup_procs (dirs[i]);
+      assay_bwrap_backend_kill_cgroup_procs (dirs[i]);
   if (cgroup->v2_dir != NULL)
     {
-      write_file (cgroup->v2_dir, "cpu.max", "max");
-      write_file (cgroup->v2_dir, "memory.max", memory);
+      assay_bwrap_backend_write_file (cgroup->v2_dir, "cpu.max", "max");
+      assay_bwrap_backend_write_file (cgroup->v2_dir, "memory.max", memory);
     }
   if (cgroup->v1_cpu != NULL)
-    write_file (cgroup->v1_cpu, "cpu.cfs_quota_us", "-1");
+    assay_bwrap_backend_write_file (cgroup->v1_cpu, "cpu.cfs_quota_us", "-1");
   if (cgroup->v1_memory != NULL)
     {
       /* memory+swap first: the memory limit may never exceed it. */
-      write_file (cgroup->v1_memory, "memory.memsw.limit_in_bytes", memory);
-      write_file (cgroup->v1_memory, "memory.limit_in_bytes", memory);
+      assay_bwrap_backend_write_file (cgroup->v1_memory, "memory.memsw.limit_in_bytes", memory);
+      assay_bwrap_backend_write_file (cgroup->v1_memory, "memory.limit_in_bytes", memory);
     }
 }
 
 /* Removes the cgroup folder DIR, killing what is left in it first; whether it is gone. */
 static gboolean
-remove_cgroup_dir (const char *dir)
+assay_bwrap_backend_remove_cgroup_dir (const char *dir)
 {
   if (g_rmdir (dir) == 0 || errno == ENOENT)
     return TRUE;
-  kill_cgroup_procs (dir);
+  assay_bwrap_backend_kill_cgroup_procs (dir);
   return g_rmdir (dir) == 0 || errno == ENOENT;
 }
 
 /* Removes what can be removed of the sandbox's cgroups; TRUE once none is left. Processes
  * still inside are killed first: a fork bomb may outlive its PID namespace's end by a while. */
 static gboolean
-cgroup_clear (Cgroup *cgroup)
+assay_bwrap_backend_cgroup_clear (Cgroup *cgroup)
 {
   char **dirs[] = { &cgroup->v2_dir, &cgroup->v1_memory, &cgroup->v1_pids, &cgroup->v1_cpu };
   gboolean all_gone = TRUE;
@@ -220,7 +221,7 @@ cgroup_clear (Cgroup *cgroup)
     {
       if (*dirs[i] == NULL)
         continue;
-      if (remove_cgroup_dir (*dirs[i]))
+      if (assay_bwrap_backend_remove_cgroup_dir (*dirs[i]))
         g_clear_pointer (dirs[i], g_free);
       else
         all_gone = FALSE;
@@ -231,9 +232,9 @@ cgroup_clear (Cgroup *cgroup)
 }
 
 static gboolean
-cgroup_v2_available (char **parent_out)
+assay_bwrap_backend_cgroup_v2_available (char **parent_out)
 {
-  g_autofree char *own = own_cgroup_path (NULL);
+  g_autofree char *own = assay_bwrap_backend_own_cgroup_path (NULL);
   g_autofree char *dir = NULL;
   g_autofree char *procs = NULL;
 
@@ -250,9 +251,9 @@ cgroup_v2_available (char **parent_out)
 }
 
 static gboolean
-cgroup_create (Cgroup                   *cgroup,
-               const char               *name,
-               const AssaySandboxLimits *limits)
+assay_bwrap_backend_cgroup_create (Cgroup                   *cgroup,
+                                   const char               *name,
+                                   const AssaySandboxLimits *limits)
 {
   g_autofree char *parent = NULL;
   g_autofree char *value = NULL;
@@ -260,11 +261,11 @@ cgroup_create (Cgroup                   *cgroup,
   memset (cgroup, 0, sizeof *cgroup);
   cgroup->memory_bytes = limits->memory_bytes;
 
-  if (cgroup_v2_available (&parent))
+  if (assay_bwrap_backend_cgroup_v2_available (&parent))
     {
       /* Ask for the controllers in the subtree; fails harmlessly when already on or when the
        * parent still has processes (then limits stay on rlimits). */
-      write_file (parent, "cgroup.subtree_control", "+memory +pids +cpu");
+      assay_bwrap_backend_write_file (parent, "cgroup.subtree_control", "+memory +pids +cpu");
       cgroup->v2_dir = g_build_filename (parent, name, NULL);
       if (g_mkdir (cgroup->v2_dir, 0755) != 0 && errno != EEXIST)
         {
@@ -272,19 +273,19 @@ cgroup_create (Cgroup                   *cgroup,
           goto v1;
         }
       value = g_strdup_printf ("%" G_GUINT64_FORMAT, limits->memory_bytes);
-      if (!write_file (cgroup->v2_dir, "memory.max", value))
+      if (!assay_bwrap_backend_write_file (cgroup->v2_dir, "memory.max", value))
         {
           g_rmdir (cgroup->v2_dir);
           g_clear_pointer (&cgroup->v2_dir, g_free);
           goto v1;
         }
-      write_file (cgroup->v2_dir, "memory.swap.max", "0");
+      assay_bwrap_backend_write_file (cgroup->v2_dir, "memory.swap.max", "0");
       g_free (value);
       value = g_strdup_printf ("%u", limits->pids);
-      write_file (cgroup->v2_dir, "pids.max", value);
+      assay_bwrap_backend_write_file (cgroup->v2_dir, "pids.max", value);
       g_free (value);
       value = g_strdup_printf ("%u 100000", (guint) ceil (limits->cpus * 100000));
-      write_file (cgroup->v2_dir, "cpu.max", value);
+      assay_bwrap_backend_write_file (cgroup->v2_dir, "cpu.max", value);
       cgroup->kind = CGROUP_V2;
       return TRUE;
     }
@@ -293,45 +294,45 @@ v1:
   if (geteuid () != 0)
     return FALSE;
 
-  cgroup->v1_memory = make_v1_group ("memory", name);
-  cgroup->v1_pids = make_v1_group ("pids", name);
-  cgroup->v1_cpu = make_v1_group ("cpu", name);
+  cgroup->v1_memory = assay_bwrap_backend_make_v1_group ("memory", name);
+  cgroup->v1_pids = assay_bwrap_backend_make_v1_group ("pids", name);
+  cgroup->v1_cpu = assay_bwrap_backend_make_v1_group ("cpu", name);
   if (cgroup->v1_memory == NULL || cgroup->v1_pids == NULL)
     {
-      cgroup_clear (cgroup);
+      assay_bwrap_backend_cgroup_clear (cgroup);
       return FALSE;
     }
 
   g_free (value);
   value = g_strdup_printf ("%" G_GUINT64_FORMAT, limits->memory_bytes);
-  if (!write_file (cgroup->v1_memory, "memory.limit_in_bytes", value))
+  if (!assay_bwrap_backend_write_file (cgroup->v1_memory, "memory.limit_in_bytes", value))
     {
-      cgroup_clear (cgroup);
+      assay_bwrap_backend_cgroup_clear (cgroup);
       return FALSE;
     }
-  write_file (cgroup->v1_memory, "memory.memsw.limit_in_bytes", value);
-  write_file (cgroup->v1_memory, "memory.swappiness", "0");
+  assay_bwrap_backend_write_file (cgroup->v1_memory, "memory.memsw.limit_in_bytes", value);
+  assay_bwrap_backend_write_file (cgroup->v1_memory, "memory.swappiness", "0");
   g_free (value);
   value = g_strdup_printf ("%u", limits->pids);
-  write_file (cgroup->v1_pids, "pids.max", value);
+  assay_bwrap_backend_write_file (cgroup->v1_pids, "pids.max", value);
   if (cgroup->v1_cpu)
     {
       g_free (value);
-      write_file (cgroup->v1_cpu, "cpu.cfs_period_us", "100000");
+      assay_bwrap_backend_write_file (cgroup->v1_cpu, "cpu.cfs_period_us", "100000");
       value = g_strdup_printf ("%u", (guint) ceil (limits->cpus * 100000));
-      write_file (cgroup->v1_cpu, "cpu.cfs_quota_us", value);
+      assay_bwrap_backend_write_file (cgroup->v1_cpu, "cpu.cfs_quota_us", value);
     }
   cgroup->kind = CGROUP_V1;
   return TRUE;
 }
 
 static guint64
-cgroup_oom_kills (const Cgroup *cgroup)
+assay_bwrap_backend_cgroup_oom_kills (const Cgroup *cgroup)
 {
   if (cgroup->kind == CGROUP_V2)
-    return read_counter (cgroup->v2_dir, "memory.events", "oom_kill");
+    return assay_bwrap_backend_read_counter (cgroup->v2_dir, "memory.events", "oom_kill");
   if (cgroup->kind == CGROUP_V1)
-    return read_counter (cgroup->v1_memory, "memory.oom_control", "oom_kill");
+    return assay_bwrap_backend_read_counter (cgroup->v1_memory, "memory.oom_control", "oom_kill");
   return 0;
 }
 
@@ -347,7 +348,7 @@ typedef struct
 } ChildSetup;
 
 static void
-child_setup (gpointer user_data)
+assay_bwrap_backend_child_setup (gpointer user_data)
 {
   ChildSetup *setup = user_data;
 
@@ -400,7 +401,7 @@ struct _AssayBwrapInstance
 G_DEFINE_FINAL_TYPE (AssayBwrapInstance, assay_bwrap_instance, ASSAY_TYPE_SANDBOX_INSTANCE)
 
 static gpointer
-stderr_reader (gpointer user_data)
+assay_bwrap_backend_stderr_reader (gpointer user_data)
 {
   AssayBwrapInstance *self = user_data;
   GInputStream *stream = g_subprocess_get_stderr_pipe (self->process);
@@ -440,7 +441,7 @@ assay_bwrap_instance_kill (AssaySandboxInstance *instance)
    * its limits so that it can die quickly. */
   g_subprocess_force_exit (self->process);
   g_mutex_lock (&self->cgroup_mutex);
-  cgroup_kill (&self->cgroup);
+  assay_bwrap_backend_cgroup_kill (&self->cgroup);
   g_mutex_unlock (&self->cgroup_mutex);
 }
 
@@ -464,7 +465,7 @@ assay_bwrap_instance_wait (AssaySandboxInstance  *instance,
   else
     exit_out->exit_code = g_subprocess_get_exit_status (self->process);
   g_mutex_lock (&self->cgroup_mutex);
-  exit_out->oom_killed = cgroup_oom_kills (&self->cgroup) > self->oom_kills_at_start;
+  exit_out->oom_killed = assay_bwrap_backend_cgroup_oom_kills (&self->cgroup) > self->oom_kills_at_start;
   g_mutex_unlock (&self->cgroup_mutex);
   return TRUE;
 }
@@ -480,7 +481,7 @@ assay_bwrap_instance_destroy (AssaySandboxInstance *instance)
 
   g_subprocess_force_exit (self->process);
   g_mutex_lock (&self->cgroup_mutex);
-  cgroup_kill (&self->cgroup);
+  assay_bwrap_backend_cgroup_kill (&self->cgroup);
   g_mutex_unlock (&self->cgroup_mutex);
   g_subprocess_wait (self->process, NULL, NULL);
   if (self->stderr_thread != NULL)
@@ -489,7 +490,7 @@ assay_bwrap_instance_destroy (AssaySandboxInstance *instance)
    * of them after a fork bomb): kill what is left and remove the cgroups once empty. What
    * still cannot be removed is found by the next run's remove_leftovers. */
   g_mutex_lock (&self->cgroup_mutex);
-  for (guint i = 0; i < 250 && !cgroup_clear (&self->cgroup); i++)
+  for (guint i = 0; i < 250 && !assay_bwrap_backend_cgroup_clear (&self->cgroup); i++)
     g_usleep (20 * 1000);
   g_mutex_unlock (&self->cgroup_mutex);
 }
@@ -563,7 +564,7 @@ static GCond spawn_cond;
 static GAsyncQueue *spawn_queue;
 
 static gpointer
-spawner_thread (gpointer data)
+assay_bwrap_backend_spawner_thread (gpointer data)
 {
   for (;;)
     {
@@ -580,9 +581,9 @@ spawner_thread (gpointer data)
 }
 
 static GSubprocess *
-spawn_from_stable_thread (GSubprocessLauncher  *launcher,
-                          const char * const   *argv,
-                          GError              **error)
+assay_bwrap_backend_spawn_from_stable_thread (GSubprocessLauncher  *launcher,
+                                              const char * const   *argv,
+                                              GError              **error)
 {
   static gsize initialized = 0;
   SpawnRequest request = { launcher, argv, NULL, NULL, FALSE };
@@ -590,7 +591,7 @@ spawn_from_stable_thread (GSubprocessLauncher  *launcher,
   if (g_once_init_enter (&initialized))
     {
       spawn_queue = g_async_queue_new ();
-      g_thread_unref (g_thread_new ("assay-bwrap-spawner", spawner_thread, NULL));
+      g_thread_unref (g_thread_new ("assay-bwrap-spawner", assay_bwrap_backend_spawner_thread, NULL));
       g_once_init_leave (&initialized, 1);
     }
 
@@ -614,9 +615,9 @@ assay_bwrap_backend_get_name (AssaySandboxBackend *backend)
 }
 
 static void
-push (GPtrArray  *argv,
-      const char *first,
-      ...)
+assay_bwrap_backend_push (GPtrArray  *argv,
+                          const char *first,
+                          ...)
 {
   va_list args;
 
@@ -627,14 +628,14 @@ push (GPtrArray  *argv,
 }
 
 static void
-push_printf (GPtrArray  *argv,
-             const char *format,
-             ...) G_GNUC_PRINTF (2, 3);
+assay_bwrap_backend_push_printf (GPtrArray  *argv,
+                                 const char *format,
+                                 ...) G_GNUC_PRINTF (2, 3);
 
 static void
-push_printf (GPtrArray  *argv,
-             const char *format,
-             ...)
+assay_bwrap_backend_push_printf (GPtrArray  *argv,
+                                 const char *format,
+                                 ...)
 {
   va_list args;
 
@@ -644,7 +645,7 @@ push_printf (GPtrArray  *argv,
 }
 
 static guint
-count_own_processes (void)
+assay_bwrap_backend_count_own_processes (void)
 {
   g_autoptr(GDir) dir = g_dir_open ("/proc", 0, NULL);
   const char *name;
@@ -672,54 +673,73 @@ count_own_processes (void)
 }
 
 static GPtrArray *
-build_argv (const AssaySandboxSpec *spec,
-            gboolean                with_data)
+assay_bwrap_backend_build_argv (const AssaySandboxSpec *spec,
+                                gboolean                with_data)
 {
   GPtrArray *argv = g_ptr_array_new_with_free_func (g_free);
   guint threads = MAX (1, (guint) ceil (spec->limits.cpus));
 
-  push (argv, "bwrap", NULL);
-  push_printf (argv, "--ro-bind-fd"); push_printf (argv, "%d", ROOTFS_FD); push (argv, "/", NULL);
-  push (argv, "--proc", "/proc", "--dev", "/dev", NULL);
-  push (argv, "--size", NULL); push_printf (argv, "%u", (guint) SHM_BYTES);
-  push (argv, "--tmpfs", "/dev/shm", NULL);
-  push_printf (argv, "--seccomp"); push_printf (argv, "%d", SECCOMP_FD);
-  push (argv, "--size", NULL); push_printf (argv, "%" G_GUINT64_FORMAT, spec->limits.tmp_bytes);
-  push (argv, "--tmpfs", "/tmp", NULL);
-  push (argv, "--size", NULL); push_printf (argv, "%" G_GUINT64_FORMAT, spec->limits.workspace_bytes);
-  push (argv, "--perms", "0755", "--tmpfs", "/workspace", NULL);
+  assay_bwrap_backend_push (argv, "bwrap", NULL);
+  assay_bwrap_backend_push_printf (argv,
+                                   "--ro-bind-fd"); assay_bwrap_backend_push_printf (argv, "%d", ROOTFS_FD); assay_bwrap_backend_push (argv, "/", NULL);
+  assay_bwrap_backend_push (argv, "--proc", "/proc", "--dev", "/dev", NULL);
+  assay_bwrap_backend_push (argv,
+                            "--size",
+                            NULL); assay_bwrap_backend_push_printf (argv, "%u", (guint) SHM_BYTES);
+  assay_bwrap_backend_push (argv, "--tmpfs", "/dev/shm", NULL);
+  assay_bwrap_backend_push_printf (argv,
+                                   "--seccomp"); assay_bwrap_backend_push_printf (argv, "%d", SECCOMP_FD);
+  assay_bwrap_backend_push (argv,
+                            "--size",
+                            NULL); assay_bwrap_backend_push_printf (argv, "%" G_GUINT64_FORMAT, spec->limits.tmp_bytes);
+  assay_bwrap_backend_push (argv, "--tmpfs", "/tmp", NULL);
+  assay_bwrap_backend_push (argv,
+                            "--size",
+                            NULL); assay_bwrap_backend_push_printf (argv, "%" G_GUINT64_FORMAT, spec->limits.workspace_bytes);
+  assay_bwrap_backend_push (argv, "--perms", "0755", "--tmpfs", "/workspace", NULL);
   if (with_data)
     {
-      push_printf (argv, "--ro-bind-fd"); push_printf (argv, "%d", DATA_FD); push (argv, "/data", NULL);
+      assay_bwrap_backend_push_printf (argv,
+                                       "--ro-bind-fd"); assay_bwrap_backend_push_printf (argv, "%d", DATA_FD); assay_bwrap_backend_push (argv, "/data", NULL);
     }
-  push (argv,
-        "--unshare-all",           /* user, ipc, pid, net, uts, cgroup */
-        "--unshare-user",
-        "--disable-userns",        /* no nested user namespaces */
-        "--die-with-parent",
-        "--new-session",
-        "--cap-drop", "ALL",
-        "--uid", SANDBOX_UID,
-        "--gid", SANDBOX_GID,
-        "--hostname", "assay",
-        "--clearenv",
-        "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin",
-        "--setenv", "HOME", "/tmp",
-        "--setenv", "LANG", "C.UTF-8",
-        "--setenv", "MPLBACKEND", "Agg",
-        "--setenv", "MPLCONFIGDIR", "/tmp/matplotlib",
-        "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
-        NULL);
+  assay_bwrap_backend_push (argv,
+                            "--unshare-all",           /* user, ipc, pid, net, uts, cgroup */
+                            "--unshare-user",
+                            "--disable-userns",        /* no nested user namespaces */
+                            "--die-with-parent",
+                            "--new-session",
+                            "--cap-drop", "ALL",
+                            "--uid", SANDBOX_UID,
+                            "--gid", SANDBOX_GID,
+                            "--hostname", "assay",
+                            "--clearenv",
+                            "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin",
+                            "--setenv", "HOME", "/tmp",
+                            "--setenv", "LANG", "C.UTF-8",
+                            "--setenv", "MPLBACKEND", "Agg",
+                            "--setenv", "MPLCONFIGDIR", "/tmp/matplotlib",
+                            "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
+                            NULL);
   /* Marks the sandbox's processes as this session's, as the label does for Docker. */
-  push (argv, "--setenv", "ASSAY_SESSION", spec->session_id ? spec->session_id : "", NULL);
-  push (argv, "--setenv", "OPENBLAS_NUM_THREADS", NULL); push_printf (argv, "%u", threads);
-  push (argv, "--setenv", "OMP_NUM_THREADS", NULL); push_printf (argv, "%u", threads);
-  push (argv, "--chdir", "/workspace", NULL);
+  assay_bwrap_backend_push (argv,
+                            "--setenv",
+                            "ASSAY_SESSION",
+                            spec->session_id ? spec->session_id : "",
+                            NULL);
+  assay_bwrap_backend_push (argv,
+                            "--setenv",
+                            "OPENBLAS_NUM_THREADS",
+                            NULL); assay_bwrap_backend_push_printf (argv, "%u", threads);
+  assay_bwrap_backend_push (argv,
+                            "--setenv",
+                            "OMP_NUM_THREADS",
+                            NULL); assay_bwrap_backend_push_printf (argv, "%u", threads);
+  assay_bwrap_backend_push (argv, "--chdir", "/workspace", NULL);
   if (spec->command != NULL)
     for (guint i = 0; spec->command[i] != NULL; i++)
-      push (argv, spec->command[i], NULL);
+      assay_bwrap_backend_push (argv, spec->command[i], NULL);
   else
-    push (argv, "python3", "-I", "/opt/assay/kernel/assay_kernel.py", NULL);
+    assay_bwrap_backend_push (argv, "python3", "-I", "/opt/assay/kernel/assay_kernel.py", NULL);
   g_ptr_array_add (argv, NULL);
   return argv;
 }
@@ -778,7 +798,7 @@ assay_bwrap_backend_launch (AssaySandboxBackend     *backend,
   own_start = assay_sandbox_read_process_start_time ("self");
   cgroup_name = g_strdup_printf ("assay-%s-%d-%s-%u", spec->session_id ? spec->session_id : "x",
                                  getpid (), own_start ? own_start : "0", g_random_int ());
-  if (cgroup_create (&self->cgroup, cgroup_name, &spec->limits))
+  if (assay_bwrap_backend_cgroup_create (&self->cgroup, cgroup_name, &spec->limits))
     {
       const char *dirs[] = { self->cgroup.v2_dir, self->cgroup.v1_memory,
                              self->cgroup.v1_pids, self->cgroup.v1_cpu };
@@ -786,7 +806,7 @@ assay_bwrap_backend_launch (AssaySandboxBackend     *backend,
       for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
         if (dirs[i] != NULL)
           g_snprintf (setup->procs[setup->n_procs++], PATH_MAX, "%s/cgroup.procs", dirs[i]);
-      self->oom_kills_at_start = cgroup_oom_kills (&self->cgroup);
+      self->oom_kills_at_start = assay_bwrap_backend_cgroup_oom_kills (&self->cgroup);
     }
   else
     {
@@ -796,7 +816,7 @@ assay_bwrap_backend_launch (AssaySandboxBackend     *backend,
       setup->as.rlim_cur = setup->as.rlim_max = spec->limits.memory_bytes;
       setup->set_nproc = TRUE;
       setup->nproc.rlim_cur = setup->nproc.rlim_max =
-        spec->limits.pids + (geteuid () == 0 ? 0 : count_own_processes ());
+        spec->limits.pids + (geteuid () == 0 ? 0 : assay_bwrap_backend_count_own_processes ());
     }
   setup->fsize.rlim_cur = setup->fsize.rlim_max = spec->limits.file_bytes;
   /* CPU time over the whole session; a single cell is bounded by its wall-clock timeout. */
@@ -816,7 +836,7 @@ assay_bwrap_backend_launch (AssaySandboxBackend     *backend,
   g_subprocess_launcher_take_fd (launcher, rootfs_fd, ROOTFS_FD);
   if (data_fd >= 0)
     g_subprocess_launcher_take_fd (launcher, data_fd, DATA_FD);
-  g_subprocess_launcher_set_child_setup (launcher, child_setup, setup, g_free);
+  g_subprocess_launcher_set_child_setup (launcher, assay_bwrap_backend_child_setup, setup, g_free);
 
   /* Without a memory cgroup, memory behind a memfd would escape the limit. */
   seccomp_fd = assay_sandbox_seccomp_filter_fd (self->cgroup.v2_dir == NULL &&
@@ -824,22 +844,24 @@ assay_bwrap_backend_launch (AssaySandboxBackend     *backend,
   if (seccomp_fd < 0)
     {
       g_prefix_error (error, _("Cannot prepare the sandbox: "));
-      cgroup_clear (&self->cgroup);
+      assay_bwrap_backend_cgroup_clear (&self->cgroup);
       self->destroyed = TRUE;
       return NULL;
     }
   g_subprocess_launcher_take_fd (launcher, seccomp_fd, SECCOMP_FD);
 
-  argv = build_argv (spec, data_fd >= 0);
-  self->process = spawn_from_stable_thread (launcher, (const char * const *) argv->pdata, error);
+  argv = assay_bwrap_backend_build_argv (spec, data_fd >= 0);
+  self->process = assay_bwrap_backend_spawn_from_stable_thread (launcher,
+                                                                (const char * const *) argv->pdata,
+                                                                error);
   if (self->process == NULL)
     {
-      cgroup_clear (&self->cgroup);
+      assay_bwrap_backend_cgroup_clear (&self->cgroup);
       self->destroyed = TRUE;
       return NULL;
     }
 
-  self->stderr_thread = g_thread_new ("assay-bwrap-stderr", stderr_reader, self);
+  self->stderr_thread = g_thread_new ("assay-bwrap-stderr", assay_bwrap_backend_stderr_reader, self);
   return ASSAY_SANDBOX_INSTANCE (g_steal_pointer (&self));
 }
 
@@ -875,7 +897,7 @@ assay_bwrap_backend_probe (AssaySandboxBackend  *backend,
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE |
                                         G_SUBPROCESS_FLAGS_STDERR_PIPE);
   g_subprocess_launcher_set_cwd (launcher, "/");
-  g_subprocess_launcher_set_child_setup (launcher, child_setup, setup, g_free);
+  g_subprocess_launcher_set_child_setup (launcher, assay_bwrap_backend_child_setup, setup, g_free);
   process = g_subprocess_launcher_spawnv (launcher, argv, &error);
   if (process == NULL ||
       !g_subprocess_communicate_utf8 (process, NULL, cancellable, NULL, &err_text, &error))
@@ -906,7 +928,7 @@ assay_bwrap_backend_probe (AssaySandboxBackend  *backend,
 /* Whether the cgroup NAME ("assay-<session>-<pid>-<start>-<random>") belongs to a run of
  * Assay that is gone. Names without the start time (older runs) go by the pid alone. */
 static gboolean
-cgroup_is_leftover (const char *name)
+assay_bwrap_backend_cgroup_is_leftover (const char *name)
 {
   g_auto(GStrv) fields = NULL;
   g_autofree char *start = NULL;
@@ -928,7 +950,7 @@ cgroup_is_leftover (const char *name)
 }
 
 static guint
-remove_leftover_cgroups_in (const char *parent)
+assay_bwrap_backend_remove_leftover_cgroups_in (const char *parent)
 {
   g_autoptr(GDir) dir = parent ? g_dir_open (parent, 0, NULL) : NULL;
   const char *name;
@@ -938,18 +960,18 @@ remove_leftover_cgroups_in (const char *parent)
     {
       g_autofree char *path = NULL;
 
-      if (!cgroup_is_leftover (name))
+      if (!assay_bwrap_backend_cgroup_is_leftover (name))
         continue;
       path = g_build_filename (parent, name, NULL);
       if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK) &&
-          remove_cgroup_dir (path))
+          assay_bwrap_backend_remove_cgroup_dir (path))
         removed++;
     }
   return removed;
 }
 
 /* The cgroups of earlier runs that crashed or were killed before removing them: where
- * cgroup_create makes them, under our own cgroup in each hierarchy. */
+ * assay_bwrap_backend_cgroup_create makes them, under our own cgroup in each hierarchy. */
 static guint
 assay_bwrap_backend_remove_leftovers (AssaySandboxBackend *backend,
                                       GCancellable        *cancellable)
@@ -958,23 +980,23 @@ assay_bwrap_backend_remove_leftovers (AssaySandboxBackend *backend,
   g_autofree char *v2_parent = NULL;
   guint removed = 0;
 
-  if (cgroup_v2_available (&v2_parent))
-    removed += remove_leftover_cgroups_in (v2_parent);
+  if (assay_bwrap_backend_cgroup_v2_available (&v2_parent))
+    removed += assay_bwrap_backend_remove_leftover_cgroups_in (v2_parent);
   for (guint i = 0; i < G_N_ELEMENTS (controllers); i++)
     {
-      g_autofree char *own = own_cgroup_path (controllers[i]);
+      g_autofree char *own = assay_bwrap_backend_own_cgroup_path (controllers[i]);
       g_autofree char *parent = NULL;
 
       if (own == NULL)
         continue;
       parent = g_build_filename ("/sys/fs/cgroup", controllers[i], own, NULL);
-      removed += remove_leftover_cgroups_in (parent);
+      removed += assay_bwrap_backend_remove_leftover_cgroups_in (parent);
     }
   return removed;
 }
 
 static void
-backend_iface_init (AssaySandboxBackendInterface *iface)
+assay_bwrap_backend_iface_init (AssaySandboxBackendInterface *iface)
 {
   iface->get_name = assay_bwrap_backend_get_name;
   iface->probe = assay_bwrap_backend_probe;
@@ -1005,7 +1027,7 @@ assay_bwrap_backend_describe_limits (AssayBwrapBackend *self)
 
   g_return_val_if_fail (ASSAY_IS_BWRAP_BACKEND (self), NULL);
 
-  if (cgroup_v2_available (&parent))
+  if (assay_bwrap_backend_cgroup_v2_available (&parent))
     return g_strdup_printf ("cgroup v2 (%s): memory, processes and CPU share", parent);
   if (geteuid () == 0 && g_file_test ("/sys/fs/cgroup/memory/memory.limit_in_bytes", G_FILE_TEST_EXISTS))
     return g_strdup ("cgroup v1 (as root): memory, processes and CPU share");

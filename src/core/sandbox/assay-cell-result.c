@@ -34,7 +34,7 @@ G_DEFINE_FINAL_TYPE (AssayCellResult, assay_cell_result, G_TYPE_OBJECT)
 #define STREAM_JOIN_BYTES (64 * 1024)
 
 static void
-flush_stream (AssayCellResult *self)
+assay_cell_result_flush_stream (AssayCellResult *self)
 {
   JsonObject *output;
 
@@ -191,7 +191,7 @@ JsonArray *
 assay_cell_result_get_outputs (AssayCellResult *self)
 {
   g_return_val_if_fail (ASSAY_IS_CELL_RESULT (self), NULL);
-  flush_stream (self);
+  assay_cell_result_flush_stream (self);
   return self->outputs;
 }
 
@@ -211,7 +211,7 @@ assay_cell_result_add_output (AssayCellResult *self,
 
       if (self->stream_text != NULL &&
           (!g_str_equal (self->stream_name, name) || self->stream_text->len >= STREAM_JOIN_BYTES))
-        flush_stream (self);
+        assay_cell_result_flush_stream (self);
       if (self->stream_text == NULL)
         {
           self->stream_text = g_string_new (NULL);
@@ -220,7 +220,7 @@ assay_cell_result_add_output (AssayCellResult *self,
       g_string_append (self->stream_text, text);
       return;
     }
-  flush_stream (self);
+  assay_cell_result_flush_stream (self);
   json_array_add_object_element (self->outputs, json_object_ref (output));
 }
 
@@ -343,7 +343,7 @@ assay_cell_result_to_json (AssayCellResult *self)
   json_object_set_string_member (object, "status", assay_cell_status_to_string (self->status));
   if (self->status != ASSAY_CELL_OK)
     json_object_set_string_member (object, "reason", self->reason ? self->reason : "");
-  flush_stream (self);
+  assay_cell_result_flush_stream (self);
   json_object_set_array_member (object, "outputs", json_array_ref (self->outputs));
 
   artifacts = json_array_new ();

@@ -35,14 +35,14 @@ struct _AssayDockerBackend
   AssayDockerClient *client;
 };
 
-static void sandbox_backend_iface_init (AssaySandboxBackendInterface *iface);
+static void assay_docker_backend_sandbox_backend_iface_init (AssaySandboxBackendInterface *iface);
 
 G_DEFINE_FINAL_TYPE_WITH_CODE (AssayDockerBackend, assay_docker_backend, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (ASSAY_TYPE_SANDBOX_BACKEND,
-                                                      sandbox_backend_iface_init))
+                                                      assay_docker_backend_sandbox_backend_iface_init))
 
 static char *
-read_boot_id (void)
+assay_docker_backend_read_boot_id (void)
 {
   g_autofree char *contents = NULL;
 
@@ -53,7 +53,7 @@ read_boot_id (void)
 }
 
 static gboolean
-is_valid_session_id (const char *session_id)
+assay_docker_backend_is_valid_session_id (const char *session_id)
 {
   gsize len = 0;
 
@@ -69,7 +69,7 @@ is_valid_session_id (const char *session_id)
 }
 
 static gboolean
-is_valid_container_id (const char *id)
+assay_docker_backend_is_valid_container_id (const char *id)
 {
   gsize len = 0;
 
@@ -82,9 +82,9 @@ is_valid_container_id (const char *id)
 
 /* Removes a container and its anonymous volumes, killing it first if needed. */
 static gboolean
-remove_container (AssayDockerClient  *client,
-                  const char         *container_id,
-                  GError            **error)
+assay_docker_backend_remove_container (AssayDockerClient  *client,
+                                       const char         *container_id,
+                                       GError            **error)
 {
   g_autofree char *escaped = assay_docker_escape_path_segment (container_id);
   g_autofree char *path = g_strdup_printf ("/containers/%s?force=1&v=1", escaped);
@@ -165,9 +165,9 @@ assay_docker_backend_probe (AssaySandboxBackend  *backend,
 }
 
 static void
-add_string_array (JsonBuilder        *builder,
-                  const char         *name,
-                  const char * const *values)
+assay_docker_backend_add_string_array (JsonBuilder        *builder,
+                                       const char         *name,
+                                       const char * const *values)
 {
   json_builder_set_member_name (builder, name);
   json_builder_begin_array (builder);
@@ -177,9 +177,9 @@ add_string_array (JsonBuilder        *builder,
 }
 
 static void
-add_ulimit (JsonBuilder *builder,
-            const char  *name,
-            gint64       value)
+assay_docker_backend_add_ulimit (JsonBuilder *builder,
+                                 const char  *name,
+                                 gint64       value)
 {
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "Name");
@@ -192,7 +192,7 @@ add_ulimit (JsonBuilder *builder,
 }
 
 static gint64
-clamp_to_int64 (guint64 value)
+assay_docker_backend_clamp_to_int64 (guint64 value)
 {
   return (gint64) MIN (value, (guint64) G_MAXINT64);
 }
@@ -200,7 +200,7 @@ clamp_to_int64 (guint64 value)
 /* The container's whole configuration. Nothing comes from the host's
  * environment; every limit is a hard cap. */
 static JsonNode *
-build_create_body (const AssaySandboxSpec *spec)
+assay_docker_backend_build_create_body (const AssaySandboxSpec *spec)
 {
   const AssaySandboxLimits *limits = &spec->limits;
   g_autoptr(JsonBuilder) builder = json_builder_new ();
@@ -208,7 +208,7 @@ build_create_body (const AssaySandboxSpec *spec)
   g_autofree char *omp_env = NULL;
   g_autofree char *pid = g_strdup_printf ("%d", (int) getpid ());
   g_autofree char *pid_start = assay_sandbox_read_process_start_time ("self");
-  g_autofree char *boot_id = read_boot_id ();
+  g_autofree char *boot_id = assay_docker_backend_read_boot_id ();
   g_autofree char *uid = g_strdup_printf ("%u", (guint) getuid ());
   g_autofree char *tmp_options = NULL;
   g_autofree char *workspace_options = NULL;
@@ -233,7 +233,9 @@ build_create_body (const AssaySandboxSpec *spec)
 
   json_builder_set_member_name (builder, "Image");
   json_builder_add_string_value (builder, spec->image_ref);
-  add_string_array (builder, "Cmd", spec->command ? (const char * const *) spec->command : cmd);
+  assay_docker_backend_add_string_array (builder,
+                                         "Cmd",
+                                         spec->command ? (const char * const *) spec->command : cmd);
   json_builder_set_member_name (builder, "Entrypoint");
   json_builder_begin_array (builder);
   json_builder_end_array (builder);
@@ -257,7 +259,7 @@ build_create_body (const AssaySandboxSpec *spec)
       NULL
     };
 
-    add_string_array (builder, "Env", env);
+    assay_docker_backend_add_string_array (builder, "Env", env);
   }
 
   json_builder_set_member_name (builder, "OpenStdin");
@@ -304,9 +306,9 @@ build_create_body (const AssaySandboxSpec *spec)
 
   /* MemorySwap == Memory: no swap on top of the RAM cap. */
   json_builder_set_member_name (builder, "Memory");
-  json_builder_add_int_value (builder, clamp_to_int64 (limits->memory_bytes));
+  json_builder_add_int_value (builder, assay_docker_backend_clamp_to_int64 (limits->memory_bytes));
   json_builder_set_member_name (builder, "MemorySwap");
-  json_builder_add_int_value (builder, clamp_to_int64 (limits->memory_bytes));
+  json_builder_add_int_value (builder, assay_docker_backend_clamp_to_int64 (limits->memory_bytes));
   if (limits->cpus > 0)
     {
       json_builder_set_member_name (builder, "NanoCpus");
@@ -317,8 +319,8 @@ build_create_body (const AssaySandboxSpec *spec)
 
   json_builder_set_member_name (builder, "ReadonlyRootfs");
   json_builder_add_boolean_value (builder, TRUE);
-  add_string_array (builder, "CapDrop", cap_drop);
-  add_string_array (builder, "SecurityOpt", security_opt);
+  assay_docker_backend_add_string_array (builder, "CapDrop", cap_drop);
+  assay_docker_backend_add_string_array (builder, "SecurityOpt", security_opt);
   /* The kernel is the container's init itself: its supervisor reaps orphans and sweeps
    * what a cell leaves behind, and, being non-dumpable, its descriptors cannot be opened
    * through /proc/1/fd by the user code it runs. Under docker-init, PID 1 would hold the
@@ -367,9 +369,11 @@ build_create_body (const AssaySandboxSpec *spec)
 
   json_builder_set_member_name (builder, "Ulimits");
   json_builder_begin_array (builder);
-  add_ulimit (builder, "fsize", clamp_to_int64 (limits->file_bytes));
-  add_ulimit (builder, "nofile", SANDBOX_NOFILE);
-  add_ulimit (builder, "core", 0);   /* no core dumps of the sandbox's memory on the host */
+  assay_docker_backend_add_ulimit (builder,
+                                   "fsize",
+                                   assay_docker_backend_clamp_to_int64 (limits->file_bytes));
+  assay_docker_backend_add_ulimit (builder, "nofile", SANDBOX_NOFILE);
+  assay_docker_backend_add_ulimit (builder, "core", 0);   /* no core dumps of the sandbox's memory on the host */
   json_builder_end_array (builder);
 
   json_builder_set_member_name (builder, "RestartPolicy");
@@ -388,8 +392,8 @@ build_create_body (const AssaySandboxSpec *spec)
 /* Docker creates a container with a limit "discarded" when the kernel lacks
  * the cgroup for it; such a sandbox must not run. */
 static gboolean
-check_create_warnings (JsonObject  *created,
-                       GError     **error)
+assay_docker_backend_check_create_warnings (JsonObject  *created,
+                                            GError     **error)
 {
   JsonNode *warnings = json_object_get_member (created, "Warnings");
   JsonArray *array;
@@ -439,7 +443,7 @@ assay_docker_backend_launch (AssaySandboxBackend     *backend,
   g_autofree char *container_id = NULL;
   const char *id;
 
-  if (!is_valid_session_id (spec->session_id))
+  if (!assay_docker_backend_is_valid_session_id (spec->session_id))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                    "Invalid sandbox session id “%s”", spec->session_id ? spec->session_id : "");
@@ -456,7 +460,7 @@ assay_docker_backend_launch (AssaySandboxBackend     *backend,
   name = g_strdup_printf ("assay-%s-%08x", spec->session_id, g_random_int ());
   escaped_name = g_uri_escape_string (name, NULL, FALSE);
   path = g_strdup_printf ("/containers/create?name=%s", escaped_name);
-  body = build_create_body (spec);
+  body = assay_docker_backend_build_create_body (spec);
 
   created = assay_docker_client_request (self->client, "POST", path, body, NULL,
                                          cancellable, &local_error);
@@ -469,10 +473,10 @@ assay_docker_backend_launch (AssaySandboxBackend     *backend,
 
   id = JSON_NODE_HOLDS_OBJECT (created)
          ? assay_json_get_string (json_node_get_object (created), "Id") : NULL;
-  if (id == NULL || !is_valid_container_id (id))
+  if (id == NULL || !assay_docker_backend_is_valid_container_id (id))
     {
       /* We cannot remove what we cannot name; try the name we chose. */
-      remove_container (self->client, name, NULL);
+      assay_docker_backend_remove_container (self->client, name, NULL);
       g_set_error_literal (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_FAILED,
                            "The Docker daemon sent an invalid container id");
       return NULL;
@@ -480,7 +484,7 @@ assay_docker_backend_launch (AssaySandboxBackend     *backend,
 
   container_id = g_strdup (id);
 
-  if (!check_create_warnings (json_node_get_object (created), &local_error))
+  if (!assay_docker_backend_check_create_warnings (json_node_get_object (created), &local_error))
     goto fail;
 
   /* Attached before the start, so no output of the kernel is missed. */
@@ -512,7 +516,7 @@ fail:
   {
     g_autoptr(GError) remove_error = NULL;
 
-    if (!remove_container (self->client, container_id, &remove_error))
+    if (!assay_docker_backend_remove_container (self->client, container_id, &remove_error))
       g_warning ("Cannot remove the sandbox container %.12s after a failed launch: %s",
                  container_id, remove_error->message);
   }
@@ -524,9 +528,9 @@ fail:
 /* Whether a container labelled by some run of Assay belongs to a run that is
  * gone. A run that is alive, ours or another, keeps its sandboxes. */
 static gboolean
-is_leftover (JsonObject *labels,
-             const char *our_boot_id,
-             const char *our_uid)
+assay_docker_backend_is_leftover (JsonObject *labels,
+                                  const char *our_boot_id,
+                                  const char *our_uid)
 {
   const char *pid = assay_json_get_string (labels, LABEL_PID);
   const char *pid_start = assay_json_get_string (labels, LABEL_PID_START);
@@ -562,7 +566,7 @@ assay_docker_backend_remove_leftovers (AssaySandboxBackend *backend,
   g_autoptr(GError) error = NULL;
   g_autofree char *filters = NULL;
   g_autofree char *path = NULL;
-  g_autofree char *boot_id = read_boot_id ();
+  g_autofree char *boot_id = assay_docker_backend_read_boot_id ();
   g_autofree char *uid = g_strdup_printf ("%u", (guint) getuid ());
   JsonArray *containers;
   guint removed = 0;
@@ -601,14 +605,14 @@ assay_docker_backend_remove_leftovers (AssaySandboxBackend *backend,
       labels = assay_json_get_object (container, "Labels");
 
       /* The filter is the daemon's; check the label ourselves as well. */
-      if (id == NULL || !is_valid_container_id (id) || labels == NULL ||
+      if (id == NULL || !assay_docker_backend_is_valid_container_id (id) || labels == NULL ||
           assay_json_get_string (labels, LABEL_SESSION) == NULL)
         continue;
 
-      if (!is_leftover (labels, boot_id, uid))
+      if (!assay_docker_backend_is_leftover (labels, boot_id, uid))
         continue;
 
-      if (remove_container (self->client, id, &remove_error))
+      if (assay_docker_backend_remove_container (self->client, id, &remove_error))
         removed++;
       else
         g_debug ("Cannot remove leftover sandbox %.12s: %s", id, remove_error->message);
@@ -618,7 +622,7 @@ assay_docker_backend_remove_leftovers (AssaySandboxBackend *backend,
 }
 
 static void
-sandbox_backend_iface_init (AssaySandboxBackendInterface *iface)
+assay_docker_backend_sandbox_backend_iface_init (AssaySandboxBackendInterface *iface)
 {
   iface->get_name = assay_docker_backend_get_name;
   iface->probe = assay_docker_backend_probe;

@@ -73,8 +73,8 @@ typedef struct
 } Transfer;
 
 static void
-transfer_init (Transfer     *transfer,
-               GCancellable *cancellable)
+assay_docker_client_transfer_init (Transfer     *transfer,
+                                   GCancellable *cancellable)
 {
   memset (transfer, 0, sizeof *transfer);
   transfer->cancellable = cancellable;
@@ -83,7 +83,7 @@ transfer_init (Transfer     *transfer,
 }
 
 static void
-transfer_clear (Transfer *transfer)
+assay_docker_client_transfer_clear (Transfer *transfer)
 {
   g_clear_pointer (&transfer->body, g_byte_array_unref);
   g_clear_pointer (&transfer->line, g_byte_array_unref);
@@ -94,8 +94,8 @@ transfer_clear (Transfer *transfer)
 
 /* Text from the daemon goes into error messages: valid UTF-8, bounded, trimmed. */
 static char *
-sanitize_message (const char *text,
-                  gssize      len)
+assay_docker_client_sanitize_message (const char *text,
+                                      gssize      len)
 {
   g_autofree char *valid = NULL;
 
@@ -109,8 +109,8 @@ sanitize_message (const char *text,
 /* The daemon's `message` from an error body, or the body itself when it is
  * not JSON. NULL when there is nothing useful. */
 static char *
-extract_error_message (const guint8 *data,
-                       gsize         len)
+assay_docker_client_extract_error_message (const guint8 *data,
+                                           gsize         len)
 {
   g_autoptr(JsonParser) parser = json_parser_new ();
 
@@ -125,18 +125,18 @@ extract_error_message (const guint8 *data,
       if (root != NULL && JSON_NODE_HOLDS_OBJECT (root) &&
           (message = assay_json_get_string (json_node_get_object (root), "message")) != NULL &&
           message[0] != '\0')
-        return sanitize_message (message, -1);
+        return assay_docker_client_sanitize_message (message, -1);
 
       return NULL;
     }
 
-  return sanitize_message ((const char *) data, len);
+  return assay_docker_client_sanitize_message ((const char *) data, len);
 }
 
 static void
-set_http_error (GError     **error,
-                guint        status,
-                const char  *message)
+assay_docker_client_set_http_error (GError     **error,
+                                    guint        status,
+                                    const char  *message)
 {
   int code;
 
@@ -168,9 +168,9 @@ set_http_error (GError     **error,
 }
 
 static void
-transfer_handle_line (Transfer     *transfer,
-                      const guint8 *data,
-                      gsize         len)
+assay_docker_client_transfer_handle_line (Transfer     *transfer,
+                                          const guint8 *data,
+                                          gsize         len)
 {
   g_autoptr(JsonParser) parser = json_parser_new ();
   JsonObject *object;
@@ -193,27 +193,28 @@ transfer_handle_line (Transfer     *transfer,
   if ((text = assay_json_get_string (object, "message")) != NULL)
     {
       g_free (transfer->last_message);
-      transfer->last_message = sanitize_message (text, -1);
+      transfer->last_message = assay_docker_client_sanitize_message (text, -1);
     }
 
   if (transfer->stream_error != NULL)
     return;
 
   if ((text = assay_json_get_string (object, "error")) != NULL)
-    transfer->stream_error = sanitize_message (text, -1);
+    transfer->stream_error = assay_docker_client_sanitize_message (text, -1);
   else if ((detail = json_object_get_member (object, "errorDetail")) != NULL &&
            JSON_NODE_HOLDS_OBJECT (detail))
     {
       text = assay_json_get_string (json_node_get_object (detail), "message");
-      transfer->stream_error = sanitize_message (text != NULL ? text : "unknown error", -1);
+      transfer->stream_error = assay_docker_client_sanitize_message (text != NULL ? text : "unknown error",
+                                                                     -1);
     }
 }
 
 static size_t
-on_curl_write (char   *ptr,
-               size_t  size,
-               size_t  nmemb,
-               void   *user_data)
+assay_docker_client_curl_write_cb (char   *ptr,
+                                   size_t  size,
+                                   size_t  nmemb,
+                                   void   *user_data)
 {
   Transfer *transfer = user_data;
   gsize len = size * nmemb;
@@ -246,7 +247,7 @@ on_curl_write (char   *ptr,
       g_byte_array_append (transfer->line, data, piece);
       if (newline != NULL)
         {
-          transfer_handle_line (transfer, transfer->line->data, transfer->line->len);
+          assay_docker_client_transfer_handle_line (transfer, transfer->line->data, transfer->line->len);
           g_byte_array_set_size (transfer->line, 0);
         }
 
@@ -258,11 +259,11 @@ on_curl_write (char   *ptr,
 }
 
 static int
-on_curl_xferinfo (void       *user_data,
-                  curl_off_t  dltotal,
-                  curl_off_t  dlnow,
-                  curl_off_t  ultotal,
-                  curl_off_t  ulnow)
+assay_docker_client_curl_xferinfo_cb (void       *user_data,
+                                      curl_off_t  dltotal,
+                                      curl_off_t  dlnow,
+                                      curl_off_t  ultotal,
+                                      curl_off_t  ulnow)
 {
   Transfer *transfer = user_data;
 
@@ -271,19 +272,19 @@ on_curl_xferinfo (void       *user_data,
 }
 
 static void
-transfer_report (Transfer   *transfer,
-                 double      fraction,
-                 const char *message)
+assay_docker_client_transfer_report (Transfer   *transfer,
+                                     double      fraction,
+                                     const char *message)
 {
   if (transfer->progress != NULL)
     transfer->progress (fraction, message, transfer->progress_data);
 }
 
 static size_t
-on_curl_read (char   *buffer,
-              size_t  size,
-              size_t  nitems,
-              void   *user_data)
+assay_docker_client_curl_read_cb (char   *buffer,
+                                  size_t  size,
+                                  size_t  nitems,
+                                  void   *user_data)
 {
   Transfer *transfer = user_data;
   gssize n;
@@ -296,7 +297,7 @@ on_curl_read (char   *buffer,
   transfer->sent += n;
 
   if (n == 0)
-    transfer_report (transfer, -1, "Docker is unpacking the image");
+    assay_docker_client_transfer_report (transfer, -1, "Docker is unpacking the image");
   else if (transfer->sent - transfer->last_reported >= PROGRESS_STEP_BYTES ||
            transfer->last_reported == 0)
     {
@@ -307,7 +308,7 @@ on_curl_read (char   *buffer,
         fraction = MIN (0.99, (double) transfer->sent / (double) transfer->total);
 
       transfer->last_reported = transfer->sent;
-      transfer_report (transfer, fraction, "Sending the image to Docker");
+      assay_docker_client_transfer_report (transfer, fraction, "Sending the image to Docker");
     }
 
   return n;
@@ -332,7 +333,7 @@ assay_docker_client_resolve_socket (AssayDockerClient *self)
     self->socket_path = g_strdup (docker_host + strlen ("unix://"));
   else
     {
-      g_autofree char *shown = sanitize_message (docker_host, -1);
+      g_autofree char *shown = assay_docker_client_sanitize_message (docker_host, -1);
 
       self->host_error = g_strdup_printf (_("DOCKER_HOST=%s is not supported, only unix sockets"),
                                           shown);
@@ -373,9 +374,9 @@ assay_docker_client_create_handle (AssayDockerClient *self,
   curl_easy_setopt (curl, CURLOPT_USERAGENT, "Assay/" PACKAGE_VERSION);
   curl_easy_setopt (curl, CURLOPT_CONNECTTIMEOUT, (long) CONNECT_TIMEOUT_S);
   curl_easy_setopt (curl, CURLOPT_NOPROGRESS, 0L);
-  curl_easy_setopt (curl, CURLOPT_XFERINFOFUNCTION, on_curl_xferinfo);
+  curl_easy_setopt (curl, CURLOPT_XFERINFOFUNCTION, assay_docker_client_curl_xferinfo_cb);
   curl_easy_setopt (curl, CURLOPT_XFERINFODATA, transfer);
-  curl_easy_setopt (curl, CURLOPT_WRITEFUNCTION, on_curl_write);
+  curl_easy_setopt (curl, CURLOPT_WRITEFUNCTION, assay_docker_client_curl_write_cb);
   curl_easy_setopt (curl, CURLOPT_WRITEDATA, transfer);
 
   return curl;
@@ -639,7 +640,7 @@ assay_docker_client_ping (AssayDockerClient  *self,
   if (!assay_docker_client_check_usable (self, cancellable, error))
     return FALSE;
 
-  transfer_init (&transfer, cancellable);
+  assay_docker_client_transfer_init (&transfer, cancellable);
 
   if (assay_docker_client_send (self, "GET", "/_ping", NULL, NULL, 0, PING_TIMEOUT_S,
                                 &transfer, &status, error))
@@ -648,13 +649,13 @@ assay_docker_client_ping (AssayDockerClient  *self,
         ret = TRUE;
       else
         {
-          g_autofree char *message = extract_error_message (transfer.body->data, transfer.body->len);
+          g_autofree char *message = assay_docker_client_extract_error_message (transfer.body->data, transfer.body->len);
 
-          set_http_error (error, status, message);
+          assay_docker_client_set_http_error (error, status, message);
         }
     }
 
-  transfer_clear (&transfer);
+  assay_docker_client_transfer_clear (&transfer);
 
   return ret;
 }
@@ -703,7 +704,7 @@ assay_docker_client_request (AssayDockerClient  *self,
   if (body_text != NULL)
     body_len = strlen (body_text);
 
-  transfer_init (&transfer, cancellable);
+  assay_docker_client_transfer_init (&transfer, cancellable);
 
   if (!assay_docker_client_send (self, method, path,
                                  body_text != NULL ? "application/json" : NULL,
@@ -715,9 +716,9 @@ assay_docker_client_request (AssayDockerClient  *self,
 
   if (status < 200 || (status >= 300 && status != 304))
     {
-      g_autofree char *message = extract_error_message (transfer.body->data, transfer.body->len);
+      g_autofree char *message = assay_docker_client_extract_error_message (transfer.body->data, transfer.body->len);
 
-      set_http_error (error, status, message);
+      assay_docker_client_set_http_error (error, status, message);
       goto out;
     }
 
@@ -740,7 +741,7 @@ assay_docker_client_request (AssayDockerClient  *self,
   result = json_parser_steal_root (parser);
 
 out:
-  transfer_clear (&transfer);
+  assay_docker_client_transfer_clear (&transfer);
 
   return result;
 }
@@ -842,7 +843,7 @@ assay_docker_client_import_image (AssayDockerClient  *self,
   escaped_tag = g_uri_escape_string (tag, NULL, FALSE);
   path = g_strdup_printf ("/images/create?fromSrc=-&repo=%s&tag=%s", escaped_repo, escaped_tag);
 
-  transfer_init (&transfer, cancellable);
+  assay_docker_client_transfer_init (&transfer, cancellable);
   transfer.line_mode = TRUE;
   transfer.upload = tar;
   transfer.total = total_bytes;
@@ -862,22 +863,22 @@ assay_docker_client_import_image (AssayDockerClient  *self,
   headers = curl_slist_append (headers, "Expect:");
   curl_easy_setopt (curl, CURLOPT_HTTPHEADER, headers);
   curl_easy_setopt (curl, CURLOPT_POST, 1L);
-  curl_easy_setopt (curl, CURLOPT_READFUNCTION, on_curl_read);
+  curl_easy_setopt (curl, CURLOPT_READFUNCTION, assay_docker_client_curl_read_cb);
   curl_easy_setopt (curl, CURLOPT_READDATA, &transfer);
 
-  transfer_report (&transfer, total_bytes > 0 ? 0.0 : -1, "Sending the image to Docker");
+  assay_docker_client_transfer_report (&transfer, total_bytes > 0 ? 0.0 : -1, "Sending the image to Docker");
 
   if (!assay_docker_client_perform (self, curl, &transfer, &status, error))
     goto out;
 
   /* A last line without a newline. */
   if (transfer.line->len > 0)
-    transfer_handle_line (&transfer, transfer.line->data, transfer.line->len);
+    assay_docker_client_transfer_handle_line (&transfer, transfer.line->data, transfer.line->len);
 
   if (status < 200 || status >= 300)
     {
-      set_http_error (error, status, transfer.stream_error != NULL
-                                       ? transfer.stream_error : transfer.last_message);
+      assay_docker_client_set_http_error (error, status, transfer.stream_error != NULL
+                                                           ? transfer.stream_error : transfer.last_message);
       goto out;
     }
 
@@ -889,13 +890,13 @@ assay_docker_client_import_image (AssayDockerClient  *self,
       goto out;
     }
 
-  transfer_report (&transfer, 1.0, "Image imported");
+  assay_docker_client_transfer_report (&transfer, 1.0, "Image imported");
   ret = TRUE;
 
 out:
   g_clear_pointer (&curl, curl_easy_cleanup);
   curl_slist_free_all (headers);
-  transfer_clear (&transfer);
+  assay_docker_client_transfer_clear (&transfer);
 
   return ret;
 }
@@ -932,7 +933,7 @@ assay_docker_client_tag_image (AssayDockerClient  *self,
 
 /* Parses "HTTP/1.1 101 UPGRADED\r\n…"; 0 when it is not a status line. */
 static guint
-parse_status_line (const char *header)
+assay_docker_client_parse_status_line (const char *header)
 {
   guint64 status = 0;
 
@@ -951,7 +952,7 @@ parse_status_line (const char *header)
 
 /* The Content-Length of a response header, or -1. */
 static gint64
-parse_content_length (const char *header)
+assay_docker_client_parse_content_length (const char *header)
 {
   g_auto(GStrv) lines = g_strsplit (header, "\r\n", -1);
 
@@ -982,9 +983,9 @@ parse_content_length (const char *header)
 /* Reads the response header one byte at a time, so that nothing after the
  * blank line (the first frames of the stream) is consumed here. */
 static char *
-read_response_header (GInputStream  *input,
-                      GCancellable  *cancellable,
-                      GError       **error)
+assay_docker_client_read_response_header (GInputStream  *input,
+                                          GCancellable  *cancellable,
+                                          GError       **error)
 {
   g_autoptr(GString) header = g_string_new (NULL);
 
@@ -1025,13 +1026,13 @@ read_response_header (GInputStream  *input,
 
 /* The error for a refused attach, with the daemon's message when it sent one. */
 static void
-set_attach_error (GInputStream  *input,
-                  const char    *header,
-                  guint          status,
-                  GCancellable  *cancellable,
-                  GError       **error)
+assay_docker_client_set_attach_error (GInputStream  *input,
+                                      const char    *header,
+                                      guint          status,
+                                      GCancellable  *cancellable,
+                                      GError       **error)
 {
-  gint64 content_length = parse_content_length (header);
+  gint64 content_length = assay_docker_client_parse_content_length (header);
   g_autofree char *message = NULL;
 
   if (content_length > 0)
@@ -1041,10 +1042,10 @@ set_attach_error (GInputStream  *input,
       gsize got = 0;
 
       if (g_input_stream_read_all (input, body, wanted, &got, cancellable, NULL))
-        message = extract_error_message (body, got);
+        message = assay_docker_client_extract_error_message (body, got);
     }
 
-  set_http_error (error, status, message);
+  assay_docker_client_set_http_error (error, status, message);
 }
 
 /**
@@ -1085,11 +1086,11 @@ assay_docker_client_attach (AssayDockerClient  *self,
 
   /* libcurl cannot hand over an upgraded HTTP/1.1 connection, so it only
    * connects; the request and the response header go over a dup of its socket. */
-  transfer_init (&transfer, cancellable);
+  assay_docker_client_transfer_init (&transfer, cancellable);
   curl = assay_docker_client_create_handle (self, "/_ping", &transfer);
   if (curl == NULL)
     {
-      transfer_clear (&transfer);
+      assay_docker_client_transfer_clear (&transfer);
       g_set_error_literal (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_FAILED,
                            "Cannot create an HTTP handle");
       return NULL;
@@ -1116,7 +1117,7 @@ assay_docker_client_attach (AssayDockerClient  *self,
     }
 
   curl_easy_cleanup (curl);
-  transfer_clear (&transfer);
+  assay_docker_client_transfer_clear (&transfer);
 
   if (fd < 0)
     return NULL;
@@ -1150,11 +1151,11 @@ assay_docker_client_attach (AssayDockerClient  *self,
   if (!g_output_stream_write_all (output, request, strlen (request), NULL, cancellable, error))
     return NULL;
 
-  header = read_response_header (input, cancellable, error);
+  header = assay_docker_client_read_response_header (input, cancellable, error);
   if (header == NULL)
     return NULL;
 
-  status = parse_status_line (header);
+  status = assay_docker_client_parse_status_line (header);
   if (status == 0)
     {
       g_set_error_literal (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_FAILED,
@@ -1164,7 +1165,7 @@ assay_docker_client_attach (AssayDockerClient  *self,
 
   if (status != 101 && status != 200)
     {
-      set_attach_error (input, header, status, cancellable, error);
+      assay_docker_client_set_attach_error (input, header, status, cancellable, error);
       return NULL;
     }
 

@@ -15,7 +15,11 @@
  * kept as a bounded tail for diagnostics, stdin echo frames are dropped. */
 #define ASSAY_TYPE_DOCKER_STDOUT_STREAM (assay_docker_stdout_stream_get_type ())
 
-G_DECLARE_FINAL_TYPE (AssayDockerStdoutStream, assay_docker_stdout_stream, ASSAY, DOCKER_STDOUT_STREAM, GInputStream)
+G_DECLARE_FINAL_TYPE (AssayDockerStdoutStream,
+                      assay_docker_stdout_stream,
+                      ASSAY,
+                      DOCKER_STDOUT_STREAM,
+                      GInputStream)
 
 struct _AssayDockerStdoutStream
 {
@@ -64,10 +68,10 @@ assay_docker_stdout_stream_append_stderr (AssayDockerStdoutStream *self,
 }
 
 static void
-on_demux_payload (int           stream,
-                  const guint8 *payload,
-                  gsize         len,
-                  gpointer      user_data)
+assay_docker_instance_demux_payload_cb (int           stream,
+                                        const guint8 *payload,
+                                        gsize         len,
+                                        gpointer      user_data)
 {
   DemuxTarget *target = user_data;
 
@@ -124,7 +128,12 @@ assay_docker_stdout_stream_read (GInputStream  *stream,
           return 0;
         }
 
-      if (!assay_docker_demux_feed (&self->demux, buffer, n, on_demux_payload, &target, error))
+      if (!assay_docker_demux_feed (&self->demux,
+                                    buffer,
+                                    n,
+                                    assay_docker_instance_demux_payload_cb,
+                                    &target,
+                                    error))
         return -1;
 
       if (target.out_len > 0)
@@ -246,7 +255,7 @@ assay_docker_instance_get_stdout (AssaySandboxInstance *instance)
  * leaves them (over a minute, measured). Loosened for the kill (all CPUs, twice the memory)
  * they are gone within a second. Nothing of the user code runs on: the kill follows at once. */
 static void
-loosen_limits_for_kill (AssayDockerInstance *self)
+assay_docker_instance_loosen_limits_for_kill (AssayDockerInstance *self)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
   g_autoptr(JsonNode) body = NULL;
@@ -274,7 +283,7 @@ loosen_limits_for_kill (AssayDockerInstance *self)
 }
 
 static void
-kill_container (AssayDockerInstance *self)
+assay_docker_instance_kill_container (AssayDockerInstance *self)
 {
   g_autoptr(JsonNode) node = NULL;
   g_autoptr(GError) error = NULL;
@@ -284,7 +293,7 @@ kill_container (AssayDockerInstance *self)
   if (g_atomic_int_get (&self->killed))
     return;
 
-  loosen_limits_for_kill (self);
+  assay_docker_instance_loosen_limits_for_kill (self);
   escaped = assay_docker_escape_path_segment (self->container_id);
   path = g_strdup_printf ("/containers/%s/kill?signal=SIGKILL", escaped);
   node = assay_docker_client_request (self->client, "POST", path, NULL, NULL, NULL, &error);
@@ -299,12 +308,12 @@ kill_container (AssayDockerInstance *self)
 }
 
 static void
-kill_worker (GTask        *task,
-             gpointer      source_object,
-             gpointer      task_data,
-             GCancellable *cancellable)
+assay_docker_instance_kill_worker (GTask        *task,
+                                   gpointer      source_object,
+                                   gpointer      task_data,
+                                   GCancellable *cancellable)
 {
-  kill_container (ASSAY_DOCKER_INSTANCE (source_object));
+  assay_docker_instance_kill_container (ASSAY_DOCKER_INSTANCE (source_object));
   g_task_return_boolean (task, TRUE);
 }
 
@@ -320,13 +329,13 @@ assay_docker_instance_kill (AssaySandboxInstance *instance)
     return;
   task = g_task_new (instance, NULL, NULL, NULL);
   g_task_set_source_tag (task, assay_docker_instance_kill);
-  g_task_run_in_thread (task, kill_worker);
+  g_task_run_in_thread (task, assay_docker_instance_kill_worker);
 }
 
 static JsonNode *
-get_member_of_type (JsonObject  *object,
-                    const char  *name,
-                    JsonNodeType type)
+assay_docker_instance_get_member_of_type (JsonObject  *object,
+                                          const char  *name,
+                                          JsonNodeType type)
 {
   JsonNode *node;
 
@@ -378,8 +387,8 @@ assay_docker_instance_wait (AssaySandboxInstance  *instance,
   inspected = assay_docker_client_request (self->client, "GET", path, NULL, NULL, cancellable, NULL);
   if (inspected != NULL && JSON_NODE_HOLDS_OBJECT (inspected))
     {
-      JsonNode *state_node = get_member_of_type (json_node_get_object (inspected), "State",
-                                                 JSON_NODE_OBJECT);
+      JsonNode *state_node = assay_docker_instance_get_member_of_type (json_node_get_object (inspected), "State",
+                                                                       JSON_NODE_OBJECT);
 
       if (state_node != NULL)
         state = json_node_get_object (state_node);
@@ -389,7 +398,7 @@ assay_docker_instance_wait (AssaySandboxInstance  *instance,
     {
       assay_json_get_int (state, "ExitCode", &code);
 
-      oom = get_member_of_type (state, "OOMKilled", JSON_NODE_VALUE);
+      oom = assay_docker_instance_get_member_of_type (state, "OOMKilled", JSON_NODE_VALUE);
       if (oom != NULL && json_node_get_value_type (oom) == G_TYPE_BOOLEAN)
         exit_out->oom_killed = json_node_get_boolean (oom);
     }
@@ -432,7 +441,7 @@ assay_docker_instance_destroy (AssaySandboxInstance *instance)
   if (!self->removed)
     {
       if (!g_atomic_int_get (&self->killed))
-        loosen_limits_for_kill (self);
+        assay_docker_instance_loosen_limits_for_kill (self);
       escaped = assay_docker_escape_path_segment (self->container_id);
       path = g_strdup_printf ("/containers/%s?force=1&v=1", escaped);
       node = assay_docker_client_request (self->client, "DELETE", path, NULL, NULL, NULL, &error);

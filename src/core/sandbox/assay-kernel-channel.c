@@ -184,7 +184,7 @@ assay_sanitize_text (const char *text,
 /* ---- message validation --------------------------------------------------------------- */
 
 static gboolean
-is_cell_id (const char *id)
+assay_kernel_channel_is_cell_id (const char *id)
 {
   if (id == NULL || *id == '\0' || strlen (id) > 64)
     return FALSE;
@@ -195,7 +195,7 @@ is_cell_id (const char *id)
 }
 
 static gboolean
-is_mime_type (const char *mime)
+assay_kernel_channel_is_mime_type (const char *mime)
 {
   gsize len = strlen (mime);
 
@@ -208,9 +208,9 @@ is_mime_type (const char *mime)
 }
 
 static void
-set_sanitized (JsonObject *target,
-               const char *member,
-               const char *text)
+assay_kernel_channel_set_sanitized (JsonObject *target,
+                                    const char *member,
+                                    const char *text)
 {
   g_autofree char *clean = assay_sanitize_text (text, -1);
 
@@ -218,8 +218,8 @@ set_sanitized (JsonObject *target,
 }
 
 static JsonObject *
-parse_mime_bundle (JsonObject  *data,
-                   GError     **error)
+assay_kernel_channel_parse_mime_bundle (JsonObject  *data,
+                                        GError     **error)
 {
   g_autoptr(JsonObject) clean = json_object_new ();
   g_autoptr(GList) members = json_object_get_members (data);
@@ -230,7 +230,7 @@ parse_mime_bundle (JsonObject  *data,
       const char *mime = l->data;
       const char *value = assay_json_get_string (data, mime);
 
-      if (!is_mime_type (mime) || value == NULL)
+      if (!assay_kernel_channel_is_mime_type (mime) || value == NULL)
         continue;
       if (++count > MAX_MIME_TYPES)
         break;
@@ -238,7 +238,7 @@ parse_mime_bundle (JsonObject  *data,
       /* Images travel as base64 and HTML is escaped where it is shown; plain text is what
        * ends up in terminals and reports, so that is where escapes are removed. */
       if (g_str_has_prefix (mime, "text/plain"))
-        set_sanitized (clean, mime, value);
+        assay_kernel_channel_set_sanitized (clean, mime, value);
       else
         json_object_set_string_member (clean, mime, value);
     }
@@ -254,8 +254,8 @@ parse_mime_bundle (JsonObject  *data,
 }
 
 static JsonObject *
-parse_output (JsonObject  *output,
-              GError     **error)
+assay_kernel_channel_parse_output (JsonObject  *output,
+                                   GError     **error)
 {
   const char *output_type = assay_json_get_string (output, "output_type");
   g_autoptr(JsonObject) clean = json_object_new ();
@@ -269,7 +269,7 @@ parse_output (JsonObject  *output,
         goto invalid;
       json_object_set_string_member (clean, "output_type", "stream");
       json_object_set_string_member (clean, "name", name);
-      set_sanitized (clean, "text", text);
+      assay_kernel_channel_set_sanitized (clean, "text", text);
     }
   else if (g_strcmp0 (output_type, "display_data") == 0 ||
            g_strcmp0 (output_type, "execute_result") == 0)
@@ -280,7 +280,7 @@ parse_output (JsonObject  *output,
 
       if (data == NULL || !JSON_NODE_HOLDS_OBJECT (data))
         goto invalid;
-      if (!(bundle = parse_mime_bundle (json_node_get_object (data), error)))
+      if (!(bundle = assay_kernel_channel_parse_mime_bundle (json_node_get_object (data), error)))
         return NULL;
       json_object_set_string_member (clean, "output_type", output_type);
       if (g_strcmp0 (output_type, "execute_result") == 0)
@@ -300,8 +300,8 @@ parse_output (JsonObject  *output,
       JsonArray *lines = json_array_new ();
 
       json_object_set_string_member (clean, "output_type", "error");
-      set_sanitized (clean, "ename", ename ? ename : "Error");
-      set_sanitized (clean, "evalue", evalue ? evalue : "");
+      assay_kernel_channel_set_sanitized (clean, "ename", ename ? ename : "Error");
+      assay_kernel_channel_set_sanitized (clean, "evalue", evalue ? evalue : "");
       if (traceback != NULL && JSON_NODE_HOLDS_ARRAY (traceback))
         {
           JsonArray *array = json_node_get_array (traceback);
@@ -334,7 +334,7 @@ invalid:
 }
 
 static gboolean
-is_base64 (const char *text)
+assay_kernel_channel_is_base64 (const char *text)
 {
   for (const char *p = text; *p; p++)
     if (!g_ascii_isalnum (*p) && *p != '+' && *p != '/' && *p != '=')
@@ -346,9 +346,9 @@ is_base64 (const char *text)
  * drop those escapes (and only real escapes, not an escaped backslash followed by "u0000")
  * before parsing. */
 static char *
-strip_nul_escapes (const char *line,
-                   gsize       len,
-                   gsize      *out_len)
+assay_kernel_channel_strip_nul_escapes (const char *line,
+                                        gsize       len,
+                                        gsize      *out_len)
 {
   char *out = g_malloc (len + 1);
   gsize o = 0;
@@ -396,7 +396,7 @@ assay_kernel_message_parse (const char  *line,
 
   if (memmem (line, len, "\\u0000", 6) != NULL)
     {
-      stripped = strip_nul_escapes (line, len, &len);
+      stripped = assay_kernel_channel_strip_nul_escapes (line, len, &len);
       line = stripped;
     }
 
@@ -426,16 +426,16 @@ assay_kernel_message_parse (const char  *line,
       if (!assay_json_get_int (message, "protocol", &number))
         goto invalid;
       json_object_set_int_member (clean, "protocol", number);
-      set_sanitized (clean, "python", python ? python : "");
+      assay_kernel_channel_set_sanitized (clean, "python", python ? python : "");
     }
   else if (g_strcmp0 (type, "output") == 0)
     {
       JsonNode *output = json_object_get_member (message, "output");
       JsonObject *parsed;
 
-      if (!is_cell_id (id) || output == NULL || !JSON_NODE_HOLDS_OBJECT (output))
+      if (!assay_kernel_channel_is_cell_id (id) || output == NULL || !JSON_NODE_HOLDS_OBJECT (output))
         goto invalid;
-      if (!(parsed = parse_output (json_node_get_object (output), error)))
+      if (!(parsed = assay_kernel_channel_parse_output (json_node_get_object (output), error)))
         return NULL;
       json_object_set_string_member (clean, "id", id);
       json_object_set_object_member (clean, "output", parsed);
@@ -444,20 +444,20 @@ assay_kernel_message_parse (const char  *line,
     {
       const char *name = assay_json_get_string (message, "name");
 
-      if (!is_cell_id (id) || !assay_json_get_int (message, "seq", &seq) || seq < 0 ||
+      if (!assay_kernel_channel_is_cell_id (id) || !assay_json_get_int (message, "seq", &seq) || seq < 0 ||
           name == NULL || !assay_json_get_int (message, "bytes", &number) || number < 0)
         goto invalid;
       json_object_set_string_member (clean, "id", id);
       json_object_set_int_member (clean, "seq", seq);
-      set_sanitized (clean, "name", name);
+      assay_kernel_channel_set_sanitized (clean, "name", name);
       json_object_set_int_member (clean, "bytes", number);
     }
   else if (g_strcmp0 (type, "artifact_data") == 0)
     {
       const char *data = assay_json_get_string (message, "data");
 
-      if (!is_cell_id (id) || !assay_json_get_int (message, "seq", &seq) || seq < 0 ||
-          data == NULL || !is_base64 (data))
+      if (!assay_kernel_channel_is_cell_id (id) || !assay_json_get_int (message, "seq", &seq) || seq < 0 ||
+          data == NULL || !assay_kernel_channel_is_base64 (data))
         goto invalid;
       json_object_set_string_member (clean, "id", id);
       json_object_set_int_member (clean, "seq", seq);
@@ -467,7 +467,7 @@ assay_kernel_message_parse (const char  *line,
     {
       JsonNode *truncated = json_object_get_member (message, "truncated");
 
-      if (!is_cell_id (id) || !assay_json_get_int (message, "seq", &seq) || seq < 0)
+      if (!assay_kernel_channel_is_cell_id (id) || !assay_json_get_int (message, "seq", &seq) || seq < 0)
         goto invalid;
       json_object_set_string_member (clean, "id", id);
       json_object_set_int_member (clean, "seq", seq);
@@ -482,12 +482,12 @@ assay_kernel_message_parse (const char  *line,
       const char *status = assay_json_get_string (message, "status");
       const char *reason = assay_json_get_string (message, "reason");
 
-      if (!is_cell_id (id) || status == NULL || !g_strv_contains (statuses, status))
+      if (!assay_kernel_channel_is_cell_id (id) || status == NULL || !g_strv_contains (statuses, status))
         goto invalid;
       json_object_set_string_member (clean, "id", id);
       json_object_set_string_member (clean, "status", status);
       if (reason != NULL)
-        set_sanitized (clean, "reason", reason);
+        assay_kernel_channel_set_sanitized (clean, "reason", reason);
       if (!assay_json_get_int (message, "execution_count", &number) || number < 0)
         number = 0;
       json_object_set_int_member (clean, "execution_count", number);
@@ -499,7 +499,9 @@ assay_kernel_message_parse (const char  *line,
     {
       const char *text = assay_json_get_string (message, g_str_equal (type, "log") ? "text" : "reason");
 
-      set_sanitized (clean, g_str_equal (type, "log") ? "text" : "reason", text ? text : "");
+      assay_kernel_channel_set_sanitized (clean,
+                                          g_str_equal (type, "log") ? "text" : "reason",
+                                          text ? text : "");
     }
   else
     goto invalid;
@@ -541,11 +543,11 @@ enum {
 
 static guint signals[N_SIGNALS];
 
-static void read_next (AssayKernelChannel *self);
+static void assay_kernel_channel_read_next (AssayKernelChannel *self);
 
 static void
-close_with_error (AssayKernelChannel *self,
-                  const GError       *error)
+assay_kernel_channel_close_with_error (AssayKernelChannel *self,
+                                       const GError       *error)
 {
   if (self->closed)
     return;
@@ -556,10 +558,10 @@ close_with_error (AssayKernelChannel *self,
 }
 
 static gboolean
-handle_line (const char  *line,
-             gsize        len,
-             gpointer     user_data,
-             GError     **error)
+assay_kernel_channel_handle_line (const char  *line,
+                                  gsize        len,
+                                  gpointer     user_data,
+                                  GError     **error)
 {
   AssayKernelChannel *self = user_data;
   g_autoptr(JsonObject) message = NULL;
@@ -575,9 +577,9 @@ handle_line (const char  *line,
 }
 
 static void
-read_cb (GObject      *source,
-         GAsyncResult *result,
-         gpointer      user_data)
+assay_kernel_channel_read_cb (GObject      *source,
+                              GAsyncResult *result,
+                              gpointer      user_data)
 {
   g_autoptr(AssayKernelChannel) self = user_data;
   g_autoptr(GError) error = NULL;
@@ -590,7 +592,7 @@ read_cb (GObject      *source,
 
   if (n < 0)
     {
-      close_with_error (self, error);
+      assay_kernel_channel_close_with_error (self, error);
       return;
     }
 
@@ -600,41 +602,41 @@ read_cb (GObject      *source,
         {
           g_autoptr(GError) cut = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_PARTIAL_INPUT,
                                                        "the kernel's last message was cut off");
-          close_with_error (self, cut);
+          assay_kernel_channel_close_with_error (self, cut);
         }
       else
-        close_with_error (self, NULL);
+        assay_kernel_channel_close_with_error (self, NULL);
       return;
     }
 
   if (!assay_line_splitter_feed (&self->splitter, self->read_buffer, n,
-                                 handle_line, self, &error))
+                                 assay_kernel_channel_handle_line, self, &error))
     {
       if (error != NULL)
-        close_with_error (self, error);
+        assay_kernel_channel_close_with_error (self, error);
       return;
     }
 
-  read_next (self);
+  assay_kernel_channel_read_next (self);
 }
 
 static void
-read_next (AssayKernelChannel *self)
+assay_kernel_channel_read_next (AssayKernelChannel *self)
 {
   if (self->closed)
     return;
 
   g_input_stream_read_async (self->input, self->read_buffer, READ_CHUNK,
                              G_PRIORITY_DEFAULT, self->cancellable,
-                             read_cb, g_object_ref (self));
+                             assay_kernel_channel_read_cb, g_object_ref (self));
 }
 
-static void write_next (AssayKernelChannel *self);
+static void assay_kernel_channel_write_next (AssayKernelChannel *self);
 
 static void
-write_cb (GObject      *source,
-          GAsyncResult *result,
-          gpointer      user_data)
+assay_kernel_channel_write_cb (GObject      *source,
+                               GAsyncResult *result,
+                               gpointer      user_data)
 {
   g_autoptr(AssayKernelChannel) self = user_data;
   g_autoptr(GError) error = NULL;
@@ -644,15 +646,15 @@ write_cb (GObject      *source,
 
   if (!g_output_stream_write_all_finish (G_OUTPUT_STREAM (source), result, NULL, &error))
     {
-      close_with_error (self, error);
+      assay_kernel_channel_close_with_error (self, error);
       return;
     }
 
-  write_next (self);
+  assay_kernel_channel_write_next (self);
 }
 
 static void
-write_next (AssayKernelChannel *self)
+assay_kernel_channel_write_next (AssayKernelChannel *self)
 {
   GBytes *bytes;
   gsize size;
@@ -670,7 +672,7 @@ write_next (AssayKernelChannel *self)
   g_clear_pointer (&self->in_flight, g_bytes_unref);
   self->in_flight = bytes;
   g_output_stream_write_all_async (self->output, data, size, G_PRIORITY_DEFAULT,
-                                   self->cancellable, write_cb, g_object_ref (self));
+                                   self->cancellable, assay_kernel_channel_write_cb, g_object_ref (self));
 }
 
 static void
@@ -754,7 +756,7 @@ assay_kernel_channel_start (AssayKernelChannel *self)
   g_return_if_fail (!self->started);
 
   self->started = TRUE;
-  read_next (self);
+  assay_kernel_channel_read_next (self);
 }
 
 void
@@ -779,7 +781,7 @@ assay_kernel_channel_send (AssayKernelChannel *self,
   text[len + 1] = '\0';
 
   g_queue_push_tail (&self->pending_writes, g_bytes_new_take (g_steal_pointer (&text), len + 1));
-  write_next (self);
+  assay_kernel_channel_write_next (self);
 }
 
 void

@@ -98,15 +98,15 @@ enum {
 
 static guint signals[N_SIGNALS];
 
-static void boot (AssayKernelSession *self, GTask *task);
-static void run_next (AssayKernelSession *self);
-static void send_cell (AssayKernelSession *self, Cell *cell);
-static void recover (AssayKernelSession *self);
+static void assay_kernel_session_boot (AssayKernelSession *self, GTask *task);
+static void assay_kernel_session_run_next (AssayKernelSession *self);
+static void assay_kernel_session_send_cell (AssayKernelSession *self, Cell *cell);
+static void assay_kernel_session_recover (AssayKernelSession *self);
 
 /* ---- cells ---------------------------------------------------------------------------- */
 
 static void
-cell_close_artifact (Cell *cell)
+assay_kernel_session_cell_close_artifact (Cell *cell)
 {
   if (cell->artifact_fd >= 0)
     {
@@ -118,13 +118,13 @@ cell_close_artifact (Cell *cell)
 }
 
 static void
-cell_free (Cell *cell)
+assay_kernel_session_cell_free (Cell *cell)
 {
   g_clear_handle_id (&cell->timeout_source, g_source_remove);
   g_clear_handle_id (&cell->grace_source, g_source_remove);
   if (cell->cancel_handler != 0)
     g_cancellable_disconnect (cell->cancellable, cell->cancel_handler);
-  cell_close_artifact (cell);
+  assay_kernel_session_cell_close_artifact (cell);
   g_clear_object (&cell->cancellable);
   g_clear_object (&cell->task);
   g_clear_object (&cell->result);
@@ -136,8 +136,8 @@ cell_free (Cell *cell)
 }
 
 static void
-set_limit (Cell       *cell,
-           const char *reason)
+assay_kernel_session_set_limit (Cell       *cell,
+                                const char *reason)
 {
   cell->hit_limit = TRUE;
   if (cell->limit_reason == NULL)
@@ -146,7 +146,7 @@ set_limit (Cell       *cell,
 
 /* Finishes the running cell and hands the result to its caller. */
 static void
-complete_cell (AssayKernelSession *self)
+assay_kernel_session_complete_cell (AssayKernelSession *self)
 {
   Cell *cell = g_steal_pointer (&self->cell);
 
@@ -155,7 +155,7 @@ complete_cell (AssayKernelSession *self)
 
   g_clear_handle_id (&cell->timeout_source, g_source_remove);
   g_clear_handle_id (&cell->grace_source, g_source_remove);
-  cell_close_artifact (cell);
+  assay_kernel_session_cell_close_artifact (cell);
 
   if (cell->task != NULL)
     {
@@ -164,15 +164,15 @@ complete_cell (AssayKernelSession *self)
       g_task_return_pointer (cell->task, g_object_ref (cell->result), g_object_unref);
     }
 
-  cell_free (cell);
+  assay_kernel_session_cell_free (cell);
 
   if (self->state == STATE_RUNNING)
     self->state = STATE_READY;
-  run_next (self);
+  assay_kernel_session_run_next (self);
 }
 
 static gboolean
-grace_expired_cb (gpointer user_data)
+assay_kernel_session_grace_expired_cb (gpointer user_data)
 {
   AssayKernelSession *self = user_data;
   Cell *cell = self->cell;
@@ -186,8 +186,8 @@ grace_expired_cb (gpointer user_data)
 }
 
 static void
-interrupt_cell (AssayKernelSession *self,
-                AssayCellStatus     status)
+assay_kernel_session_interrupt_cell (AssayKernelSession *self,
+                                     AssayCellStatus     status)
 {
   Cell *cell = self->cell;
   g_autoptr(JsonObject) message = NULL;
@@ -202,45 +202,47 @@ interrupt_cell (AssayKernelSession *self,
   json_object_set_string_member (message, "type", "interrupt");
   assay_kernel_channel_send (self->channel, message);
 
-  cell->grace_source = g_timeout_add (self->spec->limits.grace_ms, grace_expired_cb, self);
+  cell->grace_source = g_timeout_add (self->spec->limits.grace_ms,
+                                      assay_kernel_session_grace_expired_cb,
+                                      self);
 }
 
 static gboolean
-timeout_cb (gpointer user_data)
+assay_kernel_session_timeout_cb (gpointer user_data)
 {
   AssayKernelSession *self = user_data;
 
   self->cell->timeout_source = 0;
-  interrupt_cell (self, ASSAY_CELL_TIMEOUT);
+  assay_kernel_session_interrupt_cell (self, ASSAY_CELL_TIMEOUT);
   return G_SOURCE_REMOVE;
 }
 
 static gboolean
-cancelled_idle_cb (gpointer user_data)
+assay_kernel_session_cancelled_idle_cb (gpointer user_data)
 {
   g_autoptr(GTask) task = user_data;
   AssayKernelSession *self = g_task_get_source_object (task);
 
   if (self->cell != NULL && self->cell->task == task && self->state == STATE_RUNNING)
-    interrupt_cell (self, ASSAY_CELL_CANCELLED);
+    assay_kernel_session_interrupt_cell (self, ASSAY_CELL_CANCELLED);
   return G_SOURCE_REMOVE;
 }
 
 static void
-cell_cancelled_cb (GCancellable *cancellable,
-                   gpointer      user_data)
+assay_kernel_session_cell_cancelled_cb (GCancellable *cancellable,
+                                        gpointer      user_data)
 {
   GTask *task = user_data;
   AssayKernelSession *self = g_task_get_source_object (task);
 
   /* May run in any thread: hop to the session's context. */
-  g_main_context_invoke (self->context, cancelled_idle_cb, g_object_ref (task));
+  g_main_context_invoke (self->context, assay_kernel_session_cancelled_idle_cb, g_object_ref (task));
 }
 
 /* ---- artifacts ------------------------------------------------------------------------ */
 
 static char *
-sanitize_component (const char *component)
+assay_kernel_session_sanitize_component (const char *component)
 {
   GString *out = g_string_new (NULL);
 
@@ -262,7 +264,7 @@ sanitize_component (const char *component)
 
 /* The name shown to the analyst: the relative path, each part cleaned, no "..". */
 static char *
-sanitize_artifact_name (const char *name)
+assay_kernel_session_sanitize_artifact_name (const char *name)
 {
   g_auto(GStrv) parts = g_strsplit (name, "/", 32);
   g_autoptr(GPtrArray) clean = g_ptr_array_new_with_free_func (g_free);
@@ -271,7 +273,7 @@ sanitize_artifact_name (const char *name)
     {
       if (parts[i][0] == '\0' || g_str_equal (parts[i], ".") || g_str_equal (parts[i], ".."))
         continue;
-      g_ptr_array_add (clean, sanitize_component (parts[i]));
+      g_ptr_array_add (clean, assay_kernel_session_sanitize_component (parts[i]));
     }
   if (clean->len == 0)
     g_ptr_array_add (clean, g_strdup ("file"));
@@ -280,11 +282,11 @@ sanitize_artifact_name (const char *name)
 }
 
 static int
-open_artifact_file (AssayKernelSession  *self,
-                    Cell                *cell,
-                    const char          *clean_name,
-                    char               **path_out,
-                    GError             **error)
+assay_kernel_session_open_artifact_file (AssayKernelSession  *self,
+                                         Cell                *cell,
+                                         const char          *clean_name,
+                                         char               **path_out,
+                                         GError             **error)
 {
   g_autofree char *base = NULL;
   g_autofree char *flat = g_strdup (clean_name);
@@ -336,32 +338,32 @@ open_artifact_file (AssayKernelSession  *self,
 }
 
 static void
-handle_artifact_begin (AssayKernelSession *self,
-                       Cell               *cell,
-                       JsonObject         *message)
+assay_kernel_session_handle_artifact_begin (AssayKernelSession *self,
+                                            Cell               *cell,
+                                            JsonObject         *message)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *clean_name = NULL;
   g_autofree char *path = NULL;
   int fd;
 
-  cell_close_artifact (cell);
+  assay_kernel_session_cell_close_artifact (cell);
   if (cell->task == NULL)
     return; /* replayed cells recreate files inside the sandbox; the host has them already */
 
   if (++cell->artifact_count > self->spec->limits.artifacts)
     {
-      set_limit (cell, "the cell produced more artifacts than allowed");
+      assay_kernel_session_set_limit (cell, "the cell produced more artifacts than allowed");
       return;
     }
   if (cell->artifacts_bytes >= self->spec->limits.artifacts_bytes)
     {
-      set_limit (cell, "the cell's artifacts were larger than allowed together");
+      assay_kernel_session_set_limit (cell, "the cell's artifacts were larger than allowed together");
       return;
     }
 
-  clean_name = sanitize_artifact_name (json_object_get_string_member (message, "name"));
-  fd = open_artifact_file (self, cell, clean_name, &path, &error);
+  clean_name = assay_kernel_session_sanitize_artifact_name (json_object_get_string_member (message, "name"));
+  fd = assay_kernel_session_open_artifact_file (self, cell, clean_name, &path, &error);
   if (fd < 0)
     {
       if (cell->store_error == NULL)
@@ -377,9 +379,9 @@ handle_artifact_begin (AssayKernelSession *self,
 }
 
 static void
-handle_artifact_data (AssayKernelSession *self,
-                      Cell               *cell,
-                      JsonObject         *message)
+assay_kernel_session_handle_artifact_data (AssayKernelSession *self,
+                                           Cell               *cell,
+                                           JsonObject         *message)
 {
   const char *data = json_object_get_string_member (message, "data");
   guint64 cap = self->spec->limits.artifact_bytes;
@@ -395,13 +397,13 @@ handle_artifact_data (AssayKernelSession *self,
     {
       len = cap - cell->artifact->bytes;
       cell->artifact->truncated = TRUE;
-      set_limit (cell, "an artifact was larger than allowed and was cut");
+      assay_kernel_session_set_limit (cell, "an artifact was larger than allowed and was cut");
     }
   if (cell->artifacts_bytes + len > self->spec->limits.artifacts_bytes)
     {
       len = self->spec->limits.artifacts_bytes - cell->artifacts_bytes;
       cell->artifact->truncated = TRUE;
-      set_limit (cell, "the cell's artifacts were larger than allowed together");
+      assay_kernel_session_set_limit (cell, "the cell's artifacts were larger than allowed together");
     }
 
   /* A run of zeros is skipped, not written: a sparse file stays sparse on the host's disk
@@ -424,7 +426,7 @@ handle_artifact_data (AssayKernelSession *self,
             cell->store_error = g_strdup_printf (_("could not store the artifact “%s”: %s"),
                                                  cell->artifact->name, g_strerror (saved));
           g_unlink (cell->artifact->path);
-          cell_close_artifact (cell);
+          assay_kernel_session_cell_close_artifact (cell);
           return;
         }
       offset += n;
@@ -434,9 +436,9 @@ handle_artifact_data (AssayKernelSession *self,
 }
 
 static void
-handle_artifact_end (AssayKernelSession *self,
-                     Cell               *cell,
-                     JsonObject         *message)
+assay_kernel_session_handle_artifact_end (AssayKernelSession *self,
+                                          Cell               *cell,
+                                          JsonObject         *message)
 {
   g_autofree char *content_type = NULL;
   AssayArtifact *artifact;
@@ -447,7 +449,7 @@ handle_artifact_end (AssayKernelSession *self,
   if (json_object_get_boolean_member (message, "truncated"))
     {
       cell->artifact->truncated = TRUE;
-      set_limit (cell, "an artifact was larger than allowed and was cut");
+      assay_kernel_session_set_limit (cell, "an artifact was larger than allowed and was cut");
     }
 
   /* Zeros at the end were skipped: the file gets its full size. */
@@ -468,13 +470,13 @@ handle_artifact_end (AssayKernelSession *self,
 /* ---- messages from the kernel --------------------------------------------------------- */
 
 static void
-finish_replay_cell (AssayKernelSession *self,
-                    gboolean            ok);
+assay_kernel_session_finish_replay_cell (AssayKernelSession *self,
+                                         gboolean            ok);
 
 static void
-handle_done (AssayKernelSession *self,
-             Cell               *cell,
-             JsonObject         *message)
+assay_kernel_session_handle_done (AssayKernelSession *self,
+                                  Cell               *cell,
+                                  JsonObject         *message)
 {
   const char *status = json_object_get_string_member (message, "status");
   const char *reason = json_object_get_string_member_with_default (message, "reason", NULL);
@@ -530,19 +532,19 @@ handle_done (AssayKernelSession *self,
 
   if (cell->task == NULL)
     {
-      finish_replay_cell (self, cell_status == ASSAY_CELL_OK);
+      assay_kernel_session_finish_replay_cell (self, cell_status == ASSAY_CELL_OK);
       return;
     }
 
   if (cell_status == ASSAY_CELL_OK)
     g_ptr_array_add (self->succeeded, g_strdup (cell->code));
 
-  complete_cell (self);
+  assay_kernel_session_complete_cell (self);
 }
 
 /* Roughly how many bytes an output holds: its strings. */
 static guint64
-output_cost (JsonObject *output)
+assay_kernel_session_output_cost (JsonObject *output)
 {
   guint64 cost = 64;
   JsonNode *data = json_object_get_member (output, "data");
@@ -568,9 +570,9 @@ output_cost (JsonObject *output)
 }
 
 static void
-message_cb (AssayKernelChannel *channel,
-            JsonObject         *message,
-            gpointer            user_data)
+assay_kernel_session_message_cb (AssayKernelChannel *channel,
+                                 JsonObject         *message,
+                                 gpointer            user_data)
 {
   AssayKernelSession *self = user_data;
   const char *type = json_object_get_string_member (message, "type");
@@ -590,7 +592,7 @@ message_cb (AssayKernelChannel *channel,
           self->state = STATE_READY;
           g_task_return_boolean (task, TRUE);
           /* Cells queued while the sandbox started (not during a recovery: replay first). */
-          run_next (self);
+          assay_kernel_session_run_next (self);
         }
       return;
     }
@@ -615,7 +617,7 @@ message_cb (AssayKernelChannel *channel,
   if (g_str_equal (type, "output"))
     {
       JsonObject *output = json_object_get_object_member (message, "output");
-      guint64 cost = output_cost (output);
+      guint64 cost = assay_kernel_session_output_cost (output);
       /* The kernel caps streams and rich output; the host does not rely on it. */
       guint64 budget = self->spec->limits.output_bytes + 80 * (guint64) 1024 * 1024;
 
@@ -623,14 +625,15 @@ message_cb (AssayKernelChannel *channel,
         return;
       if (cell->output_bytes + cost > budget)
         {
-          set_limit (cell, "the cell's output was larger than allowed and was cut");
+          assay_kernel_session_set_limit (cell, "the cell's output was larger than allowed and was cut");
           return;
         }
       /* Streams are joined in the result; every other output is an object of its own. */
       if (g_strcmp0 (json_object_get_string_member_with_default (output, "output_type", ""), "stream") != 0 &&
           ++cell->rich_outputs > MAX_RICH_OUTPUTS)
         {
-          set_limit (cell, "the cell displayed more than 10,000 outputs; the rest were dropped");
+          assay_kernel_session_set_limit (cell,
+                                          "the cell displayed more than 10,000 outputs; the rest were dropped");
           return;
         }
       cell->output_bytes += cost;
@@ -638,13 +641,13 @@ message_cb (AssayKernelChannel *channel,
       g_signal_emit (self, signals[OUTPUT], 0, cell->id, output);
     }
   else if (g_str_equal (type, "artifact_begin"))
-    handle_artifact_begin (self, cell, message);
+    assay_kernel_session_handle_artifact_begin (self, cell, message);
   else if (g_str_equal (type, "artifact_data"))
-    handle_artifact_data (self, cell, message);
+    assay_kernel_session_handle_artifact_data (self, cell, message);
   else if (g_str_equal (type, "artifact_end"))
-    handle_artifact_end (self, cell, message);
+    assay_kernel_session_handle_artifact_end (self, cell, message);
   else if (g_str_equal (type, "done"))
-    handle_done (self, cell, message);
+    assay_kernel_session_handle_done (self, cell, message);
 }
 
 /* ---- the sandbox dying ---------------------------------------------------------------- */
@@ -657,7 +660,7 @@ typedef struct
 } Reaping;
 
 static void
-reaping_free (Reaping *reaping)
+assay_kernel_session_reaping_free (Reaping *reaping)
 {
   g_clear_object (&reaping->instance);
   g_free (reaping->stderr_tail);
@@ -665,10 +668,10 @@ reaping_free (Reaping *reaping)
 }
 
 static void
-reap_worker (GTask        *task,
-             gpointer      source_object,
-             gpointer      task_data,
-             GCancellable *cancellable)
+assay_kernel_session_reap_worker (GTask        *task,
+                                  gpointer      source_object,
+                                  gpointer      task_data,
+                                  GCancellable *cancellable)
 {
   Reaping *reaping = task_data;
   g_autoptr(GError) error = NULL;
@@ -682,8 +685,8 @@ reap_worker (GTask        *task,
 }
 
 static char *
-describe_death (AssayKernelSession *self,
-                Reaping            *reaping)
+assay_kernel_session_describe_death (AssayKernelSession *self,
+                                     Reaping            *reaping)
 {
   if (self->fatal_reason != NULL)
     return g_strdup (self->fatal_reason);
@@ -705,9 +708,9 @@ describe_death (AssayKernelSession *self,
 }
 
 static void
-reaped_cb (GObject      *source,
-           GAsyncResult *result,
-           gpointer      user_data)
+assay_kernel_session_reaped_cb (GObject      *source,
+                                GAsyncResult *result,
+                                gpointer      user_data)
 {
   AssayKernelSession *self = ASSAY_KERNEL_SESSION (source);
   Reaping *reaping = g_task_get_task_data (G_TASK (result));
@@ -735,7 +738,7 @@ reaped_cb (GObject      *source,
       return;
     }
 
-  death = describe_death (self, reaping);
+  death = assay_kernel_session_describe_death (self, reaping);
   g_clear_pointer (&self->fatal_reason, g_free);
 
   if (cell != NULL && cell->task != NULL)
@@ -762,27 +765,27 @@ reaped_cb (GObject      *source,
         }
       assay_cell_result_set_status (cell->result, status, reason);
       assay_cell_result_set_state_lost (cell->result, TRUE);
-      recover (self);
+      assay_kernel_session_recover (self);
       return;
     }
 
   if (cell != NULL)
     {
       /* A replayed cell killed the new sandbox too: give up replaying. */
-      finish_replay_cell (self, FALSE);
+      assay_kernel_session_finish_replay_cell (self, FALSE);
       return;
     }
 
   /* Died while idle: the next cell starts a fresh sandbox. */
   g_debug ("the sandbox ended while idle: %s", death);
   self->state = STATE_DEAD;
-  run_next (self);
+  assay_kernel_session_run_next (self);
 }
 
 static void
-channel_closed_cb (AssayKernelChannel *channel,
-                   const GError       *error,
-                   gpointer            user_data)
+assay_kernel_session_channel_closed_cb (AssayKernelChannel *channel,
+                                        const GError       *error,
+                                        gpointer            user_data)
 {
   AssayKernelSession *self = user_data;
   g_autoptr(GTask) task = NULL;
@@ -806,13 +809,13 @@ channel_closed_cb (AssayKernelChannel *channel,
   reaping = g_new0 (Reaping, 1);
   reaping->instance = g_steal_pointer (&self->instance);
 
-  /* While booting, reaped_cb fails the boot instead of recovering. */
+  /* While booting, assay_kernel_session_reaped_cb fails the boot instead of recovering. */
   if (self->state != STATE_BOOTING)
     self->state = STATE_RECOVERING;
-  task = g_task_new (self, NULL, reaped_cb, NULL);
-  g_task_set_source_tag (task, channel_closed_cb);
-  g_task_set_task_data (task, reaping, (GDestroyNotify) reaping_free);
-  g_task_run_in_thread (task, reap_worker);
+  task = g_task_new (self, NULL, assay_kernel_session_reaped_cb, NULL);
+  g_task_set_source_tag (task, assay_kernel_session_channel_closed_cb);
+  g_task_set_task_data (task, reaping, (GDestroyNotify) assay_kernel_session_reaping_free);
+  g_task_run_in_thread (task, assay_kernel_session_reap_worker);
 }
 
 /* ---- booting -------------------------------------------------------------------------- */
@@ -824,7 +827,7 @@ typedef struct
 } Launch;
 
 static void
-launch_free (Launch *launch)
+assay_kernel_session_launch_free (Launch *launch)
 {
   g_clear_object (&launch->backend);
   assay_sandbox_spec_free (launch->spec);
@@ -832,10 +835,10 @@ launch_free (Launch *launch)
 }
 
 static void
-launch_worker (GTask        *task,
-               gpointer      source_object,
-               gpointer      task_data,
-               GCancellable *cancellable)
+assay_kernel_session_launch_worker (GTask        *task,
+                                    gpointer      source_object,
+                                    gpointer      task_data,
+                                    GCancellable *cancellable)
 {
   Launch *launch = task_data;
   GError *error = NULL;
@@ -849,7 +852,7 @@ launch_worker (GTask        *task,
 }
 
 static gboolean
-boot_timeout_cb (gpointer user_data)
+assay_kernel_session_boot_timeout_cb (gpointer user_data)
 {
   AssayKernelSession *self = user_data;
 
@@ -860,9 +863,9 @@ boot_timeout_cb (gpointer user_data)
 }
 
 static void
-launched_cb (GObject      *source,
-             GAsyncResult *result,
-             gpointer      user_data)
+assay_kernel_session_launched_cb (GObject      *source,
+                                  GAsyncResult *result,
+                                  gpointer      user_data)
 {
   AssayKernelSession *self = ASSAY_KERNEL_SESSION (source);
   g_autoptr(GTask) boot_task = user_data;
@@ -891,16 +894,16 @@ launched_cb (GObject      *source,
   self->boot_task = g_steal_pointer (&boot_task);
   self->channel = assay_kernel_channel_new (assay_sandbox_instance_get_stdout (self->instance),
                                             assay_sandbox_instance_get_stdin (self->instance));
-  g_signal_connect (self->channel, "message", G_CALLBACK (message_cb), self);
-  g_signal_connect (self->channel, "closed", G_CALLBACK (channel_closed_cb), self);
-  self->boot_timeout_source = g_timeout_add (BOOT_TIMEOUT_MS, boot_timeout_cb, self);
+  g_signal_connect (self->channel, "message", G_CALLBACK (assay_kernel_session_message_cb), self);
+  g_signal_connect (self->channel, "closed", G_CALLBACK (assay_kernel_session_channel_closed_cb), self);
+  self->boot_timeout_source = g_timeout_add (BOOT_TIMEOUT_MS, assay_kernel_session_boot_timeout_cb, self);
   assay_kernel_channel_start (self->channel);
 }
 
 /* Starts a sandbox; TASK completes when the kernel says it is ready. */
 static void
-boot (AssayKernelSession *self,
-      GTask              *task)
+assay_kernel_session_boot (AssayKernelSession *self,
+                           GTask              *task)
 {
   g_autoptr(GTask) launch_task = NULL;
   Launch *launch;
@@ -912,16 +915,19 @@ boot (AssayKernelSession *self,
   launch->backend = g_object_ref (self->backend);
   launch->spec = assay_sandbox_spec_copy (self->spec);
 
-  launch_task = g_task_new (self, g_task_get_cancellable (task), launched_cb, g_object_ref (task));
-  g_task_set_source_tag (launch_task, boot);
-  g_task_set_task_data (launch_task, launch, (GDestroyNotify) launch_free);
-  g_task_run_in_thread (launch_task, launch_worker);
+  launch_task = g_task_new (self,
+                            g_task_get_cancellable (task),
+                            assay_kernel_session_launched_cb,
+                            g_object_ref (task));
+  g_task_set_source_tag (launch_task, assay_kernel_session_boot);
+  g_task_set_task_data (launch_task, launch, (GDestroyNotify) assay_kernel_session_launch_free);
+  g_task_run_in_thread (launch_task, assay_kernel_session_launch_worker);
 }
 
 /* ---- recovery and replay -------------------------------------------------------------- */
 
 static void
-replay_next (AssayKernelSession *self)
+assay_kernel_session_replay_next (AssayKernelSession *self)
 {
   Cell *cell;
 
@@ -935,7 +941,7 @@ replay_next (AssayKernelSession *self)
         assay_cell_result_set_replayed (failed->result, self->replayed);
       self->state = self->channel != NULL ? STATE_READY : STATE_DEAD;
       g_signal_emit (self, signals[RESTARTED], 0, self->replayed, !self->replay_failed);
-      complete_cell (self);
+      assay_kernel_session_complete_cell (self);
       return;
     }
 
@@ -947,16 +953,16 @@ replay_next (AssayKernelSession *self)
   cell->result = assay_cell_result_new (cell->id, cell->code);
   self->cell = cell;
   self->state = STATE_RUNNING;
-  send_cell (self, cell);
+  assay_kernel_session_send_cell (self, cell);
 }
 
 static void
-finish_replay_cell (AssayKernelSession *self,
-                    gboolean            ok)
+assay_kernel_session_finish_replay_cell (AssayKernelSession *self,
+                                         gboolean            ok)
 {
   Cell *cell = g_steal_pointer (&self->cell);
 
-  cell_free (cell);
+  assay_kernel_session_cell_free (cell);
   if (ok)
     {
       self->replayed++;
@@ -974,19 +980,19 @@ finish_replay_cell (AssayKernelSession *self,
       /* The sandbox died during the replay: start another without replaying again. */
       self->state = STATE_DEAD;
       self->replay_index = self->succeeded->len;
-      replay_next (self);
+      assay_kernel_session_replay_next (self);
       return;
     }
 
   if (!ok)
     self->replay_index = self->succeeded->len;
-  replay_next (self);
+  assay_kernel_session_replay_next (self);
 }
 
 static void
-recovered_cb (GObject      *source,
-              GAsyncResult *result,
-              gpointer      user_data)
+assay_kernel_session_recovered_cb (GObject      *source,
+                                   GAsyncResult *result,
+                                   gpointer      user_data)
 {
   AssayKernelSession *self = ASSAY_KERNEL_SESSION (source);
   g_autoptr(GError) error = NULL;
@@ -1006,7 +1012,7 @@ recovered_cb (GObject      *source,
         }
       self->state = STATE_DEAD;
       self->replay_index = self->succeeded->len;
-      replay_next (self);
+      assay_kernel_session_replay_next (self);
       return;
     }
 
@@ -1015,11 +1021,11 @@ recovered_cb (GObject      *source,
   self->replay_index = self->replay_on_restart ? 0 : self->succeeded->len;
   if (!self->replay_on_restart)
     g_ptr_array_set_size (self->succeeded, 0);
-  replay_next (self);
+  assay_kernel_session_replay_next (self);
 }
 
 static void
-recover (AssayKernelSession *self)
+assay_kernel_session_recover (AssayKernelSession *self)
 {
   g_autoptr(GTask) task = NULL;
 
@@ -1030,16 +1036,16 @@ recover (AssayKernelSession *self)
   g_clear_handle_id (&self->parked->timeout_source, g_source_remove);
   g_clear_handle_id (&self->parked->grace_source, g_source_remove);
 
-  task = g_task_new (self, NULL, recovered_cb, NULL);
-  g_task_set_source_tag (task, recover);
-  boot (self, task);
+  task = g_task_new (self, NULL, assay_kernel_session_recovered_cb, NULL);
+  g_task_set_source_tag (task, assay_kernel_session_recover);
+  assay_kernel_session_boot (self, task);
 }
 
 /* ---- running cells -------------------------------------------------------------------- */
 
 static void
-send_cell (AssayKernelSession *self,
-           Cell               *cell)
+assay_kernel_session_send_cell (AssayKernelSession *self,
+                                Cell               *cell)
 {
   g_autoptr(JsonObject) message = json_object_new ();
   JsonObject *limits = json_object_new ();
@@ -1056,13 +1062,15 @@ send_cell (AssayKernelSession *self,
   assay_kernel_channel_send (self->channel, message);
 
   if (self->spec->limits.timeout_ms > 0)
-    cell->timeout_source = g_timeout_add (self->spec->limits.timeout_ms, timeout_cb, self);
+    cell->timeout_source = g_timeout_add (self->spec->limits.timeout_ms,
+                                          assay_kernel_session_timeout_cb,
+                                          self);
 }
 
 static void
-booted_for_cell_cb (GObject      *source,
-                    GAsyncResult *result,
-                    gpointer      user_data)
+assay_kernel_session_booted_for_cell_cb (GObject      *source,
+                                         GAsyncResult *result,
+                                         gpointer      user_data)
 {
   AssayKernelSession *self = ASSAY_KERNEL_SESSION (source);
   g_autoptr(GError) error = NULL;
@@ -1081,11 +1089,11 @@ booted_for_cell_cb (GObject      *source,
       return;
     }
 
-  run_next (self);
+  assay_kernel_session_run_next (self);
 }
 
 static void
-run_next (AssayKernelSession *self)
+assay_kernel_session_run_next (AssayKernelSession *self)
 {
   g_autoptr(GTask) task = NULL;
   Cell *cell;
@@ -1095,9 +1103,9 @@ run_next (AssayKernelSession *self)
 
   if (self->state == STATE_NEW || self->state == STATE_DEAD)
     {
-      g_autoptr(GTask) boot_task = g_task_new (self, NULL, booted_for_cell_cb, NULL);
-      g_task_set_source_tag (boot_task, run_next);
-      boot (self, boot_task);
+      g_autoptr(GTask) boot_task = g_task_new (self, NULL, assay_kernel_session_booted_for_cell_cb, NULL);
+      g_task_set_source_tag (boot_task, assay_kernel_session_run_next);
+      assay_kernel_session_boot (self, boot_task);
       return;
     }
 
@@ -1115,7 +1123,7 @@ run_next (AssayKernelSession *self)
       assay_cell_result_set_status (result, ASSAY_CELL_CANCELLED, _("cancelled before it started"));
       g_task_return_pointer (task, g_steal_pointer (&result), g_object_unref);
       g_clear_object (&task);
-      run_next (self);
+      assay_kernel_session_run_next (self);
       return;
     }
 
@@ -1129,7 +1137,7 @@ run_next (AssayKernelSession *self)
 
   self->cell = cell;
   self->state = STATE_RUNNING;
-  send_cell (self, cell);
+  assay_kernel_session_send_cell (self, cell);
 
   /* Connected once the cell is sent: a cancellation that comes in between (the handler then
    * runs at once) interrupts a cell that exists. */
@@ -1137,7 +1145,7 @@ run_next (AssayKernelSession *self)
     {
       cell->cancellable = g_object_ref (g_task_get_cancellable (cell->task));
       cell->cancel_handler = g_cancellable_connect (cell->cancellable,
-                                                    G_CALLBACK (cell_cancelled_cb),
+                                                    G_CALLBACK (assay_kernel_session_cell_cancelled_cb),
                                                     cell->task, NULL);
     }
 }
@@ -1213,7 +1221,7 @@ assay_kernel_session_init (AssayKernelSession *self)
 }
 
 static char *
-new_session_id (void)
+assay_kernel_session_new_session_id (void)
 {
   g_autofree char *uuid = g_uuid_string_random ();
 
@@ -1235,7 +1243,7 @@ assay_kernel_session_new (AssaySandboxBackend    *backend,
   self->backend = g_object_ref (backend);
   self->spec = assay_sandbox_spec_copy (spec);
   if (self->spec->session_id == NULL)
-    self->spec->session_id = new_session_id ();
+    self->spec->session_id = assay_kernel_session_new_session_id ();
 
   /* As root, bubblewrap runs as nobody, who must be able to reach the data folder. */
   if (geteuid () == 0)
@@ -1306,9 +1314,9 @@ assay_kernel_session_get_replay_on_restart (AssayKernelSession *self)
 }
 
 static gboolean
-chmod_no_follow (const char  *path,
-                 mode_t       mode,
-                 GError     **error)
+assay_kernel_session_chmod_no_follow (const char  *path,
+                                      mode_t       mode,
+                                      GError     **error)
 {
   int fd = open (path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   int saved;
@@ -1354,7 +1362,7 @@ assay_kernel_session_add_dataset (AssayKernelSession  *self,
     }
 
   name = g_path_get_basename (path);
-  clean = sanitize_component (name);
+  clean = assay_kernel_session_sanitize_component (name);
   target_path = g_build_filename (self->spec->data_dir, clean, NULL);
   g_unlink (target_path);
 
@@ -1368,13 +1376,13 @@ assay_kernel_session_add_dataset (AssayKernelSession  *self,
   if (!g_file_copy (source, target, G_FILE_COPY_OVERWRITE | G_FILE_COPY_NOFOLLOW_SYMLINKS,
                     NULL, NULL, NULL, error))
     return FALSE;
-  return chmod_no_follow (target_path, 0644, error);
+  return assay_kernel_session_chmod_no_follow (target_path, 0644, error);
 }
 
 static void
-started_cb (GObject      *source,
-            GAsyncResult *result,
-            gpointer      user_data)
+assay_kernel_session_started_cb (GObject      *source,
+                                 GAsyncResult *result,
+                                 gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
   GError *error = NULL;
@@ -1410,8 +1418,8 @@ assay_kernel_session_start_async (AssayKernelSession  *self,
       return;
     }
 
-  boot_task = g_task_new (self, cancellable, started_cb, g_steal_pointer (&task));
-  boot (self, boot_task);
+  boot_task = g_task_new (self, cancellable, assay_kernel_session_started_cb, g_steal_pointer (&task));
+  assay_kernel_session_boot (self, boot_task);
 }
 
 gboolean
@@ -1448,7 +1456,7 @@ assay_kernel_session_execute_async (AssayKernelSession  *self,
     }
 
   g_queue_push_tail (&self->waiting, g_steal_pointer (&task));
-  run_next (self);
+  assay_kernel_session_run_next (self);
 }
 
 AssayCellResult *
@@ -1463,7 +1471,7 @@ assay_kernel_session_execute_finish (AssayKernelSession  *self,
 /* The data folder holds only links or copies of the datasets, made by us: remove it and
  * the session's folder above it when that is empty. */
 static void
-remove_data_dir (const char *data_dir)
+assay_kernel_session_remove_data_dir (const char *data_dir)
 {
   g_autoptr(GDir) dir = g_dir_open (data_dir, 0, NULL);
   g_autofree char *parent = g_path_get_dirname (data_dir);
@@ -1485,7 +1493,7 @@ typedef struct
 } Teardown;
 
 static void
-teardown_free (Teardown *teardown)
+assay_kernel_session_teardown_free (Teardown *teardown)
 {
   g_clear_object (&teardown->instance);
   g_free (teardown->data_dir);
@@ -1493,28 +1501,28 @@ teardown_free (Teardown *teardown)
 }
 
 static void
-teardown_run (Teardown *teardown)
+assay_kernel_session_teardown_run (Teardown *teardown)
 {
   if (teardown->instance != NULL)
     assay_sandbox_instance_destroy (teardown->instance);
   if (teardown->data_dir != NULL)
-    remove_data_dir (teardown->data_dir);
+    assay_kernel_session_remove_data_dir (teardown->data_dir);
 }
 
 static void
-teardown_worker (GTask        *task,
-                 gpointer      source_object,
-                 gpointer      task_data,
-                 GCancellable *cancellable)
+assay_kernel_session_teardown_worker (GTask        *task,
+                                      gpointer      source_object,
+                                      gpointer      task_data,
+                                      GCancellable *cancellable)
 {
-  teardown_run (task_data);
+  assay_kernel_session_teardown_run (task_data);
   g_task_return_boolean (task, TRUE);
 }
 
 /* Everything close does on the session's own thread: the channel, the cells waiting. What
  * takes time (the sandbox's end, removing its files) is handed back to run. */
 static Teardown *
-close_begin (AssayKernelSession *self)
+assay_kernel_session_close_begin (AssayKernelSession *self)
 {
   Teardown *teardown = g_new0 (Teardown, 1);
   GTask *waiting;
@@ -1543,7 +1551,7 @@ close_begin (AssayKernelSession *self)
       if (cell->task != NULL)
         g_task_return_new_error (cell->task, G_IO_ERROR, G_IO_ERROR_CLOSED,
                                  _("the session was closed"));
-      cell_free (cell);
+      assay_kernel_session_cell_free (cell);
     }
   if (self->parked != NULL)
     {
@@ -1552,7 +1560,7 @@ close_begin (AssayKernelSession *self)
       if (cell->task != NULL)
         g_task_return_new_error (cell->task, G_IO_ERROR, G_IO_ERROR_CLOSED,
                                  _("the session was closed"));
-      cell_free (cell);
+      assay_kernel_session_cell_free (cell);
     }
 
   if (self->boot_task != NULL)
@@ -1581,9 +1589,9 @@ assay_kernel_session_close (AssayKernelSession *self)
 
   if (self->state == STATE_CLOSED)
     return;
-  teardown = close_begin (self);
-  teardown_run (teardown);
-  teardown_free (teardown);
+  teardown = assay_kernel_session_close_begin (self);
+  assay_kernel_session_teardown_run (teardown);
+  assay_kernel_session_teardown_free (teardown);
 }
 
 void
@@ -1602,8 +1610,10 @@ assay_kernel_session_close_async (AssayKernelSession  *self,
       g_task_return_boolean (task, TRUE);
       return;
     }
-  g_task_set_task_data (task, close_begin (self), (GDestroyNotify) teardown_free);
-  g_task_run_in_thread (task, teardown_worker);
+  g_task_set_task_data (task,
+                        assay_kernel_session_close_begin (self),
+                        (GDestroyNotify) assay_kernel_session_teardown_free);
+  g_task_run_in_thread (task, assay_kernel_session_teardown_worker);
 }
 
 gboolean

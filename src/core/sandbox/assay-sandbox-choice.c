@@ -12,9 +12,9 @@
 #include "assay-sandbox-choice.h"
 
 static AssaySandboxBackend *
-use_docker (AssaySandboxImage  *image,
-            AssaySandboxSpec   *spec,
-            GError            **error)
+assay_sandbox_choice_use_docker (AssaySandboxImage  *image,
+                                 AssaySandboxSpec   *spec,
+                                 GError            **error)
 {
   g_autoptr(AssayDockerBackend) backend = assay_docker_backend_new (NULL);
   g_autoptr(AssayDockerClient) client = assay_docker_client_new (NULL);
@@ -39,9 +39,9 @@ use_docker (AssaySandboxImage  *image,
 }
 
 static AssaySandboxBackend *
-use_bwrap (AssaySandboxImage  *image,
-           AssaySandboxSpec   *spec,
-           GError            **error)
+assay_sandbox_choice_use_bwrap (AssaySandboxImage  *image,
+                                AssaySandboxSpec   *spec,
+                                GError            **error)
 {
   g_autoptr(AssayBwrapBackend) backend = assay_bwrap_backend_new ();
   g_autofree char *reason = NULL;
@@ -81,13 +81,13 @@ assay_sandbox_choose_backend (const char         *name,
     name = NULL;
   if (g_strcmp0 (name, "docker") == 0)
     {
-      if ((backend = use_docker (image, spec, error)) && reason != NULL)
+      if ((backend = assay_sandbox_choice_use_docker (image, spec, error)) && reason != NULL)
         *reason = g_strdup (_("Docker, as chosen in the settings."));
       return backend;
     }
   if (g_strcmp0 (name, "bwrap") == 0 || g_strcmp0 (name, "bubblewrap") == 0)
     {
-      if ((backend = use_bwrap (image, spec, error)) && reason != NULL)
+      if ((backend = assay_sandbox_choice_use_bwrap (image, spec, error)) && reason != NULL)
         *reason = g_strdup (_("bubblewrap, as chosen in the settings."));
       return backend;
     }
@@ -98,13 +98,13 @@ assay_sandbox_choose_backend (const char         *name,
       return NULL;
     }
 
-  if ((backend = use_docker (image, spec, &docker_error)))
+  if ((backend = assay_sandbox_choice_use_docker (image, spec, &docker_error)))
     {
       if (reason != NULL)
         *reason = g_strdup (_("Docker answers and has the sandbox image."));
       return backend;
     }
-  if ((backend = use_bwrap (image, spec, &bwrap_error)))
+  if ((backend = assay_sandbox_choice_use_bwrap (image, spec, &bwrap_error)))
     {
       if (reason != NULL)
         *reason = g_strdup_printf (_("bubblewrap, because %s."), docker_error->message);
@@ -125,7 +125,7 @@ typedef struct
 } Choice;
 
 static void
-choice_free (Choice *choice)
+assay_sandbox_choice_free (Choice *choice)
 {
   g_free (choice->name);
   g_clear_pointer (&choice->spec, assay_sandbox_spec_free);
@@ -135,10 +135,10 @@ choice_free (Choice *choice)
 }
 
 static void
-choose_worker (GTask        *task,
-               gpointer      source_object,
-               gpointer      task_data,
-               GCancellable *cancellable)
+assay_sandbox_choice_choose_worker (GTask        *task,
+                                    gpointer      source_object,
+                                    gpointer      task_data,
+                                    GCancellable *cancellable)
 {
   Choice *choice = task_data;
   g_autoptr(AssaySandboxImage) image = assay_sandbox_image_new (NULL);
@@ -168,8 +168,8 @@ assay_sandbox_choose_backend_async (const char             *name,
   choice->name = g_strdup (name);
   choice->spec = assay_sandbox_spec_copy (spec);
   g_task_set_source_tag (task, assay_sandbox_choose_backend_async);
-  g_task_set_task_data (task, choice, (GDestroyNotify) choice_free);
-  g_task_run_in_thread (task, choose_worker);
+  g_task_set_task_data (task, choice, (GDestroyNotify) assay_sandbox_choice_free);
+  g_task_run_in_thread (task, assay_sandbox_choice_choose_worker);
 }
 
 AssaySandboxBackend *

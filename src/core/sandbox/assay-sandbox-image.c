@@ -76,7 +76,7 @@ assay_sandbox_find_recipe_dir (void)
 }
 
 static char **
-read_packages (const char *recipe_dir)
+assay_sandbox_image_read_packages (const char *recipe_dir)
 {
   g_autofree char *path = g_build_filename (recipe_dir, "packages.txt", NULL);
   g_autofree char *contents = NULL;
@@ -102,7 +102,7 @@ read_packages (const char *recipe_dir)
 }
 
 static void
-compute_hashes (AssaySandboxImage *self)
+assay_sandbox_image_compute_hashes (AssaySandboxImage *self)
 {
   g_autoptr(GChecksum) base = g_checksum_new (G_CHECKSUM_SHA256);
   g_autoptr(GChecksum) whole = NULL;
@@ -170,8 +170,8 @@ assay_sandbox_image_new (const char *recipe_dir)
   g_autofree char *tar_name = NULL;
 
   self->recipe_dir = recipe_dir ? g_strdup (recipe_dir) : assay_sandbox_find_recipe_dir ();
-  self->packages = read_packages (self->recipe_dir);
-  compute_hashes (self);
+  self->packages = assay_sandbox_image_read_packages (self->recipe_dir);
+  assay_sandbox_image_compute_hashes (self);
 
   /* As root, bubblewrap runs as nobody, who cannot enter /root: keep the tree in the
    * system's state folder instead. */
@@ -264,9 +264,9 @@ typedef struct
 } Stage;
 
 static void
-report (const Stage *stage,
-        double       fraction,
-        const char  *message)
+assay_sandbox_image_report (const Stage *stage,
+                            double       fraction,
+                            const char  *message)
 {
   if (stage->progress)
     stage->progress (stage->from + (stage->to - stage->from) * CLAMP (fraction, 0, 1),
@@ -285,11 +285,11 @@ static const struct { const char *prefix; double fraction; const char *message; 
 };
 
 static gboolean
-run_logged (const char * const  *argv,
-            const Stage         *stage,
-            gboolean             parse_phases,
-            GCancellable        *cancellable,
-            GError             **error)
+assay_sandbox_image_run_logged (const char * const  *argv,
+                                const Stage         *stage,
+                                gboolean             parse_phases,
+                                GCancellable        *cancellable,
+                                GError             **error)
 {
   g_autoptr(GSubprocess) process = NULL;
   g_autoptr(GDataInputStream) lines = NULL;
@@ -307,7 +307,7 @@ run_logged (const char * const  *argv,
       if (parse_phases)
         for (guint i = 0; i < G_N_ELEMENTS (phases); i++)
           if (g_str_has_prefix (line, phases[i].prefix))
-            report (stage, phases[i].fraction, phases[i].message);
+            assay_sandbox_image_report (stage, phases[i].fraction, phases[i].message);
       g_string_append (tail, line);
       g_string_append_c (tail, '\n');
       if (tail->len > 8192)
@@ -331,10 +331,10 @@ run_logged (const char * const  *argv,
 }
 
 static gboolean
-build_base_tar (AssaySandboxImage  *self,
-                const Stage        *stage,
-                GCancellable       *cancellable,
-                GError            **error)
+assay_sandbox_image_build_base_tar (AssaySandboxImage  *self,
+                                    const Stage        *stage,
+                                    GCancellable       *cancellable,
+                                    GError            **error)
 {
   g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *include = NULL;
@@ -366,9 +366,9 @@ build_base_tar (AssaySandboxImage  *self,
     g_ptr_array_add (argv, g_strdup (mirrors[i]));
   g_ptr_array_add (argv, NULL);
 
-  report (stage, 0, "Building the root filesystem with mmdebstrap");
+  assay_sandbox_image_report (stage, 0, "Building the root filesystem with mmdebstrap");
   g_unlink (partial);
-  if (!run_logged ((const char * const *) argv->pdata, stage, TRUE, cancellable, error))
+  if (!assay_sandbox_image_run_logged ((const char * const *) argv->pdata, stage, TRUE, cancellable, error))
     {
       g_unlink (partial);
       return FALSE;
@@ -384,7 +384,7 @@ build_base_tar (AssaySandboxImage  *self,
 }
 
 static gboolean
-remove_tree (const char *path)
+assay_sandbox_image_remove_tree (const char *path)
 {
   const char *argv[] = { "rm", "-rf", "--one-file-system", "--", path, NULL };
   g_autoptr(GSubprocess) process = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_NONE, NULL);
@@ -393,9 +393,9 @@ remove_tree (const char *path)
 }
 
 static gboolean
-copy_kernel (AssaySandboxImage  *self,
-             const char         *tree,
-             GError            **error)
+assay_sandbox_image_copy_kernel (AssaySandboxImage  *self,
+                                 const char         *tree,
+                                 GError            **error)
 {
   g_autofree char *target_dir = g_build_filename (tree, "opt", "assay", "kernel", NULL);
 
@@ -422,10 +422,10 @@ copy_kernel (AssaySandboxImage  *self,
 }
 
 static gboolean
-build_tree (AssaySandboxImage  *self,
-            const Stage        *stage,
-            GCancellable       *cancellable,
-            GError            **error)
+assay_sandbox_image_build_tree (AssaySandboxImage  *self,
+                                const Stage        *stage,
+                                GCancellable       *cancellable,
+                                GError            **error)
 {
   g_autofree char *partial = g_strconcat (self->tree_dir, ".partial", NULL);
   g_autofree char *stamp = NULL;
@@ -438,8 +438,8 @@ build_tree (AssaySandboxImage  *self,
     "tar", "-C", partial, "--numeric-owner", "--exclude=./dev/*", "-xf", self->base_tar, NULL
   };
 
-  report (stage, 0, "Unpacking the root filesystem for bubblewrap");
-  remove_tree (partial);
+  assay_sandbox_image_report (stage, 0, "Unpacking the root filesystem for bubblewrap");
+  assay_sandbox_image_remove_tree (partial);
   if (g_mkdir_with_parents (partial, 0755) != 0)
     {
       int saved = errno;
@@ -447,14 +447,14 @@ build_tree (AssaySandboxImage  *self,
                    "cannot create %s: %s", partial, g_strerror (saved));
       return FALSE;
     }
-  if (!run_logged (geteuid () == 0 ? argv_root : argv, stage, FALSE, cancellable, error))
+  if (!assay_sandbox_image_run_logged (geteuid () == 0 ? argv_root : argv, stage, FALSE, cancellable, error))
     {
       /* Cancelled or failed half-way: nothing half-unpacked stays behind. */
-      remove_tree (partial);
+      assay_sandbox_image_remove_tree (partial);
       return FALSE;
     }
-  report (stage, 0.9, "Adding the kernel");
-  if (!copy_kernel (self, partial, error))
+  assay_sandbox_image_report (stage, 0.9, "Adding the kernel");
+  if (!assay_sandbox_image_copy_kernel (self, partial, error))
     return FALSE;
   /* Mount points: bubblewrap cannot create them in a read-only root. */
   for (guint i = 0; i < 2; i++)
@@ -466,7 +466,7 @@ build_tree (AssaySandboxImage  *self,
   stamp = g_build_filename (partial, ".assay-complete", NULL);
   if (!g_file_set_contents (stamp, self->hash, -1, error))
     return FALSE;
-  remove_tree (self->tree_dir);
+  assay_sandbox_image_remove_tree (self->tree_dir);
   if (g_rename (partial, self->tree_dir) != 0)
     {
       int saved = errno;
@@ -474,12 +474,12 @@ build_tree (AssaySandboxImage  *self,
                    "cannot store %s: %s", self->tree_dir, g_strerror (saved));
       return FALSE;
     }
-  report (stage, 1, "Tree ready");
+  assay_sandbox_image_report (stage, 1, "Tree ready");
   return TRUE;
 }
 
 static guint64
-directory_size (const char *path)
+assay_sandbox_image_directory_size (const char *path)
 {
   const char *argv[] = { "du", "-sb", "--", path, NULL };
   g_autoptr(GSubprocess) process = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE |
@@ -492,37 +492,37 @@ directory_size (const char *path)
 }
 
 static void
-import_progress (double      fraction,
-                 const char *message,
-                 gpointer    user_data)
+assay_sandbox_image_import_progress (double      fraction,
+                                     const char *message,
+                                     gpointer    user_data)
 {
   const Stage *stage = user_data;
 
-  report (stage, fraction, message ? message : "Importing into Docker");
+  assay_sandbox_image_report (stage, fraction, message ? message : "Importing into Docker");
 }
 
 static gboolean
-import_docker (AssaySandboxImage  *self,
-               AssayDockerClient  *docker,
-               const Stage        *stage,
-               GCancellable       *cancellable,
-               GError            **error)
+assay_sandbox_image_import_docker (AssaySandboxImage  *self,
+                                   AssayDockerClient  *docker,
+                                   const Stage        *stage,
+                                   GCancellable       *cancellable,
+                                   GError            **error)
 {
   g_autoptr(GSubprocess) tar = NULL;
   const char *argv[] = {
     "tar", "-C", self->tree_dir, "--numeric-owner", "--owner=0", "--group=0",
     "--exclude=./.assay-complete", "-cf", "-", ".", NULL
   };
-  guint64 total = directory_size (self->tree_dir);
+  guint64 total = assay_sandbox_image_directory_size (self->tree_dir);
 
-  report (stage, 0, "Importing the image into Docker");
+  assay_sandbox_image_report (stage, 0, "Importing the image into Docker");
   tar = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, error);
   if (tar == NULL)
     return FALSE;
 
   if (!assay_docker_client_import_image (docker, g_subprocess_get_stdout_pipe (tar), total,
                                          DOCKER_REPO, self->hash,
-                                         import_progress, (gpointer) stage,
+                                         assay_sandbox_image_import_progress, (gpointer) stage,
                                          cancellable, error))
     {
       g_subprocess_force_exit (tar);
@@ -537,13 +537,13 @@ import_docker (AssaySandboxImage  *self,
                                       cancellable, error))
     return FALSE;
 
-  report (stage, 1, "Docker image ready");
+  assay_sandbox_image_report (stage, 1, "Docker image ready");
   return TRUE;
 }
 
 /* Old trees and root filesystems of earlier recipes: each is hundreds of MB. */
 static void
-prune_stale (AssaySandboxImage *self)
+assay_sandbox_image_prune_stale (AssaySandboxImage *self)
 {
   g_autoptr(GDir) dir = g_dir_open (self->store_dir, 0, NULL);
   g_autofree char *tree_name = g_path_get_basename (self->tree_dir);
@@ -559,7 +559,7 @@ prune_stale (AssaySandboxImage *self)
       if (!g_str_has_prefix (name, "tree-") && !g_str_has_prefix (name, "rootfs-"))
         continue;
       path = g_build_filename (self->store_dir, name, NULL);
-      remove_tree (path);
+      assay_sandbox_image_remove_tree (path);
     }
 }
 
@@ -596,7 +596,9 @@ assay_sandbox_image_build (AssaySandboxImage  *self,
           !assay_docker_client_tag_image (docker, self->docker_ref, DOCKER_REPO, "latest",
                                           cancellable, error))
         return FALSE;
-      report (&(Stage) { progress, user_data, 0, 1 }, 1, "The sandbox image is up to date");
+      assay_sandbox_image_report (&(Stage) { progress, user_data, 0, 1 },
+                                  1,
+                                  "The sandbox image is up to date");
       return TRUE;
     }
 
@@ -604,7 +606,7 @@ assay_sandbox_image_build (AssaySandboxImage  *self,
     {
       stage.from = 0;
       stage.to = 0.6;
-      if (!build_base_tar (self, &stage, cancellable, error))
+      if (!assay_sandbox_image_build_base_tar (self, &stage, cancellable, error))
         return FALSE;
     }
 
@@ -612,7 +614,7 @@ assay_sandbox_image_build (AssaySandboxImage  *self,
     {
       stage.from = need_tar ? 0.6 : 0;
       stage.to = need_docker ? 0.75 : 1;
-      if (!build_tree (self, &stage, cancellable, error))
+      if (!assay_sandbox_image_build_tree (self, &stage, cancellable, error))
         return FALSE;
     }
 
@@ -620,10 +622,10 @@ assay_sandbox_image_build (AssaySandboxImage  *self,
     {
       stage.from = need_tree ? 0.75 : 0;
       stage.to = 1;
-      if (!import_docker (self, docker, &stage, cancellable, error))
+      if (!assay_sandbox_image_import_docker (self, docker, &stage, cancellable, error))
         return FALSE;
     }
 
-  prune_stale (self);
+  assay_sandbox_image_prune_stale (self);
   return TRUE;
 }

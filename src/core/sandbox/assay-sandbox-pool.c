@@ -80,9 +80,9 @@ assay_sandbox_pool_new (AssaySandboxBackend    *backend,
 }
 
 static void
-warmed_cb (GObject      *source,
-           GAsyncResult *result,
-           gpointer      user_data)
+assay_sandbox_pool_warmed_cb (GObject      *source,
+                              GAsyncResult *result,
+                              gpointer      user_data)
 {
   g_autoptr(AssaySandboxPool) self = user_data;
   g_autoptr(AssayKernelSession) session = ASSAY_KERNEL_SESSION (g_object_ref (source));
@@ -113,7 +113,10 @@ assay_sandbox_pool_prewarm (AssaySandboxPool *self)
     return;
 
   self->warming = assay_kernel_session_new (self->backend, self->spec, NULL);
-  assay_kernel_session_start_async (self->warming, self->cancellable, warmed_cb, g_object_ref (self));
+  assay_kernel_session_start_async (self->warming,
+                                    self->cancellable,
+                                    assay_sandbox_pool_warmed_cb,
+                                    g_object_ref (self));
 }
 
 gboolean
@@ -151,9 +154,9 @@ assay_sandbox_pool_take_session (AssaySandboxPool *self,
 }
 
 static void
-emptied_cb (GObject      *source,
-            GAsyncResult *result,
-            gpointer      user_data)
+assay_sandbox_pool_emptied_cb (GObject      *source,
+                               GAsyncResult *result,
+                               gpointer      user_data)
 {
   g_autoptr(GApplication) app = user_data;
 
@@ -183,7 +186,9 @@ assay_sandbox_pool_empty (AssaySandboxPool *self)
         continue;
       if (app != NULL)
         g_application_hold (app);
-      assay_kernel_session_close_async (sessions[i], emptied_cb, app != NULL ? g_object_ref (app) : NULL);
+      assay_kernel_session_close_async (sessions[i],
+                                        assay_sandbox_pool_emptied_cb,
+                                        app != NULL ? g_object_ref (app) : NULL);
       g_object_unref (sessions[i]);
     }
 }

@@ -336,10 +336,10 @@ assay_artifact_item_load_bytes (AssayArtifactItem  *self,
 }
 
 static void
-save_worker (GTask        *task,
-             gpointer      source_object,
-             gpointer      task_data,
-             GCancellable *cancellable)
+assay_artifact_list_save_worker (GTask        *task,
+                                 gpointer      source_object,
+                                 gpointer      task_data,
+                                 GCancellable *cancellable)
 {
   AssayArtifactItem *self = source_object;
   GFile *destination = task_data;
@@ -386,7 +386,7 @@ assay_artifact_item_save_async (AssayArtifactItem   *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, assay_artifact_item_save_async);
   g_task_set_task_data (task, g_object_ref (destination), g_object_unref);
-  g_task_run_in_thread (task, save_worker);
+  g_task_run_in_thread (task, assay_artifact_list_save_worker);
 }
 
 gboolean
@@ -504,12 +504,12 @@ assay_artifact_list_init (AssayArtifactList *self)
 
 /* Checks the entry and builds its item; NULL with ERROR when it is refused. */
 static AssayArtifactItem *
-make_item (AssayArtifactList  *self,
-           const char         *cell_id,
-           const char         *name,
-           const char         *path,
-           const char         *mime,
-           GError            **error)
+assay_artifact_list_make_item (AssayArtifactList  *self,
+                               const char         *cell_id,
+                               const char         *name,
+                               const char         *path,
+                               const char         *mime,
+                               GError            **error)
 {
   const char *dir = assay_session_get_dir (self->session);
   g_autofree char *relative = NULL;
@@ -562,8 +562,8 @@ make_item (AssayArtifactList  *self,
 }
 
 static gboolean
-contains_path (AssayArtifactList *self,
-               const char        *relative)
+assay_artifact_list_contains_path (AssayArtifactList *self,
+                                   const char        *relative)
 {
   for (guint i = 0; i < self->items->len; i++)
     {
@@ -576,10 +576,10 @@ contains_path (AssayArtifactList *self,
 }
 
 static gboolean
-append (AssayArtifactList *self,
-        AssayArtifactItem *item)
+assay_artifact_list_append (AssayArtifactList *self,
+                            AssayArtifactItem *item)
 {
-  if (contains_path (self, item->relative))
+  if (assay_artifact_list_contains_path (self, item->relative))
     {
       g_object_unref (item);
       return FALSE;
@@ -609,14 +609,19 @@ assay_artifact_list_new_for_session (AssaySession *session)
           g_autoptr(GError) error = NULL;
           AssayArtifactItem *item;
 
-          item = make_item (self, cell->id, artifact->name, artifact->path, artifact->mime, &error);
+          item = assay_artifact_list_make_item (self,
+                                                cell->id,
+                                                artifact->name,
+                                                artifact->path,
+                                                artifact->mime,
+                                                &error);
           if (item == NULL)
             {
               g_debug ("Artifact “%s” of cell %s left out: %s",
                        artifact->name, cell->id, error->message);
               continue;
             }
-          append (self, item);
+          assay_artifact_list_append (self, item);
         }
     }
   return self;
@@ -655,10 +660,10 @@ assay_artifact_list_add (AssayArtifactList  *self,
         }
     }
 
-  item = make_item (self, cell_id, name, path, mime, error);
+  item = assay_artifact_list_make_item (self, cell_id, name, path, mime, error);
   if (item == NULL)
     return FALSE;
-  if (append (self, item))
+  if (assay_artifact_list_append (self, item))
     {
       g_list_model_items_changed (G_LIST_MODEL (self), 0, 0, 1);
       g_object_notify_by_pspec (G_OBJECT (self), list_properties[LIST_PROP_N_ITEMS]);

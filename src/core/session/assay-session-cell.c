@@ -26,7 +26,7 @@ assay_decision_from_string (const char *text)
 }
 
 static void
-artifact_free (gpointer data)
+assay_session_cell_artifact_free (gpointer data)
 {
   assay_artifact_free (data);
 }
@@ -47,12 +47,12 @@ assay_session_cell_new (const char *id,
   cell->proposed_code = g_strdup (proposed_code);
   cell->status = ASSAY_CELL_PROPOSED;
   cell->outputs = json_array_new ();
-  cell->artifacts = g_ptr_array_new_with_free_func (artifact_free);
+  cell->artifacts = g_ptr_array_new_with_free_func (assay_session_cell_artifact_free);
   return cell;
 }
 
 static AssayArtifact *
-artifact_copy (const AssayArtifact *artifact)
+assay_session_cell_artifact_copy (const AssayArtifact *artifact)
 {
   AssayArtifact *copy = g_new0 (AssayArtifact, 1);
 
@@ -96,9 +96,9 @@ assay_session_cell_succeeded (const AssaySessionCell *cell)
 }
 
 static void
-set_optional_string (JsonObject *object,
-                     const char *name,
-                     const char *value)
+assay_session_cell_set_optional_string (JsonObject *object,
+                                        const char *name,
+                                        const char *value)
 {
   if (value != NULL)
     json_object_set_string_member (object, name, value);
@@ -114,14 +114,14 @@ assay_session_cell_to_json (const AssaySessionCell *cell)
 
   json_object_set_string_member (object, "id", cell->id);
   json_object_set_int_member (object, "step", cell->step);
-  set_optional_string (object, "call_id", cell->call_id);
-  set_optional_string (object, "description", cell->description);
-  set_optional_string (object, "proposed_code", cell->proposed_code);
-  set_optional_string (object, "code", cell->code);
+  assay_session_cell_set_optional_string (object, "call_id", cell->call_id);
+  assay_session_cell_set_optional_string (object, "description", cell->description);
+  assay_session_cell_set_optional_string (object, "proposed_code", cell->proposed_code);
+  assay_session_cell_set_optional_string (object, "code", cell->code);
   json_object_set_string_member (object, "decision", assay_decision_to_string (cell->decision));
-  set_optional_string (object, "reason", cell->reason);
+  assay_session_cell_set_optional_string (object, "reason", cell->reason);
   json_object_set_string_member (object, "status", assay_cell_status_to_string (cell->status));
-  set_optional_string (object, "status_reason", cell->status_reason);
+  assay_session_cell_set_optional_string (object, "status_reason", cell->status_reason);
   json_object_set_array_member (object, "outputs", json_array_ref (cell->outputs));
   for (guint i = 0; i < cell->artifacts->len; i++)
     {
@@ -131,7 +131,7 @@ assay_session_cell_to_json (const AssaySessionCell *cell)
       json_object_set_string_member (item, "name", artifact->name);
       json_object_set_string_member (item, "path", artifact->path);
       json_object_set_int_member (item, "bytes", (gint64) artifact->bytes);
-      set_optional_string (item, "mime", artifact->mime);
+      assay_session_cell_set_optional_string (item, "mime", artifact->mime);
       json_object_set_boolean_member (item, "truncated", artifact->truncated);
       json_array_add_object_element (artifacts, item);
     }
@@ -211,7 +211,7 @@ assay_session_cell_from_json (JsonNode *node)
           if (json_object_has_member (item_object, "truncated"))
             artifact.truncated = assay_json_get_boolean_or (item_object, "truncated", FALSE);
           if (artifact.name != NULL && artifact.path != NULL)
-            g_ptr_array_add (cell->artifacts, artifact_copy (&artifact));
+            g_ptr_array_add (cell->artifacts, assay_session_cell_artifact_copy (&artifact));
           g_free (artifact.name);
           g_free (artifact.path);
           g_free (artifact.mime);
@@ -233,7 +233,7 @@ assay_llm_message_to_json (const AssayLlmMessage *message)
   g_autoptr(JsonObject) object = json_object_new ();
 
   json_object_set_string_member (object, "role", role_names[message->role]);
-  set_optional_string (object, "text", message->text);
+  assay_session_cell_set_optional_string (object, "text", message->text);
   if (message->role == ASSAY_LLM_ROLE_ASSISTANT)
     {
       JsonArray *calls = json_array_new ();
@@ -243,16 +243,16 @@ assay_llm_message_to_json (const AssayLlmMessage *message)
           AssayLlmToolCall *call = g_ptr_array_index (message->tool_calls, i);
           JsonObject *item = json_object_new ();
 
-          set_optional_string (item, "id", call->id);
-          set_optional_string (item, "name", call->name);
-          set_optional_string (item, "arguments", call->arguments);
+          assay_session_cell_set_optional_string (item, "id", call->id);
+          assay_session_cell_set_optional_string (item, "name", call->name);
+          assay_session_cell_set_optional_string (item, "arguments", call->arguments);
           json_array_add_object_element (calls, item);
         }
       json_object_set_array_member (object, "tool_calls", calls);
     }
   if (message->role == ASSAY_LLM_ROLE_TOOL)
     {
-      set_optional_string (object, "tool_call_id", message->tool_call_id);
+      assay_session_cell_set_optional_string (object, "tool_call_id", message->tool_call_id);
       json_object_set_boolean_member (object, "is_error", message->is_error);
     }
   return json_node_init_object (json_node_alloc (), object);

@@ -6,36 +6,36 @@
 #include "assay-session-outline.h"
 
 static void
-step_free (AssayOutlineStep *step)
+assay_session_outline_step_free (AssayOutlineStep *step)
 {
   g_ptr_array_unref (step->cells);
   g_free (step);
 }
 
 static void
-question_free (AssayOutlineQuestion *question)
+assay_session_outline_question_free (AssayOutlineQuestion *question)
 {
   g_ptr_array_unref (question->steps);
   g_free (question);
 }
 
 static AssayOutlineQuestion *
-add_question (AssaySessionOutline *outline,
-              const char          *text)
+assay_session_outline_add_question (AssaySessionOutline *outline,
+                                    const char          *text)
 {
   AssayOutlineQuestion *question = g_new0 (AssayOutlineQuestion, 1);
 
   question->number = outline->questions->len + 1;
   question->text = text;
-  question->steps = g_ptr_array_new_with_free_func ((GDestroyNotify) step_free);
+  question->steps = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_session_outline_step_free);
   g_ptr_array_add (outline->questions, question);
   return question;
 }
 
 static AssayOutlineStep *
-add_step (AssayOutlineQuestion *question,
-          guint                 number,
-          const char           *text)
+assay_session_outline_add_step (AssayOutlineQuestion *question,
+                                guint                 number,
+                                const char           *text)
 {
   AssayOutlineStep *step = g_new0 (AssayOutlineStep, 1);
 
@@ -56,11 +56,11 @@ typedef struct
 } Slot;
 
 static AssaySessionCell *
-take_cell (AssaySession *session,
-           GHashTable   *used,
-           const char   *call_id,
-           guint         step,
-           gboolean      by_step)
+assay_session_outline_take_cell (AssaySession *session,
+                                 GHashTable   *used,
+                                 const char   *call_id,
+                                 guint         step,
+                                 gboolean      by_step)
 {
   for (guint i = 0; i < assay_session_get_n_cells (session); i++)
     {
@@ -91,7 +91,7 @@ assay_session_outline_new (AssaySession *session)
   g_return_val_if_fail (ASSAY_IS_SESSION (session), NULL);
 
   outline = g_new0 (AssaySessionOutline, 1);
-  outline->questions = g_ptr_array_new_with_free_func ((GDestroyNotify) question_free);
+  outline->questions = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_session_outline_question_free);
 
   /* The shape: questions, and a step per reply of the model (the agent counts a step per
    * reply across the session, and records that number on the cells it proposes). */
@@ -103,14 +103,14 @@ assay_session_outline_new (AssaySession *session)
 
       if (message->role == ASSAY_LLM_ROLE_USER)
         {
-          question = add_question (outline, message->text);
+          question = assay_session_outline_add_question (outline, message->text);
           continue;
         }
       if (message->role != ASSAY_LLM_ROLE_ASSISTANT)
         continue;
       if (question == NULL)
-        question = add_question (outline, NULL);
-      step = add_step (question, ++n_steps, message->text);
+        question = assay_session_outline_add_question (outline, NULL);
+      step = assay_session_outline_add_step (question, ++n_steps, message->text);
       step->is_answer = message->tool_calls->len == 0;
       g_ptr_array_add (all_steps, step);
       for (guint j = 0; j < message->tool_calls->len; j++)
@@ -130,7 +130,11 @@ assay_session_outline_new (AssaySession *session)
         Slot *slot = &g_array_index (slots, Slot, i);
 
         if (slot->cell == NULL)
-          slot->cell = take_cell (session, used, slot->call_id, slot->step->number, pass == 0);
+          slot->cell = assay_session_outline_take_cell (session,
+                                                        used,
+                                                        slot->call_id,
+                                                        slot->step->number,
+                                                        pass == 0);
       }
   for (guint i = 0; i < slots->len; i++)
     {
@@ -153,9 +157,9 @@ assay_session_outline_new (AssaySession *session)
       else
         {
           if (question == NULL)
-            question = add_question (outline, NULL);
+            question = assay_session_outline_add_question (outline, NULL);
           if (question->steps->len == 0)
-            step = add_step (question, ++n_steps, NULL);
+            step = assay_session_outline_add_step (question, ++n_steps, NULL);
           else
             step = g_ptr_array_index (question->steps, question->steps->len - 1);
         }
@@ -169,8 +173,8 @@ assay_session_outline_new (AssaySession *session)
       AssayOutlineStep *step;
 
       if (question == NULL)
-        question = add_question (outline, NULL);
-      step = add_step (question, ++n_steps, NULL);
+        question = assay_session_outline_add_question (outline, NULL);
+      step = assay_session_outline_add_step (question, ++n_steps, NULL);
       step->interrupted = TRUE;
       for (guint i = 0; i < interrupted->len; i++)
         g_ptr_array_add (step->cells, g_ptr_array_index (interrupted, i));

@@ -169,7 +169,7 @@ typedef struct
 } Job;
 
 static void
-job_free (Job *job)
+assay_session_store_job_free (Job *job)
 {
   g_free (job->dir);
   g_free (job->title);
@@ -245,10 +245,10 @@ assay_session_store_list_model_init (GListModelInterface *iface)
 /* ---- the list -------------------------------------------------------------------------- */
 
 static void
-list_worker (GTask        *task,
-             gpointer      source_object,
-             gpointer      task_data,
-             GCancellable *cancellable)
+assay_session_store_list_worker (GTask        *task,
+                                 gpointer      source_object,
+                                 gpointer      task_data,
+                                 GCancellable *cancellable)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) sessions = assay_session_list (task_data, &error);
@@ -262,9 +262,9 @@ list_worker (GTask        *task,
 }
 
 static void
-listed_cb (GObject      *source,
-           GAsyncResult *result,
-           gpointer      user_data)
+assay_session_store_listed_cb (GObject      *source,
+                               GAsyncResult *result,
+                               gpointer      user_data)
 {
   AssaySessionStore *self = ASSAY_SESSION_STORE (source);
   g_autoptr(GPtrArray) items = g_task_propagate_pointer (G_TASK (result), NULL);
@@ -290,11 +290,11 @@ assay_session_store_reload (AssaySessionStore *self)
   g_cancellable_cancel (self->list_cancellable);
   g_clear_object (&self->list_cancellable);
   self->list_cancellable = g_cancellable_new ();
-  task = g_task_new (self, self->list_cancellable, listed_cb, NULL);
+  task = g_task_new (self, self->list_cancellable, assay_session_store_listed_cb, NULL);
   g_task_set_source_tag (task, assay_session_store_reload);
   g_task_set_return_on_cancel (task, TRUE);
   g_task_set_task_data (task, g_strdup (self->parent_dir), g_free);
-  g_task_run_in_thread (task, list_worker);
+  g_task_run_in_thread (task, assay_session_store_list_worker);
 }
 
 AssaySessionSummary *
@@ -326,11 +326,11 @@ assay_session_store_get_parent (AssaySessionStore *self)
 
 /* ---- running the jobs ------------------------------------------------------------------- */
 
-static void run_next (AssaySessionStore *self);
+static void assay_session_store_run_next (AssaySessionStore *self);
 
 static void
-set_open (AssaySessionStore *self,
-          Job               *job)
+assay_session_store_set_open (AssaySessionStore *self,
+                              Job               *job)
 {
   gboolean was_opening = self->open != NULL;
 
@@ -342,8 +342,8 @@ set_open (AssaySessionStore *self,
 /* JOB is over, with ERROR (taken) or its result: the caller is answered, then the next job
  * starts. The task owns the job: nothing may touch it after the answer. */
 static void
-job_done (Job    *job,
-          GError *error)
+assay_session_store_job_done (Job    *job,
+                              GError *error)
 {
   g_autoptr(GTask) task = job->task;   /* the job's own reference, taken */
   AssaySessionStore *self = g_task_get_source_object (task);
@@ -352,7 +352,7 @@ job_done (Job    *job,
   if (self->running == job)
     self->running = NULL;
   if (self->open == job)
-    set_open (self, NULL);
+    assay_session_store_set_open (self, NULL);
   /* Superseded: an open's result is never shown, even when it was read by then. */
   if (error == NULL && job->kind == JOB_OPEN && g_cancellable_is_cancelled (job->cancellable))
     error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED, _("Another session was opened"));
@@ -364,35 +364,35 @@ job_done (Job    *job,
     g_task_return_boolean (task, TRUE);
   if (relist && !self->shut_down)
     assay_session_store_reload (self);
-  run_next (self);
+  assay_session_store_run_next (self);
 }
 
 static void
-open_listed_cb (GObject      *source,
-                GAsyncResult *result,
-                gpointer      user_data)
+assay_session_store_open_listed_cb (GObject      *source,
+                                    GAsyncResult *result,
+                                    gpointer      user_data)
 {
   Job *job = user_data;
   GError *error = NULL;
 
   job->artifacts = g_task_propagate_pointer (G_TASK (result), &error);
-  job_done (job, error);
+  assay_session_store_job_done (job, error);
 }
 
 /* Until it returns, the session is the worker's: the main thread does not touch it. */
 static void
-list_artifacts_worker (GTask        *task,
-                       gpointer      source_object,
-                       gpointer      task_data,
-                       GCancellable *cancellable)
+assay_session_store_list_artifacts_worker (GTask        *task,
+                                           gpointer      source_object,
+                                           gpointer      task_data,
+                                           GCancellable *cancellable)
 {
   g_task_return_pointer (task, assay_artifact_list_new_for_session (task_data), g_object_unref);
 }
 
 static void
-open_loaded_cb (GObject      *source,
-                GAsyncResult *result,
-                gpointer      user_data)
+assay_session_store_open_loaded_cb (GObject      *source,
+                                    GAsyncResult *result,
+                                    gpointer      user_data)
 {
   Job *job = user_data;
   g_autoptr(GTask) task = NULL;
@@ -401,44 +401,44 @@ open_loaded_cb (GObject      *source,
   job->session = assay_session_load_finish (result, &error);
   if (job->session == NULL)
     {
-      job_done (job, error);
+      assay_session_store_job_done (job, error);
       return;
     }
-  task = g_task_new (NULL, job->cancellable, open_listed_cb, job);
-  g_task_set_source_tag (task, open_loaded_cb);
+  task = g_task_new (NULL, job->cancellable, assay_session_store_open_listed_cb, job);
+  g_task_set_source_tag (task, assay_session_store_open_loaded_cb);
   g_task_set_task_data (task, g_object_ref (job->session), g_object_unref);
-  g_task_run_in_thread (task, list_artifacts_worker);
+  g_task_run_in_thread (task, assay_session_store_list_artifacts_worker);
 }
 
 static void
-saved_cb (GObject      *source,
-          GAsyncResult *result,
-          gpointer      user_data)
+assay_session_store_saved_cb (GObject      *source,
+                              GAsyncResult *result,
+                              gpointer      user_data)
 {
   Job *job = user_data;
   GError *error = NULL;
 
   assay_session_save_finish (ASSAY_SESSION (source), result, &error);
-  job_done (job, error);
+  assay_session_store_job_done (job, error);
 }
 
 static void
-worker_done_cb (GObject      *source,
-                GAsyncResult *result,
-                gpointer      user_data)
+assay_session_store_worker_done_cb (GObject      *source,
+                                    GAsyncResult *result,
+                                    gpointer      user_data)
 {
   Job *job = user_data;
   GError *error = NULL;
 
   g_task_propagate_boolean (G_TASK (result), &error);
-  job_done (job, error);
+  assay_session_store_job_done (job, error);
 }
 
 static void
-rename_worker (GTask        *task,
-               gpointer      source_object,
-               gpointer      task_data,
-               GCancellable *cancellable)
+assay_session_store_rename_worker (GTask        *task,
+                                   gpointer      source_object,
+                                   gpointer      task_data,
+                                   GCancellable *cancellable)
 {
   Job *job = task_data;
   g_autoptr(AssaySession) session = NULL;
@@ -452,10 +452,10 @@ rename_worker (GTask        *task,
 }
 
 static void
-delete_worker (GTask        *task,
-               gpointer      source_object,
-               gpointer      task_data,
-               GCancellable *cancellable)
+assay_session_store_delete_worker (GTask        *task,
+                                   gpointer      source_object,
+                                   gpointer      task_data,
+                                   GCancellable *cancellable)
 {
   Job *job = task_data;
   GError *error = NULL;
@@ -467,12 +467,12 @@ delete_worker (GTask        *task,
 }
 
 static void
-run_in_worker (Job             *job,
-               GTaskThreadFunc  func)
+assay_session_store_run_in_worker (Job             *job,
+                                   GTaskThreadFunc  func)
 {
-  g_autoptr(GTask) task = g_task_new (NULL, NULL, worker_done_cb, job);
+  g_autoptr(GTask) task = g_task_new (NULL, NULL, assay_session_store_worker_done_cb, job);
 
-  g_task_set_source_tag (task, run_in_worker);
+  g_task_set_source_tag (task, assay_session_store_run_in_worker);
   /* The job lives as long as its caller's task, which outlives this one. */
   g_task_set_task_data (task, job, NULL);
   g_task_run_in_thread (task, func);
@@ -480,59 +480,59 @@ run_in_worker (Job             *job,
 
 /* The record as it is now; the application does not quit before it is written. */
 static void
-start_save (Job *job)
+assay_session_store_start_save (Job *job)
 {
   if ((job->held = g_application_get_default ()) != NULL)
     g_application_hold (g_object_ref (job->held));
-  assay_session_save_async (job->session, NULL, saved_cb, job);
+  assay_session_save_async (job->session, NULL, assay_session_store_saved_cb, job);
 }
 
 static void
-start_job (Job *job)
+assay_session_store_start_job (Job *job)
 {
   switch (job->kind)
     {
     case JOB_OPEN:
-      assay_session_load_async (job->dir, job->cancellable, open_loaded_cb, job);
+      assay_session_load_async (job->dir, job->cancellable, assay_session_store_open_loaded_cb, job);
       break;
     case JOB_RENAME:
       if (job->session != NULL)
         {
           /* The session held in memory is written by whoever holds it; saves land in order. */
           assay_session_set_title (job->session, job->title);
-          assay_session_save_async (job->session, NULL, saved_cb, job);
+          assay_session_save_async (job->session, NULL, assay_session_store_saved_cb, job);
         }
       else
-        run_in_worker (job, rename_worker);
+        assay_session_store_run_in_worker (job, assay_session_store_rename_worker);
       break;
     case JOB_DELETE:
-      run_in_worker (job, delete_worker);
+      assay_session_store_run_in_worker (job, assay_session_store_delete_worker);
       break;
     case JOB_SAVE:
     default:
-      start_save (job);
+      assay_session_store_start_save (job);
       break;
     }
 }
 
 static void
-run_next (AssaySessionStore *self)
+assay_session_store_run_next (AssaySessionStore *self)
 {
   Job *job;
 
   if (self->running != NULL || (job = g_queue_pop_head (&self->waiting)) == NULL)
     return;
   self->running = job;
-  start_job (job);
+  assay_session_store_start_job (job);
 }
 
 static Job *
-job_new (AssaySessionStore   *self,
-         JobKind              kind,
-         const char          *dir,
-         gpointer             source_tag,
-         GAsyncReadyCallback  callback,
-         gpointer             user_data)
+assay_session_store_job_new (AssaySessionStore   *self,
+                             JobKind              kind,
+                             const char          *dir,
+                             gpointer             source_tag,
+                             GAsyncReadyCallback  callback,
+                             gpointer             user_data)
 {
   Job *job = g_new0 (Job, 1);
 
@@ -541,14 +541,14 @@ job_new (AssaySessionStore   *self,
   job->cancellable = g_cancellable_new ();
   job->task = g_task_new (self, NULL, callback, user_data);
   g_task_set_source_tag (job->task, source_tag);
-  g_task_set_task_data (job->task, job, (GDestroyNotify) job_free);
+  g_task_set_task_data (job->task, job, (GDestroyNotify) assay_session_store_job_free);
   return job;
 }
 
 /* Takes the job's task: it is answered when the job is done. */
 static void
-queue_job (AssaySessionStore *self,
-           Job               *job)
+assay_session_store_queue_job (AssaySessionStore *self,
+                               Job               *job)
 {
   if (self->shut_down)
     {
@@ -558,27 +558,27 @@ queue_job (AssaySessionStore *self,
         {
           /* A record is never lost to a window that closed first. */
           g_object_ref (task);
-          start_save (job);
+          assay_session_store_start_save (job);
           return;
         }
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, _("The sessions were closed"));
       return;
     }
   g_queue_push_tail (&self->waiting, job);
-  run_next (self);
+  assay_session_store_run_next (self);
 }
 
 /* Drops a job that has not started: its caller is told it was cancelled. */
 static void
-drop_waiting (AssaySessionStore *self,
-              Job               *job,
-              const char        *why)
+assay_session_store_drop_waiting (AssaySessionStore *self,
+                                  Job               *job,
+                                  const char        *why)
 {
   g_autoptr(GTask) task = job->task;
 
   g_queue_remove (&self->waiting, job);
   if (self->open == job)
-    set_open (self, NULL);
+    assay_session_store_set_open (self, NULL);
   g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s", why);
 }
 
@@ -592,9 +592,9 @@ assay_session_store_cancel_open (AssaySessionStore *self)
     return FALSE;
   g_cancellable_cancel (job->cancellable);
   if (g_queue_find (&self->waiting, job) != NULL)
-    drop_waiting (self, job, _("Another session was opened"));
+    assay_session_store_drop_waiting (self, job, _("Another session was opened"));
   else
-    set_open (self, NULL);   /* running: its callback sees the cancellation */
+    assay_session_store_set_open (self, NULL);   /* running: its callback sees the cancellation */
   return TRUE;
 }
 
@@ -611,10 +611,15 @@ assay_session_store_open_async (AssaySessionStore   *self,
 
   /* The latest request wins. */
   assay_session_store_cancel_open (self);
-  job = job_new (self, JOB_OPEN, dir, assay_session_store_open_async, callback, user_data);
+  job = assay_session_store_job_new (self,
+                                     JOB_OPEN,
+                                     dir,
+                                     assay_session_store_open_async,
+                                     callback,
+                                     user_data);
   if (!self->shut_down)
-    set_open (self, job);
-  queue_job (self, job);
+    assay_session_store_set_open (self, job);
+  assay_session_store_queue_job (self, job);
 }
 
 AssaySession *
@@ -655,11 +660,16 @@ assay_session_store_rename_async (AssaySessionStore   *self,
   g_return_if_fail (dir != NULL);
   g_return_if_fail (open == NULL || ASSAY_IS_SESSION (open));
 
-  job = job_new (self, JOB_RENAME, dir, assay_session_store_rename_async, callback, user_data);
+  job = assay_session_store_job_new (self,
+                                     JOB_RENAME,
+                                     dir,
+                                     assay_session_store_rename_async,
+                                     callback,
+                                     user_data);
   job->title = g_strdup (title != NULL ? title : "");
   job->session = open != NULL ? g_object_ref (open) : NULL;
   job->relist = TRUE;
-  queue_job (self, job);
+  assay_session_store_queue_job (self, job);
 }
 
 gboolean
@@ -682,12 +692,17 @@ assay_session_store_delete_async (AssaySessionStore   *self,
   g_return_if_fail (ASSAY_IS_SESSION_STORE (self));
   g_return_if_fail (dir != NULL);
 
-  job = job_new (self, JOB_DELETE, dir, assay_session_store_delete_async, callback, user_data);
+  job = assay_session_store_job_new (self,
+                                     JOB_DELETE,
+                                     dir,
+                                     assay_session_store_delete_async,
+                                     callback,
+                                     user_data);
   job->relist = TRUE;
   /* Not opened only to be deleted. */
   if (self->open != NULL && g_str_equal (self->open->dir, job->dir))
     assay_session_store_cancel_open (self);
-  queue_job (self, job);
+  assay_session_store_queue_job (self, job);
 }
 
 gboolean
@@ -711,11 +726,11 @@ assay_session_store_save_async (AssaySessionStore   *self,
   g_return_if_fail (ASSAY_IS_SESSION_STORE (self));
   g_return_if_fail (ASSAY_IS_SESSION (session));
 
-  job = job_new (self, JOB_SAVE, assay_session_get_dir (session), assay_session_store_save_async,
-                 callback, user_data);
+  job = assay_session_store_job_new (self, JOB_SAVE, assay_session_get_dir (session), assay_session_store_save_async,
+                                     callback, user_data);
   job->session = g_object_ref (session);
   job->relist = relist;
-  queue_job (self, job);
+  assay_session_store_queue_job (self, job);
 }
 
 gboolean
@@ -737,7 +752,7 @@ assay_session_store_shutdown (AssaySessionStore *self)
     return;
   self->shut_down = TRUE;
   g_cancellable_cancel (self->list_cancellable);
-  set_open (self, NULL);
+  assay_session_store_set_open (self, NULL);
   if (self->running != NULL)
     g_cancellable_cancel (self->running->cancellable);
   while ((job = g_queue_peek_head (&self->waiting)) != NULL)
@@ -746,10 +761,10 @@ assay_session_store_shutdown (AssaySessionStore *self)
         {
           /* Written even so, now: nothing else runs after it any more. */
           g_queue_pop_head (&self->waiting);
-          start_save (job);
+          assay_session_store_start_save (job);
         }
       else
-        drop_waiting (self, job, _("The sessions were closed"));
+        assay_session_store_drop_waiting (self, job, _("The sessions were closed"));
     }
 }
 

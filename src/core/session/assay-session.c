@@ -53,7 +53,7 @@ struct _AssaySession
 G_DEFINE_FINAL_TYPE (AssaySession, assay_session, G_TYPE_OBJECT)
 
 static void
-dataset_free (gpointer data)
+assay_session_dataset_free (gpointer data)
 {
   AssaySessionDataset *dataset = data;
 
@@ -93,7 +93,7 @@ assay_session_class_init (AssaySessionClass *klass)
 static void
 assay_session_init (AssaySession *self)
 {
-  self->datasets = g_ptr_array_new_with_free_func (dataset_free);
+  self->datasets = g_ptr_array_new_with_free_func (assay_session_dataset_free);
   self->messages = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_llm_message_free);
   self->cells = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_session_cell_free);
   self->interrupted_cells = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_session_cell_free);
@@ -110,14 +110,14 @@ assay_session_default_parent (void)
 }
 
 static char *
-record_path (const char *dir)
+assay_session_record_path (const char *dir)
 {
   return g_build_filename (dir, ASSAY_SESSION_RECORD, NULL);
 }
 
 static gboolean
-make_folders (const char  *dir,
-              GError     **error)
+assay_session_make_folders (const char  *dir,
+                            GError     **error)
 {
   const char *subdirs[] = { "data", "artifacts" };
 
@@ -144,7 +144,7 @@ make_folders (const char  *dir,
 }
 
 static char *
-new_session_id (void)
+assay_session_new_session_id (void)
 {
   g_autoptr(GDateTime) now = g_date_time_new_now_local ();
   g_autofree char *stamp = g_date_time_format (now, "%Y%m%d-%H%M%S");
@@ -162,14 +162,14 @@ assay_session_new (const char  *dir,
 
   g_return_val_if_fail (dir != NULL, NULL);
 
-  record = record_path (dir);
+  record = assay_session_record_path (dir);
   if (g_file_test (record, G_FILE_TEST_EXISTS))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
                    _("%s already holds a session (resume it instead)"), dir);
       return NULL;
     }
-  if (!make_folders (dir, error))
+  if (!assay_session_make_folders (dir, error))
     return NULL;
 
   self = g_object_new (ASSAY_TYPE_SESSION, NULL);
@@ -183,7 +183,7 @@ assay_session_create (const char  *parent,
                       GError     **error)
 {
   g_autofree char *default_parent = NULL;
-  g_autofree char *id = new_session_id ();
+  g_autofree char *id = assay_session_new_session_id ();
   g_autofree char *dir = NULL;
 
   if (parent == NULL)
@@ -195,9 +195,9 @@ assay_session_create (const char  *parent,
 /* ---- the record as JSON ---------------------------------------------------------------- */
 
 static void
-set_optional_string (JsonObject *object,
-                     const char *name,
-                     const char *value)
+assay_session_set_optional_string (JsonObject *object,
+                                   const char *name,
+                                   const char *value)
 {
   if (value != NULL)
     json_object_set_string_member (object, name, value);
@@ -206,9 +206,9 @@ set_optional_string (JsonObject *object,
 }
 
 static JsonArray *
-cells_to_json (GPtrArray *cells,
-               guint      from,
-               guint      to)
+assay_session_cells_to_json (GPtrArray *cells,
+                             guint      from,
+                             guint      to)
 {
   JsonArray *array = json_array_new ();
 
@@ -231,13 +231,13 @@ assay_session_to_json (AssaySession *self)
 
   json_object_set_int_member (object, "format_version", ASSAY_SESSION_FORMAT_VERSION);
   json_object_set_string_member (object, "id", self->id);
-  set_optional_string (object, "title", self->title);
+  assay_session_set_optional_string (object, "title", self->title);
   json_object_set_int_member (object, "created_at", self->created_at);
   json_object_set_int_member (object, "updated_at", self->updated_at);
-  set_optional_string (object, "provider", self->provider);
-  set_optional_string (object, "model", self->model);
+  assay_session_set_optional_string (object, "provider", self->provider);
+  assay_session_set_optional_string (object, "model", self->model);
   json_object_set_string_member (object, "status", self->status);
-  set_optional_string (object, "answer", self->answer);
+  assay_session_set_optional_string (object, "answer", self->answer);
 
   for (guint i = 0; i < self->datasets->len; i++)
     {
@@ -246,7 +246,7 @@ assay_session_to_json (AssaySession *self)
 
       json_object_set_string_member (item, "name", dataset->name);
       json_object_set_string_member (item, "path", dataset->path);
-      set_optional_string (item, "description", dataset->description);
+      assay_session_set_optional_string (item, "description", dataset->description);
       json_array_add_object_element (datasets, item);
     }
   json_object_set_array_member (object, "datasets", datasets);
@@ -254,14 +254,16 @@ assay_session_to_json (AssaySession *self)
   for (guint i = 0; i < self->messages->len; i++)
     json_array_add_element (messages, assay_llm_message_to_json (g_ptr_array_index (self->messages, i)));
   json_object_set_array_member (object, "messages", messages);
-  json_object_set_array_member (object, "cells", cells_to_json (self->cells, 0, self->cells->len));
+  json_object_set_array_member (object,
+                                "cells",
+                                assay_session_cells_to_json (self->cells, 0, self->cells->len));
 
   json_object_set_int_member (finished, "steps", self->n_steps);
   json_object_set_int_member (finished, "messages", self->finished_messages);
   json_object_set_int_member (finished, "cells", self->finished_cells);
   json_object_set_object_member (object, "finished", finished);
 
-  interrupted = cells_to_json (self->interrupted_cells, 0, self->interrupted_cells->len);
+  interrupted = assay_session_cells_to_json (self->interrupted_cells, 0, self->interrupted_cells->len);
   json_object_set_array_member (object, "interrupted_cells", interrupted);
 
   for (guint i = 0; i < self->timings->len; i++)
@@ -284,8 +286,8 @@ assay_session_to_json (AssaySession *self)
 
 /* The record as the text save writes, on the owner's thread. */
 static char *
-record_text (AssaySession *self,
-             gsize        *length)
+assay_session_record_text (AssaySession *self,
+                           gsize        *length)
 {
   g_autoptr(JsonNode) node = NULL;
   g_autoptr(JsonGenerator) generator = json_generator_new ();
@@ -298,9 +300,9 @@ record_text (AssaySession *self,
 }
 
 static gboolean
-write_all (int          fd,
-           const char  *text,
-           gsize        length)
+assay_session_write_all (int          fd,
+                         const char  *text,
+                         gsize        length)
 {
   while (length > 0)
     {
@@ -321,10 +323,10 @@ write_all (int          fd,
 /* Writes TEXT to a temporary file beside the record and syncs it: a crash leaves the old
  * record or the new one, whole. Any thread: it touches only DIR. */
 static char *
-write_temporary (const char  *dir,
-                 const char  *text,
-                 gsize        length,
-                 GError     **error)
+assay_session_write_temporary (const char  *dir,
+                               const char  *text,
+                               gsize        length,
+                               GError     **error)
 {
   g_autofree char *tmp_path = g_strdup_printf ("%s/." ASSAY_SESSION_RECORD ".XXXXXX", dir);
   int fd = g_mkstemp_full (tmp_path, O_WRONLY | O_CLOEXEC, 0644);
@@ -337,7 +339,7 @@ write_temporary (const char  *dir,
                    _("Cannot save the session: %s"), g_strerror (saved));
       return NULL;
     }
-  if (!write_all (fd, text, length) || fsync (fd) != 0)
+  if (!assay_session_write_all (fd, text, length) || fsync (fd) != 0)
     {
       saved = errno;
       close (fd);
@@ -359,12 +361,12 @@ write_temporary (const char  *dir,
 
 /* Moves the temporary file into place unless a newer save got there first. Any thread. */
 static gboolean
-commit_record (AssaySession  *self,
-               const char    *tmp_path,
-               guint64        serial,
-               GError       **error)
+assay_session_commit_record (AssaySession  *self,
+                             const char    *tmp_path,
+                             guint64        serial,
+                             GError       **error)
 {
-  g_autofree char *path = record_path (self->dir);
+  g_autofree char *path = assay_session_record_path (self->dir);
   gboolean ok = TRUE;
 
   g_mutex_lock (&self->save_lock);
@@ -397,9 +399,9 @@ assay_session_save (AssaySession  *self,
   g_return_val_if_fail (ASSAY_IS_SESSION (self), FALSE);
 
   serial = ++self->save_serial;
-  text = record_text (self, &length);
-  tmp_path = write_temporary (self->dir, text, length, error);
-  return tmp_path != NULL && commit_record (self, tmp_path, serial, error);
+  text = assay_session_record_text (self, &length);
+  tmp_path = assay_session_write_temporary (self->dir, text, length, error);
+  return tmp_path != NULL && assay_session_commit_record (self, tmp_path, serial, error);
 }
 
 typedef struct
@@ -410,7 +412,7 @@ typedef struct
 } SaveData;
 
 static void
-save_data_free (SaveData *data)
+assay_session_save_data_free (SaveData *data)
 {
   g_free (data->text);
   g_free (data);
@@ -418,18 +420,18 @@ save_data_free (SaveData *data)
 
 /* Sees only the text and the session's folder and lock, never the rest of the session. */
 static void
-save_worker (GTask        *task,
-             gpointer      source_object,
-             gpointer      task_data,
-             GCancellable *cancellable)
+assay_session_save_worker (GTask        *task,
+                           gpointer      source_object,
+                           gpointer      task_data,
+                           GCancellable *cancellable)
 {
   AssaySession *self = source_object;
   SaveData *data = task_data;
   g_autofree char *tmp_path = NULL;
   GError *error = NULL;
 
-  tmp_path = write_temporary (self->dir, data->text, data->length, &error);
-  if (tmp_path == NULL || !commit_record (self, tmp_path, data->serial, &error))
+  tmp_path = assay_session_write_temporary (self->dir, data->text, data->length, &error);
+  if (tmp_path == NULL || !assay_session_commit_record (self, tmp_path, data->serial, &error))
     g_task_return_error (task, error);
   else
     g_task_return_boolean (task, TRUE);
@@ -450,9 +452,9 @@ assay_session_save_async (AssaySession        *self,
   g_task_set_source_tag (task, assay_session_save_async);
   data = g_new0 (SaveData, 1);
   data->serial = ++self->save_serial;
-  data->text = record_text (self, &data->length);
-  g_task_set_task_data (task, data, (GDestroyNotify) save_data_free);
-  g_task_run_in_thread (task, save_worker);
+  data->text = assay_session_record_text (self, &data->length);
+  g_task_set_task_data (task, data, (GDestroyNotify) assay_session_save_data_free);
+  g_task_run_in_thread (task, assay_session_save_worker);
 }
 
 gboolean
@@ -466,7 +468,7 @@ assay_session_save_finish (AssaySession  *self,
 
 /* What the sandbox shows as /data/NAME: one file name, nothing that walks elsewhere. */
 static gboolean
-dataset_name_is_plain (const char *name)
+assay_session_dataset_name_is_plain (const char *name)
 {
   return name != NULL && *name != '\0' && strchr (name, '/') == NULL &&
          !g_str_equal (name, ".") && !g_str_equal (name, "..");
@@ -475,8 +477,8 @@ dataset_name_is_plain (const char *name)
 /* Reading never trusts the file: every member is checked for its type. */
 /* A cell of a step that never finished: it may have run, but nobody saw its result. */
 static void
-add_interrupted (AssaySession     *self,
-                 AssaySessionCell *cell)
+assay_session_add_interrupted (AssaySession     *self,
+                               AssaySessionCell *cell)
 {
   if (cell->status == ASSAY_CELL_PROPOSED || cell->status == ASSAY_CELL_RUNNING)
     {
@@ -491,11 +493,11 @@ add_interrupted (AssaySession     *self,
 #define MAX_RECORD_BYTES (1024 * 1024 * 1024)
 
 static gboolean
-read_record (const char    *path,
-             GCancellable  *cancellable,
-             char         **text_out,
-             gsize         *length_out,
-             GError       **error)
+assay_session_read_record (const char    *path,
+                           GCancellable  *cancellable,
+                           char         **text_out,
+                           gsize         *length_out,
+                           GError       **error)
 {
   g_autofree char *text = NULL;
   struct stat st;
@@ -547,9 +549,9 @@ read_record (const char    *path,
 
 /* Builds the session in the calling thread; nothing in it is bound to a main context. */
 static AssaySession *
-load_record (const char    *dir,
-             GCancellable  *cancellable,
-             GError       **error)
+assay_session_load_record (const char    *dir,
+                           GCancellable  *cancellable,
+                           GError       **error)
 {
   g_autoptr(AssaySession) self = NULL;
   g_autoptr(JsonParser) parser = json_parser_new ();
@@ -564,8 +566,8 @@ load_record (const char    *dir,
   gint64 version;
   guint n_messages, n_cells;
 
-  path = record_path (dir);
-  if (!read_record (path, cancellable, &text, &length, &local_error))
+  path = assay_session_record_path (dir);
+  if (!assay_session_read_record (path, cancellable, &text, &length, &local_error))
     {
       if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         g_propagate_error (error, g_steal_pointer (&local_error));
@@ -631,11 +633,11 @@ load_record (const char    *dir,
         /* A dataset is a plain file in data/: a record naming "/home/…" or "../x" must
          * not bring a host file into the sandbox (and so to the model). */
         if (dataset->name == NULL || dataset->path == NULL ||
-            !dataset_name_is_plain (dataset->name) ||
+            !assay_session_dataset_name_is_plain (dataset->name) ||
             !assay_session_path_is_clean (dataset->path) ||
             !g_str_has_prefix (dataset->path, "data/"))
           {
-            dataset_free (dataset);
+            assay_session_dataset_free (dataset);
             continue;
           }
         g_ptr_array_add (self->datasets, dataset);
@@ -673,7 +675,7 @@ load_record (const char    *dir,
         if (i < n_cells)
           g_ptr_array_add (self->cells, cell);
         else
-          add_interrupted (self, cell);
+          assay_session_add_interrupted (self, cell);
       }
   if ((array = assay_json_get_array (root, "timings")))
     for (guint i = 0; i < json_array_get_length (array); i++)
@@ -701,7 +703,7 @@ load_record (const char    *dir,
         AssaySessionCell *cell = assay_session_cell_from_json (json_array_get_element (array, i));
 
         if (cell != NULL)
-          add_interrupted (self, cell);
+          assay_session_add_interrupted (self, cell);
       }
   self->finished_messages = self->messages->len;
   self->finished_cells = self->cells->len;
@@ -723,17 +725,17 @@ assay_session_load (const char  *dir,
                     GError     **error)
 {
   g_return_val_if_fail (dir != NULL, NULL);
-  return load_record (dir, NULL, error);
+  return assay_session_load_record (dir, NULL, error);
 }
 
 static void
-load_worker (GTask        *task,
-             gpointer      source_object,
-             gpointer      task_data,
-             GCancellable *cancellable)
+assay_session_load_worker (GTask        *task,
+                           gpointer      source_object,
+                           gpointer      task_data,
+                           GCancellable *cancellable)
 {
   GError *error = NULL;
-  AssaySession *session = load_record (task_data, cancellable, &error);
+  AssaySession *session = assay_session_load_record (task_data, cancellable, &error);
 
   if (session == NULL)
     g_task_return_error (task, error);
@@ -754,7 +756,7 @@ assay_session_load_async (const char          *dir,
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, assay_session_load_async);
   g_task_set_task_data (task, g_strdup (dir), g_free);
-  g_task_run_in_thread (task, load_worker);
+  g_task_run_in_thread (task, assay_session_load_worker);
 }
 
 AssaySession *
@@ -769,8 +771,8 @@ assay_session_load_finish (GAsyncResult  *result,
 }
 
 static int
-compare_updated (gconstpointer a,
-                 gconstpointer b)
+assay_session_compare_updated (gconstpointer a,
+                               gconstpointer b)
 {
   AssaySession *first = *(AssaySession **) a;
   AssaySession *second = *(AssaySession **) b;
@@ -806,7 +808,7 @@ assay_session_list (const char  *parent,
   while ((name = g_dir_read_name (dir)))
     {
       g_autofree char *path = g_build_filename (parent, name, NULL);
-      g_autofree char *record = record_path (path);
+      g_autofree char *record = assay_session_record_path (path);
       AssaySession *session;
       GStatBuf st;
 
@@ -817,7 +819,7 @@ assay_session_list (const char  *parent,
       if (session != NULL)
         g_ptr_array_add (sessions, session);
     }
-  g_ptr_array_sort (sessions, compare_updated);
+  g_ptr_array_sort (sessions, assay_session_compare_updated);
   return g_steal_pointer (&sessions);
 }
 
@@ -834,9 +836,9 @@ assay_session_rename (AssaySession  *self,
 /* Removes what DIR_FD holds, never leaving it: entries are examined with fstatat without
  * following links, folders opened with O_NOFOLLOW, links unlinked as links. */
 static gboolean
-remove_contents (int          dir_fd,
-                 const char  *shown,
-                 GError     **error)
+assay_session_remove_contents (int          dir_fd,
+                               const char  *shown,
+                               GError     **error)
 {
   DIR *dir;
   struct dirent *entry;
@@ -874,7 +876,7 @@ remove_contents (int          dir_fd,
               closedir (dir);
               return FALSE;
             }
-          ok = remove_contents (child, child_shown, error);
+          ok = assay_session_remove_contents (child, child_shown, error);
           close (child);
           if (!ok)
             {
@@ -919,7 +921,7 @@ assay_session_delete (const char  *dir,
       return FALSE;
     }
   /* Only a session is deleted: a typo must not remove someone's home. */
-  record = record_path (dir);
+  record = assay_session_record_path (dir);
   if (lstat (record, &st) != 0 || !S_ISREG (st.st_mode))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
@@ -935,7 +937,7 @@ assay_session_delete (const char  *dir,
                    _("Cannot open %s: %s"), dir, g_strerror (saved));
       return FALSE;
     }
-  ok = remove_contents (fd, dir, error);
+  ok = assay_session_remove_contents (fd, dir, error);
   close (fd);
   if (ok && g_rmdir (dir) != 0)
     {
@@ -1075,10 +1077,10 @@ assay_session_resolve (AssaySession *self,
 /* Copies PATH into DIR's data/ and returns the copy's path, or NULL. Touches nothing but the
  * file system, so it may run in a worker. */
 static char *
-copy_into_session (const char    *dir,
-                   const char    *path,
-                   GCancellable  *cancellable,
-                   GError       **error)
+assay_session_copy_into_session (const char    *dir,
+                                 const char    *path,
+                                 GCancellable  *cancellable,
+                                 GError       **error)
 {
   g_autofree char *name = NULL;
   g_autofree char *target = NULL;
@@ -1104,7 +1106,7 @@ copy_into_session (const char    *dir,
     }
   name = g_path_get_basename (path);
   relative = g_build_filename ("data", name, NULL);
-  if (!dataset_name_is_plain (name) || !assay_session_path_is_below (dir, relative))
+  if (!assay_session_dataset_name_is_plain (name) || !assay_session_path_is_below (dir, relative))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
                    _("The session’s data folder is a symbolic link or holds one named “%s”; "
@@ -1162,14 +1164,14 @@ copy_into_session (const char    *dir,
 }
 
 static void
-copy_in_worker (GTask        *task,
-                gpointer      source,
-                gpointer      task_data,
-                GCancellable *cancellable)
+assay_session_copy_in_worker (GTask        *task,
+                              gpointer      source,
+                              gpointer      task_data,
+                              GCancellable *cancellable)
 {
   const char *const *args = task_data;
   GError *error = NULL;
-  char *copy = copy_into_session (args[0], args[1], cancellable, &error);
+  char *copy = assay_session_copy_into_session (args[0], args[1], cancellable, &error);
 
   if (copy == NULL)
     g_task_return_error (task, error);
@@ -1196,7 +1198,7 @@ assay_session_copy_in_async (AssaySession        *self,
   args[0] = g_strdup (self->dir);
   args[1] = g_strdup (path);
   g_task_set_task_data (task, args, (GDestroyNotify) g_strfreev);
-  g_task_run_in_thread (task, copy_in_worker);
+  g_task_run_in_thread (task, assay_session_copy_in_worker);
 }
 
 char *
@@ -1221,7 +1223,7 @@ assay_session_add_dataset (AssaySession  *self,
   g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
   g_return_val_if_fail (path != NULL, NULL);
 
-  target = copy_into_session (self->dir, path, NULL, error);
+  target = assay_session_copy_into_session (self->dir, path, NULL, error);
   if (target == NULL)
     return NULL;
   name = g_path_get_basename (target);
@@ -1315,7 +1317,7 @@ assay_session_add_cell (AssaySession     *self,
 }
 
 static guint
-cell_number (const AssaySessionCell *cell)
+assay_session_cell_number (const AssaySessionCell *cell)
 {
   if (cell->id == NULL || cell->id[0] != 'c')
     return 0;
@@ -1330,9 +1332,9 @@ assay_session_next_cell_id (AssaySession *self)
   g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
   /* Interrupted cells keep their ids: their artifacts may be on disk under them. */
   for (guint i = 0; i < self->cells->len; i++)
-    highest = MAX (highest, cell_number (g_ptr_array_index (self->cells, i)));
+    highest = MAX (highest, assay_session_cell_number (g_ptr_array_index (self->cells, i)));
   for (guint i = 0; i < self->interrupted_cells->len; i++)
-    highest = MAX (highest, cell_number (g_ptr_array_index (self->interrupted_cells, i)));
+    highest = MAX (highest, assay_session_cell_number (g_ptr_array_index (self->interrupted_cells, i)));
   return g_strdup_printf ("c%u", highest + 1);
 }
 
