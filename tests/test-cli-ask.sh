@@ -135,7 +135,7 @@ check "after SIGKILL, session show restores everything up to the last finished s
   python3 - '$work/show' <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
-assert s['format_version'] == 1
+assert s['format_version'] == 2
 assert s['finished']['steps'] == 1, s['finished']
 assert [c['id'] for c in s['cells']] == ['c1'] and s['cells'][0]['status'] == 'ok', s['cells']
 assert [m['role'] for m in s['messages']] == ['user', 'assistant', 'tool'], s['messages']

@@ -108,7 +108,7 @@ test_round_trip (void)
   /* Never a key, and a format version. */
   record = g_build_filename (dir, "session.json", NULL);
   g_assert_true (g_file_get_contents (record, &text, NULL, NULL));
-  g_assert_nonnull (strstr (text, "\"format_version\" : 1"));
+  g_assert_nonnull (strstr (text, "\"format_version\" : 2"));
   g_assert_null (strstr (text, "api_key"));
 
   loaded = assay_session_load (dir, &error);

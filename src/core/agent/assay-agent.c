@@ -745,6 +745,8 @@ assay_agent_streamed_cb (GObject      *source,
 
   if (assistant->tool_calls->len == 0)
     {
+      /* Which of the answer's numbers the cells printed, kept with the record. */
+      assay_session_trace_answer (self->session, assay_session_get_messages (self->session)->len - 1);
       assay_agent_finish_step (self);
       assay_agent_finish (self, ASSAY_AGENT_ANSWERED, response->text);
       return;

@@ -43,6 +43,7 @@ assay_session_outline_add_step (AssayOutlineQuestion *question,
   step->number_in_question = question->steps->len + 1;
   step->text = text;
   step->cells = g_ptr_array_new ();
+  step->message = G_MAXUINT;
   g_ptr_array_add (question->steps, step);
   return step;
 }
@@ -112,6 +113,9 @@ assay_session_outline_new (AssaySession *session)
         question = assay_session_outline_add_question (outline, NULL);
       step = assay_session_outline_add_step (question, ++n_steps, message->text);
       step->is_answer = message->tool_calls->len == 0;
+      step->message = i;
+      if (step->is_answer)
+        step->provenance = assay_session_get_provenance (session, i);
       g_ptr_array_add (all_steps, step);
       for (guint j = 0; j < message->tool_calls->len; j++)
         {

@@ -29,6 +29,8 @@ typedef struct
   gboolean           is_answer;     /* a reply without tool calls: the question's answer */
   gboolean           interrupted;   /* the step that never finished (its cells are kept apart) */
   GPtrArray         *cells;         /* AssaySessionCell*, borrowed, in the reply's call order */
+  guint              message;       /* the reply's index in the messages; G_MAXUINT: none */
+  const AssayProvenance *provenance; /* an answer's numbers traced; borrowed, may be NULL */
 } AssayOutlineStep;
 
 typedef struct

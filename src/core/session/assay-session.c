@@ -17,6 +17,7 @@
 #include "assay-session.h"
 #include "assay-session-path.h"
 #include "assay-json.h"
+#include "assay-session-outline.h"
 
 struct _AssaySession
 {
@@ -37,6 +38,7 @@ struct _AssaySession
   GPtrArray *cells;               /* AssaySessionCell* */
   GPtrArray *interrupted_cells;   /* AssaySessionCell*, from steps that never finished */
   GArray    *timings;             /* AssayStepTiming, one per finished step */
+  GHashTable *provenance;         /* message index → AssayProvenance*, for answers */
 
   /* What the finished steps cover; beyond these is the step in progress. */
   guint      n_steps;
@@ -80,6 +82,7 @@ assay_session_finalize (GObject *object)
   g_ptr_array_unref (self->cells);
   g_ptr_array_unref (self->interrupted_cells);
   g_array_unref (self->timings);
+  g_hash_table_unref (self->provenance);
   g_mutex_clear (&self->save_lock);
   G_OBJECT_CLASS (assay_session_parent_class)->finalize (object);
 }
@@ -98,6 +101,7 @@ assay_session_init (AssaySession *self)
   self->cells = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_session_cell_free);
   self->interrupted_cells = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_session_cell_free);
   self->timings = g_array_new (FALSE, TRUE, sizeof (AssayStepTiming));
+  self->provenance = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) assay_provenance_free);
   g_mutex_init (&self->save_lock);
   self->status = g_strdup ("new");
   self->created_at = self->updated_at = g_get_real_time ();
@@ -217,6 +221,26 @@ assay_session_cells_to_json (GPtrArray *cells,
   return array;
 }
 
+/* The answers' provenance, in the order of the messages. */
+static JsonArray *
+assay_session_provenance_to_json (AssaySession *self)
+{
+  JsonArray *array = json_array_new ();
+
+  for (guint i = 0; i < self->messages->len; i++)
+    {
+      AssayProvenance *provenance = g_hash_table_lookup (self->provenance, GUINT_TO_POINTER (i));
+      JsonNode *node;
+
+      if (provenance == NULL)
+        continue;
+      node = assay_provenance_to_json (provenance);
+      json_object_set_int_member (json_node_get_object (node), "message", i);
+      json_array_add_element (array, node);
+    }
+  return array;
+}
+
 JsonNode *
 assay_session_to_json (AssaySession *self)
 {
@@ -280,6 +304,7 @@ assay_session_to_json (AssaySession *self)
       json_array_add_object_element (timings, item);
     }
   json_object_set_array_member (object, "timings", timings);
+  json_object_set_array_member (object, "provenance", assay_session_provenance_to_json (self));
 
   return json_node_init_object (json_node_alloc (), g_steal_pointer (&object));
 }
@@ -548,6 +573,37 @@ assay_session_read_record (const char    *path,
 }
 
 /* Builds the session in the calling thread; nothing in it is bound to a main context. */
+/* Each answer's provenance, for the messages that were read, checked against their text. */
+static void
+assay_session_provenance_from_json (AssaySession *self,
+                                    JsonArray    *array,
+                                    GHashTable   *loaded_index)
+{
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      JsonNode *item = json_array_get_element (array, i);
+      AssayProvenance *provenance;
+      const AssayLlmMessage *message;
+      gint64 saved;
+      guint index;
+
+      if (!JSON_NODE_HOLDS_OBJECT (item))
+        continue;
+      saved = assay_json_get_int_or (json_node_get_object (item), "message", -1);
+      if (saved < 0 || saved >= G_MAXUINT - 1)
+        continue;
+      index = GPOINTER_TO_UINT (g_hash_table_lookup (loaded_index, GUINT_TO_POINTER ((guint) saved + 1)));
+      if (index == 0)
+        continue;
+      message = g_ptr_array_index (self->messages, index - 1);
+      if (message->role != ASSAY_LLM_ROLE_ASSISTANT || message->tool_calls->len > 0)
+        continue;
+      provenance = assay_provenance_from_json (item, message->text);
+      if (provenance != NULL)
+        g_hash_table_replace (self->provenance, GUINT_TO_POINTER (index - 1), provenance);
+    }
+}
+
 static AssaySession *
 assay_session_load_record (const char    *dir,
                            GCancellable  *cancellable,
@@ -565,6 +621,8 @@ assay_session_load_record (const char    *dir,
   JsonNode *node;
   gint64 version;
   guint n_messages, n_cells;
+  /* Where each message of the record went (from 1): one that does not read is skipped. */
+  g_autoptr(GHashTable) loaded_index = g_hash_table_new (NULL, NULL);
 
   path = assay_session_record_path (dir);
   if (!assay_session_read_record (path, cancellable, &text, &length, &local_error))
@@ -657,8 +715,13 @@ assay_session_load_record (const char    *dir,
         AssayLlmMessage *message = assay_llm_message_from_json (json_array_get_element (array, i));
 
         if (message != NULL)
-          g_ptr_array_add (self->messages, message);
+          {
+            g_hash_table_insert (loaded_index, GUINT_TO_POINTER (i + 1), GUINT_TO_POINTER (self->messages->len + 1));
+            g_ptr_array_add (self->messages, message);
+          }
       }
+  if ((array = assay_json_get_array (root, "provenance")))
+    assay_session_provenance_from_json (self, array, loaded_index);
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
   if ((array = assay_json_get_array (root, "cells")))
@@ -1448,4 +1511,67 @@ assay_session_set_dataset_description (AssaySession *self,
         }
     }
   return FALSE;
+}
+
+/* ---- provenance ------------------------------------------------------------------------- */
+
+const AssayProvenance *
+assay_session_get_provenance (AssaySession *self,
+                              guint         message)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+
+  return g_hash_table_lookup (self->provenance, GUINT_TO_POINTER (message));
+}
+
+const AssayProvenance *
+assay_session_trace_answer (AssaySession *self,
+                            guint         message)
+{
+  g_autoptr(AssaySessionOutline) outline = NULL;
+  g_autoptr(GArray) sources = NULL;
+  const AssayLlmMessage *answer;
+  AssayProvenance *provenance;
+
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+
+  if (message >= self->messages->len)
+    return NULL;
+  answer = g_ptr_array_index (self->messages, message);
+  if (answer->role != ASSAY_LLM_ROLE_ASSISTANT || answer->tool_calls->len > 0)
+    return NULL;
+
+  /* The cells of the answer's question, in the order they ran. */
+  sources = g_array_new (FALSE, FALSE, sizeof (AssayProvenanceSource));
+  outline = assay_session_outline_new (self);
+  for (guint q = 0; q < outline->questions->len; q++)
+    {
+      const AssayOutlineQuestion *question = g_ptr_array_index (outline->questions, q);
+      gboolean holds = FALSE;
+
+      for (guint j = 0; j < question->steps->len && !holds; j++)
+        holds = ((AssayOutlineStep *) g_ptr_array_index (question->steps, j))->message == message;
+      if (!holds)
+        continue;
+      for (guint j = 0; j < question->steps->len; j++)
+        {
+          const AssayOutlineStep *step = g_ptr_array_index (question->steps, j);
+
+          for (guint k = 0; k < step->cells->len; k++)
+            {
+              const AssaySessionCell *cell = g_ptr_array_index (step->cells, k);
+              AssayProvenanceSource source = { cell->id, cell->outputs };
+
+              if (cell->code != NULL)
+                g_array_append_val (sources, source);
+            }
+        }
+      break;
+    }
+
+  provenance = assay_provenance_trace (answer->text, -1,
+                                       (const AssayProvenanceSource *) (gpointer) sources->data,
+                                       sources->len);
+  g_hash_table_replace (self->provenance, GUINT_TO_POINTER (message), provenance);
+  return provenance;
 }

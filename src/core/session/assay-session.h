@@ -6,10 +6,12 @@
 #include "assay-types.h"
 #include "assay-llm-types.h"
 #include "assay-session-cell.h"
+#include "assay-provenance.h"
 
 G_BEGIN_DECLS
 
-#define ASSAY_SESSION_FORMAT_VERSION 1
+/* 2: the answers' provenance. Records of format 1 still open. */
+#define ASSAY_SESSION_FORMAT_VERSION 2
 #define ASSAY_SESSION_RECORD "session.json"
 
 #define ASSAY_TYPE_SESSION (assay_session_get_type ())
@@ -181,5 +183,14 @@ void           assay_session_add_step_timing    (AssaySession          *self,
 GArray        *assay_session_get_step_timings   (AssaySession          *self);
 /* Cells of a step that never finished (the process was killed), restored by load. */
 GPtrArray     *assay_session_get_interrupted_cells (AssaySession     *self);
+
+/* Where the numbers of an answer (the assistant message at MESSAGE, one without tool calls)
+ * came from, or NULL when it was not traced. */
+const AssayProvenance *assay_session_get_provenance (AssaySession   *self,
+                                                     guint           message);
+/* Traces the answer at MESSAGE against the outputs of its question's cells and keeps the
+ * result; NULL when MESSAGE is not an answer. */
+const AssayProvenance *assay_session_trace_answer   (AssaySession   *self,
+                                                     guint           message);
 
 G_END_DECLS

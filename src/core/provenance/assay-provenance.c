@@ -1,0 +1,874 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "Assay-Provenance"
+
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <md4c.h>
+
+#include "assay-cell-output.h"
+#include "assay-html-table.h"
+#include "assay-json.h"
+#include "assay-provenance.h"
+
+/* An answer longer than this is not read past it. */
+#define MAX_ANSWER_BYTES (4 * 1024 * 1024)
+/* A record holds at most this many numbers per answer. */
+#define MAX_NUMBERS 10000
+
+/* ---- the claims of an answer ------------------------------------------------------------ */
+
+typedef struct
+{
+  const char           *doc;
+  gsize                 size;
+  AssayNumberScanFlags  flags;
+  GArray               *numbers;
+  guint                 skip_depth;    /* inside code, an image, math */
+  gboolean              run_open;
+  gsize                 run_start;
+  gsize                 run_end;
+  gboolean              run_starts_block;
+  gboolean              block_starts;  /* the next run is the first text of a block */
+  gboolean              in_link;
+  const char           *href;
+  gsize                 href_size;
+} ClaimWalk;
+
+static void
+assay_provenance_flush_run (ClaimWalk *walk)
+{
+  if (!walk->run_open)
+    return;
+  walk->run_open = FALSE;
+  assay_number_scan (walk->doc + walk->run_start,
+                     walk->run_end - walk->run_start,
+                     walk->flags | (walk->run_starts_block ? ASSAY_NUMBER_SCAN_BLOCK_START : 0),
+                     (guint) walk->run_start,
+                     walk->numbers);
+}
+
+static int
+assay_provenance_enter_block_cb (MD_BLOCKTYPE  type,
+                                 void         *detail,
+                                 void         *user_data)
+{
+  ClaimWalk *walk = user_data;
+
+  assay_provenance_flush_run (walk);
+  if (type == MD_BLOCK_CODE || type == MD_BLOCK_HTML)
+    walk->skip_depth++;
+  walk->block_starts = TRUE;
+  return 0;
+}
+
+static int
+assay_provenance_leave_block_cb (MD_BLOCKTYPE  type,
+                                 void         *detail,
+                                 void         *user_data)
+{
+  ClaimWalk *walk = user_data;
+
+  assay_provenance_flush_run (walk);
+  if ((type == MD_BLOCK_CODE || type == MD_BLOCK_HTML) && walk->skip_depth > 0)
+    walk->skip_depth--;
+  return 0;
+}
+
+static gboolean
+assay_provenance_is_skipped_span (MD_SPANTYPE type)
+{
+  return type == MD_SPAN_CODE || type == MD_SPAN_IMG || type == MD_SPAN_LATEXMATH ||
+         type == MD_SPAN_LATEXMATH_DISPLAY || type == MD_SPAN_WIKILINK;
+}
+
+static int
+assay_provenance_enter_span_cb (MD_SPANTYPE  type,
+                                void        *detail,
+                                void        *user_data)
+{
+  ClaimWalk *walk = user_data;
+
+  assay_provenance_flush_run (walk);
+  if (assay_provenance_is_skipped_span (type))
+    walk->skip_depth++;
+  else if (type == MD_SPAN_A)
+    {
+      MD_SPAN_A_DETAIL *a = detail;
+
+      walk->in_link = TRUE;
+      walk->href = a->href.text;
+      walk->href_size = a->href.size;
+    }
+  return 0;
+}
+
+static int
+assay_provenance_leave_span_cb (MD_SPANTYPE  type,
+                                void        *detail,
+                                void        *user_data)
+{
+  ClaimWalk *walk = user_data;
+
+  if (type == MD_SPAN_A && walk->run_open && walk->href != NULL)
+    {
+      /* A bare link ("https://example.com/2024/report-7") shows its own address. */
+      gsize n = walk->run_end - walk->run_start;
+      const char *text = walk->doc + walk->run_start;
+
+      if (walk->href_size >= n && n > 0 &&
+          memcmp (walk->href + walk->href_size - n, text, n) == 0)
+        walk->run_open = FALSE;
+    }
+  assay_provenance_flush_run (walk);
+  if (assay_provenance_is_skipped_span (type) && walk->skip_depth > 0)
+    walk->skip_depth--;
+  if (type == MD_SPAN_A)
+    {
+      walk->in_link = FALSE;
+      walk->href = NULL;
+    }
+  return 0;
+}
+
+static int
+assay_provenance_text_cb (MD_TEXTTYPE    type,
+                          const MD_CHAR *text,
+                          MD_SIZE        size,
+                          void          *user_data)
+{
+  ClaimWalk *walk = user_data;
+  gsize at;
+
+  if (walk->skip_depth > 0 ||
+      (type != MD_TEXT_NORMAL && type != MD_TEXT_SOFTBR && type != MD_TEXT_BR) ||
+      text < walk->doc || text + size > walk->doc + walk->size)
+    {
+      assay_provenance_flush_run (walk);
+      return 0;
+    }
+
+  at = (gsize) (text - walk->doc);
+  if (walk->run_open && at == walk->run_end)
+    {
+      walk->run_end += size;
+      return 0;
+    }
+  assay_provenance_flush_run (walk);
+  walk->run_open = TRUE;
+  walk->run_start = at;
+  walk->run_end = at + size;
+  walk->run_starts_block = walk->block_starts;
+  walk->block_starts = FALSE;
+  return 0;
+}
+
+GArray *
+assay_provenance_find_claims (const char *answer,
+                              gssize      length)
+{
+  GArray *numbers = g_array_new (FALSE, TRUE, sizeof (AssayNumber));
+  gsize size;
+  ClaimWalk walk = { 0 };
+  MD_PARSER parser = {
+    .abi_version = 0,
+    .flags = MD_DIALECT_GITHUB | MD_FLAG_LATEXMATHSPANS,
+    .enter_block = assay_provenance_enter_block_cb,
+    .leave_block = assay_provenance_leave_block_cb,
+    .enter_span = assay_provenance_enter_span_cb,
+    .leave_span = assay_provenance_leave_span_cb,
+    .text = assay_provenance_text_cb,
+  };
+
+  if (answer == NULL)
+    return numbers;
+  size = MIN (length < 0 ? strlen (answer) : (gsize) length, MAX_ANSWER_BYTES);
+  if (size == 0)
+    return numbers;
+
+  walk.doc = answer;
+  walk.size = size;
+  walk.numbers = numbers;
+  walk.flags = ASSAY_NUMBER_SCAN_PROSE;
+  if (assay_number_prefers_decimal_comma (answer, size))
+    walk.flags |= ASSAY_NUMBER_SCAN_DECIMAL_COMMA;
+  md_parse (answer, (MD_SIZE) size, &parser, &walk);
+  assay_provenance_flush_run (&walk);
+  if (numbers->len > MAX_NUMBERS)
+    g_array_set_size (numbers, MAX_NUMBERS);
+  return numbers;
+}
+
+/* ---- what the cells printed ------------------------------------------------------------- */
+
+typedef struct
+{
+  guint  source;           /* index in the sources: later ran later */
+  guint  output;
+  const char *view;        /* static */
+  char  *text;
+  gsize  length;
+} View;
+
+typedef struct
+{
+  double  value;
+  guint   view;
+  guint   start;
+  guint   end;
+  gboolean integral;       /* printed without a fraction or an exponent */
+} Printed;
+
+static void
+assay_provenance_view_clear (gpointer data)
+{
+  View *view = data;
+  g_free (view->text);
+}
+
+static int
+assay_provenance_compare_printed (gconstpointer a,
+                                  gconstpointer b)
+{
+  const Printed *x = a, *y = b;
+
+  if (x->value < y->value)
+    return -1;
+  if (x->value > y->value)
+    return 1;
+  return 0;
+}
+
+/* A DataFrame's table as text: one line a row, cells two spaces apart. */
+static char *
+assay_provenance_table_text (const char *html,
+                             gsize      *length)
+{
+  g_autoptr(AssayTable) table = assay_html_table_extract (html, strlen (html));
+  GString *text;
+
+  if (table == NULL)
+    return NULL;
+  text = g_string_new (NULL);
+  for (guint r = 0; r < table->rows->len; r++)
+    {
+      GPtrArray *row = g_ptr_array_index (table->rows, r);
+
+      for (guint c = 0; c < row->len; c++)
+        {
+          if (c > 0)
+            g_string_append (text, "  ");
+          g_string_append (text, g_ptr_array_index (row, c));
+        }
+      g_string_append_c (text, '\n');
+    }
+  *length = text->len;
+  return g_string_free (text, FALSE);
+}
+
+static void
+assay_provenance_add_view (GArray     *views,
+                           gsize      *budget,
+                           guint       source,
+                           guint       output,
+                           const char *kind,
+                           char       *text,
+                           gsize       length)
+{
+  View view = { source, output, kind, text, length };
+
+  if (text == NULL)
+    return;
+  if (*budget == 0)
+    {
+      g_free (text);
+      return;
+    }
+  view.length = MIN (length, *budget);
+  *budget -= view.length;
+  g_array_append_val (views, view);
+}
+
+static void
+assay_provenance_collect_views (const AssayProvenanceSource *sources,
+                                guint                        n_sources,
+                                GArray                      *views)
+{
+  gsize budget = ASSAY_PROVENANCE_MAX_OUTPUT_BYTES;
+
+  for (guint s = 0; s < n_sources; s++)
+    {
+      JsonArray *outputs = sources[s].outputs;
+      guint n = outputs != NULL ? json_array_get_length (outputs) : 0;
+
+      for (guint k = 0; k < n; k++)
+        {
+          g_autoptr(AssayCellOutput) output = assay_cell_output_read (json_array_get_element (outputs, k));
+
+          if (output == NULL)
+            continue;
+          switch (output->kind)
+            {
+            case ASSAY_CELL_OUTPUT_STREAM:
+              if (!output->is_stderr)
+                assay_provenance_add_view (views, &budget, s, k, "stream",
+                                           g_strdup (output->text), strlen (output->text));
+              break;
+            case ASSAY_CELL_OUTPUT_RESULT:
+            case ASSAY_CELL_OUTPUT_DISPLAY:
+              if (output->plain != NULL)
+                assay_provenance_add_view (views, &budget, s, k, "text/plain",
+                                           g_strdup (output->plain), strlen (output->plain));
+              if (output->html != NULL)
+                {
+                  gsize length = 0;
+                  char *table = assay_provenance_table_text (output->html, &length);
+                  assay_provenance_add_view (views, &budget, s, k, "text/html", table, length);
+                }
+              break;
+            case ASSAY_CELL_OUTPUT_ERROR:
+            case ASSAY_CELL_OUTPUT_OTHER:
+            default:
+              break;
+            }
+        }
+    }
+}
+
+static gboolean assay_provenance_in_union (GArray *merged, double value);
+
+static GArray *
+assay_provenance_collect_printed (GArray *views,
+                                  GArray *wanted)
+{
+  GArray *printed = g_array_new (FALSE, FALSE, sizeof (Printed));
+  g_autoptr(GArray) numbers = g_array_new (FALSE, FALSE, sizeof (AssayNumber));
+
+  for (guint v = 0; v < views->len; v++)
+    {
+      const View *view = &g_array_index (views, View, v);
+
+      g_array_set_size (numbers, 0);
+      assay_number_scan (view->text, view->length, ASSAY_NUMBER_SCAN_OUTPUT, 0, numbers);
+      for (guint i = 0; i < numbers->len; i++)
+        {
+          const AssayNumber *number = &g_array_index (numbers, AssayNumber, i);
+          Printed entry;
+
+          if (!assay_provenance_in_union (wanted, number->value))
+            continue;
+          entry = (Printed) {
+            .value = number->value,
+            .view = v,
+            .start = number->start,
+            .end = number->end,
+            .integral = number->decimals == 0 && (number->flags & ASSAY_NUMBER_EXPONENT) == 0 &&
+                        (number->flags & ASSAY_NUMBER_MAGNITUDE) == 0,
+          };
+          g_array_append_val (printed, entry);
+        }
+    }
+  g_array_sort (printed, assay_provenance_compare_printed);
+  return printed;
+}
+
+/* ---- matching ----------------------------------------------------------------------------- */
+
+typedef struct
+{
+  const Printed *best;
+  guint          best_source;
+  double         best_error;
+} Match;
+
+static gsize
+assay_provenance_lower_bound (GArray *printed,
+                              double  value)
+{
+  gsize lo = 0, hi = printed->len;
+
+  while (lo < hi)
+    {
+      gsize mid = lo + (hi - lo) / 2;
+      if (g_array_index (printed, Printed, mid).value < value)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/* Considers the printed numbers from LOW to HIGH as the printing of TARGET. */
+static void
+assay_provenance_consider (GArray            *printed,
+                           GArray            *views,
+                           double             low,
+                           double             high,
+                           double             target,
+                           gboolean           exact_integer,
+                           Match             *match)
+{
+  for (gsize i = assay_provenance_lower_bound (printed, low); i < printed->len; i++)
+    {
+      const Printed *entry = &g_array_index (printed, Printed, i);
+      guint source = g_array_index (views, View, entry->view).source;
+      double error;
+
+      if (entry->value > high)
+        break;
+      if (exact_integer && (!entry->integral || entry->value != target))
+        continue;
+      error = fabs (entry->value - target) / MAX (fabs (target), 1e-300);
+      if (match->best == NULL || source > match->best_source ||
+          (source == match->best_source && error < match->best_error) ||
+          (source == match->best_source && error == match->best_error &&
+           (entry->view < match->best->view ||
+            (entry->view == match->best->view && entry->start < match->best->start))))
+        {
+          match->best = entry;
+          match->best_source = source;
+          match->best_error = error;
+        }
+    }
+}
+
+/* The values a claim may have been printed as: itself; its negative when it is written
+ * without a sign ("fell by 5.2%"); a percentage's fraction. */
+typedef struct
+{
+  double   low;
+  double   high;
+  double   target;
+  gboolean exact_integer;
+} Range;
+
+static guint
+assay_provenance_claim_ranges (const AssayNumber *claim,
+                               Range              ranges[4])
+{
+  gboolean unsigned_ = (claim->flags & ASSAY_NUMBER_SIGNED) == 0 && claim->value > 0;
+  gboolean exact_integer = claim->decimals == 0 && fabs (claim->value) < 10 &&
+                           (claim->flags & (ASSAY_NUMBER_PERCENT | ASSAY_NUMBER_MAGNITUDE)) == 0;
+  double values[4];
+  double tolerances[4];
+  gboolean exact[4];
+  guint n = 0;
+
+  values[n] = claim->value, tolerances[n] = claim->tolerance, exact[n++] = exact_integer;
+  if (unsigned_)
+    values[n] = -claim->value, tolerances[n] = claim->tolerance, exact[n++] = exact_integer;
+  if ((claim->flags & ASSAY_NUMBER_PERCENT) != 0)
+    {
+      values[n] = claim->value / 100, tolerances[n] = claim->tolerance / 100, exact[n++] = FALSE;
+      if (unsigned_)
+        values[n] = -claim->value / 100, tolerances[n] = claim->tolerance / 100, exact[n++] = FALSE;
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      /* Room for the binary representation: 0.2398 * 100 is not quite 23.98. */
+      double slack = tolerances[i] * 1e-9 + fabs (values[i]) * 1e-12;
+
+      ranges[i].low = values[i] - tolerances[i] - slack;
+      ranges[i].high = values[i] + tolerances[i] + slack;
+      ranges[i].target = values[i];
+      ranges[i].exact_integer = exact[i];
+    }
+  return n;
+}
+
+static void
+assay_provenance_match (const AssayNumber *claim,
+                        GArray            *printed,
+                        GArray            *views,
+                        Match             *match)
+{
+  Range ranges[4];
+  guint n = assay_provenance_claim_ranges (claim, ranges);
+
+  for (guint i = 0; i < n; i++)
+    assay_provenance_consider (printed, views, ranges[i].low, ranges[i].high, ranges[i].target,
+                               ranges[i].exact_integer, match);
+}
+
+/* The union of the values the claims may have been printed as, as sorted disjoint intervals:
+ * a printed number outside them matches nothing and is not kept. */
+static int
+assay_provenance_compare_ranges (gconstpointer a,
+                                 gconstpointer b)
+{
+  const Range *x = a, *y = b;
+  return x->low < y->low ? -1 : x->low > y->low;
+}
+
+static GArray *
+assay_provenance_claim_union (GArray *claims)
+{
+  g_autoptr(GArray) all = g_array_new (FALSE, FALSE, sizeof (Range));
+  GArray *merged = g_array_new (FALSE, FALSE, sizeof (Range));
+
+  for (guint i = 0; i < claims->len; i++)
+    {
+      Range ranges[4];
+      guint n = assay_provenance_claim_ranges (&g_array_index (claims, AssayNumber, i), ranges);
+      g_array_append_vals (all, ranges, n);
+    }
+  g_array_sort (all, assay_provenance_compare_ranges);
+  for (guint i = 0; i < all->len; i++)
+    {
+      const Range *range = &g_array_index (all, Range, i);
+      Range *last = merged->len > 0 ? &g_array_index (merged, Range, merged->len - 1) : NULL;
+
+      if (last != NULL && range->low <= last->high)
+        last->high = MAX (last->high, range->high);
+      else
+        g_array_append_val (merged, *range);
+    }
+  return merged;
+}
+
+static gboolean
+assay_provenance_in_union (GArray *merged,
+                           double  value)
+{
+  gsize lo = 0, hi = merged->len;
+
+  /* The last interval that starts at or below VALUE. */
+  while (lo < hi)
+    {
+      gsize mid = lo + (hi - lo) / 2;
+      if (g_array_index (merged, Range, mid).low <= value)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo > 0 && value <= g_array_index (merged, Range, lo - 1).high;
+}
+
+/* Untrusted output as one line of plain text: valid UTF-8, no control characters. */
+static char *
+assay_provenance_clean_line (const char *text,
+                             gsize       length)
+{
+  g_autofree char *valid = g_utf8_make_valid (text, (gssize) length);
+
+  for (char *p = valid; *p != '\0'; p++)
+    if ((guchar) *p < 0x20 || *p == 0x7f)
+      *p = ' ';
+  return g_steal_pointer (&valid);
+}
+
+static void
+assay_provenance_fill_place (AssayTracedNumber *traced,
+                             const View        *view,
+                             const Printed     *entry)
+{
+  const char *text = view->text;
+  gsize line_start = entry->start, line_end = entry->end;
+  gsize from, to;
+  guint line = 1;
+
+  for (const char *p = text; (p = memchr (p, '\n', entry->start - (gsize) (p - text))) != NULL; p++)
+    line++;
+  while (line_start > 0 && text[line_start - 1] != '\n')
+    line_start--;
+  while (line_end < view->length && text[line_end] != '\n')
+    line_end++;
+  if (line_end > line_start && text[line_end - 1] == '\r')
+    line_end--;
+
+  /* A window of the line around the match, cut at character boundaries. */
+  from = line_start;
+  to = line_end;
+  if (to - from > ASSAY_PROVENANCE_MAX_LINE)
+    {
+      gsize room = ASSAY_PROVENANCE_MAX_LINE - MIN (entry->end - entry->start, ASSAY_PROVENANCE_MAX_LINE);
+
+      from = entry->start > line_start + room / 2 ? entry->start - room / 2 : line_start;
+      to = MIN (line_end, MAX (entry->end, from + ASSAY_PROVENANCE_MAX_LINE));
+      while (from > line_start && ((guchar) text[from] & 0xC0) == 0x80)
+        from--;
+      while (to < line_end && ((guchar) text[to] & 0xC0) == 0x80)
+        to++;
+    }
+
+  traced->found = TRUE;
+  traced->output = view->output;
+  traced->view = g_strdup (view->view);
+  traced->line = line;
+  traced->line_text = assay_provenance_clean_line (text + from, to - from);
+  traced->match_start = (guint) (entry->start - from);
+  traced->match_end = (guint) (entry->end - from);
+  /* make_valid may have changed the length before the match (invalid bytes). */
+  if (traced->match_end > strlen (traced->line_text))
+    {
+      traced->match_start = 0;
+      traced->match_end = 0;
+    }
+}
+
+static void
+assay_traced_number_free (AssayTracedNumber *traced)
+{
+  g_free (traced->text);
+  g_free (traced->cell_id);
+  g_free (traced->view);
+  g_free (traced->line_text);
+  g_free (traced);
+}
+
+static AssayTracedNumber *
+assay_traced_number_copy (const AssayTracedNumber *traced)
+{
+  AssayTracedNumber *copy = g_memdup2 (traced, sizeof *traced);
+
+  copy->text = g_strdup (traced->text);
+  copy->cell_id = g_strdup (traced->cell_id);
+  copy->view = g_strdup (traced->view);
+  copy->line_text = g_strdup (traced->line_text);
+  return copy;
+}
+
+AssayProvenance *
+assay_provenance_new (void)
+{
+  AssayProvenance *provenance = g_new0 (AssayProvenance, 1);
+
+  provenance->numbers = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_traced_number_free);
+  return provenance;
+}
+
+AssayProvenance *
+assay_provenance_copy (const AssayProvenance *provenance)
+{
+  AssayProvenance *copy = assay_provenance_new ();
+
+  for (guint i = 0; i < provenance->numbers->len; i++)
+    g_ptr_array_add (copy->numbers, assay_traced_number_copy (g_ptr_array_index (provenance->numbers, i)));
+  return copy;
+}
+
+void
+assay_provenance_free (AssayProvenance *provenance)
+{
+  if (provenance == NULL)
+    return;
+  g_ptr_array_unref (provenance->numbers);
+  g_free (provenance);
+}
+
+guint
+assay_provenance_count_untraced (const AssayProvenance *provenance)
+{
+  guint count = 0;
+
+  g_return_val_if_fail (provenance != NULL, 0);
+
+  for (guint i = 0; i < provenance->numbers->len; i++)
+    if (!((AssayTracedNumber *) g_ptr_array_index (provenance->numbers, i))->found)
+      count++;
+  return count;
+}
+
+AssayProvenance *
+assay_provenance_trace (const char                  *answer,
+                        gssize                       length,
+                        const AssayProvenanceSource *sources,
+                        guint                        n_sources)
+{
+  AssayProvenance *provenance = assay_provenance_new ();
+  g_autoptr(GArray) claims = NULL;
+  g_autoptr(GArray) views = NULL;
+  g_autoptr(GArray) printed = NULL;
+  g_autoptr(GArray) wanted = NULL;
+
+  g_return_val_if_fail (sources != NULL || n_sources == 0, provenance);
+
+  if (answer == NULL)
+    return provenance;
+  if (length < 0)
+    length = (gssize) strlen (answer);
+
+  claims = assay_provenance_find_claims (answer, length);
+  if (claims->len == 0)
+    return provenance;
+
+  views = g_array_new (FALSE, FALSE, sizeof (View));
+  g_array_set_clear_func (views, assay_provenance_view_clear);
+  assay_provenance_collect_views (sources, n_sources, views);
+  wanted = assay_provenance_claim_union (claims);
+  printed = assay_provenance_collect_printed (views, wanted);
+
+  for (guint i = 0; i < claims->len; i++)
+    {
+      const AssayNumber *claim = &g_array_index (claims, AssayNumber, i);
+      AssayTracedNumber *traced = g_new0 (AssayTracedNumber, 1);
+      Match match = { 0 };
+
+      traced->start = claim->start;
+      traced->end = claim->end;
+      traced->text = assay_provenance_clean_line (answer + claim->start, claim->end - claim->start);
+      traced->value = claim->value;
+      traced->percent = (claim->flags & ASSAY_NUMBER_PERCENT) != 0;
+
+      assay_provenance_match (claim, printed, views, &match);
+      if (match.best != NULL)
+        {
+          const View *view = &g_array_index (views, View, match.best->view);
+
+          traced->cell_id = g_strdup (sources[view->source].cell_id);
+          assay_provenance_fill_place (traced, view, match.best);
+        }
+      g_ptr_array_add (provenance->numbers, traced);
+    }
+  return provenance;
+}
+
+/* ---- the record ------------------------------------------------------------------------- */
+
+JsonNode *
+assay_provenance_to_json (const AssayProvenance *provenance)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+
+  g_return_val_if_fail (provenance != NULL, NULL);
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "numbers");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < provenance->numbers->len; i++)
+    {
+      const AssayTracedNumber *traced = g_ptr_array_index (provenance->numbers, i);
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "start");
+      json_builder_add_int_value (builder, traced->start);
+      json_builder_set_member_name (builder, "end");
+      json_builder_add_int_value (builder, traced->end);
+      json_builder_set_member_name (builder, "text");
+      json_builder_add_string_value (builder, traced->text);
+      json_builder_set_member_name (builder, "value");
+      json_builder_add_double_value (builder, traced->value);
+      if (traced->percent)
+        {
+          json_builder_set_member_name (builder, "percent");
+          json_builder_add_boolean_value (builder, TRUE);
+        }
+      json_builder_set_member_name (builder, "found");
+      json_builder_add_boolean_value (builder, traced->found);
+      if (traced->found)
+        {
+          json_builder_set_member_name (builder, "cell");
+          json_builder_add_string_value (builder, traced->cell_id);
+          json_builder_set_member_name (builder, "output");
+          json_builder_add_int_value (builder, traced->output);
+          json_builder_set_member_name (builder, "view");
+          json_builder_add_string_value (builder, traced->view);
+          json_builder_set_member_name (builder, "line");
+          json_builder_add_int_value (builder, traced->line);
+          json_builder_set_member_name (builder, "line_text");
+          json_builder_add_string_value (builder, traced->line_text);
+          json_builder_set_member_name (builder, "match_start");
+          json_builder_add_int_value (builder, traced->match_start);
+          json_builder_set_member_name (builder, "match_end");
+          json_builder_add_int_value (builder, traced->match_end);
+        }
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+  return json_builder_get_root (builder);
+}
+
+static const char *
+assay_provenance_known_view (const char *view)
+{
+  static const char * const views[] = { "stream", "text/plain", "text/html" };
+
+  for (gsize i = 0; view != NULL && i < G_N_ELEMENTS (views); i++)
+    if (strcmp (view, views[i]) == 0)
+      return views[i];
+  return NULL;
+}
+
+AssayProvenance *
+assay_provenance_from_json (JsonNode   *node,
+                            const char *answer)
+{
+  g_autoptr(AssayProvenance) provenance = NULL;
+  gsize answer_length = answer != NULL ? strlen (answer) : 0;
+  JsonObject *object;
+  JsonArray *numbers;
+
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return NULL;
+  object = json_node_get_object (node);
+  numbers = assay_json_get_array (object, "numbers");
+  if (numbers == NULL)
+    return NULL;
+
+  provenance = assay_provenance_new ();
+  for (guint i = 0; i < json_array_get_length (numbers) && i < MAX_NUMBERS; i++)
+    {
+      JsonNode *element = json_array_get_element (numbers, i);
+      JsonObject *item;
+      AssayTracedNumber *traced;
+      gint64 start, end;
+      const char *text;
+
+      if (!JSON_NODE_HOLDS_OBJECT (element))
+        continue;
+      item = json_node_get_object (element);
+      start = assay_json_get_int_or (item, "start", -1);
+      end = assay_json_get_int_or (item, "end", -1);
+      text = assay_json_get_string (item, "text");
+      /* The span must hold, in this answer, the number it names. */
+      if (start < 0 || end <= start || (gsize) end > answer_length || text == NULL ||
+          strlen (text) != (gsize) (end - start) || memcmp (answer + start, text, (gsize) (end - start)) != 0)
+        continue;
+
+      traced = g_new0 (AssayTracedNumber, 1);
+      traced->start = (guint) start;
+      traced->end = (guint) end;
+      traced->text = g_strdup (text);
+      if (json_object_has_member (item, "value") &&
+          JSON_NODE_HOLDS_VALUE (json_object_get_member (item, "value")) &&
+          (json_node_get_value_type (json_object_get_member (item, "value")) == G_TYPE_DOUBLE ||
+           json_node_get_value_type (json_object_get_member (item, "value")) == G_TYPE_INT64))
+        traced->value = json_object_get_double_member (item, "value");
+      traced->percent = assay_json_get_boolean_or (item, "percent", FALSE);
+      traced->found = assay_json_get_boolean_or (item, "found", FALSE);
+      if (traced->found)
+        {
+          const char *line_text = assay_json_get_string (item, "line_text");
+          gint64 match_start = assay_json_get_int_or (item, "match_start", 0);
+          gint64 match_end = assay_json_get_int_or (item, "match_end", 0);
+          gsize line_length;
+
+          traced->cell_id = assay_json_dup_string (item, "cell");
+          traced->output = (guint) CLAMP (assay_json_get_int_or (item, "output", 0), 0, G_MAXUINT);
+          traced->view = g_strdup (assay_provenance_known_view (assay_json_get_string (item, "view")));
+          traced->line = (guint) CLAMP (assay_json_get_int_or (item, "line", 1), 1, G_MAXUINT);
+          traced->line_text = line_text != NULL
+                              ? assay_provenance_clean_line (line_text, MIN (strlen (line_text), ASSAY_PROVENANCE_MAX_LINE * 2))
+                              : g_strdup ("");
+          line_length = strlen (traced->line_text);
+          if (match_start < 0 || match_end < match_start || (gsize) match_end > line_length)
+            match_start = match_end = 0;
+          traced->match_start = (guint) match_start;
+          traced->match_end = (guint) match_end;
+          if (traced->cell_id == NULL || traced->view == NULL)
+            {
+              /* A place that names nothing is no place. */
+              g_clear_pointer (&traced->cell_id, g_free);
+              g_clear_pointer (&traced->view, g_free);
+              g_clear_pointer (&traced->line_text, g_free);
+              traced->found = FALSE;
+            }
+        }
+      g_ptr_array_add (provenance->numbers, traced);
+    }
+  return g_steal_pointer (&provenance);
+}
