@@ -55,7 +55,7 @@ JSON
 printf '#!/bin/sh\nsed -i "s/total)/total * 100)/" "$1"\n' > "$work/editor.sh"
 chmod +x "$work/editor.sh"
 
-echo "1..15"
+echo "1..16"
 
 check "--yes: the answer on stdout, exit 0, the session folder in --out" bash -c "
   '$cli' ask --backend bwrap --provider recorded --transcript '$work/happy.json' --data '$work/sales.csv' --yes --out '$work/s-happy' 'What is the total?' >'$work/out' 2>'$work/err' &&
@@ -172,6 +172,36 @@ check "session rename and delete" bash -c "
   '$cli' session rename '$work/parent/s-happy' 'Renamed' && '$cli' session show '$work/parent/s-happy' | head -1 | grep -qx 'Renamed' &&
   '$cli' session delete '$work/parent/s-happy' && [ ! -e '$work/parent/s-happy' ] &&
   ! '$cli' session delete '$work' 2>/dev/null && [ -d '$work' ]"
+
+# An answer with a number no cell printed: said on stderr after the answer, in --json with
+# each number's place, and by `session show`.
+cat > "$work/invented.json" <<'JSON'
+{"turns": [
+  {"tool_calls": [{"id": "call_1", "name": "execute_python",
+    "arguments": {"code": "print(475046.3)\nprint('share', 0.2398)"}}]},
+  {"text": "Revenue was EUR 475,046 from 12,480 orders, **24.0%** of the plan (see `cell 1`)."}]}
+JSON
+check "provenance: traced numbers in --json, the untraced one on stderr and in session show" bash -c "
+  '$cli' ask --backend bwrap --provider recorded --transcript '$work/invented.json' --yes --json --out '$work/s-prov' 'Revenue?' >'$work/out' 2>'$work/err' &&
+  grep -qx 'Not found in any output: 12,480' '$work/err' &&
+  python3 - '$work/out' <<'PY' &&
+import json, sys
+r = json.load(open(sys.argv[1]))
+numbers = r['provenance']['numbers']
+assert [n['text'] for n in numbers] == ['475,046', '12,480', '24.0%'], numbers
+assert [n['found'] for n in numbers] == [True, False, True], numbers
+assert numbers[0]['cell'] == 'c1' and numbers[0]['line'] == 1 and numbers[0]['line_text'] == '475046.3', numbers[0]
+assert numbers[2]['line'] == 2 and numbers[2]['line_text'][numbers[2]['match_start']:numbers[2]['match_end']] == '0.2398', numbers[2]
+answer = r['answer'].encode()
+assert answer[numbers[1]['start']:numbers[1]['end']] == b'12,480', numbers[1]
+PY
+  '$cli' session show '$work/s-prov' | grep -qx 'Not found in any output: 12,480' &&
+  '$cli' session show --json '$work/s-prov' | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+assert s[\"format_version\"] == 2 and len(s[\"provenance\"]) == 1, s.get(\"provenance\")
+assert s[\"provenance\"][0][\"message\"] == len(s[\"messages\"]) - 1
+'"
 
 # SIGINT in the middle of a cell: cancelled cleanly, saved, exit 6.
 "$cli" ask --backend bwrap --provider recorded --transcript "$work/slow.json" --yes --out "$work/s-int" 'q' >/dev/null 2>"$work/int.err" &

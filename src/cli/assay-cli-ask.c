@@ -362,6 +362,17 @@ assay_cli_ask_started_cb (GObject      *source,
   g_main_loop_quit (wait->loop);
 }
 
+/* The provenance of the question's answer: the session's last message, when it is one. */
+static const AssayProvenance *
+assay_cli_ask_answer_provenance (AssaySession *session)
+{
+  GPtrArray *messages = assay_session_get_messages (session);
+
+  if (messages->len == 0)
+    return NULL;
+  return assay_session_get_provenance (session, messages->len - 1);
+}
+
 static JsonNode *
 assay_cli_ask_result_json (Ask          *ask,
                            AssaySession *session)
@@ -382,6 +393,12 @@ assay_cli_ask_result_json (Ask          *ask,
   json_builder_add_int_value (builder, assay_session_get_n_steps (session));
   json_builder_set_member_name (builder, "session_dir");
   json_builder_add_string_value (builder, assay_session_get_dir (session));
+  /* Each number of the answer and the cell output that printed it. */
+  json_builder_set_member_name (builder, "provenance");
+  if (ask->outcome == ASSAY_AGENT_ANSWERED && assay_cli_ask_answer_provenance (session) != NULL)
+    json_builder_add_value (builder, assay_provenance_to_json (assay_cli_ask_answer_provenance (session)));
+  else
+    json_builder_add_null_value (builder);
   json_builder_set_member_name (builder, "cells");
   json_builder_begin_array (builder);
   for (guint i = 0; i < assay_session_get_n_cells (session); i++)
@@ -528,7 +545,7 @@ assay_cli_ask (int   argc,
     { "yes", 'y', 0, G_OPTION_ARG_NONE, &yes, N_("Run every cell without asking"), NULL },
     { "out", 0, 0, G_OPTION_ARG_FILENAME, &out_dir, N_("Write the session folder to DIR (default: a new folder in ~/.local/share/assay/sessions)"), "DIR" },
     { "resume", 0, 0, G_OPTION_ARG_FILENAME, &resume_dir, N_("Continue the session in DIR (its kernel is rebuilt by replaying its successful cells)"), "DIR" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print a JSON object at the end (answer, status, steps, session_dir, cells)"), NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print a JSON object at the end (answer, status, steps, session_dir, provenance, cells)"), NULL },
     { "backend", 0, 0, G_OPTION_ARG_STRING, &backend_name, N_("Sandbox backend: docker or bwrap (default: docker when usable)"), "NAME" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &words, NULL, N_("QUESTION") },
     { NULL }
@@ -697,6 +714,13 @@ assay_cli_ask (int   argc,
     }
   else if (ask.outcome == ASSAY_AGENT_ANSWERED)
     assay_cli_print (stdout, "%s\n", ask.text);
+  if (ask.outcome == ASSAY_AGENT_ANSWERED && assay_cli_ask_answer_provenance (session) != NULL)
+    {
+      g_autofree char *untraced = assay_provenance_dup_untraced (assay_cli_ask_answer_provenance (session));
+
+      if (untraced != NULL)
+        assay_cli_print (stderr, _("Not found in any output: %s\n"), untraced);
+    }
   /* Provider and sandbox failures were said already, through ::error. */
   if (ask.outcome != ASSAY_AGENT_ANSWERED && ask.outcome != ASSAY_AGENT_MODEL_ERROR &&
       ask.outcome != ASSAY_AGENT_SANDBOX_ERROR)

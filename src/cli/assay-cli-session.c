@@ -202,7 +202,12 @@ assay_cli_session_show (int       argc,
             assay_cli_session_print_cell (session, g_ptr_array_index (step->cells, k));
           if (step->is_answer && step->text != NULL)
             {
+              g_autofree char *untraced = step->provenance != NULL
+                                          ? assay_provenance_dup_untraced (step->provenance) : NULL;
+
               assay_cli_print (stdout, "\n%s\n\n", step->text);
+              if (untraced != NULL)
+                assay_cli_print (stdout, _("Not found in any output: %s\n\n"), untraced);
               last_answer = step->text;
             }
         }
