@@ -55,7 +55,7 @@ JSON
 printf '#!/bin/sh\nsed -i "s/total)/total * 100)/" "$1"\n' > "$work/editor.sh"
 chmod +x "$work/editor.sh"
 
-echo "1..16"
+echo "1..17"
 
 check "--yes: the answer on stdout, exit 0, the session folder in --out" bash -c "
   '$cli' ask --backend bwrap --provider recorded --transcript '$work/happy.json' --data '$work/sales.csv' --yes --out '$work/s-happy' 'What is the total?' >'$work/out' 2>'$work/err' &&
@@ -78,7 +78,7 @@ assert len(art) == 1 and art[0]['name'] == 'summary.csv' and os.path.isfile(art[
 PY"
 
 check "approval on stdin: n REASON rejects, the reason is recorded and reaches the model" bash -c "
-  printf 'n too slow\ny\n' | '$cli' ask --backend bwrap --provider recorded --transcript '$work/happy.json' --data '$work/sales.csv' --out '$work/s-reject' 'q' >'$work/out' 2>'$work/err' &&
+  printf 'n too slow\ny\n' | '$cli' ask --backend bwrap --provider recorded --transcript '$work/happy.json' --no-check-numbers --data '$work/sales.csv' --out '$work/s-reject' 'q' >'$work/out' 2>'$work/err' &&
   '$cli' session show --json '$work/s-reject' > '$work/show' &&
   python3 - '$work/show' <<'PY'
 import json, sys
@@ -92,7 +92,7 @@ assert 'too slow' in tool[0]['text'] and tool[0]['is_error'], tool[0]
 PY"
 
 check "approval on stdin: e edits in \$EDITOR and the edited code runs" bash -c "
-  printf 'e\ny\n' | EDITOR='$work/editor.sh' '$cli' ask --backend bwrap --provider recorded --transcript '$work/happy.json' --data '$work/sales.csv' --out '$work/s-edit' 'q' >/dev/null 2>'$work/err' &&
+  printf 'e\ny\n' | EDITOR='$work/editor.sh' '$cli' ask --backend bwrap --provider recorded --transcript '$work/happy.json' --no-check-numbers --data '$work/sales.csv' --out '$work/s-edit' 'q' >/dev/null 2>'$work/err' &&
   grep -q 'total 300' '$work/err' &&
   '$cli' session show --json '$work/s-edit' | python3 -c '
 import json, sys
@@ -182,7 +182,7 @@ cat > "$work/invented.json" <<'JSON'
   {"text": "Revenue was EUR 475,046 from 12,480 orders, **24.0%** of the plan (see `cell 1`)."}]}
 JSON
 check "provenance: traced numbers in --json, the untraced one on stderr and in session show" bash -c "
-  '$cli' ask --backend bwrap --provider recorded --transcript '$work/invented.json' --yes --json --out '$work/s-prov' 'Revenue?' >'$work/out' 2>'$work/err' &&
+  '$cli' ask --backend bwrap --provider recorded --transcript '$work/invented.json' --no-check-numbers --yes --json --out '$work/s-prov' 'Revenue?' >'$work/out' 2>'$work/err' &&
   grep -qx 'Not found in any output: 12,480' '$work/err' &&
   python3 - '$work/out' <<'PY' &&
 import json, sys
@@ -202,6 +202,35 @@ s = json.load(sys.stdin)
 assert s[\"format_version\"] == 2 and len(s[\"provenance\"]) == 1, s.get(\"provenance\")
 assert s[\"provenance\"][0][\"message\"] == len(s[\"messages\"]) - 1
 '"
+
+# The same answer goes back to the model once (the check is on by default): it counts the
+# orders and corrects its answer. The draft stays in the record, marked by the request.
+cat > "$work/checked.json" <<'JSON'
+{"turns": [
+  {"tool_calls": [{"id": "call_1", "name": "execute_python",
+    "arguments": {"code": "print(475046.3)\nprint('share', 0.2398)"}}]},
+  {"text": "Revenue was EUR 475,046 from 12,480 orders, 24.0% of the plan."},
+  {"tool_calls": [{"id": "call_2", "name": "execute_python", "arguments": {"code": "print('orders', 12408)"}}]},
+  {"text": "Revenue was EUR 475,046 from 12,408 orders, 24.0% of the plan."}]}
+JSON
+check "provenance: an answer with an untraced number goes back to the model once, then is corrected" bash -c "
+  '$cli' ask --backend bwrap --provider recorded --transcript '$work/checked.json' --yes --json --out '$work/s-check' 'Revenue?' >'$work/out' 2>'$work/err' &&
+  grep -q 'Not found in any output: 12,480 — the model is asked to check them.' '$work/err' &&
+  ! grep -qx 'Not found in any output: 12,480' '$work/err' &&
+  python3 - '$work/out' '$work/s-check/session.json' <<'PY' &&
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r['answer'] == 'Revenue was EUR 475,046 from 12,408 orders, 24.0% of the plan.', r['answer']
+numbers = r['provenance']['numbers']
+assert [n['found'] for n in numbers] == [True, True, True], numbers
+assert numbers[1]['cell'] == 'c2' and numbers[1]['line_text'] == 'orders 12408', numbers[1]
+s = json.load(open(sys.argv[2]))
+checks = [m for m in s['messages'] if m.get('check')]
+assert len(checks) == 1 and '12,480' in checks[0]['text'] and checks[0]['role'] == 'user', checks
+assert len(s['provenance']) == 2, s['provenance']
+PY
+  '$cli' session show '$work/s-check' > '$work/show' &&
+  [ \$(grep -c '^question:' '$work/show') -eq 1 ] && grep -q 'from 12,408 orders' '$work/show'"
 
 # SIGINT in the middle of a cell: cancelled cleanly, saved, exit 6.
 "$cli" ask --backend bwrap --provider recorded --transcript "$work/slow.json" --yes --out "$work/s-int" 'q' >/dev/null 2>"$work/int.err" &

@@ -121,6 +121,16 @@ assay_cli_ask_retrying_cb (AssayAgent *agent, guint attempt, guint delay_ms, con
 }
 
 static void
+assay_cli_ask_checking_cb (AssayAgent *agent,
+                           const char *numbers,
+                           Ask        *ask)
+{
+  /* The draft the model wrote, then why it goes back. */
+  assay_cli_ask_flush_turn_text (ask);
+  assay_cli_print (stderr, _("Not found in any output: %s — the model is asked to check them.\n"), numbers);
+}
+
+static void
 assay_cli_ask_restoring_cb (AssayAgent *agent, guint done, guint total, Ask *ask)
 {
   if (done == 0)
@@ -535,6 +545,7 @@ assay_cli_ask (int   argc,
   int max_steps = ASSAY_AGENT_DEFAULT_MAX_STEPS;
   gboolean yes = FALSE;
   gboolean json = FALSE;
+  gboolean no_check = FALSE;
   GOptionEntry entries[] = {
     { "provider", 0, 0, G_OPTION_ARG_STRING, &provider_name, N_("The model server: openai (default), anthropic or recorded"), "NAME" },
     { "base-url", 0, 0, G_OPTION_ARG_STRING, &base_url, N_("The server's root, with its version path (e.g. http://localhost:11434/v1)"), "URL" },
@@ -543,6 +554,7 @@ assay_cli_ask (int   argc,
     { "data", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &data_files, N_("A dataset, readable at /data/<name> (repeatable)"), "FILE" },
     { "max-steps", 0, 0, G_OPTION_ARG_INT, &max_steps, N_("Model turns before giving up (default 8)"), "N" },
     { "yes", 'y', 0, G_OPTION_ARG_NONE, &yes, N_("Run every cell without asking"), NULL },
+    { "no-check-numbers", 0, 0, G_OPTION_ARG_NONE, &no_check, N_("Do not send back an answer whose numbers no output printed"), NULL },
     { "out", 0, 0, G_OPTION_ARG_FILENAME, &out_dir, N_("Write the session folder to DIR (default: a new folder in ~/.local/share/assay/sessions)"), "DIR" },
     { "resume", 0, 0, G_OPTION_ARG_FILENAME, &resume_dir, N_("Continue the session in DIR (its kernel is rebuilt by replaying its successful cells)"), "DIR" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print a JSON object at the end (answer, status, steps, session_dir, provenance, cells)"), NULL },
@@ -642,6 +654,7 @@ assay_cli_ask (int   argc,
   if (model != NULL)
     assay_agent_set_model (agent, model);
   assay_agent_set_max_steps (agent, (guint) max_steps);
+  assay_agent_set_check_numbers (agent, !no_check);
   assay_agent_set_approval_policy (agent, yes ? ASSAY_APPROVAL_POLICY_AUTO : ASSAY_APPROVAL_POLICY_ASK);
   n_data = data_files != NULL ? g_strv_length (data_files) : 0;
   for (guint i = 0; i < n_data; i++)
@@ -687,6 +700,7 @@ assay_cli_ask (int   argc,
   g_signal_connect (agent, "text-delta", G_CALLBACK (assay_cli_ask_text_delta_cb), &ask);
   g_signal_connect (agent, "retrying", G_CALLBACK (assay_cli_ask_retrying_cb), &ask);
   g_signal_connect (agent, "restoring", G_CALLBACK (assay_cli_ask_restoring_cb), &ask);
+  g_signal_connect (agent, "checking", G_CALLBACK (assay_cli_ask_checking_cb), &ask);
   g_signal_connect (agent, "approval-needed", G_CALLBACK (assay_cli_ask_approval_cb), &ask);
   g_signal_connect (agent, "cell-started", G_CALLBACK (assay_cli_ask_cell_started_cb), &ask);
   g_signal_connect (agent, "output", G_CALLBACK (assay_cli_ask_output_cb), &ask);

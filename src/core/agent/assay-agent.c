@@ -58,6 +58,8 @@ struct _AssayAgent
   guint                max_steps;
   AssayApprovalPolicy  policy;
   gboolean             fenced_fallback;
+  gboolean             check_numbers;    /* send an answer with untraced numbers back once */
+  gboolean             checked;          /* this question's answer was sent back */
   gboolean             background_saves;
   guint                pending_saves;    /* asynchronous saves not landed yet */
   GTask               *finished_task;    /* a finished question waiting for them */
@@ -99,6 +101,7 @@ enum {
   ARTIFACT_ADDED,
   CELL_FINISHED,
   RESTORING,
+  CHECKING,
   ERROR,
   DONE,
   N_SIGNALS
@@ -684,6 +687,33 @@ assay_agent_respond (AssayAgent            *self,
 
 /* ---- a model turn ------------------------------------------------------------------------ */
 
+static void assay_agent_start_step (AssayAgent *self);
+
+/* The answer names numbers no cell printed: the model gets one more turn to compute them or
+ * correct it, told which they are. The draft stays in the record, marked by the request. */
+static void
+assay_agent_check_answer (AssayAgent            *self,
+                          const AssayProvenance *provenance)
+{
+  g_autofree char *untraced = assay_provenance_dup_untraced (provenance);
+  g_autofree char *text = NULL;
+  AssayLlmMessage *check;
+
+  text = g_strdup_printf ("Before this answer is shown to the analyst: these numbers in it appear in no "
+                          "output of the cells you ran: %s. Compute each of them with code, or correct "
+                          "the answer; then give the final answer again.", untraced);
+  check = assay_llm_message_new_user (text);
+  check->is_check = TRUE;
+  self->checked = TRUE;
+  assay_agent_finish_step (self);
+  assay_session_append_message (self->session, check);
+  assay_agent_save (self);
+  g_signal_emit (self, signals[CHECKING], 0, untraced);
+  if (self->task == NULL)
+    return;
+  assay_agent_start_step (self);
+}
+
 static void
 assay_agent_streamed_cb (GObject      *source,
                          GAsyncResult *result,
@@ -746,7 +776,15 @@ assay_agent_streamed_cb (GObject      *source,
   if (assistant->tool_calls->len == 0)
     {
       /* Which of the answer's numbers the cells printed, kept with the record. */
-      assay_session_trace_answer (self->session, assay_session_get_messages (self->session)->len - 1);
+      const AssayProvenance *provenance =
+        assay_session_trace_answer (self->session, assay_session_get_messages (self->session)->len - 1);
+
+      if (self->check_numbers && !self->checked && self->step < self->max_steps &&
+          provenance != NULL && assay_provenance_count_untraced (provenance) > 0)
+        {
+          assay_agent_check_answer (self, provenance);
+          return;
+        }
       assay_agent_finish_step (self);
       assay_agent_finish (self, ASSAY_AGENT_ANSWERED, response->text);
       return;
@@ -950,6 +988,7 @@ assay_agent_ask_async (AssayAgent          *self,
   self->context = g_main_context_ref_thread_default ();
   self->task = g_steal_pointer (&task);
   self->step = 0;
+  self->checked = FALSE;
   self->cancellable = cancellable ? g_object_ref (cancellable) : g_cancellable_new ();
   self->cancel_handler = g_cancellable_connect (self->cancellable,
                                                 G_CALLBACK (assay_agent_cancelled_cb),
@@ -1066,6 +1105,8 @@ assay_agent_class_init (AssayAgentClass *klass)
                                          G_TYPE_NONE, 2, G_TYPE_STRING, ASSAY_TYPE_CELL_RESULT);
   signals[RESTORING] = g_signal_new ("restoring", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                      G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_UINT);
+  signals[CHECKING] = g_signal_new ("checking", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                    G_TYPE_NONE, 1, G_TYPE_STRING);
   signals[ERROR] = g_signal_new ("error", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                  G_TYPE_NONE, 1, G_TYPE_STRING);
   signals[DONE] = g_signal_new ("done", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -1078,6 +1119,7 @@ assay_agent_init (AssayAgent *self)
   self->max_steps = ASSAY_AGENT_DEFAULT_MAX_STEPS;
   self->policy = ASSAY_APPROVAL_POLICY_ASK;
   self->fenced_fallback = TRUE;
+  self->check_numbers = TRUE;
   self->output_budget = DEFAULT_OUTPUT_BUDGET;
   self->context_tokens = DEFAULT_CONTEXT_TOKENS;
   self->datasets = g_ptr_array_new_with_free_func (assay_agent_dataset_free);
@@ -1272,6 +1314,23 @@ assay_agent_get_fenced_code_fallback (AssayAgent *self)
 {
   g_return_val_if_fail (ASSAY_IS_AGENT (self), FALSE);
   return self->fenced_fallback;
+}
+
+void
+assay_agent_set_check_numbers (AssayAgent *self,
+                               gboolean    enabled)
+{
+  g_return_if_fail (ASSAY_IS_AGENT (self));
+
+  self->check_numbers = !!enabled;
+}
+
+gboolean
+assay_agent_get_check_numbers (AssayAgent *self)
+{
+  g_return_val_if_fail (ASSAY_IS_AGENT (self), FALSE);
+
+  return self->check_numbers;
 }
 
 void

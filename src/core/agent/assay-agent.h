@@ -66,6 +66,8 @@ G_DECLARE_FINAL_TYPE (AssayAgent, assay_agent, ASSAY, AGENT, GObject)
  *   ::artifact-added (const char *cell_id, const char *name, const char *path)
  *   ::cell-finished (const char *cell_id, AssayCellResult *result)
  *   ::restoring (guint done, guint total)   replaying a resumed session's successful cells
+ *   ::checking (const char *numbers)        the answer went back to the model: NUMBERS (as it
+ *       wrote them, ", "-separated) appear in no output; the next ::step is its second try
  *   ::error (const char *message)           something went wrong, in words for the analyst
  *   ::done (int outcome, const char *text)  the answer, or why it stopped; then the task ends
  */
@@ -86,6 +88,11 @@ AssayApprovalPolicy assay_agent_get_approval_policy (AssayAgent           *self)
 void               assay_agent_set_fenced_code_fallback (AssayAgent       *self,
                                                          gboolean          enabled);
 gboolean           assay_agent_get_fenced_code_fallback (AssayAgent       *self);
+/* An answer naming numbers that no cell of its question printed goes back to the model once,
+ * with those numbers, while steps remain (on by default; ::checking says so). */
+void               assay_agent_set_check_numbers    (AssayAgent           *self,
+                                                     gboolean              enabled);
+gboolean           assay_agent_get_check_numbers    (AssayAgent           *self);
 /* Off by default: the session record is written on the caller's thread after every event
  * that matters. On, it is written by a worker (in order; a question finishes once all of
  * its saves have landed, and the default GApplication is held until they do): for a GUI,

@@ -82,6 +82,7 @@ assay_llm_message_copy (const AssayLlmMessage *message)
     g_ptr_array_add (copy->tool_calls, assay_llm_tool_call_copy (g_ptr_array_index (message->tool_calls, i)));
   copy->tool_call_id = g_strdup (message->tool_call_id);
   copy->is_error = message->is_error;
+  copy->is_check = message->is_check;
   return copy;
 }
 

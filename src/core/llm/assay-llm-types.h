@@ -62,6 +62,7 @@ typedef struct
   GPtrArray    *tool_calls;    /* assistant: AssayLlmToolCall*, never NULL (maybe empty) */
   char         *tool_call_id;  /* tool: the call this answers */
   gboolean      is_error;      /* tool: the result is an error (Anthropic's is_error) */
+  gboolean      is_check;      /* user: Assay asked the model to check its answer, not the analyst */
 } AssayLlmMessage;
 
 AssayLlmMessage *assay_llm_message_new_user      (const char       *text);

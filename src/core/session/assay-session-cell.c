@@ -250,6 +250,8 @@ assay_llm_message_to_json (const AssayLlmMessage *message)
         }
       json_object_set_array_member (object, "tool_calls", calls);
     }
+  if (message->role == ASSAY_LLM_ROLE_USER && message->is_check)
+    json_object_set_boolean_member (object, "check", TRUE);
   if (message->role == ASSAY_LLM_ROLE_TOOL)
     {
       assay_session_cell_set_optional_string (object, "tool_call_id", message->tool_call_id);
@@ -273,7 +275,11 @@ assay_llm_message_from_json (JsonNode *node)
   text = assay_json_dup_string (object, "text");
 
   if (g_strcmp0 (role, "user") == 0)
-    return assay_llm_message_new_user (text);
+    {
+      message = assay_llm_message_new_user (text);
+      message->is_check = assay_json_get_boolean_or (object, "check", FALSE);
+      return message;
+    }
   if (g_strcmp0 (role, "tool") == 0)
     {
       g_autofree char *call_id = assay_json_dup_string (object, "tool_call_id");

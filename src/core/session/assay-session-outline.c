@@ -102,6 +102,19 @@ assay_session_outline_new (AssaySession *session)
       const AssayLlmMessage *message = g_ptr_array_index (messages, i);
       AssayOutlineStep *step;
 
+      if (message->role == ASSAY_LLM_ROLE_USER && message->is_check && question != NULL &&
+          question->steps->len > 0)
+        {
+          AssayOutlineStep *draft = g_ptr_array_index (question->steps, question->steps->len - 1);
+
+          if (draft->is_answer)
+            {
+              draft->is_answer = FALSE;
+              draft->checked = TRUE;
+              draft->check = message->text;
+            }
+          continue;
+        }
       if (message->role == ASSAY_LLM_ROLE_USER)
         {
           question = assay_session_outline_add_question (outline, message->text);

@@ -14,6 +14,7 @@ G_BEGIN_DECLS
  * theirs, a reply may name one id twice), so matching is by step and call id first, each
  * cell used once; only then by call id alone, in the order the cells ran, for records whose
  * steps were counted otherwise. A cell no call names goes to the step that proposed it.
+ * Assay's own request to check an answer is no question: it marks the reply it follows.
  * The window, the three report formats and `assay-cli session show` read this and nothing
  * else.
  *
@@ -28,6 +29,10 @@ typedef struct
   const char        *text;          /* what the model wrote in that reply; may be NULL */
   gboolean           is_answer;     /* a reply without tool calls: the question's answer */
   gboolean           interrupted;   /* the step that never finished (its cells are kept apart) */
+  /* A reply without tool calls that Assay sent back: numbers in it appeared in no output.
+   * It is not the answer (is_answer is FALSE); CHECK is what the model was told. */
+  gboolean           checked;
+  const char        *check;
   GPtrArray         *cells;         /* AssaySessionCell*, borrowed, in the reply's call order */
   guint              message;       /* the reply's index in the messages; G_MAXUINT: none */
   const AssayProvenance *provenance; /* an answer's numbers traced; borrowed, may be NULL */
