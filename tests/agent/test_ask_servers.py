@@ -53,7 +53,7 @@ class Run:
 
 
 def run_case(responses, question="What is six times seven?", provider="openai",
-             extra_args=(), key=KEY, env_extra=None):
+             extra_args=(), key=KEY, env_extra=None, check_numbers=False):
     workdir = tempfile.mkdtemp(prefix="assay-ask-")
     script = os.path.join(workdir, "script.json")
     log = os.path.join(workdir, "requests.jsonl")
@@ -74,6 +74,10 @@ def run_case(responses, question="What is six times seven?", provider="openai",
         out_dir = os.path.join(workdir, "session")
         cmd = [CLI, "ask", "--provider", provider, "--base-url", base, "--model", "test-model",
                "--yes", "--json", "--out", out_dir] + list(extra_args) + [question]
+        # The wire-format cases script their turns: an answer whose numbers no cell printed
+        # would get a turn more (the check has its own cases below).
+        if not check_numbers:
+            cmd.insert(2, "--no-check-numbers")
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
     finally:
         server.kill()
@@ -249,6 +253,20 @@ report("/data/выручка.csv" in system and "sep=';'" in system and "decimal
 tools = openai_tool_messages(reqs[-1]) if len(reqs) == 2 else []
 report(r.rc == 0 and tools and "total 4221.6" in text_of(tools[0].get("content")),
        "dataset: the suggested call reads the file right in the sandbox", r.detail())
+
+# The check of an answer's numbers on each wire: the draft goes back as a user message that
+# names the number no cell printed; the second reply is the answer.
+for flavor in ("openai", "anthropic"):
+    r = run_case([answer(flavor, "The answer is 41."), answer(flavor, "Checked: nothing computes 41.")],
+                 provider=flavor, check_numbers=True)
+    requests = r.chat_requests()
+    last = requests[-1]["body"].get("messages", [])[-1] if len(requests) == 2 else {}
+    report(r.rc == 0 and len(requests) == 2 and last.get("role") == "user"
+           and "41" in text_of(last.get("content")) and "no output" in text_of(last.get("content"))
+           and "Checked: nothing computes 41." in r.out
+           and "Not found in any output: 41" in r.err,
+           "%s: an answer with a number no cell printed goes back once as a user message" % flavor,
+           r.detail())
 
 print("1..%d" % len(results))
 sys.exit(0 if all(results) else 1)

@@ -23,7 +23,7 @@ static GSettings *settings;
 static char *work_dir;
 static char *csv_path;
 
-#define CELL_LOOK "import pandas as pd\\ndf = pd.read_csv('/data/regions.csv')\\nprint(df.shape)\\n"
+#define CELL_LOOK "import pandas as pd\\ndf = pd.read_csv('/data/regions.csv')\\nprint(df.shape)\\nprint(df.to_string(index=False))\\n"
 #define CELL_CHART "import matplotlib\\nmatplotlib.use('Agg')\\nimport matplotlib.pyplot as plt\\nfig, ax = plt.subplots(figsize=(4, 3))\\nax.bar(df['region'], df['amount'])\\nfig.savefig('/workspace/regions.png')\\nplt.close(fig)\\nprint('chart saved')\\n"
 #define ANSWER "## Sales by region\\n\\nThe **north region leads** with 120 units.\\n"
 

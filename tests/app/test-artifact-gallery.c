@@ -78,8 +78,9 @@ make_session (void)
   run ((const char *[]) { ASSAY_CLI, "ask", "--provider", "recorded", "--transcript", SALES_TRANSCRIPT,
                           "--data", csv, "--yes", "--backend", "bwrap", "--out", session_dir,
                           "Analyse Q3 sales", NULL });
+  /* Its answer's "25 rows, 4 columns" were printed by no cell: no second try is scripted. */
   run ((const char *[]) { ASSAY_CLI, "ask", "--provider", "recorded", "--transcript", TABLE_TRANSCRIPT,
-                          "--yes", "--backend", "bwrap", "--resume", session_dir,
+                          "--yes", "--no-check-numbers", "--backend", "bwrap", "--resume", session_dir,
                           "Write the monthly totals as a table", NULL });
 }
 

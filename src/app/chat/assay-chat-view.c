@@ -142,6 +142,36 @@ assay_chat_view_add_answer (AssayChatView *self,
   self->current_card = NULL;
 }
 
+/* Under an answer: the numbers in it that no output of its question printed. */
+static void
+assay_chat_view_add_untraced_notice (AssayChatView         *self,
+                                     const AssayProvenance *provenance)
+{
+  g_autofree char *numbers = NULL;
+  g_autofree char *text = NULL;
+  guint n;
+
+  if (provenance == NULL || (n = assay_provenance_count_untraced (provenance)) == 0)
+    return;
+  numbers = assay_provenance_dup_untraced (provenance);
+  text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                       "%u number in this answer was not found in any output: %s",
+                                       "%u numbers in this answer were not found in any output: %s", n),
+                          n, numbers);
+  assay_chat_view_add_notice (self, text, FALSE);
+}
+
+/* Under a draft answer Assay sent back. */
+static void
+assay_chat_view_add_check_notice (AssayChatView *self,
+                                  const char    *numbers)
+{
+  g_autofree char *text = g_strdup_printf (_("Not found in any output: %s. The model was asked to compute "
+                                             "these numbers or correct its answer."), numbers);
+
+  assay_chat_view_add_notice (self, text, FALSE);
+}
+
 void
 assay_chat_view_add_notice (AssayChatView *self,
                             const char    *text,
@@ -381,6 +411,13 @@ assay_chat_view_show_session (AssayChatView *self,
           card = assay_chat_view_begin_step (self, number, MAX (max_steps, number));
           if (!step->interrupted && !step->is_answer)
             assay_step_card_set_text (card, step->text);
+          if (step->checked && step->provenance != NULL)
+            {
+              g_autofree char *numbers = assay_provenance_dup_untraced (step->provenance);
+
+              if (numbers != NULL)
+                assay_chat_view_add_check_notice (self, numbers);
+            }
           for (guint k = 0; k < step->cells->len; k++)
             {
               AssaySessionCell *cell = g_ptr_array_index (step->cells, k);
@@ -395,7 +432,10 @@ assay_chat_view_show_session (AssayChatView *self,
                                                cell->elapsed_ms);
             }
           if (step->is_answer)
-            assay_chat_view_add_answer (self, step->text ? step->text : "");
+            {
+              assay_chat_view_add_answer (self, step->text ? step->text : "");
+              assay_chat_view_add_untraced_notice (self, step->provenance);
+            }
         }
     }
   self->current_card = NULL;
@@ -444,6 +484,17 @@ assay_chat_view_agent_code_delta_cb (AssayChatView *self,
                                      AssayAgent    *agent)
 {
   assay_chat_view_hide_retry (self);
+}
+
+static void
+assay_chat_view_agent_checking_cb (AssayChatView *self,
+                                   const char    *numbers,
+                                   AssayAgent    *agent)
+{
+  if (self->current_card != NULL)
+    assay_step_card_set_working (self->current_card, FALSE);
+  self->current_card = NULL;
+  assay_chat_view_add_check_notice (self, numbers);
 }
 
 static void
@@ -548,7 +599,14 @@ assay_chat_view_conversation_finished_cb (AssayChatView *self,
                                           const char    *text)
 {
   if (outcome == ASSAY_AGENT_ANSWERED)
-    assay_chat_view_add_answer (self, text != NULL ? text : "");
+    {
+      AssaySession *session = assay_conversation_get_session (self->conversation);
+      GPtrArray *messages = session != NULL ? assay_session_get_messages (session) : NULL;
+
+      assay_chat_view_add_answer (self, text != NULL ? text : "");
+      if (messages != NULL && messages->len > 0)
+        assay_chat_view_add_untraced_notice (self, assay_session_get_provenance (session, messages->len - 1));
+    }
   else if (text != NULL)
     assay_chat_view_add_notice (self, text,
                                 outcome == ASSAY_AGENT_MODEL_ERROR || outcome == ASSAY_AGENT_SANDBOX_ERROR);
@@ -623,6 +681,11 @@ assay_chat_view_setup_signal_groups (AssayChatView *self)
   g_signal_group_connect_object (self->agent_signals,
                                  "text-delta",
                                  G_CALLBACK (assay_chat_view_agent_text_delta_cb),
+                                 self,
+                                 G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals,
+                                 "checking",
+                                 G_CALLBACK (assay_chat_view_agent_checking_cb),
                                  self,
                                  G_CONNECT_SWAPPED);
   g_signal_group_connect_object (self->agent_signals,

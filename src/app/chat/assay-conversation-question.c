@@ -214,6 +214,7 @@ assay_conversation_start_question (AssayConversation *self)
   assay_agent_set_max_steps (self->agent, g_settings_get_uint (self->settings, "max-steps"));
   assay_agent_set_fenced_code_fallback (self->agent,
                                         g_settings_get_boolean (self->settings, "fenced-code-fallback"));
+  assay_agent_set_check_numbers (self->agent, g_settings_get_boolean (self->settings, "check-numbers"));
   assay_agent_set_approval_policy (self->agent, self->auto_run ? ASSAY_APPROVAL_POLICY_AUTO
                                                                : ASSAY_APPROVAL_POLICY_ASK);
   self->asking = TRUE;

@@ -19,6 +19,7 @@ struct _AssayPreferences
   GtkSpinButton        *max_steps_spin;
   GtkSwitch            *auto_switch;
   GtkSwitch            *fenced_switch;
+  GtkSwitch            *check_switch;
   AdwComboRow          *backend_row;
   AdwActionRow         *backend_reason_row;
   GtkSpinButton        *memory_spin;
@@ -157,6 +158,7 @@ assay_preferences_class_init (AssayPreferencesClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, max_steps_spin);
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, auto_switch);
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, fenced_switch);
+  gtk_widget_class_bind_template_child (widget_class, AssayPreferences, check_switch);
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, backend_row);
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, backend_reason_row);
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, memory_spin);
@@ -184,6 +186,7 @@ assay_preferences_init (AssayPreferences *self)
                    self->fenced_switch,
                    "active",
                    G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "check-numbers", self->check_switch, "active", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind_with_mapping (self->settings, "sandbox-backend", self->backend_row, "selected",
                                 G_SETTINGS_BIND_DEFAULT, assay_preferences_get_index, assay_preferences_set_index, backends, NULL);
   g_settings_bind (self->settings, "memory-mb", self->memory_spin, "value", G_SETTINGS_BIND_DEFAULT);
