@@ -93,6 +93,8 @@ case("no numbers", "The data looks clean; nothing stands out.", [["c1",["stdout:
 case("currency prefix", "Average order: $54.20, median €48, max £1,020.", [["c1",["stdout:54.2 48.0 1020\n"]]], [["54.20","c1"],["48","c1"],["1,020","c1"]])
 case("currency suffix ru style", "Average order: 54.20 USD, 48 EUR.", [["c1",["stdout:54.2 48\n"]]], [["54.20","c1"],["48","c1"]])
 case("negative currency", "Net loss was -$1,200 in Q4.", [["c1",["stdout:-1200\n"]]], [["1,200","c1"]])
+case("dollar signs", "Prices were $5 and $10, or $15 together.", [["c1",["stdout:5 10 15\n"]]], [["5","c1"],["10","c1"],["15","c1"]])
+case("raw html", "Revenue was <b>475,046</b> EUR.", [["c1",["stdout:475046.3\n"]]], [["475,046","c1"]])
 case("emphasis", "Revenue was **475,046** and *24.0%* of the total.", [["c1",["stdout:475046.3 0.24\n"]]], [["475,046","c1"],["24.0%","c1"]])
 case("times multiplier", "Region A sells 4.0x more than B.", [["c1",["stdout:3.98\n"]]], [["4.0x","c1"]])
 # ---- Russian

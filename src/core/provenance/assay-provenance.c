@@ -175,7 +175,7 @@ assay_provenance_find_claims (const char *answer,
   ClaimWalk walk = { 0 };
   MD_PARSER parser = {
     .abi_version = 0,
-    .flags = MD_DIALECT_GITHUB | MD_FLAG_LATEXMATHSPANS,
+    .flags = MD_DIALECT_GITHUB | MD_FLAG_NOHTML,
     .enter_block = assay_provenance_enter_block_cb,
     .leave_block = assay_provenance_leave_block_cb,
     .enter_span = assay_provenance_enter_span_cb,

@@ -36,6 +36,10 @@ typedef struct
   GString      *code;         /* the code block being read */
   AssayMdSpan  *open_span;    /* the span text may still be appended to, its text in open_text */
   GString      *open_text;
+  const char   *doc;          /* the text parsed, to place the traced numbers in it */
+  gsize         doc_size;
+  const AssayProvenance *provenance;
+  guint         next_number;  /* the first number that may still come */
 } Builder;
 
 static void
@@ -98,9 +102,10 @@ assay_markdown_flush_open_span (Builder *builder)
 }
 
 static void
-assay_markdown_add_text (Builder    *builder,
-                         const char *text,
-                         gsize       size)
+assay_markdown_add_number_text (Builder    *builder,
+                                const char *text,
+                                gsize       size,
+                                int         number)
 {
   AssayMdSpan *last;
   AssayMdStyle style = 0;
@@ -128,9 +133,13 @@ assay_markdown_add_text (Builder    *builder,
       style |= ASSAY_MD_LINK;
       href = g_ptr_array_index (builder->hrefs, builder->hrefs->len - 1);
     }
+  if (number >= 0)
+    style |= ((const AssayTracedNumber *) g_ptr_array_index (builder->provenance->numbers, number))->found
+             ? ASSAY_MD_TRACED : ASSAY_MD_UNTRACED;
 
   last = builder->target->len ? g_ptr_array_index (builder->target, builder->target->len - 1) : NULL;
-  if (last && last == builder->open_span && last->style == style && g_strcmp0 (last->href, href) == 0)
+  if (last && last == builder->open_span && last->style == style && g_strcmp0 (last->href, href) == 0 &&
+      number < 0 && last->number < 0)
     {
       g_string_append_len (builder->open_text, text, size);
       return;
@@ -139,10 +148,53 @@ assay_markdown_add_text (Builder    *builder,
   assay_markdown_flush_open_span (builder);
   last = g_new0 (AssayMdSpan, 1);
   last->style = style;
+  last->number = number;
   last->href = g_strdup (href);
   g_ptr_array_add (builder->target, last);
   builder->open_span = last;
   g_string_append_len (builder->open_text, text, size);
+}
+
+static void
+assay_markdown_add_text (Builder    *builder,
+                         const char *text,
+                         gsize       size)
+{
+  assay_markdown_add_number_text (builder, text, size, -1);
+}
+
+/* Source text: the traced numbers in it become spans of their own. A number that md4c
+ * handed over in two pieces (it never does for digits and separators) stays plain. */
+static void
+assay_markdown_add_source_text (Builder    *builder,
+                                const char *text,
+                                gsize       size)
+{
+  GPtrArray *numbers = builder->provenance != NULL ? builder->provenance->numbers : NULL;
+  gsize at, end;
+
+  if (numbers == NULL || builder->in_code || text < builder->doc || text + size > builder->doc + builder->doc_size)
+    {
+      assay_markdown_add_text (builder, text, size);
+      return;
+    }
+  at = (gsize) (text - builder->doc);
+  end = at + size;
+  while (builder->next_number < numbers->len)
+    {
+      const AssayTracedNumber *number = g_ptr_array_index (numbers, builder->next_number);
+
+      if (number->start >= end)
+        break;
+      builder->next_number++;
+      if (number->start < at || number->end > end)
+        continue;
+      assay_markdown_add_text (builder, builder->doc + at, number->start - at);
+      assay_markdown_add_number_text (builder, builder->doc + number->start, number->end - number->start,
+                                      (int) builder->next_number - 1);
+      at = number->end;
+    }
+  assay_markdown_add_text (builder, builder->doc + at, end - at);
 }
 
 /* md4c hands entities over undecoded: the common named ones and numeric ones are enough. */
@@ -426,6 +478,9 @@ assay_markdown_text_cb (MD_TEXTTYPE     type,
     case MD_TEXT_ENTITY:
       assay_markdown_add_entity (builder, text, size);
       break;
+    case MD_TEXT_NORMAL:
+      assay_markdown_add_source_text (builder, text, size);
+      break;
     default:
       assay_markdown_add_text (builder, text, size);
       break;
@@ -436,6 +491,14 @@ assay_markdown_text_cb (MD_TEXTTYPE     type,
 GPtrArray *
 assay_markdown_parse (const char *text,
                       gssize      length)
+{
+  return assay_markdown_parse_traced (text, length, NULL);
+}
+
+GPtrArray *
+assay_markdown_parse_traced (const char            *text,
+                             gssize                 length,
+                             const AssayProvenance *provenance)
 {
   Builder builder = { 0 };
   MD_PARSER parser = {
@@ -458,6 +521,9 @@ assay_markdown_parse (const char *text,
   else
     size = MIN (length < 0 ? strlen (text) : (gsize) length, MAX_MARKDOWN_BYTES);
 
+  builder.doc = text;
+  builder.doc_size = size;
+  builder.provenance = provenance;
   if (size > 0)
     md_parse (text, (MD_SIZE) size, &parser, &builder);
   assay_markdown_flush_open_span (&builder);

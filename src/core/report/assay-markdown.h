@@ -3,6 +3,8 @@
 
 #include <glib.h>
 
+#include "assay-provenance.h"
+
 G_BEGIN_DECLS
 
 /* Markdown (GitHub's dialect, parsed by md4c) as a flat list of blocks that a page layout
@@ -16,6 +18,8 @@ typedef enum
   ASSAY_MD_CODE   = 1 << 2,
   ASSAY_MD_STRIKE = 1 << 3,
   ASSAY_MD_LINK   = 1 << 4,
+  ASSAY_MD_TRACED   = 1 << 5,   /* a number of the answer that an output printed */
+  ASSAY_MD_UNTRACED = 1 << 6,   /* a number of the answer that no output printed */
 } AssayMdStyle;
 
 /* A run of text with one style. */
@@ -24,6 +28,8 @@ typedef struct
   AssayMdStyle  style;
   char         *text;   /* UTF-8, "\n" for a hard line break */
   char         *href;   /* ASSAY_MD_LINK: the target as written; else NULL */
+  int           number; /* ASSAY_MD_TRACED, ASSAY_MD_UNTRACED: index in the provenance's
+                         * numbers; else -1 */
 } AssayMdSpan;
 
 typedef enum
@@ -54,6 +60,10 @@ typedef struct
 /* Never fails: whatever the text, some blocks come out (none for empty text). */
 GPtrArray   *assay_markdown_parse       (const char      *text,
                                          gssize           length);
+/* The same, each number of PROVENANCE (traced in TEXT) a span of its own. */
+GPtrArray   *assay_markdown_parse_traced (const char            *text,
+                                          gssize                 length,
+                                          const AssayProvenance *provenance);
 void         assay_md_block_free        (AssayMdBlock    *block);
 /* The spans' text joined, without styles. */
 char        *assay_md_spans_to_text     (GPtrArray       *spans);

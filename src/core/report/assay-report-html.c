@@ -32,6 +32,8 @@ static const char css[] =
   "thead th,tr.head th{background:#eef3f8}.note{color:#777;font-style:italic;font-size:.9em}"
   ".cell{margin:1.5em 0;page-break-inside:avoid}.status-error{color:#b3261e}"
   "nav.toc ol{padding-left:1.4em}nav.toc a{text-decoration:none}"
+  "a.traced{color:inherit;text-decoration:underline dotted #1a5fb4}"
+  ".untraced{text-decoration:underline wavy #b3261e}.untraced-notes{color:#7a1d15;font-size:.9em}"
   "@media print{body{max-width:none;margin:0}a{color:inherit}nav.toc{page-break-after:always}"
   "h2{page-break-before:auto}figure,table,pre{page-break-inside:avoid}}";
 
@@ -78,16 +80,64 @@ assay_report_html_safe_href (const char *href)
                   || g_str_has_prefix (href, "mailto:") || href[0] == '#');
 }
 
+/* An answer's numbers: the report (for the cells' anchors), where they came from, and the
+ * footnote each untraced one has (from 1 in its question; 0: traced). */
+typedef struct
+{
+  const AssayReport     *report;
+  const AssayProvenance *provenance;
+  guint                 *footnotes;
+  guint                  question;
+} Trace;
+
 static void
-assay_report_html_append_spans (GString   *html,
-                                GPtrArray *spans)
+assay_report_html_open_number (GString           *html,
+                               const Trace       *trace,
+                               const AssayMdSpan *span)
+{
+  const AssayTracedNumber *traced = g_ptr_array_index (trace->provenance->numbers, span->number);
+  const ReportCell *cell = traced->found ? report_find_cell (trace->report, traced->cell_id) : NULL;
+  g_autofree char *title = report_traced_title (traced);
+
+  if (cell != NULL)
+    g_string_append_printf (html, "<a class=\"traced\" href=\"#cell-%u\" title=\"", cell->execution_count);
+  else
+    g_string_append (html, traced->found ? "<span class=\"traced\" title=\"" : "<span class=\"untraced\" title=\"");
+  assay_report_html_append_escaped (html, title, -1);
+  g_string_append (html, "\">");
+}
+
+static void
+assay_report_html_close_number (GString           *html,
+                                const Trace       *trace,
+                                const AssayMdSpan *span)
+{
+  const AssayTracedNumber *traced = g_ptr_array_index (trace->provenance->numbers, span->number);
+
+  if (traced->found && report_find_cell (trace->report, traced->cell_id) != NULL)
+    g_string_append (html, "</a>");
+  else
+    g_string_append (html, "</span>");
+  if (!traced->found)
+    g_string_append_printf (html, "<sup><a href=\"#nf-q%u-%u\">%u</a></sup>", trace->question,
+                            trace->footnotes[span->number], trace->footnotes[span->number]);
+}
+
+static void
+assay_report_html_append_spans (GString     *html,
+                                GPtrArray   *spans,
+                                const Trace *trace)
 {
   for (guint i = 0; i < spans->len; i++)
     {
       AssayMdSpan *span = g_ptr_array_index (spans, i);
       gboolean link = (span->style & ASSAY_MD_LINK) && assay_report_html_safe_href (span->href);
+      gboolean number = trace != NULL && span->number >= 0 &&
+                        (guint) span->number < trace->provenance->numbers->len;
       g_auto(GStrv) lines = NULL;
 
+      if (number)
+        assay_report_html_open_number (html, trace, span);
       if (link)
         {
           g_string_append (html, "<a href=\"");
@@ -119,15 +169,18 @@ assay_report_html_append_spans (GString   *html,
         g_string_append (html, "</strong>");
       if (link)
         g_string_append (html, "</a>");
+      if (number)
+        assay_report_html_close_number (html, trace, span);
     }
 }
 
 /* Headings inside the model's text sit below the report's own (h2, h3). */
 static void
-assay_report_html_append_markdown (GString    *html,
-                                   const char *markdown)
+assay_report_html_append_markdown (GString     *html,
+                                   const char  *markdown,
+                                   const Trace *trace)
 {
-  g_autoptr(GPtrArray) blocks = assay_markdown_parse (markdown, -1);
+  g_autoptr(GPtrArray) blocks = assay_markdown_parse_traced (markdown, -1, trace ? trace->provenance : NULL);
   guint open_depth = 0;
   gboolean open_ordered[32] = { 0 };
 
@@ -160,18 +213,18 @@ assay_report_html_append_markdown (GString    *html,
             guint level = MIN (block->level + 2, 6);
 
             g_string_append_printf (html, "<h%u>", level);
-            assay_report_html_append_spans (html, block->spans);
+            assay_report_html_append_spans (html, block->spans, trace);
             g_string_append_printf (html, "</h%u>\n", level);
           }
           break;
         case ASSAY_MD_BLOCK_PARAGRAPH:
           g_string_append (html, block->quote ? "<blockquote><p>" : "<p>");
-          assay_report_html_append_spans (html, block->spans);
+          assay_report_html_append_spans (html, block->spans, trace);
           g_string_append (html, block->quote ? "</p></blockquote>\n" : "</p>\n");
           break;
         case ASSAY_MD_BLOCK_LIST_ITEM:
           g_string_append (html, "<li>");
-          assay_report_html_append_spans (html, block->spans);
+          assay_report_html_append_spans (html, block->spans, trace);
           g_string_append (html, "</li>\n");
           break;
         case ASSAY_MD_BLOCK_CODE:
@@ -193,7 +246,7 @@ assay_report_html_append_markdown (GString    *html,
               for (guint c = 0; c < row->len; c++)
                 {
                   g_string_append (html, head ? "<th>" : "<td>");
-                  assay_report_html_append_spans (html, g_ptr_array_index (row, c));
+                  assay_report_html_append_spans (html, g_ptr_array_index (row, c), trace);
                   g_string_append (html, head ? "</th>" : "</td>");
                 }
               g_string_append (html, "</tr>\n");
@@ -209,6 +262,50 @@ assay_report_html_append_markdown (GString    *html,
       g_string_append (html, open_ordered[open_depth] ? "</ol>\n" : "</ul>\n");
       open_depth--;
     }
+}
+
+/* The answer with its numbers marked, and a note for each number no output printed. */
+static void
+assay_report_html_append_answer (GString          *html,
+                                 const AssayReport *report,
+                                 guint             question,
+                                 const ReportItem *item)
+{
+  g_autofree guint *footnotes = NULL;
+  Trace trace = { report, item->provenance, NULL, question };
+  guint n_untraced = 0;
+
+  if (item->provenance == NULL || item->provenance->numbers->len == 0)
+    {
+      assay_report_html_append_markdown (html, item->text, NULL);
+      return;
+    }
+  footnotes = g_new0 (guint, item->provenance->numbers->len);
+  for (guint i = 0; i < item->provenance->numbers->len; i++)
+    if (!((AssayTracedNumber *) g_ptr_array_index (item->provenance->numbers, i))->found)
+      footnotes[i] = ++n_untraced;
+  trace.footnotes = footnotes;
+  assay_report_html_append_markdown (html, item->text, &trace);
+
+  if (n_untraced == 0)
+    return;
+  g_string_append (html, "<ol class=\"untraced-notes\">\n");
+  for (guint i = 0; i < item->provenance->numbers->len; i++)
+    {
+      const AssayTracedNumber *traced = g_ptr_array_index (item->provenance->numbers, i);
+
+      if (traced->found)
+        continue;
+      g_string_append_printf (html, "<li id=\"nf-q%u-%u\">", question, footnotes[i]);
+      /* Translators: a footnote under the answer: the number as the answer wrote it. */
+      {
+        g_autofree char *note = g_strdup_printf (_("%s: not found in any output of this question's cells."),
+                                                 traced->text);
+        assay_report_html_append_escaped (html, note, -1);
+      }
+      g_string_append (html, "</li>\n");
+    }
+  g_string_append (html, "</ol>\n");
 }
 
 void
@@ -465,11 +562,11 @@ assay_report_write_html (AssayReport   *report,
           switch (item->kind)
             {
             case REPORT_ITEM_TEXT:
-              assay_report_html_append_markdown (html, item->text);
+              assay_report_html_append_markdown (html, item->text, NULL);
               break;
             case REPORT_ITEM_ANSWER:
               g_string_append_printf (html, "<div class=\"answer\">\n<h3>%s</h3>\n", _("Answer"));
-              assay_report_html_append_markdown (html, item->text);
+              assay_report_html_append_answer (html, report, question->number, item);
               g_string_append (html, "</div>\n");
               break;
             case REPORT_ITEM_CELL:

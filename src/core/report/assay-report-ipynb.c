@@ -335,6 +335,84 @@ assay_report_ipynb_setup_code (AssayReport *report)
   return g_string_free (code, FALSE);
 }
 
+/* A cell id safe in a link target and an HTML id: letters, digits, "-" and "_". */
+static gboolean
+assay_report_ipynb_plain_id (const char *id)
+{
+  if (id == NULL || *id == '\0' || strlen (id) > 64)
+    return FALSE;
+  for (const char *p = id; *p != '\0'; p++)
+    if (!g_ascii_isalnum (*p) && *p != '-' && *p != '_')
+      return FALSE;
+  return TRUE;
+}
+
+/* The answer's Markdown with each traced number a link to the cell that printed it, and each
+ * untraced one a footnote. */
+static char *
+assay_report_ipynb_traced_answer (const char            *text,
+                                  const AssayProvenance *provenance)
+{
+  GString *out = g_string_new (NULL);
+  GString *notes = g_string_new (NULL);
+  gsize at = 0, length = strlen (text);
+  guint n_untraced = 0;
+
+  for (guint i = 0; provenance != NULL && i < provenance->numbers->len; i++)
+    {
+      const AssayTracedNumber *traced = g_ptr_array_index (provenance->numbers, i);
+
+      if (traced->start < at || traced->end > length)
+        continue;
+      g_string_append_len (out, text + at, traced->start - at);
+      if (traced->found && assay_report_ipynb_plain_id (traced->cell_id))
+        g_string_append_printf (out, "[%s](#cell-%s)", traced->text, traced->cell_id);
+      else if (!traced->found)
+        {
+          g_autofree char *note = g_strdup_printf (_("%s: not found in any output of this question's cells."),
+                                                   traced->text);
+
+          n_untraced++;
+          g_string_append_printf (out, "%s<sup>%u</sup>", traced->text, n_untraced);
+          g_string_append_printf (notes, "<sup>%u</sup> %s  \n", n_untraced, note);
+        }
+      else
+        g_string_append (out, traced->text);
+      at = traced->end;
+    }
+  g_string_append_len (out, text + at, length - at);
+  if (notes->len > 0)
+    g_string_append_printf (out, "\n\n---\n\n%s", notes->str);
+  g_string_free (notes, TRUE);
+  return g_string_free (out, FALSE);
+}
+
+/* The cells an answer links to. */
+static GHashTable *
+assay_report_ipynb_linked_cells (AssayReport *report)
+{
+  GHashTable *linked = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  for (guint i = 0; i < report->questions->len; i++)
+    {
+      ReportQuestion *question = g_ptr_array_index (report->questions, i);
+
+      for (guint j = 0; j < question->items->len; j++)
+        {
+          ReportItem *item = g_ptr_array_index (question->items, j);
+
+          for (guint k = 0; item->provenance != NULL && k < item->provenance->numbers->len; k++)
+            {
+              const AssayTracedNumber *traced = g_ptr_array_index (item->provenance->numbers, k);
+
+              if (traced->found && assay_report_ipynb_plain_id (traced->cell_id))
+                g_hash_table_add (linked, g_strdup (traced->cell_id));
+            }
+        }
+    }
+  return linked;
+}
+
 gboolean
 assay_report_write_ipynb (AssayReport   *report,
                           GOutputStream *out,
@@ -343,6 +421,7 @@ assay_report_write_ipynb (AssayReport   *report,
 {
   g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
   g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autoptr(GHashTable) linked = assay_report_ipynb_linked_cells (report);
   g_autofree char *intro = assay_report_ipynb_intro_markdown (report);
   g_autofree char *text = NULL;
   JsonObject *notebook = json_object_new ();
@@ -402,7 +481,8 @@ assay_report_write_ipynb (AssayReport   *report,
             assay_report_ipynb_add_markdown (cells, &n_markdown, item->text);
           else if (item->kind == REPORT_ITEM_ANSWER)
             {
-              g_autofree char *answer = g_strdup_printf ("### %s\n\n%s", _("Answer"), item->text);
+              g_autofree char *traced = assay_report_ipynb_traced_answer (item->text, item->provenance);
+              g_autofree char *answer = g_strdup_printf ("### %s\n\n%s", _("Answer"), traced);
 
               assay_report_ipynb_add_markdown (cells, &n_markdown, answer);
             }
@@ -414,6 +494,15 @@ assay_report_write_ipynb (AssayReport   *report,
               JsonObject *cell_metadata = json_object_get_object_member (cell, "metadata");
               JsonObject *cell_assay = json_object_new ();
 
+              /* The place an answer's number links to. */
+              if (g_hash_table_contains (linked, source->id))
+                {
+                  g_autofree char *anchor = g_strdup_printf ("<a id=\"cell-%s\"></a>*%s*%s%s", source->id,
+                                                             source->id, source->description ? ": " : "",
+                                                             source->description ? source->description : "");
+
+                  assay_report_ipynb_add_markdown (cells, &n_markdown, anchor);
+                }
               json_object_set_int_member (cell, "execution_count", source->execution_count);
               json_object_set_array_member (cell, "outputs", assay_report_ipynb_copy_outputs (source));
               json_object_set_string_member (cell_assay, "cell", source->id);

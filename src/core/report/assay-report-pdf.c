@@ -55,7 +55,13 @@ typedef struct
   PangoLayoutLine *line;
   cairo_surface_t *image;
   guint            dest;       /* OP_DEST, OP_TOC_ENTRY: index in dests */
+  double           line_x;     /* OP_LINE: where the line starts in its layout */
 } Op;
+
+/* A traced number links to its cell in the appendix. Its span carries the link as a rise of
+ * 1 to MAX_LINKS Pango units (under half a point, unseen), found again when the line is
+ * drawn; a footnote's rise is thousands of units. */
+#define MAX_LINKS 400
 
 typedef struct
 {
@@ -75,6 +81,11 @@ typedef struct
   guint         page;       /* from 1 */
   double        y;
   GCancellable *cancellable;
+  GPtrArray    *links;      /* char*: the cell each link goes to, by rise - 1 */
+  GHashTable   *cell_dests; /* cell id → its dest's name, for the cells in the appendix */
+  /* The answer being placed: its numbers, and each untraced one's footnote (0: traced). */
+  const AssayProvenance *provenance;
+  const guint  *footnotes;
 } Layout;
 
 /* ---- layout primitives -------------------------------------------------------------------- */
@@ -273,6 +284,7 @@ assay_report_pdf_place_lines (Layout      *layout,
       op->layout = g_object_ref (text);
       op->line = pango_layout_line_ref (pango_layout_iter_get_line_readonly (iter));
       op->x = x + logical.x / (double) PANGO_SCALE;
+      op->line_x = logical.x / (double) PANGO_SCALE;
       op->y = layout->y + baseline;
       layout->y += height;
     }
@@ -517,7 +529,8 @@ assay_report_pdf_place_table (Layout    *layout,
 /* ---- Markdown ----------------------------------------------------------------------------- */
 
 static char *
-assay_report_pdf_spans_to_markup (GPtrArray *spans)
+assay_report_pdf_spans_to_markup (Layout    *layout,
+                                  GPtrArray *spans)
 {
   GString *markup = g_string_new (NULL);
 
@@ -525,6 +538,27 @@ assay_report_pdf_spans_to_markup (GPtrArray *spans)
     {
       AssayMdSpan *span = g_ptr_array_index (spans, i);
       g_autofree char *escaped = g_markup_escape_text (span->text, -1);
+      const AssayTracedNumber *traced = NULL;
+
+      if (layout->provenance != NULL && span->number >= 0 &&
+          (guint) span->number < layout->provenance->numbers->len)
+        traced = g_ptr_array_index (layout->provenance->numbers, span->number);
+      if (traced != NULL && traced->found)
+        {
+          /* Subtly: the text's own colour, a light underline; a link when its cell is in the
+           * appendix. */
+          if (traced->cell_id != NULL && g_hash_table_contains (layout->cell_dests, traced->cell_id) &&
+              layout->links->len < MAX_LINKS)
+            {
+              g_ptr_array_add (layout->links, g_strdup (traced->cell_id));
+              g_string_append_printf (markup, "<span rise=\"%u\" underline=\"single\" underline_color=\"#9bb8e0\">",
+                                      layout->links->len);
+            }
+          else
+            g_string_append (markup, "<span underline=\"single\" underline_color=\"#9bb8e0\">");
+        }
+      else if (traced != NULL)
+        g_string_append (markup, "<span underline=\"error\" underline_color=\"#b3261e\">");
 
       if (span->style & ASSAY_MD_BOLD)
         g_string_append (markup, "<b>");
@@ -547,6 +581,11 @@ assay_report_pdf_spans_to_markup (GPtrArray *spans)
         g_string_append (markup, "</i>");
       if (span->style & ASSAY_MD_BOLD)
         g_string_append (markup, "</b>");
+      if (traced != NULL)
+        g_string_append (markup, "</span>");
+      if (traced != NULL && !traced->found && layout->footnotes != NULL)
+        g_string_append_printf (markup, "<span rise=\"3500\" size=\"65%%\" foreground=\"#b3261e\">%u</span>",
+                                layout->footnotes[span->number]);
     }
   return g_string_free (markup, FALSE);
 }
@@ -556,7 +595,7 @@ assay_report_pdf_place_list_item (Layout       *layout,
                                   AssayMdBlock *block)
 {
   double hang = 14, indent = 14.0 * (MIN (block->level, 8) - 1);
-  g_autofree char *spans = assay_report_pdf_spans_to_markup (block->spans);
+  g_autofree char *spans = assay_report_pdf_spans_to_markup (layout, block->spans);
   g_autofree char *marker = block->ordinal > 0 ? g_strdup_printf ("%u.", block->ordinal)
                                                : g_strdup (block->level % 2 ? "\xe2\x80\xa2" : "\xe2\x80\x93");
   g_autofree char *markup = g_strdup_printf ("%s\t%s", marker, spans);
@@ -578,7 +617,7 @@ static void
 assay_report_pdf_place_markdown (Layout     *layout,
                                  const char *markdown)
 {
-  g_autoptr(GPtrArray) blocks = assay_markdown_parse (markdown, -1);
+  g_autoptr(GPtrArray) blocks = assay_markdown_parse_traced (markdown, -1, layout->provenance);
 
   for (guint i = 0; i < blocks->len; i++)
     {
@@ -591,7 +630,7 @@ assay_report_pdf_place_markdown (Layout     *layout,
         case ASSAY_MD_BLOCK_HEADING:
           {
             static const double sizes[] = { 14, 12.5, 11, 10.5, 10, 10 };
-            g_autofree char *text = assay_report_pdf_spans_to_markup (block->spans);
+            g_autofree char *text = assay_report_pdf_spans_to_markup (layout, block->spans);
 
             if (layout->y > BODY_TOP + 1)
               layout->y += 6;
@@ -601,7 +640,7 @@ assay_report_pdf_place_markdown (Layout     *layout,
           }
           break;
         case ASSAY_MD_BLOCK_PARAGRAPH:
-          markup = assay_report_pdf_spans_to_markup (block->spans);
+          markup = assay_report_pdf_spans_to_markup (layout, block->spans);
           if (block->quote)
             {
               g_autofree char *quoted = g_strconcat ("<i><span foreground=\"#555555\">", markup,
@@ -640,7 +679,7 @@ assay_report_pdf_place_markdown (Layout     *layout,
                 GPtrArray *row = g_ptr_array_new_with_free_func (g_free);
 
                 for (guint c = 0; c < source->len; c++)
-                  g_ptr_array_add (row, assay_report_pdf_spans_to_markup (g_ptr_array_index (source, c)));
+                  g_ptr_array_add (row, assay_report_pdf_spans_to_markup (layout, g_ptr_array_index (source, c)));
                 g_ptr_array_add (rows, row);
               }
             assay_report_pdf_place_table (layout, rows, block->n_columns, block->n_header_rows);
@@ -650,6 +689,49 @@ assay_report_pdf_place_markdown (Layout     *layout,
           break;
         }
     }
+}
+
+/* The answer: its numbers marked (traced ones linked to their cell), then a footnote for each
+ * number no output printed. */
+static void
+assay_report_pdf_place_answer (Layout           *layout,
+                               const ReportItem *item)
+{
+  g_autofree guint *footnotes = NULL;
+  guint n_untraced = 0;
+
+  if (item->provenance == NULL || item->provenance->numbers->len == 0)
+    {
+      assay_report_pdf_place_markdown (layout, item->text);
+      return;
+    }
+  footnotes = g_new0 (guint, item->provenance->numbers->len);
+  for (guint i = 0; i < item->provenance->numbers->len; i++)
+    if (!((AssayTracedNumber *) g_ptr_array_index (item->provenance->numbers, i))->found)
+      footnotes[i] = ++n_untraced;
+  layout->provenance = item->provenance;
+  layout->footnotes = footnotes;
+  assay_report_pdf_place_markdown (layout, item->text);
+  layout->provenance = NULL;
+  layout->footnotes = NULL;
+
+  for (guint i = 0; i < item->provenance->numbers->len; i++)
+    {
+      const AssayTracedNumber *traced = g_ptr_array_index (item->provenance->numbers, i);
+      g_autofree char *note = NULL;
+      g_autofree char *escaped = NULL;
+      g_autofree char *markup = NULL;
+
+      if (traced->found)
+        continue;
+      note = g_strdup_printf (_("%s: not found in any output of this question's cells."), traced->text);
+      escaped = g_markup_escape_text (note, -1);
+      markup = g_strdup_printf ("<span foreground=\"#b3261e\"><sup>%u</sup></span> "
+                                "<span foreground=\"#5c1b14\">%s</span>", footnotes[i], escaped);
+      assay_report_pdf_place_markup (layout, markup, SANS, 8.5, 0, 2);
+    }
+  if (n_untraced > 0)
+    layout->y += 4;
 }
 
 /* ---- figures, tables and outputs ------------------------------------------------------------ */
@@ -802,10 +884,19 @@ assay_report_pdf_place_cell_appendix (Layout           *layout,
   g_autofree char *meta = g_strdup_printf (_("Status: %s, %.2f s"), assay_cell_status_to_string (cell->status),
                                            cell->elapsed_ms / 1000.0);
 
+  g_autofree char *name = g_strdup_printf ("cell-%u", cell->execution_count);
+  guint dest;
+
   if (layout->y > BODY_TOP + 1)
     layout->y += 8;
   assay_report_pdf_ensure_space (layout, 70);
-  assay_report_pdf_add_dest (layout, heading, 2);
+  dest = assay_report_pdf_add_dest (layout, heading, 2);
+  /* The name an answer's numbers link to. */
+  if (cell->id != NULL && g_strcmp0 (g_hash_table_lookup (layout->cell_dests, cell->id), name) == 0)
+    {
+      g_free (g_array_index (layout->dests, Dest, dest).name);
+      g_array_index (layout->dests, Dest, dest).name = g_strdup (g_hash_table_lookup (layout->cell_dests, cell->id));
+    }
   assay_report_pdf_place_text (layout, heading, SANS, 11, "<b>", "</b>", 2);
   assay_report_pdf_place_text (layout, meta, SANS, 8.5,
                                cell->succeeded ? "<span foreground=\"#666666\">" : "<span foreground=\"#b3261e\">",
@@ -1005,7 +1096,7 @@ assay_report_pdf_place_body (Layout        *layout,
               assay_report_pdf_place_heading (layout, _("Answer"), 13, 0);
               assay_report_pdf_add_fill (layout, MARGIN_X, layout->y - 2, TEXT_WIDTH, 1.2, 0x2e7d32);
               layout->y += 6;
-              assay_report_pdf_place_markdown (layout, item->text);
+              assay_report_pdf_place_answer (layout, item);
               break;
             case REPORT_ITEM_CELL:
               assay_report_pdf_place_cell_results (layout, item->cell);
@@ -1139,6 +1230,82 @@ assay_report_pdf_draw_page_frame (cairo_t *cr,
   pango_cairo_show_layout (cr, footer);
 }
 
+/* The links of LINE, drawn at X (the layout's left) and BASELINE: the spans whose rise names
+ * a link (see MAX_LINKS). */
+static void
+assay_report_pdf_draw_line_links (cairo_t         *cr,
+                                  Layout          *layout,
+                                  PangoLayoutLine *line,
+                                  double           x,
+                                  double           baseline)
+{
+  PangoAttrList *attrs = pango_layout_get_attributes (line->layout);
+  PangoAttrIterator *iter;
+  PangoRectangle logical;
+
+  if (attrs == NULL)
+    return;
+  pango_layout_line_get_extents (line, NULL, &logical);
+  iter = pango_attr_list_get_iterator (attrs);
+  do
+    {
+      PangoAttrInt *rise = (PangoAttrInt *) pango_attr_iterator_get (iter, PANGO_ATTR_RISE);
+      int start, end, n_ranges = 0, *ranges = NULL;
+      const char *cell_id;
+      const char *dest;
+
+      if (rise == NULL || rise->value < 1 || rise->value > (int) layout->links->len)
+        continue;
+      pango_attr_iterator_range (iter, &start, &end);
+      start = MAX (start, line->start_index);
+      end = MIN (end, line->start_index + line->length);
+      if (start >= end)
+        continue;
+      cell_id = g_ptr_array_index (layout->links, rise->value - 1);
+      dest = g_hash_table_lookup (layout->cell_dests, cell_id);
+      if (dest == NULL)
+        continue;
+      pango_layout_line_get_x_ranges (line, start, end, &ranges, &n_ranges);
+      for (int r = 0; r < n_ranges; r++)
+        {
+          char bx[G_ASCII_DTOSTR_BUF_SIZE], by[G_ASCII_DTOSTR_BUF_SIZE];
+          char bw[G_ASCII_DTOSTR_BUF_SIZE], bh[G_ASCII_DTOSTR_BUF_SIZE];
+          g_autofree char *attributes = NULL;
+
+          attributes = g_strdup_printf ("dest='%s' rect=[%s %s %s %s]", dest,
+                                        g_ascii_formatd (bx, sizeof bx, "%.2f", x + ranges[2 * r] / (double) PANGO_SCALE),
+                                        g_ascii_formatd (by, sizeof by, "%.2f", baseline + logical.y / (double) PANGO_SCALE),
+                                        g_ascii_formatd (bw, sizeof bw, "%.2f",
+                                                         (ranges[2 * r + 1] - ranges[2 * r]) / (double) PANGO_SCALE),
+                                        g_ascii_formatd (bh, sizeof bh, "%.2f", logical.height / (double) PANGO_SCALE));
+          cairo_tag_begin (cr, CAIRO_TAG_LINK, attributes);
+          cairo_tag_end (cr, CAIRO_TAG_LINK);
+        }
+      g_free (ranges);
+    }
+  while (pango_attr_iterator_next (iter));
+  pango_attr_iterator_destroy (iter);
+}
+
+static void
+assay_report_pdf_draw_layout_links (cairo_t     *cr,
+                                    Layout      *layout,
+                                    PangoLayout *text,
+                                    double       x,
+                                    double       y)
+{
+  PangoLayoutIter *iter;
+
+  if (layout->links->len == 0 || pango_layout_get_attributes (text) == NULL)
+    return;
+  iter = pango_layout_get_iter (text);
+  do
+    assay_report_pdf_draw_line_links (cr, layout, pango_layout_iter_get_line_readonly (iter), x,
+                                      y + pango_layout_iter_get_baseline (iter) / (double) PANGO_SCALE);
+  while (pango_layout_iter_next_line (iter));
+  pango_layout_iter_free (iter);
+}
+
 static void
 assay_report_pdf_draw_op (cairo_t *cr,
                           Layout  *layout,
@@ -1150,6 +1317,8 @@ assay_report_pdf_draw_op (cairo_t *cr,
       assay_report_pdf_set_color (cr, 0x1d1d1d);
       cairo_move_to (cr, op->x, op->y);
       pango_cairo_show_layout_line (cr, op->line);
+      if (layout->links->len > 0)
+        assay_report_pdf_draw_line_links (cr, layout, op->line, op->x - op->line_x, op->y);
       break;
     case OP_LAYOUT:
       cairo_save (cr);
@@ -1159,6 +1328,7 @@ assay_report_pdf_draw_op (cairo_t *cr,
       cairo_move_to (cr, op->x, op->y);
       pango_cairo_show_layout (cr, op->layout);
       cairo_restore (cr);
+      assay_report_pdf_draw_layout_links (cr, layout, op->layout, op->x, op->y);
       break;
     case OP_FILL:
       if (op->height <= 0)
@@ -1249,6 +1419,15 @@ assay_report_write_pdf (AssayReport   *report,
   g_array_set_clear_func (layout.ops, assay_report_pdf_op_clear);
   layout.dests = g_array_new (FALSE, TRUE, sizeof (Dest));
   g_array_set_clear_func (layout.dests, assay_report_pdf_dest_clear);
+  layout.links = g_ptr_array_new_with_free_func (g_free);
+  layout.cell_dests = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+  for (guint i = 0; i < report->cells->len; i++)
+    {
+      ReportCell *cell = g_ptr_array_index (report->cells, i);
+
+      if (cell->id != NULL)
+        g_hash_table_insert (layout.cell_dests, cell->id, g_strdup_printf ("cell-%u", cell->execution_count));
+    }
 
   /* Title page, the contents' pages (their number is known from the entries), the body. */
   assay_report_pdf_place_title_page (&layout);
@@ -1327,6 +1506,8 @@ assay_report_write_pdf (AssayReport   *report,
   cairo_surface_destroy (surface);
   g_array_unref (layout.ops);
   g_array_unref (layout.dests);
+  g_ptr_array_unref (layout.links);
+  g_hash_table_unref (layout.cell_dests);
   g_object_unref (layout.context);
   if (ok)
     assay_report_progress (report, 1.0, _("Done"));

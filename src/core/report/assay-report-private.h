@@ -7,6 +7,7 @@
 #include "assay-html-table.h"
 #include "assay-cell-result.h"
 #include "assay-report.h"
+#include "assay-provenance.h"
 
 G_BEGIN_DECLS
 
@@ -53,6 +54,7 @@ typedef struct
   ReportItemKind  kind;
   char           *text;
   ReportCell     *cell;          /* REPORT_ITEM_CELL, owned by the report */
+  AssayProvenance *provenance;   /* REPORT_ITEM_ANSWER: its numbers traced, or NULL */
 } ReportItem;
 
 typedef struct
@@ -112,6 +114,11 @@ GBytes      *report_figure_load            (const ReportFigure       *figure,
                                             GError                  **error);
 char        *report_format_date            (gint64                    usec);
 char        *report_dataset_summary        (const ReportDataset      *dataset);
+/* The cell called ID, or NULL. */
+const ReportCell *report_find_cell         (const AssayReport        *report,
+                                            const char               *id);
+/* Where a number came from, as a tooltip or footnote says it. */
+char        *report_traced_title           (const AssayTracedNumber  *traced);
 
 gboolean     assay_report_write_html       (AssayReport              *report,
                                             GOutputStream            *out,

@@ -101,6 +101,7 @@ static void
 assay_report_item_free (ReportItem *item)
 {
   g_free (item->text);
+  g_clear_pointer (&item->provenance, assay_provenance_free);
   g_free (item);
 }
 
@@ -270,7 +271,7 @@ assay_report_add_question (AssayReport *report,
   return question;
 }
 
-static void
+static ReportItem *
 assay_report_add_item (ReportQuestion *question,
                        ReportItemKind  kind,
                        const char     *text,
@@ -282,6 +283,7 @@ assay_report_add_item (ReportQuestion *question,
   item->text = g_strdup (text);
   item->cell = cell;
   g_ptr_array_add (question->items, item);
+  return item;
 }
 
 AssayReport *
@@ -364,7 +366,12 @@ assay_report_new_from_session (AssaySession             *session,
                 assay_report_add_item (question, REPORT_ITEM_CELL, NULL, cell);
             }
           if (*stripped && step->is_answer)
-            assay_report_add_item (question, REPORT_ITEM_ANSWER, step->text, NULL);
+            {
+              ReportItem *item = assay_report_add_item (question, REPORT_ITEM_ANSWER, step->text, NULL);
+
+              if (step->provenance != NULL)
+                item->provenance = assay_provenance_copy (step->provenance);
+            }
         }
     }
   return report;
@@ -777,4 +784,27 @@ assay_report_export_finish (AssaySession  *session,
   g_return_val_if_fail (g_task_is_valid (result, session), FALSE);
 
   return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+const ReportCell *
+report_find_cell (const AssayReport *report,
+                  const char        *id)
+{
+  for (guint i = 0; id != NULL && i < report->cells->len; i++)
+    {
+      const ReportCell *cell = g_ptr_array_index (report->cells, i);
+
+      if (g_strcmp0 (cell->id, id) == 0)
+        return cell;
+    }
+  return NULL;
+}
+
+char *
+report_traced_title (const AssayTracedNumber *traced)
+{
+  if (!traced->found)
+    return g_strdup (_("Not found in any output of this question's cells"));
+  /* Translators: where a number of the answer was printed: the cell, the line, its text. */
+  return g_strdup_printf (_("Cell %s, line %u: %s"), traced->cell_id, traced->line, traced->line_text);
 }
