@@ -55,7 +55,7 @@ JSON
 printf '#!/bin/sh\nsed -i "s/total)/total * 100)/" "$1"\n' > "$work/editor.sh"
 chmod +x "$work/editor.sh"
 
-echo "1..17"
+echo "1..18"
 
 check "--yes: the answer on stdout, exit 0, the session folder in --out" bash -c "
   '$cli' ask --backend bwrap --provider recorded --transcript '$work/happy.json' --data '$work/sales.csv' --yes --out '$work/s-happy' 'What is the total?' >'$work/out' 2>'$work/err' &&
@@ -231,6 +231,17 @@ assert len(s['provenance']) == 2, s['provenance']
 PY
   '$cli' session show '$work/s-check' > '$work/show' &&
   [ \$(grep -c '^question:' '$work/show') -eq 1 ] && grep -q 'from 12,408 orders' '$work/show'"
+
+# Each dataset as it was added: rows, size and SHA-256 in session show; a copy changed since
+# then is said to be, by session show (text and --json) and by ask --resume.
+sales_sha=$(sha256sum "$work/sales.csv" | cut -d' ' -f1)
+check "datasets: rows, size and SHA-256 recorded; a changed copy is reported" bash -c "
+  '$cli' session show '$work/s-json' | grep -qF '2 rows, 30 bytes, SHA-256 $sales_sha' &&
+  ! '$cli' session show '$work/s-json' | grep -q 'changed on disk' &&
+  printf 'west,4\n' >> '$work/s-json/data/sales.csv' &&
+  '$cli' session show '$work/s-json' | grep -q 'changed on disk since it was added' &&
+  '$cli' session show --json '$work/s-json' | python3 -c 'import json, sys; d = json.load(sys.stdin)[\"datasets\"][0]; assert d[\"changed\"] and d[\"sha256\"] == \"$sales_sha\", d' &&
+  { ask --transcript '$work/loop.json' --resume '$work/s-json' --yes --max-steps 1 q >/dev/null 2>'$work/err'; grep -q 'Warning: sales.csv changed on disk' '$work/err'; }"
 
 # SIGINT in the middle of a cell: cancelled cleanly, saved, exit 6.
 "$cli" ask --backend bwrap --provider recorded --transcript "$work/slow.json" --yes --out "$work/s-int" 'q' >/dev/null 2>"$work/int.err" &

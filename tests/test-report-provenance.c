@@ -22,7 +22,13 @@ write_session (const char *parent)
   g_autoptr(AssaySession) session = assay_session_new (dir, &error);
   const AssayProvenance *provenance;
 
+  g_autofree char *csv = g_build_filename (parent, "july.csv", NULL);
+
   g_assert_no_error (error);
+  g_assert_true (g_file_set_contents (csv, "month,revenue\nJuly,475046.3\n", -1, NULL));
+  g_assert_nonnull (assay_session_add_dataset (session, csv, NULL, &error));
+  g_assert_no_error (error);
+  g_unlink (csv);
   assay_session_set_title (session, "Provenance in reports");
   session_fixture_ask (session, "Revenue in July?");
   session_fixture_reply (session, "Summing.", 1, "call_1");
@@ -145,6 +151,14 @@ test_pdf_html_ipynb (void)
   g_assert_nonnull (strstr (html, "<div class=\"cell\" id=\"cell-1\""));
   g_assert_nonnull (strstr (html, "<span class=\"untraced\" title=\"Not found in any output of this question&#39;s cells\">12,480</span><sup><a href=\"#nf-q1-1\">1</a></sup>"));
   g_assert_nonnull (strstr (html, "<li id=\"nf-q1-1\">12,480: not found in any output of this question&#39;s cells.</li>"));
+  /* The dataset as it was added: rows, size and SHA-256. */
+  {
+    g_autofree char *sha = g_compute_checksum_for_string (G_CHECKSUM_SHA256, "month,revenue\nJuly,475046.3\n", -1);
+    g_autofree char *line = g_strdup_printf ("july.csv: 1 row (28 bytes), SHA-256 %s", sha);
+
+    g_assert_nonnull (strstr (html, line));
+    g_assert_null (strstr (html, "changed on disk"));
+  }
 
   /* Notebook: the answer's Markdown links to the cell's anchor. */
   ipynb = export (session, ASSAY_REPORT_FORMAT_IPYNB, ipynb_path);
@@ -153,6 +167,18 @@ test_pdf_html_ipynb (void)
   g_assert_nonnull (strstr (ipynb, "12,480<sup>1</sup>"));
   g_assert_nonnull (strstr (ipynb, "<a id=\\\"cell-c1\\\"></a>"));
 
+  /* A copy that is no longer what was added is said to be so. */
+  {
+    g_autofree char *copy = g_build_filename (dir, "data", "july.csv", NULL);
+    g_autoptr(AssaySession) changed = NULL;
+    g_autofree char *again = NULL;
+
+    g_assert_true (g_file_set_contents (copy, "month,revenue\nJuly,999999.9\n", -1, NULL));
+    changed = assay_session_load (dir, &error);
+    g_assert_no_error (error);
+    again = export (changed, ASSAY_REPORT_FORMAT_HTML, html_path);
+    g_assert_nonnull (strstr (again, "changed on disk since it was added to the session"));
+  }
   g_assert_true (assay_session_delete (dir, &error));
   g_unlink (pdf_path);
   g_unlink (html_path);

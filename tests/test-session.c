@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
+#include <utime.h>
 
 #include "assay-session.h"
 #include "session-fixture.h"
@@ -723,6 +724,99 @@ test_cell_status (void)
   }
 }
 
+/* Each dataset's SHA-256, size and rows are recorded when it is added (by copy_in in a
+ * worker, or by add_dataset itself); a load notices a copy that is not what was added. */
+static void
+copied_in_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  char **copy = user_data;
+  g_autoptr(GError) error = NULL;
+
+  *copy = assay_session_copy_in_finish (ASSAY_SESSION (source), result, &error);
+  g_assert_no_error (error);
+}
+
+static void
+test_dataset_identity (void)
+{
+  g_autofree char *tmp = make_tmp ();
+  g_autofree char *dir = g_build_filename (tmp, "s", NULL);
+  g_autofree char *csv = g_build_filename (tmp, "sales.csv", NULL);
+  g_autofree char *xlsx = g_build_filename (tmp, "book.bin", NULL);
+  g_autofree char *copy = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *data = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AssaySession) session = assay_session_new (dir, &error);
+  g_autoptr(AssaySession) loaded = NULL;
+  const char *text = "region,note\nnorth,\"two\nlines\"\nsouth,plain\n";
+  const AssaySessionDataset *dataset;
+  struct utimbuf times;
+  GStatBuf st;
+
+  g_assert_no_error (error);
+  g_assert_true (g_file_set_contents (csv, text, -1, NULL));
+  g_assert_true (g_file_set_contents (xlsx, "PK\x03\x04 not a table", -1, NULL));
+  expected = g_compute_checksum_for_string (G_CHECKSUM_SHA256, text, -1);
+
+  /* Through copy_in (the window's way): measured in the worker. */
+  assay_session_copy_in_async (session, csv, NULL, copied_in_cb, &copy);
+  while (copy == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  dataset = assay_session_add_dataset (session, copy, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (dataset->sha256, ==, expected);
+  g_assert_cmpint (dataset->bytes, ==, strlen (text));
+  g_assert_cmpint (dataset->rows, ==, 2);          /* a quoted line end is no row */
+  g_assert_false (dataset->changed);
+  /* Directly (the CLI's way); not a text table: no rows. */
+  dataset = assay_session_add_dataset (session, xlsx, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (dataset->rows, ==, -1);
+  g_assert_nonnull (dataset->sha256);
+  g_assert_true (assay_session_save (session, &error));
+  g_assert_no_error (error);
+
+  loaded = assay_session_load (dir, &error);
+  g_assert_no_error (error);
+  dataset = g_ptr_array_index (assay_session_get_datasets (loaded), 0);
+  g_assert_cmpstr (dataset->sha256, ==, expected);
+  g_assert_cmpint (dataset->rows, ==, 2);
+  g_assert_false (dataset->changed);
+  g_clear_object (&loaded);
+
+  /* The same bytes written again (a new modification time): hashed, still the same. */
+  g_clear_pointer (&copy, g_free);
+  copy = g_build_filename (dir, "data", "sales.csv", NULL);
+  g_assert_true (g_file_set_contents (copy, text, -1, NULL));
+  g_assert_cmpint (g_stat (copy, &st), ==, 0);
+  times.actime = times.modtime = st.st_mtime + 10;
+  g_assert_cmpint (utime (copy, &times), ==, 0);
+  loaded = assay_session_load (dir, &error);
+  g_assert_no_error (error);
+  g_assert_false (((AssaySessionDataset *) g_ptr_array_index (assay_session_get_datasets (loaded), 0))->changed);
+  g_clear_object (&loaded);
+
+  /* Other bytes of the same size: changed. Then a missing file: changed. */
+  data = g_strdup (text);
+  data[0] = 'R';
+  g_assert_true (g_file_set_contents (copy, data, -1, NULL));
+  loaded = assay_session_load (dir, &error);
+  g_assert_no_error (error);
+  g_assert_true (((AssaySessionDataset *) g_ptr_array_index (assay_session_get_datasets (loaded), 0))->changed);
+  g_assert_false (((AssaySessionDataset *) g_ptr_array_index (assay_session_get_datasets (loaded), 1))->changed);
+  g_clear_object (&loaded);
+  g_assert_cmpint (g_unlink (copy), ==, 0);
+  loaded = assay_session_load (dir, &error);
+  g_assert_no_error (error);
+  g_assert_true (((AssaySessionDataset *) g_ptr_array_index (assay_session_get_datasets (loaded), 0))->changed);
+  g_clear_object (&loaded);
+
+  remove_tmp (tmp);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -730,6 +824,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/assay/session/round-trip", test_round_trip);
+  g_test_add_func ("/assay/session/dataset-identity", test_dataset_identity);
   g_test_add_func ("/assay/session/cell-status", test_cell_status);
   g_test_add_func ("/assay/session/atomic-write", test_atomic_write);
   g_test_add_func ("/assay/session/list-rename-delete", test_list_rename_delete);

@@ -625,6 +625,14 @@ assay_cli_ask (int   argc,
       fprintf (stderr, "assay-cli ask: %s\n", error->message);
       return g_error_matches (error, G_IO_ERROR, G_IO_ERROR_EXISTS) ? EXIT_USAGE : EXIT_FAILURE_OTHER;
     }
+  for (guint i = 0; i < assay_session_get_datasets (session)->len; i++)
+    {
+      const AssaySessionDataset *dataset = g_ptr_array_index (assay_session_get_datasets (session), i);
+
+      if (dataset->changed)
+        assay_cli_print (stderr, _("Warning: %s changed on disk since it was added to the session: "
+                                   "earlier results may not match it.\n"), dataset->name);
+    }
 
   if (provider_name == NULL)
     provider_name = g_strdup (resume_dir && assay_session_get_provider (session)

@@ -164,7 +164,13 @@ assay_cli_session_show (int       argc,
       g_autoptr(JsonNode) node = assay_session_to_json (session);
       JsonObject *object = json_node_get_object (node);
 
+      JsonArray *datasets = json_object_get_array_member (object, "datasets");
+
       json_object_set_string_member (object, "dir", assay_session_get_dir (session));
+      /* What load found: the copy in data/ is not what was added. */
+      for (guint i = 0; i < json_array_get_length (datasets) && i < assay_session_get_datasets (session)->len; i++)
+        json_object_set_boolean_member (json_array_get_object_element (datasets, i), "changed",
+                                        ((AssaySessionDataset *) g_ptr_array_index (assay_session_get_datasets (session), i))->changed);
       assay_cli_session_print_json (node);
       return 0;
     }
@@ -181,7 +187,22 @@ assay_cli_session_show (int       argc,
   for (guint i = 0; i < assay_session_get_datasets (session)->len; i++)
     {
       AssaySessionDataset *dataset = g_ptr_array_index (assay_session_get_datasets (session), i);
+
       assay_cli_print (stdout, _("dataset:  /data/%s\n"), dataset->name);
+      if (dataset->sha256 != NULL)
+        {
+          g_autofree char *size = g_format_size (dataset->bytes);
+
+          if (dataset->rows >= 0)
+            assay_cli_print (stdout, ngettext ("          %'lld row, %s, SHA-256 %s\n", "          %'lld rows, %s, SHA-256 %s\n",
+                                               dataset->rows),
+                             (long long) dataset->rows, size, dataset->sha256);
+          else
+            assay_cli_print (stdout, _("          %s, SHA-256 %s\n"), size, dataset->sha256);
+        }
+      if (dataset->changed)
+        assay_cli_print (stdout, _("          changed on disk since it was added to the session: "
+                                   "the results may not match it\n"));
     }
   /* Each question with its cells and its answer, read the way the window and the reports
    * read them. */

@@ -395,6 +395,18 @@ assay_chat_view_show_session (AssayChatView *self,
   g_return_if_fail (ASSAY_IS_SESSION (session));
 
   assay_chat_view_clear (self);
+  for (guint i = 0; i < assay_session_get_datasets (session)->len; i++)
+    {
+      const AssaySessionDataset *dataset = g_ptr_array_index (assay_session_get_datasets (session), i);
+
+      if (dataset->changed)
+        {
+          g_autofree char *text = g_strdup_printf (_("%s changed on disk since it was added to this session: "
+                                                     "the results below may not match it."), dataset->name);
+
+          assay_chat_view_add_notice (self, text, TRUE);
+        }
+    }
   outline = assay_session_outline_new (session);
   for (guint i = 0; i < outline->questions->len; i++)
     {

@@ -70,6 +70,8 @@ typedef struct
   char   *path;                  /* absolute */
   gint64  rows;                  /* -1: not counted (not a text table) */
   gint64  bytes;
+  char   *sha256;                /* as recorded when it was added; NULL for older records */
+  gboolean changed;              /* the session's copy is no longer what was added */
 } ReportDataset;
 
 typedef struct

@@ -118,6 +118,7 @@ assay_report_dataset_free (ReportDataset *dataset)
 {
   g_free (dataset->name);
   g_free (dataset->path);
+  g_free (dataset->sha256);
   g_free (dataset);
 }
 
@@ -323,7 +324,12 @@ assay_report_new_from_session (AssaySession             *session,
       /* NULL: the record names something outside the session folder; it is not read. */
       dataset->bytes = dataset->path != NULL && g_lstat (dataset->path, &st) == 0 &&
                        S_ISREG (st.st_mode) ? st.st_size : -1;
-      dataset->rows = dataset->bytes >= 0 ? assay_report_count_rows (dataset->path) : -1;
+      dataset->sha256 = g_strdup (source->sha256);
+      dataset->changed = source->changed;
+      if (source->sha256 != NULL && !source->changed)
+        dataset->rows = source->rows;
+      else
+        dataset->rows = dataset->bytes >= 0 ? assay_report_count_rows (dataset->path) : -1;
       g_ptr_array_add (report->datasets, dataset);
     }
 
@@ -532,14 +538,30 @@ char *
 report_dataset_summary (const ReportDataset *dataset)
 {
   g_autofree char *size = dataset->bytes >= 0 ? g_format_size (dataset->bytes) : NULL;
+  g_autofree char *summary = NULL;
+  GString *text;
 
   if (dataset->rows >= 0)
-    return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s: %'lld row (%s)",
-                                         "%s: %'lld rows (%s)", dataset->rows),
-                            dataset->name, (long long) dataset->rows, size);
-  if (size)
-    return g_strdup_printf ("%s (%s)", dataset->name, size);
-  return g_strdup_printf (_("%s (missing)"), dataset->name);
+    summary = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s: %'lld row (%s)",
+                                            "%s: %'lld rows (%s)", dataset->rows),
+                               dataset->name, (long long) dataset->rows, size);
+  else if (size)
+    summary = g_strdup_printf ("%s (%s)", dataset->name, size);
+  else
+    summary = g_strdup_printf (_("%s (missing)"), dataset->name);
+  text = g_string_new (summary);
+  /* What it was when it was added, so that a reader can check the file they hold. */
+  if (dataset->sha256 != NULL)
+    {
+      g_string_append (text, ", ");
+      g_string_append_printf (text, _("SHA-256 %s"), dataset->sha256);
+    }
+  if (dataset->changed)
+    {
+      g_string_append (text, " — ");
+      g_string_append (text, _("changed on disk since it was added to the session: the results may not match it"));
+    }
+  return g_string_free (text, FALSE);
 }
 
 /* ---- writing ------------------------------------------------------------------------------ */

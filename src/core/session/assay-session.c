@@ -39,6 +39,7 @@ struct _AssaySession
   GPtrArray *interrupted_cells;   /* AssaySessionCell*, from steps that never finished */
   GArray    *timings;             /* AssayStepTiming, one per finished step */
   GHashTable *provenance;         /* message index → AssayProvenance*, for answers */
+  GHashTable *measured;           /* data/ path → FileIdentity*, from copy_in, for add_dataset */
 
   /* What the finished steps cover; beyond these is the step in progress. */
   guint      n_steps;
@@ -54,6 +55,124 @@ struct _AssaySession
 
 G_DEFINE_FINAL_TYPE (AssaySession, assay_session, G_TYPE_OBJECT)
 
+/* What a dataset's file is: its hash, size, rows (delimited text) and modification time. */
+typedef struct
+{
+  char    sha256[65];
+  gint64  bytes;
+  gint64  rows;
+  gint64  mtime_us;
+} FileIdentity;
+
+/* Reads PATH once: SHA-256, size, and the rows of a delimited text file (line ends outside
+ * double quotes, minus the header). Touches nothing but the file, so a worker may call it. */
+static gboolean
+assay_session_measure_file (const char    *path,
+                            GCancellable  *cancellable,
+                            FileIdentity  *identity,
+                            GError       **error)
+{
+  static const char *text_suffixes[] = { ".csv", ".tsv", ".txt", ".tab", ".psv" };
+  g_autoptr(GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
+  g_autofree char *lower = g_ascii_strdown (path, -1);
+  g_autofree guchar *buffer = g_malloc (256 * 1024);
+  gboolean text = FALSE, quoted = FALSE, last_newline = TRUE;
+  gint64 lines = 0, bytes = 0;
+  struct stat st;
+  ssize_t n;
+  int fd;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (text_suffixes); i++)
+    text = text || g_str_has_suffix (lower, text_suffixes[i]);
+  fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
+  if (fd < 0 || fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      int saved = fd < 0 ? errno : EINVAL;
+
+      if (fd >= 0)
+        close (fd);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), _("Cannot read %s: %s"), path,
+                   g_strerror (saved));
+      return FALSE;
+    }
+  while ((n = read (fd, buffer, 256 * 1024)) != 0)
+    {
+      if (n < 0)
+        {
+          int saved = errno;
+
+          if (saved == EINTR)
+            continue;
+          close (fd);
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), _("Cannot read %s: %s"), path,
+                       g_strerror (saved));
+          return FALSE;
+        }
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        {
+          close (fd);
+          return FALSE;
+        }
+      g_checksum_update (checksum, buffer, n);
+      bytes += n;
+      if (text)
+        for (ssize_t i = 0; i < n; i++)
+          {
+            if (buffer[i] == '"')
+              quoted = !quoted;
+            else if (buffer[i] == '\n' && !quoted)
+              lines++;
+            last_newline = buffer[i] == '\n';
+          }
+    }
+  close (fd);
+  if (text && bytes > 0 && !last_newline)
+    lines++;
+  g_strlcpy (identity->sha256, g_checksum_get_string (checksum), sizeof identity->sha256);
+  identity->bytes = bytes;
+  identity->rows = text ? MAX (lines - 1, 0) : -1;
+  identity->mtime_us = (gint64) st.st_mtim.tv_sec * G_USEC_PER_SEC + st.st_mtim.tv_nsec / 1000;
+  return TRUE;
+}
+
+static void
+assay_session_dataset_set_identity (AssaySessionDataset *dataset,
+                                    const FileIdentity  *identity)
+{
+  g_free (dataset->sha256);
+  dataset->sha256 = g_strdup (identity->sha256);
+  dataset->bytes = identity->bytes;
+  dataset->rows = identity->rows;
+  dataset->mtime_us = identity->mtime_us;
+  dataset->changed = FALSE;
+}
+
+/* On load: whether DATASET's copy is still what was added. The size and modification time
+ * tell most changes at no cost; only then is the file hashed. */
+static void
+assay_session_dataset_check (AssaySessionDataset *dataset,
+                             const char          *dir)
+{
+  g_autofree char *path = g_build_filename (dir, dataset->path, NULL);
+  FileIdentity identity;
+  struct stat st;
+
+  if (dataset->sha256 == NULL)
+    return;
+  if (lstat (path, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      dataset->changed = TRUE;
+      return;
+    }
+  if (st.st_size == dataset->bytes &&
+      (gint64) st.st_mtim.tv_sec * G_USEC_PER_SEC + st.st_mtim.tv_nsec / 1000 == dataset->mtime_us)
+    return;
+  if (!assay_session_measure_file (path, NULL, &identity, NULL))
+    dataset->changed = TRUE;
+  else
+    dataset->changed = g_ascii_strcasecmp (identity.sha256, dataset->sha256) != 0;
+}
+
 static void
 assay_session_dataset_free (gpointer data)
 {
@@ -62,6 +181,7 @@ assay_session_dataset_free (gpointer data)
   g_free (dataset->name);
   g_free (dataset->path);
   g_free (dataset->description);
+  g_free (dataset->sha256);
   g_free (dataset);
 }
 
@@ -83,6 +203,7 @@ assay_session_finalize (GObject *object)
   g_ptr_array_unref (self->interrupted_cells);
   g_array_unref (self->timings);
   g_hash_table_unref (self->provenance);
+  g_hash_table_unref (self->measured);
   g_mutex_clear (&self->save_lock);
   G_OBJECT_CLASS (assay_session_parent_class)->finalize (object);
 }
@@ -102,6 +223,7 @@ assay_session_init (AssaySession *self)
   self->interrupted_cells = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_session_cell_free);
   self->timings = g_array_new (FALSE, TRUE, sizeof (AssayStepTiming));
   self->provenance = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) assay_provenance_free);
+  self->measured = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_mutex_init (&self->save_lock);
   self->status = g_strdup ("new");
   self->created_at = self->updated_at = g_get_real_time ();
@@ -271,6 +393,13 @@ assay_session_to_json (AssaySession *self)
       json_object_set_string_member (item, "name", dataset->name);
       json_object_set_string_member (item, "path", dataset->path);
       assay_session_set_optional_string (item, "description", dataset->description);
+      if (dataset->sha256 != NULL)
+        {
+          json_object_set_string_member (item, "sha256", dataset->sha256);
+          json_object_set_int_member (item, "bytes", dataset->bytes);
+          json_object_set_int_member (item, "rows", dataset->rows);
+          json_object_set_int_member (item, "mtime_us", dataset->mtime_us);
+        }
       json_array_add_object_element (datasets, item);
     }
   json_object_set_array_member (object, "datasets", datasets);
@@ -688,6 +817,13 @@ assay_session_load_record (const char    *dir,
         dataset->name = assay_json_dup_string (json_node_get_object (item), "name");
         dataset->path = assay_json_dup_string (json_node_get_object (item), "path");
         dataset->description = assay_json_dup_string (json_node_get_object (item), "description");
+        dataset->sha256 = assay_json_dup_string (json_node_get_object (item), "sha256");
+        if (dataset->sha256 != NULL &&
+            (strlen (dataset->sha256) != 64 || strspn (dataset->sha256, "0123456789abcdef") != 64))
+          g_clear_pointer (&dataset->sha256, g_free);
+        dataset->bytes = MAX (assay_json_get_int_or (json_node_get_object (item), "bytes", 0), 0);
+        dataset->rows = MAX (assay_json_get_int_or (json_node_get_object (item), "rows", -1), -1);
+        dataset->mtime_us = assay_json_get_int_or (json_node_get_object (item), "mtime_us", 0);
         /* A dataset is a plain file in data/: a record naming "/home/…" or "../x" must
          * not bring a host file into the sandbox (and so to the model). */
         if (dataset->name == NULL || dataset->path == NULL ||
@@ -698,6 +834,8 @@ assay_session_load_record (const char    *dir,
             assay_session_dataset_free (dataset);
             continue;
           }
+        if (self->dir != NULL && assay_session_path_is_below (self->dir, dataset->path))
+          assay_session_dataset_check (dataset, self->dir);
         g_ptr_array_add (self->datasets, dataset);
       }
 
@@ -1235,11 +1373,24 @@ assay_session_copy_in_worker (GTask        *task,
   const char *const *args = task_data;
   GError *error = NULL;
   char *copy = assay_session_copy_into_session (args[0], args[1], cancellable, &error);
+  FileIdentity *identity;
 
   if (copy == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, copy, g_free);
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  /* What it is, measured here so that add_dataset, on the owner's thread, need not read it. */
+  identity = g_new0 (FileIdentity, 1);
+  if (!assay_session_measure_file (copy, cancellable, identity, &error))
+    {
+      g_free (identity);
+      g_free (copy);
+      g_task_return_error (task, error);
+      return;
+    }
+  g_object_set_data_full (G_OBJECT (task), "identity", identity, g_free);
+  g_task_return_pointer (task, copy, g_free);
 }
 
 void
@@ -1269,8 +1420,34 @@ assay_session_copy_in_finish (AssaySession  *self,
                               GAsyncResult  *result,
                               GError       **error)
 {
+  FileIdentity *identity;
+  char *copy;
+
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  return g_task_propagate_pointer (G_TASK (result), error);
+
+  copy = g_task_propagate_pointer (G_TASK (result), error);
+  identity = g_object_get_data (G_OBJECT (result), "identity");
+  if (copy != NULL && identity != NULL)
+    g_hash_table_replace (self->measured, g_strdup (copy), g_memdup2 (identity, sizeof *identity));
+  return copy;
+}
+
+/* What the file at TARGET is: measured by copy_in, or now. */
+static gboolean
+assay_session_identify (AssaySession  *self,
+                        const char    *target,
+                        FileIdentity  *identity,
+                        GError       **error)
+{
+  const FileIdentity *measured = g_hash_table_lookup (self->measured, target);
+
+  if (measured != NULL)
+    {
+      *identity = *measured;
+      g_hash_table_remove (self->measured, target);
+      return TRUE;
+    }
+  return assay_session_measure_file (target, NULL, identity, error);
 }
 
 const AssaySessionDataset *
@@ -1281,7 +1458,8 @@ assay_session_add_dataset (AssaySession  *self,
 {
   g_autofree char *name = NULL;
   g_autofree char *target = NULL;
-  AssaySessionDataset *dataset;
+  AssaySessionDataset *dataset = NULL;
+  FileIdentity identity;
 
   g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
   g_return_val_if_fail (path != NULL, NULL);
@@ -1291,24 +1469,35 @@ assay_session_add_dataset (AssaySession  *self,
     return NULL;
   name = g_path_get_basename (target);
 
-  for (guint i = 0; i < self->datasets->len; i++)
-    {
+  for (guint i = 0; i < self->datasets->len && dataset == NULL; i++)
+    if (g_str_equal (((AssaySessionDataset *) g_ptr_array_index (self->datasets, i))->name, name))
       dataset = g_ptr_array_index (self->datasets, i);
-      if (g_str_equal (dataset->name, name))
+
+  if (dataset != NULL)
+    {
+      if (description != NULL)
         {
-          if (description != NULL)
-            {
-              g_free (dataset->description);
-              dataset->description = g_strdup (description);
-            }
-          return dataset;
+          g_free (dataset->description);
+          dataset->description = g_strdup (description);
         }
+      /* A resumed session hands its own copy back: it is what was measured, unless it was
+       * replaced (then it is what the session works with from now on). */
+      if (dataset->sha256 == NULL || dataset->changed || g_hash_table_contains (self->measured, target))
+        {
+          if (!assay_session_identify (self, target, &identity, error))
+            return NULL;
+          assay_session_dataset_set_identity (dataset, &identity);
+        }
+      return dataset;
     }
 
+  if (!assay_session_identify (self, target, &identity, error))
+    return NULL;
   dataset = g_new0 (AssaySessionDataset, 1);
   dataset->name = g_strdup (name);
   dataset->path = g_build_filename ("data", name, NULL);
   dataset->description = g_strdup (description);
+  assay_session_dataset_set_identity (dataset, &identity);
   g_ptr_array_add (self->datasets, dataset);
   return dataset;
 }

@@ -39,6 +39,13 @@ typedef struct
   char *name;          /* the file name, as the sandbox shows it under /data */
   char *path;          /* relative to the session folder ("data/sales.csv") */
   char *description;   /* what the datasets module found (dialect, schema); may be NULL */
+  /* What the file was when it was added (sha256 NULL: a record from before this was kept). */
+  char   *sha256;      /* lower-case hex */
+  gint64  bytes;
+  gint64  rows;        /* of a delimited text file, without its header; -1: not counted */
+  gint64  mtime_us;    /* of the copy in data/, to notice a change without hashing */
+  /* Set by load: the file in data/ is missing or is not what was added. */
+  gboolean changed;
 } AssaySessionDataset;
 
 /* Where sessions live by default: $XDG_DATA_HOME/assay/sessions. */
