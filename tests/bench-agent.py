@@ -24,7 +24,7 @@ work = tempfile.mkdtemp(prefix="assay-bench-agent-")
 csv = os.path.join(work, "sales.csv")
 subprocess.run([sys.executable, os.path.join(HERE, "make_sales_csv.py"), csv], check=True,
                stdout=subprocess.DEVNULL)
-cells = subprocess.run([sys.executable, os.path.join(HERE, "transcript_cells.py"), TRANSCRIPT,
+cells = subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "e2e", "transcript_cells.py"), TRANSCRIPT,
                         os.path.join(work, "cells")], check=True, capture_output=True,
                        text=True).stdout.split()
 

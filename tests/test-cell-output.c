@@ -3,6 +3,7 @@
  * the ones a hand-edited session record can hold (members of the wrong type). */
 #include "config.h"
 
+#include "assay-cell-checks.h"
 #include "assay-cell-output.h"
 #include "assay-json.h"
 
@@ -129,6 +130,57 @@ test_json_getters (void)
   g_assert_false (assay_json_get_boolean_or (object, "n", FALSE));
 }
 
+/* A cell's checks come from the sandbox (and from records): only what the protocol allows. */
+static void
+test_checks_untrusted (void)
+{
+  g_autoptr(GString) json = g_string_new ("{\"items\": [");
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(AssayCellChecks) checks = NULL;
+  g_autoptr(AssayCellChecks) copy = NULL;
+  g_autofree char *described = NULL;
+  const AssayCheck *check;
+
+  g_string_append (json, "{\"kind\": \"read\", \"file\": \"a\\u001b[2Jb.csv\", \"rows\": 3, \"columns\": -4},");
+  g_string_append (json, "{\"kind\": \"merge\", \"how\": \"sideways\", \"left\": 5, \"right\": 2, \"rows\": 5,"
+                         " \"left_unmatched\": \"many\", \"many_to_many\": true},");
+  g_string_append (json, "{\"kind\": \"rm -rf\", \"rows\": 1}, {\"kind\": \"dropna\", \"rows\": 2},");
+  g_string_append (json, "{\"kind\": \"read\", \"rows\": 9}, 7, null");
+  for (int i = 0; i < 200; i++)
+    g_string_append (json, ", {\"kind\": \"drop_duplicates\", \"before\": 2, \"rows\": 1}");
+  g_string_append (json, "], \"files\": [\"x.csv\", 3, \"\"]}");
+  g_assert_true (json_parser_load_from_data (parser, json->str, -1, NULL));
+
+  checks = assay_cell_checks_from_json (json_parser_get_root (parser));
+  g_assert_nonnull (checks);
+  g_assert_cmpuint (checks->items->len, ==, ASSAY_CELL_CHECKS_MAX);
+  check = g_ptr_array_index (checks->items, 0);
+  g_assert_cmpint (check->kind, ==, ASSAY_CHECK_READ);
+  g_assert_cmpstr (check->file, ==, "a?[2Jb.csv");          /* no escape reaches a terminal */
+  g_assert_cmpint (check->columns, ==, -1);                  /* negative: unknown */
+  check = g_ptr_array_index (checks->items, 1);
+  g_assert_cmpint (check->kind, ==, ASSAY_CHECK_MERGE);
+  g_assert_null (check->how);
+  g_assert_cmpint (check->left_unmatched, ==, -1);
+  g_assert_cmpint (check->many_to_many, ==, 1);
+  /* The unknown kind, the dropna without "before" and the read of no file are gone. */
+  check = g_ptr_array_index (checks->items, 2);
+  g_assert_cmpint (check->kind, ==, ASSAY_CHECK_DROP_DUPLICATES);
+  g_assert_cmpuint (checks->files->len, ==, 1);
+
+  copy = assay_cell_checks_copy (checks);
+  g_assert_cmpuint (copy->items->len, ==, checks->items->len);
+  described = assay_cell_checks_describe (copy, TRUE);
+  g_assert_true (g_str_has_prefix (described, "read a?[2Jb.csv (rows: 3, columns: 0); merge (inner): rows 5 and 2 → 5, "
+                                              "keys repeated on both sides (many-to-many); drop_duplicates: rows 2 → 1 (removed: 1)"));
+  g_assert_true (g_str_has_suffix (described, "; opened /data/x.csv"));
+
+  /* Nothing to say: NULL. */
+  g_assert_true (json_parser_load_from_data (parser, "{\"items\": [{\"kind\": \"x\"}], \"files\": []}", -1, NULL));
+  g_assert_null (assay_cell_checks_from_json (json_parser_get_root (parser)));
+  g_assert_null (assay_cell_checks_from_json (NULL));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -142,6 +194,7 @@ main (int   argc,
   g_test_add_func ("/assay/cell-output/error", test_error);
   g_test_add_func ("/assay/cell-output/other", test_other);
   g_test_add_func ("/assay/json/getters", test_json_getters);
+  g_test_add_func ("/assay/cell-checks/untrusted", test_checks_untrusted);
   status = g_test_run ();
   g_ptr_array_unref (nodes);
   return status;

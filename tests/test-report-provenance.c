@@ -20,9 +20,9 @@ write_session (const char *parent)
   g_autofree char *dir = g_build_filename (parent, "session", NULL);
   g_autoptr(GError) error = NULL;
   g_autoptr(AssaySession) session = assay_session_new (dir, &error);
-  const AssayProvenance *provenance;
-
   g_autofree char *csv = g_build_filename (parent, "july.csv", NULL);
+  const AssayProvenance *provenance;
+  AssaySessionCell *cell;
 
   g_assert_no_error (error);
   g_assert_true (g_file_set_contents (csv, "month,revenue\nJuly,475046.3\n", -1, NULL));
@@ -32,7 +32,15 @@ write_session (const char *parent)
   assay_session_set_title (session, "Provenance in reports");
   session_fixture_ask (session, "Revenue in July?");
   session_fixture_reply (session, "Summing.", 1, "call_1");
-  session_fixture_run_cell (session, "c1", 1, "call_1", "475046.3", FALSE);
+  cell = session_fixture_run_cell (session, "c1", 1, "call_1", "475046.3", FALSE);
+  /* What the kernel would have seen it do. */
+  {
+    g_autoptr(JsonParser) parser = json_parser_new ();
+
+    g_assert_true (json_parser_load_from_data (parser, "{\"items\": [{\"kind\": \"read\", \"file\": \"july.csv\", "
+                                                       "\"rows\": 1, \"columns\": 2}], \"files\": [\"july.csv\"]}", -1, NULL));
+    cell->checks = assay_cell_checks_from_json (json_parser_get_root (parser));
+  }
   assay_session_finish_step (session);
   session_fixture_reply (session, ANSWER, 0);
   assay_session_finish_step (session);
@@ -108,6 +116,7 @@ test_pdf_html_ipynb (void)
   g_autofree char *ipynb = NULL;
   guint traced_links = 0;
   gboolean footnote = FALSE;
+  gboolean checks_line = FALSE;
 
   g_assert_no_error (error);
 
@@ -137,18 +146,22 @@ test_pdf_html_ipynb (void)
 
       if (strstr (text, "12,480: not found in any output of this question's cells.") != NULL)
         footnote = TRUE;
+      if (strstr (text, "Checks: read july.csv (rows: 1, columns: 2); opened /data/july.csv") != NULL)
+        checks_line = TRUE;
       g_object_unref (page);
     }
   poppler_dest_free (dest);
   g_object_unref (document);
   g_assert_cmpuint (traced_links, ==, 2);
   g_assert_true (footnote);
+  g_assert_true (checks_line);
 
   /* HTML: anchors to the appendix cell with the line as a title; the untraced one marked,
    * with its note. */
   html = export (session, ASSAY_REPORT_FORMAT_HTML, html_path);
   g_assert_nonnull (strstr (html, "<a class=\"traced\" href=\"#cell-1\" title=\"Cell c1, line 1: 475046.3\"><strong>475,046</strong></a>"));
   g_assert_nonnull (strstr (html, "<div class=\"cell\" id=\"cell-1\""));
+  g_assert_nonnull (strstr (html, "<p class=\"meta checks\">Checks: read july.csv (rows: 1, columns: 2); opened /data/july.csv</p>"));
   g_assert_nonnull (strstr (html, "<span class=\"untraced\" title=\"Not found in any output of this question&#39;s cells\">12,480</span><sup><a href=\"#nf-q1-1\">1</a></sup>"));
   g_assert_nonnull (strstr (html, "<li id=\"nf-q1-1\">12,480: not found in any output of this question&#39;s cells.</li>"));
   /* The dataset as it was added: rows, size and SHA-256. */
@@ -166,6 +179,7 @@ test_pdf_html_ipynb (void)
   g_assert_nonnull (strstr (ipynb, "| July | [475,046](#cell-c1) |"));
   g_assert_nonnull (strstr (ipynb, "12,480<sup>1</sup>"));
   g_assert_nonnull (strstr (ipynb, "<a id=\\\"cell-c1\\\"></a>"));
+  g_assert_nonnull (strstr (ipynb, "\"checks\""));
 
   /* A copy that is no longer what was added is said to be so. */
   {

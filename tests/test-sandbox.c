@@ -435,6 +435,111 @@ test_datasets (Fixture       *fixture,
   }
 }
 
+/* ---- checks: what a cell did to its data --------------------------------------------- */
+
+static const AssayCheck *
+find_check (const AssayCellChecks *checks,
+            AssayCheckKind         kind,
+            guint                  nth)
+{
+  for (guint i = 0; checks != NULL && i < checks->items->len; i++)
+    {
+      const AssayCheck *check = g_ptr_array_index (checks->items, i);
+
+      if (check->kind == kind && nth-- == 0)
+        return check;
+    }
+  return NULL;
+}
+
+static void
+test_checks (Fixture       *fixture,
+             gconstpointer  data)
+{
+  g_autoptr(AssayCellResult) read = NULL;
+  g_autoptr(AssayCellResult) merged = NULL;
+  g_autoptr(AssayCellResult) quiet = NULL;
+  g_autoptr(AssayCellResult) off = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *orders = g_build_filename (fixture->out_dir, "orders.csv", NULL);
+  g_autofree char *customers = g_build_filename (fixture->out_dir, "customers.csv", NULL);
+  g_autofree char *described = NULL;
+  const AssayCellChecks *checks;
+  const AssayCheck *check;
+
+  /* Order 4 twice (a duplicate), customer 99 and an empty customer match no customer, and
+   * customer 13 has no order; a bad line with too many fields. */
+  g_assert_true (g_file_set_contents (orders, "order_id,customer_id,amount\n1,10,5\n2,11,7\n3,12,9\n"
+                                              "4,99,1\n4,99,1\n5,,3\n6,10,2,extra\n", -1, NULL));
+  g_assert_true (g_file_set_contents (customers, "customer_id,name\n10,a\n11,b\n12,c\n13,d\n", -1, NULL));
+  fixture->session = harness_session_new (fixture->backend, fixture->spec, fixture->out_dir);
+  g_assert_true (assay_kernel_session_add_dataset (fixture->session, orders, &error));
+  g_assert_true (assay_kernel_session_add_dataset (fixture->session, customers, &error));
+  g_assert_no_error (error);
+  harness_start (fixture->session, &error);
+  g_assert_no_error (error);
+
+  read = RUN ("import pandas as pd\n"
+              "o = pd.read_csv('/data/orders.csv', on_bad_lines='skip')\n"
+              "c = pd.read_csv('customers.csv'.join(['/data/', '']))\n"
+              "d = o.drop_duplicates()\n"
+              "o.dropna(inplace=True)\n"
+              "print(len(o), len(d))");
+  assert_status (read, ASSAY_CELL_OK);
+  assert_stdout (read, "5 5\n");
+  checks = assay_cell_result_get_checks (read);
+  g_assert_nonnull (checks);
+  check = find_check (checks, ASSAY_CHECK_READ, 0);
+  g_assert_nonnull (check);
+  g_assert_cmpstr (check->file, ==, "orders.csv");
+  g_assert_cmpint (check->rows, ==, 6);
+  g_assert_cmpint (check->columns, ==, 3);
+  g_assert_cmpint (check->bad_lines, ==, 1);
+  check = find_check (checks, ASSAY_CHECK_READ, 1);
+  g_assert_cmpstr (check->file, ==, "customers.csv");
+  g_assert_cmpint (check->bad_lines, ==, -1);
+  check = find_check (checks, ASSAY_CHECK_DROP_DUPLICATES, 0);
+  g_assert_cmpint (check->before, ==, 6);
+  g_assert_cmpint (check->rows, ==, 5);
+  check = find_check (checks, ASSAY_CHECK_DROPNA, 0);
+  g_assert_cmpint (check->before, ==, 6);
+  g_assert_cmpint (check->rows, ==, 5);   /* in place */
+  g_assert_cmpuint (checks->files->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (checks->files, 0), ==, "orders.csv");
+
+  /* A lossy left merge and a many-to-many one. */
+  merged = RUN ("m = d.merge(c, on='customer_id', how='left')\n"
+                "dd = pd.concat([d, d])\nmm = pd.merge(dd, dd, on='customer_id')\n"
+                "print(len(m), len(mm))");
+  assert_status (merged, ASSAY_CELL_OK);
+  checks = assay_cell_result_get_checks (merged);
+  check = find_check (checks, ASSAY_CHECK_MERGE, 0);
+  g_assert_nonnull (check);
+  g_assert_cmpstr (check->how, ==, "left");
+  g_assert_cmpint (check->left, ==, 5);
+  g_assert_cmpint (check->right, ==, 4);
+  g_assert_cmpint (check->rows, ==, 5);
+  g_assert_cmpint (check->left_unmatched, ==, 2);   /* customer 99, and none */
+  g_assert_cmpint (check->right_unmatched, ==, 1);  /* customer 13 */
+  g_assert_cmpint (check->many_to_many, ==, 0);
+  check = find_check (checks, ASSAY_CHECK_MERGE, 1);
+  g_assert_nonnull (check);
+  g_assert_cmpint (check->many_to_many, ==, 1);
+  g_assert_cmpuint (checks->files->len, ==, 0);
+  described = assay_cell_checks_describe (checks, TRUE);
+  g_assert_nonnull (strstr (described, "merge (left): rows 5 and 4 → 5, rows whose key the other side lacks: 2 left, 1 right"));
+  g_assert_nonnull (strstr (described, "many-to-many"));
+
+  /* pandas calling itself is not the cell's doing; nor is anything with the checks off. */
+  quiet = RUN ("x = d.describe()\ny = d.pivot_table(index='customer_id', values='amount')");
+  assert_status (quiet, ASSAY_CELL_OK);
+  g_assert_null (assay_cell_result_get_checks (quiet));
+  assay_kernel_session_set_checks (fixture->session, FALSE);
+  off = RUN ("z = d.drop_duplicates()\nopen('/data/orders.csv').read()");
+  assert_status (off, ASSAY_CELL_OK);
+  g_assert_null (assay_cell_result_get_checks (off));
+}
+
 /* ---- interrupts, hangs, memory -------------------------------------------------------- */
 
 static void
@@ -879,6 +984,7 @@ main (int   argc,
     { "streaming", test_streaming },
     { "artifacts", test_artifacts },
     { "datasets", test_datasets },
+    { "checks", test_checks },
     { "timeout-keeps-state", test_timeout_keeps_state },
     { "hang-killed-and-replayed", test_hang_killed_and_replayed },
     { "oom", test_oom },

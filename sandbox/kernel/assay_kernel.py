@@ -74,6 +74,45 @@ PR_SET_CHILD_SUBREAPER = 36
 WORKER_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "assay_worker.py")
 KNOWN_PRELOADS = ("pandas", "numpy", "matplotlib")
 WORKER_STATUSES = ("ok", "error", "interrupted", "oom")
+
+# A cell's checks, as the worker reports them (it runs user code: nothing is taken on trust).
+CHECK_KINDS = ("read", "merge", "drop_duplicates", "dropna")
+CHECK_COUNTS = ("rows", "columns", "left", "right", "left_unmatched", "right_unmatched", "before",
+                "bad_lines")
+MERGE_HOWS = ("inner", "left", "right", "outer", "cross")
+MAX_CHECKS = 64
+MAX_CHECK_NAME_CHARS = 255
+
+
+def _clean_checks(checks):
+    """The worker's checks reduced to what the protocol allows, or None."""
+    if not isinstance(checks, dict):
+        return None
+    items, files = [], []
+    raw_items = checks.get("items")
+    for item in raw_items[:MAX_CHECKS] if isinstance(raw_items, list) else ():
+        if not isinstance(item, dict) or item.get("kind") not in CHECK_KINDS:
+            continue
+        clean = {"kind": item["kind"]}
+        for name in CHECK_COUNTS:
+            value = item.get(name)
+            if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_LIMIT:
+                clean[name] = value
+        if item["kind"] == "read" and isinstance(item.get("file"), str):
+            clean["file"] = _truncate(item["file"], MAX_CHECK_NAME_CHARS)
+        if item["kind"] == "merge":
+            if item.get("how") in MERGE_HOWS:
+                clean["how"] = item["how"]
+            if isinstance(item.get("many_to_many"), bool):
+                clean["many_to_many"] = item["many_to_many"]
+        items.append(clean)
+    raw_files = checks.get("files")
+    for name in raw_files[:MAX_CHECKS] if isinstance(raw_files, list) else ():
+        if isinstance(name, str) and name:
+            files.append(_truncate(name, MAX_CHECK_NAME_CHARS))
+    if not items and not files:
+        return None
+    return {"items": items, "files": files}
 MIME_RE = re.compile(r"[A-Za-z0-9.+-]{1,64}/[A-Za-z0-9.+-]{1,64}\Z")
 
 _diag_fd = 2
@@ -214,6 +253,7 @@ class Cell:
         self.worker_status = None
         self.worker_reason = None
         self.code_us = 0                  # the user code's own time, as the worker measured it
+        self.checks = None                # what the worker saw the cell do to its data
         self.decoders = {
             "stdout": codecs.getincrementaldecoder("utf-8")("replace"),
             "stderr": codecs.getincrementaldecoder("utf-8")("replace"),
@@ -370,9 +410,10 @@ class Supervisor:
                 return
             code = msg.get("code")
             with self.lock:
-                # [id, code, limits, interrupted before it started]
+                # [id, code, limits, interrupted before it started, checks]
                 self.pending.append([cell_id, code if isinstance(code, str) else None,
-                                     _parse_limits(msg.get("limits")), False])
+                                     _parse_limits(msg.get("limits")), False,
+                                     msg.get("checks") is not False])
             self._wake()
         elif kind == "shutdown":
             self._request_shutdown()
@@ -516,6 +557,7 @@ class Supervisor:
                     cell.code_us = code_us
                 if isinstance(reason, str) and reason:
                     cell.worker_reason = _truncate(reason, MAX_REASON_CHARS)
+                cell.checks = _clean_checks(msg.get("checks"))
 
     def _on_worker_ready(self, msg):
         preloaded = msg.get("preloaded")
@@ -677,7 +719,7 @@ class Supervisor:
         # One critical section from the queue to self.cell: an interrupt that comes in
         # between would otherwise find neither a pending cell nor a running one, and be lost.
         with self.lock:
-            cell_id, code, limits, interrupted = self.pending.popleft()
+            cell_id, code, limits, interrupted, checks = self.pending.popleft()
             if code is not None:
                 self.seq += 1
                 self.execution_count += 1
@@ -689,7 +731,7 @@ class Supervisor:
                             "execution_count": self.execution_count})
             return
         self._send_ctl({"type": "execute", "seq": self.seq,
-                        "execution_count": self.execution_count, "code": code})
+                        "execution_count": self.execution_count, "code": code, "checks": checks})
 
     def _finish_cell(self):
         cell = self.cell
@@ -709,6 +751,8 @@ class Supervisor:
                 "execution_count": cell.execution_count, "code_us": cell.code_us}
         if status != "ok":
             done["reason"] = reason or status
+        if cell.checks is not None:
+            done["checks"] = cell.checks
         # The cell is over before the host hears so: an execute and an interrupt the host
         # sends right behind this `done` must find the new cell queued, not this one.
         with self.lock:

@@ -7,7 +7,7 @@ assay_kernel.py (the supervisor) with:
     python3 -I assay_worker.py --msg-fd N --ctl-fd M
 
 fd N (worker -> supervisor) carries JSON lines: "ready", "started", "output" and
-"done". fd M
+"done" (with the cell's checks: what it read from /data, merged, deduplicated, dropped). fd M
 (supervisor -> worker) carries JSON lines: "execute". fd 0 is /dev/null; fd 1 and 2 are
 pipes the supervisor reads and wraps into stream outputs, so whatever C code or a
 subprocess prints reaches the user but can never pass for a message.
@@ -22,6 +22,7 @@ import ast
 import base64
 import builtins
 import codecs
+import functools
 import io
 import json
 import linecache
@@ -59,6 +60,13 @@ MAX_TRACEBACK_LINES = 400
 MAX_REASON_CHARS = 500
 
 PRELOAD = ("numpy", "pandas", "matplotlib")
+
+# What a cell's checks hold at most.
+MAX_CHECKS = 64
+MAX_CHECK_FILES = 64
+# Merges beyond this many rows on both sides together are not checked for unmatched keys.
+MAX_CHECKED_MERGE_ROWS = 20_000_000
+DATA_DIR = "/data"
 
 
 class _SigintState:
@@ -293,6 +301,248 @@ def _json_size(value):
     return len(json.dumps(value, ensure_ascii=False).encode("utf-8", "replace"))
 
 
+# ---- checks: what a cell did to its data, as the kernel saw it --------------------------------
+#
+# A few pandas entry points are wrapped, and an audit hook sees every open(): the cell's
+# reads of /data (rows x columns, lines not read), merges and joins (rows on each side and in
+# the result, keys that match nothing on each side, many-to-many keys), drop_duplicates and
+# dropna (rows removed), and the /data files it opened. Only calls made by the cell's own code
+# count (not pandas calling itself). None of this changes what the calls return.
+
+class Checks:
+    def __init__(self):
+        self.active = False
+        self.depth = 0
+        self.items = []
+        self.files = []
+
+    def begin(self, enabled):
+        self.items = []
+        self.files = []
+        self.depth = 0
+        self.active = bool(enabled)
+
+    def end(self):
+        self.active = False
+        return {"items": self.items, "files": self.files}
+
+    def add(self, item):
+        if len(self.items) < MAX_CHECKS:
+            self.items.append(item)
+
+    def opened(self, name):
+        if name not in self.files and len(self.files) < MAX_CHECK_FILES:
+            self.files.append(name)
+
+
+_checks = Checks()
+
+
+def _data_name(path):
+    """The name under /data of PATH (a str, bytes or path-like), or None."""
+    try:
+        path = os.fspath(path)
+    except TypeError:
+        return None
+    if isinstance(path, bytes):
+        path = path.decode("utf-8", "replace")
+    if not isinstance(path, str) or not path:
+        return None
+    if not path.startswith("/"):
+        path = os.path.join(os.getcwd(), path)
+    path = os.path.normpath(path)
+    if path.startswith(DATA_DIR + "/"):
+        return path[len(DATA_DIR) + 1:]
+    return None
+
+
+def _called_by_cell():
+    """Whether the wrapped call comes from a cell's code (its frame's file is "<cell N>")."""
+    try:
+        return sys._getframe(2).f_code.co_filename.startswith("<cell ")
+    except Exception:
+        return False
+
+
+def _audit(event, args):
+    # Runs for every audited event of the process: cheap, and never raising (that would
+    # make the operation fail).
+    if event != "open" or not _checks.active:
+        return
+    try:
+        name = _data_name(args[0]) if args and not isinstance(args[0], int) else None
+        if name is not None:
+            _checks.opened(name)
+    except Exception:
+        pass
+
+
+def _count_lines(path):
+    with open(path, "rb") as f:
+        count, last = 0, b"\n"
+        while True:
+            block = f.read(1 << 20)
+            if not block:
+                break
+            count += block.count(b"\n")
+            last = block[-1:]
+        return count + (last != b"\n")
+
+
+def _wrap_reader(orig):
+    @functools.wraps(orig)
+    def reader(*args, **kwargs):
+        if not _checks.active or _checks.depth or not _called_by_cell():
+            return orig(*args, **kwargs)
+        _checks.depth += 1
+        try:
+            result = orig(*args, **kwargs)
+        finally:
+            _checks.depth -= 1
+        try:
+            source = args[0] if args else kwargs.get("filepath_or_buffer", kwargs.get("io", kwargs.get("path")))
+            name = _data_name(source)
+            shape = getattr(result, "shape", None)
+            if name is not None and isinstance(shape, tuple) and len(shape) == 2:
+                item = {"kind": "read", "file": name, "rows": int(shape[0]), "columns": int(shape[1])}
+                # Rows the reader was told to skip: what the file holds beyond the header and
+                # the rows read (blank lines included, which pandas skips too).
+                bad = kwargs.get("on_bad_lines")
+                if bad in ("skip", "warn") or kwargs.get("error_bad_lines") is False:
+                    header = 0 if kwargs.get("header", "infer") is None else 1
+                    lines = _count_lines(os.path.join(DATA_DIR, name))
+                    item["bad_lines"] = max(0, lines - header - int(shape[0]))
+                _checks.add(item)
+        except Exception:
+            pass
+        return result
+    return reader
+
+
+def _key_index(pd, frame, columns):
+    if not isinstance(columns, (list, tuple)):
+        columns = [columns]
+    if len(columns) == 1:
+        return pd.Index(frame[columns[0]])
+    return pd.MultiIndex.from_frame(frame[list(columns)])
+
+
+def _merge_check(pd, left, right, result, how, on=None, left_on=None, right_on=None,
+                 left_index=False, right_index=False):
+    item = {"kind": "merge", "how": how if isinstance(how, str) else "inner",
+            "left": int(len(left)), "right": int(len(right)), "rows": int(len(result))}
+    if item["how"] == "cross" or len(left) + len(right) > MAX_CHECKED_MERGE_ROWS:
+        return item
+    try:
+        if on is None and left_on is None and right_on is None and not left_index and not right_index:
+            on = [c for c in left.columns if c in set(right.columns)]
+        left_keys = left.index if left_index else _key_index(pd, left, left_on if left_on is not None else on)
+        right_keys = right.index if right_index else _key_index(pd, right, right_on if right_on is not None else on)
+        left_found = left_keys.isin(right_keys)
+        right_found = right_keys.isin(left_keys)
+        item["left_unmatched"] = int((~left_found).sum())
+        item["right_unmatched"] = int((~right_found).sum())
+        left_matched, right_matched = left_keys[left_found], right_keys[right_found]
+        repeated = left_matched[left_matched.duplicated()]
+        item["many_to_many"] = bool(len(repeated) and
+                                    repeated.isin(right_matched[right_matched.duplicated()]).any())
+    except Exception:
+        pass
+    return item
+
+
+def _wrap_merge(orig, pd, method):
+    @functools.wraps(orig)
+    def merge(*args, **kwargs):
+        if not _checks.active or _checks.depth or not _called_by_cell():
+            return orig(*args, **kwargs)
+        _checks.depth += 1
+        try:
+            result = orig(*args, **kwargs)
+        finally:
+            _checks.depth -= 1
+        try:
+            names = ("left", "right", "how", "on", "left_on", "right_on", "left_index", "right_index")
+            bound = dict(zip(names, args))
+            bound.update({k: v for k, v in kwargs.items() if k in names})
+            left, right = bound.get("left"), bound.get("right")
+            if isinstance(left, pd.DataFrame) and isinstance(right, (pd.DataFrame, pd.Series)):
+                if isinstance(right, pd.Series):
+                    right = right.to_frame()
+                _checks.add(_merge_check(pd, left, right, result, bound.get("how", "inner"), bound.get("on"),
+                                         bound.get("left_on"), bound.get("right_on"),
+                                         bound.get("left_index", False), bound.get("right_index", False)))
+        except Exception:
+            pass
+        return result
+    return merge
+
+
+def _wrap_join(orig, pd):
+    @functools.wraps(orig)
+    def join(self, other, *args, **kwargs):
+        if not _checks.active or _checks.depth or not _called_by_cell():
+            return orig(self, other, *args, **kwargs)
+        _checks.depth += 1
+        try:
+            result = orig(self, other, *args, **kwargs)
+        finally:
+            _checks.depth -= 1
+        try:
+            on = args[0] if args else kwargs.get("on")
+            how = args[1] if len(args) > 1 else kwargs.get("how", "left")
+            if isinstance(other, pd.Series):
+                other = other.to_frame()
+            if isinstance(other, pd.DataFrame):
+                if on is None:
+                    _checks.add(_merge_check(pd, self, other, result, how, left_index=True, right_index=True))
+                else:
+                    _checks.add(_merge_check(pd, self, other, result, how, left_on=on, right_index=True))
+        except Exception:
+            pass
+        return result
+    return join
+
+
+def _wrap_drop(orig, pd, kind):
+    @functools.wraps(orig)
+    def drop(self, *args, **kwargs):
+        if not _checks.active or _checks.depth or not _called_by_cell():
+            return orig(self, *args, **kwargs)
+        before = len(self)
+        _checks.depth += 1
+        try:
+            result = orig(self, *args, **kwargs)
+        finally:
+            _checks.depth -= 1
+        try:
+            axis = kwargs.get("axis", args[0] if kind == "dropna" and args else 0)
+            if isinstance(self, pd.DataFrame) and axis in (0, "index", "rows"):
+                after = len(result) if result is not None else len(self)
+                _checks.add({"kind": kind, "before": int(before), "rows": int(after)})
+        except Exception:
+            pass
+        return result
+    return drop
+
+
+def _install_checks():
+    try:
+        import pandas as pd
+    except Exception:
+        return
+    for name in ("read_csv", "read_table", "read_fwf", "read_excel", "read_parquet", "read_json",
+                 "read_feather", "read_pickle"):
+        if hasattr(pd, name):
+            setattr(pd, name, _wrap_reader(getattr(pd, name)))
+    pd.merge = _wrap_merge(pd.merge, pd, False)
+    pd.DataFrame.merge = _wrap_merge(pd.DataFrame.merge, pd, True)
+    pd.DataFrame.join = _wrap_join(pd.DataFrame.join, pd)
+    pd.DataFrame.drop_duplicates = _wrap_drop(pd.DataFrame.drop_duplicates, pd, "drop_duplicates")
+    pd.DataFrame.dropna = _wrap_drop(pd.DataFrame.dropna, pd, "dropna")
+    sys.addaudithook(_audit)
+
+
 class Kernel:
     def __init__(self, msg_fd, ctl_fd, workspace):
         self.channel = MessageChannel(msg_fd)
@@ -417,6 +667,10 @@ class Kernel:
                 plt.show = show
             except Exception as exc:
                 failed["matplotlib.pyplot"] = "%s: %s" % (type(exc).__name__, exc)
+        try:
+            _install_checks()
+        except Exception as exc:
+            failed["checks"] = "%s: %s" % (type(exc).__name__, exc)
         self.channel.send({"type": "ready", "preloaded": preloaded, "failed": failed})
 
     # ---- rich display ---------------------------------------------------------------
@@ -574,7 +828,7 @@ class Kernel:
                                       MAX_REASON_CHARS, "...")
         return "ok", None
 
-    def run_cell(self, seq, execution_count, code):
+    def run_cell(self, seq, execution_count, code, checks=True):
         self.seq = seq
         self.execution_count = execution_count
         filename = "<cell %d>" % execution_count
@@ -601,7 +855,11 @@ class Kernel:
                     self.publish(value, "execute_result")
 
         began = _monotonic()
-        status, reason = self.run_user(body)
+        _checks.begin(checks)
+        try:
+            status, reason = self.run_user(body)
+        finally:
+            self.checks = _checks.end()
         # Figures are shown whatever happened (a plot before an error is still useful).
         fig_status, fig_reason = self.run_user(self.show_figures)
         if status == "ok":
@@ -615,6 +873,10 @@ class Kernel:
         _flush_c_stdio()
         done = {"type": "done", "seq": self.seq, "status": status,
                 "code_us": getattr(self, "code_us", 0)}
+        checks = getattr(self, "checks", None)
+        if checks and (checks["items"] or checks["files"]):
+            done["checks"] = checks
+        self.checks = None
         self.code_us = 0
         if reason:
             done["reason"] = reason
@@ -635,7 +897,7 @@ class Kernel:
             if not isinstance(count, int) or not isinstance(code, str):
                 continue
             try:
-                self.run_cell(seq, count, code)
+                self.run_cell(seq, count, code, msg.get("checks") is not False)
             except BaseException as exc:  # a bug here must not leave the cell hanging
                 _sigint.active = False
                 self.seq = seq

@@ -319,10 +319,14 @@ assay_cli_ask_cell_finished_cb (AssayAgent *agent, const char *cell_id, AssayCel
 {
   AssayCellStatus status = assay_cell_result_get_status (result);
 
+  g_autofree char *checks = assay_cell_checks_describe (assay_cell_result_get_checks (result), FALSE);
+
   assay_cli_print (stderr, "── cell %s: %s in %" G_GINT64_FORMAT " ms%s%s\n", cell_id,
            assay_cell_status_to_string (status), assay_cell_result_get_elapsed_ms (result),
            status != ASSAY_CELL_OK ? " — " : "",
            status != ASSAY_CELL_OK ? assay_cell_result_get_reason (result) : "");
+  if (checks != NULL)
+    assay_cli_print (stderr, _("   checks: %s\n"), checks);
 }
 
 static void

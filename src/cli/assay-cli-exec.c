@@ -94,11 +94,15 @@ assay_cli_exec_print_result_human (AssayCellResult *result,
                artifact->name, artifact->path, artifact->bytes, artifact->mime,
                artifact->truncated ? ", cut" : "");
     }
+  g_autofree char *checks = assay_cell_checks_describe (assay_cell_result_get_checks (result), FALSE);
+
   assay_cli_print (stderr, "── %s: %s in %" G_GINT64_FORMAT " ms%s%s\n",
            name, assay_cell_status_to_string (status),
            assay_cell_result_get_elapsed_ms (result),
            status != ASSAY_CELL_OK ? " — " : "",
            status != ASSAY_CELL_OK ? assay_cell_result_get_reason (result) : "");
+  if (checks != NULL)
+    assay_cli_print (stderr, _("   checks: %s\n"), checks);
 }
 
 static void
@@ -154,6 +158,7 @@ assay_cli_exec (int   argc,
   int memory_mb = 0;
   gboolean json = FALSE;
   gboolean replay = FALSE;
+  gboolean no_checks = FALSE;
   GOptionEntry entries[] = {
     { "backend", 0, 0, G_OPTION_ARG_STRING, &backend_name, N_("Sandbox backend: docker or bwrap"), "NAME" },
     { "data", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &data_files, N_("Make FILE readable at /data/<name>"), "FILE" },
@@ -161,6 +166,8 @@ assay_cli_exec (int   argc,
     { "memory", 0, 0, G_OPTION_ARG_INT, &memory_mb, N_("Memory of the sandbox in MB (default 2048)"), "MB" },
     { "out", 0, 0, G_OPTION_ARG_FILENAME, &out_dir, N_("Store artifacts in DIR"), "DIR" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object per cell"), NULL },
+    { "no-checks", 0, 0, G_OPTION_ARG_NONE, &no_checks,
+      N_("Do not report what the cells read, merged and dropped"), NULL },
     { "replay-on-restart", 0, 0, G_OPTION_ARG_NONE, &replay,
       N_("When the sandbox must be restarted, run the successful cells again"), NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &cells, NULL, N_("CELL.py…") },
@@ -239,6 +246,7 @@ assay_cli_exec (int   argc,
 
   session = assay_kernel_session_new (backend, spec, out_dir);
   assay_kernel_session_set_replay_on_restart (session, replay);
+  assay_kernel_session_set_checks (session, !no_checks);
   for (guint i = 0; data_files != NULL && data_files[i] != NULL; i++)
     if (!assay_kernel_session_add_dataset (session, data_files[i], &error))
       {

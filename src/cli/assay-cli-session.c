@@ -127,6 +127,12 @@ assay_cli_session_print_cell (AssaySession     *session,
   for (guint i = 0; lines[i] != NULL; i++)
     if (lines[i + 1] != NULL || *lines[i] != '\0')
       assay_cli_print (stdout, "  │ %s\n", lines[i]);
+  {
+    g_autofree char *checks = assay_cell_checks_describe (cell->checks, FALSE);
+
+    if (checks != NULL)
+      assay_cli_print (stdout, _("  checks: %s\n"), checks);
+  }
   for (guint i = 0; i < cell->artifacts->len; i++)
     {
       AssayArtifact *artifact = g_ptr_array_index (cell->artifacts, i);

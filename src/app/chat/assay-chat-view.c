@@ -382,6 +382,7 @@ assay_chat_view_show_cell (AssayStepCard    *card,
     assay_step_card_cell_rejected (card, cell->id, cell->reason);
   else if (cell->status != ASSAY_CELL_PROPOSED && cell->status != ASSAY_CELL_RUNNING)
     assay_step_card_cell_finished (card, cell->id, cell->status, cell->status_reason, cell->elapsed_ms);
+  assay_step_card_cell_checks (card, cell->id, cell->checks);
 }
 
 void
@@ -567,10 +568,13 @@ assay_chat_view_agent_cell_finished_cb (AssayChatView   *self,
                                         AssayCellResult *result,
                                         AssayAgent      *agent)
 {
-  assay_step_card_cell_finished (assay_chat_view_card_for_cell (self, agent, cell_id), cell_id,
+  AssayStepCard *card = assay_chat_view_card_for_cell (self, agent, cell_id);
+
+  assay_step_card_cell_finished (card, cell_id,
                                  assay_cell_result_get_status (result),
                                  assay_cell_result_get_reason (result),
                                  assay_cell_result_get_elapsed_ms (result));
+  assay_step_card_cell_checks (card, cell_id, assay_cell_result_get_checks (result));
 }
 
 static void

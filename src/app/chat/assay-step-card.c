@@ -25,6 +25,7 @@ typedef struct
   GtkWidget *status_icon;
   GtkWidget *status_label;
   GtkWidget *description_label;
+  GtkWidget *checks_label;   /* what the kernel saw the cell do to its data */
   GtkWidget *expander;
   GtkWidget *earlier_label;  /* "… N earlier lines" while a long output runs */
   GtkWidget *output_view;
@@ -264,6 +265,16 @@ assay_step_card_add_cell (AssayStepCard *self,
   gtk_widget_add_css_class (row->description_label, "dim-label");
   gtk_widget_set_visible (row->description_label, description != NULL && *description != '\0');
   gtk_box_append (GTK_BOX (row->box), row->description_label);
+
+  row->checks_label = gtk_label_new (NULL);
+  gtk_label_set_xalign (GTK_LABEL (row->checks_label), 0.0);
+  gtk_label_set_wrap (GTK_LABEL (row->checks_label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (row->checks_label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_selectable (GTK_LABEL (row->checks_label), TRUE);
+  gtk_widget_add_css_class (row->checks_label, "caption");
+  gtk_widget_add_css_class (row->checks_label, "cell-checks");
+  gtk_widget_set_visible (row->checks_label, FALSE);
+  gtk_box_append (GTK_BOX (row->box), row->checks_label);
 
   /* A text view, not a label: output grows by appending, and a text view lays out only the
    * lines that changed, where a label lays out all of its text again, several times, on
@@ -760,6 +771,27 @@ assay_step_card_get_cell_status (AssayStepCard *self,
   g_return_val_if_fail (ASSAY_IS_STEP_CARD (self), NULL);
   row = assay_step_card_find_cell (self, cell_id);
   return row ? assay_cell_status_to_string (row->status) : NULL;
+}
+
+void
+assay_step_card_cell_checks (AssayStepCard         *self,
+                             const char            *cell_id,
+                             const AssayCellChecks *checks)
+{
+  g_autofree char *described = NULL;
+  g_autofree char *text = NULL;
+  CellRow *row;
+
+  g_return_if_fail (ASSAY_IS_STEP_CARD (self));
+  if ((row = assay_step_card_find_cell (self, cell_id)) == NULL)
+    return;
+  described = assay_cell_checks_describe (checks, FALSE);
+  gtk_widget_set_visible (row->checks_label, described != NULL);
+  if (described == NULL)
+    return;
+  /* Translators: a line under a cell, what the kernel saw it do to its data. */
+  text = g_strdup_printf (_("Checks: %s"), described);
+  gtk_label_set_text (GTK_LABEL (row->checks_label), text);
 }
 
 static void

@@ -57,4 +57,9 @@ void        assay_step_card_cell_rejected  (AssayStepCard *self,
 const char *assay_step_card_get_cell_status (AssayStepCard *self,
                                              const char    *cell_id);
 
+/* The cell's checks (what it read, merged, dropped) as a line under it; NULL hides it. */
+void             assay_step_card_cell_checks      (AssayStepCard         *self,
+                                                   const char            *cell_id,
+                                                   const AssayCellChecks *checks);
+
 G_END_DECLS

@@ -143,6 +143,14 @@ assay_agent_format_result (AssayCellResult *result,
         }
       g_string_append (text, ".\n");
     }
+
+  /* What the kernel saw the cell do to its data, for the model to check its own work. */
+  {
+    g_autofree char *checks = assay_cell_checks_describe (assay_cell_result_get_checks (result), TRUE);
+
+    if (checks != NULL)
+      g_string_append_printf (text, "Checks: %s.\n", checks);
+  }
   return g_string_free (g_steal_pointer (&text), FALSE);
 }
 

@@ -435,6 +435,19 @@ assay_report_html_append_cell_appendix (GString          *html,
     assay_report_html_append_escaped (html, meta, -1);
   }
   g_string_append (html, "</p>\n");
+  /* What the kernel saw the cell do to its data, and the files it read. */
+  {
+    g_autofree char *checks = assay_cell_checks_describe (cell->checks, FALSE);
+
+    if (checks != NULL)
+      {
+        g_autofree char *line = g_strdup_printf (_("Checks: %s"), checks);
+
+        g_string_append (html, "<p class=\"meta checks\">");
+        assay_report_html_append_escaped (html, line, -1);
+        g_string_append (html, "</p>\n");
+      }
+  }
   if (report->options.include_code && cell->code)
     assay_report_html_append_pre (html, "code", cell->code);
 

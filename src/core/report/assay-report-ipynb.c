@@ -512,6 +512,8 @@ assay_report_write_ipynb (AssayReport   *report,
               if (source->description)
                 json_object_set_string_member (cell_assay, "description", source->description);
               json_object_set_int_member (cell_assay, "elapsed_ms", source->elapsed_ms);
+              if (source->checks != NULL)
+                json_object_set_member (cell_assay, "checks", assay_cell_checks_to_json (source->checks));
               json_object_set_object_member (cell_metadata, "assay", cell_assay);
               if (!report->options.include_code)
                 {

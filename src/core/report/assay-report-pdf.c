@@ -901,6 +901,17 @@ assay_report_pdf_place_cell_appendix (Layout           *layout,
   assay_report_pdf_place_text (layout, meta, SANS, 8.5,
                                cell->succeeded ? "<span foreground=\"#666666\">" : "<span foreground=\"#b3261e\">",
                                "</span>", 4);
+  /* What the kernel saw the cell do to its data, and the files it read. */
+  {
+    g_autofree char *checks = assay_cell_checks_describe (cell->checks, FALSE);
+
+    if (checks != NULL)
+      {
+        g_autofree char *line = g_strdup_printf (_("Checks: %s"), checks);
+
+        assay_report_pdf_place_text (layout, line, SANS, 8.5, "<span foreground=\"#3d5a80\">", "</span>", 4);
+      }
+  }
   if (report->options.include_code && cell->code)
     assay_report_pdf_place_preformatted (layout, cell->code, 0xf0f3f6, FALSE);
 

@@ -40,6 +40,7 @@ typedef struct
   JsonArray  *outputs;
   GPtrArray  *figures;           /* ReportFigure*: image/png outputs first, then artifacts */
   GPtrArray  *files;             /* char*: names of other artifacts */
+  AssayCellChecks *checks;       /* what it read, merged, dropped; or NULL */
 } ReportCell;
 
 typedef enum

@@ -92,6 +92,7 @@ assay_report_cell_free (ReportCell *cell)
   g_free (cell->code);
   g_free (cell->status_reason);
   json_array_unref (cell->outputs);
+  assay_cell_checks_free (cell->checks);
   g_ptr_array_unref (cell->figures);
   g_ptr_array_unref (cell->files);
   g_free (cell);
@@ -197,6 +198,7 @@ assay_report_snapshot_cell (AssayReport            *report,
   cell->status_reason = g_strdup (source->status_reason);
   cell->succeeded = assay_session_cell_succeeded (source);
   cell->elapsed_ms = source->elapsed_ms;
+  cell->checks = assay_cell_checks_copy (source->checks);
   /* A deep copy: the worker must not share nodes with the session. */
   {
     g_autoptr(JsonNode) node = json_node_new (JSON_NODE_ARRAY);

@@ -23,6 +23,7 @@ struct _AssayCellResult
   gint64           elapsed_ms;
   gint64           elapsed_us;
   gint64           code_us;
+  AssayCellChecks *checks;
   guint            execution_count;
   guint            replayed;
   gboolean         state_lost;
@@ -114,6 +115,7 @@ assay_cell_result_finalize (GObject *object)
   g_free (self->cell_id);
   g_free (self->code);
   g_free (self->reason);
+  assay_cell_checks_free (self->checks);
   g_clear_pointer (&self->outputs, json_array_unref);
   if (self->stream_text != NULL)
     g_string_free (self->stream_text, TRUE);
@@ -285,6 +287,22 @@ assay_cell_result_set_code_us (AssayCellResult *self,
   self->code_us = MAX (code_us, 0);
 }
 
+const AssayCellChecks *
+assay_cell_result_get_checks (AssayCellResult *self)
+{
+  g_return_val_if_fail (ASSAY_IS_CELL_RESULT (self), NULL);
+  return self->checks;
+}
+
+void
+assay_cell_result_set_checks (AssayCellResult *self,
+                              AssayCellChecks *checks)
+{
+  g_return_if_fail (ASSAY_IS_CELL_RESULT (self));
+  assay_cell_checks_free (self->checks);
+  self->checks = checks;
+}
+
 guint
 assay_cell_result_get_execution_count (AssayCellResult *self)
 {
@@ -364,6 +382,8 @@ assay_cell_result_to_json (AssayCellResult *self)
   json_object_set_int_member (object, "elapsed_ms", self->elapsed_ms);
   json_object_set_int_member (object, "code_ms", self->code_us / 1000);
   json_object_set_int_member (object, "execution_count", self->execution_count);
+  if (self->checks != NULL)
+    json_object_set_member (object, "checks", assay_cell_checks_to_json (self->checks));
   if (self->state_lost)
     json_object_set_boolean_member (object, "state_lost", TRUE);
   if (self->replayed > 0)

@@ -5,6 +5,7 @@
 #include <json-glib/json-glib.h>
 
 #include "assay-types.h"
+#include "assay-cell-checks.h"
 
 G_BEGIN_DECLS
 
@@ -77,6 +78,10 @@ void             assay_cell_result_set_elapsed_us     (AssayCellResult *self,
 /* How long the user code itself ran, as the kernel measured it (0 when unknown): the rest
  * of elapsed_us is what the sandbox and the channel add. */
 gint64           assay_cell_result_get_code_us        (AssayCellResult *self);
+/* What the kernel saw the cell do to its data; NULL when nothing. set takes CHECKS. */
+const AssayCellChecks *assay_cell_result_get_checks   (AssayCellResult *self);
+void             assay_cell_result_set_checks         (AssayCellResult *self,
+                                                       AssayCellChecks *checks);
 void             assay_cell_result_set_code_us        (AssayCellResult *self,
                                                        gint64           code_us);
 guint            assay_cell_result_get_execution_count (AssayCellResult *self);

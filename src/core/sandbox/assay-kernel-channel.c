@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "assay-kernel-channel.h"
+#include "assay-cell-checks.h"
 #include "assay-json.h"
 
 #define READ_CHUNK (64 * 1024)
@@ -494,6 +495,13 @@ assay_kernel_message_parse (const char  *line,
       if (!assay_json_get_int (message, "code_us", &number) || number < 0)
         number = 0;
       json_object_set_int_member (clean, "code_us", number);
+      /* The checks, reduced to what the protocol allows. */
+      {
+        g_autoptr(AssayCellChecks) checks = assay_cell_checks_from_json (json_object_get_member (message, "checks"));
+
+        if (checks != NULL)
+          json_object_set_member (clean, "checks", assay_cell_checks_to_json (checks));
+      }
     }
   else if (g_strcmp0 (type, "log") == 0 || g_strcmp0 (type, "fatal") == 0)
     {

@@ -86,6 +86,7 @@ struct _AssayKernelSession
 
   gboolean              replay_on_restart;
   gboolean              owns_data_dir;
+  gboolean              no_checks;      /* the cells' checks are off */
 };
 
 G_DEFINE_FINAL_TYPE (AssayKernelSession, assay_kernel_session, G_TYPE_OBJECT)
@@ -486,6 +487,7 @@ assay_kernel_session_handle_done (AssayKernelSession *self,
   assay_cell_result_set_execution_count (cell->result,
                                          json_object_get_int_member (message, "execution_count"));
   assay_cell_result_set_code_us (cell->result, json_object_get_int_member (message, "code_us"));
+  assay_cell_result_set_checks (cell->result, assay_cell_checks_from_json (json_object_get_member (message, "checks")));
 
   if (g_str_equal (status, "ok"))
     cell_status = ASSAY_CELL_OK;
@@ -1057,6 +1059,7 @@ assay_kernel_session_send_cell (AssayKernelSession *self,
   json_object_set_int_member (limits, "artifact_bytes", self->spec->limits.artifact_bytes);
   json_object_set_int_member (limits, "artifacts", self->spec->limits.artifacts);
   json_object_set_object_member (message, "limits", limits);
+  json_object_set_boolean_member (message, "checks", !self->no_checks);
 
   cell->sent_at = g_get_monotonic_time ();
   assay_kernel_channel_send (self->channel, message);
@@ -1270,6 +1273,14 @@ assay_kernel_session_get_id (AssayKernelSession *self)
 {
   g_return_val_if_fail (ASSAY_IS_KERNEL_SESSION (self), NULL);
   return self->spec->session_id;
+}
+
+void
+assay_kernel_session_set_checks (AssayKernelSession *self,
+                                 gboolean            enabled)
+{
+  g_return_if_fail (ASSAY_IS_KERNEL_SESSION (self));
+  self->no_checks = !enabled;
 }
 
 const char *

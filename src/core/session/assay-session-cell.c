@@ -86,6 +86,7 @@ assay_session_cell_free (AssaySessionCell *cell)
   g_free (cell->status_reason);
   g_clear_pointer (&cell->outputs, json_array_unref);
   g_clear_pointer (&cell->artifacts, g_ptr_array_unref);
+  g_clear_pointer (&cell->checks, assay_cell_checks_free);
   g_free (cell);
 }
 
@@ -136,6 +137,8 @@ assay_session_cell_to_json (const AssaySessionCell *cell)
       json_array_add_object_element (artifacts, item);
     }
   json_object_set_array_member (object, "artifacts", artifacts);
+  if (cell->checks != NULL)
+    json_object_set_member (object, "checks", assay_cell_checks_to_json (cell->checks));
   json_object_set_int_member (object, "proposed_at", cell->proposed_at);
   json_object_set_int_member (object, "started_at", cell->started_at);
   json_object_set_int_member (object, "finished_at", cell->finished_at);
@@ -218,6 +221,7 @@ assay_session_cell_from_json (JsonNode *node)
         }
     }
 
+  cell->checks = assay_cell_checks_from_json (json_object_get_member (object, "checks"));
   cell->proposed_at = assay_json_get_int_or (object, "proposed_at", 0);
   cell->started_at = assay_json_get_int_or (object, "started_at", 0);
   cell->finished_at = assay_json_get_int_or (object, "finished_at", 0);

@@ -38,6 +38,7 @@ typedef struct
   char          *status_reason;  /* the sandbox's words for a non-ok status */
   JsonArray     *outputs;        /* nbformat outputs, never NULL */
   GPtrArray     *artifacts;      /* AssayArtifact*, path relative to the session folder */
+  AssayCellChecks *checks;       /* what the kernel saw it do to its data; may be NULL */
   gint64         proposed_at;
   gint64         started_at;
   gint64         finished_at;

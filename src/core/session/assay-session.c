@@ -1606,6 +1606,8 @@ assay_session_record_result (AssaySession     *self,
   g_free (cell->status_reason);
   cell->status_reason = g_strdup (assay_cell_result_get_reason (result));
   cell->elapsed_ms = assay_cell_result_get_elapsed_ms (result);
+  g_clear_pointer (&cell->checks, assay_cell_checks_free);
+  cell->checks = assay_cell_checks_copy (assay_cell_result_get_checks (result));
   cell->finished_at = g_get_real_time ();
 
   outputs = assay_cell_result_get_outputs (result);
