@@ -118,26 +118,45 @@ assay_chat_view_find_cell_card (AssayChatView *self,
   return NULL;
 }
 
-void
-assay_chat_view_add_answer (AssayChatView *self,
-                            const char    *markdown)
+/* A number of an answer was activated: the cell's output that printed it, opened at its line. */
+static void
+assay_chat_view_number_activated_cb (AssayStepCard *card,
+                                     guint          index,
+                                     AssayChatView *self)
 {
+  const AssayProvenance *provenance = assay_markdown_view_get_provenance (assay_step_card_get_text_view (card));
+  const AssayTracedNumber *number;
+  AssayStepCard *source;
+
+  if (provenance == NULL || index >= provenance->numbers->len)
+    return;
+  number = g_ptr_array_index (provenance->numbers, index);
+  if (!number->found || (source = assay_chat_view_find_cell_card (self, number->cell_id)) == NULL)
+    return;
+  assay_step_card_reveal_output_line (source, number->cell_id, number->line_text);
+}
+
+void
+assay_chat_view_add_answer (AssayChatView         *self,
+                            const char            *markdown,
+                            const AssayProvenance *provenance)
+{
+  AssayStepCard *card;
+
   g_return_if_fail (ASSAY_IS_CHAT_VIEW (self));
 
   /* The final turn streamed into a card of its own: that card becomes the answer. */
   if (self->current_card != NULL && assay_step_card_get_n_cells (self->current_card) == 0)
-    {
-      assay_step_card_set_text (self->current_card, markdown);
-      assay_step_card_set_answer (self->current_card);
-      assay_step_card_set_working (self->current_card, FALSE);
-    }
+    card = self->current_card;
   else
+    card = assay_chat_view_begin_step (self, 0, 0);
+  assay_step_card_set_text (card, markdown);
+  assay_step_card_set_answer (card);
+  assay_step_card_set_working (card, FALSE);
+  if (provenance != NULL)
     {
-      AssayStepCard *card = assay_chat_view_begin_step (self, 0, 0);
-
-      assay_step_card_set_text (card, markdown);
-      assay_step_card_set_answer (card);
-      assay_step_card_set_working (card, FALSE);
+      assay_step_card_set_provenance (card, provenance);
+      g_signal_connect_object (card, "number-activated", G_CALLBACK (assay_chat_view_number_activated_cb), self, 0);
     }
   self->current_card = NULL;
 }
@@ -426,6 +445,8 @@ assay_chat_view_show_session (AssayChatView *self,
             assay_step_card_set_text (card, step->text);
           if (step->checked && step->provenance != NULL)
             {
+              /* The draft Assay sent back, its numbers marked. */
+              assay_step_card_set_provenance (card, step->provenance);
               g_autofree char *numbers = assay_provenance_dup_untraced (step->provenance);
 
               if (numbers != NULL)
@@ -446,7 +467,7 @@ assay_chat_view_show_session (AssayChatView *self,
             }
           if (step->is_answer)
             {
-              assay_chat_view_add_answer (self, step->text ? step->text : "");
+              assay_chat_view_add_answer (self, step->text ? step->text : "", step->provenance);
               assay_chat_view_add_untraced_notice (self, step->provenance);
             }
         }
@@ -618,10 +639,11 @@ assay_chat_view_conversation_finished_cb (AssayChatView *self,
     {
       AssaySession *session = assay_conversation_get_session (self->conversation);
       GPtrArray *messages = session != NULL ? assay_session_get_messages (session) : NULL;
+      const AssayProvenance *provenance = messages != NULL && messages->len > 0
+                                          ? assay_session_get_provenance (session, messages->len - 1) : NULL;
 
-      assay_chat_view_add_answer (self, text != NULL ? text : "");
-      if (messages != NULL && messages->len > 0)
-        assay_chat_view_add_untraced_notice (self, assay_session_get_provenance (session, messages->len - 1));
+      assay_chat_view_add_answer (self, text != NULL ? text : "", provenance);
+      assay_chat_view_add_untraced_notice (self, provenance);
     }
   else if (text != NULL)
     assay_chat_view_add_notice (self, text,

@@ -29,8 +29,11 @@ AssayStepCard *assay_chat_view_get_current_card   (AssayChatView *self);
 /* The card holding CELL_ID, or NULL. */
 AssayStepCard *assay_chat_view_find_cell_card     (AssayChatView *self,
                                                    const char    *cell_id);
-void           assay_chat_view_add_answer         (AssayChatView *self,
-                                                   const char    *markdown);
+/* PROVENANCE (may be NULL): where the answer's numbers came from; each becomes a link that
+ * shows the output line that printed it. */
+void           assay_chat_view_add_answer         (AssayChatView         *self,
+                                                   const char            *markdown,
+                                                   const AssayProvenance *provenance);
 /* A line from Assay itself (an error, "Stopped"); ERROR styles it as one. */
 void           assay_chat_view_add_notice         (AssayChatView *self,
                                                    const char    *text,

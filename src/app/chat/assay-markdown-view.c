@@ -8,7 +8,10 @@
 #include <md4c.h>
 #include <string.h>
 
+#include <glib/gi18n.h>
+
 #include "assay-markdown-view.h"
+#include "assay-provenance.h"
 
 struct _AssayMarkdownView
 {
@@ -21,7 +24,20 @@ struct _AssayMarkdownView
   /* During a streaming render: the next widget of the previous one, kept if the new render
    * makes the same block there (a block unchanged keeps its widget and its measured size). */
   GtkWidget *reuse;
+  /* Where the answer's numbers came from: each is a link to its cell, or marked untraced. */
+  AssayProvenance *provenance;
 };
+
+enum
+{
+  NUMBER_ACTIVATED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+#define NUMBER_URI "assay-number:"
+
 
 G_DEFINE_FINAL_TYPE (AssayMarkdownView, assay_markdown_view, GTK_TYPE_WIDGET)
 
@@ -46,6 +62,7 @@ typedef struct
   gboolean           in_head;
   GPtrArray         *link_closers;
   GString           *table_signature;
+  guint              next_number;  /* the first of the provenance's numbers still to come */
 } Render;
 
 #define SIGNATURE_KEY "assay-markdown-signature"
@@ -98,10 +115,28 @@ assay_markdown_view_add_child (Render     *render,
   gtk_widget_set_parent (child, GTK_WIDGET (render->view));
 }
 
+static gboolean
+assay_markdown_view_activate_link_cb (GtkLabel          *label,
+                                      const char        *uri,
+                                      AssayMarkdownView *self)
+{
+  guint64 index;
+
+  if (!g_str_has_prefix (uri, NUMBER_URI))
+    return FALSE;   /* a web link: GTK opens it */
+  if (g_ascii_string_to_unsigned (uri + strlen (NUMBER_URI), 10, 0, G_MAXUINT, &index, NULL) &&
+      self->provenance != NULL && index < self->provenance->numbers->len)
+    g_signal_emit (self, signals[NUMBER_ACTIVATED], 0, (guint) index);
+  return TRUE;
+}
+
 static GtkWidget *
-assay_markdown_view_markup_label (const char *markup)
+assay_markdown_view_markup_label (AssayMarkdownView *self,
+                                  const char        *markup)
 {
   GtkWidget *label = gtk_label_new (NULL);
+
+  g_signal_connect_object (label, "activate-link", G_CALLBACK (assay_markdown_view_activate_link_cb), self, 0);
 
   gtk_label_set_markup (GTK_LABEL (label), markup);
   gtk_label_set_wrap (GTK_LABEL (label), TRUE);
@@ -139,7 +174,7 @@ assay_markdown_view_end_block (Render *render)
                                render->quote_depth > 0, render->markup->str);
   if (assay_markdown_view_reuse_block (render, signature))
     return;
-  label = assay_markdown_view_markup_label (render->markup->str);
+  label = assay_markdown_view_markup_label (render->view, render->markup->str);
   if (render->css_class != NULL)
     gtk_widget_add_css_class (label, render->css_class);
   if (render->quote_depth > 0)
@@ -327,7 +362,7 @@ assay_markdown_view_leave_block (MD_BLOCKTYPE  type,
             g_string_prepend (render->markup, "<b>");
             g_string_append (render->markup, "</b>");
           }
-        label = assay_markdown_view_markup_label (render->markup->str);
+        label = assay_markdown_view_markup_label (render->view, render->markup->str);
         if (align == MD_ALIGN_RIGHT)
           gtk_label_set_xalign (GTK_LABEL (label), 1.0);
         else if (align == MD_ALIGN_CENTER)
@@ -425,6 +460,56 @@ assay_markdown_view_leave_span (MD_SPANTYPE  type,
   return 0;
 }
 
+/* Text of the Markdown source: the answer's numbers in it become links to where they came
+ * from (a tooltip says where; activating one shows it), or are marked as found nowhere. */
+static void
+assay_markdown_view_append_source (Render     *render,
+                                   const char *text,
+                                   gsize       size)
+{
+  AssayMarkdownView *self = render->view;
+  const char *doc = self->markdown;
+  gsize doc_size = doc != NULL ? strlen (doc) : 0;
+  gsize at, end;
+
+  if (self->provenance == NULL || doc == NULL || text < doc || text + size > doc + doc_size)
+    {
+      assay_markdown_view_append_escaped (render, text, size);
+      return;
+    }
+  at = (gsize) (text - doc);
+  end = at + size;
+  while (render->next_number < self->provenance->numbers->len)
+    {
+      const AssayTracedNumber *number = g_ptr_array_index (self->provenance->numbers, render->next_number);
+      g_autofree char *title = NULL;
+      g_autofree char *escaped_title = NULL;
+
+      if (number->start >= end)
+        break;
+      render->next_number++;
+      if (number->start < at || number->end > end)
+        continue;
+      assay_markdown_view_append_escaped (render, doc + at, number->start - at);
+      if (number->found)
+        /* Translators: a tooltip on a number of the answer: the cell, the line, its text. */
+        title = g_strdup_printf (_("From cell %s, line %u: %s"), number->cell_id, number->line, number->line_text);
+      else
+        title = g_strdup (_("Not found in any output of this question’s cells"));
+      escaped_title = g_markup_escape_text (title, -1);
+      g_string_append_printf (render->markup, "<a href=\"" NUMBER_URI "%u\" title=\"%s\">",
+                              render->next_number - 1, escaped_title);
+      if (!number->found)
+        g_string_append (render->markup, "<span underline=\"error\" underline_color=\"#e01b24\">");
+      assay_markdown_view_append_escaped (render, doc + number->start, number->end - number->start);
+      if (!number->found)
+        g_string_append (render->markup, "</span>");
+      g_string_append (render->markup, "</a>");
+      at = number->end;
+    }
+  assay_markdown_view_append_escaped (render, doc + at, end - at);
+}
+
 static int
 assay_markdown_view_text_cb (MD_TEXTTYPE   type,
                              const MD_CHAR *text,
@@ -459,6 +544,9 @@ assay_markdown_view_text_cb (MD_TEXTTYPE   type,
             }
         assay_markdown_view_append_escaped (render, text, size);
       }
+      break;
+    case MD_TEXT_NORMAL:
+      assay_markdown_view_append_source (render, text, size);
       break;
     default:
       assay_markdown_view_append_escaped (render, text, size);
@@ -702,6 +790,7 @@ assay_markdown_view_dispose (GObject *object)
 static void
 assay_markdown_view_finalize (GObject *object)
 {
+  g_clear_pointer (&ASSAY_MARKDOWN_VIEW (object)->provenance, assay_provenance_free);
   g_free (ASSAY_MARKDOWN_VIEW (object)->markdown);
   G_OBJECT_CLASS (assay_markdown_view_parent_class)->finalize (object);
 }
@@ -716,6 +805,11 @@ assay_markdown_view_class_init (AssayMarkdownViewClass *klass)
   object_class->finalize = assay_markdown_view_finalize;
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "markdown");
+
+  /* ::number-activated (guint index): the answer's number INDEX of the provenance was
+   * clicked or activated from the keyboard. */
+  signals[NUMBER_ACTIVATED] = g_signal_new ("number-activated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                            0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
 }
 
 static void
@@ -732,4 +826,32 @@ GtkWidget *
 assay_markdown_view_new (void)
 {
   return g_object_new (ASSAY_TYPE_MARKDOWN_VIEW, NULL);
+}
+
+void
+assay_markdown_view_set_provenance (AssayMarkdownView     *self,
+                                    const AssayProvenance *provenance)
+{
+  g_autofree char *markdown = NULL;
+
+  g_return_if_fail (ASSAY_IS_MARKDOWN_VIEW (self));
+
+  g_clear_pointer (&self->provenance, assay_provenance_free);
+  if (provenance != NULL && provenance->numbers->len > 0)
+    self->provenance = assay_provenance_copy (provenance);
+  if (provenance != NULL && provenance->numbers->len > 0)
+    gtk_widget_add_css_class (GTK_WIDGET (self), "traced");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self), "traced");
+  /* All of it again: the numbers' spans are places in the whole text. */
+  markdown = g_strdup (self->markdown);
+  g_clear_pointer (&self->markdown, g_free);
+  assay_markdown_view_set_markdown (self, markdown);
+}
+
+const AssayProvenance *
+assay_markdown_view_get_provenance (AssayMarkdownView *self)
+{
+  g_return_val_if_fail (ASSAY_IS_MARKDOWN_VIEW (self), NULL);
+  return self->provenance;
 }

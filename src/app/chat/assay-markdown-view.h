@@ -2,6 +2,7 @@
 #pragma once
 
 #include "assay-app-types.h"
+#include "assay-provenance.h"
 
 G_BEGIN_DECLS
 
@@ -25,5 +26,11 @@ void        assay_markdown_view_set_markdown_streaming (AssayMarkdownView *self,
  * across blocks); then it is rendered again as a whole. */
 void        assay_markdown_view_finish_streaming (AssayMarkdownView *self,
                                                   const char        *markdown);
+/* The numbers of the text traced (for an answer): each becomes a link whose tooltip says
+ * where it came from, untraced ones are marked; ::number-activated (guint index) when one is
+ * clicked or activated with the keyboard. NULL: plain text again. */
+void        assay_markdown_view_set_provenance   (AssayMarkdownView     *self,
+                                                  const AssayProvenance *provenance);
+const AssayProvenance *assay_markdown_view_get_provenance (AssayMarkdownView *self);
 
 G_END_DECLS

@@ -60,6 +60,14 @@ struct _AssayStepCard
 
 G_DEFINE_FINAL_TYPE (AssayStepCard, assay_step_card, GTK_TYPE_WIDGET)
 
+enum
+{
+  NUMBER_ACTIVATED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
 static void assay_step_card_figure_activated_cb (GtkFlowBox      *box,
                                                  GtkFlowBoxChild *child,
                                                  gpointer         user_data);
@@ -840,6 +848,17 @@ assay_step_card_class_init (AssayStepCardClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayStepCard, text_view);
   gtk_widget_class_bind_template_child (widget_class, AssayStepCard, cells_box);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+
+  /* ::number-activated (guint index): a number of the card's text (an answer) was clicked. */
+  signals[NUMBER_ACTIVATED] = g_signal_new ("number-activated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                            0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
+}
+
+static void
+assay_step_card_number_activated_cb (AssayStepCard *self,
+                                     guint          index)
+{
+  g_signal_emit (self, signals[NUMBER_ACTIVATED], 0, index);
 }
 
 static void
@@ -849,6 +868,78 @@ assay_step_card_init (AssayStepCard *self)
   self->cells = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_step_card_cell_row_free);
   gtk_widget_init_template (GTK_WIDGET (self));
   gtk_widget_set_visible (GTK_WIDGET (self->text_view), FALSE);
+  g_signal_connect_object (self->text_view, "number-activated",
+                           G_CALLBACK (assay_step_card_number_activated_cb), self, G_CONNECT_SWAPPED);
+}
+
+void
+assay_step_card_set_provenance (AssayStepCard         *self,
+                                const AssayProvenance *provenance)
+{
+  g_return_if_fail (ASSAY_IS_STEP_CARD (self));
+  assay_markdown_view_set_provenance (self->text_view, provenance);
+}
+
+gboolean
+assay_step_card_reveal_output_line (AssayStepCard *self,
+                                    const char    *cell_id,
+                                    const char    *line_text)
+{
+  GtkTextBuffer *buffer;
+  GtkTextIter start, match_start, match_end;
+  CellRow *row;
+
+  g_return_val_if_fail (ASSAY_IS_STEP_CARD (self), FALSE);
+  if ((row = assay_step_card_find_cell (self, cell_id)) == NULL)
+    return FALSE;
+  gtk_expander_set_expanded (GTK_EXPANDER (row->expander), TRUE);
+  buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (row->output_view));
+  gtk_text_buffer_get_start_iter (buffer, &start);
+  if (line_text != NULL && *line_text != '\0' &&
+      gtk_text_iter_forward_search (&start, line_text, GTK_TEXT_SEARCH_TEXT_ONLY, &match_start, &match_end, NULL))
+    {
+      gtk_text_buffer_select_range (buffer, &match_start, &match_end);
+      gtk_widget_grab_focus (row->output_view);
+      gtk_text_view_scroll_to_iter (GTK_TEXT_VIEW (row->output_view), &match_start, 0.1, FALSE, 0, 0);
+    }
+  else
+    gtk_widget_grab_focus (row->expander);
+  return TRUE;
+}
+
+char *
+assay_step_card_dup_selected_output (AssayStepCard *self,
+                                     const char    *cell_id)
+{
+  GtkTextBuffer *buffer;
+  GtkTextIter start, end;
+  CellRow *row;
+
+  g_return_val_if_fail (ASSAY_IS_STEP_CARD (self), NULL);
+  if ((row = assay_step_card_find_cell (self, cell_id)) == NULL)
+    return NULL;
+  buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (row->output_view));
+  if (!gtk_text_buffer_get_selection_bounds (buffer, &start, &end))
+    return NULL;
+  return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+}
+
+gboolean
+assay_step_card_get_output_expanded (AssayStepCard *self,
+                                     const char    *cell_id)
+{
+  CellRow *row;
+
+  g_return_val_if_fail (ASSAY_IS_STEP_CARD (self), FALSE);
+  row = assay_step_card_find_cell (self, cell_id);
+  return row != NULL && gtk_expander_get_expanded (GTK_EXPANDER (row->expander));
+}
+
+AssayMarkdownView *
+assay_step_card_get_text_view (AssayStepCard *self)
+{
+  g_return_val_if_fail (ASSAY_IS_STEP_CARD (self), NULL);
+  return self->text_view;
 }
 
 GtkWidget *

@@ -5,6 +5,7 @@
 
 #include "assay-app-types.h"
 #include "assay-cell-result.h"
+#include "assay-provenance.h"
 
 G_BEGIN_DECLS
 
@@ -61,5 +62,20 @@ const char *assay_step_card_get_cell_status (AssayStepCard *self,
 void             assay_step_card_cell_checks      (AssayStepCard         *self,
                                                    const char            *cell_id,
                                                    const AssayCellChecks *checks);
+
+/* An answer's numbers traced: links in its text (::number-activated (guint index)). */
+void             assay_step_card_set_provenance   (AssayStepCard         *self,
+                                                   const AssayProvenance *provenance);
+/* Where a number came from: CELL_ID's output opened, LINE_TEXT selected and focused; FALSE
+ * when the cell is not in this card. */
+gboolean         assay_step_card_reveal_output_line (AssayStepCard       *self,
+                                                     const char          *cell_id,
+                                                     const char          *line_text);
+/* For tests: what is selected in CELL_ID's output, and whether it is open. */
+char            *assay_step_card_dup_selected_output (AssayStepCard      *self,
+                                                      const char         *cell_id);
+gboolean         assay_step_card_get_output_expanded (AssayStepCard      *self,
+                                                      const char         *cell_id);
+AssayMarkdownView *assay_step_card_get_text_view  (AssayStepCard         *self);
 
 G_END_DECLS
