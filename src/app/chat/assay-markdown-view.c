@@ -63,6 +63,7 @@ typedef struct
   GPtrArray         *link_closers;
   GString           *table_signature;
   guint              next_number;  /* the first of the provenance's numbers still to come */
+  GString           *described;    /* where the block's numbers came from, for screen readers */
 } Render;
 
 #define SIGNATURE_KEY "assay-markdown-signature"
@@ -151,6 +152,7 @@ assay_markdown_view_begin_block (Render     *render,
                                  const char *css_class)
 {
   g_string_truncate (render->markup, 0);
+  g_string_truncate (render->described, 0);
   render->in_block = TRUE;
   render->has_text = FALSE;
   render->css_class = css_class;
@@ -175,6 +177,9 @@ assay_markdown_view_end_block (Render *render)
   if (assay_markdown_view_reuse_block (render, signature))
     return;
   label = assay_markdown_view_markup_label (render->view, render->markup->str);
+  if (render->described->len > 0)
+    gtk_accessible_update_property (GTK_ACCESSIBLE (label), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                    render->described->str, -1);
   if (render->css_class != NULL)
     gtk_widget_add_css_class (label, render->css_class);
   if (render->quote_depth > 0)
@@ -302,6 +307,7 @@ assay_markdown_view_enter_block (MD_BLOCKTYPE  type,
     case MD_BLOCK_TH:
     case MD_BLOCK_TD:
       g_string_truncate (render->markup, 0);
+      g_string_truncate (render->described, 0);
       render->in_block = TRUE;
       break;
 
@@ -363,6 +369,9 @@ assay_markdown_view_leave_block (MD_BLOCKTYPE  type,
             g_string_append (render->markup, "</b>");
           }
         label = assay_markdown_view_markup_label (render->view, render->markup->str);
+        if (render->described->len > 0)
+          gtk_accessible_update_property (GTK_ACCESSIBLE (label), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                          render->described->str, -1);
         if (align == MD_ALIGN_RIGHT)
           gtk_label_set_xalign (GTK_LABEL (label), 1.0);
         else if (align == MD_ALIGN_CENTER)
@@ -497,6 +506,10 @@ assay_markdown_view_append_source (Render     *render,
       else
         title = g_strdup (_("Not found in any output of this question’s cells"));
       escaped_title = g_markup_escape_text (title, -1);
+      if (render->described->len > 0)
+        g_string_append (render->described, "; ");
+      g_string_append_printf (render->described, "%.*s: %s", (int) (number->end - number->start),
+                              doc + number->start, title);
       g_string_append_printf (render->markup, "<a href=\"" NUMBER_URI "%u\" title=\"%s\">",
                               render->next_number - 1, escaped_title);
       if (!number->found)
@@ -760,6 +773,7 @@ assay_markdown_view_parse_into (AssayMarkdownView *self,
   render.view = self;
   render.markup = g_string_new (NULL);
   render.table_signature = g_string_new (NULL);
+  render.described = g_string_new (NULL);
   render.lists = g_array_new (FALSE, TRUE, sizeof (ListLevel));
   render.link_closers = g_ptr_array_new ();
   md_parse (text, (MD_SIZE) size, &parser, &render);
@@ -769,6 +783,7 @@ assay_markdown_view_parse_into (AssayMarkdownView *self,
     assay_markdown_view_add_child (&render, GTK_WIDGET (render.table), render.table_signature->str);
   g_string_free (render.markup, TRUE);
   g_string_free (render.table_signature, TRUE);
+  g_string_free (render.described, TRUE);
   g_array_unref (render.lists);
   g_ptr_array_unref (render.link_closers);
 }
