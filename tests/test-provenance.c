@@ -62,7 +62,13 @@ test_scan (void)
             g_string_append_c (spans, '|');
           g_string_append_len (spans, cases[i].text + number->start, number->end - number->start);
         }
-      g_test_message ("%s → %s", cases[i].text, spans->str);
+      {
+        /* Escaped: TAP lines must be valid UTF-8, and some cases are not. */
+        g_autofree char *shown = g_strescape (cases[i].text, NULL);
+        g_autofree char *found = g_strescape (spans->str, NULL);
+
+        g_test_message ("%s -> %s", shown, found);
+      }
       g_assert_cmpstr (spans->str, ==, cases[i].expect);
       if (numbers->len > 0)
         {

@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Writes the reference case's quarterly sales CSV: about 45,000 rows, 5 columns.
 
-Usage: make_sales_csv.py OUT.csv
+Usage: make_sales_csv.py OUT.csv [q4]
+
+With q4, the next quarter (October to December 2026) of the same shop, with the same columns
+and the same mess: the data a session is run again on.
 
 Standard library only, and deterministic: the same file, byte for byte, on every run.
 
@@ -86,6 +89,10 @@ GO_ON = [0.55, 0.65, 0.75]
 START = datetime.date(2026, 7, 1)
 DAYS = 92  # 1 July .. 30 September 2026
 MONTH_TRAFFIC = {7: 1.00, 8: 1.12, 9: 1.28}     # a growing quarter
+# The next quarter: October to December, busier towards Christmas.
+Q4_START = datetime.date(2026, 10, 1)
+Q4_MONTH_TRAFFIC = {10: 1.20, 11: 1.35, 12: 1.60}
+Q4_SEED = 20261231
 WEEKDAY_TRAFFIC = [1.00, 0.97, 0.98, 1.02, 1.10, 1.25, 1.15]  # Mon .. Sun
 N_CUSTOMERS = 7_500
 
@@ -100,13 +107,15 @@ def journey_count(rows_wanted):
 
 
 def main(argv):
-    if len(argv) != 2:
-        sys.stderr.write("usage: make_sales_csv.py OUT.csv\n")
+    if len(argv) not in (2, 3) or (len(argv) == 3 and argv[2] != "q4"):
+        sys.stderr.write("usage: make_sales_csv.py OUT.csv [q4]\n")
         return 2
-    rng = random.Random(SEED)
+    q4 = len(argv) == 3
+    rng = random.Random(Q4_SEED if q4 else SEED)
+    start, traffic = (Q4_START, Q4_MONTH_TRAFFIC) if q4 else (START, MONTH_TRAFFIC)
 
-    days = [START + datetime.timedelta(days=i) for i in range(DAYS)]
-    day_weights = [MONTH_TRAFFIC[d.month] * WEEKDAY_TRAFFIC[d.weekday()] for d in days]
+    days = [start + datetime.timedelta(days=i) for i in range(DAYS)]
+    day_weights = [traffic[d.month] * WEEKDAY_TRAFFIC[d.weekday()] for d in days]
     names = [p[0] for p in PRODUCTS]
     prices = {p[0]: p[1] for p in PRODUCTS}
     weights = [p[2] for p in PRODUCTS]

@@ -22,6 +22,7 @@ assay_cli_usage (FILE *out)
            "  ask [OPTIONS] QUESTION      ask the model; it answers by running Python in the sandbox\n"
            "  exec [OPTIONS] CELL.py...   run files as successive cells of one sandboxed session\n"
            "  export SESSION_DIR --format pdf|html|ipynb -o FILE   a session as a report or a notebook\n"
+           "  rerun SESSION_DIR --data NAME=FILE...   its approved cells again on new data, no model\n"
            "  sandbox build [--backend docker|bwrap|all]   prepare the sandbox image\n"
            "  sandbox status [--json]     say which sandbox backends work here, and why not\n"
            "  session list|show|rename|delete   saved sessions (see “assay-cli session --help”)\n"
@@ -76,6 +77,8 @@ main (int   argc,
     return assay_cli_export (argc - 1, argv + 1);
   if (g_str_equal (argv[1], "sandbox"))
     return assay_cli_sandbox (argc - 1, argv + 1);
+  if (g_str_equal (argv[1], "rerun"))
+    return assay_cli_rerun (argc - 1, argv + 1);
   if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") || g_str_equal (argv[1], "help"))
     {
       assay_cli_usage (stdout);

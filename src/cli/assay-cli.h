@@ -14,6 +14,7 @@ int assay_cli_export  (int argc, char **argv);
 int assay_cli_session (int argc, char **argv);
 int assay_cli_sandbox (int argc, char **argv);
 int assay_cli_inspect (int argc, char **argv);
+int assay_cli_rerun   (int argc, char **argv);
 
 /* Picks the backend: NAME when given ("docker" or "bwrap"), else Docker when it answers
  * and has the image, else bubblewrap. Fills the spec's image fields. */

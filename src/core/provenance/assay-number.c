@@ -768,3 +768,93 @@ assay_number_prefers_decimal_comma (const char *text,
     }
   return cyrillic > latin / 4 && cyrillic > 0;
 }
+
+char *
+assay_number_format_like (double             value,
+                          const char        *written,
+                          const AssayNumber *number)
+{
+  g_autofree char *digits = NULL;
+  GString *out = g_string_new (NULL);
+  const char *p = written, *end = written + strlen (written);
+  const char *first_digit = NULL, *last_digit = NULL;
+  const char *group = NULL, *decimal = ".";
+  gsize group_len = 0, decimal_len = 1;
+  gboolean minus_sign_u2212 = FALSE, plus = FALSE;
+  double shown;
+  char *dot;
+
+  g_return_val_if_fail (written != NULL && number != NULL, NULL);
+
+  for (const char *q = written; q < end; q++)
+    if (g_ascii_isdigit (*q))
+      {
+        if (first_digit == NULL)
+          first_digit = q;
+        last_digit = q;
+      }
+  if (first_digit == NULL)
+    return g_strdup (written);
+  minus_sign_u2212 = strstr (written, "\xe2\x88\x92") != NULL;
+  plus = first_digit > written && memchr (written, '+', first_digit - written) != NULL;
+
+  /* The separators: a decimal one before the last DECIMALS digits, a group one between. */
+  if (number->decimals > 0)
+    {
+      const char *q = last_digit + 1;
+      guint seen = 0;
+
+      while (q > first_digit && seen < number->decimals)
+        {
+          q--;
+          if (g_ascii_isdigit (*q))
+            seen++;
+        }
+      /* q is the first fraction digit; the separator is the character before it. */
+      decimal = g_utf8_find_prev_char (first_digit, q);
+      decimal_len = decimal != NULL ? (gsize) (q - decimal) : 0;
+      if (decimal == NULL)
+        decimal = ".", decimal_len = 1;
+    }
+  if ((number->flags & ASSAY_NUMBER_GROUPED) != 0)
+    for (const char *q = first_digit; q < last_digit; q = g_utf8_next_char (q))
+      if (!g_ascii_isdigit (*q))
+        {
+          group = q;
+          group_len = g_utf8_next_char (q) - q;
+          break;
+        }
+
+  /* The sign and what comes before the digits, then the digits, then the unit after them. */
+  p = written;
+  while (p < first_digit && (*p == '-' || *p == '+' || g_str_has_prefix (p, "\xe2\x88\x92")))
+    p += *p == '-' || *p == '+' ? 1 : 3;
+  if (value < 0 && (number->flags & ASSAY_NUMBER_SIGNED) != 0)
+    g_string_append (out, minus_sign_u2212 ? "\xe2\x88\x92" : "-");
+  else if (value < 0)
+    g_string_append_c (out, '-');
+  else if (plus)
+    g_string_append_c (out, '+');
+  g_string_append_len (out, p, first_digit - p);
+
+  shown = fabs (value) / (number->magnitude > 0 ? number->magnitude : 1);
+  digits = g_strdup_printf ("%.*f", (int) number->decimals, shown);
+  dot = strchr (digits, '.');
+  {
+    gsize n_int = dot != NULL ? (gsize) (dot - digits) : strlen (digits);
+
+    for (gsize i = 0; i < n_int; i++)
+      {
+        if (group != NULL && i > 0 && (n_int - i) % 3 == 0)
+          g_string_append_len (out, group, group_len);
+        g_string_append_c (out, digits[i]);
+      }
+    if (dot != NULL)
+      {
+        g_string_append_len (out, decimal, decimal_len);
+        g_string_append (out, dot + 1);
+      }
+  }
+  g_string_append (out, last_digit + 1);
+  return g_string_free (out, FALSE);
+}

@@ -60,6 +60,14 @@ void assay_number_scan (const char           *text,
                         guint                 offset,
                         GArray               *numbers);
 
+/* VALUE written the way WRITTEN (one number, as assay_number_scan found it in prose) is: its
+ * decimals, thousands separator, decimal separator, sign style, magnitude and unit ("EUR
+ * 475,046" → "512,001"; "24.0%" → "25.1%"; "1.65M" → "1.72M"; "−5,2 %" → "−4,8 %"). VALUE is
+ * in the units the number stands for (1650000 for "1.65M"). */
+char *assay_number_format_like (double             value,
+                                const char        *written,
+                                const AssayNumber *number);
+
 /* Whether TEXT is mostly in a language that writes decimal commas (it has Cyrillic letters). */
 gboolean assay_number_prefers_decimal_comma (const char *text,
                                              gsize       length);

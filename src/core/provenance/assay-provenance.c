@@ -340,6 +340,32 @@ assay_provenance_collect_views (const AssayProvenanceSource *sources,
 
 static gboolean assay_provenance_in_union (GArray *merged, double value);
 
+char *
+assay_provenance_dup_view_text (JsonArray  *outputs,
+                                guint       index,
+                                const char *view)
+{
+  g_autoptr(AssayCellOutput) output = NULL;
+
+  if (outputs == NULL || index >= json_array_get_length (outputs) || view == NULL)
+    return NULL;
+  output = assay_cell_output_read (json_array_get_element (outputs, index));
+  if (output == NULL)
+    return NULL;
+  if (g_str_equal (view, "stream") && output->kind == ASSAY_CELL_OUTPUT_STREAM && !output->is_stderr)
+    return g_strdup (output->text);
+  if (output->kind != ASSAY_CELL_OUTPUT_RESULT && output->kind != ASSAY_CELL_OUTPUT_DISPLAY)
+    return NULL;
+  if (g_str_equal (view, "text/plain"))
+    return g_strdup (output->plain);
+  if (g_str_equal (view, "text/html") && output->html != NULL)
+    {
+      gsize length;
+      return assay_provenance_table_text (output->html, &length);
+    }
+  return NULL;
+}
+
 static GArray *
 assay_provenance_collect_printed (GArray *views,
                                   GArray *wanted)

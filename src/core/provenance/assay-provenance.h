@@ -58,6 +58,12 @@ typedef struct
   GPtrArray *numbers;      /* AssayTracedNumber*, in the answer's order */
 } AssayProvenance;
 
+/* The text of one view of an output ("stream", "text/plain", "text/html" as a table's text),
+ * the way tracing reads it; NULL when that output has no such view. */
+char            *assay_provenance_dup_view_text   (JsonArray                   *outputs,
+                                                   guint                        output,
+                                                   const char                  *view);
+
 /* The numbers of ANSWER that are claims (AssayNumber, spans in bytes of ANSWER). */
 GArray          *assay_provenance_find_claims     (const char                  *answer,
                                                    gssize                       length);

@@ -40,6 +40,8 @@ struct _AssaySession
   GArray    *timings;             /* AssayStepTiming, one per finished step */
   GHashTable *provenance;         /* message index → AssayProvenance*, for answers */
   GHashTable *measured;           /* data/ path → FileIdentity*, from copy_in, for add_dataset */
+  char      *rerun_of;            /* the folder of the session this one ran again, or NULL */
+  GPtrArray *reruns;              /* char*: the folders of the sessions that ran this one again */
 
   /* What the finished steps cover; beyond these is the step in progress. */
   guint      n_steps;
@@ -204,6 +206,8 @@ assay_session_finalize (GObject *object)
   g_array_unref (self->timings);
   g_hash_table_unref (self->provenance);
   g_hash_table_unref (self->measured);
+  g_free (self->rerun_of);
+  g_ptr_array_unref (self->reruns);
   g_mutex_clear (&self->save_lock);
   G_OBJECT_CLASS (assay_session_parent_class)->finalize (object);
 }
@@ -224,6 +228,7 @@ assay_session_init (AssaySession *self)
   self->timings = g_array_new (FALSE, TRUE, sizeof (AssayStepTiming));
   self->provenance = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) assay_provenance_free);
   self->measured = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->reruns = g_ptr_array_new_with_free_func (g_free);
   g_mutex_init (&self->save_lock);
   self->status = g_strdup ("new");
   self->created_at = self->updated_at = g_get_real_time ();
@@ -434,6 +439,14 @@ assay_session_to_json (AssaySession *self)
     }
   json_object_set_array_member (object, "timings", timings);
   json_object_set_array_member (object, "provenance", assay_session_provenance_to_json (self));
+  assay_session_set_optional_string (object, "rerun_of", self->rerun_of);
+  {
+    JsonArray *reruns = json_array_new ();
+
+    for (guint i = 0; i < self->reruns->len; i++)
+      json_array_add_string_element (reruns, g_ptr_array_index (self->reruns, i));
+    json_object_set_array_member (object, "reruns", reruns);
+  }
 
   return json_node_init_object (json_node_alloc (), g_steal_pointer (&object));
 }
@@ -860,6 +873,15 @@ assay_session_load_record (const char    *dir,
       }
   if ((array = assay_json_get_array (root, "provenance")))
     assay_session_provenance_from_json (self, array, loaded_index);
+  self->rerun_of = assay_json_dup_string (root, "rerun_of");
+  if ((array = assay_json_get_array (root, "reruns")))
+    for (guint i = 0; i < json_array_get_length (array) && i < 1000; i++)
+      {
+        JsonNode *item = json_array_get_element (array, i);
+
+        if (JSON_NODE_HOLDS_VALUE (item) && json_node_get_value_type (item) == G_TYPE_STRING)
+          g_ptr_array_add (self->reruns, g_strdup (json_node_get_string (item)));
+      }
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
   if ((array = assay_json_get_array (root, "cells")))
@@ -1765,4 +1787,38 @@ assay_session_trace_answer (AssaySession *self,
                                        sources->len);
   g_hash_table_replace (self->provenance, GUINT_TO_POINTER (message), provenance);
   return provenance;
+}
+
+/* ---- runs again ------------------------------------------------------------------------- */
+
+const char *
+assay_session_get_rerun_of (AssaySession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  return self->rerun_of;
+}
+
+void
+assay_session_set_rerun_of (AssaySession *self,
+                            const char   *dir)
+{
+  g_return_if_fail (ASSAY_IS_SESSION (self));
+  g_free (self->rerun_of);
+  self->rerun_of = g_strdup (dir);
+}
+
+GPtrArray *
+assay_session_get_reruns (AssaySession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  return self->reruns;
+}
+
+void
+assay_session_add_rerun (AssaySession *self,
+                         const char   *dir)
+{
+  g_return_if_fail (ASSAY_IS_SESSION (self));
+  g_return_if_fail (dir != NULL);
+  g_ptr_array_add (self->reruns, g_strdup (dir));
 }

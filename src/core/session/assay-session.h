@@ -200,4 +200,13 @@ const AssayProvenance *assay_session_get_provenance (AssaySession   *self,
 const AssayProvenance *assay_session_trace_answer   (AssaySession   *self,
                                                      guint           message);
 
+/* Runs again: the folder of the session this one ran again on new data (NULL: none), and
+ * the folders of the sessions that ran this one again. */
+const char    *assay_session_get_rerun_of       (AssaySession        *self);
+void           assay_session_set_rerun_of       (AssaySession        *self,
+                                                 const char          *dir);
+GPtrArray     *assay_session_get_reruns         (AssaySession        *self);
+void           assay_session_add_rerun          (AssaySession        *self,
+                                                 const char          *dir);
+
 G_END_DECLS

@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* assay-cli rerun: a session's approved cells again on new data, without a model; the
+ * answers' numbers re-read, and what changed. Made to be called from cron or a timer. */
+#define G_LOG_DOMAIN "Assay-Cli"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+
+#include "assay-cli.h"
+#include "assay-kernel-session.h"
+#include "assay-rerun.h"
+
+#define EXIT_OK         0
+#define EXIT_FAILURE_   1
+#define EXIT_USAGE      2
+#define EXIT_SANDBOX    5
+#define EXIT_DATA       7
+#define EXIT_CELL       8
+
+#define USAGE_EXIT_CODES \
+  "Exit codes:\n" \
+  "  0  every cell ran; the new session holds the updated answers\n" \
+  "  1  anything else (the session could not be read or written)\n" \
+  "  2  usage error\n" \
+  "  5  the sandbox could not be started\n" \
+  "  7  a new file does not match its dataset (a column is missing or its type changed)\n" \
+  "  8  a cell failed on the new data (what ran before it is kept)\n"
+
+typedef struct
+{
+  GMainLoop        *loop;
+  AssayRerunResult *result;
+  GError           *error;
+} Wait;
+
+static void
+assay_cli_rerun_done_cb (GObject      *source,
+                         GAsyncResult *result,
+                         gpointer      user_data)
+{
+  Wait *wait = user_data;
+
+  wait->result = assay_rerun_finish (result, &wait->error);
+  g_main_loop_quit (wait->loop);
+}
+
+static void
+assay_cli_rerun_print_datasets (const AssayRerunResult *result)
+{
+  for (guint i = 0; result != NULL && i < result->datasets->len; i++)
+    {
+      const AssayRerunDataset *dataset = g_ptr_array_index (result->datasets, i);
+
+      assay_cli_print (stderr, _("%s: %'lld rows before, %'lld now\n"), dataset->name,
+                       (long long) dataset->old_rows, (long long) dataset->new_rows);
+      for (guint j = 0; j < dataset->missing->len; j++)
+        assay_cli_print (stderr, _("  missing column: %s\n"), (char *) g_ptr_array_index (dataset->missing, j));
+      for (guint j = 0; j < dataset->retyped->len; j++)
+        assay_cli_print (stderr, _("  column type changed: %s\n"), (char *) g_ptr_array_index (dataset->retyped, j));
+      for (guint j = 0; j < dataset->added->len; j++)
+        assay_cli_print (stderr, _("  new column (not used): %s\n"), (char *) g_ptr_array_index (dataset->added, j));
+      for (guint j = 0; j < dataset->notes->len; j++)
+        assay_cli_print (stderr, _("  not the same format: %s\n"), (char *) g_ptr_array_index (dataset->notes, j));
+    }
+}
+
+static void
+assay_cli_rerun_print_changes (const AssayRerunResult *result)
+{
+  if (result->changes->len == 0)
+    return;
+  assay_cli_print (stdout, _("What changed:\n"));
+  assay_cli_print (stdout, "  %-3s %-18s %-18s %-14s %-9s %s\n", "Q", _("before"), _("after"), _("change"), "%", _("cell"));
+  for (guint i = 0; i < result->changes->len; i++)
+    {
+      const AssayRerunChange *change = g_ptr_array_index (result->changes, i);
+      g_autofree char *delta = NULL;
+      g_autofree char *percent = NULL;
+
+      if (change->stale)
+        {
+          assay_cli_print (stdout, "  %-3u %-18s %-18s %s\n", change->question, change->before_text,
+                           _("(not found again)"), change->cell_id);
+          continue;
+        }
+      delta = g_strdup_printf ("%+.6g", change->after - change->before);
+      percent = change->before != 0 ? g_strdup_printf ("%+.1f", (change->after - change->before) / fabs (change->before) * 100)
+                                    : g_strdup ("—");
+      assay_cli_print (stdout, "  %-3u %-18s %-18s %-14s %-9s %s\n", change->question, change->before_text,
+                       change->after_text, delta, percent, change->cell_id);
+    }
+}
+
+static JsonNode *
+assay_cli_rerun_json (const AssayRerunResult *result)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "session_dir");
+  if (result->session != NULL)
+    json_builder_add_string_value (builder, assay_session_get_dir (result->session));
+  else
+    json_builder_add_null_value (builder);
+  json_builder_set_member_name (builder, "cells");
+  json_builder_add_int_value (builder, result->n_cells);
+  json_builder_set_member_name (builder, "failed_cell");
+  if (result->failed_cell != NULL)
+    json_builder_add_string_value (builder, result->failed_cell);
+  else
+    json_builder_add_null_value (builder);
+  json_builder_set_member_name (builder, "datasets");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < result->datasets->len; i++)
+    {
+      const AssayRerunDataset *dataset = g_ptr_array_index (result->datasets, i);
+      GPtrArray *lists[] = { dataset->missing, dataset->retyped, dataset->added, dataset->notes };
+      const char *names[] = { "missing", "retyped", "added", "notes" };
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "name");
+      json_builder_add_string_value (builder, dataset->name);
+      json_builder_set_member_name (builder, "old_rows");
+      json_builder_add_int_value (builder, dataset->old_rows);
+      json_builder_set_member_name (builder, "new_rows");
+      json_builder_add_int_value (builder, dataset->new_rows);
+      for (gsize l = 0; l < G_N_ELEMENTS (lists); l++)
+        {
+          json_builder_set_member_name (builder, names[l]);
+          json_builder_begin_array (builder);
+          for (guint j = 0; j < lists[l]->len; j++)
+            json_builder_add_string_value (builder, g_ptr_array_index (lists[l], j));
+          json_builder_end_array (builder);
+        }
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+  json_builder_set_member_name (builder, "changes");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < result->changes->len; i++)
+    {
+      const AssayRerunChange *change = g_ptr_array_index (result->changes, i);
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "question");
+      json_builder_add_int_value (builder, change->question);
+      json_builder_set_member_name (builder, "cell");
+      json_builder_add_string_value (builder, change->cell_id);
+      json_builder_set_member_name (builder, "before_text");
+      json_builder_add_string_value (builder, change->before_text);
+      json_builder_set_member_name (builder, "after_text");
+      json_builder_add_string_value (builder, change->after_text);
+      json_builder_set_member_name (builder, "before");
+      json_builder_add_double_value (builder, change->before);
+      json_builder_set_member_name (builder, "after");
+      json_builder_add_double_value (builder, change->after);
+      json_builder_set_member_name (builder, "stale");
+      json_builder_add_boolean_value (builder, change->stale);
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+  return json_builder_get_root (builder);
+}
+
+int
+assay_cli_rerun (int    argc,
+                 char **argv)
+{
+  g_autofree char *out_dir = NULL;
+  g_autofree char *backend_name = NULL;
+  g_auto(GStrv) data = NULL;
+  g_auto(GStrv) rest = NULL;
+  gboolean json = FALSE;
+  GOptionEntry entries[] = {
+    { "data", 0, 0, G_OPTION_ARG_STRING_ARRAY, &data, N_("The new file for the dataset NAME (repeatable)"), "NAME=FILE" },
+    { "out", 0, 0, G_OPTION_ARG_FILENAME, &out_dir, N_("Write the new session to DIR (default: beside the old one)"), "DIR" },
+    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend_name, N_("Sandbox backend: docker or bwrap"), "NAME" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print a JSON object at the end (session_dir, datasets, changes)"), NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, N_("SESSION_DIR") },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new (N_("SESSION_DIR — run a session's approved cells again on new data, without a model"));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AssaySession) origin = NULL;
+  g_autoptr(AssaySandboxImage) image = NULL;
+  g_autoptr(AssaySandboxSpec) spec = NULL;
+  g_autoptr(AssaySandboxBackend) backend = NULL;
+  g_autoptr(AssayKernelSession) kernel = NULL;
+  g_autoptr(GHashTable) files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr(GMainLoop) loop = NULL;
+  Wait wait = { 0 };
+  int status;
+
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  g_option_context_set_description (context, _(USAGE_EXIT_CODES));
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      fprintf (stderr, "assay-cli rerun: %s\n", error->message);
+      return EXIT_USAGE;
+    }
+  if (rest == NULL || rest[0] == NULL || rest[1] != NULL)
+    {
+      fprintf (stderr, _("assay-cli rerun: give one session folder\n"));
+      return EXIT_USAGE;
+    }
+  for (guint i = 0; data != NULL && data[i] != NULL; i++)
+    {
+      const char *equals = strchr (data[i], '=');
+
+      if (equals == NULL || equals == data[i] || equals[1] == '\0')
+        {
+          fprintf (stderr, _("assay-cli rerun: --data wants NAME=FILE, not “%s”\n"), data[i]);
+          return EXIT_USAGE;
+        }
+      g_hash_table_replace (files, g_strndup (data[i], equals - data[i]), g_strdup (equals + 1));
+    }
+
+  origin = assay_session_load (rest[0], &error);
+  if (origin == NULL)
+    {
+      assay_cli_print (stderr, "assay-cli rerun: %s\n", error->message);
+      return EXIT_FAILURE_;
+    }
+
+  spec = assay_sandbox_spec_new ();
+  image = assay_sandbox_image_new (NULL);
+  backend = assay_cli_choose_backend (backend_name, image, spec, &error);
+  if (backend == NULL)
+    {
+      fprintf (stderr, "assay-cli rerun: %s\n", error->message);
+      return EXIT_SANDBOX;
+    }
+  assay_sandbox_backend_remove_leftovers (backend, NULL);
+  kernel = assay_kernel_session_new (backend, spec, NULL);
+
+  loop = g_main_loop_new (NULL, FALSE);
+  wait.loop = loop;
+  assay_rerun_async (origin, files, kernel, out_dir, NULL, assay_cli_rerun_done_cb, &wait);
+  g_main_loop_run (loop);
+
+  assay_cli_rerun_print_datasets (wait.result);
+  if (wait.result != NULL && wait.result->session != NULL)
+    fprintf (stderr, _("Session: %s\n"), assay_session_get_dir (wait.result->session));
+  if (wait.error != NULL)
+    assay_cli_print (stderr, "assay-cli rerun: %s\n", wait.error->message);
+
+  if (g_error_matches (wait.error, ASSAY_RERUN_ERROR, ASSAY_RERUN_ERROR_DATA))
+    status = EXIT_DATA;
+  else if (g_error_matches (wait.error, ASSAY_RERUN_ERROR, ASSAY_RERUN_ERROR_CELL))
+    status = EXIT_CELL;
+  else if (wait.error != NULL && wait.error->domain == G_IO_ERROR &&
+           wait.error->code == G_IO_ERROR_INVALID_ARGUMENT)
+    status = EXIT_USAGE;
+  else if (wait.error != NULL && wait.result == NULL)
+    status = EXIT_SANDBOX;
+  else
+    status = wait.error != NULL ? EXIT_FAILURE_ : EXIT_OK;
+
+  if (wait.result != NULL)
+    {
+      if (json)
+        {
+          g_autoptr(JsonNode) node = assay_cli_rerun_json (wait.result);
+          g_autofree char *text = json_to_string (node, FALSE);
+
+          printf ("%s\n", text);
+        }
+      else
+        assay_cli_rerun_print_changes (wait.result);
+    }
+  g_clear_error (&wait.error);
+  g_clear_pointer (&wait.result, assay_rerun_result_free);
+  return status;
+}

@@ -1,0 +1,731 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "Assay-Rerun"
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#include "assay-agent-private.h"
+#include "assay-dataset.h"
+#include "assay-number.h"
+#include "assay-provenance.h"
+#include "assay-rerun.h"
+#include "assay-session-outline.h"
+
+/* What a run-again cell's tool result gives of its output (the model may read it later). */
+#define RESULT_BUDGET 4000
+
+G_DEFINE_QUARK (assay-rerun-error-quark, assay_rerun_error)
+
+/* ---- comparing the data ---------------------------------------------------------------- */
+
+void
+assay_rerun_dataset_free (AssayRerunDataset *dataset)
+{
+  if (dataset == NULL)
+    return;
+  g_free (dataset->name);
+  g_free (dataset->new_path);
+  g_ptr_array_unref (dataset->missing);
+  g_ptr_array_unref (dataset->retyped);
+  g_ptr_array_unref (dataset->added);
+  g_ptr_array_unref (dataset->notes);
+  g_free (dataset);
+}
+
+gboolean
+assay_rerun_dataset_matches (const AssayRerunDataset *dataset)
+{
+  return dataset->missing->len == 0 && dataset->retyped->len == 0 && dataset->notes->len == 0;
+}
+
+/* Types the approved code reads the same way: integers and decimals are both numbers. */
+static const char *
+assay_rerun_type_family (const char *type)
+{
+  if (g_strcmp0 (type, "integer") == 0 || g_strcmp0 (type, "float") == 0)
+    return "number";
+  return type != NULL ? type : "";
+}
+
+static char *
+assay_rerun_column_type (AssayDataset *dataset,
+                         guint         column)
+{
+  g_autoptr(JsonObject) json = assay_dataset_get_column_json (dataset, column);
+  const char *type = json != NULL && json_object_has_member (json, "type")
+                     ? json_object_get_string_member_with_default (json, "type", NULL) : NULL;
+
+  return g_strdup (type != NULL ? type : "?");
+}
+
+AssayRerunDataset *
+assay_rerun_compare (const char  *name,
+                     const char  *old_path,
+                     const char  *new_path,
+                     GError     **error)
+{
+  g_autoptr(AssayDataset) before = NULL;
+  g_autoptr(AssayDataset) after = NULL;
+  AssayRerunDataset *dataset;
+  const char * const *old_names;
+  const char * const *new_names;
+  const AssayCsvDialect *a, *b;
+
+  before = assay_dataset_open (old_path, NULL, error);
+  if (before == NULL)
+    return NULL;
+  after = assay_dataset_open (new_path, NULL, error);
+  if (after == NULL)
+    return NULL;
+
+  dataset = g_new0 (AssayRerunDataset, 1);
+  dataset->name = g_strdup (name);
+  dataset->new_path = g_strdup (new_path);
+  dataset->old_rows = (gint64) assay_dataset_get_n_rows (before);
+  dataset->new_rows = (gint64) assay_dataset_get_n_rows (after);
+  dataset->missing = g_ptr_array_new_with_free_func (g_free);
+  dataset->retyped = g_ptr_array_new_with_free_func (g_free);
+  dataset->added = g_ptr_array_new_with_free_func (g_free);
+  dataset->notes = g_ptr_array_new_with_free_func (g_free);
+
+  old_names = assay_dataset_get_column_names (before);
+  new_names = assay_dataset_get_column_names (after);
+  for (guint i = 0; old_names[i] != NULL; i++)
+    {
+      guint j;
+
+      for (j = 0; new_names[j] != NULL && g_strcmp0 (new_names[j], old_names[i]) != 0; j++)
+        ;
+      if (new_names[j] == NULL)
+        g_ptr_array_add (dataset->missing, g_strdup (old_names[i]));
+      else
+        {
+          g_autofree char *old_type = assay_rerun_column_type (before, i);
+          g_autofree char *new_type = assay_rerun_column_type (after, j);
+
+          if (g_strcmp0 (assay_rerun_type_family (old_type), assay_rerun_type_family (new_type)) != 0)
+            g_ptr_array_add (dataset->retyped, g_strdup_printf ("%s: %s → %s", old_names[i], old_type, new_type));
+        }
+    }
+  for (guint j = 0; new_names[j] != NULL; j++)
+    if (!g_strv_contains (old_names, new_names[j]))
+      g_ptr_array_add (dataset->added, g_strdup (new_names[j]));
+
+  /* The approved code reads the file with the old dialect's call. */
+  a = assay_dataset_get_dialect (before);
+  b = assay_dataset_get_dialect (after);
+  if (a != NULL && b != NULL)
+    {
+      if (g_strcmp0 (a->encoding, b->encoding) != 0)
+        g_ptr_array_add (dataset->notes, g_strdup_printf (_("the encoding is %s, not %s"), b->encoding, a->encoding));
+      if (a->delimiter != b->delimiter)
+        g_ptr_array_add (dataset->notes, g_strdup_printf (_("the delimiter is “%c”, not “%c”"), b->delimiter, a->delimiter));
+      if (a->decimal != b->decimal)
+        g_ptr_array_add (dataset->notes, g_strdup_printf (_("the decimal separator is “%c”, not “%c”"),
+                                                          b->decimal, a->decimal));
+    }
+  else if ((a == NULL) != (b == NULL))
+    g_ptr_array_add (dataset->notes, g_strdup (_("one file is a workbook and the other is not")));
+  return dataset;
+}
+
+/* ---- the result ------------------------------------------------------------------------ */
+
+static void
+assay_rerun_change_free (AssayRerunChange *change)
+{
+  g_free (change->before_text);
+  g_free (change->after_text);
+  g_free (change->cell_id);
+  g_free (change);
+}
+
+void
+assay_rerun_result_free (AssayRerunResult *result)
+{
+  if (result == NULL)
+    return;
+  g_clear_object (&result->session);
+  g_ptr_array_unref (result->datasets);
+  g_ptr_array_unref (result->changes);
+  g_free (result->failed_cell);
+  g_free (result);
+}
+
+/* ---- the run --------------------------------------------------------------------------- */
+
+typedef enum
+{
+  ITEM_QUESTION,   /* a question: a user message */
+  ITEM_REPLY,      /* a reply with tool calls: the assistant message */
+  ITEM_CELL,       /* a call whose cell succeeded: it runs again */
+  ITEM_SKIP,       /* a call whose cell did not succeed (or had none): a tool result says so */
+  ITEM_END_STEP,   /* every call of the reply is answered */
+  ITEM_ANSWER,     /* an answer: its numbers re-read */
+} ItemKind;
+
+typedef struct
+{
+  ItemKind                kind;
+  guint                   question;
+  const AssayLlmMessage  *message;   /* REPLY, ANSWER: the origin's, borrowed */
+  const char             *text;      /* QUESTION */
+  const AssaySessionCell *cell;      /* CELL: the origin's, borrowed */
+  const char             *call_id;   /* CELL, SKIP */
+  const AssayProvenance  *provenance; /* ANSWER */
+} Item;
+
+typedef struct
+{
+  AssaySession        *origin;
+  AssaySession        *session;
+  AssayKernelSession  *kernel;
+  AssaySessionOutline *outline;
+  GArray              *items;       /* Item */
+  guint                next;
+  GHashTable          *outputs;     /* cell id → JsonArray* (the new run's outputs, borrowed) */
+  AssayRerunResult    *result;
+} Run;
+
+static void
+assay_rerun_run_free (Run *run)
+{
+  g_clear_object (&run->origin);
+  g_clear_object (&run->session);
+  g_clear_object (&run->kernel);
+  g_clear_pointer (&run->outline, assay_session_outline_free);
+  g_clear_pointer (&run->items, g_array_unref);
+  g_clear_pointer (&run->outputs, g_hash_table_unref);
+  g_clear_pointer (&run->result, assay_rerun_result_free);
+  g_free (run);
+}
+
+static void
+assay_rerun_plan (Run *run)
+{
+  for (guint q = 0; q < run->outline->questions->len; q++)
+    {
+      const AssayOutlineQuestion *question = g_ptr_array_index (run->outline->questions, q);
+      GPtrArray *messages = assay_session_get_messages (run->origin);
+
+      if (question->text != NULL)
+        {
+          Item item = { ITEM_QUESTION, question->number };
+
+          item.text = question->text;
+          g_array_append_val (run->items, item);
+        }
+      for (guint s = 0; s < question->steps->len; s++)
+        {
+          const AssayOutlineStep *step = g_ptr_array_index (question->steps, s);
+          const AssayLlmMessage *message;
+          g_autoptr(GHashTable) used = g_hash_table_new (NULL, NULL);
+          Item item = { 0 };
+
+          /* A step that never finished, or a draft Assay sent back: not part of the analysis. */
+          if (step->interrupted || step->checked || step->message >= messages->len)
+            continue;
+          message = g_ptr_array_index (messages, step->message);
+          item.question = question->number;
+          item.message = message;
+          if (step->is_answer)
+            {
+              item.kind = ITEM_ANSWER;
+              item.provenance = step->provenance;
+              g_array_append_val (run->items, item);
+              continue;
+            }
+          item.kind = ITEM_REPLY;
+          g_array_append_val (run->items, item);
+          for (guint c = 0; c < message->tool_calls->len; c++)
+            {
+              const AssayLlmToolCall *call = g_ptr_array_index (message->tool_calls, c);
+              const AssaySessionCell *cell = NULL;
+              Item call_item = { ITEM_SKIP, question->number };
+
+              for (guint k = 0; k < step->cells->len && cell == NULL; k++)
+                {
+                  const AssaySessionCell *candidate = g_ptr_array_index (step->cells, k);
+
+                  if (!g_hash_table_contains (used, candidate) && g_strcmp0 (candidate->call_id, call->id) == 0)
+                    cell = candidate;
+                }
+              if (cell != NULL)
+                g_hash_table_add (used, (gpointer) cell);
+              call_item.call_id = call->id;
+              if (cell != NULL && assay_session_cell_succeeded (cell))
+                {
+                  call_item.kind = ITEM_CELL;
+                  call_item.cell = cell;
+                }
+              g_array_append_val (run->items, call_item);
+            }
+          item.kind = ITEM_END_STEP;
+          g_array_append_val (run->items, item);
+        }
+    }
+}
+
+/* The K-th number of line LINE (from 1) of TEXT, as printed. */
+static gboolean
+assay_rerun_number_on_line (const char *text,
+                            guint       line,
+                            guint       k,
+                            double     *value)
+{
+  const char *start = text, *end;
+  g_autoptr(GArray) numbers = g_array_new (FALSE, FALSE, sizeof (AssayNumber));
+
+  for (guint i = 1; i < line && start != NULL; i++)
+    {
+      start = strchr (start, '\n');
+      if (start != NULL)
+        start++;
+    }
+  if (start == NULL)
+    return FALSE;
+  end = strchr (start, '\n');
+  if (end == NULL)
+    end = start + strlen (start);
+  assay_number_scan (start, (gsize) (end - start), ASSAY_NUMBER_SCAN_OUTPUT, 0, numbers);
+  if (k >= numbers->len)
+    return FALSE;
+  *value = g_array_index (numbers, AssayNumber, k).value;
+  return TRUE;
+}
+
+/* The new value of TRACED: the number at its place in the new outputs, turned into what the
+ * answer wrote the way the old one was (its negative, or a fraction as a percentage). */
+static gboolean
+assay_rerun_read_again (Run                     *run,
+                        const AssayTracedNumber *traced,
+                        double                  *value)
+{
+  g_autoptr(GArray) old_line = g_array_new (FALSE, FALSE, sizeof (AssayNumber));
+  g_autofree char *text = NULL;
+  JsonArray *outputs;
+  double printed = 0, now;
+  guint k = G_MAXUINT;
+  struct { double factor; } transforms[] = { { 1 }, { -1 }, { 100 }, { -100 } };
+  double factor = 1, best = INFINITY;
+
+  if (!traced->found || traced->cell_id == NULL || traced->line_text == NULL)
+    return FALSE;
+  outputs = g_hash_table_lookup (run->outputs, traced->cell_id);
+  if (outputs == NULL)
+    return FALSE;
+
+  /* Which number of its line it was. */
+  assay_number_scan (traced->line_text, strlen (traced->line_text), ASSAY_NUMBER_SCAN_OUTPUT, 0, old_line);
+  for (guint i = 0; i < old_line->len; i++)
+    if (g_array_index (old_line, AssayNumber, i).start == traced->match_start)
+      {
+        k = i;
+        printed = g_array_index (old_line, AssayNumber, i).value;
+      }
+  if (k == G_MAXUINT)
+    return FALSE;
+  /* A line cut around its match (a long one) starts elsewhere: count from the window. */
+  text = assay_provenance_dup_view_text (outputs, traced->output, traced->view);
+  if (text == NULL || !assay_rerun_number_on_line (text, traced->line, k, &now))
+    return FALSE;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (transforms); i++)
+    {
+      double error = fabs (traced->value - transforms[i].factor * printed);
+
+      if (error < best)
+        {
+          best = error;
+          factor = transforms[i].factor;
+        }
+    }
+  *value = factor * now;
+  return isfinite (*value);
+}
+
+static char *
+assay_rerun_update_answer (Run                   *run,
+                           const char            *answer,
+                           const AssayProvenance *provenance,
+                           guint                  question)
+{
+  GString *out = g_string_new (NULL);
+  gsize at = 0, length = strlen (answer);
+  AssayNumberScanFlags flags = ASSAY_NUMBER_SCAN_PROSE;
+
+  if (assay_number_prefers_decimal_comma (answer, length))
+    flags |= ASSAY_NUMBER_SCAN_DECIMAL_COMMA;
+  for (guint i = 0; provenance != NULL && i < provenance->numbers->len; i++)
+    {
+      const AssayTracedNumber *traced = g_ptr_array_index (provenance->numbers, i);
+      AssayRerunChange *change;
+      g_autoptr(GArray) claim = g_array_new (FALSE, FALSE, sizeof (AssayNumber));
+      double value;
+
+      if (!traced->found || traced->start < at || traced->end > length)
+        continue;
+      change = g_new0 (AssayRerunChange, 1);
+      change->question = question;
+      change->before_text = g_strdup (traced->text);
+      change->before = traced->value;
+      change->cell_id = g_strdup (traced->cell_id);
+      assay_number_scan (traced->text, strlen (traced->text), flags, 0, claim);
+      g_string_append_len (out, answer + at, traced->start - at);
+      if (claim->len > 0 && assay_rerun_read_again (run, traced, &value))
+        {
+          change->after = value;
+          change->after_text = assay_number_format_like (value, traced->text, &g_array_index (claim, AssayNumber, 0));
+        }
+      else
+        {
+          change->stale = TRUE;
+          change->after = traced->value;
+          change->after_text = g_strdup (traced->text);
+        }
+      g_string_append (out, change->after_text);
+      at = traced->end;
+      g_ptr_array_add (run->result->changes, change);
+    }
+  g_string_append_len (out, answer + at, length - at);
+  return g_string_free (out, FALSE);
+}
+
+static void assay_rerun_next (GTask *task);
+
+static void
+assay_rerun_finish_with (GTask  *task,
+                         GError *error)
+{
+  Run *run = g_task_get_task_data (task);
+  g_autoptr(GError) save_error = NULL;
+
+  assay_kernel_session_close (run->kernel);
+  if (run->session != NULL)
+    {
+      if (!assay_session_save (run->session, &save_error) && error == NULL)
+        error = g_steal_pointer (&save_error);
+      assay_session_add_rerun (run->origin, assay_session_get_dir (run->session));
+      if (!assay_session_save (run->origin, &save_error) && error == NULL)
+        error = g_steal_pointer (&save_error);
+      run->result->session = g_object_ref (run->session);
+    }
+  if (error != NULL)
+    {
+      g_object_set_data_full (G_OBJECT (task), "result", g_steal_pointer (&run->result),
+                              (GDestroyNotify) assay_rerun_result_free);
+      g_task_return_error (task, error);
+    }
+  else
+    g_task_return_pointer (task, g_steal_pointer (&run->result), (GDestroyNotify) assay_rerun_result_free);
+  g_object_unref (task);
+}
+
+static void
+assay_rerun_cell_done_cb (GObject      *source,
+                          GAsyncResult *res,
+                          gpointer      user_data)
+{
+  GTask *task = user_data;
+  Run *run = g_task_get_task_data (task);
+  const Item *item = &g_array_index (run->items, Item, run->next);
+  g_autoptr(AssayCellResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *tool = NULL;
+  AssaySessionCell *cell;
+
+  result = assay_kernel_session_execute_finish (ASSAY_KERNEL_SESSION (source), res, &error);
+  if (result == NULL)
+    {
+      assay_rerun_finish_with (task, g_steal_pointer (&error));
+      return;
+    }
+  cell = assay_session_find_cell (run->session, item->cell->id);
+  assay_session_record_result (run->session, cell, result);
+  run->result->n_cells++;
+  g_hash_table_replace (run->outputs, cell->id, cell->outputs);
+  tool = assay_agent_format_result (result, RESULT_BUDGET);
+  assay_session_append_message (run->session, assay_llm_message_new_tool (item->call_id, tool, cell->status != ASSAY_CELL_OK));
+  if (cell->status != ASSAY_CELL_OK)
+    {
+      run->result->failed_cell = g_strdup (cell->id);
+      assay_session_finish_step (run->session);
+      assay_rerun_finish_with (task, g_error_new (ASSAY_RERUN_ERROR, ASSAY_RERUN_ERROR_CELL,
+                                                  _("Cell %s failed on the new data: %s"), cell->id,
+                                                  cell->status_reason ? cell->status_reason
+                                                                      : assay_cell_status_to_string (cell->status)));
+      return;
+    }
+  run->next++;
+  assay_rerun_next (task);
+}
+
+static void
+assay_rerun_next (GTask *task)
+{
+  Run *run = g_task_get_task_data (task);
+
+  if (g_task_return_error_if_cancelled (task))
+    {
+      assay_kernel_session_close (run->kernel);
+      g_object_unref (task);
+      return;
+    }
+  for (; run->next < run->items->len; run->next++)
+    {
+      const Item *item = &g_array_index (run->items, Item, run->next);
+
+      switch (item->kind)
+        {
+        case ITEM_QUESTION:
+          assay_session_append_message (run->session, assay_llm_message_new_user (item->text));
+          assay_session_finish_question (run->session);
+          break;
+        case ITEM_REPLY:
+          assay_session_append_message (run->session, assay_llm_message_copy (item->message));
+          break;
+        case ITEM_SKIP:
+          assay_session_append_message (run->session,
+                                        assay_llm_message_new_tool (item->call_id,
+                                                                    "Not run again: it did not succeed the first time.",
+                                                                    TRUE));
+          break;
+        case ITEM_END_STEP:
+          assay_session_finish_step (run->session);
+          break;
+        case ITEM_CELL:
+          {
+            g_autofree char *id = g_strdup (item->cell->id);
+            AssaySessionCell *cell = assay_session_cell_new (id, assay_session_get_n_steps (run->session) + 1,
+                                                             item->call_id, item->cell->description,
+                                                             item->cell->code);
+
+            cell->decision = ASSAY_DECISION_APPROVED;
+            cell->code = g_strdup (item->cell->code);
+            cell->status = ASSAY_CELL_RUNNING;
+            cell->proposed_at = cell->started_at = g_get_real_time ();
+            assay_session_add_cell (run->session, cell);
+            assay_kernel_session_execute_async (run->kernel, item->cell->code, g_task_get_cancellable (task),
+                                                assay_rerun_cell_done_cb, task);
+            return;
+          }
+        case ITEM_ANSWER:
+          {
+            g_autofree char *answer = assay_rerun_update_answer (run, item->message->text ? item->message->text : "",
+                                                                 item->provenance, item->question);
+
+            assay_session_append_message (run->session, assay_llm_message_new_assistant (answer));
+            assay_session_trace_answer (run->session, assay_session_get_messages (run->session)->len - 1);
+            assay_session_finish_step (run->session);
+            assay_session_set_outcome (run->session, "answered", answer);
+          }
+          break;
+        default:
+          break;
+        }
+    }
+  assay_rerun_finish_with (task, NULL);
+}
+
+static void
+assay_rerun_started_cb (GObject      *source,
+                        GAsyncResult *res,
+                        gpointer      user_data)
+{
+  GTask *task = user_data;
+  GError *error = NULL;
+
+  if (!assay_kernel_session_start_finish (ASSAY_KERNEL_SESSION (source), res, &error))
+    {
+      assay_rerun_finish_with (task, error);
+      return;
+    }
+  assay_rerun_next (task);
+}
+
+/* A copy of PATH named NAME in a fresh folder, to be added as the dataset NAME. */
+static char *
+assay_rerun_stage (const char  *path,
+                   const char  *name,
+                   GError     **error)
+{
+  g_autofree char *dir = g_dir_make_tmp ("assay-rerun-XXXXXX", error);
+  g_autofree char *target = NULL;
+  g_autoptr(GFile) source = NULL;
+  g_autoptr(GFile) destination = NULL;
+
+  if (dir == NULL)
+    return NULL;
+  target = g_build_filename (dir, name, NULL);
+  source = g_file_new_for_path (path);
+  destination = g_file_new_for_path (target);
+  if (!g_file_copy (source, destination, G_FILE_COPY_NONE, NULL, NULL, NULL, error))
+    {
+      g_rmdir (dir);
+      return NULL;
+    }
+  return g_steal_pointer (&target);
+}
+
+static void
+assay_rerun_unstage (const char *staged)
+{
+  g_autofree char *dir = g_path_get_dirname (staged);
+
+  g_unlink (staged);
+  g_rmdir (dir);
+}
+
+void
+assay_rerun_async (AssaySession        *origin,
+                   GHashTable          *new_files,
+                   AssayKernelSession  *kernel,
+                   const char          *out_dir,
+                   GCancellable        *cancellable,
+                   GAsyncReadyCallback  callback,
+                   gpointer             user_data)
+{
+  GTask *task;
+  Run *run;
+  GPtrArray *datasets;
+  GError *error = NULL;
+  gboolean matches = TRUE;
+  g_autofree char *date = NULL;
+  g_autofree char *title = NULL;
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+
+  g_return_if_fail (ASSAY_IS_SESSION (origin));
+  g_return_if_fail (new_files != NULL);
+  g_return_if_fail (ASSAY_IS_KERNEL_SESSION (kernel));
+
+  task = g_task_new (origin, cancellable, callback, user_data);
+  g_task_set_source_tag (task, assay_rerun_async);
+  run = g_new0 (Run, 1);
+  run->origin = g_object_ref (origin);
+  run->kernel = g_object_ref (kernel);
+  run->items = g_array_new (FALSE, TRUE, sizeof (Item));
+  run->outputs = g_hash_table_new (g_str_hash, g_str_equal);
+  run->result = g_new0 (AssayRerunResult, 1);
+  run->result->datasets = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_rerun_dataset_free);
+  run->result->changes = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_rerun_change_free);
+  g_task_set_task_data (task, run, (GDestroyNotify) assay_rerun_run_free);
+
+  /* Every dataset has its new file, and each matches. */
+  datasets = assay_session_get_datasets (origin);
+  for (guint i = 0; i < datasets->len; i++)
+    {
+      const AssaySessionDataset *old = g_ptr_array_index (datasets, i);
+      const char *path = g_hash_table_lookup (new_files, old->name);
+      g_autofree char *old_path = assay_session_resolve (origin, old->path);
+      AssayRerunDataset *compared;
+
+      if (path == NULL)
+        {
+          g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                                   _("No new file for the dataset %s"), old->name);
+          g_object_unref (task);
+          return;
+        }
+      if (old_path == NULL || (compared = assay_rerun_compare (old->name, old_path, path, &error)) == NULL)
+        {
+          if (error == NULL)
+            error = g_error_new (G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("The dataset %s is missing from the session"),
+                                 old->name);
+          g_task_return_error (task, error);
+          g_object_unref (task);
+          return;
+        }
+      matches = matches && assay_rerun_dataset_matches (compared);
+      g_ptr_array_add (run->result->datasets, compared);
+    }
+  if (!matches)
+    {
+      assay_kernel_session_close (run->kernel);
+      g_object_set_data_full (G_OBJECT (task), "result", g_steal_pointer (&run->result),
+                              (GDestroyNotify) assay_rerun_result_free);
+      g_task_return_new_error (task, ASSAY_RERUN_ERROR, ASSAY_RERUN_ERROR_DATA,
+                               _("The new data does not match the session's"));
+      g_object_unref (task);
+      return;
+    }
+
+  /* The new session, beside the old one unless told where. */
+  if (out_dir != NULL)
+    run->session = assay_session_new (out_dir, &error);
+  else
+    {
+      g_autofree char *parent = g_path_get_dirname (assay_session_get_dir (origin));
+      run->session = assay_session_create (parent, &error);
+    }
+  if (run->session == NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  date = g_date_time_format (now, "%Y-%m-%d");
+  /* Translators: the title of a session run again: the old title, then the date. */
+  title = g_strdup_printf (_("%s — run again on %s"),
+                           assay_session_get_title (origin) ? assay_session_get_title (origin) : _("(untitled)"),
+                           date);
+  assay_session_set_title (run->session, title);
+  assay_session_set_provider (run->session, assay_session_get_provider (origin), assay_session_get_model (origin));
+  assay_session_set_rerun_of (run->session, assay_session_get_dir (origin));
+  {
+    g_autofree char *artifacts = assay_session_get_artifact_dir (run->session);
+    assay_kernel_session_set_artifact_dir (run->kernel, artifacts);
+  }
+  for (guint i = 0; i < datasets->len; i++)
+    {
+      const AssaySessionDataset *old = g_ptr_array_index (datasets, i);
+      g_autofree char *staged = assay_rerun_stage (g_hash_table_lookup (new_files, old->name), old->name, &error);
+      const AssaySessionDataset *added;
+      g_autofree char *copy = NULL;
+
+      if (staged == NULL)
+        {
+          g_task_return_error (task, error);
+          g_object_unref (task);
+          return;
+        }
+      added = assay_session_add_dataset (run->session, staged, old->description, &error);
+      assay_rerun_unstage (staged);
+      copy = added != NULL ? assay_session_resolve (run->session, added->path) : NULL;
+      if (added == NULL || copy == NULL || !assay_kernel_session_add_dataset (run->kernel, copy, &error))
+        {
+          if (error == NULL)
+            error = g_error_new (G_IO_ERROR, G_IO_ERROR_FAILED, _("Cannot add %s to the new session"), old->name);
+          g_task_return_error (task, error);
+          g_object_unref (task);
+          return;
+        }
+    }
+  if (!assay_session_save (run->session, &error))
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+
+  run->outline = assay_session_outline_new (origin);
+  assay_rerun_plan (run);
+  assay_kernel_session_start_async (run->kernel, cancellable, assay_rerun_started_cb, task);
+}
+
+AssayRerunResult *
+assay_rerun_finish (GAsyncResult  *result,
+                    GError       **error)
+{
+  AssayRerunResult *rerun;
+
+  g_return_val_if_fail (G_IS_TASK (result), NULL);
+
+  rerun = g_task_propagate_pointer (G_TASK (result), error);
+  if (rerun == NULL)
+    rerun = g_object_steal_data (G_OBJECT (result), "result");
+  return rerun;
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "assay-kernel-session.h"
+#include "assay-session.h"
+
+G_BEGIN_DECLS
+
+/*
+ * Runs an approved analysis again on new data, without a model.
+ *
+ * Each of the session's datasets is paired with a new file and compared with it through the
+ * datasets module: columns by name and type, dialect, rows. A column the new file lacks, or
+ * whose type changed, stops the run (ASSAY_RERUN_ERROR_DATA) with the differences said. Then
+ * the session's successful cells run in order in a fresh sandbox, and a new session records
+ * them: the same questions and replies, the new outputs and artifacts, and each answer with
+ * its traced numbers re-read at the same place (the same cell, output, line and position in the
+ * line) and written the way the answer wrote them. A number that cannot be found again keeps
+ * its old text and is marked stale. A cell that fails stops the run there
+ * (ASSAY_RERUN_ERROR_CELL); what ran is kept.
+ */
+
+#define ASSAY_RERUN_ERROR (assay_rerun_error_quark ())
+GQuark assay_rerun_error_quark (void);
+
+typedef enum
+{
+  ASSAY_RERUN_ERROR_DATA,   /* a new file does not match its dataset */
+  ASSAY_RERUN_ERROR_CELL,   /* a cell failed on the new data */
+} AssayRerunError;
+
+/* How a new file compares with the dataset it stands in for. */
+typedef struct
+{
+  char      *name;          /* the dataset's name, /data/<name> */
+  char      *new_path;
+  gint64     old_rows;
+  gint64     new_rows;
+  GPtrArray *missing;       /* char*: columns the new file lacks */
+  GPtrArray *retyped;       /* char*: "amount: float → text" */
+  GPtrArray *added;         /* char*: columns only the new file has */
+  GPtrArray *notes;         /* char*: other differences (encoding, delimiter, decimal) */
+} AssayRerunDataset;
+
+/* One traced number of an answer, before and after. */
+typedef struct
+{
+  guint      question;      /* from 1 */
+  char      *before_text;   /* as the answer wrote it */
+  char      *after_text;    /* as the new answer writes it; the old text when stale */
+  double     before;
+  double     after;
+  gboolean   stale;         /* not found again at its place */
+  char      *cell_id;
+} AssayRerunChange;
+
+typedef struct
+{
+  AssaySession *session;    /* the new session; NULL when the data did not match */
+  GPtrArray    *datasets;   /* AssayRerunDataset* */
+  GPtrArray    *changes;    /* AssayRerunChange*, every traced number of every answer */
+  char         *failed_cell;   /* the cell that failed, or NULL */
+  guint         n_cells;       /* cells that ran */
+} AssayRerunResult;
+
+void              assay_rerun_result_free (AssayRerunResult   *result);
+/* Compares NEW_PATH with the dataset NAME's file OLD_PATH. */
+AssayRerunDataset *assay_rerun_compare    (const char         *name,
+                                           const char         *old_path,
+                                           const char         *new_path,
+                                           GError            **error);
+gboolean          assay_rerun_dataset_matches (const AssayRerunDataset *dataset);
+void              assay_rerun_dataset_free    (AssayRerunDataset       *dataset);
+
+/* NEW_FILES: dataset name → the new file's path, for every dataset of ORIGIN. The new session
+ * is made in OUT_DIR (NULL: a new folder beside ORIGIN's). KERNEL is a kernel session not
+ * started yet, without datasets: the new files are added to it. ORIGIN is linked to the new
+ * session and saved. On ASSAY_RERUN_ERROR_DATA or _CELL the result is still returned (through
+ * RESULT) with what is known. */
+void              assay_rerun_async       (AssaySession        *origin,
+                                           GHashTable          *new_files,
+                                           AssayKernelSession  *kernel,
+                                           const char          *out_dir,
+                                           GCancellable        *cancellable,
+                                           GAsyncReadyCallback  callback,
+                                           gpointer             user_data);
+AssayRerunResult *assay_rerun_finish      (GAsyncResult        *result,
+                                           GError             **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (AssayRerunResult, assay_rerun_result_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (AssayRerunDataset, assay_rerun_dataset_free)
+
+G_END_DECLS

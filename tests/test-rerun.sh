@@ -1,0 +1,99 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# `assay-cli rerun`: a session's approved cells again on new data, no model (bubblewrap, the
+# recorded provider for the original session). Usage: test-rerun.sh ASSAY_CLI SOURCE_DIR
+set -uo pipefail
+cli="$1"
+src="$2"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+n=0; failed=0
+check () { # name, command...
+  local name="$1"; shift
+  n=$((n + 1))
+  if "$@" >"$work/log" 2>&1; then echo "ok $n - $name"; else echo "not ok $n - $name"; sed 's/^/# /' "$work/log"; failed=$((failed + 1)); fi
+}
+PY=python3
+export cli work PY
+
+mkdir -p "$work/old" "$work/new" "$work/renamed" "$work/big"
+printf 'region,amount\nnorth,1\nsouth,2\n' > "$work/old/sales.csv"
+printf 'region,amount\nnorth,10\nsouth,25\neast,5\n' > "$work/new/sales.csv"
+printf 'region,value\nnorth,10\nsouth,25\n' > "$work/renamed/sales.csv"
+printf 'region,amount\na,1\nb,1\nc,1\nd,1\ne,1\nf,1\n' > "$work/big/sales.csv"
+cat > "$work/small.json" <<'JSON'
+{"turns": [
+  {"text": "Summing.", "tool_calls": [{"id": "call_1", "name": "execute_python",
+    "arguments": {"code": "import pandas as pd\ndf = pd.read_csv('/data/sales.csv')\nassert len(df) < 5, 'too many regions'\nprint('total', df.amount.sum())\nprint('share', df.amount.max() / df.amount.sum())", "description": "sum"}}]},
+  {"text": "The total amount is 3, and the largest region has 66.7% of it."}]}
+JSON
+"$cli" ask --backend bwrap --provider recorded --transcript "$work/small.json" --data "$work/old/sales.csv" \
+  --yes --out "$work/s-old" q >/dev/null 2>&1
+
+echo "1..5"
+
+check "the answer's numbers are re-read in the new outputs; both sessions linked" bash -c "
+  '$cli' rerun '$work/s-old' --backend bwrap --data sales.csv='$work/new/sales.csv' --out '$work/s-new' --json >'$work/out' 2>'$work/err' &&
+  '$PY' - '$work/out' '$work/s-old/session.json' '$work/s-new/session.json' <<'PY'
+import json, os, sys
+r = json.load(open(sys.argv[1]))
+old, new = json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
+assert r['cells'] == 1 and r['failed_cell'] is None, r
+ch = [(c['before_text'], c['after_text'], c['stale']) for c in r['changes']]
+assert ch == [('3', '40', False), ('66.7%', '62.5%', False)], ch
+assert new['answer'] == 'The total amount is 40, and the largest region has 62.5% of it.', new['answer']
+assert all(n['found'] for n in new['provenance'][0]['numbers']), new['provenance']
+assert os.path.samefile(new['rerun_of'], os.path.dirname(sys.argv[2])), new['rerun_of']
+assert [os.path.realpath(d) for d in old['reruns']] == [os.path.realpath(os.path.dirname(sys.argv[3]))], old['reruns']
+assert new['title'].startswith('q — run again on '), new['title']
+assert new['datasets'][0]['name'] == 'sales.csv' and new['datasets'][0]['rows'] == 3, new['datasets']
+PY"
+
+check "a missing column stops the run with exit 7 and names it" bash -c "
+  '$cli' rerun '$work/s-old' --backend bwrap --data sales.csv='$work/renamed/sales.csv' --out '$work/s-renamed' 2>'$work/err'; code=\$?
+  [ \$code -eq 7 ] && grep -q 'missing column: amount' '$work/err' && grep -q 'new column (not used): value' '$work/err' &&
+  [ ! -e '$work/s-renamed' ]"
+
+check "a cell that fails on the new data: exit 8, the cell named, what ran kept" bash -c "
+  '$cli' rerun '$work/s-old' --backend bwrap --data sales.csv='$work/big/sales.csv' --out '$work/s-big' --json >'$work/out' 2>'$work/err'; code=\$?
+  [ \$code -eq 8 ] && grep -q 'Cell c1 failed on the new data' '$work/err' &&
+  '$PY' -c 'import json, sys; r = json.load(open(sys.argv[1])); s = json.load(open(sys.argv[2]))
+assert r[\"failed_cell\"] == \"c1\", r
+assert [c[\"status\"] for c in s[\"cells\"]] == [\"error\"], s[\"cells\"]' '$work/out' '$work/s-big/session.json'"
+
+check "usage: no session, a bad --data, a dataset left without a file" bash -c "
+  { '$cli' rerun 2>/dev/null; [ \$? -eq 2 ]; } &&
+  { '$cli' rerun '$work/s-old' --data nonsense 2>/dev/null; [ \$? -eq 2 ]; } &&
+  { '$cli' rerun '$work/s-old' --backend bwrap --data other.csv='$work/new/sales.csv' --out '$work/s-x' 2>/dev/null; [ \$? -eq 2 ]; } &&
+  '$cli' rerun --help | grep -q 'a cell failed on the new data'"
+
+# The reference sales case, run again on the next quarter: every number of the answer is
+# found again, and the revenue matches what pandas computes from the new file itself.
+mkdir -p "$work/q3" "$work/q4"
+"$PY" "$src/../data/demo/make_sales_csv.py" "$work/q3/sales.csv" >/dev/null
+"$PY" "$src/../data/demo/make_sales_csv.py" "$work/q4/sales.csv" q4 >/dev/null
+"$cli" ask --backend bwrap --provider recorded --transcript "$src/../data/demo/sales-transcript.json" \
+  --data "$work/q3/sales.csv" --yes --out "$work/s-q3" "Analyse Q3 sales" >/dev/null 2>&1
+cat > "$work/revenue.py" <<'PYCELL'
+import pandas as pd
+df = pd.read_csv('/data/sales.csv', dtype=str)
+df = df.drop_duplicates()
+df = df[df['date'].notna() & df['stage'].notna()]
+paid = pd.to_numeric(df.loc[df['stage'] == 'purchase', 'amount'].str.replace(r'\s+', '', regex=True), errors='coerce')
+print(f"{paid.sum():.2f}")
+PYCELL
+check "the sales case on the next quarter: every number found again, revenue as pandas computes it" bash -c "
+  '$cli' rerun '$work/s-q3' --backend bwrap --data sales.csv='$work/q4/sales.csv' --out '$work/s-q4' --json >'$work/out' 2>'$work/err' &&
+  '$cli' exec --backend bwrap --data '$work/q4/sales.csv' '$work/revenue.py' >'$work/revenue' 2>/dev/null &&
+  '$PY' - '$work/out' '$work/revenue' <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+revenue = float(open(sys.argv[2]).read().split()[0])
+assert r['failed_cell'] is None and r['cells'] == 6, r
+assert len(r['changes']) >= 40 and not any(c['stale'] for c in r['changes']), [c for c in r['changes'] if c['stale']]
+rev = [c for c in r['changes'] if c['before_text'] == '1,651,593.25']
+assert len(rev) == 1 and abs(rev[0]['after'] - revenue) < 0.005, (rev, revenue)
+assert rev[0]['after_text'] == '{:,.2f}'.format(revenue), rev
+PY"
+
+exit $((failed > 0))
