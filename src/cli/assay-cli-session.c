@@ -22,6 +22,8 @@ assay_cli_session_usage (FILE *out)
            "  assay-cli session show [--json] SESSION_DIR  the record, as restored from disk\n"
            "  assay-cli session rename SESSION_DIR TITLE\n"
            "  assay-cli session delete SESSION_DIR\n"
+           "  assay-cli session requests [--json] SESSION_DIR  what was sent to the model, request by request\n"
+           "  assay-cli session request SESSION_DIR N       the body of request N, exactly as it was sent\n"
            "\n"
            "Exit status: 0 done, 1 the session cannot be read or changed, 2 usage.\n"),
            "~/.local/share/assay/sessions");
@@ -246,6 +248,89 @@ assay_cli_session_show (int       argc,
   return 0;
 }
 
+static char *
+assay_cli_session_count (gint64 value)
+{
+  return value >= 0 ? g_strdup_printf ("%" G_GINT64_FORMAT, value) : g_strdup ("—");
+}
+
+/* What was sent to the model: the list (text or JSON), or one body as sent. */
+static int
+assay_cli_session_requests (GPtrArray *rest,
+                            gboolean   json,
+                            gboolean   one)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AssaySession) session = NULL;
+  GPtrArray *requests;
+  guint64 number = 0;
+
+  if (rest->len != (one ? 2u : 1u) ||
+      (one && !g_ascii_string_to_unsigned (g_ptr_array_index (rest, 1), 10, 1, G_MAXUINT, &number, NULL)))
+    {
+      assay_cli_session_usage (stderr);
+      return 2;
+    }
+  session = assay_session_load (g_ptr_array_index (rest, 0), &error);
+  if (session == NULL)
+    {
+      assay_cli_print (stderr, "assay-cli session: %s\n", error->message);
+      return 1;
+    }
+  requests = assay_session_get_requests (session);
+
+  if (one)
+    {
+      g_autoptr(GBytes) body = NULL;
+
+      if (number > requests->len)
+        {
+          fprintf (stderr, _("assay-cli session request: the session has %u requests\n"), requests->len);
+          return 1;
+        }
+      body = assay_session_read_request_body (session, g_ptr_array_index (requests, number - 1), &error);
+      if (body == NULL)
+        {
+          assay_cli_print (stderr, "assay-cli session request: %s\n", error->message);
+          return 1;
+        }
+      /* As sent: JSON of our making, though its strings hold the model's and the data's text. */
+      fwrite (g_bytes_get_data (body, NULL), 1, g_bytes_get_size (body), stdout);
+      fputc ('\n', stdout);
+      return 0;
+    }
+
+  if (json)
+    {
+      g_autoptr(JsonNode) node = assay_session_to_json (session);
+      JsonNode *array = json_object_dup_member (json_node_get_object (node), "requests");
+
+      assay_cli_session_print_json (array);
+      json_node_unref (array);
+      return 0;
+    }
+
+  assay_cli_print (stdout, "%-4s %-5s %-24s %-22s %10s %10s %9s %9s %9s %9s\n", "#", _("step"), _("host"), _("model"),
+                   _("bytes out"), _("bytes in"), _("input"), _("cached"), _("output"), _("reasoning"));
+  for (guint i = 0; i < requests->len; i++)
+    {
+      const AssaySessionRequest *request = g_ptr_array_index (requests, i);
+      g_autofree char *in = assay_cli_session_count (request->bytes_in);
+      g_autofree char *input = assay_cli_session_count (request->input_tokens);
+      g_autofree char *cached = assay_cli_session_count (request->cached_input_tokens);
+      g_autofree char *output = assay_cli_session_count (request->output_tokens);
+      g_autofree char *reasoning = assay_cli_session_count (request->reasoning_tokens);
+
+      assay_cli_print (stdout, "%-4u %-5u %-24s %-22s %10" G_GINT64_FORMAT " %10s %9s %9s %9s %9s%s\n",
+                       request->number, request->step, request->host, request->model ? request->model : "?",
+                       request->bytes_out, in, input, cached, output, reasoning,
+                       request->file == NULL ? _(" (body not kept)") : "");
+    }
+  if (requests->len == 0)
+    fprintf (stderr, _("Nothing was sent to a model server in this session.\n"));
+  return 0;
+}
+
 int
 assay_cli_session (int   argc,
                    char *argv[])
@@ -319,6 +404,9 @@ assay_cli_session (int   argc,
         }
       return 0;
     }
+
+  if (g_str_equal (command, "requests") || g_str_equal (command, "request"))
+    return assay_cli_session_requests (rest, json, g_str_equal (command, "request"));
 
   fprintf (stderr, _("assay-cli session: unknown command “%s”\n"), command);
   assay_cli_session_usage (stderr);

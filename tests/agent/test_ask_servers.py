@@ -7,6 +7,7 @@ real sandbox running the code.
     test_ask_servers.py ASSAY_CLI FAKE_SERVER.py
 
 Prints TAP."""
+import hashlib
 import json
 import os
 import shutil
@@ -267,6 +268,45 @@ for flavor in ("openai", "anthropic"):
            and "Not found in any output: 41" in r.err,
            "%s: an answer with a number no cell printed goes back once as a user message" % flavor,
            r.detail())
+
+# What was sent: every request body kept in the session exactly as the server received it
+# (its SHA-256 and size), with the host and the usage the server reported; never the key.
+for flavor in ("openai", "anthropic"):
+    r = run_case([{"flavor": flavor, "turn": {"text": "Let me compute.",
+                                              "tool_calls": [call("execute_python", "print(6*7)")],
+                                              "usage": {"input": 1200, "output": 30, "cached": 1024, "reasoning": 7}}},
+                  answer(flavor)], provider=flavor)
+    session = os.path.join(r.workdir, "session")
+    listed = subprocess.run([CLI, "session", "requests", "--json", session], capture_output=True, text=True)
+    received = r.chat_requests()
+    ok = listed.returncode == 0 and len(received) == 2
+    problems = []
+    if ok:
+        kept = json.loads(listed.stdout)
+        ok = len(kept) == 2
+        for n, (entry, got) in enumerate(zip(kept, received), start=1):
+            body = subprocess.run([CLI, "session", "request", session, str(n)], capture_output=True)
+            sent = body.stdout[:-1] if body.stdout.endswith(b"\n") else body.stdout
+            if body.returncode != 0 or hashlib.sha256(sent).hexdigest() != got["body_sha256"]:
+                problems.append("request %d: the kept body is not what the server received" % n)
+            if entry["sha256"] != got["body_sha256"] or entry["bytes_out"] != got["body_bytes"]:
+                problems.append("request %d: %r vs %r" % (n, entry, got))
+            if not entry["host"].startswith("127.0.0.1:") or entry["step"] != n or entry["bytes_in"] <= 0:
+                problems.append("request %d: host, step or bytes in: %r" % (n, entry))
+            if KEY.encode() in sent:
+                problems.append("request %d holds the key" % n)
+        first = kept[0] if kept else {}
+        if first.get("input_tokens") != 1200 or first.get("output_tokens") != 30 or first.get("cached_input_tokens") != 1024:
+            problems.append("usage: %r" % first)
+        if flavor == "openai" and first.get("reasoning_tokens") != 7:
+            problems.append("reasoning tokens: %r" % first)
+        for root, _, names in os.walk(session):
+            for name in names:
+                with open(os.path.join(root, name), "rb") as f:
+                    if KEY.encode() in f.read():
+                        problems.append("%s holds the key" % name)
+    report(ok and not problems, "%s: every request kept exactly as the server received it, with its usage" % flavor,
+           "\n".join(problems) + "\n" + listed.stdout[-2000:] + listed.stderr[-500:])
 
 print("1..%d" % len(results))
 sys.exit(0 if all(results) else 1)

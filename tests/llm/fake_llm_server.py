@@ -7,7 +7,8 @@ Messages API, as a script tells it to.
     fake_llm_server.py SCRIPT.json REQUESTS.jsonl
 
 Binds 127.0.0.1 on a free port and prints the port on its first line. Every request is
-appended to REQUESTS.jsonl as {"method", "path", "headers" (names in lower case), "body"}.
+appended to REQUESTS.jsonl as {"method", "path", "headers" (names in lower case), "body",
+"body_sha256" (of the bytes as received), "body_bytes"}.
 
 The script is a JSON object:
 
@@ -32,7 +33,7 @@ A RESPONSE:
     "headers": extra response headers, e.g. {"retry-after": "2"}
     "turn":    {"text": "...", "tool_calls": [{"name": ..., "arguments": "<raw text>"}],
                 "finish": "stop" | "tool_calls" | "end_turn" | "tool_use" | ...,
-                "usage": {"input": N, "output": N}}
+                "usage": {"input": N, "output": N, "cached": N, "reasoning": N}}
     "cut_after_events":  N   close the connection after N events (no last chunk)
     "end_after_events":  N   end the body cleanly after N events (no [DONE] / message_stop)
     "error_event": true      after end_after_events events, send the flavour's error event
@@ -45,6 +46,7 @@ A RESPONSE:
 Bodies go out in HTTP/1.1 chunked encoding, each event in several small writes, so the
 client sees events split across reads.
 """
+import hashlib
 import json
 import random
 import socket
@@ -134,8 +136,10 @@ def openai_events(turn, request):
         obj["choices"] = []
         obj["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion,
                         "total_tokens": prompt + completion,
-                        "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
-                        "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0,
+                        "prompt_tokens_details": {"cached_tokens": turn.get("usage", {}).get("cached", 0),
+                                                  "audio_tokens": 0},
+                        "completion_tokens_details": {"reasoning_tokens": turn.get("usage", {}).get("reasoning", 0),
+                                                      "audio_tokens": 0,
                                                       "accepted_prediction_tokens": 0,
                                                       "rejected_prediction_tokens": 0}}
         events.append(data_event(obj))
@@ -233,7 +237,8 @@ def anthropic_events(turn, request):
         "message": {"id": "msg_01" + rand_id(22), "type": "message", "role": "assistant",
                     "model": model, "content": [], "stop_reason": None, "stop_sequence": None,
                     "usage": {"input_tokens": prompt, "cache_creation_input_tokens": 0,
-                              "cache_read_input_tokens": 0, "output_tokens": 1,
+                              "cache_read_input_tokens": turn.get("usage", {}).get("cached", 0),
+                              "output_tokens": 1,
                               "service_tier": "standard"}}})]
     index = 0
     if text:
@@ -320,7 +325,8 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError:
             parsed = {"unparsable": body.decode("utf-8", "replace")}
         entry = {"method": self.command, "path": self.path,
-                 "headers": {k.lower(): v for k, v in self.headers.items()}, "body": parsed}
+                 "headers": {k.lower(): v for k, v in self.headers.items()}, "body": parsed,
+                 "body_sha256": hashlib.sha256(body or b"").hexdigest(), "body_bytes": len(body or b"")}
         with lock:
             with open(log_path, "a", encoding="utf-8") as log:
                 log.write(json.dumps(entry) + "\n")

@@ -745,6 +745,14 @@ assay_agent_streamed_cb (GObject      *source,
       return;
     }
 
+  /* What was sent, exactly, kept with the session (its failure does not stop the question). */
+  {
+    g_autoptr(GError) record_error = NULL;
+
+    if (!assay_session_record_request (self->session, self->timing.step, self->model, response, &record_error))
+      g_debug ("the request was not recorded: %s", record_error->message);
+  }
+
   assistant = assay_llm_message_new_assistant (response->text);
   for (guint i = 0; i < response->tool_calls->len; i++)
     g_ptr_array_add (assistant->tool_calls,

@@ -65,6 +65,8 @@ assay_anthropic_provider_read_usage (AssayLlmTurn *turn,
     turn->input_tokens = tokens;
   if (assay_json_get_int (usage, "output_tokens", &tokens))
     turn->output_tokens = tokens;
+  if (assay_json_get_int (usage, "cache_read_input_tokens", &tokens))
+    turn->cached_input_tokens = tokens;
 }
 
 static gboolean

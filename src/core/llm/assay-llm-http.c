@@ -308,7 +308,22 @@ typedef struct
   gboolean    body_too_large;
   GError     *stream_error;
   gboolean    received;
+  gint64      bytes_in;
+  gint64      sent_at;
 } Attempt;
+
+/* host[:port] of URL, without any user or password it may hold. */
+static char *
+assay_llm_http_host_of (const char *url)
+{
+  g_autoptr(GUri) uri = g_uri_parse (url, G_URI_FLAGS_NONE, NULL);
+
+  if (uri == NULL || g_uri_get_host (uri) == NULL)
+    return g_strdup ("?");
+  if (g_uri_get_port (uri) > 0)
+    return g_strdup_printf ("%s:%d", g_uri_get_host (uri), g_uri_get_port (uri));
+  return g_strdup (g_uri_get_host (uri));
+}
 
 static double
 assay_llm_http_retry_scale (void)
@@ -410,6 +425,7 @@ assay_llm_http_write_cb (char   *ptr,
       attempt->received = TRUE;
       curl_easy_getinfo (attempt->easy, CURLINFO_RESPONSE_CODE, &attempt->status);
     }
+  attempt->bytes_in += (gint64) len;
 
   if (job->streaming && attempt->status >= 200 && attempt->status < 300)
     {
@@ -735,6 +751,7 @@ assay_llm_http_job_attempt (Job      *job,
 
   attempt.job = job;
   attempt.retry_after_ms = -1;
+  attempt.sent_at = g_get_real_time ();
   attempt.body = g_byte_array_new ();
   *retry_after_ms = -1;
 
@@ -844,6 +861,11 @@ assay_llm_http_job_attempt (Job      *job,
       if (assay_llm_turn_check_complete (job->turn, error))
         {
           job->response = assay_llm_turn_to_response (job->turn);
+          /* What was sent, as sent, for the session's record of requests. */
+          job->response->request_body = request->body != NULL ? g_bytes_ref (request->body) : NULL;
+          job->response->request_host = assay_llm_http_host_of (request->url);
+          job->response->bytes_in = attempt.bytes_in;
+          job->response->sent_at = attempt.sent_at;
           outcome = OUTCOME_SUCCESS;
         }
       else

@@ -48,6 +48,8 @@ typedef struct
   AssayLlmStopReason  stop_reason;
   gint64              input_tokens;
   gint64              output_tokens;
+  gint64              cached_input_tokens;
+  gint64              reasoning_tokens;
   gboolean            finished;       /* a finish reason arrived */
   gboolean            done;           /* [DONE] or message_stop arrived */
   int                 anthropic_text_block;

@@ -58,6 +58,8 @@ assay_llm_turn_reset (AssayLlmTurn *turn)
   turn->stop_reason = ASSAY_LLM_STOP_OTHER;
   turn->input_tokens = -1;
   turn->output_tokens = -1;
+  turn->cached_input_tokens = -1;
+  turn->reasoning_tokens = -1;
   turn->finished = FALSE;
   turn->done = FALSE;
   turn->anthropic_text_block = -1;
@@ -217,6 +219,8 @@ assay_llm_turn_to_response (AssayLlmTurn *turn)
   response->stop_reason_raw = g_strdup (turn->stop_reason_raw);
   response->input_tokens = turn->input_tokens;
   response->output_tokens = turn->output_tokens;
+  response->cached_input_tokens = turn->cached_input_tokens;
+  response->reasoning_tokens = turn->reasoning_tokens;
   return response;
 }
 

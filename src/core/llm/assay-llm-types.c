@@ -157,6 +157,9 @@ assay_llm_response_new (void)
   response->stop_reason = ASSAY_LLM_STOP_OTHER;
   response->input_tokens = -1;
   response->output_tokens = -1;
+  response->cached_input_tokens = -1;
+  response->reasoning_tokens = -1;
+  response->bytes_in = -1;
   response->attempts = 1;
   return response;
 }
@@ -169,5 +172,7 @@ assay_llm_response_free (AssayLlmResponse *response)
   g_free (response->text);
   g_ptr_array_unref (response->tool_calls);
   g_free (response->stop_reason_raw);
+  g_clear_pointer (&response->request_body, g_bytes_unref);
+  g_free (response->request_host);
   g_free (response);
 }

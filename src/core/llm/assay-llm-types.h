@@ -106,7 +106,14 @@ typedef struct
   char               *stop_reason_raw;
   gint64              input_tokens;  /* -1 when the server did not say */
   gint64              output_tokens;
+  gint64              cached_input_tokens;  /* of the input, read from the server's cache; -1 */
+  gint64              reasoning_tokens;     /* of the output, spent reasoning; -1 */
   guint               attempts;      /* 1 + the retries it took */
+  /* What went to the server, exactly (no header, so no key), and what came back. */
+  GBytes             *request_body;
+  char               *request_host;  /* "api.openai.com" or "127.0.0.1:11434" */
+  gint64              bytes_in;      /* of the answer that was used */
+  gint64              sent_at;       /* µs since the epoch */
 } AssayLlmResponse;
 
 AssayLlmResponse *assay_llm_response_new  (void);

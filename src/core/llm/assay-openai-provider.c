@@ -221,6 +221,10 @@ _assay_openai_feed_event (AssayLlmTurn  *turn,
         turn->input_tokens = tokens;
       if (assay_json_get_int (usage, "completion_tokens", &tokens))
         turn->output_tokens = tokens;
+      if (assay_json_get_int (assay_json_get_object (usage, "prompt_tokens_details"), "cached_tokens", &tokens))
+        turn->cached_input_tokens = tokens;
+      if (assay_json_get_int (assay_json_get_object (usage, "completion_tokens_details"), "reasoning_tokens", &tokens))
+        turn->reasoning_tokens = tokens;
     }
 
   return TRUE;

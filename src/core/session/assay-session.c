@@ -41,6 +41,8 @@ struct _AssaySession
   GHashTable *provenance;         /* message index → AssayProvenance*, for answers */
   GHashTable *measured;           /* data/ path → FileIdentity*, from copy_in, for add_dataset */
   char      *rerun_of;            /* the folder of the session this one ran again, or NULL */
+  GPtrArray *requests;            /* AssaySessionRequest* */
+  gint64     requests_bytes;      /* of the compressed bodies kept */
   GPtrArray *reruns;              /* char*: the folders of the sessions that ran this one again */
 
   /* What the finished steps cover; beyond these is the step in progress. */
@@ -176,6 +178,18 @@ assay_session_dataset_check (AssaySessionDataset *dataset,
 }
 
 static void
+assay_session_request_free (gpointer data)
+{
+  AssaySessionRequest *request = data;
+
+  g_free (request->host);
+  g_free (request->model);
+  g_free (request->sha256);
+  g_free (request->file);
+  g_free (request);
+}
+
+static void
 assay_session_dataset_free (gpointer data)
 {
   AssaySessionDataset *dataset = data;
@@ -208,6 +222,7 @@ assay_session_finalize (GObject *object)
   g_hash_table_unref (self->measured);
   g_free (self->rerun_of);
   g_ptr_array_unref (self->reruns);
+  g_ptr_array_unref (self->requests);
   g_mutex_clear (&self->save_lock);
   G_OBJECT_CLASS (assay_session_parent_class)->finalize (object);
 }
@@ -229,6 +244,7 @@ assay_session_init (AssaySession *self)
   self->provenance = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) assay_provenance_free);
   self->measured = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->reruns = g_ptr_array_new_with_free_func (g_free);
+  self->requests = g_ptr_array_new_with_free_func (assay_session_request_free);
   g_mutex_init (&self->save_lock);
   self->status = g_strdup ("new");
   self->created_at = self->updated_at = g_get_real_time ();
@@ -440,6 +456,31 @@ assay_session_to_json (AssaySession *self)
   json_object_set_array_member (object, "timings", timings);
   json_object_set_array_member (object, "provenance", assay_session_provenance_to_json (self));
   assay_session_set_optional_string (object, "rerun_of", self->rerun_of);
+  {
+    JsonArray *requests = json_array_new ();
+
+    for (guint i = 0; i < self->requests->len; i++)
+      {
+        const AssaySessionRequest *request = g_ptr_array_index (self->requests, i);
+        JsonObject *item = json_object_new ();
+
+        json_object_set_int_member (item, "number", request->number);
+        json_object_set_int_member (item, "step", request->step);
+        json_object_set_string_member (item, "host", request->host);
+        assay_session_set_optional_string (item, "model", request->model);
+        json_object_set_int_member (item, "sent_at", request->sent_at);
+        json_object_set_int_member (item, "bytes_out", request->bytes_out);
+        json_object_set_int_member (item, "bytes_in", request->bytes_in);
+        json_object_set_int_member (item, "input_tokens", request->input_tokens);
+        json_object_set_int_member (item, "cached_input_tokens", request->cached_input_tokens);
+        json_object_set_int_member (item, "output_tokens", request->output_tokens);
+        json_object_set_int_member (item, "reasoning_tokens", request->reasoning_tokens);
+        json_object_set_string_member (item, "sha256", request->sha256);
+        assay_session_set_optional_string (item, "file", request->file);
+        json_array_add_object_element (requests, item);
+      }
+    json_object_set_array_member (object, "requests", requests);
+  }
   {
     JsonArray *reruns = json_array_new ();
 
@@ -874,6 +915,48 @@ assay_session_load_record (const char    *dir,
   if ((array = assay_json_get_array (root, "provenance")))
     assay_session_provenance_from_json (self, array, loaded_index);
   self->rerun_of = assay_json_dup_string (root, "rerun_of");
+  if ((array = assay_json_get_array (root, "requests")))
+    for (guint i = 0; i < json_array_get_length (array) && i < 100000; i++)
+      {
+        JsonNode *item = json_array_get_element (array, i);
+        JsonObject *object;
+        AssaySessionRequest *request;
+        const char *sha256;
+
+        if (!JSON_NODE_HOLDS_OBJECT (item))
+          continue;
+        object = json_node_get_object (item);
+        sha256 = assay_json_get_string (object, "sha256");
+        if (sha256 == NULL || strlen (sha256) != 64 || strspn (sha256, "0123456789abcdef") != 64)
+          continue;
+        request = g_new0 (AssaySessionRequest, 1);
+        request->number = (guint) CLAMP (assay_json_get_int_or (object, "number", i + 1), 1, G_MAXINT);
+        request->step = (guint) CLAMP (assay_json_get_int_or (object, "step", 0), 0, G_MAXINT);
+        request->host = g_strdup (assay_json_get_string (object, "host") ?: "?");
+        request->model = assay_json_dup_string (object, "model");
+        request->sent_at = assay_json_get_int_or (object, "sent_at", 0);
+        request->bytes_out = MAX (assay_json_get_int_or (object, "bytes_out", 0), 0);
+        request->bytes_in = MAX (assay_json_get_int_or (object, "bytes_in", -1), -1);
+        request->input_tokens = MAX (assay_json_get_int_or (object, "input_tokens", -1), -1);
+        request->cached_input_tokens = MAX (assay_json_get_int_or (object, "cached_input_tokens", -1), -1);
+        request->output_tokens = MAX (assay_json_get_int_or (object, "output_tokens", -1), -1);
+        request->reasoning_tokens = MAX (assay_json_get_int_or (object, "reasoning_tokens", -1), -1);
+        request->sha256 = g_strdup (sha256);
+        request->file = assay_json_dup_string (object, "file");
+        /* A body is a file of requests/ and nothing else. */
+        if (request->file != NULL &&
+            (!assay_session_path_is_clean (request->file) || !g_str_has_prefix (request->file, "requests/")))
+          g_clear_pointer (&request->file, g_free);
+        if (request->file != NULL)
+          {
+            g_autofree char *path = assay_session_resolve (self, request->file);
+            GStatBuf st;
+
+            if (path != NULL && g_stat (path, &st) == 0)
+              self->requests_bytes += st.st_size;
+          }
+        g_ptr_array_add (self->requests, request);
+      }
   if ((array = assay_json_get_array (root, "reruns")))
     for (guint i = 0; i < json_array_get_length (array) && i < 1000; i++)
       {
@@ -1821,4 +1904,150 @@ assay_session_add_rerun (AssaySession *self,
   g_return_if_fail (ASSAY_IS_SESSION (self));
   g_return_if_fail (dir != NULL);
   g_ptr_array_add (self->reruns, g_strdup (dir));
+}
+
+/* ---- what was sent to the model ---------------------------------------------------------- */
+
+gboolean
+assay_session_record_request (AssaySession            *self,
+                              guint                    step,
+                              const char              *model,
+                              const AssayLlmResponse  *response,
+                              GError                 **error)
+{
+  AssaySessionRequest *request;
+  const guint8 *body;
+  gsize length = 0;
+
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), FALSE);
+  g_return_val_if_fail (response != NULL, FALSE);
+
+  if (response->request_body == NULL)
+    return TRUE;
+  body = g_bytes_get_data (response->request_body, &length);
+  request = g_new0 (AssaySessionRequest, 1);
+  request->number = self->requests->len + 1;
+  request->step = step;
+  request->host = g_strdup (response->request_host ? response->request_host : "?");
+  request->model = g_strdup (model);
+  request->sent_at = response->sent_at;
+  request->bytes_out = (gint64) length;
+  request->bytes_in = response->bytes_in;
+  request->input_tokens = response->input_tokens;
+  request->cached_input_tokens = response->cached_input_tokens;
+  request->output_tokens = response->output_tokens;
+  request->reasoning_tokens = response->reasoning_tokens;
+  request->sha256 = g_compute_checksum_for_data (G_CHECKSUM_SHA256, body, length);
+  g_ptr_array_add (self->requests, request);
+
+  /* The body, compressed, while the session's budget for them lasts. */
+  if (self->requests_bytes < ASSAY_SESSION_REQUESTS_MAX_BYTES)
+    {
+      g_autofree char *dir = g_build_filename (self->dir, "requests", NULL);
+      g_autofree char *name = g_strdup_printf ("%04u.json.gz", request->number);
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autofree char *partial = g_strconcat (path, ".part", NULL);
+      g_autoptr(GBytes) compressed = NULL;
+      g_autoptr(GZlibCompressor) compressor = g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP, 6);
+      g_autoptr(GInputStream) raw = g_memory_input_stream_new_from_bytes (response->request_body);
+      g_autoptr(GInputStream) converted = g_converter_input_stream_new (raw, G_CONVERTER (compressor));
+      g_autoptr(GOutputStream) memory = g_memory_output_stream_new_resizable ();
+
+      if (!assay_session_path_is_below (self->dir, "requests") && g_file_test (dir, G_FILE_TEST_EXISTS))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+                       _("The session’s requests folder is a symbolic link; nothing is written through it"));
+          return FALSE;
+        }
+      if (g_mkdir_with_parents (dir, 0700) != 0 ||
+          g_output_stream_splice (memory, converted,
+                                  G_OUTPUT_STREAM_SPLICE_CLOSE_SOURCE | G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET,
+                                  NULL, error) < 0)
+        {
+          if (error != NULL && *error == NULL)
+            g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("Cannot create %s"), dir);
+          return FALSE;
+        }
+      compressed = g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (memory));
+      if (!g_file_set_contents_full (partial, g_bytes_get_data (compressed, NULL), g_bytes_get_size (compressed),
+                                     G_FILE_SET_CONTENTS_CONSISTENT, 0600, error) ||
+          g_rename (partial, path) != 0)
+        {
+          g_unlink (partial);
+          if (error != NULL && *error == NULL)
+            g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("Cannot write %s"), path);
+          return FALSE;
+        }
+      request->file = g_build_filename ("requests", name, NULL);
+      self->requests_bytes += (gint64) g_bytes_get_size (compressed);
+    }
+  return TRUE;
+}
+
+GPtrArray *
+assay_session_get_requests (AssaySession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  return self->requests;
+}
+
+GBytes *
+assay_session_read_request_body (AssaySession              *self,
+                                 const AssaySessionRequest *request,
+                                 GError                   **error)
+{
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GInputStream) raw = NULL;
+  g_autoptr(GInputStream) converted = NULL;
+  g_autoptr(GOutputStream) memory = g_memory_output_stream_new_resizable ();
+  g_autoptr(GZlibDecompressor) decompressor = g_zlib_decompressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP);
+  g_autoptr(GBytes) body = NULL;
+  g_autofree char *sha256 = NULL;
+
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  g_return_val_if_fail (request != NULL, NULL);
+
+  if (request->file == NULL || (path = assay_session_resolve (self, request->file)) == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   _("The body of request %u was not kept (the session's cap for them was reached)"),
+                   request->number);
+      return NULL;
+    }
+  file = g_file_new_for_path (path);
+  raw = G_INPUT_STREAM (g_file_read (file, NULL, error));
+  if (raw == NULL)
+    return NULL;
+  converted = g_converter_input_stream_new (raw, G_CONVERTER (decompressor));
+  /* A body is at most what a server takes: a bomb is not inflated past it. */
+  {
+    gssize total = 0, n;
+    char buffer[65536];
+
+    while ((n = g_input_stream_read (converted, buffer, sizeof buffer, NULL, error)) > 0)
+      {
+        total += n;
+        if (total > 256 * 1024 * 1024 ||
+            !g_output_stream_write_all (memory, buffer, (gsize) n, NULL, NULL, error))
+          {
+            if (error != NULL && *error == NULL)
+              g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("The body of request %u is too large"),
+                           request->number);
+            return NULL;
+          }
+      }
+    if (n < 0)
+      return NULL;
+  }
+  g_output_stream_close (memory, NULL, NULL);
+  body = g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (memory));
+  sha256 = g_compute_checksum_for_bytes (G_CHECKSUM_SHA256, body);
+  if (g_strcmp0 (sha256, request->sha256) != 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("The body of request %u is not what was sent (its SHA-256 differs)"), request->number);
+      return NULL;
+    }
+  return g_steal_pointer (&body);
 }

@@ -200,6 +200,42 @@ const AssayProvenance *assay_session_get_provenance (AssaySession   *self,
 const AssayProvenance *assay_session_trace_answer   (AssaySession   *self,
                                                      guint           message);
 
+/* What was sent to a model server, one request each: kept in requests/ compressed, exactly
+ * as sent (a body never holds a key: keys go in headers, which are not kept), within
+ * ASSAY_SESSION_REQUESTS_MAX_BYTES of compressed bodies per session; beyond that only the
+ * figures are kept (file NULL). */
+#define ASSAY_SESSION_REQUESTS_MAX_BYTES (64 * 1024 * 1024)
+
+typedef struct
+{
+  guint   number;               /* from 1 */
+  guint   step;                 /* the step it asked for */
+  char   *host;
+  char   *model;
+  gint64  sent_at;              /* µs since the epoch */
+  gint64  bytes_out;
+  gint64  bytes_in;             /* -1: not known */
+  gint64  input_tokens;         /* as the server reported them; -1: it did not */
+  gint64  cached_input_tokens;
+  gint64  output_tokens;
+  gint64  reasoning_tokens;
+  char   *sha256;               /* of the body as sent */
+  char   *file;                 /* "requests/0001.json.gz", or NULL */
+} AssaySessionRequest;
+
+/* Keeps RESPONSE's request (its body, host, sizes and usage) for STEP. */
+gboolean       assay_session_record_request     (AssaySession            *self,
+                                                 guint                    step,
+                                                 const char              *model,
+                                                 const AssayLlmResponse  *response,
+                                                 GError                 **error);
+/* AssaySessionRequest*, in the order they were sent. */
+GPtrArray     *assay_session_get_requests       (AssaySession            *self);
+/* The body as it was sent, checked against its SHA-256. */
+GBytes        *assay_session_read_request_body  (AssaySession            *self,
+                                                 const AssaySessionRequest *request,
+                                                 GError                 **error);
+
 /* Runs again: the folder of the session this one ran again on new data (NULL: none), and
  * the folders of the sessions that ran this one again. */
 const char    *assay_session_get_rerun_of       (AssaySession        *self);
