@@ -4,6 +4,8 @@
 
 #include "config.h"
 
+#include <unistd.h>
+
 #include <glib/gi18n.h>
 
 #include <stdio.h>
@@ -294,9 +296,19 @@ assay_cli_session_requests (GPtrArray *rest,
           assay_cli_print (stderr, "assay-cli session request: %s\n", error->message);
           return 1;
         }
-      /* As sent: JSON of our making, though its strings hold the model's and the data's text. */
-      fwrite (g_bytes_get_data (body, NULL), 1, g_bytes_get_size (body), stdout);
-      fputc ('\n', stdout);
+      /* As sent, byte for byte, into a pipe or a file; on a terminal without the controls its
+       * strings may hold (the model's and the data's text). */
+      if (isatty (fileno (stdout)))
+        {
+          g_autofree char *text = g_strndup (g_bytes_get_data (body, NULL), g_bytes_get_size (body));
+
+          assay_cli_print (stdout, "%s\n", text);
+        }
+      else
+        {
+          fwrite (g_bytes_get_data (body, NULL), 1, g_bytes_get_size (body), stdout);
+          fputc ('\n', stdout);
+        }
       return 0;
     }
 
