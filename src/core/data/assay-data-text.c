@@ -245,3 +245,48 @@ assay_data_hash (const char *data,
     }
   return assay_data_text_mix (s1 ^ len, assay_data_text_mix (a ^ s1, b ^ seed) ^ s2);
 }
+
+gboolean
+assay_data_counts_rows (const char *path)
+{
+  static const char *suffixes[] = { ".csv", ".tsv", ".txt", ".tab", ".psv" };
+  g_autofree char *lower = g_ascii_strdown (path, -1);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (suffixes); i++)
+    if (g_str_has_suffix (lower, suffixes[i]))
+      return TRUE;
+  return FALSE;
+}
+
+void
+assay_row_counter_init (AssayRowCounter *counter)
+{
+  counter->lines = 0;
+  counter->quoted = FALSE;
+  counter->last_newline = TRUE;
+  counter->any = FALSE;
+}
+
+void
+assay_row_counter_feed (AssayRowCounter *counter,
+                        const guint8    *data,
+                        gsize            len)
+{
+  for (gsize i = 0; i < len; i++)
+    {
+      if (data[i] == '"')
+        counter->quoted = !counter->quoted;
+      else if (data[i] == '\n' && !counter->quoted)
+        counter->lines++;
+      counter->last_newline = data[i] == '\n';
+    }
+  counter->any = counter->any || len > 0;
+}
+
+gint64
+assay_row_counter_finish (AssayRowCounter *counter)
+{
+  gint64 lines = counter->lines + (counter->any && !counter->last_newline ? 1 : 0);
+
+  return MAX (lines - 1, 0);
+}

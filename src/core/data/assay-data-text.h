@@ -31,4 +31,22 @@ GBytes  *assay_data_convert_to_utf8   (const char  *data,
 guint64  assay_data_hash              (const char *data,
                                        gsize       len);
 
+/* The rows of a delimited text file, counted as it is read: line ends outside double quotes,
+ * the header not counted. assay_data_counts_rows says whether PATH's name is one of a
+ * delimited text file (.csv, .tsv, .txt, .tab, .psv). */
+typedef struct
+{
+  gint64   lines;
+  gboolean quoted;
+  gboolean last_newline;
+  gboolean any;
+} AssayRowCounter;
+
+gboolean assay_data_counts_rows       (const char      *path);
+void     assay_row_counter_init       (AssayRowCounter *counter);
+void     assay_row_counter_feed       (AssayRowCounter *counter,
+                                       const guint8    *data,
+                                       gsize            len);
+gint64   assay_row_counter_finish     (AssayRowCounter *counter);
+
 G_END_DECLS

@@ -292,6 +292,45 @@ assay_provenance_add_view (GArray     *views,
   g_array_append_val (views, view);
 }
 
+/* The views tracing reads of an output: a stream's stdout, a result's text/plain, and the
+ * table of its text/html. */
+static const char * const view_names[] = { "stream", "text/plain", "text/html" };
+
+/* The text of VIEW of OUTPUT, or NULL when it has none. */
+static char *
+assay_provenance_view_of (const AssayCellOutput *output,
+                          const char            *view,
+                          gsize                 *length)
+{
+  char *text = NULL;
+
+  if (g_str_equal (view, "stream") && output->kind == ASSAY_CELL_OUTPUT_STREAM && !output->is_stderr)
+    text = g_strdup (output->text);
+  else if (output->kind != ASSAY_CELL_OUTPUT_RESULT && output->kind != ASSAY_CELL_OUTPUT_DISPLAY)
+    return NULL;
+  else if (g_str_equal (view, "text/plain"))
+    text = g_strdup (output->plain);
+  else if (g_str_equal (view, "text/html") && output->html != NULL)
+    return assay_provenance_table_text (output->html, length);
+  if (text != NULL)
+    *length = strlen (text);
+  return text;
+}
+
+char *
+assay_provenance_dup_view_text (JsonArray  *outputs,
+                                guint       index,
+                                const char *view)
+{
+  g_autoptr(AssayCellOutput) output = NULL;
+  gsize length;
+
+  if (outputs == NULL || index >= json_array_get_length (outputs) || view == NULL)
+    return NULL;
+  output = assay_cell_output_read (json_array_get_element (outputs, index));
+  return output != NULL ? assay_provenance_view_of (output, view, &length) : NULL;
+}
+
 static void
 assay_provenance_collect_views (const AssayProvenanceSource *sources,
                                 guint                        n_sources,
@@ -308,63 +347,18 @@ assay_provenance_collect_views (const AssayProvenanceSource *sources,
         {
           g_autoptr(AssayCellOutput) output = assay_cell_output_read (json_array_get_element (outputs, k));
 
-          if (output == NULL)
-            continue;
-          switch (output->kind)
+          for (gsize v = 0; output != NULL && v < G_N_ELEMENTS (view_names); v++)
             {
-            case ASSAY_CELL_OUTPUT_STREAM:
-              if (!output->is_stderr)
-                assay_provenance_add_view (views, &budget, s, k, "stream",
-                                           g_strdup (output->text), strlen (output->text));
-              break;
-            case ASSAY_CELL_OUTPUT_RESULT:
-            case ASSAY_CELL_OUTPUT_DISPLAY:
-              if (output->plain != NULL)
-                assay_provenance_add_view (views, &budget, s, k, "text/plain",
-                                           g_strdup (output->plain), strlen (output->plain));
-              if (output->html != NULL)
-                {
-                  gsize length = 0;
-                  char *table = assay_provenance_table_text (output->html, &length);
-                  assay_provenance_add_view (views, &budget, s, k, "text/html", table, length);
-                }
-              break;
-            case ASSAY_CELL_OUTPUT_ERROR:
-            case ASSAY_CELL_OUTPUT_OTHER:
-            default:
-              break;
+              gsize length = 0;
+              char *text = assay_provenance_view_of (output, view_names[v], &length);
+
+              assay_provenance_add_view (views, &budget, s, k, view_names[v], text, length);
             }
         }
     }
 }
 
 static gboolean assay_provenance_in_union (GArray *merged, double value);
-
-char *
-assay_provenance_dup_view_text (JsonArray  *outputs,
-                                guint       index,
-                                const char *view)
-{
-  g_autoptr(AssayCellOutput) output = NULL;
-
-  if (outputs == NULL || index >= json_array_get_length (outputs) || view == NULL)
-    return NULL;
-  output = assay_cell_output_read (json_array_get_element (outputs, index));
-  if (output == NULL)
-    return NULL;
-  if (g_str_equal (view, "stream") && output->kind == ASSAY_CELL_OUTPUT_STREAM && !output->is_stderr)
-    return g_strdup (output->text);
-  if (output->kind != ASSAY_CELL_OUTPUT_RESULT && output->kind != ASSAY_CELL_OUTPUT_DISPLAY)
-    return NULL;
-  if (g_str_equal (view, "text/plain"))
-    return g_strdup (output->plain);
-  if (g_str_equal (view, "text/html") && output->html != NULL)
-    {
-      gsize length;
-      return assay_provenance_table_text (output->html, &length);
-    }
-  return NULL;
-}
 
 static GArray *
 assay_provenance_collect_printed (GArray *views,
@@ -620,6 +614,17 @@ assay_provenance_fill_place (AssayTracedNumber *traced,
         to++;
     }
 
+  /* Which number of the whole line it is: the place a run on new data reads again. */
+  {
+    g_autoptr(GArray) numbers = g_array_new (FALSE, FALSE, sizeof (AssayNumber));
+
+    traced->number_in_line = G_MAXUINT;
+    assay_number_scan (text + line_start, line_end - line_start, ASSAY_NUMBER_SCAN_OUTPUT, 0, numbers);
+    for (guint i = 0; i < numbers->len; i++)
+      if (g_array_index (numbers, AssayNumber, i).start == entry->start - line_start)
+        traced->number_in_line = i;
+  }
+
   traced->found = TRUE;
   traced->output = view->output;
   traced->view = g_strdup (view->view);
@@ -755,6 +760,7 @@ assay_provenance_trace (const char                  *answer,
       AssayTracedNumber *traced = g_new0 (AssayTracedNumber, 1);
       Match match = { 0 };
 
+      traced->number_in_line = G_MAXUINT;
       traced->start = claim->start;
       traced->end = claim->end;
       traced->text = assay_provenance_clean_line (answer + claim->start, claim->end - claim->start);
@@ -822,6 +828,11 @@ assay_provenance_to_json (const AssayProvenance *provenance)
           json_builder_add_int_value (builder, traced->match_start);
           json_builder_set_member_name (builder, "match_end");
           json_builder_add_int_value (builder, traced->match_end);
+          if (traced->number_in_line != G_MAXUINT)
+            {
+              json_builder_set_member_name (builder, "number_in_line");
+              json_builder_add_int_value (builder, traced->number_in_line);
+            }
         }
       json_builder_end_object (builder);
     }
@@ -833,11 +844,9 @@ assay_provenance_to_json (const AssayProvenance *provenance)
 static const char *
 assay_provenance_known_view (const char *view)
 {
-  static const char * const views[] = { "stream", "text/plain", "text/html" };
-
-  for (gsize i = 0; view != NULL && i < G_N_ELEMENTS (views); i++)
-    if (strcmp (view, views[i]) == 0)
-      return views[i];
+  for (gsize i = 0; view != NULL && i < G_N_ELEMENTS (view_names); i++)
+    if (strcmp (view, view_names[i]) == 0)
+      return view_names[i];
   return NULL;
 }
 
@@ -878,6 +887,7 @@ assay_provenance_from_json (JsonNode   *node,
         continue;
 
       traced = g_new0 (AssayTracedNumber, 1);
+      traced->number_in_line = G_MAXUINT;
       traced->start = (guint) start;
       traced->end = (guint) end;
       traced->text = g_strdup (text);
@@ -907,6 +917,7 @@ assay_provenance_from_json (JsonNode   *node,
             match_start = match_end = 0;
           traced->match_start = (guint) match_start;
           traced->match_end = (guint) match_end;
+          traced->number_in_line = (guint) CLAMP (assay_json_get_int_or (item, "number_in_line", G_MAXUINT), 0, G_MAXUINT);
           if (traced->cell_id == NULL || traced->view == NULL)
             {
               /* A place that names nothing is no place. */

@@ -47,6 +47,7 @@ typedef struct
   char     *line_text;     /* that line, at most ASSAY_PROVENANCE_MAX_LINE bytes around the match */
   guint     match_start;   /* bytes in line_text */
   guint     match_end;
+  guint     number_in_line; /* which number of the whole line it is, from 0; G_MAXUINT: unknown */
 } AssayTracedNumber;
 
 #define ASSAY_PROVENANCE_MAX_LINE 240

@@ -280,10 +280,7 @@ assay_report_html_append_answer (GString          *html,
       assay_report_html_append_markdown (html, item->text, NULL);
       return;
     }
-  footnotes = g_new0 (guint, item->provenance->numbers->len);
-  for (guint i = 0; i < item->provenance->numbers->len; i++)
-    if (!((AssayTracedNumber *) g_ptr_array_index (item->provenance->numbers, i))->found)
-      footnotes[i] = ++n_untraced;
+  footnotes = report_footnotes (item->provenance, &n_untraced);
   trace.footnotes = footnotes;
   assay_report_html_append_markdown (html, item->text, &trace);
 

@@ -705,10 +705,7 @@ assay_report_pdf_place_answer (Layout           *layout,
       assay_report_pdf_place_markdown (layout, item->text);
       return;
     }
-  footnotes = g_new0 (guint, item->provenance->numbers->len);
-  for (guint i = 0; i < item->provenance->numbers->len; i++)
-    if (!((AssayTracedNumber *) g_ptr_array_index (item->provenance->numbers, i))->found)
-      footnotes[i] = ++n_untraced;
+  footnotes = report_footnotes (item->provenance, &n_untraced);
   layout->provenance = item->provenance;
   layout->footnotes = footnotes;
   assay_report_pdf_place_markdown (layout, item->text);

@@ -120,6 +120,10 @@ char        *report_dataset_summary        (const ReportDataset      *dataset);
 /* The cell called ID, or NULL. */
 const ReportCell *report_find_cell         (const AssayReport        *report,
                                             const char               *id);
+/* The footnote of each of PROVENANCE's numbers: from 1 for an untraced one, 0 for a traced
+ * one; their count in *N_UNTRACED. */
+guint       *report_footnotes              (const AssayProvenance    *provenance,
+                                            guint                    *n_untraced);
 /* Where a number came from, as a tooltip or footnote says it. */
 char        *report_traced_title           (const AssayTracedNumber  *traced);
 

@@ -13,6 +13,7 @@
 #include <glib/gstdio.h>
 #include <gio/gunixoutputstream.h>
 
+#include "assay-data-text.h"
 #include "assay-report-private.h"
 #include "assay-session-outline.h"
 #include "assay-session.h"
@@ -151,36 +152,23 @@ assay_report_progress (AssayReport *report,
 static gint64
 assay_report_count_rows (const char *path)
 {
-  static const char *text_suffixes[] = { ".csv", ".tsv", ".txt", ".tab", ".psv" };
-  g_autofree char *lower = g_ascii_strdown (path, -1);
-  gboolean text = FALSE, quoted = FALSE, last_newline = TRUE;
-  gint64 lines = 0;
-  char buffer[65536];
+  AssayRowCounter counter;
+  guint8 buffer[65536];
   ssize_t n;
   int fd;
 
-  for (gsize i = 0; i < G_N_ELEMENTS (text_suffixes); i++)
-    text = text || g_str_has_suffix (lower, text_suffixes[i]);
-  if (!text)
+  if (!assay_data_counts_rows (path))
     return -1;
   fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
   if (fd < 0)
     return -1;
+  assay_row_counter_init (&counter);
   while ((n = read (fd, buffer, sizeof buffer)) > 0)
-    for (ssize_t i = 0; i < n; i++)
-      {
-        if (buffer[i] == '"')
-          quoted = !quoted;
-        else if (buffer[i] == '\n' && !quoted)
-          lines++;
-        last_newline = buffer[i] == '\n';
-      }
+    assay_row_counter_feed (&counter, buffer, (gsize) n);
   close (fd);
   if (n < 0)
     return -1;
-  if (!last_newline)
-    lines++;
-  return MAX (lines - 1, 0);
+  return assay_row_counter_finish (&counter);
 }
 
 static ReportCell *
@@ -831,4 +819,17 @@ report_traced_title (const AssayTracedNumber *traced)
     return g_strdup (_("Not found in any output of this question's cells"));
   /* Translators: where a number of the answer was printed: the cell, the line, its text. */
   return g_strdup_printf (_("Cell %s, line %u: %s"), traced->cell_id, traced->line, traced->line_text);
+}
+
+guint *
+report_footnotes (const AssayProvenance *provenance,
+                  guint                 *n_untraced)
+{
+  guint *footnotes = g_new0 (guint, MAX (provenance->numbers->len, 1));
+
+  *n_untraced = 0;
+  for (guint i = 0; i < provenance->numbers->len; i++)
+    if (!((AssayTracedNumber *) g_ptr_array_index (provenance->numbers, i))->found)
+      footnotes[i] = ++*n_untraced;
+  return footnotes;
 }

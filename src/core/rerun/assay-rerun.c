@@ -4,7 +4,6 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
-#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
@@ -308,9 +307,9 @@ assay_rerun_read_again (Run                     *run,
   g_autoptr(GArray) old_line = g_array_new (FALSE, FALSE, sizeof (AssayNumber));
   g_autofree char *text = NULL;
   JsonArray *outputs;
+  static const double factors[] = { 1, -1, 100, -100 };
   double printed = 0, now;
   guint k = G_MAXUINT;
-  struct { double factor; } transforms[] = { { 1 }, { -1 }, { 100 }, { -100 } };
   double factor = 1, best = INFINITY;
 
   if (!traced->found || traced->cell_id == NULL || traced->line_text == NULL)
@@ -319,7 +318,8 @@ assay_rerun_read_again (Run                     *run,
   if (outputs == NULL)
     return FALSE;
 
-  /* Which number of its line it was. */
+  /* What it printed, and which number of its line it was (the record says; for a record that
+   * does not, the line kept is the whole line unless it was long). */
   assay_number_scan (traced->line_text, strlen (traced->line_text), ASSAY_NUMBER_SCAN_OUTPUT, 0, old_line);
   for (guint i = 0; i < old_line->len; i++)
     if (g_array_index (old_line, AssayNumber, i).start == traced->match_start)
@@ -329,19 +329,20 @@ assay_rerun_read_again (Run                     *run,
       }
   if (k == G_MAXUINT)
     return FALSE;
-  /* A line cut around its match (a long one) starts elsewhere: count from the window. */
+  if (traced->number_in_line != G_MAXUINT)
+    k = traced->number_in_line;
   text = assay_provenance_dup_view_text (outputs, traced->output, traced->view);
   if (text == NULL || !assay_rerun_number_on_line (text, traced->line, k, &now))
     return FALSE;
 
-  for (gsize i = 0; i < G_N_ELEMENTS (transforms); i++)
+  for (gsize i = 0; i < G_N_ELEMENTS (factors); i++)
     {
-      double error = fabs (traced->value - transforms[i].factor * printed);
+      double error = fabs (traced->value - factors[i] * printed);
 
       if (error < best)
         {
           best = error;
-          factor = transforms[i].factor;
+          factor = factors[i];
         }
     }
   *value = factor * now;
@@ -547,39 +548,6 @@ assay_rerun_started_cb (GObject      *source,
   assay_rerun_next (task);
 }
 
-/* A copy of PATH named NAME in a fresh folder, to be added as the dataset NAME. */
-static char *
-assay_rerun_stage (const char  *path,
-                   const char  *name,
-                   GError     **error)
-{
-  g_autofree char *dir = g_dir_make_tmp ("assay-rerun-XXXXXX", error);
-  g_autofree char *target = NULL;
-  g_autoptr(GFile) source = NULL;
-  g_autoptr(GFile) destination = NULL;
-
-  if (dir == NULL)
-    return NULL;
-  target = g_build_filename (dir, name, NULL);
-  source = g_file_new_for_path (path);
-  destination = g_file_new_for_path (target);
-  if (!g_file_copy (source, destination, G_FILE_COPY_NONE, NULL, NULL, NULL, error))
-    {
-      g_rmdir (dir);
-      return NULL;
-    }
-  return g_steal_pointer (&target);
-}
-
-static void
-assay_rerun_unstage (const char *staged)
-{
-  g_autofree char *dir = g_path_get_dirname (staged);
-
-  g_unlink (staged);
-  g_rmdir (dir);
-}
-
 void
 assay_rerun_async (AssaySession        *origin,
                    GHashTable          *new_files,
@@ -682,18 +650,12 @@ assay_rerun_async (AssaySession        *origin,
   for (guint i = 0; i < datasets->len; i++)
     {
       const AssaySessionDataset *old = g_ptr_array_index (datasets, i);
-      g_autofree char *staged = assay_rerun_stage (g_hash_table_lookup (new_files, old->name), old->name, &error);
       const AssaySessionDataset *added;
       g_autofree char *copy = NULL;
 
-      if (staged == NULL)
-        {
-          g_task_return_error (task, error);
-          g_object_unref (task);
-          return;
-        }
-      added = assay_session_add_dataset (run->session, staged, old->description, &error);
-      assay_rerun_unstage (staged);
+      /* The new file under the old name: the approved code reads /data/<old name>. */
+      added = assay_session_add_dataset_as (run->session, g_hash_table_lookup (new_files, old->name), old->name,
+                                            old->description, &error);
       copy = added != NULL ? assay_session_resolve (run->session, added->path) : NULL;
       if (added == NULL || copy == NULL || !assay_kernel_session_add_dataset (run->kernel, copy, &error))
         {

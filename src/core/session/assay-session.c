@@ -16,6 +16,7 @@
 
 #include "assay-session.h"
 #include "assay-session-path.h"
+#include "assay-data-text.h"
 #include "assay-json.h"
 #include "assay-session-outline.h"
 
@@ -42,7 +43,7 @@ struct _AssaySession
   GHashTable *measured;           /* data/ path → FileIdentity*, from copy_in, for add_dataset */
   char      *rerun_of;            /* the folder of the session this one ran again, or NULL */
   GPtrArray *requests;            /* AssaySessionRequest* */
-  gint64     requests_bytes;      /* of the compressed bodies kept */
+  gint64     requests_bytes;      /* of the compressed bodies kept; -1: not counted yet */
   GPtrArray *reruns;              /* char*: the folders of the sessions that ran this one again */
 
   /* What the finished steps cover; beyond these is the step in progress. */
@@ -68,26 +69,23 @@ typedef struct
   gint64  mtime_us;
 } FileIdentity;
 
-/* Reads PATH once: SHA-256, size, and the rows of a delimited text file (line ends outside
- * double quotes, minus the header). Touches nothing but the file, so a worker may call it. */
+/* Reads PATH once: SHA-256, size, and the rows of a delimited text file. Touches nothing but the file, so a worker may call it. */
 static gboolean
 assay_session_measure_file (const char    *path,
                             GCancellable  *cancellable,
                             FileIdentity  *identity,
                             GError       **error)
 {
-  static const char *text_suffixes[] = { ".csv", ".tsv", ".txt", ".tab", ".psv" };
   g_autoptr(GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
-  g_autofree char *lower = g_ascii_strdown (path, -1);
   g_autofree guchar *buffer = g_malloc (256 * 1024);
-  gboolean text = FALSE, quoted = FALSE, last_newline = TRUE;
-  gint64 lines = 0, bytes = 0;
+  gboolean text = assay_data_counts_rows (path);
+  AssayRowCounter counter;
+  gint64 bytes = 0;
   struct stat st;
   ssize_t n;
   int fd;
 
-  for (gsize i = 0; i < G_N_ELEMENTS (text_suffixes); i++)
-    text = text || g_str_has_suffix (lower, text_suffixes[i]);
+  assay_row_counter_init (&counter);
   fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
   if (fd < 0 || fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
     {
@@ -120,21 +118,12 @@ assay_session_measure_file (const char    *path,
       g_checksum_update (checksum, buffer, n);
       bytes += n;
       if (text)
-        for (ssize_t i = 0; i < n; i++)
-          {
-            if (buffer[i] == '"')
-              quoted = !quoted;
-            else if (buffer[i] == '\n' && !quoted)
-              lines++;
-            last_newline = buffer[i] == '\n';
-          }
+        assay_row_counter_feed (&counter, buffer, (gsize) n);
     }
   close (fd);
-  if (text && bytes > 0 && !last_newline)
-    lines++;
   g_strlcpy (identity->sha256, g_checksum_get_string (checksum), sizeof identity->sha256);
   identity->bytes = bytes;
-  identity->rows = text ? MAX (lines - 1, 0) : -1;
+  identity->rows = text ? assay_row_counter_finish (&counter) : -1;
   identity->mtime_us = (gint64) st.st_mtim.tv_sec * G_USEC_PER_SEC + st.st_mtim.tv_nsec / 1000;
   return TRUE;
 }
@@ -245,6 +234,7 @@ assay_session_init (AssaySession *self)
   self->measured = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->reruns = g_ptr_array_new_with_free_func (g_free);
   self->requests = g_ptr_array_new_with_free_func (assay_session_request_free);
+  self->requests_bytes = -1;
   g_mutex_init (&self->save_lock);
   self->status = g_strdup ("new");
   self->created_at = self->updated_at = g_get_real_time ();
@@ -787,8 +777,11 @@ assay_session_provenance_from_json (AssaySession *self,
     }
 }
 
+/* CHECK_DATASETS: whether each dataset's copy is compared with what was added (a stat, and a
+ * hash when it moved); a listing of the sessions does not need to know. */
 static AssaySession *
 assay_session_load_record (const char    *dir,
+                           gboolean       check_datasets,
                            GCancellable  *cancellable,
                            GError       **error)
 {
@@ -888,7 +881,7 @@ assay_session_load_record (const char    *dir,
             assay_session_dataset_free (dataset);
             continue;
           }
-        if (self->dir != NULL && assay_session_path_is_below (self->dir, dataset->path))
+        if (check_datasets && assay_session_path_is_below (self->dir, dataset->path))
           assay_session_dataset_check (dataset, self->dir);
         g_ptr_array_add (self->datasets, dataset);
       }
@@ -947,14 +940,6 @@ assay_session_load_record (const char    *dir,
         if (request->file != NULL &&
             (!assay_session_path_is_clean (request->file) || !g_str_has_prefix (request->file, "requests/")))
           g_clear_pointer (&request->file, g_free);
-        if (request->file != NULL)
-          {
-            g_autofree char *path = assay_session_resolve (self, request->file);
-            GStatBuf st;
-
-            if (path != NULL && g_stat (path, &st) == 0)
-              self->requests_bytes += st.st_size;
-          }
         g_ptr_array_add (self->requests, request);
       }
   if ((array = assay_json_get_array (root, "reruns")))
@@ -1031,7 +1016,7 @@ assay_session_load (const char  *dir,
                     GError     **error)
 {
   g_return_val_if_fail (dir != NULL, NULL);
-  return assay_session_load_record (dir, NULL, error);
+  return assay_session_load_record (dir, TRUE, NULL, error);
 }
 
 static void
@@ -1041,7 +1026,7 @@ assay_session_load_worker (GTask        *task,
                            GCancellable *cancellable)
 {
   GError *error = NULL;
-  AssaySession *session = assay_session_load_record (task_data, cancellable, &error);
+  AssaySession *session = assay_session_load_record (task_data, TRUE, cancellable, &error);
 
   if (session == NULL)
     g_task_return_error (task, error);
@@ -1121,7 +1106,7 @@ assay_session_list (const char  *parent,
       if (g_lstat (path, &st) != 0 || !S_ISDIR (st.st_mode) ||
           !g_file_test (record, G_FILE_TEST_IS_REGULAR))
         continue;
-      session = assay_session_load (path, NULL);
+      session = assay_session_load_record (path, FALSE, NULL, NULL);
       if (session != NULL)
         g_ptr_array_add (sessions, session);
     }
@@ -1380,11 +1365,12 @@ assay_session_resolve (AssaySession *self,
   return g_build_filename (self->dir, relative, NULL);
 }
 
-/* Copies PATH into DIR's data/ and returns the copy's path, or NULL. Touches nothing but the
- * file system, so it may run in a worker. */
+/* Copies PATH into DIR's data/ (as NAME; NULL: its own name) and returns the copy's path,
+ * or NULL. Touches nothing but the file system, so it may run in a worker. */
 static char *
 assay_session_copy_into_session (const char    *dir,
                                  const char    *path,
+                                 const char    *as_name,
                                  GCancellable  *cancellable,
                                  GError       **error)
 {
@@ -1410,7 +1396,7 @@ assay_session_copy_into_session (const char    *dir,
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("“%s” is not a readable file"), path);
       return NULL;
     }
-  name = g_path_get_basename (path);
+  name = as_name != NULL ? g_strdup (as_name) : g_path_get_basename (path);
   relative = g_build_filename ("data", name, NULL);
   if (!assay_session_dataset_name_is_plain (name) || !assay_session_path_is_below (dir, relative))
     {
@@ -1477,7 +1463,7 @@ assay_session_copy_in_worker (GTask        *task,
 {
   const char *const *args = task_data;
   GError *error = NULL;
-  char *copy = assay_session_copy_into_session (args[0], args[1], cancellable, &error);
+  char *copy = assay_session_copy_into_session (args[0], args[1], NULL, cancellable, &error);
   FileIdentity *identity;
 
   if (copy == NULL)
@@ -1561,6 +1547,16 @@ assay_session_add_dataset (AssaySession  *self,
                            const char    *description,
                            GError       **error)
 {
+  return assay_session_add_dataset_as (self, path, NULL, description, error);
+}
+
+const AssaySessionDataset *
+assay_session_add_dataset_as (AssaySession  *self,
+                              const char    *path,
+                              const char    *name_in_session,
+                              const char    *description,
+                              GError       **error)
+{
   g_autofree char *name = NULL;
   g_autofree char *target = NULL;
   AssaySessionDataset *dataset = NULL;
@@ -1569,7 +1565,7 @@ assay_session_add_dataset (AssaySession  *self,
   g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
   g_return_val_if_fail (path != NULL, NULL);
 
-  target = assay_session_copy_into_session (self->dir, path, NULL, error);
+  target = assay_session_copy_into_session (self->dir, path, name_in_session, NULL, error);
   if (target == NULL)
     return NULL;
   name = g_path_get_basename (target);
@@ -1940,7 +1936,21 @@ assay_session_record_request (AssaySession            *self,
   request->sha256 = g_compute_checksum_for_data (G_CHECKSUM_SHA256, body, length);
   g_ptr_array_add (self->requests, request);
 
-  /* The body, compressed, while the session's budget for them lasts. */
+  /* The body, compressed, while the session's budget for them lasts (counted from the files
+   * at the first request, not at every load). */
+  if (self->requests_bytes < 0)
+    {
+      self->requests_bytes = 0;
+      for (guint i = 0; i + 1 < self->requests->len; i++)
+        {
+          const AssaySessionRequest *kept = g_ptr_array_index (self->requests, i);
+          g_autofree char *path = kept->file != NULL ? assay_session_resolve (self, kept->file) : NULL;
+          GStatBuf st;
+
+          if (path != NULL && g_stat (path, &st) == 0)
+            self->requests_bytes += st.st_size;
+        }
+    }
   if (self->requests_bytes < ASSAY_SESSION_REQUESTS_MAX_BYTES)
     {
       g_autofree char *dir = g_build_filename (self->dir, "requests", NULL);

@@ -138,6 +138,12 @@ const AssaySessionDataset *assay_session_add_dataset (AssaySession   *self,
                                                       const char     *path,
                                                       const char     *description,
                                                       GError        **error);
+/* The same, named NAME in the session (/data/<NAME>) whatever FILE is called. */
+const AssaySessionDataset *assay_session_add_dataset_as (AssaySession   *self,
+                                                         const char     *path,
+                                                         const char     *name,
+                                                         const char     *description,
+                                                         GError        **error);
 GPtrArray     *assay_session_get_datasets       (AssaySession        *self);
 /* Sets what the datasets module found about the dataset NAME; FALSE when there is none. */
 gboolean       assay_session_set_dataset_description (AssaySession   *self,
