@@ -82,6 +82,7 @@ CHECK_COUNTS = ("rows", "columns", "left", "right", "left_unmatched", "right_unm
 MERGE_HOWS = ("inner", "left", "right", "outer", "cross")
 MAX_CHECKS = 64
 MAX_CHECK_NAME_CHARS = 255
+IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 def _clean_checks(checks):
@@ -110,9 +111,22 @@ def _clean_checks(checks):
     for name in raw_files[:MAX_CHECKS] if isinstance(raw_files, list) else ():
         if isinstance(name, str) and name:
             files.append(_truncate(name, MAX_CHECK_NAME_CHARS))
-    if not items and not files:
+    frames = []
+    raw_frames = checks.get("frames")
+    for frame in raw_frames[:MAX_CHECKS] if isinstance(raw_frames, list) else ():
+        if not isinstance(frame, dict):
+            continue
+        name, rows, columns = frame.get("name"), frame.get("rows"), frame.get("columns")
+        if isinstance(name, str) and IDENTIFIER_RE.match(name) and len(name) <= MAX_CHECK_NAME_CHARS \
+                and all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= MAX_LIMIT
+                        for n in (rows, columns)):
+            frames.append({"name": name, "rows": rows, "columns": columns})
+    if not items and not files and not frames:
         return None
-    return {"items": items, "files": files}
+    clean = {"items": items, "files": files}
+    if frames:
+        clean["frames"] = frames
+    return clean
 MIME_RE = re.compile(r"[A-Za-z0-9.+-]{1,64}/[A-Za-z0-9.+-]{1,64}\Z")
 
 _diag_fd = 2

@@ -338,6 +338,34 @@ class Checks:
 _checks = Checks()
 
 
+def _bound_ids(namespace):
+    """What each name of the namespace is bound to before a cell (by identity)."""
+    try:
+        return {name: id(value) for name, value in list(namespace.items())}
+    except Exception:
+        return {}
+
+
+def _made_frames(namespace, bound):
+    """The DataFrames the cell bound to a name (new names, or names bound anew): their shapes
+    are what schema-only mode tells the model of a cell."""
+    pd = sys.modules.get("pandas")
+    frames = []
+    if pd is None:
+        return frames
+    try:
+        for name, value in list(namespace.items()):
+            if len(frames) >= MAX_CHECKS:
+                break
+            if name.startswith("_") or not isinstance(value, pd.DataFrame) or bound.get(name) == id(value):
+                continue
+            rows, columns = value.shape
+            frames.append({"name": name, "rows": int(rows), "columns": int(columns)})
+    except Exception:
+        pass
+    return frames
+
+
 def _data_name(path):
     """The name under /data of PATH (a str, bytes or path-like), or None."""
     try:
@@ -856,10 +884,13 @@ class Kernel:
 
         began = _monotonic()
         _checks.begin(checks)
+        bound = _bound_ids(self.namespace) if checks else None
         try:
             status, reason = self.run_user(body)
         finally:
             self.checks = _checks.end()
+            if bound is not None:
+                self.checks["frames"] = _made_frames(self.namespace, bound)
         # Figures are shown whatever happened (a plot before an error is still useful).
         fig_status, fig_reason = self.run_user(self.show_figures)
         if status == "ok":
@@ -874,7 +905,7 @@ class Kernel:
         done = {"type": "done", "seq": self.seq, "status": status,
                 "code_us": getattr(self, "code_us", 0)}
         checks = getattr(self, "checks", None)
-        if checks and (checks["items"] or checks["files"]):
+        if checks and (checks["items"] or checks["files"] or checks.get("frames")):
             done["checks"] = checks
         self.checks = None
         self.code_us = 0

@@ -17,6 +17,8 @@
 
 #include "assay-agent.h"
 #include "assay-cli.h"
+#include <math.h>
+
 #include "assay-dataset.h"
 #include "assay-kernel-session.h"
 #include "assay-session.h"
@@ -30,6 +32,7 @@ enum {
   EXIT_STEP_LIMIT = 4,
   EXIT_SANDBOX = 5,
   EXIT_CANCELLED = 6,
+  EXIT_BUDGET = 9,
 };
 
 #define EXIT_CODES_HELP \
@@ -42,6 +45,14 @@ enum {
   "  5  the sandbox cannot be used\n" \
   "  6  cancelled: SIGINT/SIGTERM, or the analyst stopped (EOF at the approval prompt);\n" \
   "     the session is saved\n" \
+  "  9  stopped before a request that would have gone over --budget (the session is saved)\n" \
+  "\n" \
+  "What the model sees (--privacy): full (everything), masked (the --mask columns' values\n" \
+  "replaced by placeholders such as ⟨customer_id 17⟩ in everything sent; placeholders in its\n" \
+  "code are mapped back before the cell runs), schema (names, types and row counts; of each\n" \
+  "cell only its status, error type and the shapes of the DataFrames it made). A session\n" \
+  "keeps its mode and masked columns; --mask alone means masked. Prices come from the\n" \
+  "shipped table and ~/.config/assay/prices.json; a server on this computer costs nothing.\n" \
   "\n" \
   "Keys come from the environment only: OPENAI_API_KEY (openai), ANTHROPIC_API_KEY\n" \
   "(anthropic) or ASSAY_API_KEY (either); a server without auth (Ollama) needs none.\n" \
@@ -267,6 +278,9 @@ assay_cli_ask_approval_cb (AssayAgent *agent,
 {
   assay_cli_ask_flush_turn_text (ask);
   assay_cli_ask_print_code (cell_id, code, description);
+  if (assay_session_get_privacy_mode (assay_agent_get_session (agent)) != ASSAY_PRIVACY_FULL)
+    assay_cli_print (stderr, _("  (what the model saw: %s)\n"),
+                     assay_privacy_mode_get_label (assay_session_get_privacy_mode (assay_agent_get_session (agent))));
   g_free (ask->waiting_cell);
   ask->waiting_cell = g_strdup (cell_id);
   g_free (ask->waiting_code);
@@ -407,6 +421,23 @@ assay_cli_ask_result_json (Ask          *ask,
   json_builder_add_int_value (builder, assay_session_get_n_steps (session));
   json_builder_set_member_name (builder, "session_dir");
   json_builder_add_string_value (builder, assay_session_get_dir (session));
+  json_builder_set_member_name (builder, "privacy");
+  json_builder_add_string_value (builder, assay_privacy_mode_to_string (assay_session_get_privacy_mode (session)));
+  {
+    gint64 tokens_in = 0, tokens_out = 0;
+    guint unpriced = 0;
+    double cost = assay_session_get_cost (session, &tokens_in, &tokens_out, &unpriced);
+
+    json_builder_set_member_name (builder, "input_tokens");
+    json_builder_add_int_value (builder, tokens_in);
+    json_builder_set_member_name (builder, "output_tokens");
+    json_builder_add_int_value (builder, tokens_out);
+    json_builder_set_member_name (builder, "cost_usd");
+    if (unpriced > 0 && cost == 0)
+      json_builder_add_null_value (builder);
+    else
+      json_builder_add_double_value (builder, cost);
+  }
   /* Each number of the answer and the cell output that printed it. */
   json_builder_set_member_name (builder, "provenance");
   if (ask->outcome == ASSAY_AGENT_ANSWERED && assay_cli_ask_answer_provenance (session) != NULL)
@@ -480,6 +511,7 @@ assay_cli_ask_exit_code (AssayAgentOutcome outcome)
     case ASSAY_AGENT_SANDBOX_ERROR: return EXIT_SANDBOX;
     case ASSAY_AGENT_CANCELLED:
     case ASSAY_AGENT_STOPPED: return EXIT_CANCELLED;
+    case ASSAY_AGENT_BUDGET: return EXIT_BUDGET;
     default: return EXIT_FAILURE_OTHER;
     }
 }
@@ -524,13 +556,88 @@ assay_cli_ask_make_provider (const char  *name,
 }
 
 static char *
-assay_cli_ask_describe_dataset (const char *path,
-                                guint       n_datasets)
+assay_cli_ask_describe_dataset (const char      *path,
+                                guint            n_datasets,
+                                AssayPrivacyMode mode)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(AssayDataset) dataset = assay_dataset_open (path, NULL, &error);
 
+  if (mode == ASSAY_PRIVACY_SCHEMA)
+    return assay_dataset_describe_schema_for_prompt (dataset, error, n_datasets);
   return assay_dataset_describe_for_prompt (dataset, error, n_datasets);
+}
+
+/* The session's masked columns, each read from its dataset's copy in the session: every
+ * distinct value gets its placeholder. */
+static AssayMasker *
+assay_cli_ask_make_masker (AssaySession  *session,
+                           GError       **error)
+{
+  g_autoptr(AssayMasker) masker = assay_masker_new ();
+  GPtrArray *masked = assay_session_get_masked_columns (session);
+  GPtrArray *datasets = assay_session_get_datasets (session);
+
+  for (guint i = 0; i < masked->len; i++)
+    {
+      const AssaySessionMask *mask = g_ptr_array_index (masked, i);
+      const AssaySessionDataset *found = NULL;
+      g_autofree char *path = NULL;
+      g_autoptr(AssayDataset) dataset = NULL;
+
+      for (guint j = 0; j < datasets->len && found == NULL; j++)
+        if (g_strcmp0 (((const AssaySessionDataset *) g_ptr_array_index (datasets, j))->name, mask->dataset) == 0)
+          found = g_ptr_array_index (datasets, j);
+      if (found == NULL || (path = assay_session_resolve (session, found->path)) == NULL)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                       _("--mask %s:%s: the session has no dataset %s"), mask->dataset, mask->column, mask->dataset);
+          return NULL;
+        }
+      dataset = assay_dataset_open (path, NULL, error);
+      if (dataset == NULL ||
+          !assay_masker_add_dataset_column (masker, mask->dataset, dataset, mask->column, NULL, error))
+        return NULL;
+    }
+  return g_steal_pointer (&masker);
+}
+
+/* Splits FILE:COLUMN at the name of one of the session's datasets (either may hold ':'). */
+static gboolean
+assay_cli_ask_parse_mask (AssaySession  *session,
+                          const char    *spec,
+                          char         **dataset_name,
+                          char         **column)
+{
+  GPtrArray *datasets = assay_session_get_datasets (session);
+
+  for (guint j = 0; j < datasets->len; j++)
+    {
+      const AssaySessionDataset *dataset = g_ptr_array_index (datasets, j);
+      gsize length = strlen (dataset->name);
+      g_autofree char *base = NULL;
+
+      if (strncmp (spec, dataset->name, length) == 0 && spec[length] == ':' && spec[length + 1] != '\0')
+        {
+          *dataset_name = g_strdup (dataset->name);
+          *column = g_strdup (spec + length + 1);
+          return TRUE;
+        }
+      /* The file as given to --data, by its path. */
+      base = strrchr (spec, ':') != NULL ? g_strndup (spec, strrchr (spec, ':') - spec) : NULL;
+      if (base != NULL)
+        {
+          g_autofree char *name = g_path_get_basename (base);
+
+          if (g_str_equal (name, dataset->name) && strrchr (spec, ':')[1] != '\0')
+            {
+              *dataset_name = g_strdup (dataset->name);
+              *column = g_strdup (strrchr (spec, ':') + 1);
+              return TRUE;
+            }
+        }
+    }
+  return FALSE;
 }
 
 int
@@ -550,6 +657,9 @@ assay_cli_ask (int   argc,
   gboolean yes = FALSE;
   gboolean json = FALSE;
   gboolean no_check = FALSE;
+  g_auto(GStrv) masks = NULL;
+  g_autofree char *privacy_name = NULL;
+  double budget = 0;
   GOptionEntry entries[] = {
     { "provider", 0, 0, G_OPTION_ARG_STRING, &provider_name, N_("The model server: openai (default), anthropic or recorded"), "NAME" },
     { "base-url", 0, 0, G_OPTION_ARG_STRING, &base_url, N_("The server's root, with its version path (e.g. http://localhost:11434/v1)"), "URL" },
@@ -563,6 +673,9 @@ assay_cli_ask (int   argc,
     { "resume", 0, 0, G_OPTION_ARG_FILENAME, &resume_dir, N_("Continue the session in DIR (its kernel is rebuilt by replaying its successful cells)"), "DIR" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print a JSON object at the end (answer, status, steps, session_dir, provenance, cells)"), NULL },
     { "backend", 0, 0, G_OPTION_ARG_STRING, &backend_name, N_("Sandbox backend: docker or bwrap (default: docker when usable)"), "NAME" },
+    { "mask", 0, 0, G_OPTION_ARG_STRING_ARRAY, &masks, N_("Never send the values of this column to the model (repeatable)"), "FILE:COLUMN" },
+    { "privacy", 0, 0, G_OPTION_ARG_STRING, &privacy_name, N_("What the model sees: full, masked or schema (default: the session's, else full)"), "MODE" },
+    { "budget", 0, 0, G_OPTION_ARG_DOUBLE, &budget, N_("Stop before a request would take the session's cost over USD dollars"), "USD" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &words, NULL, N_("QUESTION") },
     { NULL }
   };
@@ -580,6 +693,9 @@ assay_cli_ask (int   argc,
   g_autoptr(GInputStream) stdin_stream = NULL;
   g_autofree char *question = NULL;
   g_autofree char *artifact_dir = NULL;
+  g_autoptr(AssayMasker) masker = NULL;
+  g_autoptr(AssayPriceTable) prices = NULL;
+  AssayPrivacyMode mode = ASSAY_PRIVACY_FULL;
   guint n_data;
   Ask ask = { 0 };
   Wait wait = { 0 };
@@ -603,6 +719,16 @@ assay_cli_ask (int   argc,
   if (max_steps < 1)
     {
       fprintf (stderr, _("assay-cli ask: --max-steps must be at least 1\n"));
+      return EXIT_USAGE;
+    }
+  if (privacy_name != NULL && !assay_privacy_mode_from_string (privacy_name, &mode))
+    {
+      fprintf (stderr, _("assay-cli ask: --privacy is full, masked or schema, not “%s”\n"), privacy_name);
+      return EXIT_USAGE;
+    }
+  if (budget < 0 || !isfinite (budget))
+    {
+      fprintf (stderr, _("assay-cli ask: --budget must be a positive amount of dollars\n"));
       return EXIT_USAGE;
     }
   if (resume_dir != NULL && out_dir != NULL)
@@ -668,10 +794,26 @@ assay_cli_ask (int   argc,
   assay_agent_set_max_steps (agent, (guint) max_steps);
   assay_agent_set_check_numbers (agent, !no_check);
   assay_agent_set_approval_policy (agent, yes ? ASSAY_APPROVAL_POLICY_AUTO : ASSAY_APPROVAL_POLICY_ASK);
+
+  /* What the model may see: the session's mode unless asked for another; a session that
+   * has sent values already cannot be made schema-only (its record holds them). */
+  if (privacy_name == NULL)
+    mode = assay_session_get_privacy_mode (session);
+  if (mode == ASSAY_PRIVACY_FULL && masks != NULL && privacy_name == NULL)
+    mode = ASSAY_PRIVACY_MASKED;
+  if (mode == ASSAY_PRIVACY_SCHEMA && assay_session_get_privacy_mode (session) != ASSAY_PRIVACY_SCHEMA &&
+      assay_session_get_messages (session)->len > 0)
+    {
+      fprintf (stderr, _("assay-cli ask: this session has already sent values to the model; start a new "
+                         "session for schema-only mode\n"));
+      return EXIT_USAGE;
+    }
+  assay_session_set_privacy_mode (session, mode);
+
   n_data = data_files != NULL ? g_strv_length (data_files) : 0;
   for (guint i = 0; i < n_data; i++)
     {
-      g_autofree char *description = assay_cli_ask_describe_dataset (data_files[i], n_data);
+      g_autofree char *description = assay_cli_ask_describe_dataset (data_files[i], n_data, mode);
 
       if (!assay_agent_add_dataset (agent, data_files[i], description, &error))
         {
@@ -679,12 +821,75 @@ assay_cli_ask (int   argc,
           return EXIT_USAGE;
         }
     }
+  for (guint i = 0; masks != NULL && masks[i] != NULL; i++)
+    {
+      g_autofree char *dataset_name = NULL;
+      g_autofree char *column = NULL;
+
+      if (!assay_cli_ask_parse_mask (session, masks[i], &dataset_name, &column))
+        {
+          assay_cli_print (stderr, _("assay-cli ask: --mask %s names no dataset of the session (give FILE:COLUMN, "
+                                     "FILE as given to --data or as it is named under /data)\n"), masks[i]);
+          return EXIT_USAGE;
+        }
+      assay_session_set_column_masked (session, dataset_name, column, TRUE);
+    }
+  if (assay_session_get_masked_columns (session)->len > 0)
+    {
+      GPtrArray *masked = assay_session_get_masked_columns (session);
+      g_autoptr(GString) names = g_string_new (NULL);
+
+      masker = assay_cli_ask_make_masker (session, &error);
+      if (masker == NULL)
+        {
+          assay_cli_print (stderr, "assay-cli ask: %s\n", error->message);
+          return EXIT_USAGE;
+        }
+      for (guint i = 0; i < masked->len; i++)
+        {
+          const AssaySessionMask *mask = g_ptr_array_index (masked, i);
+
+          g_string_append_printf (names, "%s%s:%s", i > 0 ? ", " : "", mask->dataset, mask->column);
+        }
+      if (mode != ASSAY_PRIVACY_FULL)
+        {
+          assay_agent_set_masker (agent, masker);
+          assay_cli_print (stderr, g_dngettext (GETTEXT_PACKAGE,
+                                                "Masked: %s (%u value never sent to the model)\n",
+                                                "Masked: %s (%u values never sent to the model)\n",
+                                                assay_masker_get_n_values (masker)),
+                           names->str, assay_masker_get_n_values (masker));
+        }
+      else
+        assay_cli_print (stderr, _("Warning: --privacy full sends the masked columns' values (%s) to the model\n"),
+                         names->str);
+      if (assay_masker_get_warning (masker) != NULL)
+        assay_cli_print (stderr, _("Warning: %s\n"), assay_masker_get_warning (masker));
+    }
+  if (mode != ASSAY_PRIVACY_FULL)
+    assay_cli_print (stderr, _("What the model sees: %s\n"), assay_privacy_mode_get_label (mode));
+
+  prices = assay_price_table_new_default (&error);
+  if (prices == NULL)
+    {
+      assay_cli_print (stderr, _("Warning: the price table cannot be read: %s\n"), error->message);
+      g_clear_error (&error);
+    }
+  assay_agent_set_prices (agent, prices);
+  assay_agent_set_budget (agent, budget);
+
   if (!assay_session_save (session, &error))
     {
       fprintf (stderr, "assay-cli ask: %s\n", error->message);
       return EXIT_FAILURE_OTHER;
     }
   fprintf (stderr, _("Session: %s\n"), assay_session_get_dir (session));
+  if (!assay_llm_provider_is_local (provider))
+    {
+      g_autofree char *host = assay_llm_url_dup_host (assay_llm_provider_get_base_url (provider));
+
+      assay_cli_print (stderr, _("Sent to %s\n"), host != NULL ? host : "?");
+    }
 
   loop = g_main_loop_new (NULL, FALSE);
   wait.loop = loop;
@@ -747,6 +952,17 @@ assay_cli_ask (int   argc,
       if (untraced != NULL)
         assay_cli_print (stderr, _("Not found in any output: %s\n"), untraced);
     }
+  {
+    gint64 tokens_in = 0, tokens_out = 0;
+    guint unpriced = 0;
+    double cost = assay_session_get_cost (session, &tokens_in, &tokens_out, &unpriced);
+    g_autofree char *cost_text = assay_price_format_cost (unpriced > 0 && cost == 0 ? -1 : cost);
+
+    if (assay_session_get_requests (session)->len > 0)
+      assay_cli_print (stderr, _("Tokens: %" G_GINT64_FORMAT " in, %" G_GINT64_FORMAT " out; cost %s%s\n"),
+                       tokens_in, tokens_out, cost_text,
+                       unpriced > 0 && cost > 0 ? _(" (some requests have no known price)") : "");
+  }
   /* Provider and sandbox failures were said already, through ::error. */
   if (ask.outcome != ASSAY_AGENT_ANSWERED && ask.outcome != ASSAY_AGENT_MODEL_ERROR &&
       ask.outcome != ASSAY_AGENT_SANDBOX_ERROR)

@@ -13,6 +13,7 @@
 
 #include "assay-cli.h"
 #include "assay-session.h"
+#include "assay-prices.h"
 #include "assay-session-outline.h"
 
 static void
@@ -322,8 +323,9 @@ assay_cli_session_requests (GPtrArray *rest,
       return 0;
     }
 
-  assay_cli_print (stdout, "%-4s %-5s %-24s %-22s %10s %10s %9s %9s %9s %9s\n", "#", _("step"), _("host"), _("model"),
-                   _("bytes out"), _("bytes in"), _("input"), _("cached"), _("output"), _("reasoning"));
+  assay_cli_print (stdout, "%-4s %-5s %-24s %-22s %10s %10s %9s %9s %9s %9s %9s %-7s\n", "#", _("step"), _("host"),
+                   _("model"), _("bytes out"), _("bytes in"), _("input"), _("cached"), _("output"), _("reasoning"),
+                   _("cost"), _("mode"));
   for (guint i = 0; i < requests->len; i++)
     {
       const AssaySessionRequest *request = g_ptr_array_index (requests, i);
@@ -332,11 +334,24 @@ assay_cli_session_requests (GPtrArray *rest,
       g_autofree char *cached = assay_cli_session_count (request->cached_input_tokens);
       g_autofree char *output = assay_cli_session_count (request->output_tokens);
       g_autofree char *reasoning = assay_cli_session_count (request->reasoning_tokens);
+      g_autofree char *cost = assay_price_format_cost (request->cost);
 
-      assay_cli_print (stdout, "%-4u %-5u %-24s %-22s %10" G_GINT64_FORMAT " %10s %9s %9s %9s %9s%s\n",
+      assay_cli_print (stdout, "%-4u %-5u %-24s %-22s %10" G_GINT64_FORMAT " %10s %9s %9s %9s %9s %9s %-7s%s\n",
                        request->number, request->step, request->host, request->model ? request->model : "?",
-                       request->bytes_out, in, input, cached, output, reasoning,
+                       request->bytes_out, in, input, cached, output, reasoning, cost,
+                       request->mode != NULL ? request->mode : "?",
                        request->file == NULL ? _(" (body not kept)") : "");
+    }
+  if (requests->len > 0)
+    {
+      gint64 tokens_in = 0, tokens_out = 0;
+      guint unpriced = 0;
+      double total = assay_session_get_cost (session, &tokens_in, &tokens_out, &unpriced);
+      g_autofree char *total_text = assay_price_format_cost (unpriced == requests->len ? -1 : total);
+
+      assay_cli_print (stdout, _("%u requests: %" G_GINT64_FORMAT " tokens in, %" G_GINT64_FORMAT " out, %s%s\n"),
+                       requests->len, tokens_in, tokens_out, total_text,
+                       unpriced > 0 && unpriced < requests->len ? _(" (some have no known price)") : "");
     }
   if (requests->len == 0)
     fprintf (stderr, _("Nothing was sent to a model server in this session.\n"));

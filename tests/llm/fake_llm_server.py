@@ -6,7 +6,8 @@ Messages API, as a script tells it to.
 
     fake_llm_server.py SCRIPT.json REQUESTS.jsonl
 
-Binds 127.0.0.1 on a free port and prints the port on its first line. Every request is
+Binds 127.0.0.1 (or $FAKE_LLM_BIND: another address of this machine, to be a server that
+is not on loopback) on a free port and prints the port on its first line. Every request is
 appended to REQUESTS.jsonl as {"method", "path", "headers" (names in lower case), "body",
 "body_sha256" (of the bytes as received), "body_bytes"}.
 
@@ -33,7 +34,8 @@ A RESPONSE:
     "headers": extra response headers, e.g. {"retry-after": "2"}
     "turn":    {"text": "...", "tool_calls": [{"name": ..., "arguments": "<raw text>"}],
                 "finish": "stop" | "tool_calls" | "end_turn" | "tool_use" | ...,
-                "usage": {"input": N, "output": N, "cached": N, "reasoning": N}}
+                "usage": {"input": N, "output": N, "cached": N, "reasoning": N,
+                          "cache_write": N}}  (Anthropic: input counts neither cache)
     "cut_after_events":  N   close the connection after N events (no last chunk)
     "end_after_events":  N   end the body cleanly after N events (no [DONE] / message_stop)
     "error_event": true      after end_after_events events, send the flavour's error event
@@ -48,6 +50,7 @@ client sees events split across reads.
 """
 import hashlib
 import json
+import os
 import random
 import socket
 import string
@@ -236,7 +239,8 @@ def anthropic_events(turn, request):
         "type": "message_start",
         "message": {"id": "msg_01" + rand_id(22), "type": "message", "role": "assistant",
                     "model": model, "content": [], "stop_reason": None, "stop_sequence": None,
-                    "usage": {"input_tokens": prompt, "cache_creation_input_tokens": 0,
+                    "usage": {"input_tokens": prompt,
+                              "cache_creation_input_tokens": turn.get("usage", {}).get("cache_write", 0),
                               "cache_read_input_tokens": turn.get("usage", {}).get("cached", 0),
                               "output_tokens": 1,
                               "service_tier": "standard"}}})]
@@ -480,6 +484,6 @@ class Server(ThreadingHTTPServer):
     daemon_threads = True
 
 
-server = Server(("127.0.0.1", 0), Handler)
+server = Server((os.environ.get("FAKE_LLM_BIND", "127.0.0.1"), 0), Handler)
 print(server.server_address[1], flush=True)
 server.serve_forever()

@@ -155,6 +155,71 @@ assay_agent_format_result (AssayCellResult *result,
 }
 
 char *
+assay_agent_format_result_schema (AssayCellResult *result)
+{
+  AssayCellStatus status = assay_cell_result_get_status (result);
+  JsonArray *outputs = assay_cell_result_get_outputs (result);
+  GPtrArray *artifacts = assay_cell_result_get_artifacts (result);
+  const AssayCellChecks *checks = assay_cell_result_get_checks (result);
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autofree char *frames = NULL;
+  g_autofree char *error_type = NULL;
+  guint lines = 0, figures = 0;
+
+  for (guint i = 0; i < json_array_get_length (outputs); i++)
+    {
+      JsonNode *node = json_array_get_element (outputs, i);
+      g_autoptr(AssayCellOutput) output = NULL;
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        continue;
+      output = assay_cell_output_read_object (json_node_get_object (node));
+      if (output->kind == ASSAY_CELL_OUTPUT_STREAM && output->text != NULL)
+        {
+          for (const char *p = output->text; *p != '\0'; p++)
+            if (*p == '\n')
+              lines++;
+          if (*output->text != '\0' && output->text[strlen (output->text) - 1] != '\n')
+            lines++;
+        }
+      else if (output->kind == ASSAY_CELL_OUTPUT_ERROR && error_type == NULL && output->ename != NULL)
+        {
+          /* An exception's class is a name the code chose, never a value: keep it only when
+           * it reads as one. */
+          gboolean identifier = *output->ename != '\0' && strlen (output->ename) <= 100;
+
+          for (const char *p = output->ename; identifier && *p != '\0'; p++)
+            identifier = g_ascii_isalnum (*p) || *p == '_' || *p == '.';
+          error_type = g_strdup (identifier ? output->ename : "an exception");
+        }
+      else if (output->kind == ASSAY_CELL_OUTPUT_RESULT || output->kind == ASSAY_CELL_OUTPUT_DISPLAY)
+        {
+          if (output->has_image)
+            figures++;
+          else
+            lines++;
+        }
+    }
+
+  g_string_append_printf (text, "Status: %s (%" G_GINT64_FORMAT " ms)\n",
+                          assay_cell_status_to_string (status), assay_cell_result_get_elapsed_ms (result));
+  if (error_type != NULL)
+    g_string_append_printf (text, "Error type: %s (its message is not shown: schema-only mode)\n", error_type);
+  if (assay_cell_result_get_state_lost (result))
+    g_string_append (text, "The kernel was restarted: variables and imports from earlier cells are gone"
+                           " unless they were replayed.\n");
+  frames = assay_cell_checks_describe_frames (checks);
+  g_string_append_printf (text, "DataFrames made: %s\n", frames != NULL ? frames : "none");
+  g_string_append_printf (text,
+                          "Output: %u line%s and %u figure%s, shown to the analyst only (schema-only mode: "
+                          "no value from the data reaches you).\n",
+                          lines, lines == 1 ? "" : "s", figures, figures == 1 ? "" : "s");
+  if (artifacts->len > 0)
+    g_string_append_printf (text, "Files saved in /workspace: %u (the analyst has them).\n", artifacts->len);
+  return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
+char *
 assay_agent_extract_fenced_code (const char *text)
 {
   g_autoptr(GRegex) regex = NULL;

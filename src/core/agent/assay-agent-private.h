@@ -12,6 +12,10 @@ G_BEGIN_DECLS
  * and files named, never inlined. */
 char      *assay_agent_format_result        (AssayCellResult *result,
                                              gsize            budget);
+/* The same in schema-only mode: no value from the data. The status, the time, the type of
+ * the error (never its message, which quotes values), the shapes of the DataFrames the
+ * cell made, how many lines it printed and files it saved. */
+char      *assay_agent_format_result_schema (AssayCellResult *result);
 /* TEXT cut to about BUDGET characters: the head and the tail, with a note in between. */
 char      *assay_agent_trim_middle          (const char      *text,
                                              gsize            budget);

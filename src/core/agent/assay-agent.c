@@ -15,6 +15,7 @@
 #include <glib/gi18n-lib.h>
 
 #include <glib/gstdio.h>
+#include <math.h>
 #include <string.h>
 
 #include "assay-agent-private.h"
@@ -66,6 +67,11 @@ struct _AssayAgent
   gsize                output_budget;
   gsize                context_tokens;
   GPtrArray           *datasets;         /* Dataset* */
+  AssayMasker         *masker;           /* masked columns, or NULL */
+  AssayPriceTable     *prices;
+  double               budget;           /* US dollars for the session; 0: none */
+  GString             *text_held;        /* streamed text not shown yet: a placeholder may go on */
+  GPtrArray           *code_held;        /* GString*, the same per tool call */
   gboolean             needs_restore;    /* a resumed session: replay its good cells first */
 
   /* The question being answered. */
@@ -126,8 +132,15 @@ assay_agent_outcome_to_string (AssayAgentOutcome outcome)
     case ASSAY_AGENT_SANDBOX_ERROR: return "sandbox-error";
     case ASSAY_AGENT_CANCELLED: return "cancelled";
     case ASSAY_AGENT_STOPPED: return "stopped";
+    case ASSAY_AGENT_BUDGET: return "budget";
     default: return "unknown";
     }
+}
+
+static void
+assay_agent_string_free (gpointer data)
+{
+  g_string_free (data, TRUE);
 }
 
 static void
@@ -186,13 +199,57 @@ assay_agent_save (AssayAgent *self)
 
 /* ---- streaming --------------------------------------------------------------------------- */
 
+/* With masked columns, what streams is unmasked before anyone sees it. A placeholder may be
+ * cut between two pieces: the text from an opening bracket without its closing one (or a
+ * bracket's first bytes) waits for the next piece. Returns what can be shown now. */
+static char *
+assay_agent_unmask_piece (AssayAgent *self,
+                          GString    *held,
+                          const char *piece,
+                          gboolean    last)
+{
+  gsize keep = held->len + (piece != NULL ? strlen (piece) : 0);
+  g_autofree char *ready = NULL;
+  char *shown;
+
+  if (piece != NULL)
+    g_string_append (held, piece);
+  if (!last)
+    {
+      const char *open = g_strrstr (held->str, "\xe2\x9f\xa8");
+      gsize n = held->len;
+
+      keep = n;
+      if (open != NULL && strstr (open, "\xe2\x9f\xa9") == NULL && held->str + n - open < 300)
+        keep = open - held->str;
+      else if (n >= 1 && (guint8) held->str[n - 1] == 0xe2)
+        keep = n - 1;
+      else if (n >= 2 && (guint8) held->str[n - 2] == 0xe2 && (guint8) held->str[n - 1] == 0x9f)
+        keep = n - 2;
+    }
+  ready = g_strndup (held->str, keep);
+  g_string_erase (held, 0, keep);
+  shown = assay_masker_unmask (self->masker, ready);
+  return shown;
+}
+
 static void
 assay_agent_text_delta_cb (AssayLlmProvider *provider,
                            const char       *text,
                            AssayAgent       *self)
 {
-  if (self->streaming)
-    g_signal_emit (self, signals[TEXT_DELTA], 0, text);
+  g_autofree char *shown = NULL;
+
+  if (!self->streaming)
+    return;
+  if (self->masker == NULL)
+    {
+      g_signal_emit (self, signals[TEXT_DELTA], 0, text);
+      return;
+    }
+  shown = assay_agent_unmask_piece (self, self->text_held, text, FALSE);
+  if (*shown != '\0')
+    g_signal_emit (self, signals[TEXT_DELTA], 0, shown);
 }
 
 static void
@@ -210,6 +267,14 @@ assay_agent_tool_call_delta_cb (AssayLlmProvider *provider,
   while (self->extractors->len <= index)
     g_ptr_array_add (self->extractors, assay_code_extractor_new ());
   code = assay_code_extractor_feed (g_ptr_array_index (self->extractors, index), fragment, -1);
+  if (self->masker != NULL && code[0] != '\0')
+    {
+      g_autofree char *masked = g_steal_pointer (&code);
+
+      while (self->code_held->len <= index)
+        g_ptr_array_add (self->code_held, g_string_new (NULL));
+      code = assay_agent_unmask_piece (self, g_ptr_array_index (self->code_held, index), masked, FALSE);
+    }
   if (code[0] != '\0' && g_strcmp0 (name, ASSAY_AGENT_TOOL_NAME) == 0)
     g_signal_emit (self, signals[CODE_DELTA], 0, index, id, code);
 }
@@ -225,6 +290,8 @@ assay_agent_retrying_cb (AssayLlmProvider *provider,
     return;
   /* Whatever streamed for this turn is void. */
   g_ptr_array_set_size (self->extractors, 0);
+  g_ptr_array_set_size (self->code_held, 0);
+  g_string_truncate (self->text_held, 0);
   g_signal_emit (self, signals[RETRYING], 0, attempt, delay_ms, reason);
 }
 
@@ -272,6 +339,30 @@ assay_agent_build_system_prompt (AssayAgent *self)
     "seaborn, openpyxl, xlsxwriter, reportlab, tabulate and PIL (Pillow). There is no network "
     "and nothing can be installed (no pip).\n");
 
+  switch (assay_session_get_privacy_mode (self->session))
+    {
+    case ASSAY_PRIVACY_SCHEMA:
+      g_string_append (prompt,
+        "\nSchema-only mode: you never see the data or any output. You know the datasets' columns, "
+        "types and row counts; of each cell you run you are told its status, the type of its error "
+        "(not the message) and the shapes of the DataFrames it made. The analyst sees every output. "
+        "Write code that prints the results the analyst asked for, check your work through statuses "
+        "and shapes, and in the answer say what the cells computed and where to read it, without "
+        "numbers you have not been told.\n");
+      break;
+    case ASSAY_PRIVACY_MASKED:
+      if (self->masker != NULL && assay_masker_get_n_columns (self->masker) > 0)
+        g_string_append (prompt,
+          "\nSome columns are masked: their values reach you as placeholders such as "
+          "⟨customer_id 17⟩, the same placeholder for the same value everywhere. To use a value in "
+          "code, write its placeholder where the value goes (df[df.customer_id == ⟨customer_id 17⟩]); "
+          "Assay puts the real value in before the code runs. Do not try to reveal masked values.\n");
+      break;
+    case ASSAY_PRIVACY_FULL:
+    default:
+      break;
+    }
+
   g_string_append (prompt, "\nDatasets (read-only):\n");
   if (self->datasets->len == 0)
     g_string_append (prompt, "- none: the analyst gave no file.\n");
@@ -286,7 +377,9 @@ assay_agent_build_system_prompt (AssayAgent *self)
        * that the model's first read_csv is right. Without one, the path alone is given. */
       if (dataset->description != NULL && *dataset->description != '\0')
         {
-          g_auto(GStrv) lines = g_strsplit (dataset->description, "\n", -1);
+          g_autofree char *masked = self->masker != NULL ? assay_masker_mask (self->masker, dataset->description)
+                                                         : g_strdup (dataset->description);
+          g_auto(GStrv) lines = g_strsplit (masked, "\n", -1);
 
           for (guint j = 0; lines[j] != NULL; j++)
             if (*lines[j] != '\0')
@@ -455,7 +548,9 @@ assay_agent_executed_cb (GObject      *source,
     g_string_append_printf (text,
                             "The analyst edited your code before running it. The code that ran:\n"
                             "```python\n%s\n```\n", cell->code);
-  formatted = assay_agent_format_result (result, self->output_budget);
+  formatted = assay_session_get_privacy_mode (self->session) == ASSAY_PRIVACY_SCHEMA
+              ? assay_agent_format_result_schema (result)
+              : assay_agent_format_result (result, self->output_budget);
   g_string_append (text, formatted);
 
   if (status == ASSAY_CELL_CANCELLED &&
@@ -685,6 +780,155 @@ assay_agent_respond (AssayAgent            *self,
     }
 }
 
+/* ---- what leaves, and what it costs ----------------------------------------------------- */
+
+/* Every string of a tool call's arguments masked (the JSON stays valid); text that is not
+ * JSON is masked as it is. */
+static char *
+assay_agent_map_arguments (AssayAgent *self,
+                           const char *arguments,
+                           gboolean    mask)
+{
+  g_autoptr(JsonNode) node = NULL;
+  JsonObject *object;
+  g_autoptr(GList) members = NULL;
+
+  if (arguments == NULL)
+    return NULL;
+  node = assay_json_from_untrusted (arguments, NULL);
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return mask ? assay_masker_mask (self->masker, arguments) : assay_masker_unmask (self->masker, arguments);
+
+  object = json_node_get_object (node);
+  members = json_object_get_members (object);
+  for (GList *l = members; l != NULL; l = l->next)
+    {
+      JsonNode *member = json_object_get_member (object, l->data);
+      g_autofree char *mapped = NULL;
+
+      if (!JSON_NODE_HOLDS_VALUE (member) || json_node_get_value_type (member) != G_TYPE_STRING)
+        continue;
+      if (mask)
+        mapped = assay_masker_mask (self->masker, json_node_get_string (member));
+      else if (g_str_equal (l->data, "code"))
+        mapped = assay_masker_unmask_code (self->masker, json_node_get_string (member));
+      else
+        mapped = assay_masker_unmask (self->masker, json_node_get_string (member));
+      json_object_set_string_member (object, l->data, mapped);
+    }
+  return json_to_string (node, FALSE);
+}
+
+static char *
+assay_agent_unmask_arguments (AssayAgent *self,
+                              const char *arguments)
+{
+  return assay_agent_map_arguments (self, arguments, FALSE);
+}
+
+static void
+assay_agent_mask_message (AssayAgent      *self,
+                          AssayLlmMessage *message)
+{
+  if (message->text != NULL)
+    {
+      char *masked = assay_masker_mask (self->masker, message->text);
+
+      g_free (message->text);
+      message->text = masked;
+    }
+  for (guint i = 0; i < message->tool_calls->len; i++)
+    {
+      AssayLlmToolCall *call = g_ptr_array_index (message->tool_calls, i);
+      char *masked = assay_agent_map_arguments (self, call->arguments, TRUE);
+
+      g_free (call->arguments);
+      call->arguments = masked;
+    }
+}
+
+static gboolean
+assay_agent_is_local (AssayAgent *self)
+{
+  return assay_llm_provider_is_local (self->provider);
+}
+
+static const AssayPrice *
+assay_agent_price (AssayAgent *self)
+{
+  return self->prices != NULL && self->model != NULL
+         ? assay_price_table_lookup (self->prices, self->model, 0) : NULL;
+}
+
+/* US dollars, 0 on this computer, -1 when no price is known. */
+static double
+assay_agent_cost_of (AssayAgent             *self,
+                     const AssayLlmResponse *response)
+{
+  AssayTokenUsage usage = {
+    response->input_tokens, response->cached_input_tokens,
+    response->cache_write_tokens, response->output_tokens,
+  };
+
+  if (response->request_host != NULL ? assay_llm_host_is_local (response->request_host)
+                                     : assay_agent_is_local (self))
+    return 0;
+  return assay_price_cost (assay_agent_price (self), &usage);
+}
+
+/* Why REQUEST must not be sent (in words for the analyst), or NULL. Its input is counted at
+ * four characters a token and its output at the most the model may write (the request's
+ * max_tokens, else the providers' default of 4096): the request is held back whenever it
+ * could take the session over the budget. */
+static char *
+assay_agent_check_budget (AssayAgent            *self,
+                          const AssayLlmRequest *request)
+{
+  const AssayPrice *price;
+  double spent, estimate;
+  gsize chars;
+  guint unpriced = 0;
+  g_autofree char *spent_text = NULL;
+  g_autofree char *budget_text = NULL;
+  g_autofree char *estimate_text = NULL;
+
+  if (self->budget <= 0 || assay_agent_is_local (self))
+    return NULL;
+  spent = assay_session_get_cost (self->session, NULL, NULL, &unpriced);
+  price = assay_agent_price (self);
+  budget_text = assay_price_format_cost (self->budget);
+  if (price == NULL)
+    return g_strdup_printf (_("Stopped before asking the model: Assay knows no price for %s, so it cannot keep "
+                              "this session within its budget of %s. Add the model’s price in Preferences, or "
+                              "remove the budget."),
+                            self->model != NULL ? self->model : "?", budget_text);
+
+  chars = request->system != NULL ? strlen (request->system) : 0;
+  for (guint i = 0; i < request->messages->len; i++)
+    {
+      const AssayLlmMessage *message = g_ptr_array_index (request->messages, i);
+
+      chars += message->text != NULL ? strlen (message->text) : 0;
+      for (guint j = 0; j < message->tool_calls->len; j++)
+        {
+          const AssayLlmToolCall *call = g_ptr_array_index (message->tool_calls, j);
+
+          chars += call->arguments != NULL ? strlen (call->arguments) : 0;
+        }
+    }
+  estimate = (price->input * (double) (chars / CHARS_PER_TOKEN) +
+              price->output * (double) (request->max_tokens > 0 ? request->max_tokens : 4096)) / 1e6;
+  if (spent < self->budget && spent + estimate <= self->budget)
+    return NULL;
+
+  spent_text = assay_price_format_cost (spent);
+  estimate_text = assay_price_format_cost (estimate);
+  return g_strdup_printf (_("Stopped before the next request to the model: the session has spent %s of its "
+                            "budget of %s, and the next request could cost up to %s more. The session is saved; "
+                            "raise the budget to go on."),
+                          spent_text, budget_text, estimate_text);
+}
+
 /* ---- a model turn ------------------------------------------------------------------------ */
 
 static void assay_agent_start_step (AssayAgent *self);
@@ -749,9 +993,36 @@ assay_agent_streamed_cb (GObject      *source,
   {
     g_autoptr(GError) record_error = NULL;
 
-    if (!assay_session_record_request (self->session, self->timing.step, self->model, response, &record_error))
+    if (!assay_session_record_request (self->session, self->timing.step, self->model, response,
+                                       assay_agent_cost_of (self, response), &record_error))
       g_debug ("the request was not recorded: %s", record_error->message);
   }
+
+  /* The model wrote placeholders; the analyst and the record see the values. */
+  if (self->masker != NULL)
+    {
+      g_autofree char *held = assay_agent_unmask_piece (self, self->text_held, NULL, TRUE);
+      g_autofree char *fenced_masked = assay_agent_extract_fenced_code (response->text);
+      char *text;
+
+      if (*held != '\0')
+        g_signal_emit (self, signals[TEXT_DELTA], 0, held);
+      if (fenced_masked != NULL)
+        fenced = assay_masker_unmask_code (self->masker, fenced_masked);
+      text = assay_masker_unmask (self->masker, response->text);
+      g_free (response->text);
+      response->text = text;
+      for (guint i = 0; i < response->tool_calls->len; i++)
+        {
+          AssayLlmToolCall *call = g_ptr_array_index (response->tool_calls, i);
+          char *arguments = assay_agent_unmask_arguments (self, call->arguments);
+
+          g_free (call->arguments);
+          call->arguments = arguments;
+        }
+    }
+  g_string_truncate (self->text_held, 0);
+  g_ptr_array_set_size (self->code_held, 0);
 
   assistant = assay_llm_message_new_assistant (response->text);
   for (guint i = 0; i < response->tool_calls->len; i++)
@@ -759,8 +1030,9 @@ assay_agent_streamed_cb (GObject      *source,
                      assay_llm_tool_call_copy (g_ptr_array_index (response->tool_calls, i)));
 
   /* A model that writes its code in the reply instead of calling the tool meant to run it. */
-  if (assistant->tool_calls->len == 0 && self->fenced_fallback &&
-      (fenced = assay_agent_extract_fenced_code (response->text)) != NULL)
+  if (fenced == NULL && self->masker == NULL)
+    fenced = assay_agent_extract_fenced_code (response->text);
+  if (assistant->tool_calls->len == 0 && self->fenced_fallback && fenced != NULL)
     {
       g_autoptr(JsonBuilder) builder = json_builder_new ();
       g_autoptr(JsonNode) node = NULL;
@@ -823,9 +1095,25 @@ assay_agent_start_step (AssayAgent *self)
   messages = assay_agent_fit_messages (assay_session_get_messages (self->session),
                                        self->context_tokens * CHARS_PER_TOKEN);
   for (guint i = 0; i < messages->len; i++)
-    g_ptr_array_add (request->messages, assay_llm_message_copy (g_ptr_array_index (messages, i)));
+    {
+      AssayLlmMessage *message = assay_llm_message_copy (g_ptr_array_index (messages, i));
+
+      if (self->masker != NULL)
+        assay_agent_mask_message (self, message);
+      g_ptr_array_add (request->messages, message);
+    }
   g_ptr_array_add (request->tools, assay_llm_tool_new (ASSAY_AGENT_TOOL_NAME, TOOL_DESCRIPTION,
                                                        TOOL_PARAMETERS));
+
+  {
+    g_autofree char *over = assay_agent_check_budget (self, request);
+
+    if (over != NULL)
+      {
+        assay_agent_finish (self, ASSAY_AGENT_BUDGET, over);
+        return;
+      }
+  }
 
   g_ptr_array_set_size (self->extractors, 0);
   self->streaming = TRUE;
@@ -1078,6 +1366,10 @@ assay_agent_finalize (GObject *object)
   g_clear_pointer (&self->context, g_main_context_unref);
   g_free (self->model);
   g_ptr_array_unref (self->datasets);
+  g_clear_object (&self->masker);
+  g_clear_pointer (&self->prices, assay_price_table_unref);
+  g_string_free (self->text_held, TRUE);
+  g_ptr_array_unref (self->code_held);
   g_ptr_array_unref (self->extractors);
   g_clear_pointer (&self->restore_codes, g_ptr_array_unref);
   g_free (self->restore_dir);
@@ -1131,6 +1423,8 @@ assay_agent_init (AssayAgent *self)
   self->output_budget = DEFAULT_OUTPUT_BUDGET;
   self->context_tokens = DEFAULT_CONTEXT_TOKENS;
   self->datasets = g_ptr_array_new_with_free_func (assay_agent_dataset_free);
+  self->text_held = g_string_new (NULL);
+  self->code_held = g_ptr_array_new_with_free_func (assay_agent_string_free);
   self->extractors = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_code_extractor_free);
   self->context = g_main_context_ref_thread_default ();
 }
@@ -1387,4 +1681,46 @@ assay_agent_set_dataset_description (AssayAgent *self,
         }
     }
   assay_agent_save (self);
+}
+
+void
+assay_agent_set_masker (AssayAgent  *self,
+                        AssayMasker *masker)
+{
+  g_return_if_fail (ASSAY_IS_AGENT (self));
+  g_return_if_fail (masker == NULL || ASSAY_IS_MASKER (masker));
+  g_set_object (&self->masker, masker);
+}
+
+AssayMasker *
+assay_agent_get_masker (AssayAgent *self)
+{
+  g_return_val_if_fail (ASSAY_IS_AGENT (self), NULL);
+  return self->masker;
+}
+
+void
+assay_agent_set_prices (AssayAgent      *self,
+                        AssayPriceTable *prices)
+{
+  g_return_if_fail (ASSAY_IS_AGENT (self));
+  if (prices != NULL)
+    assay_price_table_ref (prices);
+  g_clear_pointer (&self->prices, assay_price_table_unref);
+  self->prices = prices;
+}
+
+void
+assay_agent_set_budget (AssayAgent *self,
+                        double      usd)
+{
+  g_return_if_fail (ASSAY_IS_AGENT (self));
+  self->budget = isfinite (usd) && usd > 0 ? usd : 0;
+}
+
+double
+assay_agent_get_budget (AssayAgent *self)
+{
+  g_return_val_if_fail (ASSAY_IS_AGENT (self), 0);
+  return self->budget;
 }

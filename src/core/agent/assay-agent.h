@@ -7,6 +7,8 @@
 #include "assay-kernel-session.h"
 #include "assay-llm-provider.h"
 #include "assay-session.h"
+#include "assay-masker.h"
+#include "assay-prices.h"
 
 G_BEGIN_DECLS
 
@@ -35,9 +37,10 @@ typedef enum
   ASSAY_AGENT_SANDBOX_ERROR,    /* the sandbox could not run a cell */
   ASSAY_AGENT_CANCELLED,        /* the cancellable was cancelled */
   ASSAY_AGENT_STOPPED,          /* the analyst answered ASSAY_APPROVAL_STOP */
+  ASSAY_AGENT_BUDGET,           /* the next request would have gone over the session's budget */
 } AssayAgentOutcome;
 
-/* "answered", "step-limit", "model-error", "sandbox-error", "cancelled", "stopped". */
+/* "answered", "step-limit", "model-error", "sandbox-error", "cancelled", "stopped", "budget". */
 const char *assay_agent_outcome_to_string (AssayAgentOutcome outcome);
 
 #define ASSAY_AGENT_TOOL_NAME        "execute_python"
@@ -101,6 +104,24 @@ void               assay_agent_set_background_saves (AssayAgent           *self,
                                                      gboolean              background);
 /* Whether saves are still being written. */
 gboolean           assay_agent_get_saving           (AssayAgent           *self);
+/* The columns whose values never reach the model (the session's privacy mode says whether
+ * they are masked): every text of a request is rewritten by MASKER, and the placeholders in
+ * the model's replies are mapped back before anyone sees them (NULL: none). In schema-only
+ * mode the model gets no output at all, only each cell's status, error type and the shapes
+ * of the DataFrames it made; the callers give it the datasets' schema-only descriptions. */
+void               assay_agent_set_masker           (AssayAgent           *self,
+                                                     AssayMasker          *masker);
+AssayMasker       *assay_agent_get_masker           (AssayAgent           *self);
+/* What each request costs: PRICES (NULL: unknown, shown as such), with a server on this
+ * computer costing nothing. */
+void               assay_agent_set_prices           (AssayAgent           *self,
+                                                     AssayPriceTable      *prices);
+/* A budget for the whole session in US dollars (0: none): a question stops with
+ * ASSAY_AGENT_BUDGET before a request that would take the session's cost over it, or
+ * whose cost cannot be known. */
+void               assay_agent_set_budget           (AssayAgent           *self,
+                                                     double                usd);
+double             assay_agent_get_budget           (AssayAgent           *self);
 /* Characters of a cell's text output the model sees (head and tail kept). */
 void               assay_agent_set_output_budget    (AssayAgent           *self,
                                                      gsize                 chars);

@@ -41,6 +41,8 @@ struct _AssayDataset
   GPtrArray       *warnings_human; /* the same, in the user's language */
   char            *read_call;
   gboolean         trailing_delimiter;
+  gsize            data_start; /* the first data record, past the header */
+  guint64          data_line;
 
   GPtrArray       *sheets;     /* AssayXlsxSheet, for a workbook */
 };
@@ -670,6 +672,8 @@ assay_dataset_open_table (AssayDataset           *self,
         self->trailing_delimiter = TRUE;
     }
   assay_csv_reader_clear (&reader);
+  self->data_start = data_start;
+  self->data_line = data_line;
 
   if (!assay_dataset_profile_rows (self, &result, data_start, data_line, cancellable, error))
     {
@@ -976,6 +980,73 @@ assay_dataset_get_column_names (AssayDataset *self)
   return (const char * const *) self->names_strv;
 }
 
+int
+assay_dataset_find_column (AssayDataset *self,
+                           const char   *name)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET (self), -1);
+
+  for (guint c = 0; c < self->names->len; c++)
+    if (g_strcmp0 (g_ptr_array_index (self->names, c), name) == 0)
+      return (int) c;
+  return -1;
+}
+
+gboolean
+assay_dataset_foreach_value (AssayDataset          *self,
+                             guint                  column,
+                             AssayDatasetValueFunc  func,
+                             gpointer               user_data,
+                             GCancellable          *cancellable,
+                             GError               **error)
+{
+  AssayCsvReader reader;
+  g_autoptr(GString) scratch = g_string_sized_new (256);
+  g_autoptr(GError) local_error = NULL;
+  guint64 rows = 0;
+
+  g_return_val_if_fail (ASSAY_IS_DATASET (self), FALSE);
+  g_return_val_if_fail (func != NULL, FALSE);
+
+  if (self->dialect == NULL || column >= self->names->len)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   _("%s has no column %u"), self->basename, column + 1);
+      return FALSE;
+    }
+
+  assay_csv_reader_init (&reader, self->text, self->text_len, self->dialect->delimiter,
+                         self->dialect->quote, self->dialect->backslash_escape);
+  reader.pos = self->data_start;
+  reader.line = self->data_line;
+  while (assay_csv_reader_next (&reader, &local_error))
+    {
+      const char *s;
+      gsize len;
+
+      if (column < reader.n_fields)
+        {
+          g_string_truncate (scratch, 0);
+          s = assay_csv_reader_field_text (&reader, &reader.fields[column], scratch, &len);
+          if (!func (s, len, user_data))
+            break;
+        }
+      if (G_UNLIKELY (++rows % 65536 == 0) &&
+          g_cancellable_set_error_if_cancelled (cancellable, &local_error))
+        break;
+    }
+  assay_csv_reader_clear (&reader);
+  if (local_error == NULL && self->mapped != NULL && assay_mapped_is_damaged (self->mapped))
+    g_set_error (&local_error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                 _("%s was cut short while it was read"), self->basename);
+  if (local_error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+  return TRUE;
+}
+
 JsonObject *
 assay_dataset_get_column_json (AssayDataset *self,
                                guint         column)
@@ -1141,6 +1212,7 @@ assay_dataset_describe_column (AssayDataset *self,
 static char *
 assay_dataset_describe (AssayDataset *self,
                         gboolean      for_model,
+                        gboolean      schema_only,
                         gsize         max_chars)
 {
   GString *out = g_string_new (NULL);
@@ -1206,10 +1278,18 @@ assay_dataset_describe (AssayDataset *self,
           /* A wide table gets a few columns in full and the rest by name. */
           if (c >= (n_columns > 30 ? 10u : 30u))
             break;
-          line = assay_dataset_describe_column (self,
-                                                for_model,
-                                                c,
-                                                json_array_get_object_element (columns, c));
+          if (schema_only)
+            {
+              JsonObject *column = json_array_get_object_element (columns, c);
+
+              line = g_strdup_printf ("- %s (%s)\n", json_object_get_string_member (column, "name"),
+                                      json_object_get_string_member (column, "type"));
+            }
+          else
+            line = assay_dataset_describe_column (self,
+                                                  for_model,
+                                                  c,
+                                                  json_array_get_object_element (columns, c));
           if (out->len + strlen (line) + reserve + 80 > max_chars)
             break;
           g_string_append (out, line);
@@ -1250,7 +1330,8 @@ assay_dataset_describe (AssayDataset *self,
         }
     }
 
-  if (self->warnings->len > 0)
+  /* Warnings quote values. */
+  if (self->warnings->len > 0 && !schema_only)
     {
       GPtrArray *warnings = for_model ? self->warnings : self->warnings_human;
 
@@ -1280,14 +1361,14 @@ assay_dataset_describe_for_model (AssayDataset *self,
                                   gsize         max_chars)
 {
   g_return_val_if_fail (ASSAY_IS_DATASET (self), NULL);
-  return assay_dataset_describe (self, TRUE, MAX (max_chars, 64));
+  return assay_dataset_describe (self, TRUE, FALSE, MAX (max_chars, 64));
 }
 
 char *
 assay_dataset_describe_for_human (AssayDataset *self)
 {
   g_return_val_if_fail (ASSAY_IS_DATASET (self), NULL);
-  return assay_dataset_describe (self, FALSE, G_MAXSIZE / 2);
+  return assay_dataset_describe (self, FALSE, FALSE, G_MAXSIZE / 2);
 }
 
 /* The whole prompt's room for datasets, shared between them, never below a useful minimum. */
@@ -1306,4 +1387,19 @@ assay_dataset_describe_for_prompt (AssayDataset *dataset,
     return g_strdup_printf ("Assay could not read this file as a table: %s", error->message);
   return assay_dataset_describe_for_model (dataset, MAX (PROMPT_DATASETS_CHARS / MAX (n_datasets, 1),
                                                          PROMPT_DATASET_MIN_CHARS));
+}
+
+char *
+assay_dataset_describe_schema_for_prompt (AssayDataset *dataset,
+                                          const GError *error,
+                                          guint         n_datasets)
+{
+  g_return_val_if_fail (dataset == NULL || ASSAY_IS_DATASET (dataset), NULL);
+  g_return_val_if_fail (dataset != NULL || error != NULL, NULL);
+
+  /* The reason a file was not read may quote it. */
+  if (dataset == NULL)
+    return g_strdup ("Assay could not read this file as a table.");
+  return assay_dataset_describe (dataset, TRUE, TRUE,
+                                 MAX (PROMPT_DATASETS_CHARS / MAX (n_datasets, 1), PROMPT_DATASET_MIN_CHARS));
 }

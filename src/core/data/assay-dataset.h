@@ -54,6 +54,20 @@ GPtrArray    *assay_dataset_get_warnings      (AssayDataset         *self);
 
 /* Column names as pandas will see them, NULL-terminated (empty for a workbook). */
 const char * const *assay_dataset_get_column_names (AssayDataset    *self);
+/* The index of the column NAME, or -1. */
+int           assay_dataset_find_column       (AssayDataset         *self,
+                                               const char           *name);
+/* Calls FUNC with each row's text of COLUMN (decoded, not NUL-terminated; rows too short
+ * for it are skipped), in the file's order, until FUNC returns FALSE. Not for a workbook. */
+typedef gboolean (*AssayDatasetValueFunc) (const char *value,
+                                           gsize       length,
+                                           gpointer    user_data);
+gboolean      assay_dataset_foreach_value     (AssayDataset          *self,
+                                               guint                  column,
+                                               AssayDatasetValueFunc  func,
+                                               gpointer               user_data,
+                                               GCancellable          *cancellable,
+                                               GError               **error);
 /* One column's profile as in the inspect object (type, nulls, distinct, distinct_exact, min,
  * max, mean, top, histogram, name), or NULL past the last column. Free with
  * json_object_unref (). */
@@ -71,6 +85,11 @@ char         *assay_dataset_describe_for_model (AssayDataset        *self,
 char         *assay_dataset_describe_for_prompt (AssayDataset       *dataset,
                                                  const GError       *error,
                                                  guint               n_datasets);
+/* The same in schema-only mode: the file, how to read it, its rows and each column's name and
+ * type; no value, no statistic of the values, no warning (warnings quote values). */
+char         *assay_dataset_describe_schema_for_prompt (AssayDataset *dataset,
+                                                        const GError *error,
+                                                        guint         n_datasets);
 /* The human summary printed by `assay-cli inspect`. */
 char         *assay_dataset_describe_for_human (AssayDataset        *self);
 

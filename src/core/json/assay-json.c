@@ -3,6 +3,7 @@
 
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 #include <gio/gio.h>
 
@@ -405,6 +406,25 @@ assay_json_get_int_or (JsonObject *object,
   gint64 value;
 
   return assay_json_get_int (object, member, &value) ? value : fallback;
+}
+
+double
+assay_json_get_double_or (JsonObject *object,
+                          const char *member,
+                          double      fallback)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, member) : NULL;
+  double value;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
+    return fallback;
+  if (json_node_get_value_type (node) == G_TYPE_DOUBLE)
+    value = json_node_get_double (node);
+  else if (json_node_get_value_type (node) == G_TYPE_INT64)
+    value = (double) json_node_get_int (node);
+  else
+    return fallback;
+  return isfinite (value) ? value : fallback;
 }
 
 gboolean

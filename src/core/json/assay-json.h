@@ -55,6 +55,10 @@ gboolean    assay_json_get_int         (JsonObject  *object,
 gint64      assay_json_get_int_or      (JsonObject  *object,
                                         const char  *member,
                                         gint64       fallback);
+/* A finite number (an integer too), or FALLBACK. */
+double      assay_json_get_double_or   (JsonObject  *object,
+                                        const char  *member,
+                                        double       fallback);
 gboolean    assay_json_get_boolean_or  (JsonObject  *object,
                                         const char  *member,
                                         gboolean     fallback);

@@ -67,6 +67,9 @@ assay_anthropic_provider_read_usage (AssayLlmTurn *turn,
     turn->output_tokens = tokens;
   if (assay_json_get_int (usage, "cache_read_input_tokens", &tokens))
     turn->cached_input_tokens = tokens;
+  if (assay_json_get_int (usage, "cache_creation_input_tokens", &tokens))
+    turn->cache_write_tokens = tokens;
+  turn->input_excludes_cache = TRUE;
 }
 
 static gboolean
@@ -359,6 +362,12 @@ assay_anthropic_provider_new_request (AssayAnthropicProvider *self,
 }
 
 static const char *
+assay_anthropic_provider_get_base_url (AssayLlmProvider *provider)
+{
+  return ASSAY_ANTHROPIC_PROVIDER (provider)->base_url;
+}
+
+static const char *
 assay_anthropic_provider_get_name (AssayLlmProvider *provider)
 {
   return "anthropic";
@@ -440,6 +449,7 @@ assay_anthropic_provider_class_init (AssayAnthropicProviderClass *klass)
 
   object_class->finalize = assay_anthropic_provider_finalize;
   provider_class->get_name = assay_anthropic_provider_get_name;
+  provider_class->get_base_url = assay_anthropic_provider_get_base_url;
   provider_class->stream_async = assay_anthropic_provider_stream_async;
   provider_class->stream_finish = assay_anthropic_provider_stream_finish;
   provider_class->list_models_async = assay_anthropic_provider_list_models_async;

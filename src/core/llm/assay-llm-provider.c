@@ -47,6 +47,25 @@ assay_llm_provider_get_name (AssayLlmProvider *self)
   return ASSAY_LLM_PROVIDER_GET_CLASS (self)->get_name (self);
 }
 
+const char *
+assay_llm_provider_get_base_url (AssayLlmProvider *self)
+{
+  g_return_val_if_fail (ASSAY_IS_LLM_PROVIDER (self), NULL);
+  if (ASSAY_LLM_PROVIDER_GET_CLASS (self)->get_base_url == NULL)
+    return NULL;
+  return ASSAY_LLM_PROVIDER_GET_CLASS (self)->get_base_url (self);
+}
+
+gboolean
+assay_llm_provider_is_local (AssayLlmProvider *self)
+{
+  const char *url;
+
+  g_return_val_if_fail (ASSAY_IS_LLM_PROVIDER (self), TRUE);
+  url = assay_llm_provider_get_base_url (self);
+  return url == NULL || assay_llm_url_is_local (url);
+}
+
 void
 assay_llm_provider_stream_async (AssayLlmProvider      *self,
                                  const AssayLlmRequest *request,

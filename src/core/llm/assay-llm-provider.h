@@ -49,9 +49,15 @@ struct _AssayLlmProviderClass
                                           GAsyncResult          *result,
                                           GError               **error);
 
-  gpointer padding[8];
+  const char       *(*get_base_url)      (AssayLlmProvider      *self);
+  gpointer padding[7];
 };
 
+/* The server's root URL ("https://api.openai.com/v1"), or NULL when there is no server
+ * (a recorded transcript). */
+const char       *assay_llm_provider_get_base_url       (AssayLlmProvider      *self);
+/* Whether what is sent stays on this computer: no server, or one on a loopback address. */
+gboolean          assay_llm_provider_is_local           (AssayLlmProvider      *self);
 /* "openai", "anthropic" or "recorded". */
 const char       *assay_llm_provider_get_name           (AssayLlmProvider      *self);
 void              assay_llm_provider_stream_async       (AssayLlmProvider      *self,

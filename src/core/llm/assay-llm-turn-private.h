@@ -49,6 +49,8 @@ typedef struct
   gint64              input_tokens;
   gint64              output_tokens;
   gint64              cached_input_tokens;
+  gint64              cache_write_tokens;
+  gboolean            input_excludes_cache; /* Anthropic counts cache reads and writes apart */
   gint64              reasoning_tokens;
   gboolean            finished;       /* a finish reason arrived */
   gboolean            done;           /* [DONE] or message_stop arrived */

@@ -59,6 +59,7 @@ assay_llm_turn_reset (AssayLlmTurn *turn)
   turn->input_tokens = -1;
   turn->output_tokens = -1;
   turn->cached_input_tokens = -1;
+  turn->cache_write_tokens = -1;
   turn->reasoning_tokens = -1;
   turn->finished = FALSE;
   turn->done = FALSE;
@@ -220,6 +221,10 @@ assay_llm_turn_to_response (AssayLlmTurn *turn)
   response->input_tokens = turn->input_tokens;
   response->output_tokens = turn->output_tokens;
   response->cached_input_tokens = turn->cached_input_tokens;
+  response->cache_write_tokens = turn->cache_write_tokens;
+  /* One meaning for every provider: the input counts all its tokens, cached ones too. */
+  if (turn->input_excludes_cache && response->input_tokens >= 0)
+    response->input_tokens += MAX (turn->cached_input_tokens, 0) + MAX (turn->cache_write_tokens, 0);
   response->reasoning_tokens = turn->reasoning_tokens;
   return response;
 }

@@ -3,6 +3,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include "assay-llm-types.h"
 
 G_DEFINE_QUARK (assay-llm-error-quark, assay_llm_error)
@@ -158,6 +160,7 @@ assay_llm_response_new (void)
   response->input_tokens = -1;
   response->output_tokens = -1;
   response->cached_input_tokens = -1;
+  response->cache_write_tokens = -1;
   response->reasoning_tokens = -1;
   response->bytes_in = -1;
   response->attempts = 1;
@@ -175,4 +178,61 @@ assay_llm_response_free (AssayLlmResponse *response)
   g_clear_pointer (&response->request_body, g_bytes_unref);
   g_free (response->request_host);
   g_free (response);
+}
+
+gboolean
+assay_llm_host_is_local (const char *host)
+{
+  g_autofree char *name = NULL;
+  const char *colon;
+  GInetAddress *address;
+  gboolean local;
+
+  if (host == NULL || *host == '\0')
+    return FALSE;
+  /* "[::1]:8080", "::1", "127.0.0.1:11434", "localhost:8080" */
+  if (host[0] == '[')
+    {
+      const char *close = strchr (host, ']');
+
+      if (close == NULL)
+        return FALSE;
+      name = g_strndup (host + 1, close - host - 1);
+    }
+  else if ((colon = strchr (host, ':')) != NULL && strchr (colon + 1, ':') == NULL)
+    name = g_strndup (host, colon - host);
+  else
+    name = g_strdup (host);
+
+  if (g_ascii_strcasecmp (name, "localhost") == 0 ||
+      g_str_has_suffix (name, ".localhost") || g_str_has_suffix (name, ".localhost."))
+    return TRUE;
+  address = g_inet_address_new_from_string (name);
+  if (address == NULL)
+    return FALSE;
+  local = g_inet_address_get_is_loopback (address);
+  g_object_unref (address);
+  return local;
+}
+
+char *
+assay_llm_url_dup_host (const char *url)
+{
+  g_autoptr(GUri) uri = url != NULL ? g_uri_parse (url, G_URI_FLAGS_NONE, NULL) : NULL;
+  const char *host;
+
+  if (uri == NULL || (host = g_uri_get_host (uri)) == NULL || *host == '\0')
+    return NULL;
+  if (g_uri_get_port (uri) > 0)
+    return strchr (host, ':') != NULL ? g_strdup_printf ("[%s]:%d", host, g_uri_get_port (uri))
+                                      : g_strdup_printf ("%s:%d", host, g_uri_get_port (uri));
+  return g_strdup (host);
+}
+
+gboolean
+assay_llm_url_is_local (const char *url)
+{
+  g_autofree char *host = assay_llm_url_dup_host (url);
+
+  return assay_llm_host_is_local (host);
 }

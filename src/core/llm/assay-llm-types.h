@@ -107,6 +107,7 @@ typedef struct
   gint64              input_tokens;  /* -1 when the server did not say */
   gint64              output_tokens;
   gint64              cached_input_tokens;  /* of the input, read from the server's cache; -1 */
+  gint64              cache_write_tokens;   /* of the input, written to the server's cache; -1 */
   gint64              reasoning_tokens;     /* of the output, spent reasoning; -1 */
   guint               attempts;      /* 1 + the retries it took */
   /* What went to the server, exactly (no header, so no key), and what came back. */
@@ -115,6 +116,14 @@ typedef struct
   gint64              bytes_in;      /* of the answer that was used */
   gint64              sent_at;       /* µs since the epoch */
 } AssayLlmResponse;
+
+/* Whether a model server stays on this computer: HOST ("127.0.0.1:11434", "localhost",
+ * "::1") or the host of URL is a loopback name or address. Anything else, unix sockets
+ * aside, is another machine, where the data goes. */
+gboolean          assay_llm_host_is_local (const char *host);
+gboolean          assay_llm_url_is_local  (const char *url);
+/* The host (with its port when not the scheme's) of URL; NULL when it has none. */
+char             *assay_llm_url_dup_host  (const char *url);
 
 AssayLlmResponse *assay_llm_response_new  (void);
 void              assay_llm_response_free (AssayLlmResponse *response);

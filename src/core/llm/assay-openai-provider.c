@@ -390,6 +390,12 @@ assay_openai_provider_new_request (AssayOpenaiProvider *self,
 }
 
 static const char *
+assay_openai_provider_get_base_url (AssayLlmProvider *provider)
+{
+  return ASSAY_OPENAI_PROVIDER (provider)->base_url;
+}
+
+static const char *
 assay_openai_provider_get_name (AssayLlmProvider *provider)
 {
   return "openai";
@@ -470,6 +476,7 @@ assay_openai_provider_class_init (AssayOpenaiProviderClass *klass)
 
   object_class->finalize = assay_openai_provider_finalize;
   provider_class->get_name = assay_openai_provider_get_name;
+  provider_class->get_base_url = assay_openai_provider_get_base_url;
   provider_class->stream_async = assay_openai_provider_stream_async;
   provider_class->stream_finish = assay_openai_provider_stream_finish;
   provider_class->list_models_async = assay_openai_provider_list_models_async;

@@ -22,6 +22,25 @@ assay_cell_checks_item_free (AssayCheck *check)
   g_free (check);
 }
 
+static void
+assay_cell_checks_frame_free (AssayCheckFrame *frame)
+{
+  g_free (frame->name);
+  g_free (frame);
+}
+
+/* A Python identifier, which is all a frame's name may be. */
+static gboolean
+assay_cell_checks_is_identifier (const char *name)
+{
+  if (name == NULL || *name == '\0' || strlen (name) > MAX_NAME_BYTES || g_ascii_isdigit (*name))
+    return FALSE;
+  for (const char *p = name; *p != '\0'; p++)
+    if (!g_ascii_isalnum (*p) && *p != '_')
+      return FALSE;
+  return TRUE;
+}
+
 static char *
 assay_cell_checks_clean_name (const char *name)
 {
@@ -55,7 +74,7 @@ assay_cell_checks_from_json (JsonNode *node)
 {
   g_autoptr(AssayCellChecks) checks = NULL;
   JsonObject *object;
-  JsonArray *items, *files;
+  JsonArray *items, *files, *frames;
 
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
     return NULL;
@@ -63,6 +82,7 @@ assay_cell_checks_from_json (JsonNode *node)
   checks = g_new0 (AssayCellChecks, 1);
   checks->items = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_cell_checks_item_free);
   checks->files = g_ptr_array_new_with_free_func (g_free);
+  checks->frames = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_cell_checks_frame_free);
 
   items = assay_json_get_array (object, "items");
   for (guint i = 0; items != NULL && i < json_array_get_length (items) &&
@@ -126,7 +146,28 @@ assay_cell_checks_from_json (JsonNode *node)
         g_ptr_array_add (checks->files, name);
     }
 
-  if (checks->items->len == 0 && checks->files->len == 0)
+  frames = assay_json_get_array (json_node_get_object (node), "frames");
+  for (guint i = 0; frames != NULL && i < json_array_get_length (frames) &&
+                    checks->frames->len < ASSAY_CELL_CHECKS_MAX; i++)
+    {
+      JsonNode *element = json_array_get_element (frames, i);
+      JsonObject *item;
+      AssayCheckFrame *frame;
+
+      if (!JSON_NODE_HOLDS_OBJECT (element))
+        continue;
+      item = json_node_get_object (element);
+      if (!assay_cell_checks_is_identifier (assay_json_get_string (item, "name")) ||
+          assay_cell_checks_count (item, "rows") < 0 || assay_cell_checks_count (item, "columns") < 0)
+        continue;
+      frame = g_new0 (AssayCheckFrame, 1);
+      frame->name = g_strdup (assay_json_get_string (item, "name"));
+      frame->rows = assay_cell_checks_count (item, "rows");
+      frame->columns = assay_cell_checks_count (item, "columns");
+      g_ptr_array_add (checks->frames, frame);
+    }
+
+  if (checks->items->len == 0 && checks->files->len == 0 && checks->frames->len == 0)
     return NULL;
   return g_steal_pointer (&checks);
 }
@@ -190,6 +231,23 @@ assay_cell_checks_to_json (const AssayCellChecks *checks)
   for (guint i = 0; i < checks->files->len; i++)
     json_builder_add_string_value (builder, g_ptr_array_index (checks->files, i));
   json_builder_end_array (builder);
+  if (checks->frames != NULL && checks->frames->len > 0)
+    {
+      json_builder_set_member_name (builder, "frames");
+      json_builder_begin_array (builder);
+      for (guint i = 0; i < checks->frames->len; i++)
+        {
+          const AssayCheckFrame *frame = g_ptr_array_index (checks->frames, i);
+
+          json_builder_begin_object (builder);
+          json_builder_set_member_name (builder, "name");
+          json_builder_add_string_value (builder, frame->name);
+          assay_cell_checks_add_count (builder, "rows", frame->rows);
+          assay_cell_checks_add_count (builder, "columns", frame->columns);
+          json_builder_end_object (builder);
+        }
+      json_builder_end_array (builder);
+    }
   json_builder_end_object (builder);
   return json_builder_get_root (builder);
 }
@@ -212,6 +270,7 @@ assay_cell_checks_free (AssayCellChecks *checks)
     return;
   g_clear_pointer (&checks->items, g_ptr_array_unref);
   g_clear_pointer (&checks->files, g_ptr_array_unref);
+  g_clear_pointer (&checks->frames, g_ptr_array_unref);
   g_free (checks);
 }
 
@@ -331,6 +390,25 @@ assay_cell_checks_describe (const AssayCellChecks *checks,
     {
       g_string_free (text, TRUE);
       return NULL;
+    }
+  return g_string_free (text, FALSE);
+}
+
+char *
+assay_cell_checks_describe_frames (const AssayCellChecks *checks)
+{
+  GString *text;
+
+  if (checks == NULL || checks->frames == NULL || checks->frames->len == 0)
+    return NULL;
+  text = g_string_new (NULL);
+  for (guint i = 0; i < checks->frames->len; i++)
+    {
+      const AssayCheckFrame *frame = g_ptr_array_index (checks->frames, i);
+      g_autofree char *rows = assay_cell_checks_number (frame->rows, TRUE);
+      g_autofree char *columns = assay_cell_checks_number (frame->columns, TRUE);
+
+      g_string_append_printf (text, "%s%s (%s rows × %s columns)", i > 0 ? ", " : "", frame->name, rows, columns);
     }
   return g_string_free (text, FALSE);
 }

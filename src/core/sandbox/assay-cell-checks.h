@@ -37,10 +37,19 @@ typedef struct
   gint64          bad_lines;       /* READ: lines not read although asked to skip; -1: not asked */
 } AssayCheck;
 
+/* A DataFrame the cell made: a name of the namespace bound to a new DataFrame. */
+typedef struct
+{
+  char   *name;
+  gint64  rows;
+  gint64  columns;
+} AssayCheckFrame;
+
 typedef struct
 {
   GPtrArray *items;    /* AssayCheck* */
   GPtrArray *files;    /* char*: names under /data the cell opened */
+  GPtrArray *frames;   /* AssayCheckFrame*: the DataFrames it made (not in describe ()) */
 } AssayCellChecks;
 
 #define ASSAY_CELL_CHECKS_MAX 64
@@ -54,6 +63,10 @@ void             assay_cell_checks_free      (AssayCellChecks       *checks);
  * (what the model reads is never translated), else in the analyst's language. */
 char            *assay_cell_checks_describe  (const AssayCellChecks *checks,
                                               gboolean               for_model);
+
+/* "sales (45,162 rows × 5 columns), by_region (4 rows × 2 columns)", in English, for the
+ * model in schema-only mode; NULL when the cell made none. */
+char            *assay_cell_checks_describe_frames (const AssayCellChecks *checks);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AssayCellChecks, assay_cell_checks_free)
 

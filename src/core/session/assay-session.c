@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -43,6 +44,8 @@ struct _AssaySession
   GHashTable *measured;           /* data/ path → FileIdentity*, from copy_in, for add_dataset */
   char      *rerun_of;            /* the folder of the session this one ran again, or NULL */
   GPtrArray *requests;            /* AssaySessionRequest* */
+  AssayPrivacyMode privacy_mode;
+  GPtrArray *masked;              /* AssaySessionMask* */
   gint64     requests_bytes;      /* of the compressed bodies kept; -1: not counted yet */
   GPtrArray *reruns;              /* char*: the folders of the sessions that ran this one again */
 
@@ -175,7 +178,18 @@ assay_session_request_free (gpointer data)
   g_free (request->model);
   g_free (request->sha256);
   g_free (request->file);
+  g_free (request->mode);
   g_free (request);
+}
+
+static void
+assay_session_mask_free (gpointer data)
+{
+  AssaySessionMask *mask = data;
+
+  g_free (mask->dataset);
+  g_free (mask->column);
+  g_free (mask);
 }
 
 static void
@@ -212,6 +226,7 @@ assay_session_finalize (GObject *object)
   g_free (self->rerun_of);
   g_ptr_array_unref (self->reruns);
   g_ptr_array_unref (self->requests);
+  g_ptr_array_unref (self->masked);
   g_mutex_clear (&self->save_lock);
   G_OBJECT_CLASS (assay_session_parent_class)->finalize (object);
 }
@@ -235,6 +250,7 @@ assay_session_init (AssaySession *self)
   self->reruns = g_ptr_array_new_with_free_func (g_free);
   self->requests = g_ptr_array_new_with_free_func (assay_session_request_free);
   self->requests_bytes = -1;
+  self->masked = g_ptr_array_new_with_free_func (assay_session_mask_free);
   g_mutex_init (&self->save_lock);
   self->status = g_strdup ("new");
   self->created_at = self->updated_at = g_get_real_time ();
@@ -447,6 +463,23 @@ assay_session_to_json (AssaySession *self)
   json_object_set_array_member (object, "provenance", assay_session_provenance_to_json (self));
   assay_session_set_optional_string (object, "rerun_of", self->rerun_of);
   {
+    JsonObject *privacy = json_object_new ();
+    JsonArray *masked = json_array_new ();
+
+    json_object_set_string_member (privacy, "mode", assay_privacy_mode_to_string (self->privacy_mode));
+    for (guint i = 0; i < self->masked->len; i++)
+      {
+        const AssaySessionMask *mask = g_ptr_array_index (self->masked, i);
+        JsonObject *item = json_object_new ();
+
+        json_object_set_string_member (item, "dataset", mask->dataset);
+        json_object_set_string_member (item, "column", mask->column);
+        json_array_add_object_element (masked, item);
+      }
+    json_object_set_array_member (privacy, "masked", masked);
+    json_object_set_object_member (object, "privacy", privacy);
+  }
+  {
     JsonArray *requests = json_array_new ();
 
     for (guint i = 0; i < self->requests->len; i++)
@@ -463,8 +496,12 @@ assay_session_to_json (AssaySession *self)
         json_object_set_int_member (item, "bytes_in", request->bytes_in);
         json_object_set_int_member (item, "input_tokens", request->input_tokens);
         json_object_set_int_member (item, "cached_input_tokens", request->cached_input_tokens);
+        json_object_set_int_member (item, "cache_write_tokens", request->cache_write_tokens);
         json_object_set_int_member (item, "output_tokens", request->output_tokens);
         json_object_set_int_member (item, "reasoning_tokens", request->reasoning_tokens);
+        if (request->cost >= 0)
+          json_object_set_double_member (item, "cost_usd", request->cost);
+        assay_session_set_optional_string (item, "mode", request->mode);
         json_object_set_string_member (item, "sha256", request->sha256);
         assay_session_set_optional_string (item, "file", request->file);
         json_array_add_object_element (requests, item);
@@ -908,6 +945,27 @@ assay_session_load_record (const char    *dir,
   if ((array = assay_json_get_array (root, "provenance")))
     assay_session_provenance_from_json (self, array, loaded_index);
   self->rerun_of = assay_json_dup_string (root, "rerun_of");
+  {
+    JsonObject *privacy = assay_json_get_object (root, "privacy");
+    AssayPrivacyMode mode;
+
+    if (assay_privacy_mode_from_string (assay_json_get_string (privacy, "mode"), &mode))
+      self->privacy_mode = mode;
+    if ((array = assay_json_get_array (privacy, "masked")))
+      for (guint i = 0; i < json_array_get_length (array) && i < 10000; i++)
+        {
+          JsonNode *item = json_array_get_element (array, i);
+          const char *dataset, *column;
+
+          if (!JSON_NODE_HOLDS_OBJECT (item))
+            continue;
+          dataset = assay_json_get_string (json_node_get_object (item), "dataset");
+          column = assay_json_get_string (json_node_get_object (item), "column");
+          if (dataset != NULL && column != NULL && *column != '\0' && strlen (column) < 4096 &&
+              g_utf8_validate (column, -1, NULL) && g_utf8_validate (dataset, -1, NULL))
+            assay_session_set_column_masked (self, dataset, column, TRUE);
+        }
+  }
   if ((array = assay_json_get_array (root, "requests")))
     for (guint i = 0; i < json_array_get_length (array) && i < 100000; i++)
       {
@@ -932,8 +990,18 @@ assay_session_load_record (const char    *dir,
         request->bytes_in = MAX (assay_json_get_int_or (object, "bytes_in", -1), -1);
         request->input_tokens = MAX (assay_json_get_int_or (object, "input_tokens", -1), -1);
         request->cached_input_tokens = MAX (assay_json_get_int_or (object, "cached_input_tokens", -1), -1);
+        request->cache_write_tokens = MAX (assay_json_get_int_or (object, "cache_write_tokens", -1), -1);
         request->output_tokens = MAX (assay_json_get_int_or (object, "output_tokens", -1), -1);
         request->reasoning_tokens = MAX (assay_json_get_int_or (object, "reasoning_tokens", -1), -1);
+        request->cost = assay_json_get_double_or (object, "cost_usd", -1);
+        if (request->cost < 0 || request->cost > 1e9)
+          request->cost = -1;
+        {
+          AssayPrivacyMode mode;
+
+          if (assay_privacy_mode_from_string (assay_json_get_string (object, "mode"), &mode))
+            request->mode = g_strdup (assay_privacy_mode_to_string (mode));
+        }
         request->sha256 = g_strdup (sha256);
         request->file = assay_json_dup_string (object, "file");
         /* A body is a file of requests/ and nothing else. */
@@ -1909,6 +1977,7 @@ assay_session_record_request (AssaySession            *self,
                               guint                    step,
                               const char              *model,
                               const AssayLlmResponse  *response,
+                              double                   cost,
                               GError                 **error)
 {
   AssaySessionRequest *request;
@@ -1931,8 +2000,11 @@ assay_session_record_request (AssaySession            *self,
   request->bytes_in = response->bytes_in;
   request->input_tokens = response->input_tokens;
   request->cached_input_tokens = response->cached_input_tokens;
+  request->cache_write_tokens = response->cache_write_tokens;
   request->output_tokens = response->output_tokens;
   request->reasoning_tokens = response->reasoning_tokens;
+  request->cost = cost >= 0 && isfinite (cost) ? cost : -1;
+  request->mode = g_strdup (assay_privacy_mode_to_string (self->privacy_mode));
   request->sha256 = g_compute_checksum_for_data (G_CHECKSUM_SHA256, body, length);
   g_ptr_array_add (self->requests, request);
 
@@ -2060,4 +2132,107 @@ assay_session_read_request_body (AssaySession              *self,
       return NULL;
     }
   return g_steal_pointer (&body);
+}
+
+double
+assay_session_get_cost (AssaySession *self,
+                        gint64       *input_tokens,
+                        gint64       *output_tokens,
+                        guint        *unpriced)
+{
+  double cost = 0;
+  gint64 input = 0, output = 0;
+  guint n_unpriced = 0;
+
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), 0);
+
+  for (guint i = 0; i < self->requests->len; i++)
+    {
+      const AssaySessionRequest *request = g_ptr_array_index (self->requests, i);
+
+      if (request->cost >= 0)
+        cost += request->cost;
+      else
+        n_unpriced++;
+      input += MAX (request->input_tokens, 0);
+      output += MAX (request->output_tokens, 0);
+    }
+  if (input_tokens != NULL)
+    *input_tokens = input;
+  if (output_tokens != NULL)
+    *output_tokens = output;
+  if (unpriced != NULL)
+    *unpriced = n_unpriced;
+  return cost;
+}
+
+/* ---- privacy ----------------------------------------------------------------------------- */
+
+AssayPrivacyMode
+assay_session_get_privacy_mode (AssaySession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), ASSAY_PRIVACY_FULL);
+  return self->privacy_mode;
+}
+
+void
+assay_session_set_privacy_mode (AssaySession     *self,
+                                AssayPrivacyMode  mode)
+{
+  g_return_if_fail (ASSAY_IS_SESSION (self));
+  self->privacy_mode = mode;
+}
+
+GPtrArray *
+assay_session_get_masked_columns (AssaySession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  return self->masked;
+}
+
+gboolean
+assay_session_is_column_masked (AssaySession *self,
+                                const char   *dataset,
+                                const char   *column)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), FALSE);
+
+  for (guint i = 0; i < self->masked->len; i++)
+    {
+      const AssaySessionMask *mask = g_ptr_array_index (self->masked, i);
+
+      if (g_strcmp0 (mask->dataset, dataset) == 0 && g_strcmp0 (mask->column, column) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+void
+assay_session_set_column_masked (AssaySession *self,
+                                 const char   *dataset,
+                                 const char   *column,
+                                 gboolean      masked)
+{
+  g_return_if_fail (ASSAY_IS_SESSION (self));
+  g_return_if_fail (dataset != NULL && column != NULL);
+
+  for (guint i = 0; i < self->masked->len; i++)
+    {
+      const AssaySessionMask *mask = g_ptr_array_index (self->masked, i);
+
+      if (g_str_equal (mask->dataset, dataset) && g_str_equal (mask->column, column))
+        {
+          if (!masked)
+            g_ptr_array_remove_index (self->masked, i);
+          return;
+        }
+    }
+  if (masked)
+    {
+      AssaySessionMask *mask = g_new0 (AssaySessionMask, 1);
+
+      mask->dataset = g_strdup (dataset);
+      mask->column = g_strdup (column);
+      g_ptr_array_add (self->masked, mask);
+    }
 }

@@ -7,6 +7,7 @@
 #include "assay-llm-types.h"
 #include "assay-session-cell.h"
 #include "assay-provenance.h"
+#include "assay-masker.h"
 
 G_BEGIN_DECLS
 
@@ -221,20 +222,51 @@ typedef struct
   gint64  sent_at;              /* µs since the epoch */
   gint64  bytes_out;
   gint64  bytes_in;             /* -1: not known */
-  gint64  input_tokens;         /* as the server reported them; -1: it did not */
+  gint64  input_tokens;         /* as the server reported them (all input, cached too); -1: it did not */
   gint64  cached_input_tokens;
+  gint64  cache_write_tokens;
   gint64  output_tokens;
   gint64  reasoning_tokens;
+  double  cost;                 /* US dollars; 0 on a local server; -1: no price known */
+  char   *mode;                 /* what the model was let see: "full", "masked", "schema" */
   char   *sha256;               /* of the body as sent */
   char   *file;                 /* "requests/0001.json.gz", or NULL */
 } AssaySessionRequest;
 
-/* Keeps RESPONSE's request (its body, host, sizes and usage) for STEP. */
+/* Keeps RESPONSE's request (its body, host, sizes and usage) for STEP, with its COST (US
+ * dollars, -1 unknown) and the session's privacy mode. */
 gboolean       assay_session_record_request     (AssaySession            *self,
                                                  guint                    step,
                                                  const char              *model,
                                                  const AssayLlmResponse  *response,
+                                                 double                   cost,
                                                  GError                 **error);
+/* What the requests so far cost (US dollars, those of unknown price left out) and their
+ * tokens; UNPRICED: how many had no known price. */
+double         assay_session_get_cost           (AssaySession            *self,
+                                                 gint64                  *input_tokens,
+                                                 gint64                  *output_tokens,
+                                                 guint                   *unpriced);
+
+/* What the model may see of this session's data (see AssayPrivacyMode): the mode and the
+ * columns whose values never reach it. Saved with the session. */
+AssayPrivacyMode assay_session_get_privacy_mode (AssaySession            *self);
+void           assay_session_set_privacy_mode   (AssaySession            *self,
+                                                 AssayPrivacyMode         mode);
+typedef struct
+{
+  char *dataset;                /* as the sandbox names it */
+  char *column;
+} AssaySessionMask;
+/* AssaySessionMask*, in the order they were masked. */
+GPtrArray     *assay_session_get_masked_columns (AssaySession            *self);
+void           assay_session_set_column_masked  (AssaySession            *self,
+                                                 const char              *dataset,
+                                                 const char              *column,
+                                                 gboolean                 masked);
+gboolean       assay_session_is_column_masked   (AssaySession            *self,
+                                                 const char              *dataset,
+                                                 const char              *column);
 /* AssaySessionRequest*, in the order they were sent. */
 GPtrArray     *assay_session_get_requests       (AssaySession            *self);
 /* The body as it was sent, checked against its SHA-256. */
