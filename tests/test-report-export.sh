@@ -108,6 +108,16 @@ check "HTML: ≥ 3 embedded images" bash -c "[ \$(grep -o '<img [^>]*src=\"data:
 check "HTML: no script" lacks "$work/ru.html" "<script"
 check "HTML: the hostile output escaped" has "$work/ru.html" "&lt;script&gt;alert(1)&lt;/script&gt; &amp; done"
 check "HTML: Cyrillic" has "$work/ru.html" "Проанализируй продажи за третий квартал"
+check "no appendix of requests unless asked for" bash -c "
+  ! grep -qF 'What was sent to the model' '$work/sales.html' && ! grep -qF 'What was sent to the model' '$work/sales.ipynb' &&
+  ! pdftotext '$work/sales.pdf' - | grep -qF 'What was sent to the model'"
+# The recorded provider sends nothing over the network, so the appendix says that none was recorded.
+check "--with-requests: the appendix in each format" bash -c "
+  for f in pdf html ipynb; do '$cli' export '$work/sales' --with-requests -o \"$work/req.\$f\" || exit 1; done &&
+  grep -qF 'No request to a model server is recorded in this session' '$work/req.html' &&
+  grep -qF 'What was sent to the model' '$work/req.ipynb' &&
+  pdftotext '$work/req.pdf' - | grep -qF 'What was sent to the model'"
+check "ipynb --with-requests: valid against nbformat's schema" validate "$work/req.ipynb"
 
 # ---- a damaged figure becomes a note ----
 check "a broken PNG is a note, not a crash" bash -c "

@@ -30,7 +30,7 @@ assay_cli_export (int   argc,
   g_autofree char *output = NULL;
   g_autofree char *title = NULL;
   g_auto(GStrv) rest = NULL;
-  gboolean only_successful = FALSE, no_code = FALSE, verbose = FALSE;
+  gboolean only_successful = FALSE, no_code = FALSE, with_requests = FALSE, verbose = FALSE;
   GOptionEntry entries[] = {
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
       N_("pdf, html or ipynb (default: from the extension of FILE)"), "FORMAT" },
@@ -39,6 +39,8 @@ assay_cli_export (int   argc,
       N_("Leave out the steps that failed"), NULL },
     { "no-code", 0, 0, G_OPTION_ARG_NONE, &no_code,
       N_("Leave out the code (a notebook keeps it, folded away)"), NULL },
+    { "with-requests", 0, 0, G_OPTION_ARG_NONE, &with_requests,
+      N_("End with what was sent to the model: every request the session recorded, what it added"), NULL },
     { "title", 0, 0, G_OPTION_ARG_STRING, &title, N_("The report's title (default: the session's)"), "TITLE" },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, N_("Say how far the export is"), NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, N_("SESSION_DIR") },
@@ -89,6 +91,7 @@ assay_cli_export (int   argc,
     }
   options.include_code = !no_code;
   options.only_successful = only_successful;
+  options.include_requests = with_requests;
   options.title = title;
 
   session = assay_session_load (rest[0], &error);

@@ -282,7 +282,14 @@ test_artifacts_and_export (void)
   g_assert_nonnull (dialog);
   g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (dialog)) == GTK_WINDOW (window));
   g_assert_nonnull (gui_find (dialog, ADW_TYPE_COMBO_ROW, NULL));
-  g_assert_cmpuint (gui_count (dialog, GTK_TYPE_SWITCH), ==, 2);
+  g_assert_cmpuint (gui_count (dialog, GTK_TYPE_SWITCH), ==, 3);
+  /* What was sent to the model is left out unless asked for. */
+  {
+    GtkWidget *row = gui_find (dialog, ADW_TYPE_ACTION_ROW, "Include What Was Sent to the Model");
+
+    g_assert_nonnull (row);
+    g_assert_false (gtk_switch_get_active (GTK_SWITCH (gui_find (row, GTK_TYPE_SWITCH, NULL))));
+  }
   adw_message_dialog_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
   gtk_window_close (GTK_WINDOW (dialog));  /* what a click on a response does after it */
   gui_spin (100);

@@ -14,6 +14,7 @@ struct _AssayExportDialog
   AdwComboRow        *format_row;
   GtkSwitch          *only_successful;
   GtkSwitch          *include_code;
+  GtkSwitch          *include_requests;
   AssayReportOptions  options;   /* as given, then as chosen */
 };
 
@@ -30,6 +31,7 @@ assay_export_dialog_response_cb (AssayExportDialog *self,
                                                   ASSAY_REPORT_FORMAT_IPYNB);
   self->options.only_successful = gtk_switch_get_active (self->only_successful);
   self->options.include_code = gtk_switch_get_active (self->include_code);
+  self->options.include_requests = gtk_switch_get_active (self->include_requests);
 }
 
 static void
@@ -42,6 +44,7 @@ assay_export_dialog_class_init (AssayExportDialogClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayExportDialog, format_row);
   gtk_widget_class_bind_template_child (widget_class, AssayExportDialog, only_successful);
   gtk_widget_class_bind_template_child (widget_class, AssayExportDialog, include_code);
+  gtk_widget_class_bind_template_child (widget_class, AssayExportDialog, include_requests);
 }
 
 static void
@@ -63,6 +66,7 @@ assay_export_dialog_new (GtkWindow                *parent,
   adw_combo_row_set_selected (self->format_row, self->options.format);
   gtk_switch_set_active (self->only_successful, self->options.only_successful);
   gtk_switch_set_active (self->include_code, self->options.include_code);
+  gtk_switch_set_active (self->include_requests, self->options.include_requests);
   return self;
 }
 

@@ -11,16 +11,18 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (AssayExportDialog, assay_export_dialog, ASSAY, EXPORT_DIALOG, AdwMessageDialog)
 
-/* "Export Report": the format (PDF, HTML, Jupyter notebook), "Only Successful Steps" and
- * "Include Code", starting from what OPTIONS say; Export… and Cancel; modal on PARENT. */
+/* "Export Report": the format (PDF, HTML, Jupyter notebook), "Only Successful Steps",
+ * "Include Code" and "Include What Was Sent to the Model", starting from what OPTIONS say;
+ * Export… and Cancel; modal on PARENT. */
 AssayExportDialog *assay_export_dialog_new        (GtkWindow                *parent,
                                                    const AssayReportOptions *options);
 void               assay_export_dialog_run_async  (AssayExportDialog        *self,
                                                    GCancellable             *cancellable,
                                                    GAsyncReadyCallback       callback,
                                                    gpointer                  user_data);
-/* TRUE with the choices in OPTIONS (format, only_successful, include_code; the rest as
- * given to new) when Export was chosen; FALSE with G_IO_ERROR_CANCELLED otherwise. */
+/* TRUE with the choices in OPTIONS (format, only_successful, include_code, include_requests;
+ * the rest as given to new) when Export was chosen; FALSE with G_IO_ERROR_CANCELLED
+ * otherwise. */
 gboolean           assay_export_dialog_run_finish (AssayExportDialog        *self,
                                                    GAsyncResult             *result,
                                                    AssayReportOptions       *options,

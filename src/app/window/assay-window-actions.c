@@ -378,6 +378,7 @@ assay_window_export_action (GtkWidget  *widget,
   options.format = self->export_format;
   options.only_successful = self->export_only_successful;
   options.include_code = self->export_include_code;
+  options.include_requests = self->export_include_requests;
   dialog = assay_export_dialog_new (GTK_WINDOW (self), &options);
   assay_export_dialog_run_async (dialog,
                                  self->cancellable,

@@ -193,6 +193,7 @@ assay_window_export_chooser_response_cb (GtkNativeDialog *chooser,
       options.format = self->export_format;
       options.only_successful = self->export_only_successful;
       options.include_code = self->export_include_code;
+      options.include_requests = self->export_include_requests;
       if (file != NULL)
         assay_window_export_async (self, file, &options, NULL, NULL);
     }
@@ -214,6 +215,7 @@ assay_window_choose_export_file (AssayWindow              *self,
   self->export_format = options->format;
   self->export_only_successful = options->only_successful;
   self->export_include_code = options->include_code;
+  self->export_include_requests = options->include_requests;
 
   chooser = gtk_file_chooser_native_new (_("Export Report"), GTK_WINDOW (self),
                                          GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));

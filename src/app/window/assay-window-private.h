@@ -61,6 +61,7 @@ struct _AssayWindow
   AssayReportFormat     export_format;
   gboolean              export_only_successful;
   gboolean              export_include_code;
+  gboolean              export_include_requests;
   gboolean              closing;
   char                 *last_toast;
 };

@@ -32,6 +32,8 @@ static const char css[] =
   "thead th,tr.head th{background:#eef3f8}.note{color:#777;font-style:italic;font-size:.9em}"
   ".cell{margin:1.5em 0;page-break-inside:avoid}.status-error{color:#b3261e}"
   "nav.toc ol{padding-left:1.4em}nav.toc a{text-decoration:none}"
+  ".request{margin:1.5em 0}.request .label{font-weight:bold;margin:.8em 0 .2em}"
+  ".request pre .note{display:block;margin:.3em 0}"
   "a.traced{color:inherit;text-decoration:underline dotted #1a5fb4}"
   ".untraced{text-decoration:underline wavy #b3261e}.untraced-notes{color:#7a1d15;font-size:.9em}"
   "@media print{body{max-width:none;margin:0}a{color:inherit}nav.toc{page-break-after:always}"
@@ -494,6 +496,72 @@ assay_report_html_append_cell_appendix (GString          *html,
   g_string_append (html, "</div>\n");
 }
 
+static void
+assay_report_html_append_note (GString    *html,
+                               const char *klass,
+                               const char *text)
+{
+  g_string_append_printf (html, "<p class=\"%s\">", klass);
+  assay_report_html_append_escaped (html, text, -1);
+  g_string_append (html, "</p>\n");
+}
+
+/* One message of a request: its label, then its text, cut in the middle when long. */
+static void
+assay_report_html_append_request_entry (GString                  *html,
+                                        const ReportRequestEntry *entry)
+{
+  if (entry->label == NULL)
+    {
+      assay_report_html_append_note (html, "note", entry->head);
+      return;
+    }
+  assay_report_html_append_note (html, "label", entry->label);
+  g_string_append (html, "<pre class=\"request-text\">");
+  assay_report_html_append_escaped (html, entry->head, -1);
+  if (entry->cut_note != NULL)
+    {
+      g_string_append (html, "<span class=\"note\">");
+      assay_report_html_append_escaped (html, entry->cut_note, -1);
+      g_string_append (html, "</span>");
+      assay_report_html_append_escaped (html, entry->tail, -1);
+    }
+  g_string_append (html, "</pre>\n");
+}
+
+static void
+assay_report_html_append_requests (GString     *html,
+                                   AssayReport *report)
+{
+  g_string_append (html, "<section id=\"requests\">\n<h2>");
+  assay_report_html_append_escaped (html, report_requests_title (), -1);
+  g_string_append (html, "</h2>\n");
+  assay_report_html_append_note (html, "note", report_requests_intro (report));
+  for (guint i = 0; i < report->requests->len; i++)
+    {
+      const ReportRequest *request = g_ptr_array_index (report->requests, i);
+
+      g_string_append_printf (html, "<div class=\"request\" id=\"request-%u\">\n<h3>", request->number);
+      assay_report_html_append_escaped (html, request->heading, -1);
+      g_string_append (html, "</h3>\n");
+      assay_report_html_append_note (html, "meta", request->meta);
+      if (request->tokens != NULL)
+        assay_report_html_append_note (html, "meta", request->tokens);
+      if (request->problem != NULL)
+        assay_report_html_append_note (html, "note status-error", request->problem);
+      if (request->system != NULL)
+        assay_report_html_append_request_entry (html, request->system);
+      if (request->system_note != NULL)
+        assay_report_html_append_note (html, "note", request->system_note);
+      if (request->added_note != NULL)
+        assay_report_html_append_note (html, "meta", request->added_note);
+      for (guint j = 0; j < request->entries->len; j++)
+        assay_report_html_append_request_entry (html, g_ptr_array_index (request->entries, j));
+      g_string_append (html, "</div>\n");
+    }
+  g_string_append (html, "</section>\n");
+}
+
 static char *
 assay_report_html_question_heading (const ReportQuestion *question)
 {
@@ -551,6 +619,12 @@ assay_report_write_html (AssayReport   *report,
     g_string_append_printf (html, "<li><a href=\"#appendix\">%s</a></li>\n",
                             report->options.include_code ? _("Appendix: the code and its output")
                                                          : _("Appendix: the output of each step"));
+  if (report->requests != NULL)
+    {
+      g_string_append (html, "<li><a href=\"#requests\">");
+      assay_report_html_append_escaped (html, report_requests_title (), -1);
+      g_string_append (html, "</a></li>\n");
+    }
   g_string_append (html, "</ol>\n</nav>\n");
 
   for (guint i = 0; i < report->questions->len; i++)
@@ -599,6 +673,8 @@ assay_report_write_html (AssayReport   *report,
         assay_report_html_append_cell_appendix (html, report, g_ptr_array_index (report->cells, i));
       g_string_append (html, "</section>\n");
     }
+  if (report->requests != NULL)
+    assay_report_html_append_requests (html, report);
   g_string_append (html, "</body>\n</html>\n");
 
   return g_output_stream_write_all (out, html->str, html->len, NULL, cancellable, error);

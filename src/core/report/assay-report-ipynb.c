@@ -413,6 +413,133 @@ assay_report_ipynb_linked_cells (AssayReport *report)
   return linked;
 }
 
+/* TEXT as Markdown that shows it literally (it may come from a shared session): a backslash
+ * before each character that can start emphasis, code, a link, an HTML tag, an entity or
+ * math, and before what would make its start a heading, a list or a quote; line ends as
+ * spaces. Other punctuation is left as it is, so the notebook's source stays readable. */
+static char *
+assay_report_ipynb_markdown_literal (const char *text)
+{
+  GString *out = g_string_new (NULL);
+  const char *start = text != NULL ? text : "";
+  const char *digits = start;
+
+  while (g_ascii_isdigit (*digits))
+    digits++;
+  for (const char *p = start; *p != '\0'; p++)
+    {
+      gboolean starts_block = (p == start && strchr ("#+-=>", *p) != NULL) ||
+                              (p == digits && p > start && (*p == '.' || *p == ')'));
+
+      if (*p == '\n' || *p == '\r')
+        g_string_append_c (out, ' ');
+      else
+        {
+          if (strchr ("\\`*_[]<>&|~$", *p) != NULL || starts_block)
+            g_string_append_c (out, '\\');
+          g_string_append_c (out, *p);
+        }
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* TEXT in a fenced block whose fence is longer than any run of backticks in it, so nothing
+ * inside can close it: viewers show it as it is and render no HTML of it. */
+static void
+assay_report_ipynb_append_fenced (GString    *markdown,
+                                  const char *text)
+{
+  guint longest = 0, run = 0;
+  g_autofree char *fence = NULL;
+  gsize length = strlen (text);
+
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      run = *p == '`' ? run + 1 : 0;
+      longest = MAX (longest, run);
+    }
+  fence = g_strnfill (MAX (3, longest + 1), '`');
+  g_string_append_printf (markdown, "%s\n%s%s%s\n\n", fence, text,
+                          length > 0 && text[length - 1] != '\n' ? "\n" : "", fence);
+}
+
+/* TEXT made literal, between OPEN and CLOSE (Markdown of ours). */
+static void
+assay_report_ipynb_append_literal (GString    *markdown,
+                                   const char *open,
+                                   const char *text,
+                                   const char *close)
+{
+  g_autofree char *literal = assay_report_ipynb_markdown_literal (text);
+
+  g_string_append (markdown, open);
+  g_string_append (markdown, literal);
+  g_string_append (markdown, close);
+}
+
+static void
+assay_report_ipynb_append_request_entry (GString                  *markdown,
+                                         const ReportRequestEntry *entry)
+{
+  if (entry->label == NULL)
+    {
+      assay_report_ipynb_append_literal (markdown, "*", entry->head, "*\n\n");
+      return;
+    }
+  assay_report_ipynb_append_literal (markdown, "**", entry->label, "**\n\n");
+  if (*entry->head != '\0')
+    assay_report_ipynb_append_fenced (markdown, entry->head);
+  if (entry->cut_note != NULL)
+    {
+      assay_report_ipynb_append_literal (markdown, "*", entry->cut_note, "*\n\n");
+      assay_report_ipynb_append_fenced (markdown, entry->tail);
+    }
+}
+
+static char *
+assay_report_ipynb_request_markdown (const ReportRequest *request)
+{
+  GString *markdown = g_string_new (NULL);
+
+  assay_report_ipynb_append_literal (markdown, "### ", request->heading, "\n\n");
+  assay_report_ipynb_append_literal (markdown, "", request->meta, "");
+  if (request->tokens != NULL)
+    assay_report_ipynb_append_literal (markdown, "  \n", request->tokens, "");
+  g_string_append (markdown, "\n\n");
+  if (request->problem != NULL)
+    assay_report_ipynb_append_literal (markdown, "**", request->problem, "**\n\n");
+  if (request->system != NULL)
+    assay_report_ipynb_append_request_entry (markdown, request->system);
+  if (request->system_note != NULL)
+    assay_report_ipynb_append_literal (markdown, "*", request->system_note, "*\n\n");
+  if (request->added_note != NULL)
+    assay_report_ipynb_append_literal (markdown, "*", request->added_note, "*\n\n");
+  for (guint i = 0; i < request->entries->len; i++)
+    assay_report_ipynb_append_request_entry (markdown, g_ptr_array_index (request->entries, i));
+  while (markdown->len > 0 && markdown->str[markdown->len - 1] == '\n')
+    g_string_truncate (markdown, markdown->len - 1);
+  return g_string_free (markdown, FALSE);
+}
+
+/* The appendix: its title and what it holds, then a cell for each request. */
+static void
+assay_report_ipynb_add_requests (JsonArray   *cells,
+                                 guint       *counter,
+                                 AssayReport *report)
+{
+  g_autoptr(GString) intro = g_string_new (NULL);
+
+  assay_report_ipynb_append_literal (intro, "## ", report_requests_title (), "\n\n");
+  assay_report_ipynb_append_literal (intro, "", report_requests_intro (report), "");
+  assay_report_ipynb_add_markdown (cells, counter, intro->str);
+  for (guint i = 0; i < report->requests->len; i++)
+    {
+      g_autofree char *markdown = assay_report_ipynb_request_markdown (g_ptr_array_index (report->requests, i));
+
+      assay_report_ipynb_add_markdown (cells, counter, markdown);
+    }
+}
+
 gboolean
 assay_report_write_ipynb (AssayReport   *report,
                           GOutputStream *out,
@@ -529,6 +656,9 @@ assay_report_write_ipynb (AssayReport   *report,
       assay_report_progress (report, (double) (i + 1) / (report->questions->len + 1),
                              _("Writing the notebook"));
     }
+
+  if (report->requests != NULL)
+    assay_report_ipynb_add_requests (cells, &n_markdown, report);
 
   json_object_set_object_member (notebook, "metadata", metadata);
   json_object_set_int_member (notebook, "nbformat", 4);

@@ -952,6 +952,56 @@ assay_report_pdf_place_cell_appendix (Layout           *layout,
     }
 }
 
+/* ---- what was sent to the model -------------------------------------------------------------- */
+
+static void
+assay_report_pdf_place_request_entry (Layout                   *layout,
+                                      const ReportRequestEntry *entry)
+{
+  if (entry->label == NULL)
+    {
+      assay_report_pdf_place_note (layout, entry->head);
+      return;
+    }
+  /* The label stays with the first lines of its text. */
+  assay_report_pdf_ensure_space (layout, 40);
+  assay_report_pdf_place_text (layout, entry->label, SANS, 9, "<b>", "</b>", 2);
+  assay_report_pdf_place_preformatted (layout, entry->head, 0xf4f6f8, FALSE);
+  if (entry->cut_note != NULL)
+    {
+      assay_report_pdf_place_note (layout, entry->cut_note);
+      assay_report_pdf_place_preformatted (layout, entry->tail, 0xf4f6f8, FALSE);
+    }
+}
+
+static void
+assay_report_pdf_place_request (Layout              *layout,
+                                const ReportRequest *request)
+{
+  if (layout->y > BODY_TOP + 1)
+    layout->y += 8;
+  assay_report_pdf_ensure_space (layout, 60);
+  assay_report_pdf_place_text (layout, request->heading, SANS, 11, "<b>", "</b>", 2);
+  assay_report_pdf_place_text (layout, request->meta, SANS, 8.5, "<span foreground=\"#666666\">", "</span>", 2);
+  if (request->tokens != NULL)
+    assay_report_pdf_place_text (layout, request->tokens, SANS, 8.5, "<span foreground=\"#666666\">", "</span>", 2);
+  layout->y += 2;
+  if (request->problem != NULL)
+    assay_report_pdf_place_text (layout, request->problem, SANS, 9, "<span foreground=\"#b3261e\">", "</span>", 6);
+  if (request->system != NULL)
+    assay_report_pdf_place_request_entry (layout, request->system);
+  if (request->system_note != NULL)
+    assay_report_pdf_place_note (layout, request->system_note);
+  if (request->added_note != NULL)
+    {
+      /* Not alone at the foot of a page: with the first message it introduces. */
+      assay_report_pdf_ensure_space (layout, 60);
+      assay_report_pdf_place_text (layout, request->added_note, SANS, 9, "<span foreground=\"#3d5a80\">", "</span>", 4);
+    }
+  for (guint i = 0; i < request->entries->len; i++)
+    assay_report_pdf_place_request_entry (layout, g_ptr_array_index (request->entries, i));
+}
+
 /* ---- the document ------------------------------------------------------------------------- */
 
 #define TOC_LINE_HEIGHT 17.0
@@ -1016,6 +1066,9 @@ assay_report_pdf_count_toc_entries (AssayReport *report)
     }
   if (report->cells->len > 0)
     n += 1 + report->cells->len;
+  /* Requests have no entries of their own: a long session would fill pages of contents. */
+  if (report->requests != NULL)
+    n++;
   return n;
 }
 
@@ -1063,6 +1116,9 @@ assay_report_pdf_place_body (Layout        *layout,
 {
   AssayReport *report = layout->report;
   guint total = report->questions->len + report->cells->len + 1, done = 0;
+
+  if (report->requests != NULL)
+    total += report->requests->len;
 
   for (guint i = 0; i < report->questions->len; i++)
     {
@@ -1129,6 +1185,21 @@ assay_report_pdf_place_body (Layout        *layout,
           if (g_cancellable_set_error_if_cancelled (layout->cancellable, error))
             return FALSE;
           assay_report_pdf_place_cell_appendix (layout, g_ptr_array_index (report->cells, i));
+          assay_report_progress (report, 0.8 * ++done / total, _("Laying out the appendix"));
+        }
+    }
+
+  if (report->requests != NULL)
+    {
+      assay_report_pdf_new_page (layout);
+      assay_report_pdf_add_dest (layout, report_requests_title (), 1);
+      assay_report_pdf_place_heading (layout, report_requests_title (), 16, 0);
+      assay_report_pdf_place_note (layout, report_requests_intro (report));
+      for (guint i = 0; i < report->requests->len; i++)
+        {
+          if (g_cancellable_set_error_if_cancelled (layout->cancellable, error))
+            return FALSE;
+          assay_report_pdf_place_request (layout, g_ptr_array_index (report->requests, i));
           assay_report_progress (report, 0.8 * ++done / total, _("Laying out the appendix"));
         }
     }

@@ -28,6 +28,7 @@ assay_report_options_init (AssayReportOptions *options)
   options->format = ASSAY_REPORT_FORMAT_PDF;
   options->include_code = TRUE;
   options->only_successful = FALSE;
+  options->include_requests = FALSE;
 }
 
 gboolean
@@ -136,6 +137,7 @@ assay_report_free (AssayReport *report)
   g_ptr_array_unref (report->datasets);
   g_ptr_array_unref (report->questions);
   g_ptr_array_unref (report->cells);
+  g_clear_pointer (&report->requests, g_ptr_array_unref);
   g_free (report);
 }
 
@@ -370,6 +372,9 @@ assay_report_new_from_session (AssaySession             *session,
             }
         }
     }
+
+  if (options->include_requests)
+    report->requests = report_requests_snapshot (session);
   return report;
 }
 

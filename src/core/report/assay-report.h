@@ -32,6 +32,9 @@ typedef struct
   AssayReportFormat  format;
   gboolean           include_code;     /* the cells' code (a notebook keeps it, hidden) */
   gboolean           only_successful;  /* leave out cells that failed or did not run */
+  gboolean           include_requests; /* end with "What was sent to the model": every request
+                                        * the session recorded, what it added to the
+                                        * conversation (default FALSE) */
   char              *title;            /* NULL: the session's title */
 } AssayReportOptions;
 
