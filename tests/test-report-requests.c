@@ -230,7 +230,10 @@ record (AssaySession *session,
   response->cached_input_tokens = cached_input_tokens;
   response->output_tokens = output_tokens;
   response->reasoning_tokens = reasoning_tokens;
-  g_assert_true (assay_session_record_request (session, step, model, response, -1, &error));
+  /* The first request of each session priced; the others of unknown price. */
+  g_assert_true (assay_session_record_request (session, step, model, response,
+                                               assay_session_get_requests (session)->len == 0 ? 0.0123 : -1,
+                                               &error));
   g_assert_no_error (error);
 }
 
@@ -553,9 +556,9 @@ test_openai_html (void)
     g_assert_nonnull (strstr (request_1, " sent · 512 bytes received</p>"));
   }
   g_assert_nonnull (strstr (request_1, "<p class=\"meta\">input tokens: 1200 · cached input tokens: 1000 · "
-                                       "output tokens: 30</p>"));
+                                       "output tokens: 30 · cost: $0.0123 · the model saw: Full</p>"));
   g_assert_nonnull (strstr (request_2, "<p class=\"meta\">input tokens: 2400 · output tokens: 40 · "
-                                       "reasoning tokens: 12</p>"));
+                                       "reasoning tokens: 12 · the model saw: Full</p>"));
 
   /* The system prompt once, then "the same". */
   g_assert_cmpuint (count (html, "Answer with numbers."), ==, 1);
@@ -675,7 +678,7 @@ test_anthropic (void)
   g_assert_nonnull (strstr (request_2, "System prompt: same as request 1."));
   g_assert_nonnull (strstr (request_2, "<p class=\"meta\">step 2 · api.anthropic.com · model claude-test · "));
   g_assert_nonnull (strstr (request_2, "<p class=\"meta\">input tokens: 1000 · cached input tokens: 900 · "
-                                       "output tokens: 25</p>"));
+                                       "output tokens: 25 · the model saw: Full</p>"));
   g_assert_nonnull (strstr (request_2, "<p class=\"label\">assistant</p>\n<pre class=\"request-text\">ANT-A1 Summing.</pre>"));
   g_assert_nonnull (strstr (request_2, "<p class=\"label\">assistant calls execute_python (toolu_1)</p>\n"
                                        "<pre class=\"request-text\">code: print(475046)</pre>"));

@@ -12,6 +12,7 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "assay-prices.h"
 #include "assay-json.h"
 #include "assay-report-private.h"
 #include "assay-session.h"
@@ -523,6 +524,19 @@ assay_report_requests_tokens (const AssaySessionRequest *source)
     g_ptr_array_add (pieces, g_strdup_printf (_("output tokens: %'lld"), (long long) source->output_tokens));
   if (source->reasoning_tokens >= 0)
     g_ptr_array_add (pieces, g_strdup_printf (_("reasoning tokens: %'lld"), (long long) source->reasoning_tokens));
+  if (source->cost >= 0)
+    {
+      g_autofree char *cost = assay_price_format_cost (source->cost);
+
+      g_ptr_array_add (pieces, g_strdup_printf (_("cost: %s"), cost));
+    }
+  if (source->mode != NULL)
+    {
+      AssayPrivacyMode mode;
+
+      if (assay_privacy_mode_from_string (source->mode, &mode))
+        g_ptr_array_add (pieces, g_strdup_printf (_("the model saw: %s"), assay_privacy_mode_get_label (mode)));
+    }
   if (pieces->len == 0)
     return NULL;
   g_ptr_array_add (pieces, NULL);
