@@ -17,6 +17,7 @@ struct _AssayCodeReview
 
   GtkLabel      *title_label;
   GtkLabel      *description_label;
+  GtkLabel      *privacy_label;
   GtkStack      *stack;
   GtkSourceView *source_view;
   GtkSourceView *diff_view;
@@ -163,6 +164,7 @@ assay_code_review_append_code (AssayCodeReview *self,
       assay_code_review_set_code (self, "");
       gtk_label_set_text (self->title_label, _("The model is writing code…"));
       gtk_widget_set_visible (GTK_WIDGET (self->description_label), FALSE);
+      gtk_widget_set_visible (GTK_WIDGET (self->privacy_label), FALSE);
     }
   self->streaming = TRUE;
   buffer = GTK_TEXT_BUFFER (assay_code_review_code_buffer (self));
@@ -248,6 +250,7 @@ assay_code_review_reset (AssayCodeReview *self)
   gtk_stack_set_visible_child_name (self->stack, "empty");
   gtk_label_set_text (self->title_label, _("Code"));
   gtk_widget_set_visible (GTK_WIDGET (self->description_label), FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->privacy_label), FALSE);
   assay_code_review_update_actions (self);
 }
 
@@ -458,7 +461,20 @@ assay_code_review_agent_approval_needed_cb (AssayCodeReview *self,
                                             const char      *code,
                                             const char      *description)
 {
+  AssaySession *session = self->conversation != NULL ? assay_conversation_get_session (self->conversation) : NULL;
+  AssayPrivacyMode mode = session != NULL ? assay_session_get_privacy_mode (session) : ASSAY_PRIVACY_FULL;
+
   assay_code_review_request (self, cell_id, code, description);
+  /* What the model wrote this code from: the analyst judges it knowing that. */
+  if (mode == ASSAY_PRIVACY_MASKED)
+    gtk_label_set_text (self->privacy_label,
+                        _("Masked columns: the model saw placeholders for their values; the code shows the "
+                          "real values it will run with."));
+  else if (mode == ASSAY_PRIVACY_SCHEMA)
+    gtk_label_set_text (self->privacy_label,
+                        _("Schema only: the model saw the columns and the shapes of results, no value from "
+                          "the data."));
+  gtk_widget_set_visible (GTK_WIDGET (self->privacy_label), mode != ASSAY_PRIVACY_FULL);
 }
 
 static void
@@ -620,6 +636,7 @@ assay_code_review_class_init (AssayCodeReviewClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, "/org/assay/Assay/ui/assay-code-review.ui");
   gtk_widget_class_bind_template_child (widget_class, AssayCodeReview, title_label);
   gtk_widget_class_bind_template_child (widget_class, AssayCodeReview, description_label);
+  gtk_widget_class_bind_template_child (widget_class, AssayCodeReview, privacy_label);
   gtk_widget_class_bind_template_child (widget_class, AssayCodeReview, stack);
   gtk_widget_class_bind_template_child (widget_class, AssayCodeReview, source_view);
   gtk_widget_class_bind_template_child (widget_class, AssayCodeReview, diff_view);

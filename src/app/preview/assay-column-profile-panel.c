@@ -36,18 +36,32 @@ struct _AssayColumnProfilePanel
   GtkDropDown *delimiter_dropdown;
   GtkDropDown *decimal_dropdown;
   GtkDropDown *header_dropdown;
+  GtkImage    *mask_icon;
+  GtkSwitch   *mask_switch;
 
   gboolean     has_dialect;
+  char        *column_name;    /* the column shown, or NULL */
+  gboolean     masked;
+  gboolean     showing_mask;   /* the switch is set from "masked", not by the analyst */
 };
 
 G_DEFINE_FINAL_TYPE (AssayColumnProfilePanel, assay_column_profile_panel, GTK_TYPE_WIDGET)
 
 enum {
   APPLY,
+  MASK_TOGGLED,
   N_SIGNALS
 };
 
 static guint signals[N_SIGNALS];
+
+enum {
+  PROP_0,
+  PROP_MASKED,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
 
 /* The dropdowns' choices, in the order of the .ui file; index 0 is "Automatic". */
 static const char * const encodings[] = {
@@ -135,6 +149,13 @@ assay_column_profile_panel_set_column (AssayColumnProfilePanel *self,
 
   g_return_if_fail (ASSAY_IS_COLUMN_PROFILE_PANEL (self));
 
+  if (g_strcmp0 (self->column_name, name) != 0)
+    {
+      g_free (self->column_name);
+      self->column_name = g_strdup (name);
+    }
+  /* A column can be masked before its profile is ready: the switch needs its name only. */
+  gtk_widget_set_sensitive (GTK_WIDGET (self->mask_switch), name != NULL);
   gtk_label_set_label (self->column_title, name != NULL ? name : _("No column"));
   assay_column_profile_panel_clear_top_values (self);
   assay_column_sparkline_set_values (self->histogram, NULL, 0);
@@ -227,6 +248,57 @@ assay_column_profile_panel_set_column (AssayColumnProfilePanel *self,
           assay_column_sparkline_set_values (self->histogram, bins, n);
         }
     }
+}
+
+static void
+assay_column_profile_panel_show_mask (AssayColumnProfilePanel *self)
+{
+  self->showing_mask = TRUE;
+  gtk_switch_set_active (self->mask_switch, self->masked);
+  self->showing_mask = FALSE;
+  gtk_widget_set_visible (GTK_WIDGET (self->mask_icon), self->masked);
+}
+
+void
+assay_column_profile_panel_set_masked (AssayColumnProfilePanel *self,
+                                       gboolean                 masked)
+{
+  g_return_if_fail (ASSAY_IS_COLUMN_PROFILE_PANEL (self));
+
+  masked = !!masked;
+  /* The switch may show the analyst's flip that was refused: it goes back either way. */
+  if (self->masked != masked)
+    {
+      self->masked = masked;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MASKED]);
+    }
+  assay_column_profile_panel_show_mask (self);
+}
+
+gboolean
+assay_column_profile_panel_get_masked (AssayColumnProfilePanel *self)
+{
+  g_return_val_if_fail (ASSAY_IS_COLUMN_PROFILE_PANEL (self), FALSE);
+  return self->masked;
+}
+
+const char *
+assay_column_profile_panel_get_column_name (AssayColumnProfilePanel *self)
+{
+  g_return_val_if_fail (ASSAY_IS_COLUMN_PROFILE_PANEL (self), NULL);
+  return self->column_name;
+}
+
+/* The analyst flipped the switch: whoever keeps the masked columns decides, and sets
+ * "masked" to what holds then. */
+static void
+assay_column_profile_panel_mask_switch_cb (AssayColumnProfilePanel *self)
+{
+  gboolean active = gtk_switch_get_active (self->mask_switch);
+
+  if (self->showing_mask || self->column_name == NULL || active == self->masked)
+    return;
+  g_signal_emit (self, signals[MASK_TOGGLED], 0, self->column_name, active);
 }
 
 static void
@@ -383,16 +455,75 @@ assay_column_profile_panel_dispose (GObject *object)
 }
 
 static void
+assay_column_profile_panel_finalize (GObject *object)
+{
+  AssayColumnProfilePanel *self = ASSAY_COLUMN_PROFILE_PANEL (object);
+
+  g_free (self->column_name);
+
+  G_OBJECT_CLASS (assay_column_profile_panel_parent_class)->finalize (object);
+}
+
+static void
+assay_column_profile_panel_get_property (GObject    *object,
+                                         guint       prop_id,
+                                         GValue     *value,
+                                         GParamSpec *pspec)
+{
+  AssayColumnProfilePanel *self = ASSAY_COLUMN_PROFILE_PANEL (object);
+
+  switch (prop_id)
+    {
+    case PROP_MASKED:
+      g_value_set_boolean (value, self->masked);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+assay_column_profile_panel_set_property (GObject      *object,
+                                         guint         prop_id,
+                                         const GValue *value,
+                                         GParamSpec   *pspec)
+{
+  AssayColumnProfilePanel *self = ASSAY_COLUMN_PROFILE_PANEL (object);
+
+  switch (prop_id)
+    {
+    case PROP_MASKED:
+      assay_column_profile_panel_set_masked (self, g_value_get_boolean (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 assay_column_profile_panel_class_init (AssayColumnProfilePanelClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = assay_column_profile_panel_dispose;
+  object_class->finalize = assay_column_profile_panel_finalize;
+  object_class->get_property = assay_column_profile_panel_get_property;
+  object_class->set_property = assay_column_profile_panel_set_property;
+
+  /* Whether the column shown is masked (its values never reach the model). */
+  properties[PROP_MASKED] =
+    g_param_spec_boolean ("masked", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /* ::apply (const AssayCsvDialect *override): the analyst asked to re-read the file. */
   signals[APPLY] = g_signal_new ("apply", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_POINTER);
+  /* ::mask-toggled (const char *column, gboolean masked): the analyst flipped "Never Send
+   * Values to the Model"; "masked" changes only when it is set. */
+  signals[MASK_TOGGLED] = g_signal_new ("mask-toggled", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                        0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_BOOLEAN);
 
   g_type_ensure (ASSAY_TYPE_COLUMN_SPARKLINE);
   assay_app_ensure_resources ();
@@ -422,7 +553,10 @@ assay_column_profile_panel_class_init (AssayColumnProfilePanelClass *klass)
   BIND (delimiter_dropdown);
   BIND (decimal_dropdown);
   BIND (header_dropdown);
+  BIND (mask_icon);
+  BIND (mask_switch);
 #undef BIND
+  gtk_widget_class_bind_template_callback (widget_class, assay_column_profile_panel_mask_switch_cb);
   gtk_widget_class_install_action (widget_class,
                                    "panel.apply",
                                    NULL,

@@ -33,5 +33,14 @@ void       assay_column_profile_panel_get_correction (AssayColumnProfilePanel *s
                                                       AssayCsvDialect         *override);
 /* What "Re-read the File" does. */
 void       assay_column_profile_panel_apply       (AssayColumnProfilePanel *self);
+/* Whether the column shown is masked: its values never reach the model ("masked"). The
+ * analyst's "Never Send Values to the Model" switch emits ::mask-toggled (const char
+ * *column, gboolean masked) instead of changing it; whoever keeps the session's masked
+ * columns sets it to what holds then. */
+void       assay_column_profile_panel_set_masked  (AssayColumnProfilePanel *self,
+                                                   gboolean                 masked);
+gboolean   assay_column_profile_panel_get_masked  (AssayColumnProfilePanel *self);
+/* The column shown, or NULL. */
+const char *assay_column_profile_panel_get_column_name (AssayColumnProfilePanel *self);
 
 G_END_DECLS

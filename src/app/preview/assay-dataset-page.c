@@ -19,6 +19,7 @@ typedef struct
 {
   GtkWidget            *box;
   GtkLabel             *info;
+  GtkWidget            *mask_icon;   /* shown when the column is masked */
   AssayColumnSparkline *sparkline;
   GtkColumnViewColumn  *column;
   gboolean              numeric;
@@ -50,6 +51,7 @@ struct _AssayDatasetPage
   GArray            *columns;     /* ColumnUi */
   GtkColumnViewColumn *row_number_column;
   int                selected_column;
+  GHashTable        *masked;      /* names of the columns whose values never reach the model */
   gboolean           profile_started;
   guint              profile_timeout_id;
 };
@@ -474,10 +476,23 @@ assay_dataset_page_build_table (AssayDatasetPage *self)
       ui.info = GTK_LABEL (gtk_label_new (NULL));
       gtk_label_set_ellipsize (ui.info, PANGO_ELLIPSIZE_END);
       gtk_label_set_xalign (ui.info, 0);
+      gtk_widget_set_hexpand (GTK_WIDGET (ui.info), TRUE);
       gtk_widget_add_css_class (GTK_WIDGET (ui.info), "caption");
+      ui.mask_icon = gtk_image_new_from_icon_name ("view-conceal-symbolic");
+      gtk_widget_add_css_class (ui.mask_icon, "masked-mark");
+      gtk_widget_set_tooltip_text (ui.mask_icon, _("Never sent to the model"));
+      gtk_accessible_update_property (GTK_ACCESSIBLE (ui.mask_icon),
+                                      GTK_ACCESSIBLE_PROPERTY_LABEL, _("Masked column"), -1);
+      gtk_widget_set_visible (ui.mask_icon, g_hash_table_contains (self->masked, names[c]));
       ui.sparkline = ASSAY_COLUMN_SPARKLINE (assay_column_sparkline_new ());
       gtk_widget_set_size_request (GTK_WIDGET (ui.sparkline), -1, 18);
-      gtk_box_append (GTK_BOX (ui.box), GTK_WIDGET (ui.info));
+      {
+        GtkWidget *line = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 4);
+
+        gtk_box_append (GTK_BOX (line), ui.mask_icon);
+        gtk_box_append (GTK_BOX (line), GTK_WIDGET (ui.info));
+        gtk_box_append (GTK_BOX (ui.box), line);
+      }
       gtk_box_append (GTK_BOX (ui.box), GTK_WIDGET (ui.sparkline));
       g_signal_connect (click, "pressed", G_CALLBACK (assay_dataset_page_header_pressed), self);
       gtk_widget_add_controller (ui.box, GTK_EVENT_CONTROLLER (click));
@@ -715,6 +730,7 @@ assay_dataset_page_finalize (GObject *object)
   g_free (self->error_message);
   assay_dataset_page_free_override (self->override);
   g_array_unref (self->columns);
+  g_hash_table_unref (self->masked);
 
   G_OBJECT_CLASS (assay_dataset_page_parent_class)->finalize (object);
 }
@@ -812,6 +828,7 @@ static void
 assay_dataset_page_init (AssayDatasetPage *self)
 {
   self->columns = g_array_new (FALSE, TRUE, sizeof (ColumnUi));
+  self->masked = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->selected_column = -1;
   gtk_widget_init_template (GTK_WIDGET (self));
 
@@ -969,4 +986,40 @@ assay_dataset_page_select_column (AssayDatasetPage *self,
     return;
   self->selected_column = column;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_COLUMN]);
+}
+
+void
+assay_dataset_page_set_masked_columns (AssayDatasetPage   *self,
+                                       const char * const *columns)
+{
+  g_return_if_fail (ASSAY_IS_DATASET_PAGE (self));
+
+  g_hash_table_remove_all (self->masked);
+  for (guint i = 0; columns != NULL && columns[i] != NULL; i++)
+    g_hash_table_add (self->masked, g_strdup (columns[i]));
+  for (guint c = 0; c < self->columns->len; c++)
+    {
+      ColumnUi *ui = &g_array_index (self->columns, ColumnUi, c);
+
+      gtk_widget_set_visible (ui->mask_icon,
+                              g_hash_table_contains (self->masked, gtk_column_view_column_get_title (ui->column)));
+    }
+}
+
+gboolean
+assay_dataset_page_get_column_masked (AssayDatasetPage *self,
+                                      const char       *name)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET_PAGE (self), FALSE);
+  return name != NULL && g_hash_table_contains (self->masked, name);
+}
+
+gboolean
+assay_dataset_page_get_header_masked (AssayDatasetPage *self,
+                                      guint             column)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET_PAGE (self), FALSE);
+  if (column >= self->columns->len)
+    return FALSE;
+  return gtk_widget_get_visible (g_array_index (self->columns, ColumnUi, column).mask_icon);
 }

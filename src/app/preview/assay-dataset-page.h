@@ -43,5 +43,14 @@ GtkWidget             *assay_dataset_page_get_header        (AssayDatasetPage   
 int                    assay_dataset_page_get_selected_column (AssayDatasetPage    *self);
 void                   assay_dataset_page_select_column     (AssayDatasetPage      *self,
                                                              int                    column);
+/* The columns whose values never reach the model, by name (NULL-terminated; NULL: none):
+ * their headers carry a mark. Kept when the file is read again. */
+void                   assay_dataset_page_set_masked_columns (AssayDatasetPage     *self,
+                                                              const char * const   *columns);
+gboolean               assay_dataset_page_get_column_masked (AssayDatasetPage      *self,
+                                                             const char            *name);
+/* Whether the header of COLUMN shows the mark (for tests). */
+gboolean               assay_dataset_page_get_header_masked (AssayDatasetPage      *self,
+                                                             guint                  column);
 
 G_END_DECLS
