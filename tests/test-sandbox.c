@@ -506,6 +506,8 @@ test_checks (Fixture       *fixture,
   g_assert_cmpint (check->rows, ==, 5);   /* in place */
   g_assert_cmpuint (checks->files->len, ==, 2);
   g_assert_cmpstr (g_ptr_array_index (checks->files, 0), ==, "orders.csv");
+  /* o, c and d are new; o changed in place later, it is still the frame first bound. */
+  g_assert_cmpuint (checks->frames->len, ==, 3);
 
   /* A lossy left merge and a many-to-many one. */
   merged = RUN ("m = d.merge(c, on='customer_id', how='left')\n"
@@ -533,7 +535,16 @@ test_checks (Fixture       *fixture,
   /* pandas calling itself is not the cell's doing; nor is anything with the checks off. */
   quiet = RUN ("x = d.describe()\ny = d.pivot_table(index='customer_id', values='amount')");
   assert_status (quiet, ASSAY_CELL_OK);
-  g_assert_null (assay_cell_result_get_checks (quiet));
+  checks = assay_cell_result_get_checks (quiet);
+  g_assert_nonnull (checks);
+  g_assert_cmpuint (checks->items->len, ==, 0);
+  g_assert_cmpuint (checks->files->len, ==, 0);
+  g_assert_null (assay_cell_checks_describe (checks, TRUE));
+  /* The DataFrames it made, by name and shape (what schema-only mode tells the model). */
+  g_assert_cmpuint (checks->frames->len, ==, 2);
+  g_free (described);
+  described = assay_cell_checks_describe_frames (checks);
+  g_assert_cmpstr (described, ==, "x (8 rows × 3 columns), y (4 rows × 1 columns)");
   assay_kernel_session_set_checks (fixture->session, FALSE);
   off = RUN ("z = d.drop_duplicates()\nopen('/data/orders.csv').read()");
   assert_status (off, ASSAY_CELL_OK);

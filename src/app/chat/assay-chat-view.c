@@ -404,6 +404,20 @@ assay_chat_view_show_cell (AssayStepCard    *card,
   assay_step_card_cell_checks (card, cell->id, cell->checks);
 }
 
+/* Whether SESSION kept a request for its step STEP: a reply replayed from a recording, or one
+ * from before requests were kept, has none to show. */
+static gboolean
+assay_chat_view_step_has_request (AssaySession *session,
+                                  guint         step)
+{
+  GPtrArray *requests = assay_session_get_requests (session);
+
+  for (guint i = 0; requests != NULL && i < requests->len; i++)
+    if (((AssaySessionRequest *) g_ptr_array_index (requests, i))->step == step)
+      return TRUE;
+  return FALSE;
+}
+
 void
 assay_chat_view_show_session (AssayChatView *self,
                               AssaySession  *session,
@@ -441,6 +455,8 @@ assay_chat_view_show_session (AssayChatView *self,
           AssayStepCard *card;
 
           card = assay_chat_view_begin_step (self, number, MAX (max_steps, number));
+          assay_step_card_set_session_step (card, assay_chat_view_step_has_request (session, step->number)
+                                                  ? step->number : 0);
           if (!step->interrupted && !step->is_answer)
             assay_step_card_set_text (card, step->text);
           if (step->checked && step->provenance != NULL)
@@ -497,7 +513,13 @@ assay_chat_view_agent_step_cb (AssayChatView *self,
                                guint          max,
                                AssayAgent    *agent)
 {
-  assay_step_card_set_working (assay_chat_view_begin_step (self, n, max), TRUE);
+  AssayStepCard *card = assay_chat_view_begin_step (self, n, max);
+  AssaySession *session = self->conversation != NULL ? assay_conversation_get_session (self->conversation) : NULL;
+
+  assay_step_card_set_working (card, TRUE);
+  /* The agent numbers steps across the session, the finished ones and this one. */
+  if (session != NULL)
+    assay_step_card_set_session_step (card, assay_session_get_n_steps (session) + 1);
 }
 
 static void

@@ -4,7 +4,9 @@
 #pragma once
 
 #include "assay-conversation.h"
+#include "assay-dataset.h"
 #include "assay-kernel-session.h"
+#include "assay-masker.h"
 #include "assay-sandbox-limits.h"
 #include "assay-sandbox-pool.h"
 
@@ -36,6 +38,12 @@ struct _AssayConversation
   AssayAgent           *agent;
   gboolean              auto_run;
 
+  /* What leaves the machine (assay-conversation-privacy.c). */
+  AssayMasker          *masker;           /* the session's masked columns, made in a worker */
+  char                 *masker_key;       /* the columns and files it was made for */
+  GHashTable           *described;        /* dataset name → the mode its description was made for + 1 */
+  char                 *price_warning;    /* the last said, so a broken prices file is said once */
+
   GCancellable         *ask_cancellable;  /* the question in progress */
   char                 *question;         /* until the agent has it */
   char                 *waiting;          /* the cell waiting for approval */
@@ -57,8 +65,41 @@ void assay_conversation_set_waiting_internal   (AssayConversation *self,
 void assay_conversation_set_recorded_internal  (AssayConversation *self,
                                                 gboolean           recorded);
 void assay_conversation_update_exportable      (AssayConversation *self);
+/* The notification of "fixed-provider" (the caller set a provider, or let go of it). */
+void assay_conversation_notify_fixed_provider_internal (AssayConversation *self);
+
+/* assay-conversation.c: profiles the dataset NAME (its copy at PATH) in a worker and tells
+ * the model (through the agent, or the session until there is one) what the session's mode
+ * lets it know: assay_dataset_describe_schema_for_prompt () in schema-only mode. */
+void assay_conversation_describe_dataset       (AssayConversation *self,
+                                                const char        *name,
+                                                const char        *path);
+/* The signal "privacy-changed" and the notification of "privacy-mode". */
+void assay_conversation_privacy_changed_internal (AssayConversation *self);
+
+/* assay-conversation-privacy.c */
+/* What the model may be told of DATASET (NULL: ERROR says why) under the session's mode. */
+char *assay_conversation_make_description      (AssaySession      *session,
+                                                AssayDataset      *dataset,
+                                                const GError      *error);
+/* The description of NAME was made for MODE. */
+void assay_conversation_note_described         (AssayConversation *self,
+                                                const char        *name,
+                                                AssayPrivacyMode   mode);
+/* Another session: its masker and what its descriptions were made for are not known. */
+void assay_conversation_forget_privacy         (AssayConversation *self);
+/* Before each question, once the agent is made: the masker of the session's masked columns
+ * and the descriptions its mode wants (made in a worker from the session's own copies), the
+ * prices and the budget go to the agent, then assay_conversation_ask_agent (); or the
+ * question fails, saying why. */
+void assay_conversation_prepare_question       (AssayConversation *self);
 
 /* assay-conversation-question.c */
+/* The question (self->question) goes to the agent. */
+void assay_conversation_ask_agent              (AssayConversation *self);
+void assay_conversation_fail_question          (AssayConversation *self,
+                                                AssayAgentOutcome  outcome,
+                                                const char        *message);
 /* Lets go of the agent; its kernel is closed here, or off the main thread (the default
  * application held until it is gone). */
 void assay_conversation_close_agent            (AssayConversation *self);

@@ -162,6 +162,8 @@ assay_conversation_asked_cb (GObject      *source,
       text = g_strdup (_("Stopped."));
       break;
     case ASSAY_AGENT_STEP_LIMIT:
+    case ASSAY_AGENT_BUDGET:
+      /* The text says why: the step limit, or what was spent of the budget. */
       break;
     case ASSAY_AGENT_MODEL_ERROR:
     case ASSAY_AGENT_SANDBOX_ERROR:
@@ -174,7 +176,7 @@ assay_conversation_asked_cb (GObject      *source,
   assay_session_store_reload (self->store);
 }
 
-static void
+void
 assay_conversation_fail_question (AssayConversation *self,
                                   AssayAgentOutcome  outcome,
                                   const char        *message)
@@ -185,8 +187,6 @@ assay_conversation_fail_question (AssayConversation *self,
 static void
 assay_conversation_start_question (AssayConversation *self)
 {
-  g_autofree char *question = g_steal_pointer (&self->question);
-
   if (self->agent == NULL)
     {
       g_autofree char *artifact_dir = assay_session_get_artifact_dir (self->session);
@@ -217,6 +217,16 @@ assay_conversation_start_question (AssayConversation *self)
   assay_agent_set_check_numbers (self->agent, g_settings_get_boolean (self->settings, "check-numbers"));
   assay_agent_set_approval_policy (self->agent, self->auto_run ? ASSAY_APPROVAL_POLICY_AUTO
                                                                : ASSAY_APPROVAL_POLICY_ASK);
+  /* The masker, the descriptions the mode wants, the prices and the budget; then
+   * assay_conversation_ask_agent (). */
+  assay_conversation_prepare_question (self);
+}
+
+void
+assay_conversation_ask_agent (AssayConversation *self)
+{
+  g_autofree char *question = g_steal_pointer (&self->question);
+
   self->asking = TRUE;
   assay_agent_ask_async (self->agent,
                          question,
@@ -517,6 +527,7 @@ assay_conversation_set_provider (AssayConversation *self,
   self->model = g_strdup (model);
   self->provider_fixed = provider != NULL;
   assay_conversation_set_recorded_internal (self, recorded);
+  assay_conversation_notify_fixed_provider_internal (self);
 }
 
 void

@@ -24,11 +24,13 @@ enum
   PROP_EXPORTABLE,
   PROP_RECORDED,
   PROP_AUTO_RUN,
+  PROP_PRIVACY_MODE,
+  PROP_FIXED_PROVIDER,
   N_PROPS
 };
 static GParamSpec *properties[N_PROPS];
 
-enum { ASKED, FINISHED, NEEDS_MODEL, RESPONDED, ERROR, N_SIGNALS };
+enum { ASKED, FINISHED, NEEDS_MODEL, RESPONDED, ERROR, PRIVACY_CHANGED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 /* A report has something to say once a question was answered or a cell finished. */
@@ -77,6 +79,13 @@ assay_conversation_set_waiting_internal (AssayConversation *self,
   g_free (self->waiting);
   self->waiting = g_strdup (cell_id);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_WAITING]);
+}
+
+void
+assay_conversation_privacy_changed_internal (AssayConversation *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PRIVACY_MODE]);
+  g_signal_emit (self, signals[PRIVACY_CHANGED], 0);
 }
 
 void
@@ -159,11 +168,14 @@ assay_conversation_set_session (AssayConversation *self,
       g_clear_object (&self->provider);
       self->provider_fixed = FALSE;
       assay_conversation_set_recorded_internal (self, FALSE);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FIXED_PROVIDER]);
     }
   assay_conversation_set_auto_run (self, g_settings_get_enum (self->settings, "approval-policy") == 1);
   g_set_object (&self->session, session);
+  assay_conversation_forget_privacy (self);
   assay_conversation_set_artifacts (self, artifacts);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PRIVACY_MODE]);
   assay_conversation_update_exportable (self);
 }
 
@@ -183,8 +195,10 @@ assay_conversation_ensure_session (AssayConversation  *self,
   assay_conversation_save_session (self, session, FALSE);
   artifacts = assay_artifact_list_new_for_session (session);
   g_set_object (&self->session, session);
+  assay_conversation_forget_privacy (self);
   assay_conversation_set_artifacts (self, artifacts);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PRIVACY_MODE]);
   return TRUE;
 }
 
@@ -222,8 +236,10 @@ assay_conversation_dataset_described_cb (GObject      *source,
   dataset = assay_dataset_open_finish (result, &error);
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     goto out;
-  description = assay_dataset_describe_for_prompt (dataset, error,
-                                                   assay_session_get_datasets (data->session)->len);
+  /* The mode is read now, not when the file was opened: a mode chosen meanwhile holds. */
+  description = assay_conversation_make_description (data->session, dataset, error);
+  if (self != NULL && self->session == data->session)
+    assay_conversation_note_described (self, data->name, assay_session_get_privacy_mode (data->session));
 
   if (self != NULL && self->agent != NULL && assay_agent_get_session (self->agent) == data->session)
     assay_agent_set_dataset_description (self->agent, data->name, description);
@@ -247,7 +263,6 @@ assay_conversation_add_dataset (AssayConversation  *self,
   g_autofree char *name = NULL;
   g_autofree char *relative = NULL;
   g_autofree char *resolved = NULL;
-  DescribeData *data;
 
   g_return_val_if_fail (ASSAY_IS_CONVERSATION (self), FALSE);
   g_return_val_if_fail (copy != NULL, FALSE);
@@ -270,12 +285,21 @@ assay_conversation_add_dataset (AssayConversation  *self,
   relative = g_build_filename ("data", name, NULL);
   if ((resolved = assay_session_resolve (self->session, relative)) == NULL)
     return TRUE;
-  data = g_new0 (DescribeData, 1);
+  assay_conversation_describe_dataset (self, name, resolved);
+  return TRUE;
+}
+
+void
+assay_conversation_describe_dataset (AssayConversation *self,
+                                     const char        *name,
+                                     const char        *path)
+{
+  DescribeData *data = g_new0 (DescribeData, 1);
+
   g_weak_ref_init (&data->conversation, self);
   data->session = g_object_ref (self->session);
-  data->name = g_steal_pointer (&name);
-  assay_dataset_open_async (resolved, self->cancellable, assay_conversation_dataset_described_cb, data);
-  return TRUE;
+  data->name = g_strdup (name);
+  assay_dataset_open_async (path, self->cancellable, assay_conversation_dataset_described_cb, data);
 }
 
 gboolean
@@ -378,6 +402,22 @@ assay_conversation_get_recorded (AssayConversation *self)
   return self->recorded;
 }
 
+AssayLlmProvider *
+assay_conversation_get_fixed_provider (AssayConversation  *self,
+                                       const char        **model)
+{
+  g_return_val_if_fail (ASSAY_IS_CONVERSATION (self), NULL);
+  if (model != NULL)
+    *model = self->provider_fixed ? self->model : NULL;
+  return self->provider_fixed ? self->provider : NULL;
+}
+
+void
+assay_conversation_notify_fixed_provider_internal (AssayConversation *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FIXED_PROVIDER]);
+}
+
 gboolean
 assay_conversation_get_auto_run (AssayConversation *self)
 {
@@ -457,6 +497,12 @@ assay_conversation_get_property (GObject    *object,
     case PROP_AUTO_RUN:
       g_value_set_boolean (value, self->auto_run);
       break;
+    case PROP_PRIVACY_MODE:
+      g_value_set_string (value, assay_privacy_mode_to_string (assay_conversation_get_privacy_mode (self)));
+      break;
+    case PROP_FIXED_PROVIDER:
+      g_value_set_object (value, assay_conversation_get_fixed_provider (self, NULL));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -493,6 +539,7 @@ assay_conversation_dispose (GObject *object)
   g_clear_object (&self->session);
   g_clear_object (&self->provider);
   g_clear_object (&self->backend);
+  g_clear_object (&self->masker);
   G_OBJECT_CLASS (assay_conversation_parent_class)->dispose (object);
 }
 
@@ -510,6 +557,9 @@ assay_conversation_finalize (GObject *object)
   g_free (self->backend_reason);
   g_free (self->question);
   g_free (self->waiting);
+  g_free (self->masker_key);
+  g_free (self->price_warning);
+  g_hash_table_unref (self->described);
   G_OBJECT_CLASS (assay_conversation_parent_class)->finalize (object);
 }
 
@@ -534,6 +584,8 @@ assay_conversation_class_init (AssayConversationClass *klass)
   properties[PROP_RECORDED] = g_param_spec_boolean ("recorded", NULL, NULL, FALSE, ro);
   properties[PROP_AUTO_RUN] = g_param_spec_boolean ("auto-run", NULL, NULL, FALSE,
                                                     G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_PRIVACY_MODE] = g_param_spec_string ("privacy-mode", NULL, NULL, "full", ro);
+  properties[PROP_FIXED_PROVIDER] = g_param_spec_object ("fixed-provider", NULL, NULL, ASSAY_TYPE_LLM_PROVIDER, ro);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   signals[ASKED] = g_signal_new ("asked", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -546,12 +598,15 @@ assay_conversation_class_init (AssayConversationClass *klass)
                                  G_TYPE_NONE, 1, G_TYPE_STRING);
   signals[RESPONDED] = g_signal_new ("responded", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                      G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_INT, G_TYPE_STRING);
+  signals[PRIVACY_CHANGED] = g_signal_new ("privacy-changed", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                           G_TYPE_NONE, 0);
 }
 
 static void
 assay_conversation_init (AssayConversation *self)
 {
   self->cancellable = g_cancellable_new ();
+  self->described = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
 
 AssayConversation *

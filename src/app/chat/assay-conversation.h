@@ -24,7 +24,9 @@ G_BEGIN_DECLS
  * progress), "waiting" (the id of the cell waiting for approval, or NULL), "exportable" (a
  * question answered or a cell finished), "recorded" (the provider is a recorded demo),
  * "auto-run" (read-write: cells run without asking; starts from the approval-policy
- * setting, again for every session).
+ * setting, again for every session), "privacy-mode" (what the model may see of the session's
+ * data: "full", "masked" or "schema"; "full" without a session), "fixed-provider" (the
+ * AssayLlmProvider the caller set instead of the settings', or NULL).
  *
  * Signals:
  *   ::asked (const char *question)         a question was accepted and starts now
@@ -35,7 +37,10 @@ G_BEGIN_DECLS
  *   ::needs-model ()                       a question came before any model was chosen
  *   ::responded (const char *cell_id, int response, const char *text)
  *                                          the analyst's answer to a cell went to the agent
- *   ::error (const char *message)          something outside a question failed (a save) */
+ *   ::error (const char *message)          something outside a question failed (a save), or
+ *                                          a warning (the prices file cannot be read)
+ *   ::privacy-changed ()                   the session's privacy mode or masked columns
+ *                                          changed (not when another session comes) */
 #define ASSAY_TYPE_CONVERSATION (assay_conversation_get_type ())
 
 G_DECLARE_FINAL_TYPE (AssayConversation, assay_conversation, ASSAY, CONVERSATION, GObject)
@@ -50,6 +55,10 @@ gboolean           assay_conversation_get_busy         (AssayConversation  *self
 const char        *assay_conversation_get_waiting      (AssayConversation  *self);
 gboolean           assay_conversation_get_exportable   (AssayConversation  *self);
 gboolean           assay_conversation_get_recorded     (AssayConversation  *self);
+/* The provider set by assay_conversation_set_provider () (the demo, tests), with its model
+ * in *MODEL; NULL while the settings' provider is used (the "fixed-provider" property). */
+AssayLlmProvider  *assay_conversation_get_fixed_provider (AssayConversation *self,
+                                                          const char       **model);
 gboolean           assay_conversation_get_auto_run     (AssayConversation  *self);
 void               assay_conversation_set_auto_run     (AssayConversation  *self,
                                                         gboolean            auto_run);
@@ -116,5 +125,34 @@ void               assay_conversation_forget_backend   (AssayConversation  *self
  * period), and APPLICATION (NULL: the default one) is held until then. Nothing here waits. */
 void               assay_conversation_close            (AssayConversation  *self,
                                                         GApplication       *application);
+
+/* What leaves the machine, by the rules `assay-cli ask` follows. The session's privacy mode
+ * (FULL without a session). Each question gets the masker of the session's masked columns
+ * (made in a worker from the session's own copies; in force in MASKED and SCHEMA), the
+ * datasets described as the mode wants, the prices and the budget (the session-budget
+ * setting). */
+AssayPrivacyMode   assay_conversation_get_privacy_mode (AssayConversation  *self);
+/* A session is made first if there is none. Not while busy; SCHEMA is refused for a session
+ * that has already sent values to the model (G_IO_ERROR_PERMISSION_DENIED, saying why). */
+gboolean           assay_conversation_set_privacy_mode (AssayConversation  *self,
+                                                        AssayPrivacyMode    mode,
+                                                        GError            **error);
+/* Whether SCHEMA may be chosen for the current session. */
+gboolean           assay_conversation_get_can_use_schema_only (AssayConversation *self);
+/* Marks COLUMN of the session's DATASET (as the sandbox names it) masked, or no longer; a
+ * column masked in a session in FULL mode makes it MASKED. Not while busy. Saved in turn. */
+gboolean           assay_conversation_set_column_masked (AssayConversation *self,
+                                                         const char        *dataset,
+                                                         const char        *column,
+                                                         gboolean           masked,
+                                                         GError           **error);
+/* DATASET's masked columns, NULL-terminated (never NULL; g_strfreev). */
+char             **assay_conversation_dup_masked_columns (AssayConversation *self,
+                                                          const char        *dataset);
+/* The name of the session's dataset whose copy is the file at PATH, or NULL. */
+char              *assay_conversation_dup_dataset_name (AssayConversation  *self,
+                                                        const char         *path);
+/* The masker the last question was given, or NULL (for tests). */
+AssayMasker       *assay_conversation_get_masker       (AssayConversation  *self);
 
 G_END_DECLS

@@ -47,6 +47,7 @@ struct _AssayStepCard
   GtkWidget         *box;
   GtkLabel          *title_label;
   GtkSpinner        *spinner;
+  GtkWidget         *requests_button;  /* "Sent to the Model": the step's request */
   AssayMarkdownView *text_view;
   GtkBox            *cells_box;
 
@@ -162,6 +163,17 @@ assay_step_card_get_step (AssayStepCard *self)
 {
   g_return_val_if_fail (ASSAY_IS_STEP_CARD (self), 0);
   return self->step;
+}
+
+void
+assay_step_card_set_session_step (AssayStepCard *self,
+                                  guint          session_step)
+{
+  g_return_if_fail (ASSAY_IS_STEP_CARD (self));
+  /* The target first: the action takes the step's number. */
+  gtk_actionable_set_action_target (GTK_ACTIONABLE (self->requests_button), "u", session_step);
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (self->requests_button), "win.show-step-requests");
+  gtk_widget_set_visible (self->requests_button, session_step > 0);
 }
 
 void
@@ -845,6 +857,7 @@ assay_step_card_class_init (AssayStepCardClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayStepCard, box);
   gtk_widget_class_bind_template_child (widget_class, AssayStepCard, title_label);
   gtk_widget_class_bind_template_child (widget_class, AssayStepCard, spinner);
+  gtk_widget_class_bind_template_child (widget_class, AssayStepCard, requests_button);
   gtk_widget_class_bind_template_child (widget_class, AssayStepCard, text_view);
   gtk_widget_class_bind_template_child (widget_class, AssayStepCard, cells_box);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);

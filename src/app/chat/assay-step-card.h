@@ -19,6 +19,10 @@ G_DECLARE_FINAL_TYPE (AssayStepCard, assay_step_card, ASSAY, STEP_CARD, GtkWidge
 GtkWidget  *assay_step_card_new            (guint          step,
                                             guint          max_steps);
 guint       assay_step_card_get_step       (AssayStepCard *self);
+/* The step's number in the session (from 1; 0: not known), which its "Sent to the Model"
+ * button opens the requests of (win.show-step-requests). */
+void        assay_step_card_set_session_step (AssayStepCard *self,
+                                              guint          session_step);
 void        assay_step_card_append_text    (AssayStepCard *self,
                                             const char    *text);
 void        assay_step_card_set_text       (AssayStepCard *self,

@@ -32,6 +32,13 @@ enum {
 
 static GParamSpec *properties[N_PROPS];
 
+enum {
+  MASK_TOGGLED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
 static void
 assay_data_preview_update_panel (AssayDataPreview *self)
 {
@@ -42,6 +49,7 @@ assay_data_preview_update_panel (AssayDataPreview *self)
   if (page == NULL)
     {
       assay_column_profile_panel_set_column (self->panel, NULL, NULL, 0);
+      assay_column_profile_panel_set_masked (self->panel, FALSE);
       assay_column_profile_panel_set_dialect (self->panel, NULL, NULL);
       return;
     }
@@ -50,6 +58,10 @@ assay_data_preview_update_panel (AssayDataPreview *self)
   assay_column_profile_panel_set_column (self->panel, dataset,
                                          column >= 0 ? assay_dataset_page_get_column_name (page, column) : NULL,
                                          column >= 0 ? column : 0);
+  assay_column_profile_panel_set_masked (self->panel,
+                                         column >= 0 &&
+                                         assay_dataset_page_get_column_masked (page,
+                                                                               assay_dataset_page_get_column_name (page, column)));
   assay_column_profile_panel_set_dialect (self->panel, assay_dataset_page_get_dialect (page),
                                           dataset != NULL ? assay_dataset_get_warnings (dataset) : NULL);
 }
@@ -94,6 +106,18 @@ assay_data_preview_panel_apply (AssayDataPreview      *self,
 {
   if (self->watched != NULL)
     assay_dataset_page_reopen (self->watched, override);
+}
+
+/* The panel's switch: the window decides, and sets the masked columns it keeps. */
+static void
+assay_data_preview_panel_mask_toggled (AssayDataPreview *self,
+                                       const char       *column,
+                                       gboolean          masked)
+{
+  if (self->watched != NULL)
+    g_signal_emit (self, signals[MASK_TOGGLED], 0, assay_dataset_page_get_path (self->watched), column, masked);
+  /* Unless told otherwise meanwhile, the switch shows what holds. */
+  assay_data_preview_update_panel (self);
 }
 
 static void
@@ -167,6 +191,9 @@ assay_data_preview_ensure_style (void)
   gtk_css_provider_load_from_resource (provider, "/org/assay/Assay/assay-preview.css");
   gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (provider),
                                               GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+  /* The masked-column mark, where no GtkApplication added the app's icons (the demo, tests). */
+  gtk_icon_theme_add_resource_path (gtk_icon_theme_get_for_display (gdk_display_get_default ()),
+                                    "/org/assay/Assay/icons");
 }
 
 static void
@@ -183,6 +210,13 @@ assay_data_preview_class_init (AssayDataPreviewClass *klass)
     g_param_spec_boolean ("show-panel", NULL, NULL, TRUE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /* ::mask-toggled (const char *path, const char *column, gboolean masked): the analyst
+   * asked that COLUMN of the file at PATH be masked, or no longer; the caller records it and
+   * calls assay_data_preview_set_masked_columns (). */
+  signals[MASK_TOGGLED] = g_signal_new ("mask-toggled", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                        0, NULL, NULL, NULL, G_TYPE_NONE, 3,
+                                        G_TYPE_STRING, G_TYPE_STRING, G_TYPE_BOOLEAN);
 
   g_type_ensure (ASSAY_TYPE_COLUMN_PROFILE_PANEL);
   g_type_ensure (ASSAY_TYPE_DATASET_PAGE);
@@ -212,6 +246,10 @@ assay_data_preview_init (AssayDataPreview *self)
                             G_CALLBACK (assay_data_preview_selected_page_changed),
                             self);
   g_signal_connect_swapped (self->panel, "apply", G_CALLBACK (assay_data_preview_panel_apply), self);
+  g_signal_connect_swapped (self->panel,
+                            "mask-toggled",
+                            G_CALLBACK (assay_data_preview_panel_mask_toggled),
+                            self);
   assay_data_preview_selected_page_changed (self);
 }
 
@@ -329,4 +367,22 @@ assay_data_preview_get_show_panel (AssayDataPreview *self)
 {
   g_return_val_if_fail (ASSAY_IS_DATA_PREVIEW (self), FALSE);
   return adw_flap_get_reveal_flap (self->flap);
+}
+
+void
+assay_data_preview_set_masked_columns (AssayDataPreview   *self,
+                                       const char         *path,
+                                       const char * const *columns)
+{
+  AssayDatasetPage *page;
+
+  g_return_if_fail (ASSAY_IS_DATA_PREVIEW (self));
+  g_return_if_fail (path != NULL);
+
+  page = assay_data_preview_get_page (self, path);
+  if (page == NULL)
+    return;
+  assay_dataset_page_set_masked_columns (page, columns);
+  if (page == self->watched)
+    assay_data_preview_update_panel (self);
 }

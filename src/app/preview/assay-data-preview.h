@@ -33,5 +33,12 @@ AssayColumnProfilePanel *assay_data_preview_get_panel (AssayDataPreview   *self)
 void              assay_data_preview_set_show_panel   (AssayDataPreview   *self,
                                                        gboolean            show_panel);
 gboolean          assay_data_preview_get_show_panel   (AssayDataPreview   *self);
+/* The columns of the file at PATH whose values never reach the model (NULL-terminated; NULL:
+ * none): marked in its headers, and the panel's "Never Send Values to the Model" switch
+ * shows it. The switch emits ::mask-toggled (const char *path, const char *column, gboolean
+ * masked); the caller keeps the masked columns and sets them here. */
+void              assay_data_preview_set_masked_columns (AssayDataPreview   *self,
+                                                         const char         *path,
+                                                         const char * const *columns);
 
 G_END_DECLS

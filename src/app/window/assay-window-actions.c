@@ -6,6 +6,7 @@
 
 #include <glib/gi18n.h>
 
+#include "assay-requests-window.h"
 #include "assay-window-private.h"
 
 /* The one function that decides which actions are enabled. */
@@ -25,10 +26,16 @@ assay_window_update_actions (AssayWindow *self)
   gtk_widget_action_set_enabled (widget, "win.try-demo", !busy);
   gtk_widget_action_set_enabled (widget, "win.open-session", !busy);
   gtk_widget_action_set_enabled (widget, "win.delete-session", !busy);
+  gtk_widget_action_set_enabled (widget, "win.privacy-mode", !busy && !opening);
   gtk_widget_action_set_enabled (widget,
                                  "win.export",
                                  !exporting && assay_conversation_get_exportable (self->conversation));
   gtk_widget_action_set_enabled (widget, "win.cancel-export", exporting);
+  /* What was sent to the model: the current session's requests. */
+  gtk_widget_action_set_enabled (widget, "win.show-requests",
+                                 !opening && assay_window_current_session (self) != NULL);
+  gtk_widget_action_set_enabled (widget, "win.show-step-requests",
+                                 !opening && assay_window_current_session (self) != NULL);
   gtk_widget_action_set_enabled (widget, "win.artifacts-back",
                                  g_strcmp0 (gtk_stack_get_visible_child_name (self->artifacts_stack),
                                             "viewer") == 0);
@@ -386,6 +393,46 @@ assay_window_export_action (GtkWidget  *widget,
                                  assay_window_dialog_data_new (self, NULL));
 }
 
+/* ---- what was sent to the model ----------------------------------------------------------- */
+
+/* The viewer of the current session's requests, on STEP's request (0: the last one sent). */
+static void
+assay_window_show_requests (AssayWindow *self,
+                            guint        step)
+{
+  AssaySession *session = assay_window_current_session (self);
+  AssayRequestsWindow *requests_window;
+  GPtrArray *requests;
+
+  if (session == NULL)
+    return;
+  requests_window = assay_requests_window_new (GTK_WINDOW (self), session);
+  requests = assay_session_get_requests (session);
+  if (step > 0)
+    assay_requests_window_select_step (requests_window, step);
+  else if (requests != NULL && requests->len > 0)
+    assay_requests_window_select_request (requests_window,
+                                          ((AssaySessionRequest *) g_ptr_array_index (requests, requests->len - 1))->number);
+  gtk_window_present (GTK_WINDOW (requests_window));
+}
+
+static void
+assay_window_show_requests_action (GtkWidget  *widget,
+                                   const char *action_name,
+                                   GVariant   *parameter)
+{
+  assay_window_show_requests (ASSAY_WINDOW (widget), 0);
+}
+
+/* A step card's "Sent to the Model": the target is the step's number in the session. */
+static void
+assay_window_show_step_requests_action (GtkWidget  *widget,
+                                        const char *action_name,
+                                        GVariant   *parameter)
+{
+  assay_window_show_requests (ASSAY_WINDOW (widget), g_variant_get_uint32 (parameter));
+}
+
 void
 assay_window_class_init_actions (GtkWidgetClass *widget_class)
 {
@@ -419,5 +466,12 @@ assay_window_class_init_actions (GtkWidgetClass *widget_class)
                                    NULL,
                                    assay_window_cancel_export_action);
   gtk_widget_class_install_action (widget_class, "win.open-report", "s", assay_window_open_report_action);
+  /* What the model sees of the current session: "full", "masked" or "schema". */
+  gtk_widget_class_install_property_action (widget_class, "win.privacy-mode", "privacy-mode");
+  gtk_widget_class_install_action (widget_class, "win.show-requests", NULL, assay_window_show_requests_action);
+  gtk_widget_class_install_action (widget_class,
+                                   "win.show-step-requests",
+                                   "u",
+                                   assay_window_show_step_requests_action);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Left, GDK_ALT_MASK, "win.artifacts-back", NULL);
 }

@@ -98,6 +98,15 @@ void          assay_window_onboarding_configured (AssayWindow *self,
                                                   const char  *key);
 void          assay_window_onboarding_demo     (AssayWindow       *self);
 
+/* assay-window-privacy.c: the privacy mode ("privacy-mode", win.privacy-mode) and the data
+ * page's masked columns */
+void          assay_window_init_privacy        (AssayWindow       *self);
+/* The data page marks the session's masked columns. */
+void          assay_window_update_masks        (AssayWindow       *self);
+const char   *assay_window_get_privacy_mode_name (AssayWindow     *self);
+void          assay_window_set_privacy_mode_name (AssayWindow     *self,
+                                                  const char      *name);
+
 /* assay-window-export.c */
 void          assay_window_choose_export_file  (AssayWindow              *self,
                                                 const AssayReportOptions *options);

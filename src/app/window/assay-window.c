@@ -13,7 +13,7 @@
 
 G_DEFINE_FINAL_TYPE (AssayWindow, assay_window, ADW_TYPE_APPLICATION_WINDOW)
 
-enum { PROP_0, PROP_BUSY, PROP_OPENING, N_PROPS };
+enum { PROP_0, PROP_BUSY, PROP_OPENING, PROP_PRIVACY_MODE, N_PROPS };
 static GParamSpec *properties[N_PROPS];
 
 enum { SESSION_OPENED, N_SIGNALS };
@@ -468,6 +468,7 @@ static void
 assay_window_conversation_session_cb (AssayWindow *self)
 {
   assay_window_reset_data_preview (self);
+  assay_window_update_masks (self);
   assay_window_conversation_artifacts_cb (self);
   assay_window_update_actions (self);
 }
@@ -655,6 +656,25 @@ assay_window_get_property (GObject    *object,
     case PROP_OPENING:
       g_value_set_boolean (value, ASSAY_WINDOW (object)->opening_dir != NULL);
       break;
+    case PROP_PRIVACY_MODE:
+      g_value_set_string (value, assay_window_get_privacy_mode_name (ASSAY_WINDOW (object)));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+assay_window_set_property (GObject      *object,
+                           guint         prop_id,
+                           const GValue *value,
+                           GParamSpec   *pspec)
+{
+  switch (prop_id)
+    {
+    case PROP_PRIVACY_MODE:
+      assay_window_set_privacy_mode_name (ASSAY_WINDOW (object), g_value_get_string (value));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -724,6 +744,7 @@ assay_window_class_init (AssayWindowClass *klass)
   object_class->dispose = assay_window_dispose;
   object_class->finalize = assay_window_finalize;
   object_class->get_property = assay_window_get_property;
+  object_class->set_property = assay_window_set_property;
   window_class->close_request = assay_window_close_request;
   widget_class->unrealize = assay_window_unrealize;
 
@@ -732,6 +753,10 @@ assay_window_class_init (AssayWindowClass *klass)
   /* A session is being opened (read in a worker); the chat says so meanwhile. */
   properties[PROP_OPENING] = g_param_spec_boolean ("opening", NULL, NULL, FALSE,
                                                    G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* The current session's privacy mode ("full", "masked", "schema"), for win.privacy-mode:
+   * the conversation decides whether a new one is taken. */
+  properties[PROP_PRIVACY_MODE] = g_param_spec_string ("privacy-mode", NULL, NULL, "full",
+                                                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /* The session in DIR was opened and is shown (emitted before "opening" goes FALSE). */
@@ -841,6 +866,7 @@ assay_window_init (AssayWindow *self)
   assay_code_review_set_conversation (self->code_review, self->conversation);
 
   assay_window_init_dnd (self);
+  assay_window_init_privacy (self);
 
   provider = g_settings_get_string (self->settings, "provider");
   if (*provider == '\0')
