@@ -2,8 +2,9 @@
 /* The reports' appendix "What was sent to the model": off by default; when asked for, in the
  * HTML, the notebook (read back as JSON) and the PDF (read back with poppler), one entry per
  * recorded request with only what it added to the conversation, for OpenAI chat-completions
- * and Anthropic messages bodies; hostile text escaped; a body not kept or damaged said so;
- * `assay-cli export --with-requests`. */
+ * and Anthropic messages bodies, as assay-session-requests reads and labels them; the system
+ * prompt, the dataset summary and the tools once each; hostile text escaped; a body not kept
+ * or damaged said so; long conversations cut; `assay-cli export --with-requests`. */
 #include "config.h"
 
 #include <glib/gstdio.h>
@@ -338,8 +339,8 @@ write_openai_session (const char *parent)
 }
 
 /* Three requests in messages bodies: the question; the assistant's words and its call with
- * the result; a failed call, its error and the next question in one user message, under a
- * changed system prompt written as text blocks. */
+ * the result (no cell answered it); a failed call (cell c2), its error and the next question
+ * in one user message, under a changed system prompt written as text blocks. */
 static char *
 write_anthropic_session (const char *parent)
 {
@@ -347,6 +348,9 @@ write_anthropic_session (const char *parent)
   g_autoptr(GError) error = NULL;
   JsonArray *changed = json_array_new ();
   JsonNode *changed_node = json_node_new (JSON_NODE_ARRAY);
+
+  session_fixture_run_cell (session, "c2", 2, "toolu_2", "0", FALSE);
+  assay_session_finish_step (session);
 
   {
     JsonNode *block = text_block ("You are Assay's analyst (Anthropic). Be brief.");
@@ -388,6 +392,55 @@ write_anthropic_session (const char *parent)
                             NULL),
             1100, 1000, 30, 5);
   }
+  g_assert_true (assay_session_save (session, &error));
+  g_assert_no_error (error);
+  return g_strdup (assay_session_get_dir (session));
+}
+
+/* Four requests of bodies as Assay writes them, with the datasets at the end of the system
+ * prompt and the tools: the question; its answer; a dataset added and the conversation
+ * started again; the same again. */
+static char *
+write_preamble_session (const char *parent)
+{
+  g_autoptr(AssaySession) session = new_session (parent, "preamble", "Requests, preamble");
+  g_autoptr(GError) error = NULL;
+  const char *one = "You are Assay.\n\nDatasets (read-only):\n- /data/sales.csv";
+  const char *two = "You are Assay.\n\nDatasets (read-only):\n- /data/sales.csv\n- /data/costs.csv";
+  const char *conversations[] = {
+    "{\"role\":\"user\",\"content\":\"PRE-Q1\"}",
+    "{\"role\":\"user\",\"content\":\"PRE-Q1\"},{\"role\":\"assistant\",\"content\":\"PRE-A1\"}",
+    "{\"role\":\"user\",\"content\":\"PRE-Q2\"}",
+    "{\"role\":\"user\",\"content\":\"PRE-Q2\"}",
+  };
+  const char *tools = "[{\"type\":\"function\",\"function\":{\"name\":\"execute_python\","
+                      "\"description\":\"PRE-TOOL Runs Python\",\"parameters\":{\"type\":\"object\"}}}]";
+
+  for (guint i = 0; i < G_N_ELEMENTS (conversations); i++)
+    {
+      char *body = g_strdup_printf ("{\"model\":\"gpt-test\",\"messages\":[{\"role\":\"system\",\"content\":\"%s\"},"
+                                    "%s],\"tools\":%s}", i < 2 ? one : two, conversations[i], tools);
+
+      record (session, i + 1, "api.openai.com", "gpt-test", g_bytes_new_take (body, strlen (body)), -1, -1, -1, -1);
+    }
+  g_assert_true (assay_session_save (session, &error));
+  g_assert_no_error (error);
+  return g_strdup (assay_session_get_dir (session));
+}
+
+/* One request that sends 50 messages at once (a resumed session). */
+static char *
+write_long_conversation_session (const char *parent)
+{
+  g_autoptr(AssaySession) session = new_session (parent, "long", "Requests, long");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) body = g_string_new ("{\"model\":\"gpt-test\",\"messages\":[");
+
+  for (guint i = 1; i <= 50; i++)
+    g_string_append_printf (body, "%s{\"role\":\"%s\",\"content\":\"LONG-%02u\"}", i > 1 ? "," : "",
+                            i % 2 == 1 ? "user" : "assistant", i);
+  g_string_append (body, "]}");
+  record (session, 1, "api.openai.com", "gpt-test", g_bytes_new (body->str, body->len), -1, -1, -1, -1);
   g_assert_true (assay_session_save (session, &error));
   g_assert_no_error (error);
   return g_strdup (assay_session_get_dir (session));
@@ -570,11 +623,13 @@ test_openai_html (void)
   g_assert_cmpuint (count (html, "REQ-A1"), ==, 1);
   g_assert_cmpuint (count (html, "REQ-Q2"), ==, 1);
   g_assert_cmpuint (count (html, "HEAD-OF-OUTPUT"), ==, 1);
-  g_assert_nonnull (strstr (request_1, "<p class=\"meta\">The conversation it sent:</p>"));
+  g_assert_nonnull (strstr (request_1, "<p class=\"meta\">What it sent:</p>"));
   g_assert_nonnull (strstr (request_2, "<p class=\"meta\">Added since request 1:</p>"));
-  g_assert_nonnull (strstr (html, "<p class=\"label\">assistant calls execute_python (call_1)</p>\n"
+  /* Labelled as the session's reading labels them: a call and its result by their cell. */
+  g_assert_nonnull (strstr (html, "<p class=\"label\">Tool call (cell c1)</p>\n"
                                   "<pre class=\"request-text\">code:\nprint(475046)\n\ndescription: Sum July</pre>"));
-  g_assert_nonnull (strstr (html, "<p class=\"label\">tool result for call_1</p>"));
+  g_assert_nonnull (strstr (html, "<p class=\"label\">Tool result (cell c1)</p>"));
+  g_assert_nonnull (strstr (request_1, "<p class=\"label\">Question</p>"));
 
   /* A script tag in a message is text. */
   g_assert_nonnull (strstr (html, "REQ-Q1 Revenue in July? &lt;script&gt;alert(1)&lt;/script&gt;"));
@@ -599,9 +654,11 @@ test_openai_html (void)
 
     g_assert_nonnull (request_6);
     g_assert_nonnull (strstr (request_6, "<p class=\"meta\">Added since request 3:</p>"));
-    g_assert_nonnull (strstr (request_6, "<p class=\"label\">tool result for call_1 (changed since request 3)</p>\n"
+    g_assert_nonnull (strstr (request_6, "<p class=\"label\">Tool result (cell c1) — changed since request 3</p>\n"
                                          "<pre class=\"request-text\">[This output was removed"));
-    g_assert_nonnull (strstr (request_6, "<p class=\"label\">assistant calls execute_python (call_2)</p>"));
+    /* No cell answered call_2: its call is named by its tool. */
+    g_assert_nonnull (strstr (request_6, "<p class=\"label\">Tool call: execute_python</p>\n"
+                                         "<pre class=\"request-text\">code:\nprint(512000)\n"));
     g_assert_nonnull (strstr (request_6, "REQ-R2 512000"));
   }
   remove_all (parent);
@@ -627,7 +684,7 @@ test_openai_ipynb_pdf (void)
   /* Our text escaped as Markdown; what was sent in fenced blocks, so a tag stays text. */
   g_assert_nonnull (strstr (cell, "step 1 · api.openai.com · model gpt-test · "));
   g_assert_nonnull (strstr (cell, "**System prompt**\n\n```\nYou are Assay's analyst. Answer with numbers.\n```"));
-  g_assert_nonnull (strstr (cell, "**user**\n\n```\nREQ-Q1 Revenue in July? <script>alert(1)</script>\n```"));
+  g_assert_nonnull (strstr (cell, "**Question**\n\n```\nREQ-Q1 Revenue in July? <script>alert(1)</script>\n```"));
   cell = find_cell (cells, "### Request 2\n");
   g_assert_nonnull (cell);
   g_assert_nonnull (strstr (cell, "*System prompt: same as request 1.*"));
@@ -638,7 +695,7 @@ test_openai_ipynb_pdf (void)
   /* A run of four backticks inside: the fence is five long. */
   cell = find_cell (cells, "### Request 3\n");
   g_assert_nonnull (cell);
-  g_assert_nonnull (strstr (cell, "**assistant**\n\n`````\nREQ-A1 Revenue was 475,046. ````not a fence```` end\n`````"));
+  g_assert_nonnull (strstr (cell, "**Model’s reply**\n\n`````\nREQ-A1 Revenue was 475,046. ````not a fence```` end\n`````"));
   cell = find_cell (cells, "### Request 4\n");
   g_assert_nonnull (cell);
   g_assert_nonnull (strstr (cell, "**Its body was not kept"));
@@ -653,7 +710,7 @@ test_openai_ipynb_pdf (void)
   g_assert_null (strstr (text, "MIDDLE-MARKER"));
   g_assert_nonnull (strstr (text, "Its body was not kept"));
   g_assert_nonnull (strstr (text, "The body of request 5 is not what was sent"));
-  g_assert_nonnull (strstr (text, "tool result for call_1 (changed since request 3)"));
+  g_assert_nonnull (strstr (text, "Tool result (cell c1) — changed since request 3"));
   g_assert_nonnull (strstr (text, "input tokens: 1200"));
   remove_all (parent);
 }
@@ -679,24 +736,96 @@ test_anthropic (void)
   g_assert_nonnull (strstr (request_2, "<p class=\"meta\">step 2 · api.anthropic.com · model claude-test · "));
   g_assert_nonnull (strstr (request_2, "<p class=\"meta\">input tokens: 1000 · cached input tokens: 900 · "
                                        "output tokens: 25 · the model saw: Full</p>"));
-  g_assert_nonnull (strstr (request_2, "<p class=\"label\">assistant</p>\n<pre class=\"request-text\">ANT-A1 Summing.</pre>"));
-  g_assert_nonnull (strstr (request_2, "<p class=\"label\">assistant calls execute_python (toolu_1)</p>\n"
+  g_assert_nonnull (strstr (request_2, "<p class=\"label\">Model’s reply</p>\n<pre class=\"request-text\">ANT-A1 Summing.</pre>"));
+  /* No cell answered toolu_1: its call is named by its tool, its result is just a result. */
+  g_assert_nonnull (strstr (request_2, "<p class=\"label\">Tool call: execute_python</p>\n"
                                        "<pre class=\"request-text\">code: print(475046)</pre>"));
-  g_assert_nonnull (strstr (request_2, "<p class=\"label\">tool result for toolu_1</p>\n"
+  g_assert_nonnull (strstr (request_2, "<p class=\"label\">Tool result</p>\n"
                                        "<pre class=\"request-text\">ANT-R1 475046</pre>"));
   /* Text blocks with a cache marker are the same prompt's text, changed. */
-  g_assert_nonnull (strstr (request_3, "<p class=\"label\">System prompt (changed)</p>\n<pre class=\"request-text\">"
+  g_assert_nonnull (strstr (request_3, "<p class=\"label\">System prompt — changed since request 2</p>\n"
+                                       "<pre class=\"request-text\">"
                                        "You are Assay&#39;s analyst (Anthropic). Be brief.</pre>"));
   g_assert_nonnull (strstr (request_3, "<p class=\"meta\">Added since request 2:</p>"));
-  g_assert_nonnull (strstr (request_3, "<p class=\"label\">tool result for toolu_2 (an error)</p>\n"
+  g_assert_null (strstr (request_3, "System prompt: same as"));
+  g_assert_nonnull (strstr (request_3, "<p class=\"label\">Tool call (cell c2)</p>\n<pre class=\"request-text\">code: 1/0</pre>"));
+  g_assert_nonnull (strstr (request_3, "<p class=\"label\">Tool result (cell c2, an error)</p>\n"
                                        "<pre class=\"request-text\">ANT-R2 ZeroDivisionError"));
-  g_assert_nonnull (strstr (request_3, "<p class=\"label\">user</p>\n<pre class=\"request-text\">ANT-Q2 And in August?</pre>"));
+  g_assert_nonnull (strstr (request_3, "<p class=\"label\">Question</p>\n<pre class=\"request-text\">ANT-Q2 And in August?</pre>"));
   g_assert_cmpuint (count (html, "ANT-Q1"), ==, 1);
   g_assert_cmpuint (count (html, "ANT-A1"), ==, 1);
   g_assert_cmpuint (count (html, "ANT-R1"), ==, 1);
 
-  g_assert_nonnull (strstr (text, "tool result for toolu_2 (an error)"));
+  g_assert_nonnull (strstr (text, "Tool result (cell c2, an error)"));
   g_assert_cmpuint (count (text, "ANT-Q1"), ==, 1);
+  remove_all (parent);
+}
+
+/* The system prompt, the dataset summary and the tools each shown once, then said to be the
+ * same as where they were last shown; a conversation started again said to differ. */
+static void
+test_preamble (void)
+{
+  g_autofree char *parent = g_dir_make_tmp ("assay-report-requests-XXXXXX", NULL);
+  g_autofree char *dir = write_preamble_session (parent);
+  g_autofree char *path = g_build_filename (parent, "report.html", NULL);
+  g_autofree char *html = export (dir, ASSAY_REPORT_FORMAT_HTML, TRUE, path);
+  const char *request_1 = strstr (html, "<div class=\"request\" id=\"request-1\">");
+  const char *request_2 = strstr (html, "<div class=\"request\" id=\"request-2\">");
+  const char *request_3 = strstr (html, "<div class=\"request\" id=\"request-3\">");
+  const char *request_4 = strstr (html, "<div class=\"request\" id=\"request-4\">");
+
+  g_assert_nonnull (request_1);
+  g_assert_nonnull (request_2);
+  g_assert_nonnull (request_3);
+  g_assert_nonnull (request_4);
+  g_assert_nonnull (strstr (request_1, "<p class=\"meta\">What it sent:</p>\n"
+                                       "<p class=\"label\">System prompt</p>\n<pre class=\"request-text\">You are Assay.</pre>\n"
+                                       "<p class=\"label\">Dataset summary</p>\n<pre class=\"request-text\">"
+                                       "Datasets (read-only):\n- /data/sales.csv</pre>\n"
+                                       "<p class=\"label\">Tools offered</p>\n<pre class=\"request-text\">"
+                                       "execute_python: PRE-TOOL Runs Python</pre>\n"
+                                       "<p class=\"label\">Question</p>\n<pre class=\"request-text\">PRE-Q1</pre>"));
+  g_assert_cmpuint (count (html, "PRE-TOOL"), ==, 1);
+  g_assert_cmpuint (count (html, "PRE-Q1"), ==, 1);
+  g_assert_nonnull (strstr (request_2, "<p class=\"note\">System prompt: same as request 1. Dataset summary: same as "
+                                       "request 1. Tools offered: same as request 1.</p>\n"
+                                       "<p class=\"meta\">Added since request 1:</p>\n"
+                                       "<p class=\"label\">Model’s reply</p>\n<pre class=\"request-text\">PRE-A1</pre>\n"
+                                       "</div>"));
+  /* A dataset added: the summary changed, the rest of the prompt not; the conversation
+   * started again (another question where the first was, no reply after it) is not what
+   * request 2 sent, continued. */
+  g_assert_nonnull (strstr (request_3, "<p class=\"note\">System prompt: same as request 1. Tools offered: same as "
+                                       "request 1.</p>\n"
+                                       "<p class=\"meta\">Different from request 2 from here on:</p>\n"
+                                       "<p class=\"label\">Dataset summary — changed since request 2</p>\n"
+                                       "<pre class=\"request-text\">Datasets (read-only):\n- /data/sales.csv\n"
+                                       "- /data/costs.csv</pre>\n"
+                                       "<p class=\"label\">Question — changed since request 2</p>\n"
+                                       "<pre class=\"request-text\">PRE-Q2</pre>\n</div>"));
+  g_assert_nonnull (strstr (request_4, "<p class=\"note\">System prompt: same as request 1. Dataset summary: same as "
+                                       "request 3. Tools offered: same as request 1.</p>\n"
+                                       "<p class=\"meta\">Nothing added since request 3.</p>\n</div>"));
+  remove_all (parent);
+}
+
+/* Of a request that sends more than 40 messages, the first 20 and the last 20. */
+static void
+test_long_conversation (void)
+{
+  g_autofree char *parent = g_dir_make_tmp ("assay-report-requests-XXXXXX", NULL);
+  g_autofree char *dir = write_long_conversation_session (parent);
+  g_autofree char *path = g_build_filename (parent, "report.html", NULL);
+  g_autofree char *html = export (dir, ASSAY_REPORT_FORMAT_HTML, TRUE, path);
+
+  g_assert_nonnull (strstr (html, "<pre class=\"request-text\">LONG-20</pre>\n"
+                                  "<p class=\"note\">… 10 more messages not shown …</p>\n"
+                                  "<p class=\"label\">Question</p>\n<pre class=\"request-text\">LONG-31</pre>"));
+  g_assert_nonnull (strstr (html, "LONG-01"));
+  g_assert_nonnull (strstr (html, "LONG-50"));
+  g_assert_null (strstr (html, "LONG-21"));
+  g_assert_null (strstr (html, "LONG-30"));
   remove_all (parent);
 }
 
@@ -769,6 +898,8 @@ main (int   argc,
   g_test_add_func ("/assay/report/requests/openai/html", test_openai_html);
   g_test_add_func ("/assay/report/requests/openai/ipynb-pdf", test_openai_ipynb_pdf);
   g_test_add_func ("/assay/report/requests/anthropic", test_anthropic);
+  g_test_add_func ("/assay/report/requests/preamble", test_preamble);
+  g_test_add_func ("/assay/report/requests/long-conversation", test_long_conversation);
   g_test_add_func ("/assay/report/requests/none", test_no_requests);
   g_test_add_func ("/assay/report/requests/cli", test_cli);
   return g_test_run ();

@@ -10,6 +10,7 @@
 #include "assay-session-outline.h"
 #include "assay-markdown-view.h"
 #include "assay-step-card.h"
+#include "assay-usage.h"
 
 struct _AssayChatView
 {
@@ -25,6 +26,9 @@ struct _AssayChatView
   GtkTextView       *composer_view;
   GtkWidget         *stop_button;
   GtkWidget         *send_button;
+  GtkWidget         *usage_bar;
+  GtkLabel          *question_usage_label;
+  GtkLabel          *session_usage_label;
 
   AssayStepCard     *current_card;
   GPtrArray         *cards;          /* AssayStepCard*, not owned */
@@ -32,6 +36,7 @@ struct _AssayChatView
   gint64             retry_deadline_us;
   char              *retry_reason;
   gboolean           stick_to_bottom;
+  guint              question_first_step;  /* the current question's first step in the session */
 
   AssayConversation *conversation;
   GSignalGroup      *agent_signals;        /* on the conversation's agent */
@@ -63,6 +68,7 @@ assay_chat_view_clear (AssayChatView *self)
   g_ptr_array_set_size (self->cards, 0);
   self->current_card = NULL;
   assay_chat_view_hide_retry (self);
+  gtk_widget_set_visible (self->usage_bar, FALSE);
 }
 
 void
@@ -404,6 +410,99 @@ assay_chat_view_show_cell (AssayStepCard    *card,
   assay_step_card_cell_checks (card, cell->id, cell->checks);
 }
 
+/* ---- tokens and cost ------------------------------------------------------------------- */
+
+static void
+assay_chat_view_set_usage_label (GtkLabel   *label,
+                                 const char *text)
+{
+  if (g_strcmp0 (gtk_label_get_text (label), text != NULL ? text : "") != 0)
+    gtk_label_set_text (label, text != NULL ? text : "");
+  gtk_widget_set_visible (GTK_WIDGET (label), text != NULL);
+}
+
+void
+assay_chat_view_update_usage (AssayChatView *self,
+                              AssaySession  *session)
+{
+  g_autofree char *question_text = NULL;
+  g_autofree char *session_text = NULL;
+  g_autofree char *question_line = NULL;
+  g_autofree char *session_line = NULL;
+  AssayUsage question, all;
+
+  g_return_if_fail (ASSAY_IS_CHAT_VIEW (self));
+  g_return_if_fail (session == NULL || ASSAY_IS_SESSION (session));
+
+  if (session == NULL)
+    {
+      gtk_widget_set_visible (self->usage_bar, FALSE);
+      return;
+    }
+  for (guint i = 0; i < self->cards->len; i++)
+    {
+      AssayStepCard *card = g_ptr_array_index (self->cards, i);
+      guint step = assay_step_card_get_session_step (card);
+      g_autofree char *text = NULL;
+      AssayUsage usage;
+
+      if (step == 0)
+        continue;
+      assay_usage_init_for_steps (&usage, session, step, step);
+      text = assay_usage_format (&usage);
+      assay_step_card_set_usage (card, text);
+    }
+
+  assay_usage_init_for_steps (&all, session, 1, G_MAXUINT);
+  assay_usage_init_for_steps (&question, session, MAX (self->question_first_step, 1), G_MAXUINT);
+  session_text = assay_usage_format (&all);
+  question_text = assay_usage_format (&question);
+  /* Translators: over the chat, what the current question's requests to the model used and
+   * cost so far: "This question: 1,240 tokens in · 310 out · $0.0043". */
+  if (question_text != NULL && question.n_requests < all.n_requests)
+    question_line = g_strdup_printf (_("This question: %s"), question_text);
+  /* Translators: the same for the whole session. */
+  if (session_text != NULL)
+    session_line = g_strdup_printf (_("This session: %s"), session_text);
+  assay_chat_view_set_usage_label (self->question_usage_label, question_line);
+  assay_chat_view_set_usage_label (self->session_usage_label, session_line);
+  gtk_widget_set_visible (self->usage_bar, session_line != NULL);
+}
+
+const char *
+assay_chat_view_get_question_usage (AssayChatView *self)
+{
+  g_return_val_if_fail (ASSAY_IS_CHAT_VIEW (self), NULL);
+  return gtk_widget_get_visible (GTK_WIDGET (self->question_usage_label))
+         ? gtk_label_get_text (self->question_usage_label) : NULL;
+}
+
+const char *
+assay_chat_view_get_session_usage (AssayChatView *self)
+{
+  g_return_val_if_fail (ASSAY_IS_CHAT_VIEW (self), NULL);
+  return gtk_widget_get_visible (self->usage_bar) ? gtk_label_get_text (self->session_usage_label) : NULL;
+}
+
+/* A request was recorded meanwhile (a step's reply came before its cells, its approval or
+ * the next step), or the question ended. */
+static void
+assay_chat_view_usage_changed_cb (AssayChatView *self)
+{
+  assay_chat_view_update_usage (self, self->conversation != NULL ? assay_conversation_get_session (self->conversation)
+                                                                 : NULL);
+}
+
+/* A new question: its steps are the session's from the next one on. */
+static void
+assay_chat_view_question_usage_cb (AssayChatView *self)
+{
+  AssaySession *session = assay_conversation_get_session (self->conversation);
+
+  self->question_first_step = session != NULL ? assay_session_get_n_steps (session) + 1 : 1;
+  assay_chat_view_update_usage (self, session);
+}
+
 /* Whether SESSION kept a request for its step STEP: a reply replayed from a recording, or one
  * from before requests were kept, has none to show. */
 static gboolean
@@ -442,10 +541,15 @@ assay_chat_view_show_session (AssayChatView *self,
         }
     }
   outline = assay_session_outline_new (session);
+  self->question_first_step = 1;
   for (guint i = 0; i < outline->questions->len; i++)
     {
       AssayOutlineQuestion *question = g_ptr_array_index (outline->questions, i);
 
+      /* The last question's steps are "this question" in the header. */
+      self->question_first_step = question->steps->len > 0
+                                  ? ((AssayOutlineStep *) g_ptr_array_index (question->steps, 0))->number
+                                  : assay_session_get_n_steps (session) + 1;
       if (question->text != NULL)
         assay_chat_view_add_question (self, question->text);
       for (guint j = 0; j < question->steps->len; j++)
@@ -489,6 +593,7 @@ assay_chat_view_show_session (AssayChatView *self,
         }
     }
   self->current_card = NULL;
+  assay_chat_view_update_usage (self, session);
 }
 
 /* ---- following the conversation -------------------------------------------------------- */
@@ -517,8 +622,9 @@ assay_chat_view_agent_step_cb (AssayChatView *self,
   AssaySession *session = self->conversation != NULL ? assay_conversation_get_session (self->conversation) : NULL;
 
   assay_step_card_set_working (card, TRUE);
-  /* The agent numbers steps across the session, the finished ones and this one. */
-  if (session != NULL)
+  /* The agent numbers steps across the session, the finished ones and this one. A recorded
+   * demo sends nothing to a model server. */
+  if (session != NULL && !assay_conversation_get_recorded (self->conversation))
     assay_step_card_set_session_step (card, assay_session_get_n_steps (session) + 1);
 }
 
@@ -732,6 +838,8 @@ assay_chat_view_get_conversation (AssayChatView *self)
 static void
 assay_chat_view_setup_signal_groups (AssayChatView *self)
 {
+  static const char * const usage_signals[] = { "step", "approval-needed", "cell-started", "checking" };
+
   self->agent_signals = g_signal_group_new (ASSAY_TYPE_AGENT);
   g_signal_group_connect_object (self->agent_signals,
                                  "step",
@@ -794,6 +902,14 @@ assay_chat_view_setup_signal_groups (AssayChatView *self)
                                  self,
                                  G_CONNECT_SWAPPED);
 
+  /* The tokens and cost of each step, once its request is recorded. */
+  for (guint i = 0; i < G_N_ELEMENTS (usage_signals); i++)
+    g_signal_group_connect_object (self->agent_signals,
+                                   usage_signals[i],
+                                   G_CALLBACK (assay_chat_view_usage_changed_cb),
+                                   self,
+                                   G_CONNECT_SWAPPED | G_CONNECT_AFTER);
+
   self->conversation_signals = g_signal_group_new (ASSAY_TYPE_CONVERSATION);
   g_signal_group_connect_object (self->conversation_signals,
                                  "asked",
@@ -805,6 +921,16 @@ assay_chat_view_setup_signal_groups (AssayChatView *self)
                                  G_CALLBACK (assay_chat_view_conversation_finished_cb),
                                  self,
                                  G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->conversation_signals,
+                                 "finished",
+                                 G_CALLBACK (assay_chat_view_usage_changed_cb),
+                                 self,
+                                 G_CONNECT_SWAPPED | G_CONNECT_AFTER);
+  g_signal_group_connect_object (self->conversation_signals,
+                                 "asked",
+                                 G_CALLBACK (assay_chat_view_question_usage_cb),
+                                 self,
+                                 G_CONNECT_SWAPPED | G_CONNECT_AFTER);
   g_signal_group_connect_object (self->conversation_signals,
                                  "responded",
                                  G_CALLBACK (assay_chat_view_conversation_responded_cb),
@@ -874,6 +1000,9 @@ assay_chat_view_class_init (AssayChatViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayChatView, composer_view);
   gtk_widget_class_bind_template_child (widget_class, AssayChatView, stop_button);
   gtk_widget_class_bind_template_child (widget_class, AssayChatView, send_button);
+  gtk_widget_class_bind_template_child (widget_class, AssayChatView, usage_bar);
+  gtk_widget_class_bind_template_child (widget_class, AssayChatView, question_usage_label);
+  gtk_widget_class_bind_template_child (widget_class, AssayChatView, session_usage_label);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 

@@ -62,5 +62,13 @@ void           assay_chat_view_focus_composer     (AssayChatView *self);
 void           assay_chat_view_show_session       (AssayChatView *self,
                                                    AssaySession  *session,
                                                    guint          max_steps);
+/* Each step card's footer (its requests' tokens and cost), and over the chat the current
+ * question's and SESSION's totals, read again from SESSION's request record (NULL: hidden).
+ * The chat calls it itself when a step's request is recorded and when a session is shown. */
+void           assay_chat_view_update_usage       (AssayChatView *self,
+                                                   AssaySession  *session);
+/* For tests: the header's lines, NULL while hidden. */
+const char    *assay_chat_view_get_question_usage (AssayChatView *self);
+const char    *assay_chat_view_get_session_usage  (AssayChatView *self);
 
 G_END_DECLS

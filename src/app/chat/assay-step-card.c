@@ -50,8 +50,10 @@ struct _AssayStepCard
   GtkWidget         *requests_button;  /* "Sent to the Model": the step's request */
   AssayMarkdownView *text_view;
   GtkBox            *cells_box;
+  GtkLabel          *usage_label;      /* the step's tokens and cost */
 
   guint              step;
+  guint              session_step;
   guint              max_steps;
   GString           *text;
   guint              render_source;
@@ -170,10 +172,35 @@ assay_step_card_set_session_step (AssayStepCard *self,
                                   guint          session_step)
 {
   g_return_if_fail (ASSAY_IS_STEP_CARD (self));
+  self->session_step = session_step;
   /* The target first: the action takes the step's number. */
   gtk_actionable_set_action_target (GTK_ACTIONABLE (self->requests_button), "u", session_step);
   gtk_actionable_set_action_name (GTK_ACTIONABLE (self->requests_button), "win.show-step-requests");
   gtk_widget_set_visible (self->requests_button, session_step > 0);
+}
+
+guint
+assay_step_card_get_session_step (AssayStepCard *self)
+{
+  g_return_val_if_fail (ASSAY_IS_STEP_CARD (self), 0);
+  return self->session_step;
+}
+
+void
+assay_step_card_set_usage (AssayStepCard *self,
+                           const char    *text)
+{
+  g_return_if_fail (ASSAY_IS_STEP_CARD (self));
+  if (g_strcmp0 (gtk_label_get_text (self->usage_label), text != NULL ? text : "") != 0)
+    gtk_label_set_text (self->usage_label, text != NULL ? text : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->usage_label), text != NULL);
+}
+
+const char *
+assay_step_card_get_usage (AssayStepCard *self)
+{
+  g_return_val_if_fail (ASSAY_IS_STEP_CARD (self), NULL);
+  return gtk_widget_get_visible (GTK_WIDGET (self->usage_label)) ? gtk_label_get_text (self->usage_label) : NULL;
 }
 
 void
@@ -860,6 +887,7 @@ assay_step_card_class_init (AssayStepCardClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayStepCard, requests_button);
   gtk_widget_class_bind_template_child (widget_class, AssayStepCard, text_view);
   gtk_widget_class_bind_template_child (widget_class, AssayStepCard, cells_box);
+  gtk_widget_class_bind_template_child (widget_class, AssayStepCard, usage_label);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 
   /* ::number-activated (guint index): a number of the card's text (an answer) was clicked. */

@@ -23,6 +23,13 @@ guint       assay_step_card_get_step       (AssayStepCard *self);
  * button opens the requests of (win.show-step-requests). */
 void        assay_step_card_set_session_step (AssayStepCard *self,
                                               guint          session_step);
+guint       assay_step_card_get_session_step (AssayStepCard *self);
+/* The footer: what the step's requests to the model used and cost ("1,240 tokens in · 310
+ * out · $0.0043"); NULL hides it. */
+void        assay_step_card_set_usage      (AssayStepCard *self,
+                                            const char    *text);
+/* The footer's text, NULL while hidden. */
+const char *assay_step_card_get_usage      (AssayStepCard *self);
 void        assay_step_card_append_text    (AssayStepCard *self,
                                             const char    *text);
 void        assay_step_card_set_text       (AssayStepCard *self,

@@ -52,6 +52,9 @@ assay_window_send_action (GtkWidget  *widget,
   g_strstrip (text);
   if (assay_conversation_get_busy (self->conversation) || *text == '\0')
     return;
+  /* A session that stayed on this computer goes elsewhere only once the analyst says so. */
+  if (assay_window_destination_holds_send (self))
+    return;
   if (!assay_window_ensure_session (self))
     return;
   assay_chat_view_set_composer_text (self->chat_view, "");

@@ -10,11 +10,14 @@
 #include "assay-conversation.h"
 #include "assay-data-preview.h"
 #include "assay-delete-dialog.h"
+#include "assay-destination-button.h"
 #include "assay-export-dialog.h"
+#include "assay-model-destination.h"
 #include "assay-onboarding.h"
 #include "assay-rename-dialog.h"
 #include "assay-report.h"
 #include "assay-sandbox-banner.h"
+#include "assay-send-session-dialog.h"
 #include "assay-session-store.h"
 #include "assay-sessions-sidebar.h"
 #include "assay-toast-queue.h"
@@ -64,6 +67,14 @@ struct _AssayWindow
   gboolean              export_include_requests;
   gboolean              closing;
   char                 *last_toast;
+
+  /* Where the data goes (assay-window-destination.c): the header's indicator, and the
+   * question asked before a session that stayed on this computer goes elsewhere. */
+  AssayDestinationButton *destination_button;
+  AssayModelDestination  *destination;
+  AssaySendSessionDialog *send_dialog;       /* shown, or NULL */
+  gboolean                send_dialog_dropped; /* closed by the window, not answered */
+  gboolean                send_when_confirmed; /* win.send waits for the answer */
 };
 
 /* assay-window.c */
@@ -107,6 +118,12 @@ const char   *assay_window_get_privacy_mode_name (AssayWindow     *self);
 void          assay_window_set_privacy_mode_name (AssayWindow     *self,
                                                   const char      *name);
 
+/* assay-window-destination.c */
+void          assay_window_init_destination    (AssayWindow       *self);
+/* Before a question: TRUE when the model setting's move to a server elsewhere waits for the
+ * analyst (who is asked now; the question goes once they say Send). */
+gboolean      assay_window_destination_holds_send (AssayWindow    *self);
+
 /* assay-window-export.c */
 void          assay_window_choose_export_file  (AssayWindow              *self,
                                                 const AssayReportOptions *options);
@@ -137,5 +154,10 @@ gboolean              assay_window_get_adding_files       (AssayWindow *self);
 const char           *assay_window_get_kernel_id          (AssayWindow *self);
 AssaySessionStore    *assay_window_get_session_store      (AssayWindow *self);
 AssayConversation    *assay_window_get_conversation       (AssayWindow *self);
+/* Where the data goes, its indicator in the header, and the "Send This Session to <host>?"
+ * dialog while it is shown (else NULL). */
+AssayModelDestination  *assay_window_get_destination        (AssayWindow *self);
+AssayDestinationButton *assay_window_get_destination_button (AssayWindow *self);
+AdwMessageDialog       *assay_window_get_send_dialog        (AssayWindow *self);
 
 G_END_DECLS

@@ -691,6 +691,7 @@ assay_window_dispose (GObject *object)
     g_signal_handlers_disconnect_by_data (self->conversation, self);
   g_clear_object (&self->toasts);
   gtk_widget_dispose_template (GTK_WIDGET (self), ASSAY_TYPE_WINDOW);
+  g_clear_object (&self->destination);
   g_clear_object (&self->conversation);
   g_clear_object (&self->store);
   G_OBJECT_CLASS (assay_window_parent_class)->dispose (object);
@@ -773,6 +774,7 @@ assay_window_class_init (AssayWindowClass *klass)
   g_type_ensure (ASSAY_TYPE_ARTIFACT_GALLERY);
   g_type_ensure (ASSAY_TYPE_ARTIFACT_VIEWER);
   g_type_ensure (ASSAY_TYPE_DATA_PREVIEW);
+  g_type_ensure (ASSAY_TYPE_DESTINATION_BUTTON);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/assay/Assay/ui/assay-window.ui");
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, main_stack);
@@ -792,6 +794,7 @@ assay_window_class_init (AssayWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, export_revealer);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, export_label);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, export_progress);
+  gtk_widget_class_bind_template_child (widget_class, AssayWindow, destination_button);
   gtk_widget_class_bind_template_callback_full (widget_class,
                                                 "session_activated_cb",
                                                 G_CALLBACK (assay_window_session_activated));
@@ -863,6 +866,7 @@ assay_window_init (AssayWindow *self)
                             G_CALLBACK (assay_window_conversation_error_cb),
                             self);
   assay_chat_view_set_conversation (self->chat_view, self->conversation);
+  assay_window_init_destination (self);
   assay_code_review_set_conversation (self->code_review, self->conversation);
 
   assay_window_init_dnd (self);

@@ -549,8 +549,6 @@ assay_report_html_append_requests (GString     *html,
         assay_report_html_append_note (html, "meta", request->tokens);
       if (request->problem != NULL)
         assay_report_html_append_note (html, "note status-error", request->problem);
-      if (request->system != NULL)
-        assay_report_html_append_request_entry (html, request->system);
       if (request->system_note != NULL)
         assay_report_html_append_note (html, "note", request->system_note);
       if (request->added_note != NULL)

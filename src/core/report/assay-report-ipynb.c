@@ -508,8 +508,6 @@ assay_report_ipynb_request_markdown (const ReportRequest *request)
   g_string_append (markdown, "\n\n");
   if (request->problem != NULL)
     assay_report_ipynb_append_literal (markdown, "**", request->problem, "**\n\n");
-  if (request->system != NULL)
-    assay_report_ipynb_append_request_entry (markdown, request->system);
   if (request->system_note != NULL)
     assay_report_ipynb_append_literal (markdown, "*", request->system_note, "*\n\n");
   if (request->added_note != NULL)

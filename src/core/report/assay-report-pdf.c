@@ -988,8 +988,6 @@ assay_report_pdf_place_request (Layout              *layout,
   layout->y += 2;
   if (request->problem != NULL)
     assay_report_pdf_place_text (layout, request->problem, SANS, 9, "<span foreground=\"#b3261e\">", "</span>", 6);
-  if (request->system != NULL)
-    assay_report_pdf_place_request_entry (layout, request->system);
   if (request->system_note != NULL)
     assay_report_pdf_place_note (layout, request->system_note);
   if (request->added_note != NULL)

@@ -75,18 +75,20 @@ typedef struct
   gboolean changed;              /* the session's copy is no longer what was added */
 } ReportDataset;
 
-/* The appendix "What was sent to the model": every request the session recorded, read on
- * the caller's thread with the rest of the snapshot and reduced to what a reader needs, so
- * that the three writers say the same things in the same words. A body repeats the whole
- * conversation, so a request shows only what it added to the last one that could be read. */
+/* The appendix "What was sent to the model": every request the session recorded, read by
+ * assay-session-requests on the caller's thread with the rest of the snapshot and reduced to
+ * what a reader needs, so that the three writers say the same things in the same words. A
+ * body repeats the whole conversation, so a request shows only what it added to the last one
+ * whose body read back. */
 #define REPORT_REQUEST_MAX_CHARS    4000   /* of one message shown: its head and its tail */
 #define REPORT_REQUEST_MAX_LINES    100
 #define REPORT_REQUEST_MAX_ENTRIES  40     /* of one request: the first and the last */
 
 typedef struct
 {
-  char *label;       /* "user", "assistant calls execute_python (call_1)", "tool result for
-                      * call_1", "System prompt"; NULL: HEAD is a note of ours (messages left out) */
+  char *label;       /* the part's label as assay-session-requests gives it ("Question", "Tool
+                      * call (cell c1)", "System prompt"), perhaps "(changed since request 2)";
+                      * NULL: HEAD is a note of ours (messages left out) */
   char *head;        /* the text, or its beginning when it was cut */
   char *cut_note;    /* "[… 1,234 characters left out …]", or NULL */
   char *tail;        /* its end when it was cut, else NULL */
@@ -99,10 +101,10 @@ typedef struct
   char      *meta;          /* step, host, model, local time, bytes sent and received */
   char      *tokens;        /* the token counts the server reported; NULL: none */
   char      *problem;       /* the body was not kept or cannot be read, and why; or NULL */
-  ReportRequestEntry *system;  /* the system prompt, when first shown or changed; or NULL */
-  char      *system_note;   /* "System prompt: same as request 1.", or NULL */
-  char      *added_note;    /* "Added since request 2:", ...; NULL with PROBLEM */
-  GPtrArray *entries;       /* ReportRequestEntry*: what it added, in order */
+  char      *system_note;   /* the preamble it repeated: "System prompt: same as request 1.
+                             * Tools offered: same as request 1.", or NULL */
+  char      *added_note;    /* "What it sent:", "Added since request 2:", ...; NULL with PROBLEM */
+  GPtrArray *entries;       /* ReportRequestEntry*: what it added or changed, in order */
 } ReportRequest;
 
 typedef struct

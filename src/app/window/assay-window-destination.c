@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Where the data goes: the header's indicator shows the window's AssayModelDestination, and
+ * the question the destination waits for ("Send This Session to <host>?") is asked here:
+ * once no other window of ours is in front (Preferences, where an address may still be
+ * being typed) and whenever the window comes to the front again, and at the latest before
+ * a question is sent. */
+#define G_LOG_DOMAIN "Assay-Window"
+
+#include "config.h"
+
+#include "assay-window-private.h"
+
+/* Preferences, or another window of ours, over this one. */
+static gboolean
+assay_window_has_window_in_front (AssayWindow *self)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, i);
+
+      if (window != GTK_WINDOW (self) && window != GTK_WINDOW (self->send_dialog) &&
+          gtk_widget_get_visible (GTK_WIDGET (window)) && gtk_window_get_transient_for (window) == GTK_WINDOW (self))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+assay_window_send_dialog_done_cb (GObject      *source,
+                                  GAsyncResult *result,
+                                  gpointer      user_data)
+{
+  g_autoptr(AssayWindow) self = user_data;
+  AssaySendSessionDialog *dialog = ASSAY_SEND_SESSION_DIALOG (source);
+  gboolean send = assay_send_session_dialog_run_finish (dialog, result, NULL);
+  gboolean dropped = self->send_dialog_dropped;
+  gboolean send_now = send && self->send_when_confirmed;
+
+  if (self->send_dialog == dialog)
+    g_clear_object (&self->send_dialog);
+  self->send_dialog_dropped = FALSE;
+  self->send_when_confirmed = FALSE;
+  /* Dropped: the setting moved back, or the window closes; nothing was answered. */
+  if (dropped || self->closing || self->destination == NULL || g_cancellable_is_cancelled (self->cancellable))
+    return;
+  assay_model_destination_confirm (self->destination, send);
+  if (send_now)
+    gtk_widget_activate_action (GTK_WIDGET (self), "win.send", NULL);
+}
+
+static void
+assay_window_destination_ask (AssayWindow *self)
+{
+  const char *host;
+
+  if (self->destination == NULL)
+    return;
+  host = assay_model_destination_get_pending_host (self->destination);
+  if (host == NULL)
+    {
+      if (self->send_dialog != NULL && !self->send_dialog_dropped)
+        {
+          self->send_dialog_dropped = TRUE;
+          gtk_window_close (GTK_WINDOW (self->send_dialog));
+        }
+      return;
+    }
+  if (self->send_dialog != NULL)
+    {
+      assay_send_session_dialog_set_host (self->send_dialog, host);
+      return;
+    }
+  if (self->closing || (!self->send_when_confirmed && assay_window_has_window_in_front (self)))
+    return;
+  self->send_dialog = g_object_ref_sink (assay_send_session_dialog_new (GTK_WINDOW (self), host));
+  assay_send_session_dialog_run_async (self->send_dialog,
+                                       self->cancellable,
+                                       assay_window_send_dialog_done_cb,
+                                       g_object_ref (self));
+}
+
+gboolean
+assay_window_destination_holds_send (AssayWindow *self)
+{
+  assay_model_destination_check_now (self->destination);
+  if (assay_model_destination_get_pending_host (self->destination) == NULL)
+    return FALSE;
+  self->send_when_confirmed = TRUE;
+  assay_window_destination_ask (self);
+  return TRUE;
+}
+
+void
+assay_window_init_destination (AssayWindow *self)
+{
+  self->destination = assay_model_destination_new (self->settings, self->conversation);
+  assay_destination_button_set_destination (self->destination_button, self->destination);
+  g_signal_connect_object (self->destination, "notify::pending-host",
+                           G_CALLBACK (assay_window_destination_ask), self, G_CONNECT_SWAPPED);
+  /* Back from Preferences (or another window): the question waits no longer. */
+  g_signal_connect (self, "notify::is-active", G_CALLBACK (assay_window_destination_ask), NULL);
+}
+
+AssayModelDestination *
+assay_window_get_destination (AssayWindow *self)
+{
+  g_return_val_if_fail (ASSAY_IS_WINDOW (self), NULL);
+  return self->destination;
+}
+
+AssayDestinationButton *
+assay_window_get_destination_button (AssayWindow *self)
+{
+  g_return_val_if_fail (ASSAY_IS_WINDOW (self), NULL);
+  return self->destination_button;
+}
+
+AdwMessageDialog *
+assay_window_get_send_dialog (AssayWindow *self)
+{
+  g_return_val_if_fail (ASSAY_IS_WINDOW (self), NULL);
+  return self->send_dialog != NULL ? ADW_MESSAGE_DIALOG (self->send_dialog) : NULL;
+}
