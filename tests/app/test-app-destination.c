@@ -245,19 +245,13 @@ test_header (void)
   g_assert_false (assay_model_destination_get_local (destination));
   g_assert_cmpstr (assay_model_destination_get_host (destination), ==, remote_host);
   g_assert_cmpstr (assay_model_destination_get_icon_name (destination), ==, "assay-network-server-symbolic");
+  /* Where the header is narrow, the title says it under "Assay". */
+  g_assert_nonnull (gui_find (GTK_WIDGET (window), GTK_TYPE_LABEL, sent));
   g_assert_nonnull (strstr (assay_destination_button_get_description (button), sent));
   g_assert_nonnull (strstr (assay_destination_button_get_description (button), "llama3.2"));
   gui_spin (600);
   g_assert_null (assay_window_get_send_dialog (window));
   gui_save_screenshot (GTK_WIDGET (window), "destination-remote.png");
-  for (int w = 700; w <= 1600; w += 300)
-    {
-      g_autofree char *name = g_strdup_printf ("/tmp/scratch/width-%d.png", w);
-      gtk_window_set_default_size (GTK_WINDOW (window), w, 700);
-      gui_spin (400);
-      gui_screenshot (GTK_WIDGET (window), name);
-    }
-  gtk_window_set_default_size (GTK_WINDOW (window), 1200, 800);
 
   /* The vendor's own server when base-url is empty. */
   g_settings_set_string (settings, "base-url", "");

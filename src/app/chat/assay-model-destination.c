@@ -39,6 +39,7 @@ struct _AssayModelDestination
   char              *host;
   char              *model;
   char              *title;
+  char              *short_title;
   char              *description;
   const char        *icon_name;
   char              *pending_host;
@@ -61,6 +62,7 @@ enum
   PROP_HOST,
   PROP_MODEL,
   PROP_TITLE,
+  PROP_SHORT_TITLE,
   PROP_DESCRIPTION,
   PROP_ICON_NAME,
   PROP_PENDING_HOST,
@@ -165,6 +167,7 @@ assay_model_destination_update (AssayModelDestination *self)
   g_auto(Place) place = { 0 };
   g_autofree char *title = NULL;
   g_autofree char *description = NULL;
+  const char *short_title;
   const char *model;
   const char *icon_name;
 
@@ -173,18 +176,23 @@ assay_model_destination_update (AssayModelDestination *self)
   if (!place.configured)
     {
       title = g_strdup (_("No Model Chosen"));
+      short_title = title;
       description = g_strdup (_("No model is chosen yet: nothing is sent anywhere"));
     }
   else if (place.recorded)
     {
       model = _("Recorded demo");
       title = g_strdup (_("Stays on this computer"));
+      /* Translators: the header's indicator where there is little room, next to an icon of
+       * a computer. */
+      short_title = _("This computer");
       description = g_strdup (_("Stays on this computer: the demo's answers are replayed from a recording, "
                                 "and nothing is sent to a model"));
     }
   else if (place.local)
     {
       title = g_strdup (_("Stays on this computer"));
+      short_title = _("This computer");
       /* Translators: the model's name, then its server ("localhost:11434"). */
       description = g_strdup_printf (_("Stays on this computer: the model %s runs here, at %s"),
                                      model, place.host != NULL ? place.host : "localhost");
@@ -193,6 +201,7 @@ assay_model_destination_update (AssayModelDestination *self)
     {
       /* Translators: where the model runs: "Sent to api.openai.com". */
       title = g_strdup_printf (_("Sent to %s"), place.host);
+      short_title = place.host;
       /* Translators: the server's host, then the model's name. */
       description = g_strdup_printf (_("Sent to %s: your questions, the data summaries and the cells' outputs "
                                        "go to the model %s there"), place.host, model);
@@ -200,6 +209,9 @@ assay_model_destination_update (AssayModelDestination *self)
   else
     {
       title = g_strdup (_("Sent to an unknown server"));
+      /* Translators: the header's indicator where there is little room, next to an icon of
+       * a server. */
+      short_title = _("Unknown server");
       description = g_strdup (_("Sent to a server whose address cannot be read: check the model server's "
                                 "address in Preferences"));
     }
@@ -211,6 +223,7 @@ assay_model_destination_update (AssayModelDestination *self)
   assay_model_destination_set_string (self, &self->host, place.host, PROP_HOST);
   assay_model_destination_set_string (self, &self->model, model, PROP_MODEL);
   assay_model_destination_set_string (self, &self->title, title, PROP_TITLE);
+  assay_model_destination_set_string (self, &self->short_title, short_title, PROP_SHORT_TITLE);
   assay_model_destination_set_string (self, &self->description, description, PROP_DESCRIPTION);
   if (self->icon_name != icon_name)
     {
@@ -430,6 +443,9 @@ assay_model_destination_get_property (GObject    *object,
     case PROP_TITLE:
       g_value_set_string (value, self->title);
       break;
+    case PROP_SHORT_TITLE:
+      g_value_set_string (value, self->short_title);
+      break;
     case PROP_DESCRIPTION:
       g_value_set_string (value, self->description);
       break;
@@ -467,6 +483,7 @@ assay_model_destination_finalize (GObject *object)
   g_free (self->host);
   g_free (self->model);
   g_free (self->title);
+  g_free (self->short_title);
   g_free (self->description);
   g_free (self->pending_host);
   g_free (self->accepted_provider);
@@ -490,6 +507,7 @@ assay_model_destination_class_init (AssayModelDestinationClass *klass)
   properties[PROP_HOST] = g_param_spec_string ("host", NULL, NULL, NULL, ro);
   properties[PROP_MODEL] = g_param_spec_string ("model", NULL, NULL, NULL, ro);
   properties[PROP_TITLE] = g_param_spec_string ("title", NULL, NULL, NULL, ro);
+  properties[PROP_SHORT_TITLE] = g_param_spec_string ("short-title", NULL, NULL, NULL, ro);
   properties[PROP_DESCRIPTION] = g_param_spec_string ("description", NULL, NULL, NULL, ro);
   properties[PROP_ICON_NAME] = g_param_spec_string ("icon-name", NULL, NULL, NULL, ro);
   properties[PROP_PENDING_HOST] = g_param_spec_string ("pending-host", NULL, NULL, NULL, ro);

@@ -26,7 +26,8 @@ G_DECLARE_FINAL_TYPE (AssayModelDestination, assay_model_destination, ASSAY, MOD
  *
  * Properties (read-only): "configured" (a model is set), "local", "host" (the server's host
  * and port, NULL without a server), "model", "title" ("Stays on this computer", "Sent to
- * api.openai.com"), "description" (the same in full, for a tooltip and screen readers),
+ * api.openai.com"), "short-title" (where there is little room: the host, or "This
+ * computer"), "description" (the same in full, for a tooltip and screen readers),
  * "icon-name", "pending-host" (the server a session waits to be sent to, or NULL). */
 AssayModelDestination *assay_model_destination_new              (GSettings             *settings,
                                                                  AssayConversation     *conversation);

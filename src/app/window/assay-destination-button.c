@@ -137,7 +137,7 @@ assay_destination_button_init (AssayDestinationButton *self)
   g_binding_group_bind (self->bindings, "icon-name", self->narrow_icon, "icon-name", G_BINDING_SYNC_CREATE);
   g_binding_group_bind (self->bindings, "title", self->title_label, "label", G_BINDING_SYNC_CREATE);
   g_binding_group_bind (self->bindings, "title", self->short_title_label, "label", G_BINDING_SYNC_CREATE);
-  g_binding_group_bind (self->bindings, "title", self->narrow_title_label, "label", G_BINDING_SYNC_CREATE);
+  g_binding_group_bind (self->bindings, "short-title", self->narrow_title_label, "label", G_BINDING_SYNC_CREATE);
   g_binding_group_bind (self->bindings, "model", self->model_label, "label", G_BINDING_SYNC_CREATE);
   g_binding_group_bind (self->bindings, "description", self->description_label, "label", G_BINDING_SYNC_CREATE);
   g_binding_group_bind (self->bindings, "description", self->menu_button, "tooltip-text", G_BINDING_SYNC_CREATE);

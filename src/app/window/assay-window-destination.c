@@ -92,11 +92,25 @@ assay_window_destination_holds_send (AssayWindow *self)
   return TRUE;
 }
 
+/* Where the header is narrow, the title says it in full under "Assay" (AdwViewSwitcherTitle
+ * shows its subtitle in place of the view switcher). */
+static void
+assay_window_destination_subtitle_cb (AssayWindow *self)
+{
+  adw_view_switcher_title_set_subtitle (self->switcher_title, assay_model_destination_get_configured (self->destination)
+                                               ? assay_model_destination_get_title (self->destination) : NULL);
+}
+
 void
 assay_window_init_destination (AssayWindow *self)
 {
   self->destination = assay_model_destination_new (self->settings, self->conversation);
   assay_destination_button_set_destination (self->destination_button, self->destination);
+  g_signal_connect_object (self->destination, "notify::title",
+                           G_CALLBACK (assay_window_destination_subtitle_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->destination, "notify::configured",
+                           G_CALLBACK (assay_window_destination_subtitle_cb), self, G_CONNECT_SWAPPED);
+  assay_window_destination_subtitle_cb (self);
   g_signal_connect_object (self->destination, "notify::pending-host",
                            G_CALLBACK (assay_window_destination_ask), self, G_CONNECT_SWAPPED);
   /* Back from Preferences (or another window): the question waits no longer. */

@@ -71,6 +71,7 @@ struct _AssayWindow
   /* Where the data goes (assay-window-destination.c): the header's indicator, and the
    * question asked before a session that stayed on this computer goes elsewhere. */
   AssayDestinationButton *destination_button;
+  AdwViewSwitcherTitle   *switcher_title;    /* its subtitle says it where the header is narrow */
   AssayModelDestination  *destination;
   AssaySendSessionDialog *send_dialog;       /* shown, or NULL */
   gboolean                send_dialog_dropped; /* closed by the window, not answered */

@@ -795,6 +795,7 @@ assay_window_class_init (AssayWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, export_label);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, export_progress);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, destination_button);
+  gtk_widget_class_bind_template_child (widget_class, AssayWindow, switcher_title);
   gtk_widget_class_bind_template_callback_full (widget_class,
                                                 "session_activated_cb",
                                                 G_CALLBACK (assay_window_session_activated));
