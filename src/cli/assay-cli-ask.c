@@ -958,9 +958,12 @@ assay_cli_ask (int   argc,
     double cost = assay_session_get_cost (session, &tokens_in, &tokens_out, &unpriced);
     g_autofree char *cost_text = assay_price_format_cost (unpriced > 0 && cost == 0 ? -1 : cost);
 
+    g_autofree char *in_text = g_strdup_printf ("%" G_GINT64_FORMAT, tokens_in);
+    g_autofree char *out_text = g_strdup_printf ("%" G_GINT64_FORMAT, tokens_out);
+
     if (assay_session_get_requests (session)->len > 0)
-      assay_cli_print (stderr, _("Tokens: %" G_GINT64_FORMAT " in, %" G_GINT64_FORMAT " out; cost %s%s\n"),
-                       tokens_in, tokens_out, cost_text,
+      assay_cli_print (stderr, _("Tokens: %s in, %s out; cost %s%s\n"),
+                       in_text, out_text, cost_text,
                        unpriced > 0 && cost > 0 ? _(" (some requests have no known price)") : "");
   }
   /* Provider and sandbox failures were said already, through ::error. */

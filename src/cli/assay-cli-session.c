@@ -348,9 +348,11 @@ assay_cli_session_requests (GPtrArray *rest,
       guint unpriced = 0;
       double total = assay_session_get_cost (session, &tokens_in, &tokens_out, &unpriced);
       g_autofree char *total_text = assay_price_format_cost (unpriced == requests->len ? -1 : total);
+      g_autofree char *in_text = g_strdup_printf ("%" G_GINT64_FORMAT, tokens_in);
+      g_autofree char *out_text = g_strdup_printf ("%" G_GINT64_FORMAT, tokens_out);
 
-      assay_cli_print (stdout, _("%u requests: %" G_GINT64_FORMAT " tokens in, %" G_GINT64_FORMAT " out, %s%s\n"),
-                       requests->len, tokens_in, tokens_out, total_text,
+      assay_cli_print (stdout, _("%u requests: %s tokens in, %s out, %s%s\n"),
+                       requests->len, in_text, out_text, total_text,
                        unpriced > 0 && unpriced < requests->len ? _(" (some have no known price)") : "");
     }
   if (requests->len == 0)

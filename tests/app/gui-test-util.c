@@ -3,6 +3,9 @@
 
 #include <string.h>
 
+#include <ifaddrs.h>
+#include <netinet/in.h>
+
 #include "assay-app-types.h"
 #include "assay-llm-provider.h"
 #include "assay-window-private.h"
@@ -278,4 +281,44 @@ gui_close_window (AssayWindow *window)
   gtk_window_destroy (GTK_WINDOW (window));
   gui_spin (50);
   g_assert_finalize_object (window);
+}
+
+static gboolean
+gui_address_can_bind (GInetAddress *address)
+{
+  g_autoptr(GSocket) socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL);
+  g_autoptr(GSocketAddress) bind_address = g_inet_socket_address_new (address, 0);
+
+  return socket != NULL && g_socket_bind (socket, bind_address, TRUE, NULL);
+}
+
+char *
+gui_find_remote_address (void)
+{
+  struct ifaddrs *list = NULL;
+  char *found = NULL;
+  g_autoptr(GInetAddress) added = NULL;
+
+  if (getifaddrs (&list) == 0)
+    {
+      for (struct ifaddrs *entry = list; entry != NULL && found == NULL; entry = entry->ifa_next)
+        {
+          g_autoptr(GInetAddress) address = NULL;
+
+          if (entry->ifa_addr == NULL || entry->ifa_addr->sa_family != AF_INET)
+            continue;
+          address = g_inet_address_new_from_bytes ((const guint8 *) &((struct sockaddr_in *) entry->ifa_addr)->sin_addr,
+                                                   G_SOCKET_FAMILY_IPV4);
+          if (!g_inet_address_get_is_loopback (address) && gui_address_can_bind (address))
+            found = g_inet_address_to_string (address);
+        }
+      freeifaddrs (list);
+    }
+  if (found != NULL)
+    return found;
+
+  /* TEST-NET-2, never routed: on the loopback interface it is this machine's own. */
+  g_spawn_command_line_sync ("ip addr add 198.51.100.77/32 dev lo", NULL, NULL, NULL, NULL);
+  added = g_inet_address_new_from_string ("198.51.100.77");
+  return gui_address_can_bind (added) ? g_strdup ("198.51.100.77") : NULL;
 }

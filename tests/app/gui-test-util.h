@@ -61,6 +61,11 @@ AssayWindow *gui_open_recorded_window (const char  *dir,
                                        const char  *csv_path,
                                        int          width,
                                        int          height);
+/* An IPv4 address of this machine that is not loopback and that a server can bind: a model
+ * server there is "sent to", not "stays on this computer". Without one, as root, one is added
+ * to the loopback interface for the tests (as tests/agent/test_privacy.py does); NULL when
+ * neither works (the caller fails: nothing is skipped). */
+char       *gui_find_remote_address  (void);
 /* Destroys WINDOW and asserts it is finalized (the caller's reference is dropped). */
 void        gui_close_window         (AssayWindow *window);
 

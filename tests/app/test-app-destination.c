@@ -30,30 +30,6 @@ static GSettings *settings;
  * 0.50 + 2,500 × 8.00 = 110,000 per million, $0.11 a request. */
 #define USAGE "\"usage\": {\"input\": 120000, \"cached\": 100000, \"output\": 2500}"
 
-/* An IPv4 address of this machine that is not loopback, or NULL. */
-static char *
-find_remote_address (void)
-{
-  struct ifaddrs *list = NULL;
-  char *found = NULL;
-
-  if (getifaddrs (&list) != 0)
-    return NULL;
-  for (struct ifaddrs *entry = list; entry != NULL && found == NULL; entry = entry->ifa_next)
-    {
-      g_autoptr(GInetAddress) address = NULL;
-
-      if (entry->ifa_addr == NULL || entry->ifa_addr->sa_family != AF_INET)
-        continue;
-      address = g_inet_address_new_from_bytes ((const guint8 *) &((struct sockaddr_in *) entry->ifa_addr)->sin_addr,
-                                               G_SOCKET_FAMILY_IPV4);
-      if (!g_inet_address_get_is_loopback (address))
-        found = g_inet_address_to_string (address);
-    }
-  freeifaddrs (list);
-  return found;
-}
-
 /* The fake model server on ADDRESS (NULL: 127.0.0.1), as tests/agent/test_privacy.py binds it. */
 static GSubprocess *
 start_server (const char  *address,
@@ -195,7 +171,7 @@ click (AdwMessageDialog *dialog,
 static void
 test_header (void)
 {
-  g_autofree char *remote = find_remote_address ();
+  g_autofree char *remote = gui_find_remote_address ();
   g_autofree char *remote_url = g_strdup_printf ("http://%s:8000/v1", remote ? remote : "192.0.2.1");
   g_autofree char *remote_host = g_strdup_printf ("%s:8000", remote ? remote : "192.0.2.1");
   g_autofree char *sent = g_strdup_printf ("Sent to %s", remote_host);
@@ -297,7 +273,7 @@ test_header (void)
 static void
 test_ask_before_sending (void)
 {
-  g_autofree char *remote = find_remote_address ();
+  g_autofree char *remote = gui_find_remote_address ();
   g_autofree char *dir = session_fixture_write_long (NULL, "How many rows are there?", 1, 200);
   const char *local_url = "http://127.0.0.1:9/v1";
   g_autofree char *remote_url = NULL;
@@ -309,11 +285,7 @@ test_ask_before_sending (void)
   AdwMessageDialog *dialog;
   AssayWindow *window;
 
-  if (remote == NULL)
-    {
-      g_test_skip ("this machine has no address but loopback");
-      return;
-    }
+  g_assert_nonnull (remote);
   remote_url = g_strdup_printf ("http://%s:9/v1", remote);
   other_url = g_strdup_printf ("http://%s:10/v1", remote);
   use_model (local_url, "llama3.2");
@@ -464,7 +436,7 @@ check_first_question (AssayWindow *window)
 static void
 test_usage (void)
 {
-  g_autofree char *remote = find_remote_address ();
+  g_autofree char *remote = gui_find_remote_address ();
   g_autofree char *base_url = NULL;
   g_autofree char *log_path = NULL;
   g_autofree char *dir = NULL;
@@ -478,11 +450,7 @@ test_usage (void)
   GPtrArray *requests;
   AssayWindow *window;
 
-  if (remote == NULL)
-    {
-      g_test_skip ("this machine has no address but loopback");
-      return;
-    }
+  g_assert_nonnull (remote);
   server = start_server (remote,
                          "{\"responses\": ["
                          "{\"flavor\": \"openai\", \"turn\": {\"text\": \"Let me compute it.\", \"tool_calls\": "

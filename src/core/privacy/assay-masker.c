@@ -428,12 +428,15 @@ assay_masker_update_warning (AssayMasker *self)
     {
       if (text->len > 0)
         g_string_append_c (text, ' ');
+      g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, self->too_long);
+
+      /* The count as text: a format macro inside the message would hide it from xgettext. */
       g_string_append_printf (text,
                               g_dngettext (GETTEXT_PACKAGE,
-                                           "%" G_GUINT64_FORMAT " value longer than %u bytes is not masked.",
-                                           "%" G_GUINT64_FORMAT " values longer than %u bytes are not masked.",
+                                           "%s value longer than %u bytes is not masked.",
+                                           "%s values longer than %u bytes are not masked.",
                                            self->too_long),
-                              self->too_long, ASSAY_MASKER_MAX_VALUE_BYTES);
+                              count, ASSAY_MASKER_MAX_VALUE_BYTES);
     }
   g_free (self->warning);
   self->warning = text->len > 0 ? g_strdup (text->str) : NULL;

@@ -17,6 +17,7 @@
 
 #include "assay-session.h"
 #include "assay-session-path.h"
+#include "assay-usage.h"
 #include "assay-data-text.h"
 #include "assay-json.h"
 #include "assay-session-outline.h"
@@ -2140,30 +2141,18 @@ assay_session_get_cost (AssaySession *self,
                         gint64       *output_tokens,
                         guint        *unpriced)
 {
-  double cost = 0;
-  gint64 input = 0, output = 0;
-  guint n_unpriced = 0;
+  AssayUsage usage;
 
   g_return_val_if_fail (ASSAY_IS_SESSION (self), 0);
 
-  for (guint i = 0; i < self->requests->len; i++)
-    {
-      const AssaySessionRequest *request = g_ptr_array_index (self->requests, i);
-
-      if (request->cost >= 0)
-        cost += request->cost;
-      else
-        n_unpriced++;
-      input += MAX (request->input_tokens, 0);
-      output += MAX (request->output_tokens, 0);
-    }
+  assay_usage_init_for_steps (&usage, self, 0, G_MAXUINT);
   if (input_tokens != NULL)
-    *input_tokens = input;
+    *input_tokens = usage.input_tokens;
   if (output_tokens != NULL)
-    *output_tokens = output;
+    *output_tokens = usage.output_tokens;
   if (unpriced != NULL)
-    *unpriced = n_unpriced;
-  return cost;
+    *unpriced = usage.n_unpriced;
+  return usage.cost;
 }
 
 /* ---- privacy ----------------------------------------------------------------------------- */

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The tokens and cost of a session's requests, for the step cards and the chat's header. */
-#define G_LOG_DOMAIN "Assay-Chat"
+/* The tokens and cost of a session's requests: the step cards, the chat's header and
+ * assay_session_get_cost () read them here. */
+#define G_LOG_DOMAIN "Assay-Session"
 
 #include "config.h"
 
-#include <glib/gi18n.h>
+#include <glib/gi18n-lib.h>
 
 #include "assay-prices.h"
 #include "assay-usage.h"
