@@ -28,7 +28,7 @@ cat > "$work/small.json" <<'JSON'
   {"text": "The total amount is 3, and the largest region has 66.7% of it."}]}
 JSON
 "$cli" ask --backend bwrap --provider recorded --transcript "$work/small.json" --data "$work/old/sales.csv" \
-  --yes --out "$work/s-old" q >/dev/null 2>&1
+  --mask sales.csv:region --yes --out "$work/s-old" q >/dev/null 2>&1
 
 echo "1..5"
 
@@ -47,6 +47,8 @@ assert os.path.samefile(new['rerun_of'], os.path.dirname(sys.argv[2])), new['rer
 assert [os.path.realpath(d) for d in old['reruns']] == [os.path.realpath(os.path.dirname(sys.argv[3]))], old['reruns']
 assert new['title'].startswith('q — run again on '), new['title']
 assert new['datasets'][0]['name'] == 'sales.csv' and new['datasets'][0]['rows'] == 3, new['datasets']
+# What the model may see is kept with the run.
+assert new['privacy'] == {'mode': 'masked', 'masked': [{'dataset': 'sales.csv', 'column': 'region'}]}, new['privacy']
 PY"
 
 check "a missing column stops the run with exit 7 and names it" bash -c "

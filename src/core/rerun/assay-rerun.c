@@ -643,6 +643,14 @@ assay_rerun_async (AssaySession        *origin,
   assay_session_set_title (run->session, title);
   assay_session_set_provider (run->session, assay_session_get_provider (origin), assay_session_get_model (origin));
   assay_session_set_rerun_of (run->session, assay_session_get_dir (origin));
+  /* What the model may see stays what the analyst chose, for whatever asks it next. */
+  assay_session_set_privacy_mode (run->session, assay_session_get_privacy_mode (origin));
+  for (guint i = 0; i < assay_session_get_masked_columns (origin)->len; i++)
+    {
+      const AssaySessionMask *mask = g_ptr_array_index (assay_session_get_masked_columns (origin), i);
+
+      assay_session_set_column_masked (run->session, mask->dataset, mask->column, TRUE);
+    }
   {
     g_autofree char *artifacts = assay_session_get_artifact_dir (run->session);
     assay_kernel_session_set_artifact_dir (run->kernel, artifacts);
