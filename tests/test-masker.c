@@ -59,6 +59,15 @@ test_masker_tokens (void)
   check_mask (masker, "id 7, 7.0, 007", "id ⟨customer_id 4⟩, ⟨customer_id 4⟩, ⟨customer_id 4⟩");
   check_mask (masker, "price 12.5 or 12.50", "price ⟨customer_id 5⟩ or ⟨customer_id 5⟩");
   check_mask (masker, "2024-01-05 00:00:00 and 05.01.2024", "⟨customer_id 6⟩ 00:00:00 and ⟨customer_id 6⟩");
+  /* A value longer than pandas shows in a table, cut as pandas cuts it. */
+  {
+    guint notes = assay_masker_add_column (masker, "sales.csv", "notes");
+    const char *note = "Customer asked for a refund because the parcel arrived damaged twice";
+    g_autofree char *shown = g_strdup_printf ("0    %.47s...\n", note);
+
+    assay_masker_add_value (masker, notes, note, strlen (note));
+    check_mask (masker, shown, "0    ⟨notes 1⟩\n");
+  }
   /* A value in two columns keeps its first placeholder. */
   check_mask (masker, "| C0012 |", "| ⟨customer_id 1⟩ |");
   /* A placeholder already there is left alone (its number is no value). */

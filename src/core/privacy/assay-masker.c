@@ -21,6 +21,7 @@
 #include "assay-masker.h"
 
 #define PREFIX_HASHED 48
+#define PANDAS_MAX_COLWIDTH 50
 #define FNV_OFFSET    G_GUINT64_CONSTANT (14695981039346656037)
 #define FNV_PRIME     G_GUINT64_CONSTANT (1099511628211)
 
@@ -454,6 +455,17 @@ assay_masker_add_forms (AssayMasker *self,
     { '.', "", 0 },
     { ',', "", 0 },
   };
+  glong characters = g_utf8_strlen (text, length);
+
+  /* pandas shows a longer string in a table cut to display.max_colwidth (50) characters, the
+   * last three "...": that start of it is the value too. */
+  if (characters > PANDAS_MAX_COLWIDTH)
+    {
+      const char *cut = g_utf8_offset_to_pointer (text, PANDAS_MAX_COLWIDTH - 3);
+      g_autofree char *shown = g_strdup_printf ("%.*s...", (int) (cut - text), text);
+
+      assay_masker_add_key (self, value, shown, strlen (shown));
+    }
 
   for (guint f = 0; f < G_N_ELEMENTS (formats); f++)
     {
