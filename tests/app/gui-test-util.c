@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gstdio.h>
 #include <string.h>
 
 #include <ifaddrs.h>
@@ -176,6 +177,16 @@ gui_fake_server_start (const char  *script,
                        char       **base_url,
                        char       **log_path)
 {
+  return gui_fake_server_start_on (NULL, script, base_url, log_path);
+}
+
+GSubprocess *
+gui_fake_server_start_on (const char  *address,
+                          const char  *script,
+                          char       **base_url,
+                          char       **log_path)
+{
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
   g_autoptr(GError) error = NULL;
   g_autoptr(GDataInputStream) out = NULL;
   g_autofree char *dir = g_dir_make_tmp ("assay-gui-llm-XXXXXX", &error);
@@ -186,15 +197,30 @@ gui_fake_server_start (const char  *script,
   g_assert_no_error (error);
   script_path = gui_write_file (dir, "script.json", script);
   *log_path = g_build_filename (dir, "requests.jsonl", NULL);
-  process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
-                              PYTHON3, FAKE_LLM_SERVER, script_path, *log_path, NULL);
+  if (address != NULL)
+    g_subprocess_launcher_setenv (launcher, "FAKE_LLM_BIND", address, TRUE);
+  process = g_subprocess_launcher_spawn (launcher, &error, PYTHON3, FAKE_LLM_SERVER, script_path, *log_path, NULL);
   g_assert_no_error (error);
   out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (process));
   port = g_data_input_stream_read_line (out, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (port);
-  *base_url = g_strdup_printf ("http://127.0.0.1:%s/v1", port);
+  *base_url = g_strdup_printf ("http://%s:%s/v1", address != NULL ? address : "127.0.0.1", port);
   return process;
+}
+
+void
+gui_fake_server_stop (GSubprocess *server,
+                      const char  *log_path)
+{
+  g_autofree char *dir = g_path_get_dirname (log_path);
+  g_autofree char *script = g_build_filename (dir, "script.json", NULL);
+
+  g_subprocess_force_exit (server);
+  g_subprocess_wait (server, NULL, NULL);
+  g_unlink (log_path);
+  g_unlink (script);
+  g_rmdir (dir);
 }
 
 void

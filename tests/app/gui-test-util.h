@@ -45,6 +45,14 @@ void        gui_open_session         (AssayWindow *window,
 GSubprocess *gui_fake_server_start   (const char  *script,
                                       char       **base_url,
                                       char       **log_path);
+/* The same bound to ADDRESS (NULL: 127.0.0.1), e.g. gui_find_remote_address (). */
+GSubprocess *gui_fake_server_start_on (const char *address,
+                                       const char  *script,
+                                       char       **base_url,
+                                       char       **log_path);
+/* Ends SERVER and removes its folder (the script and LOG_PATH). */
+void        gui_fake_server_stop     (GSubprocess *server,
+                                      const char  *log_path);
 
 /* With ASSAY_SCREENSHOT_DIR set, saves WIDGET there as NAME once its frames have settled
  * (build-aux/update-screenshots.sh picks the ones for the README and the metainfo). */

@@ -30,45 +30,6 @@ static GSettings *settings;
  * 0.50 + 2,500 × 8.00 = 110,000 per million, $0.11 a request. */
 #define USAGE "\"usage\": {\"input\": 120000, \"cached\": 100000, \"output\": 2500}"
 
-/* The fake model server on ADDRESS (NULL: 127.0.0.1), as tests/agent/test_privacy.py binds it. */
-static GSubprocess *
-start_server (const char  *address,
-              const char  *script,
-              char       **base_url,
-              char       **log_path)
-{
-  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GDataInputStream) out = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("assay-gui-destination-XXXXXX", &error);
-  g_autofree char *script_path = NULL;
-  g_autofree char *port = NULL;
-  GSubprocess *process;
-
-  g_assert_no_error (error);
-  script_path = gui_write_file (dir, "script.json", script);
-  *log_path = g_build_filename (dir, "requests.jsonl", NULL);
-  if (address != NULL)
-    g_subprocess_launcher_setenv (launcher, "FAKE_LLM_BIND", address, TRUE);
-  process = g_subprocess_launcher_spawn (launcher, &error, PYTHON3, FAKE_LLM_SERVER, script_path, *log_path, NULL);
-  g_assert_no_error (error);
-  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (process));
-  port = g_data_input_stream_read_line (out, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (port);
-  *base_url = g_strdup_printf ("http://%s:%s/v1", address != NULL ? address : "127.0.0.1", port);
-  return process;
-}
-
-static void
-stop_server (GSubprocess *server,
-             const char  *log_path)
-{
-  g_subprocess_force_exit (server);
-  g_subprocess_wait (server, NULL, NULL);
-  g_unlink (log_path);
-}
-
 static void
 use_model (const char *base_url,
            const char *model)
@@ -451,7 +412,7 @@ test_usage (void)
   AssayWindow *window;
 
   g_assert_nonnull (remote);
-  server = start_server (remote,
+  server = gui_fake_server_start_on (remote,
                          "{\"responses\": ["
                          "{\"flavor\": \"openai\", \"turn\": {\"text\": \"Let me compute it.\", \"tool_calls\": "
                          "  [{\"name\": \"execute_python\", \"arguments\": \"{\\\"code\\\": \\\"print(6*7)\\\", "
@@ -508,7 +469,7 @@ test_usage (void)
   g_assert_cmpstr (assay_chat_view_get_session_usage (assay_window_get_chat_view (window)), ==, session_line);
 
   gui_close_window (window);
-  stop_server (server, log_path);
+  gui_fake_server_stop (server, log_path);
   g_settings_reset (settings, "approval-policy");
   g_settings_reset (settings, "check-numbers");
   g_settings_reset (settings, "provider");
@@ -528,7 +489,7 @@ test_usage_local (void)
   g_autoptr(GPtrArray) cards = NULL;
   AssayWindow *window;
 
-  server = start_server (NULL, "{\"responses\": [{\"flavor\": \"openai\", \"turn\": {\"text\": \"Six sevens.\", " USAGE "}}]}",
+  server = gui_fake_server_start_on (NULL, "{\"responses\": [{\"flavor\": \"openai\", \"turn\": {\"text\": \"Six sevens.\", " USAGE "}}]}",
                          &base_url, &log_path);
   use_model (base_url, "gpt-4.1");
   window = open_window ();
@@ -541,7 +502,7 @@ test_usage_local (void)
   session_line = g_strdup_printf ("This session: %s", step);
   g_assert_cmpstr (assay_chat_view_get_session_usage (assay_window_get_chat_view (window)), ==, session_line);
   gui_close_window (window);
-  stop_server (server, log_path);
+  gui_fake_server_stop (server, log_path);
   g_settings_reset (settings, "provider");
   g_settings_reset (settings, "base-url");
   g_settings_reset (settings, "model");

@@ -167,45 +167,6 @@ logged_bodies (const char *log_path)
   return bodies;
 }
 
-/* A fake model server bound to ADDRESS (NULL: loopback). */
-static GSubprocess *
-start_server (const char  *script,
-              const char  *address,
-              char       **base_url,
-              char       **log_path)
-{
-  g_autofree char *loopback_url = NULL;
-  GSubprocess *server;
-
-  if (address != NULL)
-    g_setenv ("FAKE_LLM_BIND", address, TRUE);
-  server = gui_fake_server_start (script, &loopback_url, log_path);
-  g_unsetenv ("FAKE_LLM_BIND");
-  if (address == NULL)
-    *base_url = g_steal_pointer (&loopback_url);
-  else
-    {
-      const char *port = strrchr (loopback_url, ':') + 1;
-
-      *base_url = g_strdup_printf ("http://%s:%s", address, port);
-    }
-  return server;
-}
-
-static void
-stop_server (GSubprocess *server,
-             const char  *log_path)
-{
-  g_autofree char *dir = g_path_get_dirname (log_path);
-  g_autofree char *script = g_build_filename (dir, "script.json", NULL);
-
-  g_subprocess_force_exit (server);
-  g_subprocess_wait (server, NULL, NULL);
-  g_unlink (log_path);
-  g_unlink (script);
-  g_rmdir (dir);
-}
-
 static AssayWindow *
 open_window_with_server (const char *base_url,
                          const char *model)
@@ -301,12 +262,12 @@ test_masked_question (void)
   GtkWidget *chat;
   gboolean placeholder = FALSE, amount = FALSE;
 
-  server = start_server ("{\"responses\": ["
+  server = gui_fake_server_start_on (NULL, "{\"responses\": ["
                          "{\"flavor\": \"openai\", \"turn\": {\"text\": \"Looking.\", \"tool_calls\": [{\"name\": \"execute_python\","
                          "  \"arguments\": \"{\\\"code\\\": \\\"import pandas as pd\\\\ndf = pd.read_csv('/data/" DATASET "')\\\\n"
                          "print(df.to_string())\\\\nprint(df['customer'].value_counts())\\\\n\\\", \\\"description\\\": \\\"Look\\\"}\"}]}},"
                          "{\"flavor\": \"openai\", \"turn\": {\"text\": \"The biggest order is 1234.\"}}]}",
-                         NULL, &base_url, &log_path);
+                                   &base_url, &log_path);
   window = open_window_with_server (base_url, "fake-model");
   conversation = assay_window_get_conversation (window);
   chat = GTK_WIDGET (assay_window_get_chat_view (window));
@@ -344,7 +305,7 @@ test_masked_question (void)
   g_assert_nonnull (strstr (assay_session_get_cell (assay_window_get_session (window), 0)->code, "read_csv"));
 
   gui_close_window (window);
-  stop_server (server, log_path);
+  gui_fake_server_stop (server, log_path);
 }
 
 /* ---- (c) schema-only, and refused once values were sent -------------------------------------- */
@@ -446,13 +407,13 @@ test_budget (void)
   g_assert_nonnull (address);
   /* gpt-4.1: $2.00 input, $0.50 cached input, $8.00 output per million tokens: 20,000 × 2 +
    * 100,000 × 0.50 + 2,500 × 8 = $0.11 a request, over a budget of $0.10 after the first. */
-  server = start_server ("{\"responses\": ["
+  server = gui_fake_server_start_on (address, "{\"responses\": ["
                          "{\"flavor\": \"openai\", \"turn\": {\"tool_calls\": [{\"name\": \"execute_python\","
                          "  \"arguments\": \"{\\\"code\\\": \\\"print(6*7)\\\"}\"}], " USAGE "}},"
                          "{\"flavor\": \"openai\", \"turn\": {\"tool_calls\": [{\"name\": \"execute_python\","
                          "  \"arguments\": \"{\\\"code\\\": \\\"print(7*8)\\\"}\"}], " USAGE "}},"
                          "{\"flavor\": \"openai\", \"turn\": {\"text\": \"Done.\", " USAGE "}}]}",
-                         address, &base_url, &log_path);
+                                   &base_url, &log_path);
   g_settings_set_double (settings, "session-budget", 0.10);
   window = open_window_with_server (base_url, "gpt-4.1");
   session = assay_window_get_session (window);
@@ -471,7 +432,7 @@ test_budget (void)
 
   gui_close_window (window);
   g_settings_reset (settings, "session-budget");
-  stop_server (server, log_path);
+  gui_fake_server_stop (server, log_path);
 }
 
 /* ---- (e) preferences: the budget and the model prices --------------------------------------- */
