@@ -8,6 +8,7 @@
 #include "assay-cell-result.h"
 #include "assay-report.h"
 #include "assay-provenance.h"
+#include "assay-session.h"
 
 G_BEGIN_DECLS
 
@@ -119,6 +120,10 @@ typedef struct
   GPtrArray          *cells;     /* ReportCell*, in the order they ran */
   guint               n_figures;
   GPtrArray          *requests;  /* ReportRequest*; NULL unless options.include_requests */
+  /* A session that ran another again: "What changed". */
+  char               *rerun_of_title; /* the origin's title, or its folder's name; NULL: not a run again */
+  GPtrArray          *changes;   /* AssaySessionChange*, every traced number; may be empty */
+  GPtrArray          *rerun_notes; /* char*: what the run again said of its data */
 
   AssayProgressFunc   progress;
   gpointer            progress_data;
@@ -171,6 +176,23 @@ gboolean     assay_report_write_html       (AssayReport              *report,
                                             GCancellable             *cancellable,
                                             GError                  **error);
 gboolean     assay_report_write_ipynb      (AssayReport              *report,
+                                            GOutputStream            *out,
+                                            GCancellable             *cancellable,
+                                            GError                  **error);
+/* "What changed" as every writer says it. */
+const char  *report_changes_title          (void);
+char        *report_changes_intro          (const AssayReport        *report);
+/* The change column ("+1,234.5", "stale") and the percent column ("+12.3 %", "—"). */
+char        *report_change_delta           (const AssaySessionChange *change);
+char        *report_change_percent         (const AssaySessionChange *change);
+
+gboolean     assay_report_write_xlsx       (AssayReport              *report,
+                                            GOutputStream            *out,
+                                            GCancellable             *cancellable,
+                                            GError                  **error);
+/* A zip: the notebook, analysis.py, datasets' SHA-256, the sandbox's package versions, the
+ * PDF report and a README. */
+gboolean     assay_report_write_bundle     (AssayReport              *report,
                                             GOutputStream            *out,
                                             GCancellable             *cancellable,
                                             GError                  **error);

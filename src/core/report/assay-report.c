@@ -43,6 +43,10 @@ assay_report_format_from_string (const char        *text,
     *format = ASSAY_REPORT_FORMAT_HTML;
   else if (g_ascii_strcasecmp (text, "ipynb") == 0)
     *format = ASSAY_REPORT_FORMAT_IPYNB;
+  else if (g_ascii_strcasecmp (text, "xlsx") == 0)
+    *format = ASSAY_REPORT_FORMAT_XLSX;
+  else if (g_ascii_strcasecmp (text, "bundle") == 0 || g_ascii_strcasecmp (text, "zip") == 0)
+    *format = ASSAY_REPORT_FORMAT_BUNDLE;
   else
     return FALSE;
   return TRUE;
@@ -70,6 +74,10 @@ assay_report_format_to_string (AssayReportFormat format)
       return "html";
     case ASSAY_REPORT_FORMAT_IPYNB:
       return "ipynb";
+    case ASSAY_REPORT_FORMAT_XLSX:
+      return "xlsx";
+    case ASSAY_REPORT_FORMAT_BUNDLE:
+      return "bundle";
     default:
       return "?";
     }
@@ -138,6 +146,9 @@ assay_report_free (AssayReport *report)
   g_ptr_array_unref (report->questions);
   g_ptr_array_unref (report->cells);
   g_clear_pointer (&report->requests, g_ptr_array_unref);
+  g_ptr_array_unref (report->changes);
+  g_ptr_array_unref (report->rerun_notes);
+  g_free (report->rerun_of_title);
   g_free (report);
 }
 
@@ -303,6 +314,16 @@ assay_report_new_from_session (AssaySession             *session,
   report->datasets = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_report_dataset_free);
   report->questions = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_report_question_free);
   report->cells = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_report_cell_free);
+  report->changes = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_session_change_free);
+  for (guint i = 0; i < assay_session_get_changes (session)->len; i++)
+    g_ptr_array_add (report->changes, assay_session_change_copy (g_ptr_array_index (assay_session_get_changes (session), i)));
+  report->rerun_notes = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < assay_session_get_rerun_notes (session)->len; i++)
+    g_ptr_array_add (report->rerun_notes, g_strdup (g_ptr_array_index (assay_session_get_rerun_notes (session), i)));
+  if (assay_session_get_rerun_of (session) != NULL)
+    report->rerun_of_title = assay_session_get_rerun_of_title (session) != NULL
+                             ? g_strdup (assay_session_get_rerun_of_title (session))
+                             : g_path_get_basename (assay_session_get_rerun_of (session));
 
   datasets = assay_session_get_datasets (session);
   for (guint i = 0; datasets && i < datasets->len; i++)
@@ -600,6 +621,12 @@ assay_report_write_report (AssayReport   *report,
       break;
     case ASSAY_REPORT_FORMAT_IPYNB:
       ok = assay_report_write_ipynb (report, out, cancellable, &local_error);
+      break;
+    case ASSAY_REPORT_FORMAT_XLSX:
+      ok = assay_report_write_xlsx (report, out, cancellable, &local_error);
+      break;
+    case ASSAY_REPORT_FORMAT_BUNDLE:
+      ok = assay_report_write_bundle (report, out, cancellable, &local_error);
       break;
     default:
       ok = FALSE;

@@ -25,6 +25,8 @@ typedef enum
   ASSAY_REPORT_FORMAT_PDF,
   ASSAY_REPORT_FORMAT_HTML,
   ASSAY_REPORT_FORMAT_IPYNB,
+  ASSAY_REPORT_FORMAT_XLSX,      /* an Excel workbook: summary, one sheet per table, cells */
+  ASSAY_REPORT_FORMAT_BUNDLE,    /* a zip that runs the analysis again without Assay */
 } AssayReportFormat;
 
 typedef struct
@@ -39,7 +41,7 @@ typedef struct
 } AssayReportOptions;
 
 void                assay_report_options_init        (AssayReportOptions  *options);
-/* "pdf", "html" (or "htm"), "ipynb"; FALSE for anything else. */
+/* "pdf", "html" (or "htm"), "ipynb", "xlsx", "bundle" (or "zip"); FALSE for anything else. */
 gboolean            assay_report_format_from_string  (const char          *text,
                                                       AssayReportFormat   *format);
 /* From FILE's extension. */

@@ -132,16 +132,46 @@ assay_rerun_compare (const char  *name,
   return dataset;
 }
 
+/* ---- a change, written ------------------------------------------------------------------ */
+
+char *
+assay_rerun_format_delta (const AssaySessionChange *change)
+{
+  g_autoptr(GArray) claim = g_array_new (FALSE, FALSE, sizeof (AssayNumber));
+  AssayNumberScanFlags flags = ASSAY_NUMBER_SCAN_PROSE;
+  double delta;
+  g_autofree char *written = NULL;
+
+  if (change->stale || change->after_text == NULL)
+    return g_strdup ("—");
+  delta = change->after - change->before;
+  if (assay_number_prefers_decimal_comma (change->after_text, strlen (change->after_text)))
+    flags |= ASSAY_NUMBER_SCAN_DECIMAL_COMMA;
+  assay_number_scan (change->after_text, strlen (change->after_text), flags, 0, claim);
+  if (claim->len == 0)
+    written = g_strdup_printf ("%.6g", fabs (delta));
+  else
+    written = assay_number_format_like (fabs (delta), change->after_text, &g_array_index (claim, AssayNumber, 0));
+  if (delta == 0)
+    return g_steal_pointer (&written);
+  /* The magnitude written the answer's way, then our own sign. */
+  return g_strconcat (delta > 0 ? "+" : "−", written + (written[0] == '-' ? 1 : 0), NULL);
+}
+
+char *
+assay_rerun_format_percent (const AssaySessionChange *change)
+{
+  double percent;
+
+  if (!assay_session_change_percent (change, &percent))
+    return g_strdup ("—");
+  if (fabs (percent) < 0.05)
+    return g_strdup ("0.0 %");
+  return g_strdup_printf ("%s%.1f %%", percent > 0 ? "+" : "−", fabs (percent));
+}
+
 /* ---- the result ------------------------------------------------------------------------ */
 
-static void
-assay_rerun_change_free (AssayRerunChange *change)
-{
-  g_free (change->before_text);
-  g_free (change->after_text);
-  g_free (change->cell_id);
-  g_free (change);
-}
 
 void
 assay_rerun_result_free (AssayRerunResult *result)
@@ -408,6 +438,7 @@ assay_rerun_finish_with (GTask  *task,
   assay_kernel_session_close (run->kernel);
   if (run->session != NULL)
     {
+      assay_session_set_changes (run->session, run->result->changes);
       if (!assay_session_save (run->session, &save_error) && error == NULL)
         error = g_steal_pointer (&save_error);
       assay_session_add_rerun (run->origin, assay_session_get_dir (run->session));
@@ -579,7 +610,7 @@ assay_rerun_async (AssaySession        *origin,
   run->outputs = g_hash_table_new (g_str_hash, g_str_equal);
   run->result = g_new0 (AssayRerunResult, 1);
   run->result->datasets = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_rerun_dataset_free);
-  run->result->changes = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_rerun_change_free);
+  run->result->changes = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_session_change_free);
   g_task_set_task_data (task, run, (GDestroyNotify) assay_rerun_run_free);
 
   /* Every dataset has its new file, and each matches. */
@@ -642,7 +673,7 @@ assay_rerun_async (AssaySession        *origin,
                            date);
   assay_session_set_title (run->session, title);
   assay_session_set_provider (run->session, assay_session_get_provider (origin), assay_session_get_model (origin));
-  assay_session_set_rerun_of (run->session, assay_session_get_dir (origin));
+  assay_session_set_rerun_of (run->session, assay_session_get_dir (origin), assay_session_get_title (origin));
   /* What the model may see stays what the analyst chose, for whatever asks it next. */
   assay_session_set_privacy_mode (run->session, assay_session_get_privacy_mode (origin));
   for (guint i = 0; i < assay_session_get_masked_columns (origin)->len; i++)

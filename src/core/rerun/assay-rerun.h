@@ -44,17 +44,8 @@ typedef struct
   GPtrArray *notes;         /* char*: other differences (encoding, delimiter, decimal) */
 } AssayRerunDataset;
 
-/* One traced number of an answer, before and after. */
-typedef struct
-{
-  guint      question;      /* from 1 */
-  char      *before_text;   /* as the answer wrote it */
-  char      *after_text;    /* as the new answer writes it; the old text when stale */
-  double     before;
-  double     after;
-  gboolean   stale;         /* not found again at its place */
-  char      *cell_id;
-} AssayRerunChange;
+/* One traced number of an answer, before and after (kept in the new session). */
+typedef AssaySessionChange AssayRerunChange;
 
 typedef struct
 {
@@ -66,6 +57,12 @@ typedef struct
 } AssayRerunResult;
 
 void              assay_rerun_result_free (AssayRerunResult   *result);
+
+/* A change as the tables show it: the difference written the way the answer wrote the number,
+ * signed ("+37,014", "−1.2%"), and the relative change ("+7.8 %"); "—" when there is none
+ * (stale, or nothing to compare with). */
+char             *assay_rerun_format_delta   (const AssaySessionChange *change);
+char             *assay_rerun_format_percent (const AssaySessionChange *change);
 /* Compares NEW_PATH with the dataset NAME's file OLD_PATH. */
 AssayRerunDataset *assay_rerun_compare    (const char         *name,
                                            const char         *old_path,

@@ -44,11 +44,14 @@ struct _AssaySession
   GHashTable *provenance;         /* message index → AssayProvenance*, for answers */
   GHashTable *measured;           /* data/ path → FileIdentity*, from copy_in, for add_dataset */
   char      *rerun_of;            /* the folder of the session this one ran again, or NULL */
+  char      *rerun_of_title;      /* its title then, or NULL */
   GPtrArray *requests;            /* AssaySessionRequest* */
   AssayPrivacyMode privacy_mode;
   GPtrArray *masked;              /* AssaySessionMask* */
   gint64     requests_bytes;      /* of the compressed bodies kept; -1: not counted yet */
   GPtrArray *reruns;              /* char*: the folders of the sessions that ran this one again */
+  GPtrArray *changes;             /* AssaySessionChange*: what changed since rerun_of */
+  GPtrArray *rerun_notes;         /* char*: what the run again said of its data */
 
   /* What the finished steps cover; beyond these is the step in progress. */
   guint      n_steps;
@@ -225,7 +228,10 @@ assay_session_finalize (GObject *object)
   g_hash_table_unref (self->provenance);
   g_hash_table_unref (self->measured);
   g_free (self->rerun_of);
+  g_free (self->rerun_of_title);
   g_ptr_array_unref (self->reruns);
+  g_ptr_array_unref (self->changes);
+  g_ptr_array_unref (self->rerun_notes);
   g_ptr_array_unref (self->requests);
   g_ptr_array_unref (self->masked);
   g_mutex_clear (&self->save_lock);
@@ -249,6 +255,8 @@ assay_session_init (AssaySession *self)
   self->provenance = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) assay_provenance_free);
   self->measured = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->reruns = g_ptr_array_new_with_free_func (g_free);
+  self->changes = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_session_change_free);
+  self->rerun_notes = g_ptr_array_new_with_free_func (g_free);
   self->requests = g_ptr_array_new_with_free_func (assay_session_request_free);
   self->requests_bytes = -1;
   self->masked = g_ptr_array_new_with_free_func (assay_session_mask_free);
@@ -463,6 +471,7 @@ assay_session_to_json (AssaySession *self)
   json_object_set_array_member (object, "timings", timings);
   json_object_set_array_member (object, "provenance", assay_session_provenance_to_json (self));
   assay_session_set_optional_string (object, "rerun_of", self->rerun_of);
+  assay_session_set_optional_string (object, "rerun_of_title", self->rerun_of_title);
   {
     JsonObject *privacy = json_object_new ();
     JsonArray *masked = json_array_new ();
@@ -516,6 +525,30 @@ assay_session_to_json (AssaySession *self)
       json_array_add_string_element (reruns, g_ptr_array_index (self->reruns, i));
     json_object_set_array_member (object, "reruns", reruns);
   }
+  if (self->changes->len > 0 || self->rerun_notes->len > 0)
+    {
+      JsonArray *changes = json_array_new ();
+      JsonArray *notes = json_array_new ();
+
+      for (guint i = 0; i < self->changes->len; i++)
+        {
+          const AssaySessionChange *change = g_ptr_array_index (self->changes, i);
+          JsonObject *item = json_object_new ();
+
+          json_object_set_int_member (item, "question", change->question);
+          json_object_set_string_member (item, "before_text", change->before_text);
+          json_object_set_string_member (item, "after_text", change->after_text);
+          json_object_set_double_member (item, "before", change->before);
+          json_object_set_double_member (item, "after", change->after);
+          json_object_set_boolean_member (item, "stale", change->stale);
+          assay_session_set_optional_string (item, "cell", change->cell_id);
+          json_array_add_object_element (changes, item);
+        }
+      json_object_set_array_member (object, "changes", changes);
+      for (guint i = 0; i < self->rerun_notes->len; i++)
+        json_array_add_string_element (notes, g_ptr_array_index (self->rerun_notes, i));
+      json_object_set_array_member (object, "rerun_notes", notes);
+    }
 
   return json_node_init_object (json_node_alloc (), g_steal_pointer (&object));
 }
@@ -946,6 +979,10 @@ assay_session_load_record (const char    *dir,
   if ((array = assay_json_get_array (root, "provenance")))
     assay_session_provenance_from_json (self, array, loaded_index);
   self->rerun_of = assay_json_dup_string (root, "rerun_of");
+  self->rerun_of_title = assay_json_dup_string (root, "rerun_of_title");
+  if (self->rerun_of_title != NULL && (strlen (self->rerun_of_title) > 4096 ||
+                                       !g_utf8_validate (self->rerun_of_title, -1, NULL)))
+    g_clear_pointer (&self->rerun_of_title, g_free);
   {
     JsonObject *privacy = assay_json_get_object (root, "privacy");
     AssayPrivacyMode mode;
@@ -1018,6 +1055,50 @@ assay_session_load_record (const char    *dir,
 
         if (JSON_NODE_HOLDS_VALUE (item) && json_node_get_value_type (item) == G_TYPE_STRING)
           g_ptr_array_add (self->reruns, g_strdup (json_node_get_string (item)));
+      }
+  if ((array = assay_json_get_array (root, "changes")))
+    for (guint i = 0; i < json_array_get_length (array) && i < 100000; i++)
+      {
+        JsonNode *item = json_array_get_element (array, i);
+        JsonObject *object;
+        const char *before_text, *after_text;
+        AssaySessionChange *change;
+
+        if (!JSON_NODE_HOLDS_OBJECT (item))
+          continue;
+        object = json_node_get_object (item);
+        before_text = assay_json_get_string (object, "before_text");
+        after_text = assay_json_get_string (object, "after_text");
+        if (before_text == NULL || after_text == NULL || strlen (before_text) > 256 || strlen (after_text) > 256 ||
+            !g_utf8_validate (before_text, -1, NULL) || !g_utf8_validate (after_text, -1, NULL))
+          continue;
+        change = g_new0 (AssaySessionChange, 1);
+        change->question = (guint) CLAMP (assay_json_get_int_or (object, "question", 1), 1, G_MAXINT);
+        change->before_text = g_strdup (before_text);
+        change->after_text = g_strdup (after_text);
+        change->before = assay_json_get_double_or (object, "before", 0);
+        change->after = assay_json_get_double_or (object, "after", 0);
+        change->stale = json_object_has_member (object, "stale") &&
+                        JSON_NODE_HOLDS_VALUE (json_object_get_member (object, "stale")) &&
+                        json_object_get_boolean_member (object, "stale");
+        change->cell_id = assay_json_dup_string (object, "cell");
+        if (!isfinite (change->before))
+          change->before = 0;
+        if (!isfinite (change->after))
+          {
+            change->stale = TRUE;
+            change->after = change->before;
+          }
+        g_ptr_array_add (self->changes, change);
+      }
+  if ((array = assay_json_get_array (root, "rerun_notes")))
+    for (guint i = 0; i < json_array_get_length (array) && i < 1000; i++)
+      {
+        JsonNode *item = json_array_get_element (array, i);
+
+        if (JSON_NODE_HOLDS_VALUE (item) && json_node_get_value_type (item) == G_TYPE_STRING &&
+            g_utf8_validate (json_node_get_string (item), -1, NULL) && strlen (json_node_get_string (item)) < 4096)
+          g_ptr_array_add (self->rerun_notes, g_strdup (json_node_get_string (item)));
       }
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
@@ -1946,13 +2027,23 @@ assay_session_get_rerun_of (AssaySession *self)
   return self->rerun_of;
 }
 
+const char *
+assay_session_get_rerun_of_title (AssaySession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  return self->rerun_of_title;
+}
+
 void
 assay_session_set_rerun_of (AssaySession *self,
-                            const char   *dir)
+                            const char   *dir,
+                            const char   *title)
 {
   g_return_if_fail (ASSAY_IS_SESSION (self));
   g_free (self->rerun_of);
   self->rerun_of = g_strdup (dir);
+  g_free (self->rerun_of_title);
+  self->rerun_of_title = g_strdup (title);
 }
 
 GPtrArray *
@@ -1969,6 +2060,71 @@ assay_session_add_rerun (AssaySession *self,
   g_return_if_fail (ASSAY_IS_SESSION (self));
   g_return_if_fail (dir != NULL);
   g_ptr_array_add (self->reruns, g_strdup (dir));
+}
+
+AssaySessionChange *
+assay_session_change_copy (const AssaySessionChange *change)
+{
+  AssaySessionChange *copy = g_memdup2 (change, sizeof *change);
+
+  copy->before_text = g_strdup (change->before_text);
+  copy->after_text = g_strdup (change->after_text);
+  copy->cell_id = g_strdup (change->cell_id);
+  return copy;
+}
+
+void
+assay_session_change_free (AssaySessionChange *change)
+{
+  if (change == NULL)
+    return;
+  g_free (change->before_text);
+  g_free (change->after_text);
+  g_free (change->cell_id);
+  g_free (change);
+}
+
+gboolean
+assay_session_change_percent (const AssaySessionChange *change,
+                              double                   *percent)
+{
+  if (change->stale || change->before == 0 || !isfinite (change->before) || !isfinite (change->after))
+    return FALSE;
+  *percent = (change->after - change->before) / fabs (change->before) * 100;
+  return TRUE;
+}
+
+GPtrArray *
+assay_session_get_changes (AssaySession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  return self->changes;
+}
+
+void
+assay_session_set_changes (AssaySession *self,
+                           GPtrArray    *changes)
+{
+  g_return_if_fail (ASSAY_IS_SESSION (self));
+  g_ptr_array_set_size (self->changes, 0);
+  for (guint i = 0; changes != NULL && i < changes->len; i++)
+    g_ptr_array_add (self->changes, assay_session_change_copy (g_ptr_array_index (changes, i)));
+}
+
+GPtrArray *
+assay_session_get_rerun_notes (AssaySession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  return self->rerun_notes;
+}
+
+void
+assay_session_add_rerun_note (AssaySession *self,
+                              const char   *note)
+{
+  g_return_if_fail (ASSAY_IS_SESSION (self));
+  g_return_if_fail (note != NULL);
+  g_ptr_array_add (self->rerun_notes, g_strdup (note));
 }
 
 /* ---- what was sent to the model ---------------------------------------------------------- */

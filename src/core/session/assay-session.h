@@ -274,13 +274,46 @@ GBytes        *assay_session_read_request_body  (AssaySession            *self,
                                                  const AssaySessionRequest *request,
                                                  GError                 **error);
 
-/* Runs again: the folder of the session this one ran again on new data (NULL: none), and
- * the folders of the sessions that ran this one again. */
+/* Runs again: the folder of the session this one ran again on new data (NULL: none) and
+ * its title then, and the folders of the sessions that ran this one again. */
 const char    *assay_session_get_rerun_of       (AssaySession        *self);
+const char    *assay_session_get_rerun_of_title (AssaySession        *self);
 void           assay_session_set_rerun_of       (AssaySession        *self,
-                                                 const char          *dir);
+                                                 const char          *dir,
+                                                 const char          *title);
 GPtrArray     *assay_session_get_reruns         (AssaySession        *self);
 void           assay_session_add_rerun          (AssaySession        *self,
                                                  const char          *dir);
+
+/* What changed, in a session that ran another again: each traced number of each answer,
+ * before and after. */
+typedef struct
+{
+  guint      question;      /* from 1 */
+  char      *before_text;   /* as the old answer wrote it */
+  char      *after_text;    /* as the new answer writes it; the old text when stale */
+  double     before;
+  double     after;
+  gboolean   stale;         /* not found again at its place */
+  char      *cell_id;       /* the cell that printed it; may be NULL */
+} AssaySessionChange;
+
+AssaySessionChange *assay_session_change_copy   (const AssaySessionChange *change);
+void           assay_session_change_free        (AssaySessionChange  *change);
+/* AFTER − BEFORE relative to |BEFORE|, in percent; FALSE when it has none (stale, or BEFORE
+ * is 0). */
+gboolean       assay_session_change_percent     (const AssaySessionChange *change,
+                                                 double              *percent);
+/* AssaySessionChange*, in the order of the answers; empty unless this session ran another
+ * again. */
+GPtrArray     *assay_session_get_changes        (AssaySession        *self);
+/* Takes a copy of CHANGES (AssaySessionChange*). */
+void           assay_session_set_changes        (AssaySession        *self,
+                                                 GPtrArray           *changes);
+/* What a run again said of its data, one sentence each ("sales.csv was converted from
+ * Windows-1251 …"); empty when nothing needed saying. */
+GPtrArray     *assay_session_get_rerun_notes    (AssaySession        *self);
+void           assay_session_add_rerun_note     (AssaySession        *self,
+                                                 const char          *note);
 
 G_END_DECLS
