@@ -30,7 +30,7 @@ JSON
 "$cli" ask --backend bwrap --provider recorded --transcript "$work/small.json" --data "$work/old/sales.csv" \
   --mask sales.csv:region --yes --out "$work/s-old" q >/dev/null 2>&1
 
-echo "1..5"
+echo "1..6"
 
 check "the answer's numbers are re-read in the new outputs; both sessions linked" bash -c "
   '$cli' rerun '$work/s-old' --backend bwrap --data sales.csv='$work/new/sales.csv' --out '$work/s-new' --json >'$work/out' 2>'$work/err' &&
@@ -68,6 +68,38 @@ check "usage: no session, a bad --data, a dataset left without a file" bash -c "
   { '$cli' rerun '$work/s-old' --data nonsense 2>/dev/null; [ \$? -eq 2 ]; } &&
   { '$cli' rerun '$work/s-old' --backend bwrap --data other.csv='$work/new/sales.csv' --out '$work/s-x' 2>/dev/null; [ \$? -eq 2 ]; } &&
   '$cli' rerun --help | grep -q 'a cell failed on the new data'"
+
+# A Windows-1251 file with ";" and decimal commas against a UTF-8 "," original: converted into
+# the old format, and the approved code reads it unchanged.
+mkdir -p "$work/utf8" "$work/cp1251"
+printf 'регион,сумма\nсевер,1.5\nюг,2.0\n' > "$work/utf8/sales.csv"
+printf 'регион;сумма\r\nсевер;10,5\r\nюг;"2,0"\r\nзапад;1 000,0\r\n' | iconv -f UTF-8 -t WINDOWS-1251 > "$work/cp1251/sales.csv"
+cat > "$work/ru.json" <<'JSON'
+{"turns": [
+  {"text": "Summing.", "tool_calls": [{"id": "call_1", "name": "execute_python",
+    "arguments": {"code": "import pandas as pd\ndf = pd.read_csv('/data/sales.csv')\nprint('regions', ','.join(df['регион']))\nprint('total', df['сумма'].sum())", "description": "sum"}}]},
+  {"text": "The total is 3.5."}]}
+JSON
+"$cli" ask --backend bwrap --provider recorded --transcript "$work/ru.json" --data "$work/utf8/sales.csv" \
+  --yes --no-check-numbers --out "$work/s-utf8" q >/dev/null 2>&1
+check "another dialect (Windows-1251, ';', decimal commas) is converted to the old one and runs" bash -c "
+  '$cli' rerun '$work/s-utf8' --backend bwrap --data sales.csv='$work/cp1251/sales.csv' --out '$work/s-cp' --json >'$work/out' 2>'$work/err' &&
+  grep -q 'converted to the old file.s format: the encoding is windows-1251, not utf-8' '$work/err' &&
+  '$PY' - '$work/out' '$work/s-cp' <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = json.load(open(sys.argv[2] + '/session.json'))
+assert r['failed_cell'] is None and r['cells'] == 1, r
+assert r['datasets'][0]['converted'] is True, r['datasets']
+assert [(c['before_text'], c['after_text'], c['change']) for c in r['changes']] == [('3.5', '1012.5', '+1009.0')], r['changes']
+assert len(r['notes']) == 1 and 'sales.csv was converted from windows-1251' in r['notes'][0], r['notes']
+assert s['rerun_notes'] == r['notes'] and len(s['changes']) == 1, s
+out = ''.join(o.get('text', '') for o in s['cells'][0]['outputs'])
+assert 'regions север,юг,запад' in out and 'total 1012.5' in out, out
+# The copy in the session is the converted file: UTF-8, ",", decimal points.
+data = open(sys.argv[2] + '/' + s['datasets'][0]['path'], encoding='utf-8').read()
+assert data == 'регион,сумма\nсевер,10.5\nюг,2.0\nзапад,1000.0\n', repr(data)
+PY"
 
 # The reference sales case, run again on the next quarter: every number of the answer is
 # found again, and the revenue matches what pandas computes from the new file itself.

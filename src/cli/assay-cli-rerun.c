@@ -63,7 +63,9 @@ assay_cli_rerun_print_datasets (const AssayRerunResult *result)
       for (guint j = 0; j < dataset->added->len; j++)
         assay_cli_print (stderr, _("  new column (not used): %s\n"), (char *) g_ptr_array_index (dataset->added, j));
       for (guint j = 0; j < dataset->notes->len; j++)
-        assay_cli_print (stderr, _("  not the same format: %s\n"), (char *) g_ptr_array_index (dataset->notes, j));
+        assay_cli_print (stderr, dataset->incompatible ? _("  cannot be read the same way: %s\n")
+                                                       : _("  converted to the old file's format: %s\n"),
+                         (char *) g_ptr_array_index (dataset->notes, j));
     }
 }
 
@@ -86,9 +88,8 @@ assay_cli_rerun_print_changes (const AssayRerunResult *result)
                            _("(not found again)"), change->cell_id);
           continue;
         }
-      delta = g_strdup_printf ("%+.6g", change->after - change->before);
-      percent = change->before != 0 ? g_strdup_printf ("%+.1f", (change->after - change->before) / fabs (change->before) * 100)
-                                    : g_strdup ("—");
+      delta = assay_rerun_format_delta (change);
+      percent = assay_rerun_format_percent (change);
       assay_cli_print (stdout, "  %-3u %-18s %-18s %-14s %-9s %s\n", change->question, change->before_text,
                        change->after_text, delta, percent, change->cell_id);
     }
@@ -127,6 +128,8 @@ assay_cli_rerun_json (const AssayRerunResult *result)
       json_builder_add_int_value (builder, dataset->old_rows);
       json_builder_set_member_name (builder, "new_rows");
       json_builder_add_int_value (builder, dataset->new_rows);
+      json_builder_set_member_name (builder, "converted");
+      json_builder_add_boolean_value (builder, dataset->convert && assay_rerun_dataset_matches (dataset));
       for (gsize l = 0; l < G_N_ELEMENTS (lists); l++)
         {
           json_builder_set_member_name (builder, names[l]);
@@ -159,8 +162,22 @@ assay_cli_rerun_json (const AssayRerunResult *result)
       json_builder_add_double_value (builder, change->after);
       json_builder_set_member_name (builder, "stale");
       json_builder_add_boolean_value (builder, change->stale);
+      {
+        g_autofree char *delta = assay_rerun_format_delta (change);
+        g_autofree char *percent = assay_rerun_format_percent (change);
+
+        json_builder_set_member_name (builder, "change");
+        json_builder_add_string_value (builder, delta);
+        json_builder_set_member_name (builder, "change_percent");
+        json_builder_add_string_value (builder, percent);
+      }
       json_builder_end_object (builder);
     }
+  json_builder_end_array (builder);
+  json_builder_set_member_name (builder, "notes");
+  json_builder_begin_array (builder);
+  for (guint i = 0; result->session != NULL && i < assay_session_get_rerun_notes (result->session)->len; i++)
+    json_builder_add_string_value (builder, g_ptr_array_index (assay_session_get_rerun_notes (result->session), i));
   json_builder_end_array (builder);
   json_builder_end_object (builder);
   return json_builder_get_root (builder);
@@ -240,7 +257,7 @@ assay_cli_rerun (int    argc,
 
   loop = g_main_loop_new (NULL, FALSE);
   wait.loop = loop;
-  assay_rerun_async (origin, files, kernel, out_dir, NULL, assay_cli_rerun_done_cb, &wait);
+  assay_rerun_async (origin, files, kernel, out_dir, NULL, NULL, NULL, NULL, assay_cli_rerun_done_cb, &wait);
   g_main_loop_run (loop);
 
   assay_cli_rerun_print_datasets (wait.result);

@@ -6,12 +6,14 @@
 #include <glib/gi18n-lib.h>
 #include <math.h>
 #include <string.h>
+#include <glib/gstdio.h>
 
 #include "assay-agent-private.h"
 #include "assay-dataset.h"
 #include "assay-number.h"
 #include "assay-provenance.h"
 #include "assay-rerun.h"
+#include "assay-rerun-private.h"
 #include "assay-session-outline.h"
 
 /* What a run-again cell's tool result gives of its output (the model may read it later). */
@@ -32,13 +34,16 @@ assay_rerun_dataset_free (AssayRerunDataset *dataset)
   g_ptr_array_unref (dataset->retyped);
   g_ptr_array_unref (dataset->added);
   g_ptr_array_unref (dataset->notes);
+  g_clear_pointer (&dataset->to, assay_csv_dialect_free);
+  g_clear_pointer (&dataset->from, assay_csv_dialect_free);
+  g_free (dataset->numeric);
   g_free (dataset);
 }
 
 gboolean
 assay_rerun_dataset_matches (const AssayRerunDataset *dataset)
 {
-  return dataset->missing->len == 0 && dataset->retyped->len == 0 && dataset->notes->len == 0;
+  return dataset->missing->len == 0 && dataset->retyped->len == 0 && !dataset->incompatible;
 }
 
 /* Types the approved code reads the same way: integers and decimals are both numbers. */
@@ -114,7 +119,7 @@ assay_rerun_compare (const char  *name,
     if (!g_strv_contains (old_names, new_names[j]))
       g_ptr_array_add (dataset->added, g_strdup (new_names[j]));
 
-  /* The approved code reads the file with the old dialect's call. */
+  /* The approved code reads the file with the old dialect's call: a new one is converted. */
   a = assay_dataset_get_dialect (before);
   b = assay_dataset_get_dialect (after);
   if (a != NULL && b != NULL)
@@ -126,9 +131,34 @@ assay_rerun_compare (const char  *name,
       if (a->decimal != b->decimal)
         g_ptr_array_add (dataset->notes, g_strdup_printf (_("the decimal separator is “%c”, not “%c”"),
                                                           b->decimal, a->decimal));
+      if (g_strcmp0 (a->thousands, b->thousands) != 0 && b->thousands[0] != '\0')
+        g_ptr_array_add (dataset->notes, g_strdup_printf (_("thousands are separated by “%s”"), b->thousands));
+      if (a->quote != b->quote || a->backslash_escape != b->backslash_escape ||
+          (a->bom_len > 0) != (b->bom_len > 0) || g_strcmp0 (a->line_ending, b->line_ending) != 0)
+        dataset->convert = TRUE;
+      if (dataset->notes->len > 0)
+        dataset->convert = TRUE;
+      if (dataset->convert)
+        {
+          guint n = assay_dataset_get_n_columns (after);
+
+          dataset->to = assay_csv_dialect_copy (a);
+          dataset->from = assay_csv_dialect_copy (b);
+          dataset->numeric = g_new0 (gboolean, MAX (n, 1));
+          dataset->n_numeric = n;
+          for (guint j = 0; j < n; j++)
+            {
+              g_autofree char *type = assay_rerun_column_type (after, j);
+
+              dataset->numeric[j] = g_strcmp0 (assay_rerun_type_family (type), "number") == 0;
+            }
+        }
     }
   else if ((a == NULL) != (b == NULL))
-    g_ptr_array_add (dataset->notes, g_strdup (_("one file is a workbook and the other is not")));
+    {
+      g_ptr_array_add (dataset->notes, g_strdup (_("one file is a workbook and the other is not")));
+      dataset->incompatible = TRUE;
+    }
   return dataset;
 }
 
@@ -218,6 +248,11 @@ typedef struct
   guint                next;
   GHashTable          *outputs;     /* cell id → JsonArray* (the new run's outputs, borrowed) */
   AssayRerunResult    *result;
+  AssayRerunProgressFunc progress;
+  gpointer             progress_data;
+  GDestroyNotify       progress_destroy;
+  guint                n_planned;   /* cells that will run */
+  gint64               cell_started;
 } Run;
 
 static void
@@ -230,6 +265,8 @@ assay_rerun_run_free (Run *run)
   g_clear_pointer (&run->items, g_array_unref);
   g_clear_pointer (&run->outputs, g_hash_table_unref);
   g_clear_pointer (&run->result, assay_rerun_result_free);
+  if (run->progress_destroy != NULL)
+    run->progress_destroy (run->progress_data);
   g_free (run);
 }
 
@@ -290,6 +327,7 @@ assay_rerun_plan (Run *run)
                 {
                   call_item.kind = ITEM_CELL;
                   call_item.cell = cell;
+                  run->n_planned++;
                 }
               g_array_append_val (run->items, call_item);
             }
@@ -429,6 +467,24 @@ assay_rerun_update_answer (Run                   *run,
 static void assay_rerun_next (GTask *task);
 
 static void
+assay_rerun_report (Run                    *run,
+                    const AssaySessionCell *cell,
+                    AssayCellStatus         status)
+{
+  AssayRerunStep step = { 0 };
+
+  if (run->progress == NULL)
+    return;
+  step.index = run->result->n_cells + (status == ASSAY_CELL_RUNNING ? 1 : 0);
+  step.total = run->n_planned;
+  step.cell_id = cell->id;
+  step.description = cell->description;
+  step.status = status;
+  step.elapsed_us = status == ASSAY_CELL_RUNNING ? 0 : g_get_monotonic_time () - run->cell_started;
+  run->progress (&step, run->progress_data);
+}
+
+static void
 assay_rerun_finish_with (GTask  *task,
                          GError *error)
 {
@@ -479,6 +535,7 @@ assay_rerun_cell_done_cb (GObject      *source,
   cell = assay_session_find_cell (run->session, item->cell->id);
   assay_session_record_result (run->session, cell, result);
   run->result->n_cells++;
+  assay_rerun_report (run, cell, cell->status);
   g_hash_table_replace (run->outputs, cell->id, cell->outputs);
   tool = assay_agent_format_result (result, RESULT_BUDGET);
   assay_session_append_message (run->session, assay_llm_message_new_tool (item->call_id, tool, cell->status != ASSAY_CELL_OK));
@@ -541,6 +598,8 @@ assay_rerun_next (GTask *task)
             cell->status = ASSAY_CELL_RUNNING;
             cell->proposed_at = cell->started_at = g_get_real_time ();
             assay_session_add_cell (run->session, cell);
+            run->cell_started = g_get_monotonic_time ();
+            assay_rerun_report (run, cell, ASSAY_CELL_RUNNING);
             assay_kernel_session_execute_async (run->kernel, item->cell->code, g_task_get_cancellable (task),
                                                 assay_rerun_cell_done_cb, task);
             return;
@@ -584,6 +643,9 @@ assay_rerun_async (AssaySession        *origin,
                    GHashTable          *new_files,
                    AssayKernelSession  *kernel,
                    const char          *out_dir,
+                   AssayRerunProgressFunc progress,
+                   gpointer             progress_data,
+                   GDestroyNotify       progress_destroy,
                    GCancellable        *cancellable,
                    GAsyncReadyCallback  callback,
                    gpointer             user_data)
@@ -611,6 +673,9 @@ assay_rerun_async (AssaySession        *origin,
   run->result = g_new0 (AssayRerunResult, 1);
   run->result->datasets = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_rerun_dataset_free);
   run->result->changes = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_session_change_free);
+  run->progress = progress;
+  run->progress_data = progress_data;
+  run->progress_destroy = progress_destroy;
   g_task_set_task_data (task, run, (GDestroyNotify) assay_rerun_run_free);
 
   /* Every dataset has its new file, and each matches. */
@@ -689,12 +754,40 @@ assay_rerun_async (AssaySession        *origin,
   for (guint i = 0; i < datasets->len; i++)
     {
       const AssaySessionDataset *old = g_ptr_array_index (datasets, i);
+      const AssayRerunDataset *compared = g_ptr_array_index (run->result->datasets, i);
       const AssaySessionDataset *added;
+      const char *source = g_hash_table_lookup (new_files, old->name);
       g_autofree char *copy = NULL;
+      g_autofree char *converted = NULL;
+
+      /* In another dialect: written the old way first, beside the session's data. */
+      if (compared->convert)
+        {
+          g_autofree char *data_dir = g_build_filename (assay_session_get_dir (run->session), "data", NULL);
+          g_autofree char *base = g_strdup_printf (".converting-%u.csv", i);
+          g_autofree char *from = NULL, *to = NULL, *note = NULL;
+
+          converted = g_build_filename (data_dir, base, NULL);
+          if (!assay_rerun_convert (source, compared->to, compared->numeric, compared->n_numeric, converted, &error))
+            {
+              g_prefix_error (&error, _("Cannot convert %s into the old file's format: "), old->name);
+              g_task_return_error (task, error);
+              g_object_unref (task);
+              return;
+            }
+          from = assay_rerun_describe_dialect (compared->from);
+          to = assay_rerun_describe_dialect (compared->to);
+          /* Translators: a dataset's name, then two dialects. */
+          note = g_strdup_printf (_("%s was converted from %s to %s, the format the approved code read."),
+                                  old->name, from, to);
+          assay_session_add_rerun_note (run->session, note);
+          source = converted;
+        }
 
       /* The new file under the old name: the approved code reads /data/<old name>. */
-      added = assay_session_add_dataset_as (run->session, g_hash_table_lookup (new_files, old->name), old->name,
-                                            old->description, &error);
+      added = assay_session_add_dataset_as (run->session, source, old->name, old->description, &error);
+      if (converted != NULL)
+        g_unlink (converted);
       copy = added != NULL ? assay_session_resolve (run->session, added->path) : NULL;
       if (added == NULL || copy == NULL || !assay_kernel_session_add_dataset (run->kernel, copy, &error))
         {

@@ -3,6 +3,7 @@
 
 #include <gio/gio.h>
 
+#include "assay-csv-dialect.h"
 #include "assay-kernel-session.h"
 #include "assay-session.h"
 
@@ -13,7 +14,9 @@ G_BEGIN_DECLS
  *
  * Each of the session's datasets is paired with a new file and compared with it through the
  * datasets module: columns by name and type, dialect, rows. A column the new file lacks, or
- * whose type changed, stops the run (ASSAY_RERUN_ERROR_DATA) with the differences said. Then
+ * whose type changed, stops the run (ASSAY_RERUN_ERROR_DATA) with the differences said; a
+ * file in another dialect (encoding, delimiter, decimal separator) is written in the old
+ * one first, and the new session's notes say so. Then
  * the session's successful cells run in order in a fresh sandbox, and a new session records
  * them: the same questions and replies, the new outputs and artifacts, and each answer with
  * its traced numbers re-read at the same place (the same cell, output, line and position in the
@@ -42,6 +45,14 @@ typedef struct
   GPtrArray *retyped;       /* char*: "amount: float → text" */
   GPtrArray *added;         /* char*: columns only the new file has */
   GPtrArray *notes;         /* char*: other differences (encoding, delimiter, decimal) */
+  /* The dialect differs: the new file is written in the old one before the run (and
+   * NOTES says so); TO is the old dialect, NUMERIC marks the new file's number columns. */
+  gboolean   convert;
+  gboolean   incompatible;  /* one is a workbook and the other is not: it cannot run */
+  AssayCsvDialect *to;
+  AssayCsvDialect *from;    /* the new file's */
+  gboolean  *numeric;
+  guint      n_numeric;
 } AssayRerunDataset;
 
 /* One traced number of an answer, before and after (kept in the new session). */
@@ -71,15 +82,33 @@ AssayRerunDataset *assay_rerun_compare    (const char         *name,
 gboolean          assay_rerun_dataset_matches (const AssayRerunDataset *dataset);
 void              assay_rerun_dataset_free    (AssayRerunDataset       *dataset);
 
+/* Where a run is: a cell starting (STATUS ASSAY_CELL_RUNNING) or done. */
+typedef struct
+{
+  guint            index;        /* from 1 */
+  guint            total;        /* cells that will run */
+  const char      *cell_id;
+  const char      *description;
+  AssayCellStatus  status;
+  gint64           elapsed_us;   /* when done */
+} AssayRerunStep;
+
+typedef void (*AssayRerunProgressFunc) (const AssayRerunStep *step,
+                                        gpointer              user_data);
+
 /* NEW_FILES: dataset name → the new file's path, for every dataset of ORIGIN. The new session
  * is made in OUT_DIR (NULL: a new folder beside ORIGIN's). KERNEL is a kernel session not
  * started yet, without datasets: the new files are added to it. ORIGIN is linked to the new
  * session and saved. On ASSAY_RERUN_ERROR_DATA or _CELL the result is still returned (through
- * RESULT) with what is known. */
+ * RESULT) with what is known. PROGRESS, when given, is called on the caller's main context as
+ * each cell starts and ends. */
 void              assay_rerun_async       (AssaySession        *origin,
                                            GHashTable          *new_files,
                                            AssayKernelSession  *kernel,
                                            const char          *out_dir,
+                                           AssayRerunProgressFunc progress,
+                                           gpointer             progress_data,
+                                           GDestroyNotify       progress_destroy,
                                            GCancellable        *cancellable,
                                            GAsyncReadyCallback  callback,
                                            gpointer             user_data);
