@@ -30,7 +30,7 @@ JSON
 "$cli" ask --backend bwrap --provider recorded --transcript "$work/small.json" --data "$work/old/sales.csv" \
   --mask sales.csv:region --yes --out "$work/s-old" q >/dev/null 2>&1
 
-echo "1..6"
+echo "1..7"
 
 check "the answer's numbers are re-read in the new outputs; both sessions linked" bash -c "
   '$cli' rerun '$work/s-old' --backend bwrap --data sales.csv='$work/new/sales.csv' --out '$work/s-new' --json >'$work/out' 2>'$work/err' &&
@@ -128,6 +128,38 @@ assert len(r['changes']) >= 40 and not any(c['stale'] for c in r['changes']), [c
 rev = [c for c in r['changes'] if c['before_text'] == '1,651,593.25']
 assert len(rev) == 1 and abs(rev[0]['after'] - revenue) < 0.005, (rev, revenue)
 assert rev[0]['after_text'] == '{:,.2f}'.format(revenue), rev
+PY"
+
+# The reports of the new session lead with "What changed": every traced number, before and after.
+check "the reports (HTML, notebook, PDF) of a session run again say what changed" bash -c "
+  '$cli' export '$work/s-q4' -o '$work/q4.html' && '$cli' export '$work/s-q4' -o '$work/q4.ipynb' &&
+  '$cli' export '$work/s-q4' -o '$work/q4.pdf' && pdftotext -layout '$work/q4.pdf' '$work/q4.txt' &&
+  '$PY' - '$work/out' '$work/q4.html' '$work/q4.ipynb' '$work/q4.txt' <<'PY'
+import html, json, re, sys
+r = json.load(open(sys.argv[1]))
+page = open(sys.argv[2]).read()
+nb = json.load(open(sys.argv[3]))
+pdf = open(sys.argv[4]).read()
+rev = [c for c in r['changes'] if c['before_text'] == '1,651,593.25'][0]
+# HTML: one row per change, in a table of its own, before the first question.
+table = page[page.index('<table class=\"changes\">'):]
+table = table[:table.index('</table>')]
+rows = re.findall(r'<tr class=\"(\w+)\">(.*?)</tr>', table)
+assert len(rows) == len(r['changes']), (len(rows), len(r['changes']))
+assert page.index('id=\"changes\"') < page.index('id=\"q1\"')
+cells = [html.unescape(re.sub('<[^>]+>', '', c)) for c in re.findall(r'<td[^>]*>(.*?)</td>', dict((i, row) for i, (k, row) in enumerate(rows))[r['changes'].index(rev)])]
+assert cells[1:5] == [rev['before_text'], rev['after_text'], rev['change'], rev['change_percent']], (cells, rev)
+assert 'run again on new data' in page and 'Analyse Q3 sales' in page
+# The notebook: a Markdown table after the introduction.
+md = [''.join(c['source']) for c in nb['cells'] if c['cell_type'] == 'markdown']
+changes = [m for m in md if m.startswith('## What Changed')]
+assert len(changes) == 1 and changes[0].count('\n|') == len(r['changes']) + 2, changes
+assert '| **' + rev['after_text'] + '** |' in changes[0] and '| 5 | 5 |' in changes[0], changes[0]
+assert not any('−+' in c['change'] or '+−' in c['change'] for c in r['changes']), [c['change'] for c in r['changes']]
+# The PDF: the section and the revenue's row.
+assert 'What Changed' in pdf, pdf[:2000]
+line = [l for l in pdf.splitlines() if rev['before_text'] in l and rev['after_text'] in l]
+assert line and rev['change'] in line[0], line
 PY"
 
 exit $((failed > 0))

@@ -69,29 +69,56 @@ assay_cli_rerun_print_datasets (const AssayRerunResult *result)
     }
 }
 
+/* TEXT and spaces to WIDTH characters (not bytes: "−" is three). */
+static void
+assay_cli_rerun_pad (GString    *line,
+                     const char *text,
+                     guint       width)
+{
+  glong length = g_utf8_strlen (text, -1);
+
+  g_string_append (line, text);
+  for (glong i = length; i < (glong) width; i++)
+    g_string_append_c (line, ' ');
+  g_string_append_c (line, ' ');
+}
+
 static void
 assay_cli_rerun_print_changes (const AssayRerunResult *result)
 {
+  g_autoptr(GString) line = g_string_new (NULL);
+
   if (result->changes->len == 0)
     return;
   assay_cli_print (stdout, _("What changed:\n"));
-  assay_cli_print (stdout, "  %-3s %-18s %-18s %-14s %-9s %s\n", "Q", _("before"), _("after"), _("change"), "%", _("cell"));
+  g_string_append (line, "  ");
+  assay_cli_rerun_pad (line, "Q", 3);
+  assay_cli_rerun_pad (line, _("before"), 18);
+  assay_cli_rerun_pad (line, _("after"), 18);
+  assay_cli_rerun_pad (line, _("change"), 14);
+  assay_cli_rerun_pad (line, "%", 10);
+  g_string_append (line, _("cell"));
+  assay_cli_print (stdout, "%s\n", line->str);
   for (guint i = 0; i < result->changes->len; i++)
     {
       const AssayRerunChange *change = g_ptr_array_index (result->changes, i);
-      g_autofree char *delta = NULL;
-      g_autofree char *percent = NULL;
+      g_autofree char *question = g_strdup_printf ("%u", change->question);
+      g_autofree char *delta = assay_rerun_format_delta (change);
+      g_autofree char *percent = assay_rerun_format_percent (change);
 
+      g_string_assign (line, "  ");
+      assay_cli_rerun_pad (line, question, 3);
+      assay_cli_rerun_pad (line, change->before_text, 18);
       if (change->stale)
+        assay_cli_rerun_pad (line, _("(not found again)"), 18 + 14 + 10 + 2);
+      else
         {
-          assay_cli_print (stdout, "  %-3u %-18s %-18s %s\n", change->question, change->before_text,
-                           _("(not found again)"), change->cell_id);
-          continue;
+          assay_cli_rerun_pad (line, change->after_text, 18);
+          assay_cli_rerun_pad (line, delta, 14);
+          assay_cli_rerun_pad (line, percent, 10);
         }
-      delta = assay_rerun_format_delta (change);
-      percent = assay_rerun_format_percent (change);
-      assay_cli_print (stdout, "  %-3u %-18s %-18s %-14s %-9s %s\n", change->question, change->before_text,
-                       change->after_text, delta, percent, change->cell_id);
+      g_string_append (line, change->cell_id != NULL ? change->cell_id : "");
+      assay_cli_print (stdout, "%s\n", line->str);
     }
 }
 

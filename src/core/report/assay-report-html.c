@@ -35,6 +35,8 @@ static const char css[] =
   ".request{margin:1.5em 0}.request .label{font-weight:bold;margin:.8em 0 .2em}"
   ".request pre .note{display:block;margin:.3em 0}"
   "a.traced{color:inherit;text-decoration:underline dotted #1a5fb4}"
+  "table.changes td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
+  "table.changes tr.stale td{color:#a51d2d}table.changes tr.changed td.after{font-weight:bold}"
   ".untraced{text-decoration:underline wavy #b3261e}.untraced-notes{color:#7a1d15;font-size:.9em}"
   "@media print{body{max-width:none;margin:0}a{color:inherit}nav.toc{page-break-after:always}"
   "h2{page-break-before:auto}figure,table,pre{page-break-inside:avoid}}";
@@ -529,6 +531,66 @@ assay_report_html_append_request_entry (GString                  *html,
   g_string_append (html, "</pre>\n");
 }
 
+/* "What changed": a session that ran another again on new data. */
+static void
+assay_report_html_append_changes (GString     *html,
+                                  AssayReport *report)
+{
+  g_autofree char *intro = report_changes_intro (report);
+  const char *headings[] = { N_("Question"), N_("Before"), N_("After"), N_("Change"), N_("Change %"), N_("Cell") };
+
+  g_string_append (html, "<section id=\"changes\">\n<h2>");
+  assay_report_html_append_escaped (html, report_changes_title (), -1);
+  g_string_append (html, "</h2>\n<p>");
+  assay_report_html_append_escaped (html, intro, -1);
+  g_string_append (html, "</p>\n");
+  if (report->rerun_notes->len > 0)
+    {
+      g_string_append (html, "<ul>\n");
+      for (guint i = 0; i < report->rerun_notes->len; i++)
+        {
+          g_string_append (html, "<li>");
+          assay_report_html_append_escaped (html, g_ptr_array_index (report->rerun_notes, i), -1);
+          g_string_append (html, "</li>\n");
+        }
+      g_string_append (html, "</ul>\n");
+    }
+  if (report->changes->len == 0)
+    {
+      g_string_append (html, "</section>\n");
+      return;
+    }
+  g_string_append (html, "<div class=\"table-wrap\"><table class=\"changes\">\n<thead><tr>");
+  for (gsize i = 0; i < G_N_ELEMENTS (headings); i++)
+    {
+      g_string_append (html, "<th>");
+      assay_report_html_append_escaped (html, _(headings[i]), -1);
+      g_string_append (html, "</th>");
+    }
+  g_string_append (html, "</tr></thead>\n<tbody>\n");
+  for (guint i = 0; i < report->changes->len; i++)
+    {
+      const AssaySessionChange *change = g_ptr_array_index (report->changes, i);
+      g_autofree char *delta = report_change_delta (change);
+      g_autofree char *percent = report_change_percent (change);
+      const char *klass = change->stale ? "stale" : change->after != change->before ? "changed" : "same";
+
+      g_string_append_printf (html, "<tr class=\"%s\"><td class=\"num\"><a href=\"#q%u\">%u</a></td><td class=\"num\">",
+                              klass, change->question, change->question);
+      assay_report_html_append_escaped (html, change->before_text, -1);
+      g_string_append (html, "</td><td class=\"num after\">");
+      assay_report_html_append_escaped (html, change->stale ? _("not found again") : change->after_text, -1);
+      g_string_append (html, "</td><td class=\"num\">");
+      assay_report_html_append_escaped (html, delta, -1);
+      g_string_append (html, "</td><td class=\"num\">");
+      assay_report_html_append_escaped (html, percent, -1);
+      g_string_append (html, "</td><td>");
+      assay_report_html_append_escaped (html, change->cell_id != NULL ? change->cell_id : "", -1);
+      g_string_append (html, "</td></tr>\n");
+    }
+  g_string_append (html, "</tbody>\n</table></div>\n</section>\n");
+}
+
 static void
 assay_report_html_append_requests (GString     *html,
                                    AssayReport *report)
@@ -602,6 +664,12 @@ assay_report_write_html (AssayReport   *report,
 
   /* The table of contents. */
   g_string_append_printf (html, "<nav class=\"toc\">\n<h2>%s</h2>\n<ol>\n", _("Contents"));
+  if (report->rerun_of_title != NULL)
+    {
+      g_string_append (html, "<li><a href=\"#changes\">");
+      assay_report_html_append_escaped (html, report_changes_title (), -1);
+      g_string_append (html, "</a></li>\n");
+    }
   for (guint i = 0; i < report->questions->len; i++)
     {
       ReportQuestion *question = g_ptr_array_index (report->questions, i);
@@ -624,6 +692,8 @@ assay_report_write_html (AssayReport   *report,
       g_string_append (html, "</a></li>\n");
     }
   g_string_append (html, "</ol>\n</nav>\n");
+  if (report->rerun_of_title != NULL)
+    assay_report_html_append_changes (html, report);
 
   for (guint i = 0; i < report->questions->len; i++)
     {

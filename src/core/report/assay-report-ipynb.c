@@ -477,6 +477,42 @@ assay_report_ipynb_append_literal (GString    *markdown,
   g_string_append (markdown, close);
 }
 
+/* "What changed", as a Markdown table; every text from the session made literal. */
+static char *
+assay_report_ipynb_changes_markdown (AssayReport *report)
+{
+  GString *markdown = g_string_new (NULL);
+  g_autofree char *intro = report_changes_intro (report);
+
+  g_string_append_printf (markdown, "## %s\n\n", report_changes_title ());
+  assay_report_ipynb_append_literal (markdown, "", intro, "\n\n");
+  for (guint i = 0; i < report->rerun_notes->len; i++)
+    assay_report_ipynb_append_literal (markdown, "- ", g_ptr_array_index (report->rerun_notes, i), "\n");
+  if (report->rerun_notes->len > 0)
+    g_string_append_c (markdown, '\n');
+  if (report->changes->len == 0)
+    return g_string_free (markdown, FALSE);
+  g_string_append_printf (markdown, "| %s | %s | %s | %s | %s | %s |\n|---:|---:|---:|---:|---:|:---|\n",
+                          _("Question"), _("Before"), _("After"), _("Change"), _("Change %"), _("Cell"));
+  for (guint i = 0; i < report->changes->len; i++)
+    {
+      const AssaySessionChange *change = g_ptr_array_index (report->changes, i);
+      g_autofree char *delta = report_change_delta (change);
+      g_autofree char *percent = report_change_percent (change);
+
+      g_string_append_printf (markdown, "| %u ", change->question);
+      assay_report_ipynb_append_literal (markdown, "| ", change->before_text, " ");
+      if (change->stale || change->after == change->before)
+        assay_report_ipynb_append_literal (markdown, "| ", change->stale ? _("not found again") : change->after_text, " ");
+      else
+        assay_report_ipynb_append_literal (markdown, "| **", change->after_text, "** ");
+      assay_report_ipynb_append_literal (markdown, "| ", delta, " ");
+      assay_report_ipynb_append_literal (markdown, "| ", percent, " ");
+      assay_report_ipynb_append_literal (markdown, "| ", change->cell_id != NULL ? change->cell_id : "", " |\n");
+    }
+  return g_string_free (markdown, FALSE);
+}
+
 static void
 assay_report_ipynb_append_request_entry (GString                  *markdown,
                                          const ReportRequestEntry *entry)
@@ -582,6 +618,12 @@ assay_report_write_ipynb (AssayReport   *report,
       json_object_set_null_member (cell, "execution_count");
       json_object_set_array_member (cell, "outputs", json_array_new ());
       json_array_add_object_element (cells, cell);
+    }
+  if (report->rerun_of_title != NULL)
+    {
+      g_autofree char *changes = assay_report_ipynb_changes_markdown (report);
+
+      assay_report_ipynb_add_markdown (cells, &n_markdown, changes);
     }
 
   for (guint i = 0; i < report->questions->len; i++)

@@ -1064,6 +1064,8 @@ assay_report_pdf_count_toc_entries (AssayReport *report)
     }
   if (report->cells->len > 0)
     n += 1 + report->cells->len;
+  if (report->rerun_of_title != NULL)
+    n++;
   /* Requests have no entries of their own: a long session would fill pages of contents. */
   if (report->requests != NULL)
     n++;
@@ -1108,6 +1110,57 @@ assay_report_pdf_place_toc (Layout *layout)
     }
 }
 
+/* "What changed", first when the session ran another again. */
+static void
+assay_report_pdf_place_changes (Layout *layout)
+{
+  AssayReport *report = layout->report;
+  g_autofree char *intro = report_changes_intro (report);
+  g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  GPtrArray *head = g_ptr_array_new_with_free_func (g_free);
+  const char *headings[] = { N_("Question"), N_("Before"), N_("After"), N_("Change"), N_("Change %"), N_("Cell") };
+
+  assay_report_pdf_add_dest (layout, report_changes_title (), 1);
+  assay_report_pdf_place_heading (layout, report_changes_title (), 16, 0);
+  assay_report_pdf_place_text (layout, intro, SANS, BODY_SIZE, "", "", 6);
+  for (guint i = 0; i < report->rerun_notes->len; i++)
+    {
+      g_autofree char *note = g_strconcat ("\xe2\x80\xa2 ", (char *) g_ptr_array_index (report->rerun_notes, i), NULL);
+
+      assay_report_pdf_place_text (layout, note, SANS, BODY_SIZE, "", "", 2);
+    }
+  layout->y += 6;
+  if (report->changes->len == 0)
+    return;
+  for (gsize i = 0; i < G_N_ELEMENTS (headings); i++)
+    g_ptr_array_add (head, g_markup_escape_text (_(headings[i]), -1));
+  g_ptr_array_add (rows, head);
+  for (guint i = 0; i < report->changes->len; i++)
+    {
+      const AssaySessionChange *change = g_ptr_array_index (report->changes, i);
+      g_autofree char *delta = report_change_delta (change);
+      g_autofree char *percent = report_change_percent (change);
+      const char *texts[] = { NULL, change->before_text, change->stale ? _("not found again") : change->after_text,
+                              delta, percent, change->cell_id != NULL ? change->cell_id : "" };
+      GPtrArray *row = g_ptr_array_new_with_free_func (g_free);
+
+      g_ptr_array_add (row, g_strdup_printf ("%u", change->question));
+      for (gsize c = 1; c < G_N_ELEMENTS (texts); c++)
+        {
+          g_autofree char *escaped = g_markup_escape_text (texts[c], -1);
+
+          if (change->stale)
+            g_ptr_array_add (row, g_strdup_printf ("<span foreground=\"#a51d2d\">%s</span>", escaped));
+          else if (c == 2 && change->after != change->before)
+            g_ptr_array_add (row, g_strdup_printf ("<b>%s</b>", escaped));
+          else
+            g_ptr_array_add (row, g_steal_pointer (&escaped));
+        }
+      g_ptr_array_add (rows, row);
+    }
+  assay_report_pdf_place_table (layout, rows, G_N_ELEMENTS (headings), 1);
+}
+
 static gboolean
 assay_report_pdf_place_body (Layout        *layout,
                              GError       **error)
@@ -1118,6 +1171,11 @@ assay_report_pdf_place_body (Layout        *layout,
   if (report->requests != NULL)
     total += report->requests->len;
 
+  if (report->rerun_of_title != NULL)
+    {
+      assay_report_pdf_place_changes (layout);
+      assay_report_pdf_new_page (layout);
+    }
   for (guint i = 0; i < report->questions->len; i++)
     {
       ReportQuestion *question = g_ptr_array_index (report->questions, i);

@@ -184,8 +184,16 @@ assay_rerun_format_delta (const AssaySessionChange *change)
     written = assay_number_format_like (fabs (delta), change->after_text, &g_array_index (claim, AssayNumber, 0));
   if (delta == 0)
     return g_steal_pointer (&written);
-  /* The magnitude written the answer's way, then our own sign. */
-  return g_strconcat (delta > 0 ? "+" : "−", written + (written[0] == '-' ? 1 : 0), NULL);
+  /* The magnitude written the answer's way, without the sign it may carry, then our own. */
+  {
+    const char *magnitude = written;
+
+    while (*magnitude == '+' || *magnitude == '-')
+      magnitude++;
+    if (g_str_has_prefix (magnitude, "−"))
+      magnitude += strlen ("−");
+    return g_strconcat (delta > 0 ? "+" : "−", magnitude, NULL);
+  }
 }
 
 char *
