@@ -6,7 +6,7 @@ set -uo pipefail
 cli="$1"
 src="$2"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 n=0; failed=0
 check () { # name, command...
   local name="$1"; shift
@@ -30,7 +30,7 @@ JSON
 "$cli" ask --backend bwrap --provider recorded --transcript "$work/small.json" --data "$work/old/sales.csv" \
   --mask sales.csv:region --yes --out "$work/s-old" q >/dev/null 2>&1
 
-echo "1..7"
+echo "1..9"
 
 check "the answer's numbers are re-read in the new outputs; both sessions linked" bash -c "
   '$cli' rerun '$work/s-old' --backend bwrap --data sales.csv='$work/new/sales.csv' --out '$work/s-new' --json >'$work/out' 2>'$work/err' &&
@@ -129,6 +129,38 @@ rev = [c for c in r['changes'] if c['before_text'] == '1,651,593.25']
 assert len(rev) == 1 and abs(rev[0]['after'] - revenue) < 0.005, (rev, revenue)
 assert rev[0]['after_text'] == '{:,.2f}'.format(revenue), rev
 PY"
+
+# --repair: the model fixes only the failed cell (approved on stdin), the run goes on, and the
+# answer's numbers are read in the fixed cell.
+cat > "$work/repair.json" <<'JSON'
+{"turns": [
+  {"text": "The new file has more regions than the assertion allowed.", "tool_calls": [{"id": "call_r1", "name": "execute_python",
+    "arguments": {"code": "import pandas as pd\ndf = pd.read_csv('/data/sales.csv')\nprint('total', df.amount.sum())\nprint('share', df.amount.max() / df.amount.sum())", "description": "sum, without the limit on regions"}}]},
+  {"text": "I removed the assertion that there are fewer than five regions."}]}
+JSON
+check "--repair: the model fixes the failed cell (approved), the run goes on, the numbers are read in the fix" bash -c "
+  echo y | '$cli' rerun '$work/s-old' --backend bwrap --data sales.csv='$work/big/sales.csv' --out '$work/s-rep' --repair \
+    --provider recorded --transcript '$work/repair.json' --json >'$work/out-rep' 2>'$work/err' &&
+  grep -q 'asking the model to repair it' '$work/err' && grep -q 'Run cell c2?' '$work/err' &&
+  '$PY' - '$work/out-rep' '$work/s-rep/session.json' <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = json.load(open(sys.argv[2]))
+assert r['failed_cell'] is None and r['repaired'] == ['c2'], r
+assert [(c['before_text'], c['after_text']) for c in r['changes']] == [('3', '6'), ('66.7%', '16.7%')], r['changes']
+assert s['answer'] == 'The total amount is 6, and the largest region has 16.7% of it.', s['answer']
+assert [(c['id'], c['status']) for c in s['cells']] == [('c1', 'error'), ('c2', 'ok')], s['cells']
+repair = [m for m in s['messages'] if m.get('repair')]
+assert len(repair) == 1 and 'Cell c1' in repair[0]['text'] and 'failed on the new data' in repair[0]['text'], repair
+# Still one question (the repair is no question); the note says what the model changed.
+assert sum(1 for m in s['messages'] if m['role'] == 'user') == 2, s['messages']
+assert any('repaired it as cell c2' in n and 'removed the assertion' in n for n in s['rerun_notes']), s['rerun_notes']
+PY" 
+
+check "--repair without an answer at the prompt: the repair stops, exit 8" bash -c "
+  '$cli' rerun '$work/s-old' --backend bwrap --data sales.csv='$work/big/sales.csv' --out '$work/s-rep2' --repair \
+    --provider recorded --transcript '$work/repair.json' </dev/null >'$work/out-rep2' 2>'$work/err'; code=\$?
+  [ \$code -eq 8 ] && grep -q 'the repair did not fix it' '$work/err'"
 
 # The reports of the new session lead with "What changed": every traced number, before and after.
 check "the reports (HTML, notebook, PDF) of a session run again say what changed" bash -c "

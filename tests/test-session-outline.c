@@ -120,6 +120,57 @@ test_outline_unnumbered_steps (void)
   g_assert_cmpstr (cell_id (g_ptr_array_index (question->steps, 0), 1), ==, "c3");
 }
 
+/* A cell repaired when the analysis ran again: the repair is no question, its cells are the
+ * question's, its last word is no answer; saved and read back. */
+static void
+test_outline_repair (void)
+{
+  g_autofree char *dir = g_build_filename (tmpdir, "repair", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AssaySession) session = assay_session_new (dir, &error);
+  g_autoptr(AssaySession) loaded = NULL;
+  g_autoptr(AssaySessionOutline) outline = NULL;
+  AssayLlmMessage *repair = assay_llm_message_new_user ("Cell c1 failed on the new data. Fix only that cell.");
+  const AssayOutlineQuestion *question;
+  const AssayOutlineStep *step;
+
+  session_fixture_ask (session, "Total?");
+  session_fixture_reply (session, NULL, 1, "call_1");
+  session_fixture_run_cell (session, "c1", 1, "call_1", "one", FALSE);
+  assay_session_finish_step (session);
+  repair->is_repair = TRUE;
+  assay_session_append_message (session, repair);
+  session_fixture_reply (session, "Fixing.", 1, "call_r");
+  session_fixture_run_cell (session, "c2", 2, "call_r", "fixed", FALSE);
+  assay_session_finish_step (session);
+  assay_session_append_message (session, assay_llm_message_new_assistant ("I removed the assertion."));
+  assay_session_finish_step (session);
+  assay_session_append_message (session, assay_llm_message_new_assistant ("The total is 6."));
+  assay_session_finish_step (session);
+  g_assert_true (assay_session_save (session, &error));
+  g_assert_no_error (error);
+  loaded = assay_session_load (dir, &error);
+  g_assert_no_error (error);
+
+  outline = assay_session_outline_new (loaded);
+  g_assert_cmpuint (outline->questions->len, ==, 1);
+  question = g_ptr_array_index (outline->questions, 0);
+  g_assert_cmpuint (question->steps->len, ==, 4);
+  step = g_ptr_array_index (question->steps, 0);
+  g_assert_null (step->repair);
+  g_assert_cmpstr (cell_id (step, 0), ==, "c1");
+  step = g_ptr_array_index (question->steps, 1);
+  g_assert_cmpstr (step->repair, ==, "Cell c1 failed on the new data. Fix only that cell.");
+  g_assert_cmpstr (cell_id (step, 0), ==, "c2");
+  step = g_ptr_array_index (question->steps, 2);
+  g_assert_nonnull (step->repair);
+  g_assert_false (step->is_answer);
+  step = g_ptr_array_index (question->steps, 3);
+  g_assert_null (step->repair);
+  g_assert_true (step->is_answer);
+  g_assert_cmpstr (step->text, ==, "The total is 6.");
+}
+
 static const char *const in_order[] = {
   "Question one?", "first-output", "Answer one.",
   "Question two?", "second-output", "Answer two.",
@@ -232,6 +283,7 @@ main (int   argc,
   tmpdir = g_dir_make_tmp ("assay-outline-XXXXXX", NULL);
   g_test_add_func ("/assay/session/outline/repeated-ids", test_outline);
   g_test_add_func ("/assay/session/outline/unnumbered-steps", test_outline_unnumbered_steps);
+  g_test_add_func ("/assay/session/outline/repair", test_outline_repair);
   g_test_add_func ("/assay/session/outline/reports", test_reports);
   g_test_add_func ("/assay/session/outline/cli-show", test_cli_show);
   status = g_test_run ();

@@ -602,6 +602,82 @@ assay_cli_ask_make_masker (AssaySession  *session,
   return g_steal_pointer (&masker);
 }
 
+static void
+assay_cli_ask_free_terminal (Ask *ask)
+{
+  g_string_free (ask->turn_text, TRUE);
+  g_clear_object (&ask->input);
+  g_clear_object (&ask->cancellable);
+  g_free (ask->waiting_cell);
+  g_free (ask->waiting_code);
+  g_free (ask->text);
+  g_free (ask);
+}
+
+AssayAgent *
+assay_cli_make_agent (AssaySession                  *session,
+                      AssayKernelSession            *kernel,
+                      const AssayCliAgentSettings   *settings,
+                      GError                       **error)
+{
+  g_autoptr(AssayLlmProvider) provider = NULL;
+  g_autoptr(AssayAgent) agent = NULL;
+  g_autoptr(AssayPriceTable) prices = NULL;
+  g_autoptr(GInputStream) stdin_stream = NULL;
+  g_autoptr(GError) price_error = NULL;
+  const char *name = settings->provider;
+  Ask *ask;
+
+  if (name == NULL)
+    name = assay_session_get_provider (session) != NULL ? assay_session_get_provider (session) : "openai";
+  provider = assay_cli_ask_make_provider (name, settings->base_url, settings->transcript, error);
+  if (provider == NULL)
+    return NULL;
+  agent = assay_agent_new (provider, kernel, session);
+  if (settings->model != NULL)
+    assay_agent_set_model (agent, settings->model);
+  assay_agent_set_max_steps (agent, settings->max_steps > 0 ? settings->max_steps : ASSAY_AGENT_DEFAULT_MAX_STEPS);
+  assay_agent_set_approval_policy (agent, settings->yes ? ASSAY_APPROVAL_POLICY_AUTO : ASSAY_APPROVAL_POLICY_ASK);
+  if (assay_session_get_masked_columns (session)->len > 0 &&
+      assay_session_get_privacy_mode (session) != ASSAY_PRIVACY_FULL)
+    {
+      g_autoptr(AssayMasker) masker = assay_cli_ask_make_masker (session, error);
+
+      if (masker == NULL)
+        return NULL;
+      assay_agent_set_masker (agent, masker);
+    }
+  prices = assay_price_table_new_default (&price_error);
+  assay_agent_set_prices (agent, prices);
+  assay_agent_set_budget (agent, settings->budget);
+  if (!assay_llm_provider_is_local (provider))
+    {
+      g_autofree char *host = assay_llm_url_dup_host (assay_llm_provider_get_base_url (provider));
+
+      assay_cli_print (stderr, _("Sent to %s\n"), host != NULL ? host : "?");
+    }
+
+  /* The terminal's side of the approvals, for as long as the agent lives. */
+  ask = g_new0 (Ask, 1);
+  ask->agent = agent;
+  ask->cancellable = g_cancellable_new ();
+  ask->turn_text = g_string_new (NULL);
+  ask->interactive = isatty (STDIN_FILENO);
+  stdin_stream = g_unix_input_stream_new (STDIN_FILENO, FALSE);
+  ask->input = g_data_input_stream_new (stdin_stream);
+  g_object_set_data_full (G_OBJECT (agent), "assay-cli-terminal", ask, (GDestroyNotify) assay_cli_ask_free_terminal);
+  g_signal_connect (agent, "step", G_CALLBACK (assay_cli_ask_step_cb), ask);
+  g_signal_connect (agent, "text-delta", G_CALLBACK (assay_cli_ask_text_delta_cb), ask);
+  g_signal_connect (agent, "retrying", G_CALLBACK (assay_cli_ask_retrying_cb), ask);
+  g_signal_connect (agent, "approval-needed", G_CALLBACK (assay_cli_ask_approval_cb), ask);
+  g_signal_connect (agent, "cell-started", G_CALLBACK (assay_cli_ask_cell_started_cb), ask);
+  g_signal_connect (agent, "output", G_CALLBACK (assay_cli_ask_output_cb), ask);
+  g_signal_connect (agent, "artifact-added", G_CALLBACK (assay_cli_ask_artifact_cb), ask);
+  g_signal_connect (agent, "cell-finished", G_CALLBACK (assay_cli_ask_cell_finished_cb), ask);
+  g_signal_connect (agent, "error", G_CALLBACK (assay_cli_ask_error_cb), ask);
+  return g_steal_pointer (&agent);
+}
+
 /* Splits FILE:COLUMN at the name of one of the session's datasets (either may hold ':'). */
 static gboolean
 assay_cli_ask_parse_mask (AssaySession  *session,

@@ -27,14 +27,37 @@
   "  2  usage error\n" \
   "  5  the sandbox could not be started\n" \
   "  7  a new file does not match its dataset (a column is missing or its type changed)\n" \
-  "  8  a cell failed on the new data (what ran before it is kept)\n"
+  "  8  a cell failed on the new data (what ran before it is kept); with --repair, the model\n" \
+  "     could not fix it\n" \
+  "\n" \
+  "--repair asks the model to fix only a cell that failed, with approval on the terminal\n" \
+  "as in `ask` (--yes runs its code unasked); the session's privacy mode and masked columns\n" \
+  "apply, and the requests are kept in the new session. Keys come from the environment\n" \
+  "(OPENAI_API_KEY, ANTHROPIC_API_KEY or ASSAY_API_KEY).\n"
 
 typedef struct
 {
   GMainLoop        *loop;
   AssayRerunResult *result;
   GError           *error;
+  AssayCliAgentSettings settings;
 } Wait;
+
+static AssayAgent *
+assay_cli_rerun_make_agent_cb (AssaySession       *session,
+                               AssayKernelSession *kernel,
+                               gpointer            user_data)
+{
+  Wait *wait = user_data;
+  g_autoptr(GError) error = NULL;
+  AssayAgent *agent;
+
+  fprintf (stderr, _("A cell failed on the new data: asking the model to repair it.\n"));
+  agent = assay_cli_make_agent (session, kernel, &wait->settings, &error);
+  if (agent == NULL)
+    assay_cli_print (stderr, _("assay-cli rerun: cannot ask the model: %s\n"), error->message);
+  return agent;
+}
 
 static void
 assay_cli_rerun_done_cb (GObject      *source,
@@ -135,6 +158,11 @@ assay_cli_rerun_json (const AssayRerunResult *result)
     json_builder_add_null_value (builder);
   json_builder_set_member_name (builder, "cells");
   json_builder_add_int_value (builder, result->n_cells);
+  json_builder_set_member_name (builder, "repaired");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < result->repaired->len; i++)
+    json_builder_add_string_value (builder, g_ptr_array_index (result->repaired, i));
+  json_builder_end_array (builder);
   json_builder_set_member_name (builder, "failed_cell");
   if (result->failed_cell != NULL)
     json_builder_add_string_value (builder, result->failed_cell);
@@ -218,8 +246,18 @@ assay_cli_rerun (int    argc,
   g_autofree char *backend_name = NULL;
   g_auto(GStrv) data = NULL;
   g_auto(GStrv) rest = NULL;
-  gboolean json = FALSE;
+  gboolean json = FALSE, repair = FALSE, yes = FALSE;
+  g_autofree char *provider = NULL;
+  g_autofree char *model = NULL;
+  g_autofree char *base_url = NULL;
+  g_autofree char *transcript = NULL;
   GOptionEntry entries[] = {
+    { "repair", 0, 0, G_OPTION_ARG_NONE, &repair, N_("When a cell fails, ask the model to fix only that cell, then go on"), NULL },
+    { "yes", 'y', 0, G_OPTION_ARG_NONE, &yes, N_("Run the repaired code without asking"), NULL },
+    { "provider", 0, 0, G_OPTION_ARG_STRING, &provider, N_("For --repair: openai, anthropic or recorded (default: the session's)"), "NAME" },
+    { "model", 0, 0, G_OPTION_ARG_STRING, &model, N_("For --repair: the model (default: the session's)"), "MODEL" },
+    { "base-url", 0, 0, G_OPTION_ARG_STRING, &base_url, N_("For --repair: an OpenAI-compatible server's address"), "URL" },
+    { "transcript", 0, 0, G_OPTION_ARG_FILENAME, &transcript, N_("For --repair with --provider recorded"), "FILE" },
     { "data", 0, 0, G_OPTION_ARG_STRING_ARRAY, &data, N_("The new file for the dataset NAME (repeatable)"), "NAME=FILE" },
     { "out", 0, 0, G_OPTION_ARG_FILENAME, &out_dir, N_("Write the new session to DIR (default: beside the old one)"), "DIR" },
     { "backend", 0, 0, G_OPTION_ARG_STRING, &backend_name, N_("Sandbox backend: docker or bwrap"), "NAME" },
@@ -284,12 +322,26 @@ assay_cli_rerun (int    argc,
 
   loop = g_main_loop_new (NULL, FALSE);
   wait.loop = loop;
-  assay_rerun_async (origin, files, kernel, out_dir, NULL, NULL, NULL, NULL, assay_cli_rerun_done_cb, &wait);
+  wait.settings.provider = provider;
+  wait.settings.model = model;
+  wait.settings.base_url = base_url;
+  wait.settings.transcript = transcript;
+  wait.settings.yes = yes;
+  wait.settings.max_steps = 4;
+  assay_rerun_async_full (origin, files, kernel, out_dir, NULL, NULL, NULL,
+                          repair ? assay_cli_rerun_make_agent_cb : NULL, &wait,
+                          NULL, assay_cli_rerun_done_cb, &wait);
   g_main_loop_run (loop);
 
   assay_cli_rerun_print_datasets (wait.result);
   if (wait.result != NULL && wait.result->session != NULL)
-    fprintf (stderr, _("Session: %s\n"), assay_session_get_dir (wait.result->session));
+    {
+      GPtrArray *notes = assay_session_get_rerun_notes (wait.result->session);
+
+      for (guint i = 0; i < notes->len; i++)
+        assay_cli_print (stderr, _("Note: %s\n"), (char *) g_ptr_array_index (notes, i));
+      fprintf (stderr, _("Session: %s\n"), assay_session_get_dir (wait.result->session));
+    }
   if (wait.error != NULL)
     assay_cli_print (stderr, "assay-cli rerun: %s\n", wait.error->message);
 

@@ -3,6 +3,8 @@
 
 #include <stdio.h>
 
+#include "assay-agent.h"
+#include "assay-kernel-session.h"
 #include "assay-sandbox-backend.h"
 #include "assay-sandbox-image.h"
 
@@ -22,6 +24,26 @@ AssaySandboxBackend *assay_cli_choose_backend (const char         *name,
                                                AssaySandboxImage  *image,
                                                AssaySandboxSpec   *spec,
                                                GError            **error);
+
+/* How `rerun --repair` makes its agent, the way `ask` does. */
+typedef struct
+{
+  const char *provider;     /* NULL: the session's, else openai */
+  const char *base_url;
+  const char *transcript;   /* --provider recorded */
+  const char *model;        /* NULL: the session's */
+  guint       max_steps;    /* 0: the default */
+  gboolean    yes;          /* run the model's cells without asking */
+  double      budget;       /* US dollars, 0: none */
+} AssayCliAgentSettings;
+
+/* An agent on SESSION and KERNEL set up as `ask` sets one up: provider, model, approval on
+ * the terminal (or none with YES), the session's masked columns, prices and budget; what it
+ * does is printed on stderr. NULL with ERROR when the provider cannot be made. */
+AssayAgent *assay_cli_make_agent (AssaySession                *session,
+                                  AssayKernelSession          *kernel,
+                                  const AssayCliAgentSettings *settings,
+                                  GError                     **error);
 
 /* fprintf for text that carries what came from outside (the model, the sandbox, a session
  * record, a server): the whole line is written without terminal escapes (OSC 52 clipboard,

@@ -73,6 +73,7 @@ struct _AssayAgent
   GString             *text_held;        /* streamed text not shown yet: a placeholder may go on */
   GPtrArray           *code_held;        /* GString*, the same per tool call */
   gboolean             needs_restore;    /* a resumed session: replay its good cells first */
+  gboolean             repairing;        /* the run is a repair, not a question */
 
   /* The question being answered. */
   GTask               *task;
@@ -416,7 +417,9 @@ assay_agent_finish (AssayAgent        *self,
   g_return_if_fail (task != NULL);
 
   assay_agent_clear_run (self);
-  assay_session_set_outcome (self->session, assay_agent_outcome_to_string (outcome), text);
+  /* A repair's last word is not the session's answer: the run again goes on after it. */
+  if (!self->repairing || outcome != ASSAY_AGENT_ANSWERED)
+    assay_session_set_outcome (self->session, assay_agent_outcome_to_string (outcome), text);
   assay_agent_save (self);
   if (outcome == ASSAY_AGENT_MODEL_ERROR || outcome == ASSAY_AGENT_SANDBOX_ERROR)
     g_signal_emit (self, signals[ERROR], 0, text);
@@ -1257,24 +1260,21 @@ assay_agent_cancelled_cb (GCancellable *cancellable,
   g_source_unref (source);
 }
 
-void
-assay_agent_ask_async (AssayAgent          *self,
-                       const char          *question,
-                       GCancellable        *cancellable,
-                       GAsyncReadyCallback  callback,
-                       gpointer             user_data)
+/* The part of a question and a repair that is the same: MESSAGE is what the model is told. */
+static void
+assay_agent_begin (AssayAgent          *self,
+                   GTask               *task_in,
+                   AssayLlmMessage     *message,
+                   gboolean             repair,
+                   GCancellable        *cancellable)
 {
-  g_autoptr(GTask) task = NULL;
+  g_autoptr(GTask) task = task_in;
 
-  g_return_if_fail (ASSAY_IS_AGENT (self));
-  g_return_if_fail (question != NULL);
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, assay_agent_ask_async);
   /* A cancelled question still has an outcome, and the session to show for it. */
   g_task_set_check_cancellable (task, FALSE);
   if (self->task != NULL || self->finished_task != NULL)
     {
+      assay_llm_message_free (message);
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_BUSY,
                                _("A question is already being answered"));
       return;
@@ -1284,30 +1284,92 @@ assay_agent_ask_async (AssayAgent          *self,
   self->context = g_main_context_ref_thread_default ();
   self->task = g_steal_pointer (&task);
   self->step = 0;
-  self->checked = FALSE;
+  /* A repair's last word names no number to check. */
+  self->checked = repair;
+  self->repairing = repair;
   self->cancellable = cancellable ? g_object_ref (cancellable) : g_cancellable_new ();
   self->cancel_handler = g_cancellable_connect (self->cancellable,
                                                 G_CALLBACK (assay_agent_cancelled_cb),
                                                 self,
                                                 NULL);
 
-  if (assay_session_get_title (self->session) == NULL)
+  if (!repair && assay_session_get_title (self->session) == NULL)
     {
-      g_autofree char *title = g_utf8_substring (question, 0, MIN (g_utf8_strlen (question, -1), 80));
+      g_autofree char *title = g_utf8_substring (message->text, 0, MIN (g_utf8_strlen (message->text, -1), 80));
 
       assay_session_set_title (self->session, g_strstrip (title));
     }
   assay_session_set_provider (self->session, assay_llm_provider_get_name (self->provider), self->model);
   /* The question is settled as soon as it is asked: a crash keeps it. */
-  assay_session_append_message (self->session, assay_llm_message_new_user (question));
-  assay_session_finish_question (self->session);
+  assay_session_append_message (self->session, message);
+  if (!repair)
+    assay_session_finish_question (self->session);
   assay_session_set_outcome (self->session, "running", NULL);
   assay_agent_save (self);
 
-  if (self->needs_restore)
+  /* A repair runs in the kernel as it is: the cells before the one that failed ran there. */
+  if (self->needs_restore && !repair)
     assay_agent_start_restore (self);
   else
-    assay_agent_start_step (self);
+    {
+      self->needs_restore = FALSE;
+      assay_agent_start_step (self);
+    }
+}
+
+void
+assay_agent_ask_async (AssayAgent          *self,
+                       const char          *question,
+                       GCancellable        *cancellable,
+                       GAsyncReadyCallback  callback,
+                       gpointer             user_data)
+{
+  GTask *task;
+
+  g_return_if_fail (ASSAY_IS_AGENT (self));
+  g_return_if_fail (question != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, assay_agent_ask_async);
+  assay_agent_begin (self, task, assay_llm_message_new_user (question), FALSE, cancellable);
+}
+
+void
+assay_agent_repair_async (AssayAgent              *self,
+                          const AssaySessionCell  *failed,
+                          const char              *what_changed,
+                          GCancellable            *cancellable,
+                          GAsyncReadyCallback      callback,
+                          gpointer                 user_data)
+{
+  GTask *task;
+  AssayLlmMessage *message;
+  g_autoptr(GString) text = g_string_new (NULL);
+
+  g_return_if_fail (ASSAY_IS_AGENT (self));
+  g_return_if_fail (failed != NULL);
+
+  /* What the model is told, in the words the tool results use; the masker and schema-only
+   * mode apply to it as to every message. */
+  g_string_append_printf (text,
+                          "This analysis was approved by the analyst and is now running again, without changes, "
+                          "on new data. Cell %s (the last tool call above) failed on the new data",
+                          failed->id);
+  if (failed->status_reason != NULL && assay_session_get_privacy_mode (self->session) != ASSAY_PRIVACY_SCHEMA)
+    g_string_append_printf (text, ": %s", failed->status_reason);
+  g_string_append (text, ".\n");
+  if (what_changed != NULL && *what_changed != '\0')
+    g_string_append_printf (text, "How the new data differs from the old: %s\n", what_changed);
+  g_string_append (text,
+                   "Fix only that cell: call execute_python once with the corrected code of that cell, doing what "
+                   "it did and keeping the names it defined, so that the cells after it run unchanged. Do not "
+                   "answer the question again. When the cell runs, reply in one sentence saying what you changed.");
+  message = assay_llm_message_new_user (text->str);
+  message->is_repair = TRUE;
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, assay_agent_ask_async);
+  assay_agent_begin (self, task, message, TRUE, cancellable);
 }
 
 AssayAgentOutcome

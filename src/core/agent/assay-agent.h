@@ -149,6 +149,19 @@ AssayAgentOutcome  assay_agent_ask_finish           (AssayAgent           *self,
                                                      GAsyncResult         *result,
                                                      char                **text,
                                                      GError              **error);
+/* After FAILED failed when the session ran again on new data (the session holds the
+ * conversation up to it and its tool result; the kernel holds the state of the cells before
+ * it): asks the model to fix only that cell, with the same approval, masking, record and
+ * budget as a question. The request is marked is_repair in the record; no question is added
+ * and the session's answer is left as it is. WHAT_CHANGED (may be NULL) says how the data
+ * differs. Finish with assay_agent_ask_finish (): ANSWERED once a cell ran and the model said
+ * what it changed; the cells it ran are the session's last. */
+void               assay_agent_repair_async         (AssayAgent           *self,
+                                                     const AssaySessionCell *failed,
+                                                     const char           *what_changed,
+                                                     GCancellable         *cancellable,
+                                                     GAsyncReadyCallback   callback,
+                                                     gpointer              user_data);
 /* Answers ::approval-needed for CELL_ID. TEXT: the edited code, or the rejection reason. */
 void               assay_agent_respond              (AssayAgent           *self,
                                                      const char           *cell_id,

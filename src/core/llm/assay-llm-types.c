@@ -85,6 +85,7 @@ assay_llm_message_copy (const AssayLlmMessage *message)
   copy->tool_call_id = g_strdup (message->tool_call_id);
   copy->is_error = message->is_error;
   copy->is_check = message->is_check;
+  copy->is_repair = message->is_repair;
   return copy;
 }
 

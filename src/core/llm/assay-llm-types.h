@@ -63,6 +63,8 @@ typedef struct
   char         *tool_call_id;  /* tool: the call this answers */
   gboolean      is_error;      /* tool: the result is an error (Anthropic's is_error) */
   gboolean      is_check;      /* user: Assay asked the model to check its answer, not the analyst */
+  gboolean      is_repair;     /* user: Assay asked the model to repair a cell that failed when the
+                                * analysis ran again on new data, not the analyst */
 } AssayLlmMessage;
 
 AssayLlmMessage *assay_llm_message_new_user      (const char       *text);

@@ -219,6 +219,7 @@ assay_rerun_result_free (AssayRerunResult *result)
   g_clear_object (&result->session);
   g_ptr_array_unref (result->datasets);
   g_ptr_array_unref (result->changes);
+  g_ptr_array_unref (result->repaired);
   g_free (result->failed_cell);
   g_free (result);
 }
@@ -233,6 +234,8 @@ typedef enum
   ITEM_SKIP,       /* a call whose cell did not succeed (or had none): a tool result says so */
   ITEM_END_STEP,   /* every call of the reply is answered */
   ITEM_ANSWER,     /* an answer: its numbers re-read */
+  ITEM_CELL_QUIET, /* a call after a repaired cell: its tool result was given before the repair */
+  ITEM_NOTHING,    /* done already */
 } ItemKind;
 
 typedef struct
@@ -261,6 +264,12 @@ typedef struct
   GDestroyNotify       progress_destroy;
   guint                n_planned;   /* cells that will run */
   gint64               cell_started;
+  AssayRerunAgentFunc  make_agent;  /* for a repair; NULL: a failed cell stops the run */
+  gpointer             agent_data;
+  AssayAgent          *agent;       /* the repair under way */
+  guint                n_repairs;
+  guint                highest_cell; /* the highest cell number of the origin */
+  const char          *failed_id;   /* the origin's id of the cell being repaired */
 } Run;
 
 static void
@@ -273,14 +282,25 @@ assay_rerun_run_free (Run *run)
   g_clear_pointer (&run->items, g_array_unref);
   g_clear_pointer (&run->outputs, g_hash_table_unref);
   g_clear_pointer (&run->result, assay_rerun_result_free);
+  g_clear_object (&run->agent);
   if (run->progress_destroy != NULL)
     run->progress_destroy (run->progress_data);
   g_free (run);
 }
 
+/* Cells repaired in one run at most: beyond this, the data has changed too much. */
+#define MAX_REPAIRS 3
+
 static void
 assay_rerun_plan (Run *run)
 {
+  for (guint i = 0; i < assay_session_get_n_cells (run->origin); i++)
+    {
+      const AssaySessionCell *cell = assay_session_get_cell (run->origin, i);
+
+      if (cell->id != NULL && cell->id[0] == 'c')
+        run->highest_cell = MAX (run->highest_cell, (guint) g_ascii_strtoull (cell->id + 1, NULL, 10));
+    }
   for (guint q = 0; q < run->outline->questions->len; q++)
     {
       const AssayOutlineQuestion *question = g_ptr_array_index (run->outline->questions, q);
@@ -304,6 +324,9 @@ assay_rerun_plan (Run *run)
           if (step->interrupted || step->checked || step->message >= messages->len)
             continue;
           message = g_ptr_array_index (messages, step->message);
+          /* A repair's cells are part of the analysis; its word on what it changed is not. */
+          if (step->repair != NULL && message->tool_calls->len == 0)
+            continue;
           item.question = question->number;
           item.message = message;
           if (step->is_answer)
@@ -521,6 +544,133 @@ assay_rerun_finish_with (GTask  *task,
   g_object_unref (task);
 }
 
+/* ---- a repair ----------------------------------------------------------------------------- */
+
+/* How the new data differs, in a line for the model (no values: names and counts). */
+static char *
+assay_rerun_what_changed (Run *run)
+{
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 0; i < run->result->datasets->len; i++)
+    {
+      const AssayRerunDataset *dataset = g_ptr_array_index (run->result->datasets, i);
+
+      if (text->len > 0)
+        g_string_append (text, "; ");
+      g_string_append_printf (text, "/data/%s has %" G_GINT64_FORMAT " rows (it had %" G_GINT64_FORMAT ")",
+                              dataset->name, dataset->new_rows, dataset->old_rows);
+      for (guint j = 0; j < dataset->added->len; j++)
+        g_string_append_printf (text, "%s a new column \"%s\"", j == 0 ? "," : " and",
+                                (char *) g_ptr_array_index (dataset->added, j));
+      if (dataset->convert)
+        g_string_append (text, ", converted into the old file's format");
+    }
+  return g_string_free (text, FALSE);
+}
+
+static void
+assay_rerun_repaired_cb (GObject      *source,
+                         GAsyncResult *res,
+                         gpointer      user_data)
+{
+  GTask *task = user_data;
+  Run *run = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  AssayAgentOutcome outcome;
+  AssaySessionCell *repaired = NULL;
+  guint first_new = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (task), "repair-first-cell"));
+
+  outcome = assay_agent_ask_finish (ASSAY_AGENT (source), res, &text, &error);
+  g_clear_object (&run->agent);
+  /* The fixed cell: the last of the repair's cells that ran. */
+  for (guint i = assay_session_get_n_cells (run->session); i > first_new; i--)
+    {
+      AssaySessionCell *cell = assay_session_get_cell (run->session, i - 1);
+
+      if (assay_session_cell_succeeded (cell))
+        {
+          repaired = cell;
+          break;
+        }
+    }
+  if (outcome != ASSAY_AGENT_ANSWERED || repaired == NULL)
+    {
+      run->result->failed_cell = g_strdup (run->failed_id);
+      assay_rerun_finish_with (task, g_error_new (ASSAY_RERUN_ERROR, ASSAY_RERUN_ERROR_CELL,
+                                                  _("Cell %s failed on the new data, and the repair did not "
+                                                    "fix it: %s"), run->failed_id,
+                                                  text != NULL ? text : _("no cell ran")));
+      return;
+    }
+
+  {
+    g_autofree char *note = g_strdup_printf (_("Cell %s failed on the new data; the model repaired it as cell %s "
+                                               "(approved like any cell): %s"),
+                                             run->failed_id, repaired->id, text != NULL ? text : "");
+
+    assay_session_add_rerun_note (run->session, note);
+  }
+  g_ptr_array_add (run->result->repaired, g_strdup (repaired->id));
+  /* The answer's numbers from the failed cell are read in the fixed one. */
+  g_hash_table_replace (run->outputs, (gpointer) run->failed_id, repaired->outputs);
+  run->failed_id = NULL;
+  run->next++;
+  assay_rerun_next (task);
+}
+
+/* CELL failed: the calls after it in its reply wait, its step ends, and the model is asked
+ * to fix it in the same kernel; the run goes on once a fixed cell ran. */
+static void
+assay_rerun_repair (GTask            *task,
+                    AssaySessionCell *cell)
+{
+  Run *run = g_task_get_task_data (task);
+  const Item *failed = &g_array_index (run->items, Item, run->next);
+  g_autofree char *what = NULL;
+
+  /* Every call of the reply gets its tool result before the repair is asked for. */
+  for (guint i = run->next + 1; i < run->items->len; i++)
+    {
+      Item *item = &g_array_index (run->items, Item, i);
+
+      if (item->kind == ITEM_END_STEP)
+        {
+          item->kind = ITEM_NOTHING;
+          break;
+        }
+      if (item->kind == ITEM_CELL || item->kind == ITEM_SKIP)
+        {
+          g_autofree char *why = g_strdup_printf ("Not run yet: cell %s failed before it; it runs after the "
+                                                  "repair.", cell->id);
+
+          assay_session_append_message (run->session, assay_llm_message_new_tool (item->call_id, why, TRUE));
+          if (item->kind == ITEM_CELL)
+            item->kind = ITEM_CELL_QUIET;
+          else
+            item->kind = ITEM_NOTHING;
+        }
+    }
+  assay_session_finish_step (run->session);
+  run->failed_id = failed->cell->id;
+  run->agent = run->make_agent (run->session, run->kernel, run->agent_data);
+  if (run->agent == NULL)
+    {
+      run->result->failed_cell = g_strdup (cell->id);
+      assay_rerun_finish_with (task, g_error_new (ASSAY_RERUN_ERROR, ASSAY_RERUN_ERROR_CELL,
+                                                  _("Cell %s failed on the new data: %s"), cell->id,
+                                                  cell->status_reason ? cell->status_reason
+                                                                      : assay_cell_status_to_string (cell->status)));
+      return;
+    }
+  g_object_set_data (G_OBJECT (task), "repair-first-cell", GUINT_TO_POINTER (assay_session_get_n_cells (run->session)));
+  /* The model's cells are numbered past the origin's, which are still to come. */
+  assay_session_set_cell_id_floor (run->session, run->highest_cell);
+  what = assay_rerun_what_changed (run);
+  assay_agent_repair_async (run->agent, cell, what, g_task_get_cancellable (task), assay_rerun_repaired_cb, task);
+}
+
 static void
 assay_rerun_cell_done_cb (GObject      *source,
                           GAsyncResult *res,
@@ -546,7 +696,14 @@ assay_rerun_cell_done_cb (GObject      *source,
   assay_rerun_report (run, cell, cell->status);
   g_hash_table_replace (run->outputs, cell->id, cell->outputs);
   tool = assay_agent_format_result (result, RESULT_BUDGET);
-  assay_session_append_message (run->session, assay_llm_message_new_tool (item->call_id, tool, cell->status != ASSAY_CELL_OK));
+  if (item->kind == ITEM_CELL)
+    assay_session_append_message (run->session, assay_llm_message_new_tool (item->call_id, tool,
+                                                                            cell->status != ASSAY_CELL_OK));
+  if (cell->status != ASSAY_CELL_OK && run->make_agent != NULL && item->kind == ITEM_CELL && run->n_repairs++ < MAX_REPAIRS)
+    {
+      assay_rerun_repair (task, cell);
+      return;
+    }
   if (cell->status != ASSAY_CELL_OK)
     {
       run->result->failed_cell = g_strdup (cell->id);
@@ -595,6 +752,7 @@ assay_rerun_next (GTask *task)
           assay_session_finish_step (run->session);
           break;
         case ITEM_CELL:
+        case ITEM_CELL_QUIET:
           {
             g_autofree char *id = g_strdup (item->cell->id);
             AssaySessionCell *cell = assay_session_cell_new (id, assay_session_get_n_steps (run->session) + 1,
@@ -658,6 +816,24 @@ assay_rerun_async (AssaySession        *origin,
                    GAsyncReadyCallback  callback,
                    gpointer             user_data)
 {
+  assay_rerun_async_full (origin, new_files, kernel, out_dir, progress, progress_data, progress_destroy, NULL, NULL,
+                          cancellable, callback, user_data);
+}
+
+void
+assay_rerun_async_full (AssaySession        *origin,
+                        GHashTable          *new_files,
+                        AssayKernelSession  *kernel,
+                        const char          *out_dir,
+                        AssayRerunProgressFunc progress,
+                        gpointer             progress_data,
+                        GDestroyNotify       progress_destroy,
+                        AssayRerunAgentFunc  make_agent,
+                        gpointer             agent_data,
+                        GCancellable        *cancellable,
+                        GAsyncReadyCallback  callback,
+                        gpointer             user_data)
+{
   GTask *task;
   Run *run;
   GPtrArray *datasets;
@@ -681,6 +857,9 @@ assay_rerun_async (AssaySession        *origin,
   run->result = g_new0 (AssayRerunResult, 1);
   run->result->datasets = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_rerun_dataset_free);
   run->result->changes = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_session_change_free);
+  run->result->repaired = g_ptr_array_new_with_free_func (g_free);
+  run->make_agent = make_agent;
+  run->agent_data = agent_data;
   run->progress = progress;
   run->progress_data = progress_data;
   run->progress_destroy = progress_destroy;

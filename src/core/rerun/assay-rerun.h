@@ -3,6 +3,7 @@
 
 #include <gio/gio.h>
 
+#include "assay-agent.h"
 #include "assay-csv-dialect.h"
 #include "assay-kernel-session.h"
 #include "assay-session.h"
@@ -64,6 +65,7 @@ typedef struct
   GPtrArray    *datasets;   /* AssayRerunDataset* */
   GPtrArray    *changes;    /* AssayRerunChange*, every traced number of every answer */
   char         *failed_cell;   /* the cell that failed, or NULL */
+  GPtrArray    *repaired;      /* char*: the cells the model wrote in place of failed ones */
   guint         n_cells;       /* cells that ran */
 } AssayRerunResult;
 
@@ -109,6 +111,28 @@ void              assay_rerun_async       (AssaySession        *origin,
                                            AssayRerunProgressFunc progress,
                                            gpointer             progress_data,
                                            GDestroyNotify       progress_destroy,
+                                           GCancellable        *cancellable,
+                                           GAsyncReadyCallback  callback,
+                                           gpointer             user_data);
+/* For a repair: an agent on SESSION and KERNEL (the run's, in the state of the cells before
+ * the one that failed), set up as for a question: provider, model, approval, masker, prices,
+ * budget, a few steps. NULL: no repair, the run stops. */
+typedef AssayAgent *(*AssayRerunAgentFunc) (AssaySession       *session,
+                                            AssayKernelSession *kernel,
+                                            gpointer            user_data);
+
+/* The same; when a cell fails and MAKE_AGENT is given, the model is asked to fix only that
+ * cell (assay_agent_repair_async) and, once a fixed cell ran, the run goes on with the cells
+ * after it, the answer's numbers read in the fixed cell's output (at most 3 repairs). */
+void              assay_rerun_async_full  (AssaySession        *origin,
+                                           GHashTable          *new_files,
+                                           AssayKernelSession  *kernel,
+                                           const char          *out_dir,
+                                           AssayRerunProgressFunc progress,
+                                           gpointer             progress_data,
+                                           GDestroyNotify       progress_destroy,
+                                           AssayRerunAgentFunc  make_agent,
+                                           gpointer             agent_data,
                                            GCancellable        *cancellable,
                                            GAsyncReadyCallback  callback,
                                            gpointer             user_data);

@@ -256,6 +256,8 @@ assay_llm_message_to_json (const AssayLlmMessage *message)
     }
   if (message->role == ASSAY_LLM_ROLE_USER && message->is_check)
     json_object_set_boolean_member (object, "check", TRUE);
+  if (message->role == ASSAY_LLM_ROLE_USER && message->is_repair)
+    json_object_set_boolean_member (object, "repair", TRUE);
   if (message->role == ASSAY_LLM_ROLE_TOOL)
     {
       assay_session_cell_set_optional_string (object, "tool_call_id", message->tool_call_id);
@@ -282,6 +284,7 @@ assay_llm_message_from_json (JsonNode *node)
     {
       message = assay_llm_message_new_user (text);
       message->is_check = assay_json_get_boolean_or (object, "check", FALSE);
+      message->is_repair = assay_json_get_boolean_or (object, "repair", FALSE);
       return message;
     }
   if (g_strcmp0 (role, "tool") == 0)

@@ -88,6 +88,8 @@ assay_session_outline_new (AssaySession *session)
   GPtrArray *messages;
   GPtrArray *interrupted;
   guint n_steps = 0;
+  gboolean in_repair = FALSE;
+  const char *repair_text = NULL;
 
   g_return_val_if_fail (ASSAY_IS_SESSION (session), NULL);
 
@@ -115,9 +117,18 @@ assay_session_outline_new (AssaySession *session)
             }
           continue;
         }
+      /* A repair belongs to the question it happened in: its steps are part of the analysis,
+       * and the model's word on what it changed is not an answer. */
+      if (message->role == ASSAY_LLM_ROLE_USER && message->is_repair && question != NULL)
+        {
+          in_repair = TRUE;
+          repair_text = message->text;
+          continue;
+        }
       if (message->role == ASSAY_LLM_ROLE_USER)
         {
           question = assay_session_outline_add_question (outline, message->text);
+          in_repair = FALSE;
           continue;
         }
       if (message->role != ASSAY_LLM_ROLE_ASSISTANT)
@@ -127,6 +138,15 @@ assay_session_outline_new (AssaySession *session)
       step = assay_session_outline_add_step (question, ++n_steps, message->text);
       step->is_answer = message->tool_calls->len == 0;
       step->message = i;
+      if (in_repair)
+        {
+          step->repair = repair_text;
+          if (step->is_answer)
+            {
+              step->is_answer = FALSE;
+              in_repair = FALSE;
+            }
+        }
       if (step->is_answer)
         step->provenance = assay_session_get_provenance (session, i);
       g_ptr_array_add (all_steps, step);

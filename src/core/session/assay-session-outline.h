@@ -14,7 +14,9 @@ G_BEGIN_DECLS
  * theirs, a reply may name one id twice), so matching is by step and call id first, each
  * cell used once; only then by call id alone, in the order the cells ran, for records whose
  * steps were counted otherwise. A cell no call names goes to the step that proposed it.
- * Assay's own request to check an answer is no question: it marks the reply it follows.
+ * Assay's own request to check an answer is no question: it marks the reply it follows; nor is
+ * its request to repair a cell that failed when the analysis ran again (the steps after it
+ * are marked).
  * The window, the three report formats and `assay-cli session show` read this and nothing
  * else.
  *
@@ -33,6 +35,10 @@ typedef struct
    * It is not the answer (is_answer is FALSE); CHECK is what the model was told. */
   gboolean           checked;
   const char        *check;
+  /* A step of a repair: after a cell failed on new data (a run again), Assay asked the model
+   * to fix it; REPAIR is what it was told. Its cells are part of the analysis; its last
+   * reply, without tool calls, says what was changed and is not the answer. */
+  const char        *repair;
   GPtrArray         *cells;         /* AssaySessionCell*, borrowed, in the reply's call order */
   guint              message;       /* the reply's index in the messages; G_MAXUINT: none */
   const AssayProvenance *provenance; /* an answer's numbers traced; borrowed, may be NULL */

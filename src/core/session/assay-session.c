@@ -52,6 +52,7 @@ struct _AssaySession
   GPtrArray *reruns;              /* char*: the folders of the sessions that ran this one again */
   GPtrArray *changes;             /* AssaySessionChange*: what changed since rerun_of */
   GPtrArray *rerun_notes;         /* char*: what the run again said of its data */
+  guint      cell_id_floor;       /* next_cell_id gives numbers above it (not kept) */
 
   /* What the finished steps cover; beyond these is the step in progress. */
   guint      n_steps;
@@ -1830,15 +1831,24 @@ assay_session_cell_number (const AssaySessionCell *cell)
 char *
 assay_session_next_cell_id (AssaySession *self)
 {
-  guint highest = 0;
+  guint highest;
 
   g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  highest = self->cell_id_floor;
   /* Interrupted cells keep their ids: their artifacts may be on disk under them. */
   for (guint i = 0; i < self->cells->len; i++)
     highest = MAX (highest, assay_session_cell_number (g_ptr_array_index (self->cells, i)));
   for (guint i = 0; i < self->interrupted_cells->len; i++)
     highest = MAX (highest, assay_session_cell_number (g_ptr_array_index (self->interrupted_cells, i)));
   return g_strdup_printf ("c%u", highest + 1);
+}
+
+void
+assay_session_set_cell_id_floor (AssaySession *self,
+                                 guint         floor)
+{
+  g_return_if_fail (ASSAY_IS_SESSION (self));
+  self->cell_id_floor = floor;
 }
 
 void

@@ -166,6 +166,10 @@ AssaySessionCell *assay_session_find_cell       (AssaySession        *self,
 AssaySessionCell *assay_session_add_cell        (AssaySession        *self,
                                                  AssaySessionCell    *cell);
 char          *assay_session_next_cell_id       (AssaySession        *self);
+/* Ids from next_cell_id are numbered above FLOOR from now on ("c" FLOOR+1 …): a run again
+ * keeps its origin's ids free for the cells still to come. Not kept in the record. */
+void           assay_session_set_cell_id_floor  (AssaySession        *self,
+                                                 guint                floor);
 /* Stores RESULT in CELL: status, outputs, timings; moves its artifacts under artifacts/
  * when they are elsewhere and records them relative to the folder. */
 void           assay_session_record_result      (AssaySession        *self,
