@@ -30,7 +30,7 @@ JSON
 "$cli" ask --backend bwrap --provider recorded --transcript "$work/small.json" --data "$work/old/sales.csv" \
   --mask sales.csv:region --yes --out "$work/s-old" q >/dev/null 2>&1
 
-echo "1..9"
+echo "1..10"
 
 check "the answer's numbers are re-read in the new outputs; both sessions linked" bash -c "
   '$cli' rerun '$work/s-old' --backend bwrap --data sales.csv='$work/new/sales.csv' --out '$work/s-new' --json >'$work/out' 2>'$work/err' &&
@@ -161,6 +161,40 @@ check "--repair without an answer at the prompt: the repair stops, exit 8" bash 
   '$cli' rerun '$work/s-old' --backend bwrap --data sales.csv='$work/big/sales.csv' --out '$work/s-rep2' --repair \
     --provider recorded --transcript '$work/repair.json' </dev/null >'$work/out-rep2' 2>'$work/err'; code=\$?
   [ \$code -eq 8 ] && grep -q 'the repair did not fix it' '$work/err'"
+
+# --rewrite: one request to a real HTTP server speaking OpenAI's wire format: the conversation
+# with the new outputs, masked, no tool; the rewrite kept beside the updated answer and shown as
+# a diff.
+cat > "$work/rewrite-script.json" <<'JSON'
+{"responses": [{"flavor": "openai", "turn": {"text": "Across the three regions the amounts add up to 40; the largest region holds 62.5% of it.", "finish": "stop", "usage": {"input": 900, "output": 30}}}]}
+JSON
+"$PY" "$src/llm/fake_llm_server.py" "$work/rewrite-script.json" "$work/rewrite-requests.jsonl" >"$work/server.port" 2>/dev/null &
+server=$!
+for _ in $(seq 1 100); do [ -s "$work/server.port" ] && break; sleep 0.1; done
+port=$(head -1 "$work/server.port")
+check "--rewrite: one request (no tool, masked, the new outputs), the rewrite kept and shown as a diff" bash -c "
+  ASSAY_API_KEY=sk-test '$cli' rerun '$work/s-old' --backend bwrap --data sales.csv='$work/new/sales.csv' --out '$work/s-rw' \
+    --rewrite --provider openai --base-url http://127.0.0.1:$port/v1 --model gpt-4o --json >'$work/out-rw' 2>'$work/err' &&
+  grep -q '+Across the three regions' '$work/err' && grep -q -- '-The total amount is 40' '$work/err' &&
+  '$PY' - '$work/out-rw' '$work/s-rw/session.json' '$work/rewrite-requests.jsonl' <<'PY'
+import hashlib, json, sys
+r = json.load(open(sys.argv[1]))
+s = json.load(open(sys.argv[2]))
+requests = [json.loads(l) for l in open(sys.argv[3])]
+assert r['rewrite'] == s['rewrite'] == 'Across the three regions the amounts add up to 40; the largest region holds 62.5% of it.', r
+# The answer stays the one updated number by number.
+assert s['answer'] == 'The total amount is 40, and the largest region has 62.5% of it.', s['answer']
+assert len(requests) == 1, len(requests)
+body = requests[0]['body'] if isinstance(requests[0]['body'], dict) else json.loads(requests[0]['body'])
+assert 'tools' not in body, body.keys()
+sent = json.dumps(body, ensure_ascii=False)
+assert 'total 40' in sent and 'The total amount is 40' in sent, sent[:2000]
+# The masked column's values never leave: the new file's regions are placeholders.
+assert 'north' not in sent and 'south' not in sent and 'east' not in sent and '⟨region' in sent, sent
+# What was sent is in the new session's record, byte for byte.
+assert len(s['requests']) == 1 and s['requests'][0]['sha256'] == requests[0]['body_sha256'], s['requests']
+PY"
+kill $server 2>/dev/null; wait $server 2>/dev/null
 
 # The reports of the new session lead with "What changed": every traced number, before and after.
 check "the reports (HTML, notebook, PDF) of a session run again say what changed" bash -c "

@@ -11,6 +11,7 @@
 
 #include "assay-cli.h"
 #include "assay-kernel-session.h"
+#include "assay-diff.h"
 #include "assay-rerun.h"
 
 #define EXIT_OK         0
@@ -19,17 +20,22 @@
 #define EXIT_SANDBOX    5
 #define EXIT_DATA       7
 #define EXIT_CELL       8
+#define EXIT_REWRITE    3
 
 #define USAGE_EXIT_CODES \
   "Exit codes:\n" \
   "  0  every cell ran; the new session holds the updated answers\n" \
   "  1  anything else (the session could not be read or written)\n" \
   "  2  usage error\n" \
+  "  3  every cell ran, but the model could not rewrite the summary (--rewrite)\n" \
   "  5  the sandbox could not be started\n" \
   "  7  a new file does not match its dataset (a column is missing or its type changed)\n" \
   "  8  a cell failed on the new data (what ran before it is kept); with --repair, the model\n" \
   "     could not fix it\n" \
   "\n" \
+  "--rewrite sends the new session's conversation (the new outputs) and its updated summary\n" \
+  "to the model once, with no tool; its rewrite is kept beside the summary updated number\n" \
+  "by number, which stays the answer, and printed as a diff against it.\n" \
   "--repair asks the model to fix only a cell that failed, with approval on the terminal\n" \
   "as in `ask` (--yes runs its code unasked); the session's privacy mode and masked columns\n" \
   "apply, and the requests are kept in the new session. Keys come from the environment\n" \
@@ -41,7 +47,75 @@ typedef struct
   AssayRerunResult *result;
   GError           *error;
   AssayCliAgentSettings settings;
+  char             *rewrite;
 } Wait;
+
+static void
+assay_cli_rerun_rewritten_cb (GObject      *source,
+                              GAsyncResult *result,
+                              gpointer      user_data)
+{
+  Wait *wait = user_data;
+
+  wait->rewrite = assay_agent_rewrite_finish (ASSAY_AGENT (source), result, &wait->error);
+  g_main_loop_quit (wait->loop);
+}
+
+/* One request: the summary rewritten from the new outputs, kept and shown as a diff. */
+static gboolean
+assay_cli_rerun_rewrite (Wait                *wait,
+                         AssaySandboxBackend *backend,
+                         AssaySandboxSpec    *spec)
+{
+  AssaySession *session = wait->result->session;
+  const char *answer = assay_session_get_answer (session);
+  g_autoptr(AssayKernelSession) idle = assay_kernel_session_new (backend, spec, NULL);
+  g_autoptr(AssayAgent) agent = NULL;
+  g_autofree char *instruction = NULL;
+  g_autofree char *diff = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (answer == NULL || *answer == '\0')
+    {
+      fprintf (stderr, _("assay-cli rerun: --rewrite: the session has no summary to rewrite\n"));
+      return FALSE;
+    }
+  /* No cell runs: the kernel is never started. */
+  agent = assay_cli_make_agent (session, idle, &wait->settings, &error);
+  if (agent == NULL)
+    {
+      assay_cli_print (stderr, _("assay-cli rerun: --rewrite: %s\n"), error->message);
+      return FALSE;
+    }
+  instruction = g_strdup_printf ("This analysis ran again, unchanged, on new data: the tool results above are the "
+                                 "new outputs. Below is the final answer with its numbers updated one by one from "
+                                 "those outputs. Rewrite it so that it reads right for the new outputs: the same "
+                                 "structure and about the same length, every number taken from the outputs above, "
+                                 "no claim the outputs do not support. Reply with the answer's text only: no code, "
+                                 "no tool.\n\n<answer>\n%s\n</answer>", answer);
+  fprintf (stderr, _("Asking the model to rewrite the summary…\n"));
+  assay_agent_rewrite_async (agent, instruction, NULL, assay_cli_rerun_rewritten_cb, wait);
+  g_main_loop_run (wait->loop);
+  if (wait->rewrite == NULL)
+    {
+      assay_cli_print (stderr, _("assay-cli rerun: --rewrite: %s\n"), wait->error->message);
+      g_clear_error (&wait->error);
+      return FALSE;
+    }
+  assay_session_set_rewrite (session, wait->rewrite);
+  if (!assay_session_save (session, &error))
+    {
+      assay_cli_print (stderr, "assay-cli rerun: %s\n", error->message);
+      return FALSE;
+    }
+  diff = assay_diff_unified (answer, wait->rewrite, _("updated number by number"), _("rewritten by the model"), 3);
+  if (*diff == '\0')
+    fprintf (stderr, _("The model's rewrite is the same as the updated summary.\n"));
+  else
+    assay_cli_print (stderr, _("The summary as the model rewrote it, against the one updated number by number "
+                               "(which stays the answer):\n%s"), diff);
+  return TRUE;
+}
 
 static AssayAgent *
 assay_cli_rerun_make_agent_cb (AssaySession       *session,
@@ -158,6 +232,11 @@ assay_cli_rerun_json (const AssayRerunResult *result)
     json_builder_add_null_value (builder);
   json_builder_set_member_name (builder, "cells");
   json_builder_add_int_value (builder, result->n_cells);
+  json_builder_set_member_name (builder, "rewrite");
+  if (result->session != NULL && assay_session_get_rewrite (result->session) != NULL)
+    json_builder_add_string_value (builder, assay_session_get_rewrite (result->session));
+  else
+    json_builder_add_null_value (builder);
   json_builder_set_member_name (builder, "repaired");
   json_builder_begin_array (builder);
   for (guint i = 0; i < result->repaired->len; i++)
@@ -246,12 +325,14 @@ assay_cli_rerun (int    argc,
   g_autofree char *backend_name = NULL;
   g_auto(GStrv) data = NULL;
   g_auto(GStrv) rest = NULL;
-  gboolean json = FALSE, repair = FALSE, yes = FALSE;
+  gboolean json = FALSE, repair = FALSE, yes = FALSE, rewrite = FALSE;
   g_autofree char *provider = NULL;
   g_autofree char *model = NULL;
   g_autofree char *base_url = NULL;
   g_autofree char *transcript = NULL;
   GOptionEntry entries[] = {
+    { "rewrite", 0, 0, G_OPTION_ARG_NONE, &rewrite,
+      N_("Then ask the model (one request, no code) to rewrite the summary from the new outputs; shown as a diff"), NULL },
     { "repair", 0, 0, G_OPTION_ARG_NONE, &repair, N_("When a cell fails, ask the model to fix only that cell, then go on"), NULL },
     { "yes", 'y', 0, G_OPTION_ARG_NONE, &yes, N_("Run the repaired code without asking"), NULL },
     { "provider", 0, 0, G_OPTION_ARG_STRING, &provider, N_("For --repair: openai, anthropic or recorded (default: the session's)"), "NAME" },
@@ -357,6 +438,8 @@ assay_cli_rerun (int    argc,
   else
     status = wait.error != NULL ? EXIT_FAILURE_ : EXIT_OK;
 
+  if (rewrite && status == EXIT_OK && !assay_cli_rerun_rewrite (&wait, backend, spec))
+    status = EXIT_REWRITE;
   if (wait.result != NULL)
     {
       if (json)
@@ -371,5 +454,6 @@ assay_cli_rerun (int    argc,
     }
   g_clear_error (&wait.error);
   g_clear_pointer (&wait.result, assay_rerun_result_free);
+  g_free (wait.rewrite);
   return status;
 }

@@ -1372,6 +1372,109 @@ assay_agent_repair_async (AssayAgent              *self,
   assay_agent_begin (self, task, message, TRUE, cancellable);
 }
 
+/* ---- a side request: the conversation read again, no tool, nothing added ---------------- */
+
+static void
+assay_agent_rewritten_cb (GObject      *source,
+                          GAsyncResult *res,
+                          gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  AssayAgent *self = g_task_get_source_object (task);
+  g_autoptr(AssayLlmResponse) response = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) record_error = NULL;
+
+  response = assay_llm_provider_stream_finish (ASSAY_LLM_PROVIDER (source), res, &error);
+  if (response == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  if (!assay_session_record_request (self->session, assay_session_get_n_steps (self->session), self->model,
+                                     response, assay_agent_cost_of (self, response), &record_error))
+    g_debug ("the request was not recorded: %s", record_error->message);
+  if (!assay_session_save (self->session, &record_error))
+    g_debug ("the session was not saved: %s", record_error->message);
+  if (response->text == NULL || *g_strstrip (response->text) == '\0')
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("The model's reply had no text"));
+      return;
+    }
+  g_task_return_pointer (task,
+                         self->masker != NULL ? assay_masker_unmask (self->masker, response->text)
+                                              : g_strdup (response->text),
+                         g_free);
+}
+
+void
+assay_agent_rewrite_async (AssayAgent          *self,
+                           const char          *instruction,
+                           GCancellable        *cancellable,
+                           GAsyncReadyCallback  callback,
+                           gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(AssayLlmRequest) request = assay_llm_request_new ();
+  g_autoptr(GPtrArray) messages = NULL;
+  AssayLlmMessage *asked;
+
+  g_return_if_fail (ASSAY_IS_AGENT (self));
+  g_return_if_fail (instruction != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, assay_agent_rewrite_async);
+  if (self->task != NULL)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_BUSY, _("A question is already being answered"));
+      return;
+    }
+  /* The outputs are what it reads: schema-only mode sends none. */
+  if (assay_session_get_privacy_mode (self->session) == ASSAY_PRIVACY_SCHEMA)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+                               _("In schema-only mode the model reads no output, so it cannot write from them"));
+      return;
+    }
+
+  request->model = g_strdup (self->model);
+  request->system = assay_agent_build_system_prompt (self);
+  messages = assay_agent_fit_messages (assay_session_get_messages (self->session),
+                                       self->context_tokens * CHARS_PER_TOKEN);
+  for (guint i = 0; i < messages->len; i++)
+    {
+      AssayLlmMessage *message = assay_llm_message_copy (g_ptr_array_index (messages, i));
+
+      if (self->masker != NULL)
+        assay_agent_mask_message (self, message);
+      g_ptr_array_add (request->messages, message);
+    }
+  asked = assay_llm_message_new_user (instruction);
+  if (self->masker != NULL)
+    assay_agent_mask_message (self, asked);
+  g_ptr_array_add (request->messages, asked);
+  {
+    g_autofree char *over = assay_agent_check_budget (self, request);
+
+    if (over != NULL)
+      {
+        g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NO_SPACE, "%s", over);
+        return;
+      }
+  }
+  assay_llm_provider_stream_async (self->provider, request, cancellable, assay_agent_rewritten_cb,
+                                   g_steal_pointer (&task));
+}
+
+char *
+assay_agent_rewrite_finish (AssayAgent    *self,
+                            GAsyncResult  *result,
+                            GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
 AssayAgentOutcome
 assay_agent_ask_finish (AssayAgent    *self,
                         GAsyncResult  *result,

@@ -162,6 +162,18 @@ void               assay_agent_repair_async         (AssayAgent           *self,
                                                      GCancellable         *cancellable,
                                                      GAsyncReadyCallback   callback,
                                                      gpointer              user_data);
+/* One request, no tool offered and nothing added to the conversation: the session's
+ * messages and INSTRUCTION, masked, within the budget, recorded with the session. Gives the
+ * model's text, unmasked (G_IO_ERROR_PERMISSION_DENIED in schema-only mode, which sends no
+ * output to read). For `rerun --rewrite`. */
+void               assay_agent_rewrite_async        (AssayAgent           *self,
+                                                     const char           *instruction,
+                                                     GCancellable         *cancellable,
+                                                     GAsyncReadyCallback   callback,
+                                                     gpointer              user_data);
+char              *assay_agent_rewrite_finish       (AssayAgent           *self,
+                                                     GAsyncResult         *result,
+                                                     GError              **error);
 /* Answers ::approval-needed for CELL_ID. TEXT: the edited code, or the rejection reason. */
 void               assay_agent_respond              (AssayAgent           *self,
                                                      const char           *cell_id,

@@ -695,7 +695,11 @@ assay_rerun_cell_done_cb (GObject      *source,
   run->result->n_cells++;
   assay_rerun_report (run, cell, cell->status);
   g_hash_table_replace (run->outputs, cell->id, cell->outputs);
-  tool = assay_agent_format_result (result, RESULT_BUDGET);
+  /* What a later question on this session would send: in schema-only mode, no value. */
+  if (assay_session_get_privacy_mode (run->session) == ASSAY_PRIVACY_SCHEMA)
+    tool = assay_agent_format_result_schema (result);
+  else
+    tool = assay_agent_format_result (result, RESULT_BUDGET);
   if (item->kind == ITEM_CELL)
     assay_session_append_message (run->session, assay_llm_message_new_tool (item->call_id, tool,
                                                                             cell->status != ASSAY_CELL_OK));

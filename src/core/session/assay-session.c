@@ -52,6 +52,7 @@ struct _AssaySession
   GPtrArray *reruns;              /* char*: the folders of the sessions that ran this one again */
   GPtrArray *changes;             /* AssaySessionChange*: what changed since rerun_of */
   GPtrArray *rerun_notes;         /* char*: what the run again said of its data */
+  char      *rewrite;             /* the summary the model rewrote, or NULL */
   guint      cell_id_floor;       /* next_cell_id gives numbers above it (not kept) */
 
   /* What the finished steps cover; beyond these is the step in progress. */
@@ -233,6 +234,7 @@ assay_session_finalize (GObject *object)
   g_ptr_array_unref (self->reruns);
   g_ptr_array_unref (self->changes);
   g_ptr_array_unref (self->rerun_notes);
+  g_free (self->rewrite);
   g_ptr_array_unref (self->requests);
   g_ptr_array_unref (self->masked);
   g_mutex_clear (&self->save_lock);
@@ -473,6 +475,7 @@ assay_session_to_json (AssaySession *self)
   json_object_set_array_member (object, "provenance", assay_session_provenance_to_json (self));
   assay_session_set_optional_string (object, "rerun_of", self->rerun_of);
   assay_session_set_optional_string (object, "rerun_of_title", self->rerun_of_title);
+  assay_session_set_optional_string (object, "rewrite", self->rewrite);
   {
     JsonObject *privacy = json_object_new ();
     JsonArray *masked = json_array_new ();
@@ -981,6 +984,9 @@ assay_session_load_record (const char    *dir,
     assay_session_provenance_from_json (self, array, loaded_index);
   self->rerun_of = assay_json_dup_string (root, "rerun_of");
   self->rerun_of_title = assay_json_dup_string (root, "rerun_of_title");
+  self->rewrite = assay_json_dup_string (root, "rewrite");
+  if (self->rewrite != NULL && !g_utf8_validate (self->rewrite, -1, NULL))
+    g_clear_pointer (&self->rewrite, g_free);
   if (self->rerun_of_title != NULL && (strlen (self->rerun_of_title) > 4096 ||
                                        !g_utf8_validate (self->rerun_of_title, -1, NULL)))
     g_clear_pointer (&self->rerun_of_title, g_free);
@@ -2119,6 +2125,22 @@ assay_session_set_changes (AssaySession *self,
   g_ptr_array_set_size (self->changes, 0);
   for (guint i = 0; changes != NULL && i < changes->len; i++)
     g_ptr_array_add (self->changes, assay_session_change_copy (g_ptr_array_index (changes, i)));
+}
+
+const char *
+assay_session_get_rewrite (AssaySession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  return self->rewrite;
+}
+
+void
+assay_session_set_rewrite (AssaySession *self,
+                           const char   *text)
+{
+  g_return_if_fail (ASSAY_IS_SESSION (self));
+  g_free (self->rewrite);
+  self->rewrite = g_strdup (text);
 }
 
 GPtrArray *

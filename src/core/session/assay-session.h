@@ -317,6 +317,11 @@ void           assay_session_set_changes        (AssaySession        *self,
 /* What a run again said of its data, one sentence each ("sales.csv was converted from
  * Windows-1251 …"); empty when nothing needed saying. */
 GPtrArray     *assay_session_get_rerun_notes    (AssaySession        *self);
+/* `rerun --rewrite`: the summary as the model rewrote it from the new outputs, beside the
+ * answer updated number by number (which stays the answer); NULL: none. */
+const char    *assay_session_get_rewrite        (AssaySession        *self);
+void           assay_session_set_rewrite        (AssaySession        *self,
+                                                 const char          *text);
 void           assay_session_add_rerun_note     (AssaySession        *self,
                                                  const char          *note);
 
