@@ -15,14 +15,21 @@ PACKAGES=(
   libglib2.0-dev libjson-glib-dev libcurl4-openssl-dev libuchardet-dev zlib1g-dev
   # reports: cairo + Pango draw the PDF, md4c reads the model's Markdown, DejaVu has Cyrillic
   libcairo2-dev libpango1.0-dev libmd4c-dev fonts-dejavu-core
+  # the reproducible bundle is a zip
+  libzip-dev
+  # the Excel workbook
+  libxlsxwriter-dev
   # the app
   libgtk-4-dev libadwaita-1-dev libpoppler-glib-dev libgtksourceview-5-dev libsecret-1-dev xauth
   # the sandbox
   docker.io bubblewrap libseccomp-dev mmdebstrap debian-archive-keyring tar ca-certificates iptables
   # tests
   python3 xvfb curl poppler-utils python3-nbformat python3-jsonschema dbus-x11 gnome-keyring time procps
-  # the datasets benchmark compares with pandas on the host
-  python3-pandas
+  # the datasets benchmark compares with pandas on the host; the bundle's test runs its
+  # analysis.py there too
+  python3-pandas python3-matplotlib
+  # the Excel export is read back with openpyxl
+  python3-openpyxl
   # packaging: translations, and the validators of data/
   gettext desktop-file-utils appstream libglib2.0-bin libgdk-pixbuf2.0-bin librsvg2-common
 )

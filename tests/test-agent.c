@@ -212,6 +212,9 @@ static void
 run_free (Run *run)
 {
   g_signal_handlers_disconnect_by_data (run->agent, run);
+  /* A cancellation's idle may still hold the agent when the cell's end came first. */
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
   g_assert_finalize_object (run->agent);
   g_object_unref (run->session);
   g_main_loop_unref (run->loop);

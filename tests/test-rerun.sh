@@ -13,7 +13,7 @@ check () { # name, command...
   n=$((n + 1))
   if "$@" >"$work/log" 2>&1; then echo "ok $n - $name"; else echo "not ok $n - $name"; sed 's/^/# /' "$work/log"; failed=$((failed + 1)); fi
 }
-PY=python3
+PY=/usr/bin/python3
 export cli work PY
 
 mkdir -p "$work/old" "$work/new" "$work/renamed" "$work/big"
@@ -33,7 +33,8 @@ JSON
 echo "1..10"
 
 check "the answer's numbers are re-read in the new outputs; both sessions linked" bash -c "
-  '$cli' rerun '$work/s-old' --backend bwrap --data sales.csv='$work/new/sales.csv' --out '$work/s-new' --json >'$work/out' 2>'$work/err' &&
+  '$cli' rerun '$work/s-old' --backend bwrap --data sales.csv='$work/new/sales.csv' --out '$work/s-new' --report '$work/s-new.xlsx' --json >'$work/out' 2>'$work/err' &&
+  grep -q 'Report: $work/s-new.xlsx' '$work/err' &&
   '$PY' - '$work/out' '$work/s-old/session.json' '$work/s-new/session.json' <<'PY'
 import json, os, sys
 r = json.load(open(sys.argv[1]))
@@ -49,6 +50,11 @@ assert new['title'].startswith('q — run again on '), new['title']
 assert new['datasets'][0]['name'] == 'sales.csv' and new['datasets'][0]['rows'] == 3, new['datasets']
 # What the model may see is kept with the run.
 assert new['privacy'] == {'mode': 'masked', 'masked': [{'dataset': 'sales.csv', 'column': 'region'}]}, new['privacy']
+# --report: the new session's workbook, its summary saying what changed, numbers as numbers.
+import openpyxl
+book = openpyxl.load_workbook(os.path.dirname(sys.argv[3]) + '.xlsx')
+cells = [c.value for row in book['Summary'].iter_rows() for c in row]
+assert 'What Changed' in cells and 40 in cells and 3 in cells, cells
 PY"
 
 check "a missing column stops the run with exit 7 and names it" bash -c "

@@ -88,6 +88,31 @@ make_session (const char *dir)
   return session;
 }
 
+/* A dataset is recorded under the name the sandbox shows it by (a ':' or '?' becomes '_'),
+ * so that the model is told a path that exists under /data. */
+static void
+test_dataset_sandbox_name (void)
+{
+  g_autofree char *dir = make_tmp ();
+  g_autofree char *source = g_build_filename (dir, "regions:q3?.csv", NULL);
+  g_autofree char *session_dir = g_build_filename (dir, "s", NULL);
+  g_autofree char *copy = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AssaySession) session = NULL;
+  const AssaySessionDataset *dataset;
+
+  g_assert_true (g_file_set_contents (source, "a,b\n1,2\n", -1, &error));
+  session = assay_session_new (session_dir, &error);
+  g_assert_no_error (error);
+  dataset = assay_session_add_dataset (session, source, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (dataset->name, ==, "regions_q3_.csv");
+  g_assert_cmpstr (dataset->path, ==, "data/regions_q3_.csv");
+  copy = g_build_filename (session_dir, "data", "regions_q3_.csv", NULL);
+  g_assert_true (g_file_test (copy, G_FILE_TEST_IS_REGULAR));
+  remove_tmp (dir);
+}
+
 static void
 test_round_trip (void)
 {
@@ -824,6 +849,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/assay/session/round-trip", test_round_trip);
+  g_test_add_func ("/assay/session/dataset-sandbox-name", test_dataset_sandbox_name);
   g_test_add_func ("/assay/session/dataset-identity", test_dataset_identity);
   g_test_add_func ("/assay/session/cell-status", test_cell_status);
   g_test_add_func ("/assay/session/atomic-write", test_atomic_write);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* `assay-cli export`: a session as a PDF report, an HTML page or a Jupyter notebook. */
+/* `assay-cli export`: a session as a PDF report, an HTML page, a Jupyter notebook, an Excel
+ * workbook or a reproducible bundle. */
 #define G_LOG_DOMAIN "Assay-Cli"
 
 #include "config.h"
@@ -31,9 +32,10 @@ assay_cli_export (int   argc,
   g_autofree char *title = NULL;
   g_auto(GStrv) rest = NULL;
   gboolean only_successful = FALSE, no_code = FALSE, with_requests = FALSE, verbose = FALSE;
+  gboolean with_data = FALSE;
   GOptionEntry entries[] = {
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
-      N_("pdf, html or ipynb (default: from the extension of FILE)"), "FORMAT" },
+      N_("pdf, html, ipynb, xlsx or bundle (default: from the extension of FILE)"), "FORMAT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("Write to FILE"), "FILE" },
     { "only-successful", 0, 0, G_OPTION_ARG_NONE, &only_successful,
       N_("Leave out the steps that failed"), NULL },
@@ -41,6 +43,8 @@ assay_cli_export (int   argc,
       N_("Leave out the code (a notebook keeps it, folded away)"), NULL },
     { "with-requests", 0, 0, G_OPTION_ARG_NONE, &with_requests,
       N_("End with what was sent to the model: every request the session recorded, what it added"), NULL },
+    { "with-data", 0, 0, G_OPTION_ARG_NONE, &with_data,
+      N_("Put the datasets in the bundle (bundle only)"), NULL },
     { "title", 0, 0, G_OPTION_ARG_STRING, &title, N_("The report's title (default: the session's)"), "TITLE" },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, N_("Say how far the export is"), NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, N_("SESSION_DIR") },
@@ -79,19 +83,20 @@ assay_cli_export (int   argc,
     {
       if (!assay_report_format_from_string (format_name, &options.format))
         {
-          fprintf (stderr, _("assay-cli export: unknown format “%s” (pdf, html or ipynb)\n"), format_name);
+          fprintf (stderr, _("assay-cli export: unknown format “%s” (pdf, html, ipynb, xlsx or bundle)\n"), format_name);
           return 2;
         }
     }
   else if (!assay_report_format_from_path (output, &options.format))
     {
       fprintf (stderr, _("assay-cli export: cannot tell the format from “%s”: "
-                         "name it .pdf, .html or .ipynb, or give --format\n"), output);
+                         "name it .pdf, .html, .ipynb, .xlsx or .zip, or give --format\n"), output);
       return 2;
     }
   options.include_code = !no_code;
   options.only_successful = only_successful;
   options.include_requests = with_requests;
+  options.include_data = with_data;
   options.title = title;
 
   session = assay_session_load (rest[0], &error);

@@ -12,6 +12,7 @@
 #include "assay-cli.h"
 #include "assay-kernel-session.h"
 #include "assay-diff.h"
+#include "assay-report.h"
 #include "assay-rerun.h"
 
 #define EXIT_OK         0
@@ -25,7 +26,7 @@
 #define USAGE_EXIT_CODES \
   "Exit codes:\n" \
   "  0  every cell ran; the new session holds the updated answers\n" \
-  "  1  anything else (the session could not be read or written)\n" \
+  "  1  anything else (the session could not be read or written, nor the --report)\n" \
   "  2  usage error\n" \
   "  3  every cell ran, but the model could not rewrite the summary (--rewrite)\n" \
   "  5  the sandbox could not be started\n" \
@@ -326,11 +327,14 @@ assay_cli_rerun (int    argc,
   g_auto(GStrv) data = NULL;
   g_auto(GStrv) rest = NULL;
   gboolean json = FALSE, repair = FALSE, yes = FALSE, rewrite = FALSE;
+  g_autofree char *report = NULL;
   g_autofree char *provider = NULL;
   g_autofree char *model = NULL;
   g_autofree char *base_url = NULL;
   g_autofree char *transcript = NULL;
   GOptionEntry entries[] = {
+    { "report", 0, 0, G_OPTION_ARG_FILENAME, &report,
+      N_("When every cell ran, export the new session to FILE (.pdf, .html, .ipynb or .xlsx)"), "FILE" },
     { "rewrite", 0, 0, G_OPTION_ARG_NONE, &rewrite,
       N_("Then ask the model (one request, no code) to rewrite the summary from the new outputs; shown as a diff"), NULL },
     { "repair", 0, 0, G_OPTION_ARG_NONE, &repair, N_("When a cell fails, ask the model to fix only that cell, then go on"), NULL },
@@ -355,9 +359,11 @@ assay_cli_rerun (int    argc,
   g_autoptr(AssayKernelSession) kernel = NULL;
   g_autoptr(GHashTable) files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr(GMainLoop) loop = NULL;
+  AssayReportOptions report_options;
   Wait wait = { 0 };
   int status;
 
+  assay_report_options_init (&report_options);
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
   g_option_context_set_description (context, _(USAGE_EXIT_CODES));
@@ -381,6 +387,12 @@ assay_cli_rerun (int    argc,
           return EXIT_USAGE;
         }
       g_hash_table_replace (files, g_strndup (data[i], equals - data[i]), g_strdup (equals + 1));
+    }
+
+  if (report != NULL && !assay_report_format_from_path (report, &report_options.format))
+    {
+      fprintf (stderr, _("assay-cli rerun: --report: name the file .pdf, .html, .ipynb or .xlsx\n"));
+      return EXIT_USAGE;
     }
 
   origin = assay_session_load (rest[0], &error);
@@ -440,6 +452,16 @@ assay_cli_rerun (int    argc,
 
   if (rewrite && status == EXIT_OK && !assay_cli_rerun_rewrite (&wait, backend, spec))
     status = EXIT_REWRITE;
+  if (report != NULL && status == EXIT_OK)
+    {
+      if (assay_report_export (wait.result->session, &report_options, report, NULL, NULL, NULL, &error))
+        fprintf (stderr, _("Report: %s\n"), report);
+      else
+        {
+          assay_cli_print (stderr, "assay-cli rerun: %s\n", error->message);
+          status = EXIT_FAILURE_;
+        }
+    }
   if (wait.result != NULL)
     {
       if (json)

@@ -5,6 +5,7 @@
 
 #include <glib/gi18n.h>
 
+#include "assay-changes-card.h"
 #include "assay-chat-view.h"
 #include "assay-conversation.h"
 #include "assay-session-outline.h"
@@ -42,6 +43,8 @@ struct _AssayChatView
   GSignalGroup      *agent_signals;        /* on the conversation's agent */
   GSignalGroup      *conversation_signals;
   GBinding          *agent_binding;
+
+  GtkWidget         *changes_card;         /* "What Changed" of a session run again, or NULL */
 };
 
 G_DEFINE_FINAL_TYPE (AssayChatView, assay_chat_view, GTK_TYPE_WIDGET)
@@ -67,6 +70,7 @@ assay_chat_view_clear (AssayChatView *self)
   gtk_widget_set_visible (self->empty_page, TRUE);
   g_ptr_array_set_size (self->cards, 0);
   self->current_card = NULL;
+  self->changes_card = NULL;
   assay_chat_view_hide_retry (self);
   gtk_widget_set_visible (self->usage_bar, FALSE);
 }
@@ -528,6 +532,12 @@ assay_chat_view_show_session (AssayChatView *self,
   g_return_if_fail (ASSAY_IS_SESSION (session));
 
   assay_chat_view_clear (self);
+  /* A session run again on new data starts with what changed. */
+  if (assay_session_get_rerun_of (session) != NULL)
+    {
+      self->changes_card = assay_changes_card_new (session);
+      assay_chat_view_append_message (self, self->changes_card);
+    }
   for (guint i = 0; i < assay_session_get_datasets (session)->len; i++)
     {
       const AssaySessionDataset *dataset = g_ptr_array_index (assay_session_get_datasets (session), i);
@@ -594,6 +604,30 @@ assay_chat_view_show_session (AssayChatView *self,
     }
   self->current_card = NULL;
   assay_chat_view_update_usage (self, session);
+}
+
+AssayChangesCard *
+assay_chat_view_get_changes_card (AssayChatView *self)
+{
+  g_return_val_if_fail (ASSAY_IS_CHAT_VIEW (self), NULL);
+  return self->changes_card != NULL ? ASSAY_CHANGES_CARD (self->changes_card) : NULL;
+}
+
+gboolean
+assay_chat_view_reveal_changes (AssayChatView *self)
+{
+  GtkAdjustment *adjustment;
+
+  g_return_val_if_fail (ASSAY_IS_CHAT_VIEW (self), FALSE);
+  if (self->changes_card == NULL)
+    return FALSE;
+  /* The card is the first message: the top, and the view stops following the bottom (set
+   * after the value, whose change would otherwise decide it from the old layout). */
+  adjustment = gtk_scrolled_window_get_vadjustment (self->scroller);
+  gtk_adjustment_set_value (adjustment, gtk_adjustment_get_lower (adjustment));
+  self->stick_to_bottom = FALSE;
+  gtk_widget_grab_focus (self->changes_card);
+  return TRUE;
 }
 
 /* ---- following the conversation -------------------------------------------------------- */

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "assay-app-types.h"
+#include "assay-changes-card.h"
 #include "assay-session.h"
 
 G_BEGIN_DECLS
@@ -62,6 +63,10 @@ void           assay_chat_view_focus_composer     (AssayChatView *self);
 void           assay_chat_view_show_session       (AssayChatView *self,
                                                    AssaySession  *session,
                                                    guint          max_steps);
+/* The "What Changed" card a session run again on new data starts with (NULL: none). */
+AssayChangesCard *assay_chat_view_get_changes_card (AssayChatView *self);
+/* Scrolls to that card and focuses it; FALSE when the session shown has none. */
+gboolean       assay_chat_view_reveal_changes     (AssayChatView *self);
 /* Each step card's footer (its requests' tokens and cost), and over the chat the current
  * question's and SESSION's totals, read again from SESSION's request record (NULL: hidden).
  * The chat calls it itself when a step's request is recorded and when a session is shown. */

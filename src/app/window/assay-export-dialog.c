@@ -27,8 +27,9 @@ assay_export_dialog_response_cb (AssayExportDialog *self,
 {
   if (!g_str_equal (response, "export"))
     return;
+  /* The rows are listed in the order of AssayReportFormat. */
   self->options.format = (AssayReportFormat) MIN (adw_combo_row_get_selected (self->format_row),
-                                                  ASSAY_REPORT_FORMAT_IPYNB);
+                                                  ASSAY_REPORT_FORMAT_BUNDLE);
   self->options.only_successful = gtk_switch_get_active (self->only_successful);
   self->options.include_code = gtk_switch_get_active (self->include_code);
   self->options.include_requests = gtk_switch_get_active (self->include_requests);

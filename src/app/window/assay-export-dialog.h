@@ -11,9 +11,9 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (AssayExportDialog, assay_export_dialog, ASSAY, EXPORT_DIALOG, AdwMessageDialog)
 
-/* "Export Report": the format (PDF, HTML, Jupyter notebook), "Only Successful Steps",
- * "Include Code" and "Include What Was Sent to the Model", starting from what OPTIONS say;
- * Export… and Cancel; modal on PARENT. */
+/* "Export Report": the format (PDF, HTML, Jupyter notebook, Excel workbook, reproducible
+ * bundle), "Only Successful Steps", "Include Code" and "Include What Was Sent to the Model",
+ * starting from what OPTIONS say; Export… and Cancel; modal on PARENT. */
 AssayExportDialog *assay_export_dialog_new        (GtkWindow                *parent,
                                                    const AssayReportOptions *options);
 void               assay_export_dialog_run_async  (AssayExportDialog        *self,

@@ -7,7 +7,20 @@
 #include <glib/gi18n.h>
 
 #include "assay-requests-window.h"
+#include "assay-rerun-dialog.h"
 #include "assay-window-private.h"
+
+/* Whether SESSION can be run again on new data: it has datasets and a cell that succeeded. */
+static gboolean
+assay_window_session_can_rerun (AssaySession *session)
+{
+  if (session == NULL || assay_session_get_datasets (session)->len == 0)
+    return FALSE;
+  for (guint i = 0; i < assay_session_get_n_cells (session); i++)
+    if (assay_session_get_cell (session, i)->status == ASSAY_CELL_OK)
+      return TRUE;
+  return FALSE;
+}
 
 /* The one function that decides which actions are enabled. */
 void
@@ -31,6 +44,8 @@ assay_window_update_actions (AssayWindow *self)
                                  "win.export",
                                  !exporting && assay_conversation_get_exportable (self->conversation));
   gtk_widget_action_set_enabled (widget, "win.cancel-export", exporting);
+  gtk_widget_action_set_enabled (widget, "win.rerun",
+                                 !busy && !opening && assay_window_session_can_rerun (assay_window_current_session (self)));
   /* What was sent to the model: the current session's requests. */
   gtk_widget_action_set_enabled (widget, "win.show-requests",
                                  !opening && assay_window_current_session (self) != NULL);
@@ -396,6 +411,85 @@ assay_window_export_action (GtkWidget  *widget,
                                  assay_window_dialog_data_new (self, NULL));
 }
 
+/* ---- run again with new data -------------------------------------------------------------- */
+
+typedef struct
+{
+  char   *dir;       /* the session opened from the dialog, canonical */
+  gulong  handler;
+} RevealChanges;
+
+static void
+assay_window_reveal_changes_free (gpointer data,
+                                  GClosure *closure)
+{
+  RevealChanges *reveal = data;
+
+  g_free (reveal->dir);
+  g_free (reveal);
+}
+
+/* The session the dialog made is shown: on its "What Changed" card. Any other open that came
+ * first superseded it; either way this waits no longer. */
+static void
+assay_window_reveal_changes_cb (AssayWindow   *self,
+                                const char    *dir,
+                                RevealChanges *reveal)
+{
+  g_autofree char *canonical = g_canonicalize_filename (dir, NULL);
+
+  if (g_strcmp0 (canonical, reveal->dir) == 0)
+    assay_chat_view_reveal_changes (self->chat_view);
+  g_signal_handler_disconnect (self, reveal->handler);
+}
+
+static void
+assay_window_rerun_session_made_cb (AssayWindow *self,
+                                    const char  *dir)
+{
+  assay_session_store_reload (self->store);
+}
+
+static void
+assay_window_rerun_open_session_cb (AssayWindow *self,
+                                    const char  *dir,
+                                    gboolean     changes)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (gtk_widget_in_destruction (GTK_WIDGET (self)))
+    return;
+  if (changes)
+    {
+      RevealChanges *reveal = g_new0 (RevealChanges, 1);
+
+      reveal->dir = g_canonicalize_filename (dir, NULL);
+      reveal->handler = g_signal_connect_data (self, "session-opened", G_CALLBACK (assay_window_reveal_changes_cb),
+                                               reveal, assay_window_reveal_changes_free, 0);
+    }
+  if (!assay_window_open_session (self, dir, &error))
+    assay_window_show_toast (self, error->message);
+}
+
+static void
+assay_window_rerun_action (GtkWidget  *widget,
+                           const char *action_name,
+                           GVariant   *parameter)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+  AssaySession *session = assay_window_current_session (self);
+  AssayRerunDialog *dialog;
+
+  if (assay_conversation_get_busy (self->conversation) || !assay_window_session_can_rerun (session))
+    return;
+  dialog = assay_rerun_dialog_new (GTK_WINDOW (self), session, self->settings);
+  g_signal_connect_object (dialog, "session-made", G_CALLBACK (assay_window_rerun_session_made_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (dialog, "open-session", G_CALLBACK (assay_window_rerun_open_session_cb), self,
+                           G_CONNECT_SWAPPED);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
 /* ---- what was sent to the model ----------------------------------------------------------- */
 
 /* The viewer of the current session's requests, on STEP's request (0: the last one sent). */
@@ -469,6 +563,8 @@ assay_window_class_init_actions (GtkWidgetClass *widget_class)
                                    NULL,
                                    assay_window_cancel_export_action);
   gtk_widget_class_install_action (widget_class, "win.open-report", "s", assay_window_open_report_action);
+  /* The current session's successful cells again on new files, into a new session. */
+  gtk_widget_class_install_action (widget_class, "win.rerun", NULL, assay_window_rerun_action);
   /* What the model sees of the current session: "full", "masked" or "schema". */
   gtk_widget_class_install_property_action (widget_class, "win.privacy-mode", "privacy-mode");
   gtk_widget_class_install_action (widget_class, "win.show-requests", NULL, assay_window_show_requests_action);

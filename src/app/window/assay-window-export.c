@@ -144,7 +144,7 @@ assay_window_get_exporting (AssayWindow *self)
 static const char *
 assay_window_format_extension (AssayReportFormat format)
 {
-  return format == ASSAY_REPORT_FORMAT_IPYNB ? "ipynb" : assay_report_format_to_string (format);
+  return format == ASSAY_REPORT_FORMAT_BUNDLE ? "zip" : assay_report_format_to_string (format);
 }
 
 /* The session's title as a file name: no folder separators, no leading dot. */
@@ -205,7 +205,9 @@ void
 assay_window_choose_export_file (AssayWindow              *self,
                                  const AssayReportOptions *options)
 {
-  static const char *names[] = { N_("PDF documents"), N_("Web pages"), N_("Jupyter notebooks") };
+  /* In the order of AssayReportFormat. */
+  static const char *names[] = { N_("PDF documents"), N_("Web pages"), N_("Jupyter notebooks"),
+                                 N_("Excel workbooks"), N_("Zip archives") };
   g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
   g_autofree char *name = NULL;
   GtkFileChooserNative *chooser;
@@ -222,7 +224,8 @@ assay_window_choose_export_file (AssayWindow              *self,
   gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
   name = assay_window_suggested_file_name (assay_window_current_session (self), self->export_format);
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), name);
-  gtk_file_filter_set_name (filter, _(names[self->export_format]));
+  G_STATIC_ASSERT (G_N_ELEMENTS (names) == ASSAY_REPORT_FORMAT_BUNDLE + 1);
+  gtk_file_filter_set_name (filter, _(names[MIN (self->export_format, ASSAY_REPORT_FORMAT_BUNDLE)]));
   gtk_file_filter_add_suffix (filter, assay_window_format_extension (self->export_format));
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), filter);
   g_signal_connect_object (chooser,

@@ -29,6 +29,7 @@ assay_report_options_init (AssayReportOptions *options)
   options->include_code = TRUE;
   options->only_successful = FALSE;
   options->include_requests = FALSE;
+  options->include_data = FALSE;
 }
 
 gboolean

@@ -37,6 +37,8 @@ typedef struct
   gboolean           include_requests; /* end with "What was sent to the model": every request
                                         * the session recorded, what it added to the
                                         * conversation (default FALSE) */
+  gboolean           include_data;     /* the bundle: the datasets themselves under data/
+                                        * (default FALSE: only their SHA-256) */
   char              *title;            /* NULL: the session's title */
 } AssayReportOptions;
 

@@ -263,6 +263,13 @@ assay_kernel_session_sanitize_component (const char *component)
   return g_string_free (out, FALSE);
 }
 
+char *
+assay_kernel_session_data_name (const char *file_name)
+{
+  g_return_val_if_fail (file_name != NULL, NULL);
+  return assay_kernel_session_sanitize_component (file_name);
+}
+
 /* The name shown to the analyst: the relative path, each part cleaned, no "..". */
 static char *
 assay_kernel_session_sanitize_artifact_name (const char *name)

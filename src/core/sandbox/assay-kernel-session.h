@@ -66,4 +66,9 @@ gboolean            assay_kernel_session_close_finish           (AssayKernelSess
                                                                  GAsyncResult            *result,
                                                                  GError                 **error);
 
+/* The name FILE_NAME (a file's base name) has under /data: letters, digits, ".", "-", "_"
+ * and spaces kept, anything else "_", no leading dot, at most 100 bytes. The session records
+ * its datasets under this name, so that the model is told the path the sandbox shows. */
+char *assay_kernel_session_data_name (const char *file_name);
+
 G_END_DECLS

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "assay-kernel-session.h"
 #include "assay-session.h"
 #include "assay-session-path.h"
 #include "assay-usage.h"
@@ -1553,7 +1554,12 @@ assay_session_copy_into_session (const char    *dir,
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("“%s” is not a readable file"), path);
       return NULL;
     }
-  name = as_name != NULL ? g_strdup (as_name) : g_path_get_basename (path);
+  {
+    g_autofree char *given = as_name != NULL ? g_strdup (as_name) : g_path_get_basename (path);
+
+    /* The name the sandbox shows it under, which is what the model is told. */
+    name = assay_kernel_session_data_name (given);
+  }
   relative = g_build_filename ("data", name, NULL);
   if (!assay_session_dataset_name_is_plain (name) || !assay_session_path_is_below (dir, relative))
     {
