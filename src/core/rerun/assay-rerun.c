@@ -824,6 +824,248 @@ assay_rerun_async (AssaySession        *origin,
                           cancellable, callback, user_data);
 }
 
+/* ---- before the first cell: in a worker ------------------------------------------------ */
+
+/* What the worker reads of the origin, taken on the caller's thread, and what it makes. */
+typedef struct
+{
+  char       *name;
+  char       *old_path;      /* resolved in the origin's folder; NULL: it leads out of it */
+  char       *new_path;
+  char       *description;
+  char       *copy;          /* made: the new session's copy, for the kernel */
+} PrepDataset;
+
+typedef struct
+{
+  GPtrArray        *datasets;   /* PrepDataset* */
+  char             *origin_dir;
+  char             *origin_title;
+  char             *provider;
+  char             *model;
+  AssayPrivacyMode  privacy;
+  GPtrArray        *masks;      /* AssaySessionMask*, copies */
+  char             *out_dir;
+  /* Made by the worker. */
+  GPtrArray        *compared;   /* AssayRerunDataset* */
+  gboolean          matches;
+  AssaySession     *session;
+} Prep;
+
+static void
+assay_rerun_prep_dataset_free (PrepDataset *dataset)
+{
+  g_free (dataset->name);
+  g_free (dataset->old_path);
+  g_free (dataset->new_path);
+  g_free (dataset->description);
+  g_free (dataset->copy);
+  g_free (dataset);
+}
+
+static void
+assay_rerun_mask_free (AssaySessionMask *mask)
+{
+  g_free (mask->dataset);
+  g_free (mask->column);
+  g_free (mask);
+}
+
+static void
+assay_rerun_prep_free (Prep *prep)
+{
+  g_ptr_array_unref (prep->datasets);
+  g_free (prep->origin_dir);
+  g_free (prep->origin_title);
+  g_free (prep->provider);
+  g_free (prep->model);
+  g_ptr_array_unref (prep->masks);
+  g_free (prep->out_dir);
+  g_clear_pointer (&prep->compared, g_ptr_array_unref);
+  g_clear_object (&prep->session);
+  g_free (prep);
+}
+
+/* Compares every file, then makes the new session: its record, the converted files, the
+ * copies of the new data, saved. Touches neither the origin nor the kernel. */
+static void
+assay_rerun_prepare_worker (GTask        *task,
+                            gpointer      source_object,
+                            gpointer      task_data,
+                            GCancellable *cancellable)
+{
+  Prep *prep = task_data;
+  GError *error = NULL;
+  g_autofree char *date = NULL;
+  g_autofree char *title = NULL;
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+
+  prep->matches = TRUE;
+  for (guint i = 0; i < prep->datasets->len; i++)
+    {
+      PrepDataset *dataset = g_ptr_array_index (prep->datasets, i);
+      AssayRerunDataset *compared;
+
+      if (g_cancellable_set_error_if_cancelled (cancellable, &error))
+        {
+          g_task_return_error (task, error);
+          return;
+        }
+      if (dataset->old_path == NULL ||
+          (compared = assay_rerun_compare (dataset->name, dataset->old_path, dataset->new_path, &error)) == NULL)
+        {
+          if (error == NULL)
+            error = g_error_new (G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("The dataset %s is missing from the session"),
+                                 dataset->name);
+          g_task_return_error (task, error);
+          return;
+        }
+      prep->matches = prep->matches && assay_rerun_dataset_matches (compared);
+      g_ptr_array_add (prep->compared, compared);
+    }
+  if (!prep->matches)
+    {
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+
+  /* The new session, beside the old one unless told where. */
+  if (prep->out_dir != NULL)
+    prep->session = assay_session_new (prep->out_dir, &error);
+  else
+    {
+      g_autofree char *parent = g_path_get_dirname (prep->origin_dir);
+      prep->session = assay_session_create (parent, &error);
+    }
+  if (prep->session == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  date = g_date_time_format (now, "%Y-%m-%d");
+  /* Translators: the title of a session run again: the old title, then the date. */
+  title = g_strdup_printf (_("%s — run again on %s"),
+                           prep->origin_title != NULL ? prep->origin_title : _("(untitled)"), date);
+  assay_session_set_title (prep->session, title);
+  assay_session_set_provider (prep->session, prep->provider, prep->model);
+  assay_session_set_rerun_of (prep->session, prep->origin_dir, prep->origin_title);
+  /* What the model may see stays what the analyst chose, for whatever asks it next. */
+  assay_session_set_privacy_mode (prep->session, prep->privacy);
+  for (guint i = 0; i < prep->masks->len; i++)
+    {
+      const AssaySessionMask *mask = g_ptr_array_index (prep->masks, i);
+
+      assay_session_set_column_masked (prep->session, mask->dataset, mask->column, TRUE);
+    }
+  for (guint i = 0; i < prep->datasets->len; i++)
+    {
+      PrepDataset *dataset = g_ptr_array_index (prep->datasets, i);
+      const AssayRerunDataset *compared = g_ptr_array_index (prep->compared, i);
+      const AssaySessionDataset *added;
+      const char *source = dataset->new_path;
+      g_autofree char *converted = NULL;
+
+      if (g_cancellable_set_error_if_cancelled (cancellable, &error))
+        {
+          g_task_return_error (task, error);
+          return;
+        }
+      /* In another dialect: written the old way first, beside the session's data. */
+      if (compared->convert)
+        {
+          g_autofree char *data_dir = g_build_filename (assay_session_get_dir (prep->session), "data", NULL);
+          g_autofree char *base = g_strdup_printf (".converting-%u.csv", i);
+          g_autofree char *from = NULL, *to = NULL, *note = NULL;
+
+          converted = g_build_filename (data_dir, base, NULL);
+          if (!assay_rerun_convert (source, compared->to, compared->numeric, compared->n_numeric, converted, &error))
+            {
+              g_prefix_error (&error, _("Cannot convert %s into the old file's format: "), dataset->name);
+              g_task_return_error (task, error);
+              return;
+            }
+          from = assay_rerun_describe_dialect (compared->from);
+          to = assay_rerun_describe_dialect (compared->to);
+          /* Translators: a dataset's name, then two dialects. */
+          note = g_strdup_printf (_("%s was converted from %s to %s, the format the approved code read."),
+                                  dataset->name, from, to);
+          assay_session_add_rerun_note (prep->session, note);
+          source = converted;
+        }
+
+      /* The new file under the old name: the approved code reads /data/<old name>. */
+      added = assay_session_add_dataset_as (prep->session, source, dataset->name, dataset->description, &error);
+      if (converted != NULL)
+        g_unlink (converted);
+      dataset->copy = added != NULL ? assay_session_resolve (prep->session, added->path) : NULL;
+      if (dataset->copy == NULL)
+        {
+          if (error == NULL)
+            error = g_error_new (G_IO_ERROR, G_IO_ERROR_FAILED, _("Cannot add %s to the new session"), dataset->name);
+          g_task_return_error (task, error);
+          return;
+        }
+    }
+  if (!assay_session_save (prep->session, &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+assay_rerun_prepared_cb (GObject      *source,
+                         GAsyncResult *res,
+                         gpointer      user_data)
+{
+  GTask *task = user_data;
+  Run *run = g_task_get_task_data (task);
+  Prep *prep = g_task_get_task_data (G_TASK (res));
+  GError *error = NULL;
+
+  /* What was compared is part of the result, whatever came of it. */
+  g_ptr_array_extend_and_steal (run->result->datasets, g_steal_pointer (&prep->compared));
+  prep->compared = g_ptr_array_new ();
+  if (!g_task_propagate_boolean (G_TASK (res), &error))
+    {
+      assay_kernel_session_close (run->kernel);
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  if (!prep->matches)
+    {
+      assay_kernel_session_close (run->kernel);
+      g_object_set_data_full (G_OBJECT (task), "result", g_steal_pointer (&run->result),
+                              (GDestroyNotify) assay_rerun_result_free);
+      g_task_return_new_error (task, ASSAY_RERUN_ERROR, ASSAY_RERUN_ERROR_DATA,
+                               _("The new data does not match the session's"));
+      g_object_unref (task);
+      return;
+    }
+
+  /* The session built in the worker is this thread's from now on. */
+  run->session = g_steal_pointer (&prep->session);
+  {
+    g_autofree char *artifacts = assay_session_get_artifact_dir (run->session);
+    assay_kernel_session_set_artifact_dir (run->kernel, artifacts);
+  }
+  for (guint i = 0; i < prep->datasets->len; i++)
+    {
+      PrepDataset *dataset = g_ptr_array_index (prep->datasets, i);
+
+      if (!assay_kernel_session_add_dataset (run->kernel, dataset->copy, &error))
+        {
+          assay_rerun_finish_with (task, error);
+          return;
+        }
+    }
+  run->outline = assay_session_outline_new (run->origin);
+  assay_rerun_plan (run);
+  assay_kernel_session_start_async (run->kernel, g_task_get_cancellable (task), assay_rerun_started_cb, task);
+}
+
 void
 assay_rerun_async_full (AssaySession        *origin,
                         GHashTable          *new_files,
@@ -839,13 +1081,10 @@ assay_rerun_async_full (AssaySession        *origin,
                         gpointer             user_data)
 {
   GTask *task;
+  g_autoptr(GTask) prepare = NULL;
   Run *run;
+  Prep *prep;
   GPtrArray *datasets;
-  GError *error = NULL;
-  gboolean matches = TRUE;
-  g_autofree char *date = NULL;
-  g_autofree char *title = NULL;
-  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
 
   g_return_if_fail (ASSAY_IS_SESSION (origin));
   g_return_if_fail (new_files != NULL);
@@ -869,136 +1108,53 @@ assay_rerun_async_full (AssaySession        *origin,
   run->progress_destroy = progress_destroy;
   g_task_set_task_data (task, run, (GDestroyNotify) assay_rerun_run_free);
 
-  /* Every dataset has its new file, and each matches. */
+  /* What the worker needs of the origin, read here: every dataset has its new file. */
+  prep = g_new0 (Prep, 1);
+  prep->datasets = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_rerun_prep_dataset_free);
+  prep->masks = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_rerun_mask_free);
+  prep->compared = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_rerun_dataset_free);
+  prep->origin_dir = g_strdup (assay_session_get_dir (origin));
+  prep->origin_title = g_strdup (assay_session_get_title (origin));
+  prep->provider = g_strdup (assay_session_get_provider (origin));
+  prep->model = g_strdup (assay_session_get_model (origin));
+  prep->privacy = assay_session_get_privacy_mode (origin);
+  prep->out_dir = g_strdup (out_dir);
+  for (guint i = 0; i < assay_session_get_masked_columns (origin)->len; i++)
+    {
+      const AssaySessionMask *mask = g_ptr_array_index (assay_session_get_masked_columns (origin), i);
+      AssaySessionMask *copy = g_new0 (AssaySessionMask, 1);
+
+      copy->dataset = g_strdup (mask->dataset);
+      copy->column = g_strdup (mask->column);
+      g_ptr_array_add (prep->masks, copy);
+    }
   datasets = assay_session_get_datasets (origin);
   for (guint i = 0; i < datasets->len; i++)
     {
       const AssaySessionDataset *old = g_ptr_array_index (datasets, i);
       const char *path = g_hash_table_lookup (new_files, old->name);
-      g_autofree char *old_path = assay_session_resolve (origin, old->path);
-      AssayRerunDataset *compared;
+      PrepDataset *dataset;
 
       if (path == NULL)
         {
+          assay_rerun_prep_free (prep);
           g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                                    _("No new file for the dataset %s"), old->name);
           g_object_unref (task);
           return;
         }
-      if (old_path == NULL || (compared = assay_rerun_compare (old->name, old_path, path, &error)) == NULL)
-        {
-          if (error == NULL)
-            error = g_error_new (G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("The dataset %s is missing from the session"),
-                                 old->name);
-          g_task_return_error (task, error);
-          g_object_unref (task);
-          return;
-        }
-      matches = matches && assay_rerun_dataset_matches (compared);
-      g_ptr_array_add (run->result->datasets, compared);
-    }
-  if (!matches)
-    {
-      assay_kernel_session_close (run->kernel);
-      g_object_set_data_full (G_OBJECT (task), "result", g_steal_pointer (&run->result),
-                              (GDestroyNotify) assay_rerun_result_free);
-      g_task_return_new_error (task, ASSAY_RERUN_ERROR, ASSAY_RERUN_ERROR_DATA,
-                               _("The new data does not match the session's"));
-      g_object_unref (task);
-      return;
+      dataset = g_new0 (PrepDataset, 1);
+      dataset->name = g_strdup (old->name);
+      dataset->old_path = assay_session_resolve (origin, old->path);
+      dataset->new_path = g_strdup (path);
+      dataset->description = g_strdup (old->description);
+      g_ptr_array_add (prep->datasets, dataset);
     }
 
-  /* The new session, beside the old one unless told where. */
-  if (out_dir != NULL)
-    run->session = assay_session_new (out_dir, &error);
-  else
-    {
-      g_autofree char *parent = g_path_get_dirname (assay_session_get_dir (origin));
-      run->session = assay_session_create (parent, &error);
-    }
-  if (run->session == NULL)
-    {
-      g_task_return_error (task, error);
-      g_object_unref (task);
-      return;
-    }
-  date = g_date_time_format (now, "%Y-%m-%d");
-  /* Translators: the title of a session run again: the old title, then the date. */
-  title = g_strdup_printf (_("%s — run again on %s"),
-                           assay_session_get_title (origin) ? assay_session_get_title (origin) : _("(untitled)"),
-                           date);
-  assay_session_set_title (run->session, title);
-  assay_session_set_provider (run->session, assay_session_get_provider (origin), assay_session_get_model (origin));
-  assay_session_set_rerun_of (run->session, assay_session_get_dir (origin), assay_session_get_title (origin));
-  /* What the model may see stays what the analyst chose, for whatever asks it next. */
-  assay_session_set_privacy_mode (run->session, assay_session_get_privacy_mode (origin));
-  for (guint i = 0; i < assay_session_get_masked_columns (origin)->len; i++)
-    {
-      const AssaySessionMask *mask = g_ptr_array_index (assay_session_get_masked_columns (origin), i);
-
-      assay_session_set_column_masked (run->session, mask->dataset, mask->column, TRUE);
-    }
-  {
-    g_autofree char *artifacts = assay_session_get_artifact_dir (run->session);
-    assay_kernel_session_set_artifact_dir (run->kernel, artifacts);
-  }
-  for (guint i = 0; i < datasets->len; i++)
-    {
-      const AssaySessionDataset *old = g_ptr_array_index (datasets, i);
-      const AssayRerunDataset *compared = g_ptr_array_index (run->result->datasets, i);
-      const AssaySessionDataset *added;
-      const char *source = g_hash_table_lookup (new_files, old->name);
-      g_autofree char *copy = NULL;
-      g_autofree char *converted = NULL;
-
-      /* In another dialect: written the old way first, beside the session's data. */
-      if (compared->convert)
-        {
-          g_autofree char *data_dir = g_build_filename (assay_session_get_dir (run->session), "data", NULL);
-          g_autofree char *base = g_strdup_printf (".converting-%u.csv", i);
-          g_autofree char *from = NULL, *to = NULL, *note = NULL;
-
-          converted = g_build_filename (data_dir, base, NULL);
-          if (!assay_rerun_convert (source, compared->to, compared->numeric, compared->n_numeric, converted, &error))
-            {
-              g_prefix_error (&error, _("Cannot convert %s into the old file's format: "), old->name);
-              g_task_return_error (task, error);
-              g_object_unref (task);
-              return;
-            }
-          from = assay_rerun_describe_dialect (compared->from);
-          to = assay_rerun_describe_dialect (compared->to);
-          /* Translators: a dataset's name, then two dialects. */
-          note = g_strdup_printf (_("%s was converted from %s to %s, the format the approved code read."),
-                                  old->name, from, to);
-          assay_session_add_rerun_note (run->session, note);
-          source = converted;
-        }
-
-      /* The new file under the old name: the approved code reads /data/<old name>. */
-      added = assay_session_add_dataset_as (run->session, source, old->name, old->description, &error);
-      if (converted != NULL)
-        g_unlink (converted);
-      copy = added != NULL ? assay_session_resolve (run->session, added->path) : NULL;
-      if (added == NULL || copy == NULL || !assay_kernel_session_add_dataset (run->kernel, copy, &error))
-        {
-          if (error == NULL)
-            error = g_error_new (G_IO_ERROR, G_IO_ERROR_FAILED, _("Cannot add %s to the new session"), old->name);
-          g_task_return_error (task, error);
-          g_object_unref (task);
-          return;
-        }
-    }
-  if (!assay_session_save (run->session, &error))
-    {
-      g_task_return_error (task, error);
-      g_object_unref (task);
-      return;
-    }
-
-  run->outline = assay_session_outline_new (origin);
-  assay_rerun_plan (run);
-  assay_kernel_session_start_async (run->kernel, cancellable, assay_rerun_started_cb, task);
+  prepare = g_task_new (NULL, cancellable, assay_rerun_prepared_cb, task);
+  g_task_set_source_tag (prepare, assay_rerun_prepare_worker);
+  g_task_set_task_data (prepare, prep, (GDestroyNotify) assay_rerun_prep_free);
+  g_task_run_in_thread (prepare, assay_rerun_prepare_worker);
 }
 
 AssayRerunResult *
