@@ -35,6 +35,9 @@ echo "1..10"
 check "the answer's numbers are re-read in the new outputs; both sessions linked" bash -c "
   '$cli' rerun '$work/s-old' --backend bwrap --data sales.csv='$work/new/sales.csv' --out '$work/s-new' --report '$work/s-new.xlsx' --json >'$work/out' 2>'$work/err' &&
   grep -q 'Report: $work/s-new.xlsx' '$work/err' &&
+  '$cli' session show '$work/s-new' >'$work/show' && grep -q '^run again of: q ($work/s-old)' '$work/show' &&
+  grep -q '^  1   66.7%  *62.5%  *−4.2%' '$work/show' &&
+  '$cli' session show '$work/s-old' | grep -q '^run again in: .*s-new' &&
   '$PY' - '$work/out' '$work/s-old/session.json' '$work/s-new/session.json' <<'PY'
 import json, os, sys
 r = json.load(open(sys.argv[1]))

@@ -181,12 +181,12 @@ assay_cli_rerun_pad (GString    *line,
   g_string_append_c (line, ' ');
 }
 
-static void
-assay_cli_rerun_print_changes (const AssayRerunResult *result)
+void
+assay_cli_print_changes (GPtrArray *changes)
 {
   g_autoptr(GString) line = g_string_new (NULL);
 
-  if (result->changes->len == 0)
+  if (changes->len == 0)
     return;
   assay_cli_print (stdout, _("What changed:\n"));
   g_string_append (line, "  ");
@@ -197,9 +197,9 @@ assay_cli_rerun_print_changes (const AssayRerunResult *result)
   assay_cli_rerun_pad (line, "%", 10);
   g_string_append (line, _("cell"));
   assay_cli_print (stdout, "%s\n", line->str);
-  for (guint i = 0; i < result->changes->len; i++)
+  for (guint i = 0; i < changes->len; i++)
     {
-      const AssayRerunChange *change = g_ptr_array_index (result->changes, i);
+      const AssayRerunChange *change = g_ptr_array_index (changes, i);
       g_autofree char *question = g_strdup_printf ("%u", change->question);
       g_autofree char *delta = assay_rerun_format_delta (change);
       g_autofree char *percent = assay_rerun_format_percent (change);
@@ -472,7 +472,7 @@ assay_cli_rerun (int    argc,
           printf ("%s\n", text);
         }
       else
-        assay_cli_rerun_print_changes (wait.result);
+        assay_cli_print_changes (wait.result->changes);
     }
   g_clear_error (&wait.error);
   g_clear_pointer (&wait.result, assay_rerun_result_free);

@@ -215,6 +215,24 @@ assay_cli_session_show (int       argc,
         assay_cli_print (stdout, _("          changed on disk since it was added to the session: "
                                    "the results may not match it\n"));
     }
+  /* A run again: where from, what it said of its data, and what changed. */
+  if (assay_session_get_rerun_of (session) != NULL)
+    {
+      GPtrArray *notes = assay_session_get_rerun_notes (session);
+
+      assay_cli_print (stdout, _("run again of: %s (%s)\n"),
+                       assay_session_get_rerun_of_title (session) != NULL ? assay_session_get_rerun_of_title (session)
+                                                                          : _("(untitled)"),
+                       assay_session_get_rerun_of (session));
+      for (guint i = 0; i < notes->len; i++)
+        assay_cli_print (stdout, _("note:     %s\n"), (char *) g_ptr_array_index (notes, i));
+      assay_cli_print_changes (assay_session_get_changes (session));
+      if (assay_session_get_rewrite (session) != NULL)
+        assay_cli_print (stdout, _("The summary as the model rewrote it (the answer below is the one updated "
+                                   "number by number):\n%s\n"), assay_session_get_rewrite (session));
+    }
+  for (guint i = 0; i < assay_session_get_reruns (session)->len; i++)
+    assay_cli_print (stdout, _("run again in: %s\n"), (char *) g_ptr_array_index (assay_session_get_reruns (session), i));
   /* Each question with its cells and its answer, read the way the window and the reports
    * read them. */
   outline = assay_session_outline_new (session);

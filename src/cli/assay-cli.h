@@ -45,6 +45,9 @@ AssayAgent *assay_cli_make_agent (AssaySession                *session,
                                   const AssayCliAgentSettings *settings,
                                   GError                     **error);
 
+/* "What changed:" and a table of CHANGES (AssaySessionChange*) on stdout; nothing when empty. */
+void assay_cli_print_changes (GPtrArray *changes);
+
 /* fprintf for text that carries what came from outside (the model, the sandbox, a session
  * record, a server): the whole line is written without terminal escapes (OSC 52 clipboard,
  * OSC 8 links, titles, clear-screen) or other controls but tab, newline and return. */
