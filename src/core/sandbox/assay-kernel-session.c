@@ -149,10 +149,14 @@ assay_kernel_session_set_limit (Cell       *cell,
 static void
 assay_kernel_session_complete_cell (AssayKernelSession *self)
 {
+  g_autoptr(AssayKernelSession) hold = NULL;
   Cell *cell = g_steal_pointer (&self->cell);
 
   if (cell == NULL)
     return;
+  /* The caller's callback may drop the last reference to the kernel (a run again that ends
+   * on this cell closes and frees it): SELF must outlive what follows. */
+  hold = g_object_ref (self);
 
   g_clear_handle_id (&cell->timeout_source, g_source_remove);
   g_clear_handle_id (&cell->grace_source, g_source_remove);
