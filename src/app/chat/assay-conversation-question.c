@@ -318,10 +318,7 @@ assay_conversation_choose_backend (AssayConversation *self)
     return;
   self->choosing = TRUE;
   name = g_settings_get_string (self->settings, "sandbox-backend");
-  spec = assay_sandbox_spec_new ();
-  spec->limits.memory_bytes = (guint64) g_settings_get_uint (self->settings, "memory-mb") * 1024 * 1024;
-  spec->limits.cpus = g_settings_get_double (self->settings, "cpus");
-  spec->limits.timeout_ms = g_settings_get_uint (self->settings, "cell-timeout") * 1000;
+  spec = assay_app_sandbox_spec_new (self->settings);
   task = g_task_new (NULL, NULL, assay_conversation_backend_chosen_cb, g_object_ref (self));
   g_task_set_source_tag (task, assay_conversation_choose_backend);
   g_task_set_task_data (task, GUINT_TO_POINTER (self->backend_serial), NULL);

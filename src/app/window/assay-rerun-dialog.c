@@ -367,7 +367,6 @@ assay_rerun_dialog_choose_clicked_cb (GtkButton   *button,
                                       DatasetPair *pair)
 {
   AssayRerunDialog *self = pair->dialog;
-  g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
   g_autofree char *title = g_strdup_printf (_("New File for %s"), pair->name);
   GtkFileChooserNative *chooser;
 
@@ -376,12 +375,7 @@ assay_rerun_dialog_choose_clicked_cb (GtkButton   *button,
   chooser = gtk_file_chooser_native_new (title, GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_OPEN,
                                          _("_Choose"), _("_Cancel"));
   gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
-  gtk_file_filter_set_name (filter, _("Tables (CSV, TSV, TXT, XLSX)"));
-  gtk_file_filter_add_suffix (filter, "csv");
-  gtk_file_filter_add_suffix (filter, "tsv");
-  gtk_file_filter_add_suffix (filter, "txt");
-  gtk_file_filter_add_suffix (filter, "xlsx");
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), filter);
+  assay_app_add_data_filter (GTK_FILE_CHOOSER (chooser));
   g_object_set_data_full (G_OBJECT (chooser), "dataset", g_strdup (pair->name), g_free);
   g_signal_connect_object (chooser, "response", G_CALLBACK (assay_rerun_dialog_chooser_response_cb), self, 0);
   self->chooser = GTK_NATIVE_DIALOG (chooser);
@@ -694,10 +688,7 @@ assay_rerun_dialog_run (AssayRerunDialog *self)
 
   /* The sandbox the settings name, with their limits, chosen in a worker (it probes the
    * Docker socket). */
-  spec = assay_sandbox_spec_new ();
-  spec->limits.memory_bytes = (guint64) g_settings_get_uint (self->settings, "memory-mb") * 1024 * 1024;
-  spec->limits.cpus = g_settings_get_double (self->settings, "cpus");
-  spec->limits.timeout_ms = g_settings_get_uint (self->settings, "cell-timeout") * 1000;
+  spec = assay_app_sandbox_spec_new (self->settings);
   backend = g_settings_get_string (self->settings, "sandbox-backend");
   assay_sandbox_choose_backend_async (backend, spec, self->run_cancellable,
                                       assay_rerun_dialog_backend_chosen_cb, g_object_ref (self));

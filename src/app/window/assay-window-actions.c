@@ -182,17 +182,11 @@ assay_window_open_data_action (GtkWidget  *widget,
 {
   AssayWindow *self = ASSAY_WINDOW (widget);
   GtkFileChooserNative *chooser;
-  g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
 
   chooser = gtk_file_chooser_native_new (_("Open Data"), GTK_WINDOW (self),
                                          GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), _("_Cancel"));
   gtk_file_chooser_set_select_multiple (GTK_FILE_CHOOSER (chooser), TRUE);
-  gtk_file_filter_set_name (filter, _("Tables (CSV, TSV, TXT, XLSX)"));
-  gtk_file_filter_add_suffix (filter, "csv");
-  gtk_file_filter_add_suffix (filter, "tsv");
-  gtk_file_filter_add_suffix (filter, "txt");
-  gtk_file_filter_add_suffix (filter, "xlsx");
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), filter);
+  assay_app_add_data_filter (GTK_FILE_CHOOSER (chooser));
   g_signal_connect_object (chooser, "response", G_CALLBACK (assay_window_open_response_cb), self, 0);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
 }
