@@ -5,7 +5,7 @@
 
 #include <glib/gi18n.h>
 
-#include "assay-app-types.h"
+#include "assay-app-settings.h"
 
 AssaySandboxSpec *
 assay_app_sandbox_spec_new (GSettings *settings)

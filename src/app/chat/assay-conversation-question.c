@@ -9,6 +9,7 @@
 
 #include <glib/gi18n.h>
 
+#include "assay-app-settings.h"
 #include "assay-conversation-private.h"
 #include "assay-kernel-session.h"
 #include "assay-keyring.h"

@@ -6,6 +6,7 @@
 
 #include <glib/gi18n.h>
 
+#include "assay-app-settings.h"
 #include "assay-requests-window.h"
 #include "assay-rerun-dialog.h"
 #include "assay-window-private.h"
