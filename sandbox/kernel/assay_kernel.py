@@ -67,6 +67,7 @@ SWEEP_ROUNDS = 100
 STARTUP_TAIL_BYTES = 4 * KiB
 
 EXIT_WORKER_DIED = 3
+EXIT_OUT_OF_MEMORY = 4   # the worker died of the kernel's OOM killer: the host reports "oom"
 
 PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
@@ -155,6 +156,22 @@ def _describe_size(n):
     if n >= KiB:
         return "%g KB" % round(n / KiB, 2)
     return "%d bytes" % n
+
+
+def _oom_kills():
+    """How many processes the OOM killer has killed in the sandbox's memory cgroup, as its
+    cgroup namespace or the container shows it (v2, then v1); None where it cannot be read.
+    Not every engine says so itself (Podman 4.3 on cgroup v1 never sets OOMKilled)."""
+    for path in ("/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control"):
+        try:
+            with open(path) as f:
+                for line in f:
+                    name, _, value = line.partition(" ")
+                    if name == "oom_kill":
+                        return int(value)
+        except (OSError, ValueError):
+            continue
+    return None
 
 
 def _describe_wait_status(status):
@@ -313,6 +330,7 @@ class Supervisor:
         self.raw_fds = {}                 # fd -> "stdout" | "stderr"
         self.ready = False
         self.startup_tail = bytearray()
+        self.oom_kills_at_start = _oom_kills()
         self.snapshot = {}
         self.scan_problems = set()        # scan caps hit by the previous scan
 
@@ -1029,13 +1047,19 @@ class Supervisor:
         self._sweep()
         self._drain_raw()  # last words, e.g. a faulthandler traceback
         reason = "the Python worker died (%s)" % _describe_wait_status(self.worker_status)
+        oom_kills = _oom_kills()
+        out_of_memory = (self.worker_status is not None and os.WIFSIGNALED(self.worker_status)
+                         and os.WTERMSIG(self.worker_status) == signal.SIGKILL
+                         and oom_kills is not None and oom_kills > (self.oom_kills_at_start or 0))
+        if out_of_memory:
+            reason += ": the sandbox ran out of memory"
         if not self.ready:
             tail = self.startup_tail.decode("utf-8", "replace").strip().splitlines()
             if tail:
                 reason += " before it was ready: " + _truncate(tail[-1], 500)
             diag("%s\n%s" % (reason, self.startup_tail.decode("utf-8", "replace")))
         self.chan.send({"type": "fatal", "reason": reason})
-        os._exit(EXIT_WORKER_DIED)
+        os._exit(EXIT_OUT_OF_MEMORY if out_of_memory else EXIT_WORKER_DIED)
 
     def _worker_lost_channel(self):
         """The message pipe was closed: wait briefly for the worker to exit, else kill it."""

@@ -7,12 +7,14 @@
 
 #include <json-glib/json-glib.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "assay-bwrap-backend.h"
 #include "assay-cli.h"
 #include "assay-docker-backend.h"
 #include "assay-docker-client.h"
+#include "assay-sandbox-choice.h"
 
 static void
 assay_cli_sandbox_progress_cb (double      fraction,
@@ -63,9 +65,9 @@ assay_cli_sandbox_build (int   argc,
     }
 
   image = assay_sandbox_image_new (NULL);
-  docker = assay_docker_backend_new (NULL);
   want_docker = g_strcmp0 (which, "bwrap") != 0;
-  if (want_docker && !assay_sandbox_backend_probe (ASSAY_SANDBOX_BACKEND (docker), &reason, NULL))
+  /* DOCKER_HOST's engine, else the first of Docker's and Podman's sockets that answers. */
+  if (want_docker && (docker = assay_sandbox_find_engine (&reason)) == NULL)
     {
       if (which != NULL && !g_str_equal (which, "bwrap"))
         {
@@ -76,10 +78,16 @@ assay_cli_sandbox_build (int   argc,
       want_docker = FALSE;
     }
   if (want_docker)
-    client = assay_docker_client_new (NULL);
+    client = g_object_ref (assay_docker_backend_get_client (docker));
 
   fprintf (stderr, _("Sandbox image %s (recipe %s)\n"),
            assay_sandbox_image_get_hash (image), assay_sandbox_image_get_recipe_dir (image));
+  if (want_docker)
+    {
+      g_autofree char *where = assay_sandbox_describe_engine (docker);
+
+      assay_cli_print (stderr, _("Engine: %s\n"), where);
+    }
   if (!assay_sandbox_image_build (image, client, assay_cli_sandbox_progress_cb, NULL, NULL, &error))
     {
       if (isatty (STDERR_FILENO))
@@ -95,6 +103,65 @@ assay_cli_sandbox_build (int   argc,
   return 0;
 }
 
+typedef struct
+{
+  gboolean  usable;
+  gboolean  image;
+  char     *reason;
+  char     *where;
+} EngineState;
+
+static void
+assay_cli_sandbox_clear_states (EngineState *states,
+                                guint        n)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      g_free (states[i].reason);
+      g_free (states[i].where);
+    }
+  g_free (states);
+}
+
+static void
+assay_cli_sandbox_add_engine_json (JsonBuilder        *builder,
+                                   AssayDockerBackend *engine,
+                                   const EngineState  *state,
+                                   AssaySandboxImage  *image)
+{
+  AssayDockerClient *client = assay_docker_backend_get_client (engine);
+  AssayDockerEngine kind = assay_docker_client_get_engine (client);
+  const char *socket_path = assay_docker_client_get_socket_path (client);
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "usable");
+  json_builder_add_boolean_value (builder, state->usable);
+  json_builder_set_member_name (builder, "reason");
+  json_builder_add_string_value (builder, state->usable ? "" : state->reason);
+  json_builder_set_member_name (builder, "image_present");
+  json_builder_add_boolean_value (builder, state->image);
+  json_builder_set_member_name (builder, "image");
+  json_builder_add_string_value (builder, assay_sandbox_image_get_docker_ref (image));
+  json_builder_set_member_name (builder, "socket");
+  if (socket_path != NULL)
+    json_builder_add_string_value (builder, socket_path);
+  else
+    json_builder_add_null_value (builder);
+  json_builder_set_member_name (builder, "engine");
+  if (kind == ASSAY_DOCKER_ENGINE_UNKNOWN)
+    json_builder_add_null_value (builder);
+  else
+    json_builder_add_string_value (builder, kind == ASSAY_DOCKER_ENGINE_PODMAN ? "podman" : "docker");
+  json_builder_set_member_name (builder, "version");
+  if (assay_docker_client_get_engine_version (client) != NULL)
+    json_builder_add_string_value (builder, assay_docker_client_get_engine_version (client));
+  else
+    json_builder_add_null_value (builder);
+  json_builder_set_member_name (builder, "rootless");
+  json_builder_add_boolean_value (builder, assay_docker_client_is_rootless (client));
+  json_builder_end_object (builder);
+}
+
 static int
 assay_cli_sandbox_status (int   argc,
                           char *argv[])
@@ -107,13 +174,16 @@ assay_cli_sandbox_status (int   argc,
   g_autoptr(GOptionContext) context = g_option_context_new (N_("— say which sandbox backends work here"));
   g_autoptr(GError) error = NULL;
   g_autoptr(AssaySandboxImage) image = NULL;
-  g_autoptr(AssayDockerBackend) docker = NULL;
+  g_autoptr(GPtrArray) engines = NULL;
   g_autoptr(AssayBwrapBackend) bwrap = NULL;
   g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autofree char *docker_reason = NULL;
   g_autofree char *bwrap_reason = NULL;
   g_autofree char *limits = NULL;
-  gboolean docker_ok, bwrap_ok, docker_image = FALSE, tree;
+  g_autofree char *chosen_reason = NULL;
+  EngineState *states = NULL;
+  gboolean bwrap_ok, tree, fell_back = FALSE;
+  int first_usable = -1;
+  guint shown;
   const char *chosen;
 
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
@@ -125,19 +195,38 @@ assay_cli_sandbox_status (int   argc,
     }
 
   image = assay_sandbox_image_new (NULL);
-  docker = assay_docker_backend_new (NULL);
+  engines = assay_sandbox_list_engines ();
   bwrap = assay_bwrap_backend_new ();
 
-  docker_ok = assay_sandbox_backend_probe (ASSAY_SANDBOX_BACKEND (docker), &docker_reason, NULL);
-  if (docker_ok)
+  /* Each engine as sessions will try them; the first usable one stands for "docker". */
+  states = g_new0 (EngineState, engines->len);
+  for (guint i = 0; i < engines->len; i++)
     {
-      g_autoptr(AssayDockerClient) client = assay_docker_client_new (NULL);
-      docker_image = assay_sandbox_image_has_docker (image, client, NULL);
+      AssayDockerBackend *engine = g_ptr_array_index (engines, i);
+
+      states[i].usable = assay_sandbox_backend_probe (ASSAY_SANDBOX_BACKEND (engine), &states[i].reason, NULL);
+      if (states[i].usable)
+        states[i].image = assay_sandbox_image_has_docker (image, assay_docker_backend_get_client (engine), NULL);
+      states[i].where = assay_sandbox_describe_engine (engine);
+      if (states[i].usable && first_usable < 0)
+        first_usable = (int) i;
     }
+  shown = first_usable >= 0 ? (guint) first_usable : 0;
   bwrap_ok = assay_sandbox_backend_probe (ASSAY_SANDBOX_BACKEND (bwrap), &bwrap_reason, NULL);
   tree = assay_sandbox_image_has_tree (image);
   limits = assay_bwrap_backend_describe_limits (bwrap);
-  chosen = docker_ok && docker_image ? "docker" : bwrap_ok && tree ? "bwrap" : NULL;
+
+  /* What exec and ask would do, and why, with the same rules. */
+  {
+    g_autoptr(AssaySandboxSpec) spec = assay_sandbox_spec_new ();
+    g_autoptr(AssaySandboxBackend) backend = NULL;
+    g_autoptr(GError) choice_error = NULL;
+
+    backend = assay_sandbox_choose_backend_full (NULL, image, spec, &chosen_reason, &fell_back, &choice_error);
+    chosen = backend != NULL ? assay_sandbox_backend_get_name (backend) : NULL;
+    if (backend == NULL)
+      chosen_reason = g_strdup (choice_error->message);
+  }
 
   if (json)
     {
@@ -154,18 +243,24 @@ assay_cli_sandbox_status (int   argc,
         json_builder_add_string_value (builder, chosen);
       else
         json_builder_add_null_value (builder);
+      json_builder_set_member_name (builder, "reason");
+      json_builder_add_string_value (builder, chosen_reason);
+      json_builder_set_member_name (builder, "fell_back");
+      json_builder_add_boolean_value (builder, fell_back);
+      json_builder_set_member_name (builder, "docker_host");
+      if (assay_docker_host_is_set ())
+        json_builder_add_string_value (builder, g_getenv ("DOCKER_HOST"));
+      else
+        json_builder_add_null_value (builder);
 
       json_builder_set_member_name (builder, "docker");
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "usable");
-      json_builder_add_boolean_value (builder, docker_ok);
-      json_builder_set_member_name (builder, "reason");
-      json_builder_add_string_value (builder, docker_ok ? "" : docker_reason);
-      json_builder_set_member_name (builder, "image_present");
-      json_builder_add_boolean_value (builder, docker_image);
-      json_builder_set_member_name (builder, "image");
-      json_builder_add_string_value (builder, assay_sandbox_image_get_docker_ref (image));
-      json_builder_end_object (builder);
+      assay_cli_sandbox_add_engine_json (builder, g_ptr_array_index (engines, shown), &states[shown], image);
+
+      json_builder_set_member_name (builder, "engines");
+      json_builder_begin_array (builder);
+      for (guint i = 0; i < engines->len; i++)
+        assay_cli_sandbox_add_engine_json (builder, g_ptr_array_index (engines, i), &states[i], image);
+      json_builder_end_array (builder);
 
       json_builder_set_member_name (builder, "bwrap");
       json_builder_begin_object (builder);
@@ -185,17 +280,29 @@ assay_cli_sandbox_status (int   argc,
       root = json_builder_get_root (builder);
       text = json_to_string (root, TRUE);
       printf ("%s\n", text);
+      assay_cli_sandbox_clear_states (states, engines->len);
       return 0;
     }
 
   printf (_("Sandbox image %s (recipe %s)\n"),
           assay_sandbox_image_get_hash (image), assay_sandbox_image_get_recipe_dir (image));
-  printf (_("\nDocker:      %s\n"), docker_ok ? _("usable") : _("not usable"));
-  if (!docker_ok)
-    printf ("             %s\n", docker_reason);
-  else
-    printf (_("             image %s: %s\n"), assay_sandbox_image_get_docker_ref (image),
-            docker_image ? _("present") : _("missing (run “assay-cli sandbox build”)"));
+  for (guint i = 0; i < engines->len; i++)
+    {
+      AssayDockerClient *client = assay_docker_backend_get_client (g_ptr_array_index (engines, i));
+      gboolean podman = assay_docker_client_get_engine (client) == ASSAY_DOCKER_ENGINE_PODMAN ||
+                        (assay_docker_client_get_engine (client) == ASSAY_DOCKER_ENGINE_UNKNOWN &&
+                         strstr (states[i].where, "podman") != NULL);
+
+      printf (podman ? _("\nPodman:      %s\n") : _("\nDocker:      %s\n"),
+              states[i].usable ? _("usable") : _("not usable"));
+      assay_cli_print (stdout, "             %s%s\n", states[i].where,
+                       assay_docker_host_is_set () ? " (DOCKER_HOST)" : "");
+      if (!states[i].usable)
+        assay_cli_print (stdout, "             %s\n", states[i].reason);
+      else
+        printf (_("             image %s: %s\n"), assay_sandbox_image_get_docker_ref (image),
+                states[i].image ? _("present") : _("missing (run “assay-cli sandbox build”)"));
+    }
   printf (_("\nbubblewrap:  %s\n"), bwrap_ok ? _("usable") : _("not usable"));
   if (!bwrap_ok)
     printf ("             %s\n", bwrap_reason);
@@ -204,6 +311,11 @@ assay_cli_sandbox_status (int   argc,
   printf (_("             limits enforced with %s\n"), limits);
   printf (_("\nSessions will use: %s\n"),
           chosen ? chosen : _("nothing — no backend is ready (see above)"));
+  assay_cli_print (stdout, "             %s\n", chosen_reason);
+  if (fell_back)
+    printf (_("             exec and ask say so when they start; with --backend docker they "
+              "refuse instead\n"));
+  assay_cli_sandbox_clear_states (states, engines->len);
   return 0;
 }
 

@@ -7,12 +7,14 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
 
 #include "assay-docker-backend.h"
 #include "assay-docker-instance.h"
+#include "assay-docker-limits.h"
 #include "assay-json.h"
 
 #define KERNEL_PATH        "/opt/assay/kernel/assay_kernel.py"
@@ -21,6 +23,9 @@
  * user who is usually 1000. A uid no account, system user or subordinate range uses. */
 #define SANDBOX_UID        "2147480000"
 #define SANDBOX_USER       SANDBOX_UID ":" SANDBOX_UID
+/* A rootless engine maps only a subordinate range (usually 65536 ids) into its user
+ * namespace: there uid 1000 inside is one of those subordinate ids outside, not the user's. */
+#define ROOTLESS_USER      "1000:1000"
 #define SANDBOX_NOFILE     1024
 #define LABEL_SESSION      "assay.session"
 #define LABEL_PID          "assay.pid"
@@ -91,8 +96,17 @@ assay_docker_backend_remove_container (AssayDockerClient  *client,
   g_autoptr(JsonNode) node = NULL;
   g_autoptr(GError) local_error = NULL;
 
-  /* Never cancellable: this is the cleanup. */
+  /* Never cancellable: this is the cleanup. Podman 4.3 may refuse to remove a container
+   * that is stopping at that moment ("container state improper"); it can once stopped. */
   node = assay_docker_client_request (client, "DELETE", path, NULL, NULL, NULL, &local_error);
+  for (guint attempt = 0; attempt < 20 && node == NULL &&
+       g_error_matches (local_error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_FAILED) &&
+       strstr (local_error->message, "state improper") != NULL; attempt++)
+    {
+      g_clear_error (&local_error);
+      g_usleep (50 * G_TIME_SPAN_MILLISECOND);
+      node = assay_docker_client_request (client, "DELETE", path, NULL, NULL, NULL, &local_error);
+    }
   if (node != NULL ||
       g_error_matches (local_error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_NOT_FOUND))
     return TRUE;
@@ -105,6 +119,32 @@ static const char *
 assay_docker_backend_get_name (AssaySandboxBackend *backend)
 {
   return "docker";
+}
+
+/* Why an identified engine cannot hold the sandbox's limits, or NULL. A rootless engine on
+ * cgroup v1 has no cgroup of its own to limit: Podman then drops the memory, process and CPU
+ * limits without a word (a memory bomb ran unbounded). On cgroup v2 it needs the controllers
+ * delegated to it. The limits are read back after every create as well. */
+static char *
+assay_docker_backend_check_engine (AssayDockerClient *client)
+{
+  g_autofree char *engine = assay_docker_client_describe_engine (client);
+  const char *cgroup_version = assay_docker_client_get_cgroup_version (client);
+  const char * const *controllers = assay_docker_client_get_cgroup_controllers (client);
+  static const char *const needed[] = { "memory", "pids", "cpu", NULL };
+
+  if (!assay_docker_client_is_rootless (client))
+    return NULL;
+  if (g_strcmp0 (cgroup_version, "1") == 0)
+    return g_strdup_printf (_("%s on cgroup v1 cannot limit the sandbox's memory, processes or CPU "
+                              "(it would run without them); use a rootful engine, or cgroup v2 "
+                              "with the controllers delegated to your user"), engine);
+  for (guint i = 0; controllers != NULL && needed[i] != NULL; i++)
+    if (!g_strv_contains (controllers, needed[i]))
+      return g_strdup_printf (_("%s may not use the %s cgroup controller, so it cannot limit the "
+                                "sandbox (delegate memory, pids and cpu to your user: systemd's "
+                                "Delegate=)"), engine, needed[i]);
+  return NULL;
 }
 
 static gboolean
@@ -154,6 +194,10 @@ assay_docker_backend_probe (AssaySandboxBackend  *backend,
         why = g_strdup_printf (_("the Docker daemon at %s refuses to work with Assay: %s"),
                                socket_path, error->message);
     }
+  else if (!assay_docker_client_identify (self->client, cancellable, &error))
+    why = g_strdup_printf (_("the engine at %s does not say what it is: %s"), socket_path, error->message);
+  else
+    why = assay_docker_backend_check_engine (self->client);
 
   if (why == NULL)
     return TRUE;
@@ -197,11 +241,37 @@ assay_docker_backend_clamp_to_int64 (guint64 value)
   return (gint64) MIN (value, (guint64) G_MAXINT64);
 }
 
-/* The container's whole configuration. Nothing comes from the host's
- * environment; every limit is a hard cap. */
-static JsonNode *
-assay_docker_backend_build_create_body (const AssaySandboxSpec *spec)
+/* Podman gives a container RLIMIT_NPROC 1048576 unless told otherwise, which an engine
+ * without CAP_SYS_RESOURCE may not set ("error setting rlimit type 6": runc fails the start).
+ * The real bound is the pids cgroup; this one counts the processes of the sandbox's uid over
+ * the whole host, so it only has to be allowed and high: this process's own (a local engine
+ * was started with the same limits, or as root may set any), at most 32768. */
+static gint64
+assay_docker_backend_process_rlimit (void)
 {
+  struct rlimit limit;
+
+  if (getrlimit (RLIMIT_NPROC, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
+    return 32768;
+  return (gint64) CLAMP (limit.rlim_cur, 1, 32768);
+}
+
+static const char *
+assay_docker_backend_get_user (AssayDockerClient *client)
+{
+  return assay_docker_client_is_rootless (client) ? ROOTLESS_USER : SANDBOX_USER;
+}
+
+/* The container's whole configuration. Nothing comes from the host's
+ * environment; every limit is a hard cap. The engine must be identified: Docker and Podman
+ * differ in a few options. */
+static JsonNode *
+assay_docker_backend_build_create_body (const AssaySandboxSpec *spec,
+                                        AssayDockerClient      *client)
+{
+  gboolean podman = assay_docker_client_get_engine (client) == ASSAY_DOCKER_ENGINE_PODMAN;
+  const char *user = assay_docker_backend_get_user (client);
+  g_autofree char *uid_part = g_strndup (user, strcspn (user, ":"));
   const AssaySandboxLimits *limits = &spec->limits;
   g_autoptr(JsonBuilder) builder = json_builder_new ();
   g_autofree char *threads_env = NULL;
@@ -226,8 +296,16 @@ assay_docker_backend_build_create_body (const AssaySandboxSpec *spec)
   omp_env = g_strdup_printf ("OMP_NUM_THREADS=%u", threads);
 
   tmp_options = g_strdup_printf ("rw,nosuid,nodev,size=%" G_GUINT64_FORMAT, limits->tmp_bytes);
-  workspace_options = g_strdup_printf ("rw,nosuid,nodev,size=%" G_GUINT64_FORMAT
-                                       ",uid=" SANDBOX_UID ",gid=" SANDBOX_UID ",mode=0755", limits->workspace_bytes);
+  /* /workspace belongs to the sandbox's user. Docker hands uid= and gid= to the kernel;
+   * Podman refuses them ("unknown mount option") and has U, which chowns the tmpfs to the
+   * container's user, and which Docker refuses in turn. */
+  if (podman)
+    workspace_options = g_strdup_printf ("rw,nosuid,nodev,size=%" G_GUINT64_FORMAT ",U,mode=0755",
+                                         limits->workspace_bytes);
+  else
+    workspace_options = g_strdup_printf ("rw,nosuid,nodev,size=%" G_GUINT64_FORMAT
+                                         ",uid=%s,gid=%s,mode=0755", limits->workspace_bytes,
+                                         uid_part, uid_part);
 
   json_builder_begin_object (builder);
 
@@ -240,7 +318,7 @@ assay_docker_backend_build_create_body (const AssaySandboxSpec *spec)
   json_builder_begin_array (builder);
   json_builder_end_array (builder);
   json_builder_set_member_name (builder, "User");
-  json_builder_add_string_value (builder, SANDBOX_USER);
+  json_builder_add_string_value (builder, user);
   json_builder_set_member_name (builder, "WorkingDir");
   json_builder_add_string_value (builder, "/workspace");
   json_builder_set_member_name (builder, "Hostname");
@@ -374,6 +452,8 @@ assay_docker_backend_build_create_body (const AssaySandboxSpec *spec)
                                    assay_docker_backend_clamp_to_int64 (limits->file_bytes));
   assay_docker_backend_add_ulimit (builder, "nofile", SANDBOX_NOFILE);
   assay_docker_backend_add_ulimit (builder, "core", 0);   /* no core dumps of the sandbox's memory on the host */
+  if (podman)
+    assay_docker_backend_add_ulimit (builder, "nproc", assay_docker_backend_process_rlimit ());
   json_builder_end_array (builder);
 
   json_builder_set_member_name (builder, "RestartPolicy");
@@ -424,6 +504,51 @@ assay_docker_backend_check_create_warnings (JsonObject  *created,
   return TRUE;
 }
 
+/* What the engine made of the create, read back: an engine may take a limit and drop it
+ * without a word (rootless Podman on cgroup v1 answers with no warning at all). Podman's own
+ * inspection has BoundingCaps, its compatible one only the capabilities it dropped. */
+static gboolean
+assay_docker_backend_read_back (AssayDockerBackend      *self,
+                                const char              *container_id,
+                                const AssaySandboxSpec  *spec,
+                                GCancellable            *cancellable,
+                                GError                 **error)
+{
+  gboolean podman = assay_docker_client_get_engine (self->client) == ASSAY_DOCKER_ENGINE_PODMAN;
+  g_autofree char *escaped = assay_docker_escape_path_segment (container_id);
+  g_autofree char *path = g_strdup_printf (podman ? "/libpod/containers/%s/json" : "/containers/%s/json",
+                                           escaped);
+  g_autofree char *engine = assay_docker_client_describe_engine (self->client);
+  g_autoptr(JsonNode) inspected = NULL;
+  g_autoptr(GError) local_error = NULL;
+  AssayDockerHardening hardening = {
+    .user = assay_docker_backend_get_user (self->client),
+    .open_files = SANDBOX_NOFILE,
+  };
+
+  inspected = assay_docker_client_request (self->client, "GET", path, NULL, NULL, cancellable, &local_error);
+  if (inspected == NULL)
+    {
+      g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
+                                  _("Cannot read the sandbox container's limits back: "));
+      return FALSE;
+    }
+  if (!JSON_NODE_HOLDS_OBJECT (inspected))
+    {
+      g_set_error_literal (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_FAILED,
+                           _("Cannot read the sandbox container's limits back: the engine sent no object"));
+      return FALSE;
+    }
+  if (!assay_docker_check_hardening (json_node_get_object (inspected), spec, &hardening, &local_error))
+    {
+      g_set_error (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_FAILED,
+                   _("%s does not enforce the sandbox's limits, so it was not started (%s)"),
+                   engine, local_error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static AssaySandboxInstance *
 assay_docker_backend_launch (AssaySandboxBackend     *backend,
                              const AssaySandboxSpec  *spec,
@@ -457,15 +582,27 @@ assay_docker_backend_launch (AssaySandboxBackend     *backend,
       return NULL;
     }
 
+  if (!assay_docker_client_identify (self->client, cancellable, &local_error))
+    {
+      g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
+                                  "Cannot tell which engine answers: ");
+      return NULL;
+    }
+
   name = g_strdup_printf ("assay-%s-%08x", spec->session_id, g_random_int ());
   escaped_name = g_uri_escape_string (name, NULL, FALSE);
   path = g_strdup_printf ("/containers/create?name=%s", escaped_name);
-  body = assay_docker_backend_build_create_body (spec);
+  body = assay_docker_backend_build_create_body (spec, self->client);
 
   created = assay_docker_client_request (self->client, "POST", path, body, NULL,
                                          cancellable, &local_error);
   if (created == NULL)
     {
+      /* Debian's podman does not pull catatonit in when tini is installed; only commands
+       * other than the kernel (benchmarks, tests) ask for an init. */
+      if (local_error->domain == ASSAY_DOCKER_ERROR && strstr (local_error->message, "container-init") != NULL)
+        g_prefix_error (&local_error, _("Podman has no init for the container: install catatonit "
+                                        "(Debian's podman does not bring it in when tini is installed): "));
       g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
                                   "Cannot create the sandbox container: ");
       return NULL;
@@ -487,6 +624,9 @@ assay_docker_backend_launch (AssaySandboxBackend     *backend,
   if (!assay_docker_backend_check_create_warnings (json_node_get_object (created), &local_error))
     goto fail;
 
+  if (!assay_docker_backend_read_back (self, container_id, spec, cancellable, &local_error))
+    goto fail;
+
   /* Attached before the start, so no output of the kernel is missed. */
   connection = assay_docker_client_attach (self->client, container_id, cancellable, &local_error);
   if (connection == NULL)
@@ -502,12 +642,15 @@ assay_docker_backend_launch (AssaySandboxBackend     *backend,
                                          cancellable, &local_error);
   if (started == NULL)
     {
+      if (strstr (local_error->message, "error setting rlimit") != NULL)
+        g_prefix_error (&local_error, _("the engine may not set the sandbox's rlimits: "));
       g_prefix_error (&local_error, _("Cannot start the sandbox container: "));
       goto fail;
     }
 
   return assay_docker_instance_new (self->client, container_id,
-                                    G_SOCKET_CONNECTION (connection), spec->limits.memory_bytes);
+                                    G_SOCKET_CONNECTION (connection), spec->limits.memory_bytes,
+                                    spec->command == NULL);
 
 fail:
   if (connection != NULL)

@@ -35,6 +35,15 @@ struct _AssayDockerClient
   /* NULL when DOCKER_HOST names something other than a unix socket */
   char    *socket_path;
   char    *host_error;
+
+  /* What identify learnt; written once under the mutex, then only read. */
+  GMutex             engine_mutex;
+  gboolean           identified;
+  AssayDockerEngine  engine;
+  char              *engine_version;
+  gboolean           rootless;
+  char              *cgroup_version;
+  char             **cgroup_controllers;
 };
 
 enum {
@@ -314,6 +323,60 @@ assay_docker_client_curl_read_cb (char   *buffer,
   return n;
 }
 
+/* tcp://HOST[:PORT] names this machine: localhost, 127.0.0.0/8 or ::1. */
+static gboolean
+assay_docker_client_is_loopback_tcp (const char *docker_host)
+{
+  g_autoptr(GUri) uri = g_uri_parse (docker_host, G_URI_FLAGS_NON_DNS, NULL);
+  g_autoptr(GInetAddress) address = NULL;
+  const char *host = uri != NULL ? g_uri_get_host (uri) : NULL;
+
+  if (host == NULL || host[0] == '\0')
+    return FALSE;
+  if (g_ascii_strcasecmp (host, "localhost") == 0)
+    return TRUE;
+  address = g_inet_address_new_from_string (host);
+  return address != NULL && g_inet_address_get_is_loopback (address);
+}
+
+/* Why $DOCKER_HOST cannot be used, in words: Assay speaks to the engine on a unix socket
+ * only, and never sends the API (root on that host) in clear over a network. */
+static char *
+assay_docker_client_describe_unusable_host (const char *docker_host)
+{
+  g_autofree char *shown = assay_docker_client_sanitize_message (docker_host, -1);
+  const char *tls_verify = g_getenv ("DOCKER_TLS_VERIFY");
+
+  if (g_str_has_prefix (docker_host, "tcp://") || g_str_has_prefix (docker_host, "http://") ||
+      g_str_has_prefix (docker_host, "https://"))
+    {
+      if (tls_verify != NULL && tls_verify[0] != '\0' && !g_str_equal (tls_verify, "0"))
+        return g_strdup_printf (_("DOCKER_HOST=%s is not supported: Assay cannot talk TLS to a Docker "
+                                  "engine yet (DOCKER_TLS_VERIFY), only to a unix socket"), shown);
+      if (!assay_docker_client_is_loopback_tcp (docker_host))
+        return g_strdup_printf (_("DOCKER_HOST=%s is refused: plain tcp:// to another machine is "
+                                  "neither encrypted nor authenticated, and whoever reaches that port "
+                                  "is root there; Assay uses only unix sockets"), shown);
+      /* The wording the tests and older messages know. */
+      return g_strdup_printf (_("DOCKER_HOST=%s is not supported, only unix sockets"), shown);
+    }
+  if (g_str_has_prefix (docker_host, "ssh://"))
+    return g_strdup_printf (_("DOCKER_HOST=%s is not supported: Assay cannot reach a Docker engine "
+                              "over ssh yet, only on a unix socket"), shown);
+  if (g_str_equal (docker_host, "unix://"))
+    return g_strdup_printf (_("DOCKER_HOST=%s names no socket (use unix:///path/to/docker.sock)"), shown);
+  return g_strdup_printf (_("DOCKER_HOST=%s is not an address Assay knows (use unix:///path/to/docker.sock)"),
+                          shown);
+}
+
+gboolean
+assay_docker_host_is_set (void)
+{
+  const char *docker_host = g_getenv ("DOCKER_HOST");
+
+  return docker_host != NULL && docker_host[0] != '\0';
+}
+
 static void
 assay_docker_client_resolve_socket (AssayDockerClient *self)
 {
@@ -332,12 +395,7 @@ assay_docker_client_resolve_socket (AssayDockerClient *self)
   else if (g_str_has_prefix (docker_host, "unix://") && docker_host[strlen ("unix://")] != '\0')
     self->socket_path = g_strdup (docker_host + strlen ("unix://"));
   else
-    {
-      g_autofree char *shown = assay_docker_client_sanitize_message (docker_host, -1);
-
-      self->host_error = g_strdup_printf (_("DOCKER_HOST=%s is not supported, only unix sockets"),
-                                          shown);
-    }
+    self->host_error = assay_docker_client_describe_unusable_host (docker_host);
 }
 
 static gboolean
@@ -520,6 +578,10 @@ assay_docker_client_finalize (GObject *object)
   g_clear_pointer (&self->requested_socket_path, g_free);
   g_clear_pointer (&self->socket_path, g_free);
   g_clear_pointer (&self->host_error, g_free);
+  g_clear_pointer (&self->engine_version, g_free);
+  g_clear_pointer (&self->cgroup_version, g_free);
+  g_clear_pointer (&self->cgroup_controllers, g_strfreev);
+  g_mutex_clear (&self->engine_mutex);
 
   G_OBJECT_CLASS (assay_docker_client_parent_class)->finalize (object);
 }
@@ -589,6 +651,7 @@ assay_docker_client_class_init (AssayDockerClientClass *klass)
 static void
 assay_docker_client_init (AssayDockerClient *self)
 {
+  g_mutex_init (&self->engine_mutex);
 }
 
 AssayDockerClient *
@@ -608,6 +671,195 @@ assay_docker_client_get_socket_path (AssayDockerClient *self)
   g_return_val_if_fail (ASSAY_IS_DOCKER_CLIENT (self), NULL);
 
   return self->socket_path;
+}
+
+/* Podman's libpod info: whether it is rootless, its cgroup version and, rootless, the
+ * controllers delegated to it. Docker's /info says rootless in SecurityOptions. */
+static void
+assay_docker_client_read_info (AssayDockerClient *self,
+                               GCancellable      *cancellable)
+{
+  g_autoptr(JsonNode) info = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *object;
+
+  info = assay_docker_client_request (self, "GET",
+                                      self->engine == ASSAY_DOCKER_ENGINE_PODMAN ? "/libpod/info" : "/info",
+                                      NULL, NULL, cancellable, &error);
+  if (info == NULL || !JSON_NODE_HOLDS_OBJECT (info))
+    {
+      g_debug ("The engine at %s did not describe itself: %s", self->socket_path,
+               error != NULL ? error->message : "not an object");
+      return;
+    }
+  object = json_node_get_object (info);
+
+  if (self->engine == ASSAY_DOCKER_ENGINE_PODMAN)
+    {
+      JsonObject *host = assay_json_get_object (object, "host");
+      JsonObject *security = host != NULL ? assay_json_get_object (host, "security") : NULL;
+      JsonArray *controllers = host != NULL ? assay_json_get_array (host, "cgroupControllers") : NULL;
+      const char *version = host != NULL ? assay_json_get_string (host, "cgroupVersion") : NULL;
+
+      self->rootless = security != NULL && assay_json_get_boolean_or (security, "rootless", FALSE);
+      if (version != NULL)
+        self->cgroup_version = g_strdup (g_str_has_prefix (version, "v") ? version + 1 : version);
+      /* Rootful Podman lists nothing useful here: only a rootless one is limited to them. */
+      if (self->rootless && controllers != NULL)
+        {
+          g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+          for (guint i = 0; i < json_array_get_length (controllers); i++)
+            {
+              JsonNode *element = json_array_get_element (controllers, i);
+
+              if (JSON_NODE_HOLDS_VALUE (element) && json_node_get_value_type (element) == G_TYPE_STRING)
+                g_strv_builder_add (builder, json_node_get_string (element));
+            }
+          self->cgroup_controllers = g_strv_builder_end (builder);
+        }
+    }
+  else
+    {
+      JsonArray *options = assay_json_get_array (object, "SecurityOptions");
+      const char *version = assay_json_get_string (object, "CgroupVersion");
+
+      for (guint i = 0; options != NULL && i < json_array_get_length (options); i++)
+        {
+          JsonNode *element = json_array_get_element (options, i);
+
+          if (JSON_NODE_HOLDS_VALUE (element) && json_node_get_value_type (element) == G_TYPE_STRING &&
+              g_str_equal (json_node_get_string (element), "name=rootless"))
+            self->rootless = TRUE;
+        }
+      self->cgroup_version = g_strdup (version);
+    }
+}
+
+gboolean
+assay_docker_client_identify (AssayDockerClient  *self,
+                              GCancellable       *cancellable,
+                              GError            **error)
+{
+  g_autoptr(GMutexLocker) locker = NULL;
+  g_autoptr(JsonNode) version = NULL;
+  JsonObject *object;
+  JsonArray *components;
+  const char *text;
+
+  g_return_val_if_fail (ASSAY_IS_DOCKER_CLIENT (self), FALSE);
+
+  locker = g_mutex_locker_new (&self->engine_mutex);
+  if (self->identified)
+    return TRUE;
+
+  version = assay_docker_client_request (self, "GET", "/version", NULL, NULL, cancellable, error);
+  if (version == NULL)
+    return FALSE;
+  if (!JSON_NODE_HOLDS_OBJECT (version))
+    {
+      g_set_error_literal (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_FAILED,
+                           "The engine sent an unexpected answer about its version");
+      return FALSE;
+    }
+
+  object = json_node_get_object (version);
+  self->engine = ASSAY_DOCKER_ENGINE_DOCKER;
+  if ((text = assay_json_get_string (object, "Version")) != NULL)
+    self->engine_version = assay_docker_client_sanitize_message (text, -1);
+
+  /* Podman's compatible service names itself among the components. */
+  components = assay_json_get_array (object, "Components");
+  for (guint i = 0; components != NULL && i < json_array_get_length (components); i++)
+    {
+      JsonNode *element = json_array_get_element (components, i);
+      const char *name;
+
+      if (!JSON_NODE_HOLDS_OBJECT (element) ||
+          (name = assay_json_get_string (json_node_get_object (element), "Name")) == NULL ||
+          strstr (name, "Podman") == NULL)
+        continue;
+      self->engine = ASSAY_DOCKER_ENGINE_PODMAN;
+      if ((text = assay_json_get_string (json_node_get_object (element), "Version")) != NULL)
+        {
+          g_free (self->engine_version);
+          self->engine_version = assay_docker_client_sanitize_message (text, -1);
+        }
+      break;
+    }
+
+  assay_docker_client_read_info (self, cancellable);
+  self->identified = TRUE;
+  return TRUE;
+}
+
+AssayDockerEngine
+assay_docker_client_get_engine (AssayDockerClient *self)
+{
+  g_autoptr(GMutexLocker) locker = NULL;
+
+  g_return_val_if_fail (ASSAY_IS_DOCKER_CLIENT (self), ASSAY_DOCKER_ENGINE_UNKNOWN);
+
+  locker = g_mutex_locker_new (&self->engine_mutex);
+  return self->identified ? self->engine : ASSAY_DOCKER_ENGINE_UNKNOWN;
+}
+
+/* The strings below never change once identify has set them, so they outlive the lock. */
+const char *
+assay_docker_client_get_engine_version (AssayDockerClient *self)
+{
+  g_autoptr(GMutexLocker) locker = NULL;
+
+  g_return_val_if_fail (ASSAY_IS_DOCKER_CLIENT (self), NULL);
+
+  locker = g_mutex_locker_new (&self->engine_mutex);
+  return self->identified ? self->engine_version : NULL;
+}
+
+gboolean
+assay_docker_client_is_rootless (AssayDockerClient *self)
+{
+  g_autoptr(GMutexLocker) locker = NULL;
+
+  g_return_val_if_fail (ASSAY_IS_DOCKER_CLIENT (self), FALSE);
+
+  locker = g_mutex_locker_new (&self->engine_mutex);
+  return self->identified && self->rootless;
+}
+
+const char *
+assay_docker_client_get_cgroup_version (AssayDockerClient *self)
+{
+  g_autoptr(GMutexLocker) locker = NULL;
+
+  g_return_val_if_fail (ASSAY_IS_DOCKER_CLIENT (self), NULL);
+
+  locker = g_mutex_locker_new (&self->engine_mutex);
+  return self->identified ? self->cgroup_version : NULL;
+}
+
+const char * const *
+assay_docker_client_get_cgroup_controllers (AssayDockerClient *self)
+{
+  g_autoptr(GMutexLocker) locker = NULL;
+
+  g_return_val_if_fail (ASSAY_IS_DOCKER_CLIENT (self), NULL);
+
+  locker = g_mutex_locker_new (&self->engine_mutex);
+  return self->identified ? (const char * const *) self->cgroup_controllers : NULL;
+}
+
+char *
+assay_docker_client_describe_engine (AssayDockerClient *self)
+{
+  AssayDockerEngine engine = assay_docker_client_get_engine (self);
+  const char *version = assay_docker_client_get_engine_version (self);
+
+  if (engine == ASSAY_DOCKER_ENGINE_UNKNOWN)
+    return NULL;
+  return g_strdup_printf ("%s%s%s%s", engine == ASSAY_DOCKER_ENGINE_PODMAN ? "Podman" : "Docker",
+                          version != NULL ? " " : "", version != NULL ? version : "",
+                          assay_docker_client_is_rootless (self) ? " (rootless)" : "");
 }
 
 /* Escapes one element of a URL path (a container id, an image reference). */
@@ -722,6 +974,9 @@ assay_docker_client_request (AssayDockerClient  *self,
       goto out;
     }
 
+  /* Podman answers some calls (the tag) with a lone newline. */
+  while (transfer.body->len > 0 && g_ascii_isspace (transfer.body->data[transfer.body->len - 1]))
+    g_byte_array_set_size (transfer.body, transfer.body->len - 1);
   if (transfer.body->len == 0)
     {
       result = json_node_new (JSON_NODE_NULL);
@@ -822,8 +1077,8 @@ assay_docker_client_import_image (AssayDockerClient  *self,
                                   GCancellable       *cancellable,
                                   GError            **error)
 {
-  g_autofree char *escaped_repo = NULL;
-  g_autofree char *escaped_tag = NULL;
+  g_autofree char *reference = NULL;
+  g_autofree char *escaped_reference = NULL;
   g_autofree char *path = NULL;
   struct curl_slist *headers = NULL;
   gboolean ret = FALSE;
@@ -839,9 +1094,11 @@ assay_docker_client_import_image (AssayDockerClient  *self,
   if (!assay_docker_client_check_usable (self, cancellable, error))
     return FALSE;
 
-  escaped_repo = g_uri_escape_string (repo, NULL, FALSE);
-  escaped_tag = g_uri_escape_string (tag, NULL, FALSE);
-  path = g_strdup_printf ("/images/create?fromSrc=-&repo=%s&tag=%s", escaped_repo, escaped_tag);
+  /* The tag within repo: Podman ignores the tag parameter of an import (and names the image
+   * :latest), Docker takes either. */
+  reference = g_strdup_printf ("%s:%s", repo, tag);
+  escaped_reference = g_uri_escape_string (reference, NULL, FALSE);
+  path = g_strdup_printf ("/images/create?fromSrc=-&repo=%s", escaped_reference);
 
   assay_docker_client_transfer_init (&transfer, cancellable);
   transfer.line_mode = TRUE;

@@ -21,11 +21,21 @@ typedef enum
 
 GQuark assay_docker_error_quark (void);
 
+/* Which program answers on the socket: both speak Docker's Engine API, with differences
+ * (tmpfs options, rlimits, import tags, kill statuses) that the backend adapts to. */
+typedef enum
+{
+  ASSAY_DOCKER_ENGINE_UNKNOWN,          /* not identified yet */
+  ASSAY_DOCKER_ENGINE_DOCKER,
+  ASSAY_DOCKER_ENGINE_PODMAN,
+} AssayDockerEngine;
+
 #define ASSAY_TYPE_DOCKER_CLIENT (assay_docker_client_get_type ())
 
 G_DECLARE_FINAL_TYPE (AssayDockerClient, assay_docker_client, ASSAY, DOCKER_CLIENT, GObject)
 
-/* A client of Docker's Engine API (v1.41) on a unix socket.
+/* A client of Docker's Engine API (v1.41) on a unix socket: Docker's, or Podman's
+ * compatible service.
  *
  * Every call blocks and may be made from any thread: each one uses its own
  * connection. Calls honour their GCancellable (within about a second while
@@ -70,6 +80,27 @@ GIOStream         *assay_docker_client_attach          (AssayDockerClient      *
                                                         const char             *container_id,
                                                         GCancellable           *cancellable,
                                                         GError                **error);
+
+/* Asks the engine what it is (GET /version; for Podman also its libpod info: rootless or
+ * not, the cgroup version and the controllers it may use). Done once; the getters below
+ * answer from what it learnt (UNKNOWN, NULL, FALSE before). */
+gboolean           assay_docker_client_identify        (AssayDockerClient      *self,
+                                                        GCancellable           *cancellable,
+                                                        GError                **error);
+AssayDockerEngine  assay_docker_client_get_engine      (AssayDockerClient      *self);
+const char        *assay_docker_client_get_engine_version (AssayDockerClient   *self);
+/* Whether the engine runs as a user other than root, in a user namespace of its own. */
+gboolean           assay_docker_client_is_rootless     (AssayDockerClient      *self);
+/* "1" or "2"; NULL when the engine did not say. */
+const char        *assay_docker_client_get_cgroup_version (AssayDockerClient   *self);
+/* The cgroup controllers a rootless Podman may use (its delegated ones); NULL when the
+ * engine did not say (Docker; rootful Podman, which has them all). */
+const char * const *assay_docker_client_get_cgroup_controllers (AssayDockerClient *self);
+/* "Docker 20.10.24" or "Podman 4.3.1", with "rootless" when it is; NULL before identify. */
+char              *assay_docker_client_describe_engine (AssayDockerClient      *self);
+
+/* Whether $DOCKER_HOST is set (to anything): the user named an engine. */
+gboolean           assay_docker_host_is_set            (void);
 
 char              *assay_docker_escape_path_segment    (const char             *segment);
 

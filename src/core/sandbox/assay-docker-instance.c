@@ -10,6 +10,8 @@
 #include "assay-json.h"
 
 #define STDERR_TAIL_BYTES (64 * 1024)
+/* The kernel's exit code when its worker was killed by the OOM killer (PROTOCOL.md). */
+#define KERNEL_EXIT_OUT_OF_MEMORY 4
 
 /* The kernel's stdout: the attach connection, demultiplexed. stderr frames are
  * kept as a bounded tail for diagnostics, stdin echo frames are dropped. */
@@ -228,8 +230,10 @@ struct _AssayDockerInstance
   /* Serialises destroy(); killed is read without it. */
   GMutex                   mutex;
   int                      killed;
+  int                      kill_requested; /* set before a kill or a removal is sent */
   gboolean                 removed;
   guint64                  memory_bytes;   /* the container's memory limit */
+  gboolean                 runs_kernel;    /* not a test's or benchmark's command */
 };
 
 G_DEFINE_FINAL_TYPE (AssayDockerInstance, assay_docker_instance, ASSAY_TYPE_SANDBOX_INSTANCE)
@@ -282,6 +286,26 @@ assay_docker_instance_loosen_limits_for_kill (AssayDockerInstance *self)
              self->container_id, error->message);
 }
 
+/* Whether the container still runs: FALSE once it has stopped or is gone, TRUE when it runs
+ * or the engine cannot tell. */
+static gboolean
+assay_docker_instance_is_running (AssayDockerInstance *self)
+{
+  g_autofree char *escaped = assay_docker_escape_path_segment (self->container_id);
+  g_autofree char *path = g_strdup_printf ("/containers/%s/json", escaped);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) inspected = NULL;
+  JsonObject *state;
+
+  inspected = assay_docker_client_request (self->client, "GET", path, NULL, NULL, NULL, &error);
+  if (inspected == NULL)
+    return !g_error_matches (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_NOT_FOUND);
+  if (!JSON_NODE_HOLDS_OBJECT (inspected) ||
+      (state = assay_json_get_object (json_node_get_object (inspected), "State")) == NULL)
+    return TRUE;
+  return assay_json_get_boolean_or (state, "Running", TRUE);
+}
+
 static void
 assay_docker_instance_kill_container (AssayDockerInstance *self)
 {
@@ -293,15 +317,18 @@ assay_docker_instance_kill_container (AssayDockerInstance *self)
   if (g_atomic_int_get (&self->killed))
     return;
 
+  g_atomic_int_set (&self->kill_requested, TRUE);
   assay_docker_instance_loosen_limits_for_kill (self);
   escaped = assay_docker_escape_path_segment (self->container_id);
   path = g_strdup_printf ("/containers/%s/kill?signal=SIGKILL", escaped);
   node = assay_docker_client_request (self->client, "POST", path, NULL, NULL, NULL, &error);
 
-  /* 404: gone already; 409: not running. Both mean there is nothing to kill. */
+  /* 404: gone already; 409: not running. Both mean there is nothing to kill. Podman answers
+   * 500 where Docker answers 409 ("can only kill running containers"): its state says. */
   if (node != NULL ||
       g_error_matches (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_NOT_FOUND) ||
-      g_error_matches (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_CONFLICT))
+      g_error_matches (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_CONFLICT) ||
+      !assay_docker_instance_is_running (self))
     g_atomic_int_set (&self->killed, TRUE);
   else
     g_warning ("Cannot kill the sandbox container %.12s: %s", self->container_id, error->message);
@@ -403,6 +430,15 @@ assay_docker_instance_wait (AssaySandboxInstance  *instance,
         exit_out->oom_killed = json_node_get_boolean (oom);
     }
 
+  /* Podman 4.3 on cgroup v1 never sets OOMKilled. The kernel says so by its exit code when the
+   * OOM killer took its worker; and a PID 1 dead of SIGKILL that Assay did not kill can only
+   * have been killed by the OOM killer (signals from inside its namespace cannot kill it). */
+  if (!exit_out->oom_killed && self->runs_kernel && code == KERNEL_EXIT_OUT_OF_MEMORY)
+    exit_out->oom_killed = TRUE;
+  if (!exit_out->oom_killed && code == 128 + 9 && !g_atomic_int_get (&self->kill_requested) &&
+      assay_docker_client_get_engine (self->client) == ASSAY_DOCKER_ENGINE_PODMAN)
+    exit_out->oom_killed = TRUE;
+
   exit_out->exited = TRUE;
 
   /* docker-init (PID 1) and the shell convention report death by signal N as
@@ -440,11 +476,23 @@ assay_docker_instance_destroy (AssaySandboxInstance *instance)
 
   if (!self->removed)
     {
+      g_atomic_int_set (&self->kill_requested, TRUE);
       if (!g_atomic_int_get (&self->killed))
         assay_docker_instance_loosen_limits_for_kill (self);
       escaped = assay_docker_escape_path_segment (self->container_id);
       path = g_strdup_printf ("/containers/%s?force=1&v=1", escaped);
       node = assay_docker_client_request (self->client, "DELETE", path, NULL, NULL, NULL, &error);
+      /* Podman 4.3 may answer 500 to a forced removal of a container that is stopping at that
+       * moment ("could not be stopped: … container state improper: stopped"); once it has
+       * stopped, the removal goes through. */
+      for (guint attempt = 0; attempt < 20 && node == NULL &&
+           g_error_matches (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_FAILED) &&
+           strstr (error->message, "state improper") != NULL; attempt++)
+        {
+          g_clear_error (&error);
+          g_usleep (50 * G_TIME_SPAN_MILLISECOND);
+          node = assay_docker_client_request (self->client, "DELETE", path, NULL, NULL, NULL, &error);
+        }
 
       /* 409 is "removal already in progress". */
       if (node != NULL ||
@@ -526,7 +574,8 @@ AssaySandboxInstance *
 assay_docker_instance_new (AssayDockerClient *client,
                            const char        *container_id,
                            GSocketConnection *attach_connection,
-                           guint64            memory_bytes)
+                           guint64            memory_bytes,
+                           gboolean           runs_kernel)
 {
   AssayDockerInstance *self;
 
@@ -538,6 +587,7 @@ assay_docker_instance_new (AssayDockerClient *client,
   self->client = g_object_ref (client);
   self->container_id = g_strdup (container_id);
   self->memory_bytes = memory_bytes;
+  self->runs_kernel = runs_kernel;
   self->connection = g_object_ref (attach_connection);
   self->stdout_stream = assay_docker_stdout_stream_new (G_IO_STREAM (attach_connection));
 

@@ -13,12 +13,14 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (AssayDockerInstance, assay_docker_instance, ASSAY, DOCKER_INSTANCE, AssaySandboxInstance)
 
 /* One container of AssayDockerBackend, created and attached, with the kernel's
- * stdio over the hijacked attach connection. Made by the backend only. The
+ * stdio over the hijacked attach connection (RUNS_KERNEL: Assay's kernel, not a command of
+ * the spec, so its exit codes mean what PROTOCOL.md says). Made by the backend only. The
  * streams from get_stdin/get_stdout are valid while the instance lives. */
 AssaySandboxInstance *assay_docker_instance_new              (AssayDockerClient   *client,
                                                               const char          *container_id,
                                                               GSocketConnection   *attach_connection,
-                                                              guint64              memory_bytes);
+                                                              guint64              memory_bytes,
+                                                              gboolean             runs_kernel);
 const char           *assay_docker_instance_get_container_id (AssayDockerInstance *self);
 
 G_END_DECLS

@@ -6,36 +6,143 @@
 
 #include <glib/gi18n-lib.h>
 
+#include <glib/gstdio.h>
+
 #include "assay-bwrap-backend.h"
 #include "assay-docker-backend.h"
 #include "assay-docker-client.h"
 #include "assay-sandbox-choice.h"
 
+#define DOCKER_SOCKET        "/var/run/docker.sock"
+#define PODMAN_SOCKET        "/run/podman/podman.sock"
+
+static gboolean
+assay_sandbox_choice_is_socket (const char *path)
+{
+  GStatBuf st;
+
+  return g_stat (path, &st) == 0 && S_ISSOCK (st.st_mode);
+}
+
+GPtrArray *
+assay_sandbox_list_engines (void)
+{
+  GPtrArray *engines = g_ptr_array_new_with_free_func (g_object_unref);
+  const char *runtime_dir = g_getenv ("XDG_RUNTIME_DIR");
+  g_autofree char *rootless = NULL;
+
+  /* The user named an engine: that one, or none. */
+  if (assay_docker_host_is_set ())
+    {
+      g_ptr_array_add (engines, assay_docker_backend_new (NULL));
+      return engines;
+    }
+
+  g_ptr_array_add (engines, assay_docker_backend_new (DOCKER_SOCKET));
+  if (assay_sandbox_choice_is_socket (PODMAN_SOCKET))
+    g_ptr_array_add (engines, assay_docker_backend_new (PODMAN_SOCKET));
+  if (runtime_dir != NULL && g_path_is_absolute (runtime_dir))
+    {
+      rootless = g_build_filename (runtime_dir, "podman", "podman.sock", NULL);
+      if (!g_str_equal (rootless, PODMAN_SOCKET) && assay_sandbox_choice_is_socket (rootless))
+        g_ptr_array_add (engines, assay_docker_backend_new (rootless));
+    }
+  return engines;
+}
+
+char *
+assay_sandbox_describe_engine (AssayDockerBackend *backend)
+{
+  AssayDockerClient *client = assay_docker_backend_get_client (backend);
+  const char *socket_path = assay_docker_client_get_socket_path (client);
+  g_autofree char *engine = assay_docker_client_describe_engine (client);
+
+  if (socket_path == NULL)
+    return g_strdup (g_getenv ("DOCKER_HOST"));
+  if (engine == NULL)
+    return g_strdup (socket_path);
+  /* TRANSLATORS: an engine and its socket, e.g. "Podman 4.3.1 at /run/podman/podman.sock" */
+  return g_strdup_printf (_("%s at %s"), engine, socket_path);
+}
+
+/* The first engine that answers, can hold the limits and has the image. ENGINE_PRESENT: one
+ * was named (DOCKER_HOST) or has a socket here, whatever became of it. */
 static AssaySandboxBackend *
 assay_sandbox_choice_use_docker (AssaySandboxImage  *image,
                                  AssaySandboxSpec   *spec,
+                                 char              **used,
+                                 gboolean           *engine_present,
                                  GError            **error)
 {
-  g_autoptr(AssayDockerBackend) backend = assay_docker_backend_new (NULL);
-  g_autoptr(AssayDockerClient) client = assay_docker_client_new (NULL);
-  g_autofree char *reason = NULL;
+  g_autoptr(GPtrArray) engines = assay_sandbox_list_engines ();
+  g_autoptr(GPtrArray) reasons = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *joined = NULL;
+  gboolean missing_image = FALSE;
 
-  if (!assay_sandbox_backend_probe (ASSAY_SANDBOX_BACKEND (backend), &reason, NULL))
+  *engine_present = assay_docker_host_is_set ();
+  for (guint i = 0; i < engines->len; i++)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   _("the Docker backend cannot be used: %s"), reason);
-      return NULL;
+      AssayDockerBackend *backend = g_ptr_array_index (engines, i);
+      AssayDockerClient *client = assay_docker_backend_get_client (backend);
+      const char *socket_path = assay_docker_client_get_socket_path (client);
+      g_autofree char *reason = NULL;
+      g_autofree char *where = NULL;
+
+      if (socket_path != NULL && assay_sandbox_choice_is_socket (socket_path))
+        *engine_present = TRUE;
+      if (!assay_sandbox_backend_probe (ASSAY_SANDBOX_BACKEND (backend), &reason, NULL))
+        {
+          g_ptr_array_add (reasons, g_steal_pointer (&reason));
+          continue;
+        }
+      where = assay_sandbox_describe_engine (backend);
+      if (!assay_sandbox_image_has_docker (image, client, NULL))
+        {
+          missing_image = TRUE;
+          g_ptr_array_add (reasons, g_strdup_printf (_("%s has no sandbox image %s (run “assay-cli sandbox build”)"),
+                                                     where, assay_sandbox_image_get_docker_ref (image)));
+          continue;
+        }
+      g_free (spec->image_ref);
+      spec->image_ref = g_strdup (assay_sandbox_image_get_docker_ref (image));
+      if (used != NULL)
+        *used = g_steal_pointer (&where);
+      return ASSAY_SANDBOX_BACKEND (g_object_ref (backend));
     }
-  if (!assay_sandbox_image_has_docker (image, client, NULL))
+
+  if (reasons->len == 1 && missing_image)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
                    _("the Docker image %s is missing (run “assay-cli sandbox build”)"),
                    assay_sandbox_image_get_docker_ref (image));
       return NULL;
     }
-  g_free (spec->image_ref);
-  spec->image_ref = g_strdup (assay_sandbox_image_get_docker_ref (image));
-  return ASSAY_SANDBOX_BACKEND (g_steal_pointer (&backend));
+  g_ptr_array_add (reasons, NULL);
+  joined = g_strjoinv ("; ", (char **) reasons->pdata);
+  g_set_error (error, G_IO_ERROR, missing_image ? G_IO_ERROR_NOT_FOUND : G_IO_ERROR_NOT_SUPPORTED,
+               _("the Docker backend cannot be used: %s"), joined);
+  return NULL;
+}
+
+AssayDockerBackend *
+assay_sandbox_find_engine (char **reason)
+{
+  g_autoptr(GPtrArray) engines = assay_sandbox_list_engines ();
+  g_autoptr(GPtrArray) reasons = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < engines->len; i++)
+    {
+      AssayDockerBackend *backend = g_ptr_array_index (engines, i);
+      g_autofree char *why = NULL;
+
+      if (assay_sandbox_backend_probe (ASSAY_SANDBOX_BACKEND (backend), &why, NULL))
+        return g_object_ref (backend);
+      g_ptr_array_add (reasons, g_steal_pointer (&why));
+    }
+  g_ptr_array_add (reasons, NULL);
+  if (reason != NULL)
+    *reason = g_strjoinv ("; ", (char **) reasons->pdata);
+  return NULL;
 }
 
 static AssaySandboxBackend *
@@ -71,18 +178,34 @@ assay_sandbox_choose_backend (const char         *name,
                               char              **reason,
                               GError            **error)
 {
+  return assay_sandbox_choose_backend_full (name, image, spec, reason, NULL, error);
+}
+
+AssaySandboxBackend *
+assay_sandbox_choose_backend_full (const char         *name,
+                                   AssaySandboxImage  *image,
+                                   AssaySandboxSpec   *spec,
+                                   char              **reason,
+                                   gboolean           *fell_back,
+                                   GError            **error)
+{
   g_autoptr(GError) docker_error = NULL;
   g_autoptr(GError) bwrap_error = NULL;
+  g_autofree char *used = NULL;
+  gboolean engine_present = FALSE;
   AssaySandboxBackend *backend;
 
   if (reason != NULL)
     *reason = NULL;
+  if (fell_back != NULL)
+    *fell_back = FALSE;
   if (g_strcmp0 (name, "auto") == 0)
     name = NULL;
   if (g_strcmp0 (name, "docker") == 0)
     {
-      if ((backend = assay_sandbox_choice_use_docker (image, spec, error)) && reason != NULL)
-        *reason = g_strdup (_("Docker, as chosen in the settings."));
+      if ((backend = assay_sandbox_choice_use_docker (image, spec, &used, &engine_present, error)) &&
+          reason != NULL)
+        *reason = g_strdup_printf (_("%s, as chosen in the settings."), used);
       return backend;
     }
   if (g_strcmp0 (name, "bwrap") == 0 || g_strcmp0 (name, "bubblewrap") == 0)
@@ -98,16 +221,18 @@ assay_sandbox_choose_backend (const char         *name,
       return NULL;
     }
 
-  if ((backend = assay_sandbox_choice_use_docker (image, spec, &docker_error)))
+  if ((backend = assay_sandbox_choice_use_docker (image, spec, &used, &engine_present, &docker_error)))
     {
       if (reason != NULL)
-        *reason = g_strdup (_("Docker answers and has the sandbox image."));
+        *reason = g_strdup_printf (_("%s answers and has the sandbox image."), used);
       return backend;
     }
   if ((backend = assay_sandbox_choice_use_bwrap (image, spec, &bwrap_error)))
     {
       if (reason != NULL)
         *reason = g_strdup_printf (_("bubblewrap, because %s."), docker_error->message);
+      if (fell_back != NULL)
+        *fell_back = engine_present;
       return backend;
     }
 
