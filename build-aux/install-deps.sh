@@ -19,17 +19,25 @@ PACKAGES=(
   libzip-dev
   # the Excel workbook
   libxlsxwriter-dev
+  # databases: PostgreSQL, MySQL/MariaDB and SQLite clients
+  libpq-dev libmariadb-dev libsqlite3-dev
   # the app
   libgtk-4-dev libadwaita-1-dev libpoppler-glib-dev libgtksourceview-5-dev libsecret-1-dev xauth
   # the sandbox
   docker.io bubblewrap libseccomp-dev mmdebstrap debian-archive-keyring tar ca-certificates iptables
   # tests
   python3 xvfb curl poppler-utils python3-nbformat python3-jsonschema dbus-x11 gnome-keyring time procps
+  # the Podman test runs a rootful service of its own, and a rootless one as a test user;
+  # catatonit is the container init Debian's podman does not bring in when tini is installed
+  podman catatonit uidmap
   # the datasets benchmark compares with pandas on the host; the bundle's test runs its
   # analysis.py there too
   python3-pandas python3-matplotlib
   # the Excel export is read back with openpyxl
   python3-openpyxl
+  # the database tests start their own PostgreSQL 15 and MariaDB servers in temporary folders;
+  # the database benchmark compares with pandas.read_sql over psycopg2
+  postgresql-15 mariadb-server python3-psycopg2
   # packaging: translations, and the validators of data/
   gettext desktop-file-utils appstream libglib2.0-bin libgdk-pixbuf2.0-bin librsvg2-common
 )

@@ -399,7 +399,8 @@ def _audit(event, args):
         return
     try:
         name = _data_name(args[0]) if args and not isinstance(args[0], int) else None
-        if name is not None:
+        # run_sql's results are loaded by Assay's own line, not read by the cell.
+        if name is not None and not name.startswith(".assay-query-"):
             _checks.opened(name)
     except Exception:
         pass
@@ -571,6 +572,19 @@ def _install_checks():
     sys.addaudithook(_audit)
 
 
+def _install_frames():
+    """Makes `import assay_frames` (run_sql's loader, beside this file) work in cells: the
+    worker runs isolated (-I), so its own folder is not on sys.path."""
+    import importlib.util
+    path = os.path.join(os.path.dirname(WORKER_FILE), "assay_frames.py")
+    if not os.path.exists(path):
+        return
+    spec = importlib.util.spec_from_file_location("assay_frames", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sys.modules["assay_frames"] = module
+
+
 class Kernel:
     def __init__(self, msg_fd, ctl_fd, workspace):
         self.channel = MessageChannel(msg_fd)
@@ -699,6 +713,10 @@ class Kernel:
             _install_checks()
         except Exception as exc:
             failed["checks"] = "%s: %s" % (type(exc).__name__, exc)
+        try:
+            _install_frames()
+        except Exception as exc:
+            failed["assay_frames"] = "%s: %s" % (type(exc).__name__, exc)
         self.channel.send({"type": "ready", "preloaded": preloaded, "failed": failed})
 
     # ---- rich display ---------------------------------------------------------------

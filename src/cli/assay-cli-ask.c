@@ -32,6 +32,7 @@ enum {
   EXIT_STEP_LIMIT = 4,
   EXIT_SANDBOX = 5,
   EXIT_CANCELLED = 6,
+  EXIT_DATABASE = ASSAY_CLI_EXIT_DATABASE,
   EXIT_BUDGET = 9,
 };
 
@@ -45,7 +46,19 @@ enum {
   "  5  the sandbox cannot be used\n" \
   "  6  cancelled: SIGINT/SIGTERM, or the analyst stopped (EOF at the approval prompt);\n" \
   "     the session is saved\n" \
+  "  7  a --db database cannot be reached, refused the login, or its schema cannot be read\n" \
   "  9  stopped before a request that would have gone over --budget (the session is saved)\n" \
+  "\n" \
+  "Databases (--db NAME=URL, repeatable): postgresql://[user@]host[:port]/db?sslmode=…\n" \
+  "(host=/socket/dir for a unix socket), mysql:// or mariadb://[user@]host[:port]/db\n" \
+  "(socket=/path/to/mysqld.sock, ssl-mode=…), sqlite:///absolute/path/file.db. The model\n" \
+  "gets the schema (--db-tables NAME=T1,T2 to show only those) and a run_sql tool; each\n" \
+  "query is shown and approved like a cell, checked to be one read-only statement, run in a\n" \
+  "read-only transaction with a timeout and a row cap, and its result becomes a DataFrame\n" \
+  "in the sandbox, which never connects itself. Passwords come from the environment or the\n" \
+  "client's files (PGPASSWORD, ~/.pgpass; MYSQL_PWD, ~/.my.cnf). A password written in the\n" \
+  "URL is used but never printed or saved: the session keeps the URL without it.\n" \
+  "--mask NAME.TABLE:COLUMN masks a database column.\n" \
   "\n" \
   "What the model sees (--privacy): full (everything), masked (the --mask columns' values\n" \
   "replaced by placeholders such as ⟨customer_id 17⟩ in everything sent; placeholders in its\n" \
@@ -102,6 +115,29 @@ assay_cli_ask_print_code (const char *cell_id,
                    cell_id,
                    description ? ": " : "",
                    description ? description : "");
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (lines[i + 1] != NULL || *lines[i] != '\0')
+      assay_cli_print (stderr, "  │ %s\n", lines[i]);
+}
+
+/* A SQL cell's header says where it runs and what it makes. */
+static void
+assay_cli_ask_print_cell (AssayAgent *agent,
+                          const char *cell_id,
+                          const char *code,
+                          const char *description)
+{
+  AssaySessionCell *cell = assay_session_find_cell (assay_agent_get_session (agent), cell_id);
+  g_auto(GStrv) lines = NULL;
+
+  if (cell == NULL || cell->kind != ASSAY_CELL_KIND_SQL || cell->query == NULL)
+    {
+      assay_cli_ask_print_code (cell_id, code, description);
+      return;
+    }
+  lines = g_strsplit (code, "\n", -1);
+  assay_cli_print (stderr, _("── query %s on %s → DataFrame %s%s%s\n"), cell_id, cell->query->database,
+                   cell->query->frame, description ? ": " : "", description ? description : "");
   for (guint i = 0; lines[i] != NULL; i++)
     if (lines[i + 1] != NULL || *lines[i] != '\0')
       assay_cli_print (stderr, "  │ %s\n", lines[i]);
@@ -277,7 +313,7 @@ assay_cli_ask_approval_cb (AssayAgent *agent,
                            Ask *ask)
 {
   assay_cli_ask_flush_turn_text (ask);
-  assay_cli_ask_print_code (cell_id, code, description);
+  assay_cli_ask_print_cell (agent, cell_id, code, description);
   if (assay_session_get_privacy_mode (assay_agent_get_session (agent)) != ASSAY_PRIVACY_FULL)
     assay_cli_print (stderr, _("  (what the model saw: %s)\n"),
                      assay_privacy_mode_get_label (assay_session_get_privacy_mode (assay_agent_get_session (agent))));
@@ -294,7 +330,7 @@ assay_cli_ask_cell_started_cb (AssayAgent *agent, const char *cell_id, const cha
   if (assay_agent_get_approval_policy (agent) == ASSAY_APPROVAL_POLICY_AUTO)
     {
       assay_cli_ask_flush_turn_text (ask);
-      assay_cli_ask_print_code (cell_id, code, NULL);
+      assay_cli_ask_print_cell (agent, cell_id, code, NULL);
     }
   fprintf (stderr, _("── cell %s running\n"), cell_id);
   fflush (stderr);
@@ -341,6 +377,19 @@ assay_cli_ask_cell_finished_cb (AssayAgent *agent, const char *cell_id, AssayCel
            status != ASSAY_CELL_OK ? assay_cell_result_get_reason (result) : "");
   if (checks != NULL)
     assay_cli_print (stderr, _("   checks: %s\n"), checks);
+  {
+    AssaySessionCell *cell = assay_session_find_cell (assay_agent_get_session (agent), cell_id);
+
+    if (cell != NULL && cell->kind == ASSAY_CELL_KIND_SQL && cell->query != NULL && cell->query->rows >= 0)
+      {
+        g_autofree char *rows = g_strdup_printf ("%" G_GINT64_FORMAT, cell->query->rows);
+        g_autofree char *ms = g_strdup_printf ("%" G_GINT64_FORMAT, cell->query->query_ms);
+
+        assay_cli_print (stderr, _("  query on %s → %s: %s rows × %u columns in %s ms\n"),
+                         cell->query->database, cell->query->frame, rows,
+                         json_array_get_length (cell->query->columns), ms);
+      }
+  }
 }
 
 static void
@@ -471,6 +520,24 @@ assay_cli_ask_result_json (Ask          *ask,
         json_builder_add_null_value (builder);
       json_builder_set_member_name (builder, "elapsed_ms");
       json_builder_add_int_value (builder, cell->elapsed_ms);
+      json_builder_set_member_name (builder, "kind");
+      json_builder_add_string_value (builder, cell->kind == ASSAY_CELL_KIND_SQL ? "sql" : "python");
+      if (cell->kind == ASSAY_CELL_KIND_SQL && cell->query != NULL)
+        {
+          json_builder_set_member_name (builder, "query");
+          json_builder_begin_object (builder);
+          json_builder_set_member_name (builder, "database");
+          json_builder_add_string_value (builder, cell->query->database);
+          json_builder_set_member_name (builder, "frame");
+          json_builder_add_string_value (builder, cell->query->frame);
+          json_builder_set_member_name (builder, "rows");
+          json_builder_add_int_value (builder, cell->query->rows);
+          json_builder_set_member_name (builder, "query_ms");
+          json_builder_add_int_value (builder, cell->query->query_ms);
+          json_builder_set_member_name (builder, "columns");
+          json_builder_add_value (builder, json_node_init_array (json_node_alloc (), cell->query->columns));
+          json_builder_end_object (builder);
+        }
       json_builder_set_member_name (builder, "artifacts");
       json_builder_begin_array (builder);
       for (guint j = 0; j < cell->artifacts->len; j++)
@@ -572,6 +639,7 @@ assay_cli_ask_describe_dataset (const char      *path,
  * distinct value gets its placeholder. */
 static AssayMasker *
 assay_cli_ask_make_masker (AssaySession  *session,
+                           GPtrArray     *sources,
                            GError       **error)
 {
   g_autoptr(AssayMasker) masker = assay_masker_new ();
@@ -585,6 +653,9 @@ assay_cli_ask_make_masker (AssaySession  *session,
       g_autofree char *path = NULL;
       g_autoptr(AssayDataset) dataset = NULL;
 
+      /* A database's column: its values are read from the database, below. */
+      if (assay_cli_db_is_masked_dataset (session, sources, mask->dataset))
+        continue;
       for (guint j = 0; j < datasets->len && found == NULL; j++)
         if (g_strcmp0 (((const AssaySessionDataset *) g_ptr_array_index (datasets, j))->name, mask->dataset) == 0)
           found = g_ptr_array_index (datasets, j);
@@ -599,6 +670,8 @@ assay_cli_ask_make_masker (AssaySession  *session,
           !assay_masker_add_dataset_column (masker, mask->dataset, dataset, mask->column, NULL, error))
         return NULL;
     }
+  if (sources != NULL && !assay_cli_db_mask_columns (session, sources, masker, error))
+    return NULL;
   return g_steal_pointer (&masker);
 }
 
@@ -641,7 +714,7 @@ assay_cli_make_agent (AssaySession                  *session,
   if (assay_session_get_masked_columns (session)->len > 0 &&
       assay_session_get_privacy_mode (session) != ASSAY_PRIVACY_FULL)
     {
-      g_autoptr(AssayMasker) masker = assay_cli_ask_make_masker (session, error);
+      g_autoptr(AssayMasker) masker = assay_cli_ask_make_masker (session, NULL, error);
 
       if (masker == NULL)
         return NULL;
@@ -736,6 +809,11 @@ assay_cli_ask (int   argc,
   g_auto(GStrv) masks = NULL;
   g_autofree char *privacy_name = NULL;
   double budget = 0;
+  g_auto(GStrv) db_specs = NULL;
+  g_auto(GStrv) db_tables = NULL;
+  int db_timeout = 0;
+  gint64 db_max_rows = 0;
+  g_autoptr(GPtrArray) sources = NULL;
   GOptionEntry entries[] = {
     { "provider", 0, 0, G_OPTION_ARG_STRING, &provider_name, N_("The model server: openai (default), anthropic or recorded"), "NAME" },
     { "base-url", 0, 0, G_OPTION_ARG_STRING, &base_url, N_("The server's root, with its version path (e.g. http://localhost:11434/v1)"), "URL" },
@@ -752,6 +830,10 @@ assay_cli_ask (int   argc,
     { "mask", 0, 0, G_OPTION_ARG_STRING_ARRAY, &masks, N_("Never send the values of this column to the model (repeatable)"), "FILE:COLUMN" },
     { "privacy", 0, 0, G_OPTION_ARG_STRING, &privacy_name, N_("What the model sees: full, masked or schema (default: the session's, else full)"), "MODE" },
     { "budget", 0, 0, G_OPTION_ARG_DOUBLE, &budget, N_("Stop before a request would take the session's cost over USD dollars"), "USD" },
+    { "db", 0, 0, G_OPTION_ARG_STRING_ARRAY, &db_specs, N_("A database the model may query read-only with run_sql (repeatable; the URL's password is never saved or printed)"), "NAME=URL" },
+    { "db-tables", 0, 0, G_OPTION_ARG_STRING_ARRAY, &db_tables, N_("Show the model only these tables and views of database NAME"), "NAME=T1,T2" },
+    { "db-timeout", 0, 0, G_OPTION_ARG_INT, &db_timeout, N_("The statement timeout of each query (default 120)"), "SECONDS" },
+    { "db-max-rows", 0, 0, G_OPTION_ARG_INT64, &db_max_rows, N_("Refuse results with more rows (default 5,000,000)"), "N" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &words, NULL, N_("QUESTION") },
     { NULL }
   };
@@ -818,6 +900,13 @@ assay_cli_ask (int   argc,
         fprintf (stderr, _("assay-cli ask: “%s” is not a readable file\n"), data_files[i]);
         return EXIT_USAGE;
       }
+
+  sources = assay_cli_db_make_sources (db_specs, db_tables, db_timeout, db_max_rows, &error);
+  if (sources == NULL)
+    {
+      assay_cli_print (stderr, "assay-cli ask: %s\n", error->message);
+      return EXIT_USAGE;
+    }
 
   /* The session folder first: nothing is worth running if it cannot be written. */
   if (resume_dir != NULL)
@@ -902,7 +991,8 @@ assay_cli_ask (int   argc,
       g_autofree char *dataset_name = NULL;
       g_autofree char *column = NULL;
 
-      if (!assay_cli_ask_parse_mask (session, masks[i], &dataset_name, &column))
+      if (!assay_cli_db_parse_mask (sources, masks[i], &dataset_name, &column) &&
+          !assay_cli_ask_parse_mask (session, masks[i], &dataset_name, &column))
         {
           assay_cli_print (stderr, _("assay-cli ask: --mask %s names no dataset of the session (give FILE:COLUMN, "
                                      "FILE as given to --data or as it is named under /data)\n"), masks[i]);
@@ -910,12 +1000,18 @@ assay_cli_ask (int   argc,
         }
       assay_session_set_column_masked (session, dataset_name, column, TRUE);
     }
+  /* The databases are reached before anything goes to the model: a wrong password stops here. */
+  if (!assay_cli_db_connect (sources, &error))
+    {
+      assay_cli_print (stderr, "assay-cli ask: %s\n", error->message);
+      return assay_cli_db_exit_code (error);
+    }
   if (assay_session_get_masked_columns (session)->len > 0)
     {
       GPtrArray *masked = assay_session_get_masked_columns (session);
       g_autoptr(GString) names = g_string_new (NULL);
 
-      masker = assay_cli_ask_make_masker (session, &error);
+      masker = assay_cli_ask_make_masker (session, sources, &error);
       if (masker == NULL)
         {
           assay_cli_print (stderr, "assay-cli ask: %s\n", error->message);
@@ -944,6 +1040,18 @@ assay_cli_ask (int   argc,
     }
   if (mode != ASSAY_PRIVACY_FULL)
     assay_cli_print (stderr, _("What the model sees: %s\n"), assay_privacy_mode_get_label (mode));
+  for (guint i = 0; i < sources->len; i++)
+    {
+      AssaySource *source = g_ptr_array_index (sources, i);
+      g_autofree char *description = assay_cli_db_describe (source, mode, masker, 0, &error);
+
+      if (description == NULL)
+        {
+          assay_cli_print (stderr, "assay-cli ask: %s\n", error->message);
+          return assay_cli_db_exit_code (error);
+        }
+      assay_agent_add_source (agent, source, description);
+    }
 
   prices = assay_price_table_new_default (&error);
   if (prices == NULL)

@@ -401,6 +401,16 @@ assay_cli_rerun (int    argc,
       assay_cli_print (stderr, "assay-cli rerun: %s\n", error->message);
       return EXIT_FAILURE_;
     }
+  /* Running a query again means asking its database again: not done yet, so refused plainly
+   * rather than failing at the first SQL cell. */
+  for (guint i = 0; i < assay_session_get_n_cells (origin); i++)
+    if (assay_session_get_cell (origin, i)->kind == ASSAY_CELL_KIND_SQL &&
+        assay_session_cell_succeeded (assay_session_get_cell (origin, i)))
+      {
+        fprintf (stderr, _("assay-cli rerun: this session queried databases (run_sql); running it again "
+                           "would query them again, which rerun cannot do yet\n"));
+        return EXIT_USAGE;
+      }
 
   spec = assay_sandbox_spec_new ();
   image = assay_sandbox_image_new (NULL);

@@ -132,6 +132,16 @@ assay_cli_session_print_cell (AssaySession     *session,
   for (guint i = 0; lines[i] != NULL; i++)
     if (lines[i + 1] != NULL || *lines[i] != '\0')
       assay_cli_print (stdout, "  │ %s\n", lines[i]);
+  if (cell->kind == ASSAY_CELL_KIND_SQL && cell->query != NULL && cell->query->rows >= 0)
+    {
+      g_autofree char *rows = g_strdup_printf ("%" G_GINT64_FORMAT, cell->query->rows);
+      g_autofree char *ms = g_strdup_printf ("%" G_GINT64_FORMAT, cell->query->query_ms);
+
+      /* Translators: the database, the DataFrame, rows, columns, milliseconds. */
+      assay_cli_print (stdout, _("  query on %s → %s: %s rows × %u columns in %s ms\n"),
+                       cell->query->database, cell->query->frame, rows,
+                       json_array_get_length (cell->query->columns), ms);
+    }
   {
     g_autofree char *checks = assay_cell_checks_describe (cell->checks, FALSE);
 

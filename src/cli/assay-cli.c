@@ -27,6 +27,7 @@ assay_cli_usage (FILE *out)
            "  sandbox status [--json]     say which sandbox backends work here, and why not\n"
            "  session list|show|rename|delete   saved sessions (see “assay-cli session --help”)\n"
            "  inspect [--json] FILE...    read data files: dialect, schema, profile, read_csv call\n"
+           "  inspect --db URL            a database's schema, as the model reads it\n"
            "\n"
            "Run “assay-cli COMMAND --help” for a command's options.\n"));
 }

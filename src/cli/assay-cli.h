@@ -18,8 +18,9 @@ int assay_cli_sandbox (int argc, char **argv);
 int assay_cli_inspect (int argc, char **argv);
 int assay_cli_rerun   (int argc, char **argv);
 
-/* Picks the backend: NAME when given ("docker" or "bwrap"), else Docker when it answers
- * and has the image, else bubblewrap. Fills the spec's image fields. */
+/* Picks the backend: NAME when given ("docker" or "bwrap"), else Docker or Podman when one
+ * answers and has the image, else bubblewrap, said on stderr when an engine was named
+ * (DOCKER_HOST) or found but cannot be used. Fills the spec's image fields. */
 AssaySandboxBackend *assay_cli_choose_backend (const char         *name,
                                                AssaySandboxImage  *image,
                                                AssaySandboxSpec   *spec,
@@ -47,6 +48,51 @@ AssayAgent *assay_cli_make_agent (AssaySession                *session,
 
 /* "What changed:" and a table of CHANGES (AssaySessionChange*) on stdout; nothing when empty. */
 void assay_cli_print_changes (GPtrArray *changes);
+
+/* Databases (assay-cli-db.c). The exit status of a command whose database cannot be reached
+ * or refuses the login. */
+#define ASSAY_CLI_EXIT_DATABASE 7
+
+/* The AssaySource* of each --db NAME=URL, with the --db-tables NAME=T1,T2 picks and the
+ * limits (0: the defaults); G_OPTION_ERROR or ASSAY_SOURCE_ERROR_URL for a bad one. */
+GPtrArray   *assay_cli_db_make_sources      (char             **specs,
+                                             char             **table_specs,
+                                             int                timeout_s,
+                                             gint64             max_rows,
+                                             GError           **error);
+/* Opens each (a test of the connection), saying so on stderr. */
+gboolean     assay_cli_db_connect           (GPtrArray         *sources,
+                                             GError           **error);
+AssaySource *assay_cli_db_find              (GPtrArray         *sources,
+                                             const char        *name);
+/* --mask NAME.TABLE:COLUMN for a --db NAME. */
+gboolean     assay_cli_db_parse_mask        (GPtrArray         *sources,
+                                             const char        *spec,
+                                             char             **dataset,
+                                             char             **column);
+/* The session's masked database columns, their distinct values read into MASKER. */
+gboolean     assay_cli_db_mask_columns      (AssaySession      *session,
+                                             GPtrArray         *sources,
+                                             AssayMasker       *masker,
+                                             GError           **error);
+/* Whether DATASET (of a masked column) names a table of a database: one of SOURCES (may be
+ * NULL) or one the session recorded. */
+gboolean     assay_cli_db_is_masked_dataset (AssaySession      *session,
+                                             GPtrArray         *sources,
+                                             const char        *dataset);
+/* The schema as the model reads it in MODE (samples masked, none in schema-only mode). */
+char        *assay_cli_db_describe          (AssaySource       *source,
+                                             AssayPrivacyMode   mode,
+                                             AssayMasker       *masker,
+                                             gsize              budget,
+                                             GError           **error);
+/* 2 for a bad URL or table, else ASSAY_CLI_EXIT_DATABASE. */
+int          assay_cli_db_exit_code         (const GError      *error);
+int          assay_cli_inspect_db           (const char        *url,
+                                             const char        *tables,
+                                             gboolean           json,
+                                             int                model_chars,
+                                             gboolean           schema_only);
 
 /* fprintf for text that carries what came from outside (the model, the sandbox, a session
  * record, a server): the whole line is written without terminal escapes (OSC 52 clipboard,

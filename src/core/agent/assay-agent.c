@@ -21,6 +21,7 @@
 #include "assay-agent-private.h"
 #include "assay-code-extractor.h"
 #include "assay-json.h"
+#include "assay-sql-check.h"
 
 #define DEFAULT_OUTPUT_BUDGET   6000
 #define DEFAULT_CONTEXT_TOKENS  100000
@@ -38,11 +39,30 @@
   "  \"description\":{\"type\":\"string\",\"description\":\"A few words saying what the code does, for the analyst.\"}}," \
   " \"required\":[\"code\"]}"
 
+#define SQL_TOOL_DESCRIPTION \
+  "Run one read-only SQL query on a connected database (see Databases) and get its result in the " \
+  "kernel as a pandas DataFrame named `name`, with typed columns. The analyst approves it first."
+
+#define SQL_TOOL_PARAMETERS \
+  "{\"type\":\"object\"," \
+  " \"properties\":{" \
+  "  \"sql\":{\"type\":\"string\",\"description\":\"One query that only reads: SELECT, WITH … SELECT or VALUES, in the database's dialect.\"}," \
+  "  \"name\":{\"type\":\"string\",\"description\":\"The Python name the result's DataFrame gets in the kernel, e.g. orders_by_month.\"}," \
+  "  \"description\":{\"type\":\"string\",\"description\":\"A few words saying what the query does, for the analyst.\"}," \
+  "  \"database\":{\"type\":\"string\",\"description\":\"The database to query, by its name under Databases (needed when there are several).\"}}," \
+  " \"required\":[\"sql\",\"name\"]}"
+
 typedef struct
 {
   char *name;          /* as the sandbox shows it, under /data */
   char *description;   /* may be NULL */
 } Dataset;
+
+typedef struct
+{
+  AssaySource *source;
+  char        *description;   /* its schema for the prompt; may be NULL */
+} Source;
 
 struct _AssayAgent
 {
@@ -67,6 +87,7 @@ struct _AssayAgent
   gsize                output_budget;
   gsize                context_tokens;
   GPtrArray           *datasets;         /* Dataset* */
+  GPtrArray           *sources;          /* Source*: the connected databases */
   AssayMasker         *masker;           /* masked columns, or NULL */
   AssayPriceTable     *prices;
   double               budget;           /* US dollars for the session; 0: none */
@@ -90,6 +111,8 @@ struct _AssayAgent
   gint64               step_started_at;
   gint64               model_started_at;
   gint64               approval_asked_at;
+  gint64               query_started_at;
+  char                *query_summary;    /* what the model is told of the query that loads */
   GPtrArray           *restore_codes;
   guint                restore_index;
   char                *restore_dir;
@@ -142,6 +165,30 @@ static void
 assay_agent_string_free (gpointer data)
 {
   g_string_free (data, TRUE);
+}
+
+static void
+assay_agent_source_free (gpointer data)
+{
+  Source *source = data;
+
+  g_object_unref (source->source);
+  g_free (source->description);
+  g_free (source);
+}
+
+static Source *
+assay_agent_find_source (AssayAgent *self,
+                         const char *name)
+{
+  for (guint i = 0; i < self->sources->len; i++)
+    {
+      Source *source = g_ptr_array_index (self->sources, i);
+
+      if (g_strcmp0 (assay_source_get_name (source->source), name) == 0)
+        return source;
+    }
+  return NULL;
 }
 
 static void
@@ -332,7 +379,18 @@ assay_agent_build_system_prompt (AssayAgent *self)
     "- The working directory is /workspace. Save files the analyst should keep there (charts with "
     "plt.savefig(\"/workspace/name.png\"), tables, reports): every file saved in /workspace becomes "
     "an artifact the analyst sees. Images are not shown to you; describe them from the numbers.\n"
-    "- The analyst may edit or reject a cell before it runs; follow their reasons.\n"
+    "- The analyst may edit or reject a cell before it runs; follow their reasons.\n");
+  if (self->sources->len > 0)
+    g_string_append (prompt,
+      "- Query the databases below with the run_sql tool (arguments: \"sql\", one read-only query in the "
+      "database's own dialect; \"name\", the Python name its result gets; \"description\"; and \"database\" "
+      "when there are several). It runs on the server in a read-only transaction with a timeout and a row "
+      "cap, and the result arrives in the kernel as a pandas DataFrame: integers as Int64, booleans as "
+      "boolean, timestamps with a time zone as datetime64[ns, UTC], dates and other timestamps as "
+      "datetime64[ns], numeric/decimal as exact decimal.Decimal objects (use .astype(float) to compute "
+      "fast), text as str. Join, filter and aggregate in SQL when tables are large; then go on in Python. "
+      "The kernel itself cannot reach the databases.\n");
+  g_string_append (prompt,
     "- When you have the answer, reply with text only (no tool call): the answer, the numbers "
     "behind it, and the files you saved.\n"
     "\n"
@@ -364,9 +422,31 @@ assay_agent_build_system_prompt (AssayAgent *self)
       break;
     }
 
+  if (self->sources->len > 0)
+    {
+      g_string_append (prompt, "\nDatabases (read-only, through run_sql):\n");
+      for (guint i = 0; i < self->sources->len; i++)
+        {
+          Source *source = g_ptr_array_index (self->sources, i);
+          const char *description = source->description;
+          g_autofree char *fallback = NULL;
+          g_autofree char *masked = NULL;
+
+          if (description == NULL || *description == '\0')
+            description = fallback = g_strdup_printf ("Database \"%s\" (%s).",
+                                                      assay_source_get_name (source->source),
+                                                      assay_source_kind_get_label (assay_source_get_kind (source->source)));
+          masked = self->masker != NULL ? assay_masker_mask (self->masker, description) : g_strdup (description);
+          g_string_append (prompt, masked);
+          if (prompt->str[prompt->len - 1] != '\n')
+            g_string_append_c (prompt, '\n');
+        }
+    }
+
   g_string_append (prompt, "\nDatasets (read-only):\n");
   if (self->datasets->len == 0)
-    g_string_append (prompt, "- none: the analyst gave no file.\n");
+    g_string_append (prompt, self->sources->len > 0 ? "- none: the data is in the databases above.\n"
+                                                    : "- none: the analyst gave no file.\n");
   for (guint i = 0; i < self->datasets->len; i++)
     {
       Dataset *dataset = g_ptr_array_index (self->datasets, i);
@@ -489,6 +569,9 @@ assay_agent_continue_later (AssayAgent *self)
 {
   GSource *source = g_idle_source_new ();
 
+  /* Not at the idle priority: below GDK_PRIORITY_REDRAW, it waits for as long as frames
+   * follow each other (a spinner on software GL), and the question stalls. */
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
   g_source_set_callback (source, assay_agent_continue_idle_cb, g_object_ref (self), g_object_unref);
   g_source_set_static_name (source, "[assay] agent continue");
   g_source_attach (source, self->context);
@@ -547,7 +630,21 @@ assay_agent_executed_cb (GObject      *source,
   g_signal_emit (self, signals[CELL_FINISHED], 0, cell->id, result);
 
   status = assay_cell_result_get_status (result);
-  if (cell->decision == ASSAY_DECISION_EDITED)
+  if (cell->kind == ASSAY_CELL_KIND_SQL)
+    {
+      /* The query's time is part of the cell's: the kernel only loaded its result. */
+      cell->elapsed_ms += cell->query != NULL ? cell->query->query_ms : 0;
+      if (cell->decision == ASSAY_DECISION_EDITED)
+        g_string_append_printf (text,
+                                "The analyst edited your SQL before running it. The SQL that ran:\n"
+                                "```sql\n%s\n```\n", cell->code);
+      if (self->query_summary != NULL)
+        g_string_append (text, self->query_summary);
+      g_clear_pointer (&self->query_summary, g_free);
+      g_string_append (text, status == ASSAY_CELL_OK ? "Loading it in the kernel printed:\n"
+                                                     : "Loading it in the kernel failed:\n");
+    }
+  else if (cell->decision == ASSAY_DECISION_EDITED)
     g_string_append_printf (text,
                             "The analyst edited your code before running it. The code that ran:\n"
                             "```python\n%s\n```\n", cell->code);
@@ -570,6 +667,203 @@ assay_agent_executed_cb (GObject      *source,
   assay_agent_answer_next_call (self);
 }
 
+/* ---- running a query --------------------------------------------------------------------- */
+
+/* The name a query's result has under /data: hidden, so no glob of the datasets lists it. */
+static char *
+assay_agent_result_file_name (const AssaySessionCell *cell)
+{
+  return g_strdup_printf (".assay-query-%s.aqr", cell->id);
+}
+
+/* The cached result of CELL made visible to the kernel; the Python that loads it, or NULL. */
+static char *
+assay_agent_expose_result (AssayAgent              *self,
+                           const AssaySessionCell  *cell,
+                           GError                 **error)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *name = assay_agent_result_file_name (cell);
+  g_autofree char *sandbox_path = NULL;
+
+  if (cell->query == NULL || cell->query->result == NULL || cell->query->frame == NULL ||
+      (path = assay_session_resolve (self->session, cell->query->result)) == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "The result of %s is not in the session", cell->id);
+      return NULL;
+    }
+  if (!assay_kernel_session_add_hidden_file (self->kernel, path, name, error))
+    return NULL;
+  sandbox_path = g_build_filename ("/data", name, NULL);
+  return assay_query_result_loader_code (cell->query->frame, sandbox_path);
+}
+
+/* What the model reads of a query that failed: the server's words, so it can fix its SQL. In
+ * schema-only mode a data error's message is withheld, since it quotes the values it met. */
+static char *
+assay_agent_format_query_error (AssayAgent             *self,
+                                const AssaySessionCell *cell,
+                                const GError           *error)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+
+  if (cell->decision == ASSAY_DECISION_EDITED)
+    g_string_append_printf (text, "The analyst edited your SQL before running it. The SQL that ran:\n"
+                                  "```sql\n%s\n```\n", cell->code);
+  if (g_error_matches (error, ASSAY_SOURCE_ERROR, ASSAY_SOURCE_ERROR_REFUSED))
+    g_string_append_printf (text, "Error: the SQL was refused before it reached the database. %s", error->message);
+  else if (g_error_matches (error, ASSAY_SOURCE_ERROR, ASSAY_SOURCE_ERROR_DATA) &&
+           assay_session_get_privacy_mode (self->session) == ASSAY_PRIVACY_SCHEMA)
+    g_string_append (text, "Error: the database failed the query with a data error (a value it could not convert "
+                           "or compute). Its message quotes the data, so it is withheld in schema-only mode.");
+  else
+    g_string_append_printf (text, "Error: %s", error->message);
+  g_string_append_printf (text, "\nNothing was loaded into the kernel%s%s%s.",
+                          cell->query != NULL && cell->query->frame != NULL ? ": `" : "",
+                          cell->query != NULL && cell->query->frame != NULL ? cell->query->frame : "",
+                          cell->query != NULL && cell->query->frame != NULL ? "` is unchanged" : "");
+  return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
+static void
+assay_agent_query_failed (AssayAgent   *self,
+                          const GError *error,
+                          gint64        query_us)
+{
+  AssaySessionCell *cell = self->cell;
+  g_autoptr(AssayCellResult) result = assay_cell_result_new (cell->id, cell->code);
+  g_autofree char *text = assay_agent_format_query_error (self, cell, error);
+  AssayCellStatus status = ASSAY_CELL_ERROR;
+
+  if (g_error_matches (error, ASSAY_SOURCE_ERROR, ASSAY_SOURCE_ERROR_TIMEOUT))
+    status = ASSAY_CELL_TIMEOUT;
+  else if (g_error_matches (error, ASSAY_SOURCE_ERROR, ASSAY_SOURCE_ERROR_TOO_LARGE))
+    status = ASSAY_CELL_LIMIT;
+  assay_cell_result_set_status (result, status, error->message);
+  assay_cell_result_set_elapsed_us (result, query_us);
+  assay_session_record_result (self->session, cell, result);
+  if (cell->query != NULL)
+    cell->query->query_ms = query_us / 1000;
+  self->cell = NULL;
+  self->timing.cell_us += query_us;
+  g_signal_emit (self, signals[CELL_FINISHED], 0, cell->id, result);
+  if (self->task == NULL)
+    return;
+  assay_agent_add_tool_result (self, text, TRUE);
+  assay_agent_save (self);
+  /* Later: a refused edit fails here inside assay_agent_respond (). */
+  assay_agent_continue_later (self);
+}
+
+static void
+assay_agent_queried_cb (GObject      *source,
+                        GAsyncResult *res,
+                        gpointer      user_data)
+{
+  g_autoptr(AssayAgent) self = user_data;
+  g_autoptr(AssayQueryResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *queries = NULL;
+  g_autofree char *file = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *loader = NULL;
+  g_autofree char *columns = NULL;
+  AssaySessionCell *cell = self->cell;
+  gint64 query_us;
+  guint64 rows;
+
+  result = assay_source_query_finish (ASSAY_SOURCE (source), res, &error);
+  query_us = g_get_monotonic_time () - self->query_started_at;
+  if (self->task == NULL || cell == NULL)
+    return;
+
+  if (result == NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      cell->status = ASSAY_CELL_CANCELLED;
+      cell->status_reason = g_strdup (error->message);
+      cell->finished_at = g_get_real_time ();
+      cell->elapsed_ms = query_us / 1000;
+      self->cell = NULL;
+      assay_agent_end_during_step (self, ASSAY_AGENT_CANCELLED,
+                                   "The analyst cancelled the question; the query was stopped on the server.");
+      return;
+    }
+  if (result == NULL)
+    {
+      assay_agent_query_failed (self, error, query_us);
+      return;
+    }
+
+  /* The result stays with the session (what a reopened session loads again), and the
+   * sandbox reads it from there through /data. */
+  file = g_strdup_printf ("%s.aqr", cell->id);
+  if ((queries = assay_session_get_queries_dir (self->session, &error)) == NULL)
+    {
+      assay_agent_query_failed (self, error, query_us);
+      return;
+    }
+  path = g_build_filename (queries, file, NULL);
+  if (!assay_query_result_write (result, path, &error))
+    {
+      assay_agent_query_failed (self, error, query_us);
+      return;
+    }
+  rows = assay_query_result_get_n_rows (result);
+  cell->query->rows = (gint64) rows;
+  cell->query->bytes = (gint64) assay_query_result_get_n_bytes (result);
+  cell->query->query_ms = query_us / 1000;
+  json_array_unref (cell->query->columns);
+  cell->query->columns = assay_query_result_columns_to_json (result);
+  g_free (cell->query->result);
+  cell->query->result = g_build_filename ("queries", file, NULL);
+  self->timing.cell_us += query_us;
+
+  loader = assay_agent_expose_result (self, cell, &error);
+  if (loader == NULL)
+    {
+      assay_agent_query_failed (self, error, query_us);
+      return;
+    }
+  columns = assay_query_result_describe_columns (result);
+  g_free (self->query_summary);
+  self->query_summary =
+    g_strdup_printf ("The query ran on %s in %" G_GINT64_FORMAT " ms and returned %" G_GUINT64_FORMAT " row%s × %u "
+                     "column%s, now the DataFrame `%s` in the kernel (pandas dtypes, with the server's types):\n%s",
+                     cell->query->database, query_us / 1000, rows, rows == 1 ? "" : "s",
+                     assay_query_result_get_n_columns (result),
+                     assay_query_result_get_n_columns (result) == 1 ? "" : "s", cell->query->frame, columns);
+  assay_agent_save (self);
+  assay_kernel_session_execute_async (self->kernel, loader, self->cancellable,
+                                      assay_agent_executed_cb, g_object_ref (self));
+}
+
+static void
+assay_agent_run_query (AssayAgent *self)
+{
+  AssaySessionCell *cell = self->cell;
+  Source *source = assay_agent_find_source (self, cell->query->database);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *checked = NULL;
+
+  if (source == NULL)
+    {
+      g_set_error (&error, ASSAY_SOURCE_ERROR, ASSAY_SOURCE_ERROR_CONNECT,
+                   "The database %s is not connected in this session.", cell->query->database);
+      assay_agent_query_failed (self, error, 0);
+      return;
+    }
+  /* The analyst may have edited it: checked again, before anything reaches the server. */
+  checked = assay_sql_check_read_only (cell->code, assay_source_get_syntax (source->source), &error);
+  if (checked == NULL)
+    {
+      assay_agent_query_failed (self, error, 0);
+      return;
+    }
+  self->query_started_at = g_get_monotonic_time ();
+  assay_source_query_async (source->source, cell->code, self->cancellable,
+                            assay_agent_queried_cb, g_object_ref (self));
+}
+
 static void
 assay_agent_run_cell (AssayAgent *self,
                       const char *code)
@@ -583,6 +877,12 @@ assay_agent_run_cell (AssayAgent *self,
   assay_agent_save (self);
 
   g_signal_emit (self, signals[CELL_STARTED], 0, cell->id, cell->code);
+  if (cell->kind == ASSAY_CELL_KIND_SQL)
+    {
+      if (self->task != NULL && self->cell == cell)
+        assay_agent_run_query (self);
+      return;
+    }
   assay_kernel_session_execute_async (self->kernel, cell->code, self->cancellable,
                                       assay_agent_executed_cb, g_object_ref (self));
 }
@@ -601,6 +901,7 @@ assay_agent_is_blank (const char *text)
 /* The code and description of a call, or an error message for the model. */
 static gboolean
 assay_agent_parse_call (AssayLlmToolCall  *call,
+                        gboolean           with_sql,
                         char             **code,
                         char             **description,
                         char             **problem)
@@ -612,10 +913,12 @@ assay_agent_parse_call (AssayLlmToolCall  *call,
 
   if (g_strcmp0 (call->name, ASSAY_AGENT_TOOL_NAME) != 0)
     {
-      *problem = g_strdup_printf ("Error: there is no tool named “%s”. The only tool is "
+      *problem = g_strdup_printf ("Error: there is no tool named “%s”. The tools are "
                                   "execute_python, with arguments {\"code\": \"...\", "
-                                  "\"description\": \"...\"}. Nothing ran.",
-                                  call->name ? call->name : "");
+                                  "\"description\": \"...\"}%s. Nothing ran.",
+                                  call->name ? call->name : "",
+                                  with_sql ? ", and run_sql, with {\"sql\": \"...\", \"name\": \"...\", "
+                                             "\"description\": \"...\", \"database\": \"...\"}" : "");
       return FALSE;
     }
 
@@ -646,6 +949,111 @@ assay_agent_parse_call (AssayLlmToolCall  *call,
   return TRUE;
 }
 
+/* Whether NAME can name the result's DataFrame: an ASCII Python identifier that is no keyword
+ * and does not hide what cells rely on. */
+static gboolean
+assay_agent_frame_name_is_valid (const char *name)
+{
+  static const char *const taken[] = {
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in",
+    "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
+    "pd", "np", "plt", "display", "assay_frames", "print", "len", "list", "dict", "str", "int", "float",
+    NULL
+  };
+
+  if (name == NULL || name[0] == '\0' || name[0] == '_' || g_ascii_isdigit (name[0]) || strlen (name) > 64)
+    return FALSE;
+  for (const char *p = name; *p != '\0'; p++)
+    if (!g_ascii_isalnum (*p) && *p != '_')
+      return FALSE;
+  return !g_strv_contains (taken, name);
+}
+
+static const char *
+assay_agent_string_member (JsonObject *object,
+                           const char *name)
+{
+  JsonNode *member = json_object_get_member (object, name);
+
+  if (member == NULL || !JSON_NODE_HOLDS_VALUE (member) || json_node_get_value_type (member) != G_TYPE_STRING)
+    return NULL;
+  return json_node_get_string (member);
+}
+
+/* The SQL, the DataFrame's name, the database and the description of a run_sql call; or an
+ * error message for the model. The statement is checked here, before the analyst sees it. */
+static gboolean
+assay_agent_parse_sql_call (AssayAgent        *self,
+                            AssayLlmToolCall  *call,
+                            char             **sql,
+                            char             **frame,
+                            Source           **source,
+                            char             **description,
+                            char             **problem)
+{
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *checked = NULL;
+  JsonObject *object;
+  const char *text, *name, *database;
+
+  node = assay_json_from_untrusted (call->arguments ? call->arguments : "", &error);
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    {
+      *problem = g_strdup_printf ("Error: the arguments of run_sql were not a valid JSON object (%s). Send "
+                                  "{\"sql\": \"...\", \"name\": \"...\", \"description\": \"...\"}. Nothing ran.",
+                                  error ? error->message : "not an object");
+      return FALSE;
+    }
+  object = json_node_get_object (node);
+  text = assay_agent_string_member (object, "sql");
+  name = assay_agent_string_member (object, "name");
+  database = assay_agent_string_member (object, "database");
+  if (text == NULL || assay_agent_is_blank (text))
+    {
+      *problem = g_strdup ("Error: run_sql needs a non-empty string argument “sql”. Nothing ran.");
+      return FALSE;
+    }
+  if (!assay_agent_frame_name_is_valid (name))
+    {
+      *problem = g_strdup_printf ("Error: run_sql's “name” (%s) must be a Python identifier of ASCII letters, digits "
+                                  "and “_”, not starting with a digit or “_”, and not a keyword or a name cells rely "
+                                  "on (pd, np, plt, display, builtins). Nothing ran.", name != NULL ? name : "missing");
+      return FALSE;
+    }
+  if (database == NULL && self->sources->len == 1)
+    *source = g_ptr_array_index (self->sources, 0);
+  else
+    *source = assay_agent_find_source (self, database);
+  if (*source == NULL)
+    {
+      g_autoptr(GString) names = g_string_new (NULL);
+
+      for (guint i = 0; i < self->sources->len; i++)
+        g_string_append_printf (names, "%s%s", i > 0 ? ", " : "",
+                                assay_source_get_name (((Source *) g_ptr_array_index (self->sources, i))->source));
+      if (database != NULL)
+        *problem = g_strdup_printf ("Error: there is no database named “%s”; run_sql's “database” is one of: %s. "
+                                    "Nothing ran.", database, names->str);
+      else
+        *problem = g_strdup_printf ("Error: run_sql needs “database”, one of: %s. Nothing ran.", names->str);
+      return FALSE;
+    }
+  checked = assay_sql_check_read_only (text, assay_source_get_syntax ((*source)->source), &error);
+  if (checked == NULL)
+    {
+      *problem = g_strdup_printf ("Error: the SQL was refused before it reached the database. %s Nothing ran.",
+                                  error->message);
+      return FALSE;
+    }
+  *sql = g_strdup (text);
+  *frame = g_strdup (name);
+  if ((text = assay_agent_string_member (object, "description")) != NULL)
+    *description = g_strdup (text);
+  return TRUE;
+}
+
 /* The step is finished: it survives a crash from now on, with where its time went. */
 static void
 assay_agent_finish_step (AssayAgent *self)
@@ -663,6 +1071,8 @@ assay_agent_answer_next_call (AssayAgent *self)
   g_autofree char *description = NULL;
   g_autofree char *problem = NULL;
   g_autofree char *cell_id = NULL;
+  g_autofree char *frame = NULL;
+  const char *database = NULL;
 
   if (self->cancellable != NULL && g_cancellable_is_cancelled (self->cancellable))
     {
@@ -696,7 +1106,20 @@ assay_agent_answer_next_call (AssayAgent *self)
     }
 
   call = g_ptr_array_index (self->assistant->tool_calls, self->call_index);
-  if (!assay_agent_parse_call (call, &code, &description, &problem))
+  if (self->sources->len > 0 && g_strcmp0 (call->name, ASSAY_AGENT_SQL_TOOL_NAME) == 0)
+    {
+      Source *source = NULL;
+
+      if (!assay_agent_parse_sql_call (self, call, &code, &frame, &source, &description, &problem))
+        {
+          assay_agent_add_tool_result (self, problem, TRUE);
+          assay_agent_save (self);
+          assay_agent_answer_next_call (self);
+          return;
+        }
+      database = assay_source_get_name (source->source);
+    }
+  else if (!assay_agent_parse_call (call, self->sources->len > 0, &code, &description, &problem))
     {
       assay_agent_add_tool_result (self, problem, TRUE);
       assay_agent_save (self);
@@ -709,6 +1132,11 @@ assay_agent_answer_next_call (AssayAgent *self)
                                        assay_session_cell_new (cell_id,
                                                                assay_session_get_n_steps (self->session) + 1,
                                                                call->id, description, code));
+  if (frame != NULL)
+    {
+      self->cell->kind = ASSAY_CELL_KIND_SQL;
+      self->cell->query = assay_session_query_new (database, frame);
+    }
   if (self->policy == ASSAY_APPROVAL_POLICY_AUTO)
     {
       self->cell->decision = ASSAY_DECISION_AUTO;
@@ -815,6 +1243,16 @@ assay_agent_map_arguments (AssayAgent *self,
         mapped = assay_masker_mask (self->masker, json_node_get_string (member));
       else if (g_str_equal (l->data, "code"))
         mapped = assay_masker_unmask_code (self->masker, json_node_get_string (member));
+      else if (g_str_equal (l->data, "sql") && self->sources->len > 0)
+        {
+          /* Placeholders become literals the way the database reads them. */
+          Source *source = assay_agent_find_source (self, assay_agent_string_member (object, "database"));
+
+          if (source == NULL)
+            source = g_ptr_array_index (self->sources, 0);
+          mapped = assay_sql_unmask (self->masker, json_node_get_string (member),
+                                     assay_source_get_syntax (source->source));
+        }
       else
         mapped = assay_masker_unmask (self->masker, json_node_get_string (member));
       json_object_set_string_member (object, l->data, mapped);
@@ -1107,6 +1545,9 @@ assay_agent_start_step (AssayAgent *self)
     }
   g_ptr_array_add (request->tools, assay_llm_tool_new (ASSAY_AGENT_TOOL_NAME, TOOL_DESCRIPTION,
                                                        TOOL_PARAMETERS));
+  if (self->sources->len > 0)
+    g_ptr_array_add (request->tools, assay_llm_tool_new (ASSAY_AGENT_SQL_TOOL_NAME, SQL_TOOL_DESCRIPTION,
+                                                         SQL_TOOL_PARAMETERS));
 
   {
     g_autofree char *over = assay_agent_check_budget (self, request);
@@ -1217,8 +1658,21 @@ assay_agent_start_restore (AssayAgent *self)
     {
       AssaySessionCell *cell = assay_session_get_cell (self->session, i);
 
-      if (assay_session_cell_succeeded (cell))
-        g_ptr_array_add (self->restore_codes, g_strdup (cell->code));
+      if (!assay_session_cell_succeeded (cell))
+        continue;
+      if (cell->kind == ASSAY_CELL_KIND_SQL)
+        {
+          /* A query's DataFrame comes back from its cached result, without the server. */
+          g_autoptr(GError) error = NULL;
+          char *loader = assay_agent_expose_result (self, cell, &error);
+
+          if (loader != NULL)
+            g_ptr_array_add (self->restore_codes, loader);
+          else
+            g_debug ("the result of %s is not restored: %s", cell->id, error->message);
+          continue;
+        }
+      g_ptr_array_add (self->restore_codes, g_strdup (cell->code));
     }
   self->restore_dir = g_dir_make_tmp ("assay-restore-XXXXXX", NULL);
   if (self->restore_dir != NULL)
@@ -1254,6 +1708,7 @@ assay_agent_cancelled_cb (GCancellable *cancellable,
 {
   GSource *source = g_idle_source_new ();
 
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);   /* as above: never behind frames */
   g_source_set_callback (source, assay_agent_cancelled_idle_cb, g_object_ref (self), g_object_unref);
   g_source_set_static_name (source, "[assay] agent cancelled");
   g_source_attach (source, self->context);
@@ -1531,6 +1986,8 @@ assay_agent_finalize (GObject *object)
   g_clear_pointer (&self->context, g_main_context_unref);
   g_free (self->model);
   g_ptr_array_unref (self->datasets);
+  g_ptr_array_unref (self->sources);
+  g_free (self->query_summary);
   g_clear_object (&self->masker);
   g_clear_pointer (&self->prices, assay_price_table_unref);
   g_string_free (self->text_held, TRUE);
@@ -1588,6 +2045,7 @@ assay_agent_init (AssayAgent *self)
   self->output_budget = DEFAULT_OUTPUT_BUDGET;
   self->context_tokens = DEFAULT_CONTEXT_TOKENS;
   self->datasets = g_ptr_array_new_with_free_func (assay_agent_dataset_free);
+  self->sources = g_ptr_array_new_with_free_func (assay_agent_source_free);
   self->text_held = g_string_new (NULL);
   self->code_held = g_ptr_array_new_with_free_func (assay_agent_string_free);
   self->extractors = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_code_extractor_free);
@@ -1697,6 +2155,44 @@ assay_agent_add_dataset (AssayAgent  *self,
   dataset->description = g_strdup (stored->description);
   assay_agent_save (self);
   return TRUE;
+}
+
+void
+assay_agent_add_source (AssayAgent  *self,
+                        AssaySource *source,
+                        const char  *description)
+{
+  Source *entry;
+
+  g_return_if_fail (ASSAY_IS_AGENT (self));
+  g_return_if_fail (ASSAY_IS_SOURCE (source));
+
+  entry = assay_agent_find_source (self, assay_source_get_name (source));
+  if (entry == NULL)
+    {
+      entry = g_new0 (Source, 1);
+      g_ptr_array_add (self->sources, entry);
+    }
+  else
+    g_clear_object (&entry->source);
+  entry->source = g_object_ref (source);
+  g_free (entry->description);
+  entry->description = g_strdup (description);
+  assay_session_add_source (self->session, assay_source_get_name (source),
+                            assay_source_kind_to_string (assay_source_get_kind (source)),
+                            assay_source_get_display_url (source), assay_source_get_tables (source), description);
+  assay_agent_save (self);
+}
+
+AssaySource *
+assay_agent_get_source (AssayAgent *self,
+                        const char *name)
+{
+  Source *source;
+
+  g_return_val_if_fail (ASSAY_IS_AGENT (self), NULL);
+  source = assay_agent_find_source (self, name);
+  return source != NULL ? source->source : NULL;
 }
 
 AssaySession *

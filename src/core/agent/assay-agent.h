@@ -9,6 +9,7 @@
 #include "assay-session.h"
 #include "assay-masker.h"
 #include "assay-prices.h"
+#include "assay-source.h"
 
 G_BEGIN_DECLS
 
@@ -44,6 +45,8 @@ typedef enum
 const char *assay_agent_outcome_to_string (AssayAgentOutcome outcome);
 
 #define ASSAY_AGENT_TOOL_NAME        "execute_python"
+/* The tool the model queries a connected database with (see assay_agent_add_source). */
+#define ASSAY_AGENT_SQL_TOOL_NAME    "run_sql"
 #define ASSAY_AGENT_DEFAULT_MAX_STEPS 8
 
 #define ASSAY_TYPE_AGENT (assay_agent_get_type ())
@@ -63,7 +66,8 @@ G_DECLARE_FINAL_TYPE (AssayAgent, assay_agent, ASSAY, AGENT, GObject)
  *   ::retrying (guint attempt, guint delay_ms, const char *reason)
  *       the provider retries the turn: drop the text and code shown for it
  *   ::approval-needed (const char *cell_id, const char *code, const char *description)
- *       policy ask: the loop waits for assay_agent_respond()
+ *       policy ask: the loop waits for assay_agent_respond(); for run_sql CODE is the SQL (the
+ *       session's cell says which: its kind, the database and the DataFrame's name)
  *   ::cell-started (const char *cell_id, const char *code)   the code that really runs
  *   ::output (const char *cell_id, JsonObject *output)       an nbformat output, live
  *   ::artifact-added (const char *cell_id, const char *name, const char *path)
@@ -179,6 +183,20 @@ void               assay_agent_respond              (AssayAgent           *self,
                                                      const char           *cell_id,
                                                      AssayApprovalResponse response,
                                                      const char           *text);
+
+/* Connects SOURCE (assay-source.h): the model gets the run_sql tool {sql, name, description,
+ * database} and DESCRIPTION (the schema, assay_source_schema_describe) in the system prompt;
+ * the session records the connection without its password. A run_sql call is checked (one
+ * read-only statement) before the analyst is asked, approved like a cell, run by SOURCE in a
+ * worker (Stop cancels it on the server), and its result written to the session's queries/
+ * and loaded by the kernel as the DataFrame NAME; errors go back to the model as the tool
+ * result. */
+void                assay_agent_add_source   (AssayAgent  *self,
+                                              AssaySource *source,
+                                              const char  *description);
+/* The connected database NAME, or NULL. */
+AssaySource        *assay_agent_get_source   (AssayAgent  *self,
+                                              const char  *name);
 
 /* What the model is told about the dataset NAME (the datasets module's summary), when it
  * comes after the file was added (the window profiles files off the main thread). The next

@@ -1401,6 +1401,38 @@ assay_kernel_session_add_dataset (AssayKernelSession  *self,
   return assay_kernel_session_chmod_no_follow (target_path, 0644, error);
 }
 
+gboolean
+assay_kernel_session_add_hidden_file (AssayKernelSession  *self,
+                                      const char          *path,
+                                      const char          *name,
+                                      GError             **error)
+{
+  g_autofree char *target_path = NULL;
+  g_autoptr(GFile) source = NULL;
+  g_autoptr(GFile) target = NULL;
+  GStatBuf st;
+
+  g_return_val_if_fail (ASSAY_IS_KERNEL_SESSION (self), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (name != NULL && name[0] == '.' && strchr (name, '/') == NULL &&
+                        !g_str_equal (name, ".") && !g_str_equal (name, ".."), FALSE);
+
+  if (g_lstat (path, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE, _("“%s” is not a readable file"), path);
+      return FALSE;
+    }
+  target_path = g_build_filename (self->spec->data_dir, name, NULL);
+  g_unlink (target_path);
+  if ((st.st_mode & 0004) != 0 && link (path, target_path) == 0)
+    return TRUE;
+  source = g_file_new_for_path (path);
+  target = g_file_new_for_path (target_path);
+  if (!g_file_copy (source, target, G_FILE_COPY_OVERWRITE | G_FILE_COPY_NOFOLLOW_SYMLINKS, NULL, NULL, NULL, error))
+    return FALSE;
+  return assay_kernel_session_chmod_no_follow (target_path, 0644, error);
+}
+
 static void
 assay_kernel_session_started_cb (GObject      *source,
                                  GAsyncResult *result,

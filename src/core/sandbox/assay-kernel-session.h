@@ -38,6 +38,13 @@ gboolean            assay_kernel_session_get_replay_on_restart  (AssayKernelSess
 gboolean            assay_kernel_session_add_dataset            (AssayKernelSession      *self,
                                                                  const char              *path,
                                                                  GError                 **error);
+/* Makes FILE visible read-only at /data/NAME, NAME a plain file name starting with a dot (so
+ * no dataset has it, and globs of /data leave it out): a query's result for the kernel to
+ * load. Linked when it can be, else copied. */
+gboolean            assay_kernel_session_add_hidden_file        (AssayKernelSession      *self,
+                                                                 const char              *path,
+                                                                 const char              *name,
+                                                                 GError                 **error);
 void                assay_kernel_session_start_async            (AssayKernelSession      *self,
                                                                  GCancellable            *cancellable,
                                                                  GAsyncReadyCallback      callback,

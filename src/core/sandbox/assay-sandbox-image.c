@@ -34,6 +34,7 @@ G_DEFINE_FINAL_TYPE (AssaySandboxImage, assay_sandbox_image, G_TYPE_OBJECT)
 static const char *kernel_files[] = {
   "assay_kernel.py",
   "assay_worker.py",
+  "assay_frames.py",
   NULL
 };
 

@@ -25,6 +25,31 @@ assay_decision_from_string (const char *text)
   return ASSAY_DECISION_PENDING;
 }
 
+AssaySessionQuery *
+assay_session_query_new (const char *database,
+                         const char *frame)
+{
+  AssaySessionQuery *query = g_new0 (AssaySessionQuery, 1);
+
+  query->database = g_strdup (database);
+  query->frame = g_strdup (frame);
+  query->rows = -1;
+  query->columns = json_array_new ();
+  return query;
+}
+
+void
+assay_session_query_free (AssaySessionQuery *query)
+{
+  if (query == NULL)
+    return;
+  g_free (query->database);
+  g_free (query->frame);
+  json_array_unref (query->columns);
+  g_free (query->result);
+  g_free (query);
+}
+
 static void
 assay_session_cell_artifact_free (gpointer data)
 {
@@ -87,6 +112,7 @@ assay_session_cell_free (AssaySessionCell *cell)
   g_clear_pointer (&cell->outputs, json_array_unref);
   g_clear_pointer (&cell->artifacts, g_ptr_array_unref);
   g_clear_pointer (&cell->checks, assay_cell_checks_free);
+  g_clear_pointer (&cell->query, assay_session_query_free);
   g_free (cell);
 }
 
@@ -143,6 +169,23 @@ assay_session_cell_to_json (const AssaySessionCell *cell)
   json_object_set_int_member (object, "started_at", cell->started_at);
   json_object_set_int_member (object, "finished_at", cell->finished_at);
   json_object_set_int_member (object, "elapsed_ms", cell->elapsed_ms);
+  if (cell->kind == ASSAY_CELL_KIND_SQL)
+    {
+      JsonObject *query = json_object_new ();
+
+      json_object_set_string_member (object, "kind", "sql");
+      if (cell->query != NULL)
+        {
+          assay_session_cell_set_optional_string (query, "database", cell->query->database);
+          assay_session_cell_set_optional_string (query, "frame", cell->query->frame);
+          json_object_set_int_member (query, "rows", cell->query->rows);
+          json_object_set_array_member (query, "columns", json_array_ref (cell->query->columns));
+          json_object_set_int_member (query, "bytes", cell->query->bytes);
+          json_object_set_int_member (query, "query_ms", cell->query->query_ms);
+          assay_session_cell_set_optional_string (query, "result", cell->query->result);
+        }
+      json_object_set_object_member (object, "query", query);
+    }
   return json_node_init_object (json_node_alloc (), object);
 }
 
@@ -226,6 +269,34 @@ assay_session_cell_from_json (JsonNode *node)
   cell->started_at = assay_json_get_int_or (object, "started_at", 0);
   cell->finished_at = assay_json_get_int_or (object, "finished_at", 0);
   cell->elapsed_ms = assay_json_get_int_or (object, "elapsed_ms", 0);
+  /* Records from before run_sql have no kind: Python. */
+  if (g_strcmp0 (assay_json_get_string (object, "kind"), "sql") == 0)
+    {
+      JsonNode *query = json_object_get_member (object, "query");
+
+      cell->kind = ASSAY_CELL_KIND_SQL;
+      cell->query = assay_session_query_new (NULL, NULL);
+      if (query != NULL && JSON_NODE_HOLDS_OBJECT (query))
+        {
+          JsonObject *item = json_node_get_object (query);
+          JsonNode *columns = json_object_get_member (item, "columns");
+
+          cell->query->database = assay_json_dup_string (item, "database");
+          cell->query->frame = assay_json_dup_string (item, "frame");
+          cell->query->rows = assay_json_get_int_or (item, "rows", -1);
+          cell->query->bytes = assay_json_get_int_or (item, "bytes", 0);
+          cell->query->query_ms = assay_json_get_int_or (item, "query_ms", 0);
+          cell->query->result = assay_json_dup_string (item, "result");
+          if (columns != NULL && JSON_NODE_HOLDS_ARRAY (columns))
+            for (guint i = 0; i < json_array_get_length (json_node_get_array (columns)); i++)
+              {
+                JsonNode *column = json_array_get_element (json_node_get_array (columns), i);
+
+                if (JSON_NODE_HOLDS_OBJECT (column))
+                  json_array_add_element (cell->query->columns, json_node_copy (column));
+              }
+        }
+    }
   return cell;
 }
 

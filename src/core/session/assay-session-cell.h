@@ -22,8 +22,33 @@ typedef enum
 const char    *assay_decision_to_string   (AssayDecision  decision);
 AssayDecision  assay_decision_from_string (const char    *text);
 
+/* What a cell runs: Python in the kernel, or (run_sql) a query on a connected database
+ * whose result the kernel loads as a DataFrame. */
+typedef enum
+{
+  ASSAY_CELL_KIND_PYTHON,
+  ASSAY_CELL_KIND_SQL,
+} AssayCellKind;
+
+/* What a SQL cell asked and got. */
+typedef struct
+{
+  char      *database;      /* the connection's name */
+  char      *frame;         /* the DataFrame's name in the kernel */
+  gint64     rows;          /* -1: no result */
+  JsonArray *columns;       /* [{"name", "type" (the server's), "dtype"}], never NULL */
+  gint64     bytes;         /* of the result as Assay held it */
+  gint64     query_ms;      /* the server's part: from the statement to its last row */
+  char      *result;        /* the cached result, "queries/c3.aqr" in the session; may be NULL */
+} AssaySessionQuery;
+
+AssaySessionQuery *assay_session_query_new  (const char        *database,
+                                             const char        *frame);
+void               assay_session_query_free (AssaySessionQuery *query);
+
 /* One cell of a session, as recorded: what the model proposed, what the analyst decided,
- * what ran and what came out. Times are wall-clock microseconds (0 = not yet). */
+ * what ran and what came out. Times are wall-clock microseconds (0 = not yet). A SQL cell's
+ * code is its SQL (the record of old sessions, without "kind", reads as Python). */
 typedef struct
 {
   char          *id;             /* "c1", "c2", ... in the session */
@@ -43,6 +68,8 @@ typedef struct
   gint64         started_at;
   gint64         finished_at;
   gint64         elapsed_ms;
+  AssayCellKind  kind;
+  AssaySessionQuery *query;      /* kind SQL; NULL otherwise */
 } AssaySessionCell;
 
 AssaySessionCell *assay_session_cell_new       (const char             *id,

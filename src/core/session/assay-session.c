@@ -22,6 +22,7 @@
 #include "assay-data-text.h"
 #include "assay-json.h"
 #include "assay-session-outline.h"
+#include "assay-source-url.h"
 
 struct _AssaySession
 {
@@ -49,6 +50,7 @@ struct _AssaySession
   GPtrArray *requests;            /* AssaySessionRequest* */
   AssayPrivacyMode privacy_mode;
   GPtrArray *masked;              /* AssaySessionMask* */
+  GPtrArray *sources;             /* AssaySessionSource*: the databases it queried */
   gint64     requests_bytes;      /* of the compressed bodies kept; -1: not counted yet */
   GPtrArray *reruns;              /* char*: the folders of the sessions that ran this one again */
   GPtrArray *changes;             /* AssaySessionChange*: what changed since rerun_of */
@@ -200,6 +202,19 @@ assay_session_mask_free (gpointer data)
 }
 
 static void
+assay_session_source_free (gpointer data)
+{
+  AssaySessionSource *source = data;
+
+  g_free (source->name);
+  g_free (source->kind);
+  g_free (source->url);
+  g_strfreev (source->tables);
+  g_free (source->description);
+  g_free (source);
+}
+
+static void
 assay_session_dataset_free (gpointer data)
 {
   AssaySessionDataset *dataset = data;
@@ -238,6 +253,7 @@ assay_session_finalize (GObject *object)
   g_free (self->rewrite);
   g_ptr_array_unref (self->requests);
   g_ptr_array_unref (self->masked);
+  g_ptr_array_unref (self->sources);
   g_mutex_clear (&self->save_lock);
   G_OBJECT_CLASS (assay_session_parent_class)->finalize (object);
 }
@@ -264,6 +280,7 @@ assay_session_init (AssaySession *self)
   self->requests = g_ptr_array_new_with_free_func (assay_session_request_free);
   self->requests_bytes = -1;
   self->masked = g_ptr_array_new_with_free_func (assay_session_mask_free);
+  self->sources = g_ptr_array_new_with_free_func (assay_session_source_free);
   g_mutex_init (&self->save_lock);
   self->status = g_strdup ("new");
   self->created_at = self->updated_at = g_get_real_time ();
@@ -443,6 +460,31 @@ assay_session_to_json (AssaySession *self)
       json_array_add_object_element (datasets, item);
     }
   json_object_set_array_member (object, "datasets", datasets);
+  if (self->sources->len > 0)
+    {
+      JsonArray *sources = json_array_new ();
+
+      for (guint i = 0; i < self->sources->len; i++)
+        {
+          const AssaySessionSource *source = g_ptr_array_index (self->sources, i);
+          JsonObject *item = json_object_new ();
+
+          json_object_set_string_member (item, "name", source->name);
+          json_object_set_string_member (item, "kind", source->kind);
+          json_object_set_string_member (item, "url", source->url);
+          if (source->tables != NULL)
+            {
+              JsonArray *tables = json_array_new ();
+
+              for (guint j = 0; source->tables[j] != NULL; j++)
+                json_array_add_string_element (tables, source->tables[j]);
+              json_object_set_array_member (item, "tables", tables);
+            }
+          assay_session_set_optional_string (item, "description", source->description);
+          json_array_add_object_element (sources, item);
+        }
+      json_object_set_array_member (object, "sources", sources);
+    }
 
   for (guint i = 0; i < self->messages->len; i++)
     json_array_add_element (messages, assay_llm_message_to_json (g_ptr_array_index (self->messages, i)));
@@ -960,6 +1002,34 @@ assay_session_load_record (const char    *dir,
         if (check_datasets && assay_session_path_is_below (self->dir, dataset->path))
           assay_session_dataset_check (dataset, self->dir);
         g_ptr_array_add (self->datasets, dataset);
+      }
+
+  if ((array = assay_json_get_array (root, "sources")))
+    for (guint i = 0; i < json_array_get_length (array) && i < 64; i++)
+      {
+        JsonNode *item = json_array_get_element (array, i);
+        JsonArray *tables;
+        g_autoptr(GPtrArray) names = g_ptr_array_new ();
+
+        if (!JSON_NODE_HOLDS_OBJECT (item) ||
+            assay_json_get_string (json_node_get_object (item), "name") == NULL ||
+            assay_json_get_string (json_node_get_object (item), "url") == NULL)
+          continue;
+        if ((tables = assay_json_get_array (json_node_get_object (item), "tables")))
+          for (guint j = 0; j < json_array_get_length (tables); j++)
+            {
+              JsonNode *table = json_array_get_element (tables, j);
+
+              if (JSON_NODE_HOLDS_VALUE (table) && json_node_get_value_type (table) == G_TYPE_STRING)
+                g_ptr_array_add (names, (gpointer) json_node_get_string (table));
+            }
+        g_ptr_array_add (names, NULL);
+        assay_session_add_source (self,
+                                  assay_json_get_string (json_node_get_object (item), "name"),
+                                  assay_json_get_string (json_node_get_object (item), "kind"),
+                                  assay_json_get_string (json_node_get_object (item), "url"),
+                                  names->len > 1 ? (const char * const *) names->pdata : NULL,
+                                  assay_json_get_string (json_node_get_object (item), "description"));
       }
 
   node = json_object_get_member (root, "finished");
@@ -1509,6 +1579,66 @@ assay_session_get_data_dir (AssaySession *self)
 {
   g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
   return g_build_filename (self->dir, "data", NULL);
+}
+
+char *
+assay_session_get_queries_dir (AssaySession  *self,
+                               GError       **error)
+{
+  g_autofree char *dir = NULL;
+
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  dir = g_build_filename (self->dir, "queries", NULL);
+  if (g_mkdir_with_parents (dir, 0755) != 0 || g_file_test (dir, G_FILE_TEST_IS_SYMLINK))
+    {
+      int saved = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   _("Cannot make the folder %s: %s"), dir, g_strerror (saved));
+      return NULL;
+    }
+  return g_steal_pointer (&dir);
+}
+
+GPtrArray *
+assay_session_get_sources (AssaySession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  return self->sources;
+}
+
+const AssaySessionSource *
+assay_session_add_source (AssaySession       *self,
+                          const char         *name,
+                          const char         *kind,
+                          const char         *url,
+                          const char * const *tables,
+                          const char         *description)
+{
+  AssaySessionSource *source = NULL;
+
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  g_return_val_if_fail (name != NULL && url != NULL, NULL);
+
+  for (guint i = 0; i < self->sources->len && source == NULL; i++)
+    if (g_str_equal (((AssaySessionSource *) g_ptr_array_index (self->sources, i))->name, name))
+      source = g_ptr_array_index (self->sources, i);
+  if (source == NULL)
+    {
+      source = g_new0 (AssaySessionSource, 1);
+      source->name = g_strdup (name);
+      g_ptr_array_add (self->sources, source);
+    }
+  g_free (source->kind);
+  source->kind = g_strdup (kind != NULL ? kind : "");
+  g_free (source->url);
+  /* Whatever the caller passes, a password never reaches the record. */
+  source->url = assay_source_url_strip_password (url);
+  g_strfreev (source->tables);
+  source->tables = tables != NULL && tables[0] != NULL ? g_strdupv ((char **) tables) : NULL;
+  g_free (source->description);
+  source->description = g_strdup (description);
+  return source;
 }
 
 char *

@@ -21,9 +21,11 @@ G_DECLARE_FINAL_TYPE (AssaySession, assay_session, ASSAY, SESSION, GObject)
 
 /* A session is a folder:
  *
- *   session.json   the record (conversation, cells, datasets, provider and model; never a key)
+ *   session.json   the record (conversation, cells, datasets, databases, provider and model;
+ *                  never a key or a password)
  *   data/          copies (hard links when possible) of the datasets, so it is self-contained
  *   artifacts/     the files the cells produced
+ *   queries/       the results of its SQL cells, as the kernel loaded them (when there are any)
  *
  * The record is replaced atomically (temporary file, fsync, rename) by every save. It holds
  * the steps that finished and, after them, the step in progress; loading restores the
@@ -48,6 +50,16 @@ typedef struct
   /* Set by load: the file in data/ is missing or is not what was added. */
   gboolean changed;
 } AssaySessionDataset;
+
+/* A database the session queries (run_sql). Never a password: the URL is kept without one. */
+typedef struct
+{
+  char  *name;         /* what run_sql's "database" names */
+  char  *kind;         /* "postgresql", "mysql", "sqlite" */
+  char  *url;          /* the connection URL without its password */
+  char **tables;       /* the tables and views the analyst picked; NULL: all */
+  char  *description;  /* what the model was told of its schema; may be NULL */
+} AssaySessionSource;
 
 /* Where sessions live by default: $XDG_DATA_HOME/assay/sessions. */
 char          *assay_session_default_parent     (void);
@@ -122,6 +134,20 @@ char          *assay_session_get_data_dir       (AssaySession        *self);
  * (absolute, "..", or through a symbolic link below the folder). */
 char          *assay_session_resolve            (AssaySession        *self,
                                                  const char          *relative);
+
+/* The databases the session queries, in the order they were added (AssaySessionSource*). */
+GPtrArray     *assay_session_get_sources        (AssaySession        *self);
+/* Records a database NAME (again: replaces what was recorded under NAME). URL loses its
+ * password here, whatever the caller passed. */
+const AssaySessionSource *assay_session_add_source (AssaySession       *self,
+                                                    const char         *name,
+                                                    const char         *kind,
+                                                    const char         *url,
+                                                    const char * const *tables,
+                                                    const char         *description);
+/* queries/ in the folder, made when missing: the SQL cells' cached results. */
+char          *assay_session_get_queries_dir    (AssaySession        *self,
+                                                 GError             **error);
 
 /* Copies FILE into data/ (its own copy, never a link to the original) in a worker and
  * returns the copy's path; assay_session_add_dataset () on that path records it without

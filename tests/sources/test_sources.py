@@ -1,0 +1,512 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Databases end to end, against a real server this test starts itself (PostgreSQL 15 or
+MariaDB in a temporary folder, or an SQLite file), with the real sandbox and the fake model
+server (tests/llm/fake_llm_server.py, which logs every request):
+
+- `inspect --db`: tables, views, columns, keys, foreign keys, row estimates, comments, sample
+  values; --db-tables; schema-only; a table that is not there.
+- A question that needs a join, answered through run_sql; the result in the kernel, the query
+  in the record; the session resumed without the database, its DataFrame from the cache.
+- Writes refused, logged in as a role that could write: INSERT, DROP, SET TRANSACTION READ
+  WRITE, COMMIT; DELETE, COPY … TO PROGRAM (SELECT … INTO OUTFILE, ATTACH), two statements,
+  a data-modifying WITH, and a function that writes (refused by the read-only transaction);
+  the database checked unchanged.
+- The statement timeout; the row cap; Stop (SIGINT) during a long query, the query then gone
+  from the server (pg_stat_activity, the process list).
+- A refused connection and a wrong password: plain messages, exit 7; no password anywhere in
+  the output, the session folder or what the model was sent, also when the URL holds one.
+- Types checked from inside the kernel: NULLs in integer columns (Int64 with <NA>),
+  numeric(20,4) as exact Decimals, timestamptz, date, bool, text with newlines and Cyrillic.
+- A masked column never reaches the model (its samples and the printed result are
+  placeholders); schema-only mode sends no value.
+
+    test_sources.py postgresql|mariadb|sqlite ASSAY_CLI FAKE_SERVER.py
+
+Prints TAP."""
+import gzip
+import hashlib
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "agent"))
+import dbservers  # noqa: E402
+from ask_harness import call, report, run_case, finish, openai_tool_messages, text_of  # noqa: E402
+import ask_harness  # noqa: E402
+
+KIND, CLI, SERVER = sys.argv[1], sys.argv[2], sys.argv[3]
+ask_harness.configure(CLI, SERVER)
+CONFIG = {"XDG_CONFIG_HOME": tempfile.mkdtemp(prefix="assay-sources-config-")}
+JOIN_SQL = ("SELECT c.city, sum(i.quantity * i.unit_price) AS revenue FROM customers c "
+            "JOIN orders o ON o.customer_id = c.id JOIN order_items i ON i.order_id = o.id "
+            "GROUP BY c.city ORDER BY revenue DESC")
+
+
+def sql_call(sql, name, description="query", database=None):
+    arguments = {"sql": sql, "name": name, "description": description}
+    if database:
+        arguments["database"] = database
+    return {"name": "run_sql", "arguments": json.dumps(arguments)}
+
+
+def turn(*calls, text=""):
+    return {"flavor": "openai", "turn": {"text": text, "tool_calls": list(calls)}}
+
+
+def answer(text="Done."):
+    return {"flavor": "openai", "turn": {"text": text}}
+
+
+def session_record(run):
+    path = os.path.join(run.workdir, "session", "session.json")
+    return json.load(open(path)) if os.path.exists(path) else {}
+
+
+def tool_texts(run):
+    """The tool results the model was sent, in order (the last request holds them all)."""
+    chats = run.chat_requests()
+    return [text_of(m.get("content")) for m in openai_tool_messages(chats[-1])] if chats else []
+
+
+def folder_text(folder):
+    """Everything under FOLDER as text, compressed request bodies opened."""
+    found = []
+    for root, _, files in os.walk(folder):
+        for name in files:
+            path = os.path.join(root, name)
+            try:
+                data = open(path, "rb").read()
+                if name.endswith(".gz"):
+                    data = gzip.decompress(data)
+            except OSError:
+                continue
+            found.append(data.decode("utf-8", "replace"))
+    return "\n".join(found)
+
+
+# ---- the three targets ---------------------------------------------------------------------
+
+class Postgres:
+    label = "postgresql"
+    dialect_write = "COPY (SELECT * FROM orders) TO PROGRAM 'touch /tmp/assay-pwned'"
+    sleep_sql = "SELECT pg_sleep(120)"
+    slow_sql = "SELECT pg_sleep(30)"
+
+    def __init__(self):
+        self.server = dbservers.PostgresServer()
+        self.server.start()
+        dbservers.pg_shop(self.server)
+        self.password = dbservers.READER_PASSWORD
+
+    def url(self, user="reader", password=None, tcp=True):
+        return self.server.url(user, tcp=tcp, password=password)
+
+    def env(self, password=None, user="reader"):
+        if password is None:
+            password = dbservers.READER_PASSWORD if user == "reader" else dbservers.OWNER_PASSWORD
+        return {"PGPASSWORD": password}
+
+    def scalar(self, sql):
+        return self.server.psql(sql, db="shop")
+
+    def running(self, needle):
+        return int(self.scalar("SELECT count(*) FROM pg_stat_activity WHERE state = 'active' "
+                               "AND pid <> pg_backend_pid() AND query LIKE '%%%s%%'" % needle))
+
+    def refused_url(self):
+        return "postgresql://reader@127.0.0.1:%d/shop" % dbservers.free_port()
+
+    def stop(self):
+        self.server.stop()
+
+
+class MariaDB:
+    label = "mariadb"
+    dialect_write = "SELECT * FROM orders INTO OUTFILE '/tmp/assay-pwned'"
+    sleep_sql = "SELECT count(*) FROM events a JOIN events b ON a.note < b.note"
+    slow_sql = sleep_sql
+
+    def __init__(self):
+        self.server = dbservers.MariaDBServer()
+        self.server.start()
+        dbservers.mariadb_shop(self.server)
+        self.password = dbservers.READER_PASSWORD
+
+    def url(self, user="reader", password=None, tcp=True):
+        return self.server.url(user, tcp=tcp, password=password)
+
+    def env(self, password=None, user="reader"):
+        if password is None:
+            password = dbservers.READER_PASSWORD if user == "reader" else dbservers.OWNER_PASSWORD
+        return {"MYSQL_PWD": password}
+
+    def scalar(self, sql):
+        return self.server.sql(sql, db="shop")
+
+    def running(self, needle):
+        return int(self.scalar("SELECT count(*) FROM information_schema.processlist WHERE command = 'Query' "
+                               "AND id <> CONNECTION_ID() AND info LIKE '%%%s%%'" % needle))
+
+    def refused_url(self):
+        return "mariadb://reader@127.0.0.1:%d/shop" % dbservers.free_port()
+
+    def stop(self):
+        self.server.stop()
+
+
+class SQLite:
+    label = "sqlite"
+    dialect_write = "ATTACH DATABASE '/tmp/assay-pwned.db' AS pwned"
+    sleep_sql = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
+    slow_sql = sleep_sql
+
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="assay-sqlite-")
+        os.chmod(self.dir, 0o755)
+        self.path = os.path.join(self.dir, "shop.db")
+        dbservers.sqlite_shop(self.path)
+        self.password = None
+
+    def url(self, user="reader", password=None, tcp=True):
+        return "sqlite://" + self.path
+
+    def env(self, password=None, user="reader"):
+        return {}
+
+    def scalar(self, sql):
+        con = sqlite3.connect("file:%s?mode=ro" % self.path, uri=True)
+        try:
+            return str(con.execute(sql).fetchone()[0])
+        finally:
+            con.close()
+
+    def running(self, needle):
+        return 0
+
+    def refused_url(self):
+        return "sqlite://" + os.path.join(self.dir, "missing.db")
+
+    def digest(self):
+        return hashlib.sha256(open(self.path, "rb").read()).hexdigest()
+
+    def stop(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+TYPES_CHECK = {
+    "postgresql": r'''
+import decimal
+import pandas as pd
+t = typed.set_index("id")
+assert str(t["maybe"].dtype) == "Int64", t.dtypes
+assert t.loc[2, "maybe"] is pd.NA and t.loc[4, "maybe"] is pd.NA and t.loc[3, "maybe"] == -2147483648
+for row, text in ((1, "1234567890123456.1234"), (2, "-0.0001"), (3, "9999999999999999.9999")):
+    value = t.loc[row, "amount"]
+    assert isinstance(value, decimal.Decimal) and value == decimal.Decimal(text) and str(value) == text, value
+assert t.loc[4, "amount"] is None
+assert str(t["at"].dtype) == "datetime64[ns, UTC]", t["at"].dtype
+assert t.loc[1, "at"] == pd.Timestamp("2024-03-31 21:59:59.123456", tz="UTC")
+assert t.loc[4, "at"] == pd.Timestamp("2262-01-01", tz="UTC") and pd.isna(t.loc[3, "at"])
+assert str(t["day"].dtype) == "datetime64[ns]"
+assert t.loc[1, "day"] == pd.Timestamp("2024-02-29") and t.loc[4, "day"] == pd.Timestamp("1677-12-31")
+assert pd.isna(t.loc[3, "day"])
+assert str(t["ok"].dtype) == "boolean"
+assert t.loc[1, "ok"] == True and t.loc[2, "ok"] == False and t.loc[3, "ok"] is pd.NA
+assert t.loc[1, "note"] == "two\nlines" and t.loc[2, "note"] == "Привет, мир"
+assert t.loc[3, "note"] is None and t.loc[4, "note"] == ""
+print("TYPES OK")
+''',
+    "mariadb": r'''
+import decimal
+import pandas as pd
+t = typed.set_index("id")
+assert str(t["maybe"].dtype) == "Int64", t.dtypes
+assert t.loc[2, "maybe"] is pd.NA and t.loc[3, "maybe"] == -2147483648
+for row, text in ((1, "1234567890123456.1234"), (2, "-0.0001"), (3, "9999999999999999.9999")):
+    value = t.loc[row, "amount"]
+    assert isinstance(value, decimal.Decimal) and str(value) == text, value
+assert str(t["at"].dtype) == "datetime64[ns, UTC]", t["at"].dtype
+assert t.loc[1, "at"] == pd.Timestamp("2024-03-31 21:59:59.123456", tz="UTC") and pd.isna(t.loc[3, "at"])
+assert str(t["day"].dtype) == "datetime64[ns]" and t.loc[1, "day"] == pd.Timestamp("2024-02-29")
+assert str(t["ok"].dtype) == "boolean" and t.loc[1, "ok"] == True and t.loc[3, "ok"] is pd.NA
+assert t.loc[1, "note"] == "two\nlines" and t.loc[2, "note"] == "Привет, мир" and t.loc[3, "note"] is None
+assert str(t["big"].dtype) == "UInt64" and t.loc[1, "big"] == 18446744073709551615 and t.loc[3, "big"] is pd.NA
+print("TYPES OK")
+''',
+    "sqlite": r'''
+import pandas as pd
+t = typed.set_index("id")
+assert str(t["maybe"].dtype) == "Int64", t.dtypes
+assert t.loc[2, "maybe"] is pd.NA and t.loc[3, "maybe"] == -2147483648
+assert str(t["amount"].dtype) == "float64" and t.loc[1, "amount"] == 1.5 and pd.isna(t.loc[4, "amount"])
+assert str(t["at"].dtype) == "datetime64[ns]" and t.loc[1, "at"] == pd.Timestamp("2024-03-31 21:59:59.123456")
+assert str(t["day"].dtype) == "datetime64[ns]" and t.loc[1, "day"] == pd.Timestamp("2024-02-29")
+assert str(t["ok"].dtype) == "boolean" and t.loc[1, "ok"] == True and t.loc[3, "ok"] is pd.NA
+assert t.loc[1, "note"] == "two\nlines" and t.loc[2, "note"] == "Привет, мир" and t.loc[3, "note"] is None
+assert t.loc[1, "raw"] == b"\x00\xff" and t.loc[3, "raw"] == b"" and t.loc[2, "raw"] is None
+print("TYPES OK")
+''',
+}
+
+
+def cli(args, env_extra=None, timeout=300):
+    env = dict(os.environ)
+    for k in ("PGPASSWORD", "MYSQL_PWD"):
+        env.pop(k, None)
+    env.update(CONFIG)
+    env.update(env_extra or {})
+    return subprocess.run([CLI] + args, capture_output=True, text=True, env=env, timeout=timeout)
+
+
+def ask(target, responses, extra=(), env_extra=None, url=None, user="reader", question="Which city brings the most?"):
+    env = dict(CONFIG)
+    env.update(target.env(user=user) if env_extra is None else env_extra)
+    return run_case(responses, question=question, env_extra=env,
+                    extra_args=["--db", "shop=" + (url or target.url(user))] + list(extra))
+
+
+target = {"postgresql": Postgres, "mariadb": MariaDB, "sqlite": SQLite}[KIND]()
+try:
+    # ---- inspect --db -----------------------------------------------------------------------
+    r = cli(["inspect", "--db", target.url()], target.env())
+    out = r.stdout
+    report(r.returncode == 0 and "- customers (table" in out and "- events (table" in out
+           and "customer_id" in out and "→ customers(id)" in out and "→ orders(id)" in out
+           and "primary key" in out and "'Customer " in out and "e.g." in out
+           and ("1,000,000 rows" in out or "about " in out)
+           and (KIND == "sqlite" or "People who bought something" in out),
+           "inspect --db: tables, columns, keys, foreign keys, row estimates, comments, samples",
+           out + r.stderr)
+    if KIND == "postgresql":
+        report("- big_spenders (view)" in out and "Contact address, private" in out,
+               "inspect --db: views and column comments", out)
+    r = cli(["inspect", "--db", target.url(), "--db-tables", "customers,orders", "--schema-only"], target.env())
+    report(r.returncode == 0 and "- orders (table" in r.stdout and "- events" not in r.stdout
+           and "e.g." not in r.stdout and "2 tables" in r.stdout,
+           "inspect --db --db-tables --schema-only: the picked tables, no values", r.stdout + r.stderr)
+    r = cli(["inspect", "--db", target.url(), "--db-tables", "nope"], target.env())
+    report(r.returncode == 2 and "no table or view “nope”" in r.stderr, "inspect --db: a table that is not there",
+           r.stdout + r.stderr)
+    r = cli(["inspect", "--db", target.url(), "--json"], target.env())
+    try:
+        tables = {t["name"]: t for t in json.loads(r.stdout)["tables"]}
+        ok = (tables["orders"]["foreign_keys"][0]["table"] == "customers"
+              and any(c["primary_key"] for c in tables["customers"]["columns"]))
+    except (ValueError, KeyError, IndexError):
+        ok = False
+    report(r.returncode == 0 and ok, "inspect --db --json: the schema as JSON", r.stdout[:3000] + r.stderr)
+
+    # ---- a question that needs a join -------------------------------------------------------
+    rows = [line.split("|") for line in target.scalar(
+        "SELECT c.city || '|' || sum(i.quantity * i.unit_price) FROM customers c JOIN orders o ON o.customer_id = c.id "
+        "JOIN order_items i ON i.order_id = o.id GROUP BY c.city ORDER BY sum(i.quantity * i.unit_price) DESC"
+        if KIND != "mariadb" else
+        "SELECT CONCAT(c.city, '|', sum(i.quantity * i.unit_price)) FROM customers c JOIN orders o "
+        "ON o.customer_id = c.id JOIN order_items i ON i.order_id = o.id GROUP BY c.city "
+        "ORDER BY sum(i.quantity * i.unit_price) DESC").splitlines()] if KIND != "sqlite" else None
+    if KIND == "sqlite":
+        con = sqlite3.connect(target.path)
+        rows = [list(map(str, row)) for row in con.execute(JOIN_SQL)]
+        con.close()
+    top_city, top_revenue = rows[0][0], float(rows[0][1])
+    r = ask(target, [turn(sql_call(JOIN_SQL, "by_city", "revenue by city")),
+                     turn(call("execute_python", "top = by_city.iloc[0]\nprint(top['city'], float(top['revenue']))")),
+                     answer("%s brings the most: %.2f." % (top_city, top_revenue))])
+    cells = r.cells()
+    tools = tool_texts(r)
+    first = r.chat_requests()[0]["body"] if r.chat_requests() else {}
+    system = text_of(first.get("messages", [{}])[0].get("content"))
+    record = session_record(r)
+    report(r.rc == 0 and len(cells) == 2 and cells[0].get("kind") == "sql" and cells[0]["status"] == "ok"
+           and cells[0]["query"]["rows"] == len(rows) and cells[0]["query"]["frame"] == "by_city"
+           and cells[1]["status"] == "ok" and top_city in r.out,
+           "ask: a join answered through run_sql, the DataFrame used by the next cell", r.detail())
+    report(len(tools) == 2 and "The query ran on shop" in tools[0]
+           and "%d rows × 2 columns" % len(rows) in tools[0] and "`by_city`" in tools[0] and top_city in tools[0]
+           and "%s %s" % (top_city, top_revenue) in tools[1],
+           "ask: the query's result and its columns go back to the model", "\n---\n".join(tools))
+    report('Database "shop"' in system and "run_sql" in system and "→ customers(id)" in system
+           and any(t.get("function", {}).get("name") == "run_sql" for t in first.get("tools", [])),
+           "ask: the schema is in the system prompt and run_sql is offered", system[:4000])
+    cached = os.path.join(r.workdir, "session", "queries", "c1.aqr")
+    report(os.path.exists(cached) and record.get("sources", [{}])[0].get("name") == "shop"
+           and record["cells"][0].get("kind") == "sql" and record["cells"][0]["query"]["result"] == "queries/c1.aqr"
+           and record["cells"][0]["query"]["columns"][0]["name"] == "city",
+           "ask: the record keeps the query, its rows and columns and the cached result",
+           json.dumps(record.get("cells", [])[:1])[:3000])
+
+    # Resumed without the database: the DataFrame comes back from the cached result.
+    transcript = os.path.join(r.workdir, "resume.json")
+    json.dump({"format": "assay-transcript", "turns": [
+        {"tool_calls": [{"name": "execute_python",
+                         "arguments": {"code": "print('restored', len(by_city), by_city.iloc[0]['city'])"}}]},
+        {"text": "Still there."}]}, open(transcript, "w"))
+    resumed = cli(["ask", "--provider", "recorded", "--transcript", transcript, "--yes", "--no-check-numbers",
+                   "--resume", os.path.join(r.workdir, "session"), "And again?"])
+    report(resumed.returncode == 0 and "restored %d %s" % (len(rows), top_city) in resumed.stderr,
+           "ask --resume: the query's DataFrame restored from the cached result, without the database",
+           resumed.stdout + resumed.stderr)
+
+    # ---- writes refused ----------------------------------------------------------------------
+    before_orders = target.scalar("SELECT count(*) FROM orders")
+    before_counter = target.scalar("SELECT n FROM counters")
+    digest = target.digest() if KIND == "sqlite" else None
+    writes = [
+        ("INSERT", "INSERT INTO orders (id, customer_id, placed_at, status) VALUES (999999, 1, '2024-01-01', 'x')"),
+        ("DROP", "DROP TABLE order_items"),
+        ("SET TRANSACTION", "SET TRANSACTION READ WRITE"),
+        ("COMMIT; DELETE", "COMMIT; DELETE FROM orders"),
+        ("dialect write", target.dialect_write),
+        ("two statements", "SELECT 1; SELECT 2"),
+        ("data-modifying WITH", "WITH gone AS (DELETE FROM orders RETURNING id) SELECT count(*) FROM gone"),
+        ("hidden in a comment and a string", "SELECT 1 /* ; */, ';' ; DELETE FROM orders"),
+    ]
+    calls = [sql_call(sql, "w%d" % i) for i, (_, sql) in enumerate(writes)]
+    if KIND != "sqlite":
+        calls.append(sql_call("SELECT bump() AS n", "bumped"))
+    r = ask(target, [turn(*calls), answer("Nothing written.")], user="owner")
+    tools = tool_texts(r)
+    refused = [i for i, text in enumerate(tools[:len(writes)]) if "refused" in text and "Nothing ran" in text]
+    report(r.rc == 0 and len(refused) == len(writes),
+           "writes refused by the check (%s), logged in as a role that may write" % ", ".join(w[0] for w in writes),
+           "\n---\n".join(tools) + r.detail())
+    if KIND != "sqlite":
+        bump = tools[-1] if len(tools) == len(calls) else ""
+        report(("read-only" in bump or "READ ONLY" in bump) and [c["status"] for c in r.cells()] == ["error"],
+               "a function that writes passes the check and is refused by the read-only transaction", bump)
+    after_ok = (target.scalar("SELECT count(*) FROM orders") == before_orders
+                and target.scalar("SELECT n FROM counters") == before_counter
+                and int(target.scalar("SELECT count(*) FROM order_items")) > 0
+                and not os.path.exists("/tmp/assay-pwned") and not os.path.exists("/tmp/assay-pwned.db"))
+    if KIND == "sqlite":
+        after_ok = after_ok and target.digest() == digest
+    report(after_ok, "the database is unchanged after the refused writes",
+           "orders %s → %s" % (before_orders, target.scalar("SELECT count(*) FROM orders")))
+
+    # ---- the statement timeout and the row cap -----------------------------------------------
+    began = time.monotonic()
+    r = ask(target, [turn(sql_call(target.slow_sql, "slow")), answer("Too slow.")], extra=["--db-timeout", "1"])
+    tools = tool_texts(r)
+    report(r.rc == 0 and [c["status"] for c in r.cells()] == ["timeout"] and tools
+           and "statement timeout (1 s)" in tools[0] and time.monotonic() - began < 60,
+           "the statement timeout stops the query and tells the model", "\n".join(tools) + r.detail())
+    r = ask(target, [turn(sql_call("SELECT * FROM events", "events")), answer("Too many.")],
+            extra=["--db-max-rows", "1000"])
+    tools = tool_texts(r)
+    report(r.rc == 0 and [c["status"] for c in r.cells()] == ["limit"] and tools
+           and "more than 1000 rows" in tools[0] and "nothing was loaded" in tools[0],
+           "the row cap refuses a larger result and tells the model", "\n".join(tools) + r.detail())
+
+    # ---- types, checked in the kernel -----------------------------------------------------------
+    r = ask(target, [turn(sql_call("SELECT * FROM typed ORDER BY id", "typed")),
+                     turn(call("execute_python", TYPES_CHECK[KIND])), answer("Typed.")])
+    outputs = "".join(o.get("text", "") for c in session_record(r).get("cells", []) for o in c.get("outputs", []))
+    report(r.rc == 0 and [c["status"] for c in r.cells()] == ["ok", "ok"] and "TYPES OK" in outputs,
+           "types round-trip: Int64 with <NA>, exact numerics, time zones, dates, booleans, text",
+           outputs[-3000:] + r.detail())
+
+    # ---- Stop during a long query --------------------------------------------------------------
+    work = tempfile.mkdtemp(prefix="assay-sources-stop-")
+    transcript = os.path.join(work, "t.json")
+    json.dump({"format": "assay-transcript", "turns": [
+        {"tool_calls": [{"name": "run_sql", "arguments": {"sql": target.sleep_sql, "name": "long"}}]},
+        {"text": "unreachable"}]}, open(transcript, "w"))
+    env = dict(os.environ)
+    env.update(CONFIG)
+    env.update(target.env())
+    proc = subprocess.Popen([CLI, "ask", "--provider", "recorded", "--transcript", transcript, "--yes",
+                             "--no-check-numbers", "--out", os.path.join(work, "session"), "--db-timeout", "300",
+                             "--db", "shop=" + target.url(), "Wait"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    needle = target.sleep_sql[:30]
+    deadline = time.monotonic() + 120
+    seen = False
+    while time.monotonic() < deadline and proc.poll() is None:
+        if KIND == "sqlite":
+            record_path = os.path.join(work, "session", "session.json")
+            try:
+                seen = any(c.get("status") == "running" for c in json.load(open(record_path)).get("cells", []))
+            except (OSError, ValueError):
+                seen = False
+        else:
+            seen = target.running(needle) > 0
+        if seen:
+            break
+        time.sleep(0.1)
+    if seen and KIND == "sqlite":
+        time.sleep(0.5)
+    stopped_at = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+    gone = False
+    while time.monotonic() < stopped_at + 30:
+        if target.running(needle) == 0:
+            gone = True
+            break
+        time.sleep(0.1)
+    record = json.load(open(os.path.join(work, "session", "session.json")))
+    statuses = [c.get("status") for c in record.get("cells", []) + record.get("interrupted_cells", [])]
+    report(seen and proc.returncode == 6 and gone and time.monotonic() - stopped_at < 30 and "cancelled" in statuses,
+           "Stop during a long query cancels it on the server (it is gone from the server's activity)",
+           "seen=%s rc=%s gone=%s statuses=%s\n%s" % (seen, proc.returncode, gone, statuses, err[-3000:]))
+    # ---- refused connections, wrong passwords, and no password anywhere -------------------------
+    r = cli(["ask", "--provider", "recorded", "--transcript", transcript, "--yes", "--db", "shop=" + target.refused_url(),
+             "--out", tempfile.mkdtemp(prefix="assay-sources-refused-") + "/s", "Q"], target.env())
+    report(r.returncode == 7 and "Cannot connect to the database shop" in r.stderr
+           and r.stderr.count("\n") < 12 and "Traceback" not in r.stderr,
+           "a refused connection: a plain message, exit 7", r.stderr)
+    if KIND != "sqlite":
+        wrong = "Wr0ng-pw-%d" % os.getpid()
+        out_dir = tempfile.mkdtemp(prefix="assay-sources-wrong-")
+        r = cli(["ask", "--provider", "recorded", "--transcript", transcript, "--yes", "--db", "shop=" + target.url(),
+                 "--out", out_dir + "/s", "Q"], target.env(password=wrong))
+        texts = r.stdout + r.stderr + folder_text(out_dir)
+        report(r.returncode == 7 and "refused the login" in r.stderr and wrong not in texts
+               and target.password not in texts,
+               "a wrong password: a plain message, exit 7, no password printed or saved", r.stderr)
+        shutil.rmtree(out_dir, ignore_errors=True)
+
+        # The password in the URL itself: used, and found nowhere afterwards.
+        r = ask(target, [turn(sql_call("SELECT count(*) AS n FROM customers", "n")), answer("200 customers.")],
+                env_extra={}, url=target.url(password=target.password))
+        everything = r.out + r.err + folder_text(os.path.join(r.workdir, "session")) + json.dumps(r.requests)
+        sources = session_record(r).get("sources", [{}])
+        report(r.rc == 0 and [c["status"] for c in r.cells()] == ["ok"] and target.password not in everything
+               and "@" in sources[0].get("url", "") and ":" + target.password not in sources[0].get("url", ""),
+               "a password in the URL connects and appears nowhere: output, session folder, requests to the model",
+               r.detail())
+
+    # ---- what the model may see ----------------------------------------------------------------
+    r = ask(target, [turn(sql_call("SELECT id, email FROM customers ORDER BY id LIMIT 3", "contacts")),
+                     answer("Three contacts.")], extra=["--mask", "shop.customers:email"])
+    bodies = json.dumps([q["body"] for q in r.chat_requests()], ensure_ascii=False)
+    outputs = "".join(o.get("text", "") for c in session_record(r).get("cells", []) for o in c.get("outputs", []))
+    report(r.rc == 0 and "c1@example.com" not in bodies and "c2@example.com" not in bodies
+           and "⟨email " in bodies and "c1@example.com" in outputs,
+           "a masked column: placeholders in the samples and the result sent; the analyst's record has the values",
+           bodies[:3000] + r.detail())
+    r = ask(target, [turn(sql_call("SELECT name, city FROM customers ORDER BY id LIMIT 3", "names")),
+                     answer("Three names.")], extra=["--privacy", "schema"])
+    bodies = json.dumps([q["body"] for q in r.chat_requests()], ensure_ascii=False)
+    report(r.rc == 0 and "Customer 1" not in bodies and "— e.g." not in bodies and "Lisbon" not in bodies
+           and "names" in bodies and "3 rows" in bodies,
+           "schema-only: no sample and no value of a result reaches the model, its shape does",
+           "\n".join(w for w in ("Customer 1", "— e.g.", "Lisbon", "names", "3 rows") if (w in bodies) != (w in ("names", "3 rows")))
+           + "\n" + "\n---\n".join(tool_texts(r)) + r.detail())
+    shutil.rmtree(work, ignore_errors=True)
+finally:
+    target.stop()
+finish()
