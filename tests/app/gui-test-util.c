@@ -4,8 +4,11 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include <dlfcn.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
+
+#include <gdk/x11/gdkx.h>
 
 #include "assay-app-types.h"
 #include "assay-llm-provider.h"
@@ -141,7 +144,6 @@ gui_screenshot (GtkWidget  *widget,
                 const char *path)
 {
   g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
-  g_autoptr(GtkSnapshot) snapshot = gtk_snapshot_new ();
   g_autoptr(GskRenderNode) node = NULL;
   g_autoptr(GdkTexture) texture = NULL;
   g_autofree char *dir = g_path_get_dirname (path);
@@ -151,8 +153,17 @@ gui_screenshot (GtkWidget  *widget,
 
   g_assert_nonnull (renderer);
   g_assert_cmpint (width, >, 0);
-  gdk_paintable_snapshot (paintable, GDK_SNAPSHOT (snapshot), width, height);
-  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  /* A widget waiting for its layout (the next frame, which on software GL can take a while
+   * after a theme change) draws nothing yet. */
+  for (guint attempt = 0; node == NULL && attempt < 100; attempt++)
+    {
+      GtkSnapshot *snapshot = gtk_snapshot_new ();
+
+      if (attempt > 0)
+        gui_spin (100);
+      gdk_paintable_snapshot (paintable, GDK_SNAPSHOT (snapshot), width, height);
+      node = gtk_snapshot_free_to_node (snapshot);
+    }
   g_assert_nonnull (node);
   texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, width, height));
   g_mkdir_with_parents (dir, 0755);
@@ -347,4 +358,139 @@ gui_find_remote_address (void)
   g_spawn_command_line_sync ("ip addr add 198.51.100.77/32 dev lo", NULL, NULL, NULL, NULL);
   added = g_inet_address_new_from_string ("198.51.100.77");
   return gui_address_can_bind (added) ? g_strdup ("198.51.100.77") : NULL;
+}
+
+static gboolean
+gui_slow_frame_cb (GtkWidget     *widget,
+                   GdkFrameClock *clock,
+                   gpointer       data)
+{
+  g_usleep (GPOINTER_TO_UINT (data) * 1000);
+  return G_SOURCE_CONTINUE;
+}
+
+guint
+gui_slow_frames (GtkWidget *widget,
+                 guint      ms)
+{
+  return gtk_widget_add_tick_callback (GTK_WIDGET (gtk_widget_get_root (widget)), gui_slow_frame_cb,
+                                       GUINT_TO_POINTER (ms), NULL);
+}
+
+const char *
+gui_renderer_name (GtkWidget *widget)
+{
+  GskRenderer *renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
+
+  g_assert_nonnull (renderer);
+  return G_OBJECT_TYPE_NAME (renderer);
+}
+
+/* libXtst without its headers (only its runtime is installed here): three calls. */
+typedef int (*FakeButtonFunc) (Display *, unsigned int, Bool, unsigned long);
+typedef int (*FakeMotionFunc) (Display *, int, int, int, unsigned long);
+typedef int (*FakeKeyFunc)    (Display *, unsigned int, Bool, unsigned long);
+
+void
+gui_wheel (GtkWidget *widget,
+           int        clicks,
+           gboolean   shift)
+{
+  static void *xtst;
+  GdkDisplay *display = gtk_widget_get_display (widget);
+  GtkNative *native = gtk_widget_get_native (widget);
+  Display *xdisplay;
+  FakeButtonFunc fake_button;
+  FakeMotionFunc fake_motion;
+  FakeKeyFunc fake_key;
+  graphene_point_t point;
+  double surface_x, surface_y;
+  int root_x, root_y;
+  Window child;
+  KeyCode shift_key;
+
+  g_assert_true (GDK_IS_X11_DISPLAY (display));
+  if (xtst == NULL)
+    xtst = dlopen ("libXtst.so.6", RTLD_NOW);
+  g_assert_nonnull (xtst);
+  fake_button = (FakeButtonFunc) dlsym (xtst, "XTestFakeButtonEvent");
+  fake_motion = (FakeMotionFunc) dlsym (xtst, "XTestFakeMotionEvent");
+  fake_key = (FakeKeyFunc) dlsym (xtst, "XTestFakeKeyEvent");
+  g_assert_true (fake_button != NULL && fake_motion != NULL && fake_key != NULL);
+
+  xdisplay = gdk_x11_display_get_xdisplay (display);
+  g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (native),
+                                           &GRAPHENE_POINT_INIT (gtk_widget_get_width (widget) / 2.0,
+                                                                 gtk_widget_get_height (widget) / 2.0),
+                                           &point));
+  gtk_native_get_surface_transform (native, &surface_x, &surface_y);
+  XTranslateCoordinates (xdisplay, gdk_x11_surface_get_xid (gtk_native_get_surface (native)),
+                         DefaultRootWindow (xdisplay), (int) (point.x + surface_x), (int) (point.y + surface_y),
+                         &root_x, &root_y, &child);
+  fake_motion (xdisplay, -1, root_x, root_y, 0);
+  shift_key = XKeysymToKeycode (xdisplay, XK_Shift_L);
+  if (shift)
+    fake_key (xdisplay, shift_key, True, 0);
+  for (int i = 0; i < ABS (clicks); i++)
+    {
+      fake_button (xdisplay, clicks > 0 ? 5 : 4, True, 0);
+      fake_button (xdisplay, clicks > 0 ? 5 : 4, False, 0);
+    }
+  if (shift)
+    fake_key (xdisplay, shift_key, False, 0);
+  XSync (xdisplay, False);
+  gui_spin (300);
+}
+
+static char *
+gui_describe (GtkWidget *widget)
+{
+  const char *text = gui_text (widget);
+
+  return g_strdup_printf ("%s%s%.40s%s", G_OBJECT_TYPE_NAME (widget), text != NULL ? " “" : "",
+                          text != NULL ? text : "", text != NULL ? "”" : "");
+}
+
+void
+gui_assert_laid_out (GtkWidget *root)
+{
+  graphene_rect_t previous = GRAPHENE_RECT_INIT (0, -1, 0, 0);
+  gboolean stacked = GTK_IS_BOX (root) &&
+                     gtk_orientable_get_orientation (GTK_ORIENTABLE (root)) == GTK_ORIENTATION_VERTICAL;
+  /* A scroller's content is taller than the scroller, by design. */
+  gboolean scrolls = GTK_IS_SCROLLED_WINDOW (root) || GTK_IS_VIEWPORT (root) || GTK_IS_TEXT_VIEW (root);
+  graphene_rect_t own;
+
+  if (!gtk_widget_compute_bounds (root, root, &own))
+    return;
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child; child = gtk_widget_get_next_sibling (child))
+    {
+      graphene_rect_t bounds;
+
+      /* A spinner's bounds turn with it; a scrollbar's slider may overshoot its trough, a
+       * view switcher's badge its icon (GTK's and libadwaita's gizmos decorate). */
+      if (!gtk_widget_get_mapped (child) || GTK_IS_NATIVE (child) || GTK_IS_SPINNER (child) ||
+          GTK_IS_SCROLLBAR (child) || g_str_has_suffix (G_OBJECT_TYPE_NAME (child), "Gizmo") ||
+          !gtk_widget_compute_bounds (child, root, &bounds))
+        continue;
+      if (!scrolls && (bounds.origin.y < own.origin.y - 1 ||
+                       bounds.origin.y + bounds.size.height > own.origin.y + own.size.height + 1))
+        {
+          g_autofree char *what = gui_describe (child);
+          g_autofree char *where = gui_describe (root);
+
+          g_error ("%s (y %g, height %g) is drawn outside %s (y %g, height %g)", what, bounds.origin.y,
+                   bounds.size.height, where, own.origin.y, own.size.height);
+        }
+      if (stacked && previous.origin.y >= 0 && bounds.origin.y < previous.origin.y + previous.size.height - 1)
+        {
+          g_autofree char *what = gui_describe (child);
+
+          g_error ("%s (y %g) overlaps the widget above it (its bottom at %g)", what, bounds.origin.y,
+                   previous.origin.y + previous.size.height);
+        }
+      if (bounds.size.height > 0)
+        previous = bounds;
+      gui_assert_laid_out (child);
+    }
 }

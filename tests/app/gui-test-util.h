@@ -77,4 +77,21 @@ char       *gui_find_remote_address  (void);
 /* Destroys WINDOW and asserts it is finalized (the caller's reference is dropped). */
 void        gui_close_window         (AssayWindow *window);
 
+/* Makes every frame of WIDGET's window take MS milliseconds, as a window's frames do on a
+ * software GL renderer (llvmpipe): they follow each other, back to back, and what runs below
+ * their priority (GDK_PRIORITY_REDRAW) waits. Returns the tick callback's id. */
+guint        gui_slow_frames          (GtkWidget   *widget,
+                                       guint        ms);
+/* The name of the GSK renderer WIDGET's window draws with ("GskGLRenderer", ...). */
+const char  *gui_renderer_name        (GtkWidget   *widget);
+/* Real wheel clicks from the X server (XTest) with the pointer over the middle of WIDGET:
+ * CLICKS > 0 down, < 0 up; with SHIFT held, as an analyst scrolls sideways. */
+void         gui_wheel                (GtkWidget   *widget,
+                                       int          clicks,
+                                       gboolean     shift);
+/* Every widget under ROOT that is shown lies within its parent from top to bottom, and the
+ * children of a vertical box do not overlap: nothing is drawn over what follows it. Fails
+ * naming the first widget that does not. */
+void         gui_assert_laid_out      (GtkWidget   *root);
+
 G_END_DECLS

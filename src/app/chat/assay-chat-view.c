@@ -37,6 +37,7 @@ struct _AssayChatView
   gint64             retry_deadline_us;
   char              *retry_reason;
   gboolean           stick_to_bottom;
+  guint              follow_tick;    /* on the scroller: to the bottom at the next frame */
   guint              question_first_step;  /* the current question's first step in the session */
 
   AssayConversation *conversation;
@@ -356,14 +357,32 @@ assay_chat_view_composer_key_pressed_cb (GtkEventControllerKey *controller,
   return FALSE;
 }
 
-/* Keeps the newest message in sight while the conversation grows. */
+static gboolean
+assay_chat_view_follow_cb (GtkWidget     *scroller,
+                           GdkFrameClock *clock,
+                           gpointer       user_data)
+{
+  AssayChatView *self = user_data;
+  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (self->scroller);
+
+  self->follow_tick = 0;
+  if (self->stick_to_bottom)
+    gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment) -
+                                          gtk_adjustment_get_page_size (adjustment));
+  return G_SOURCE_REMOVE;
+}
+
+/* Keeps the newest message in sight while the conversation grows: at the next frame, before
+ * its layout. Not here: the viewport changes the range while it lays the messages out, and
+ * a value set then is not the one it placed them at (the adjustment said "at the bottom",
+ * the answer lay below it out of reach until the window was resized). */
 static void
 assay_chat_view_adjustment_changed_cb (GtkAdjustment *adjustment,
                                        AssayChatView *self)
 {
-  if (self->stick_to_bottom)
-    gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment) -
-                                          gtk_adjustment_get_page_size (adjustment));
+  if (self->stick_to_bottom && self->follow_tick == 0)
+    self->follow_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self->scroller), assay_chat_view_follow_cb,
+                                                      self, NULL);
 }
 
 static void
@@ -992,6 +1011,9 @@ assay_chat_view_dispose (GObject *object)
   g_clear_object (&self->agent_signals);
   g_clear_object (&self->conversation_signals);
   g_clear_handle_id (&self->retry_source, g_source_remove);
+  if (self->follow_tick != 0 && self->scroller != NULL)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self->scroller), self->follow_tick);
+  self->follow_tick = 0;
   if (self->cards != NULL)
     g_ptr_array_set_size (self->cards, 0);
   self->current_card = NULL;

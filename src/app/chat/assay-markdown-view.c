@@ -12,6 +12,7 @@
 
 #include "assay-markdown-view.h"
 #include "assay-provenance.h"
+#include "assay-table-scroller.h"
 
 struct _AssayMarkdownView
 {
@@ -37,6 +38,10 @@ enum
 static guint signals[N_SIGNALS];
 
 #define NUMBER_URI "assay-number:"
+/* The widest a table's column gets before its cells wrap. */
+#define MAX_CELL_CHARS 40
+/* Between blocks. */
+#define BLOCK_SPACING 8
 
 
 G_DEFINE_FINAL_TYPE (AssayMarkdownView, assay_markdown_view, GTK_TYPE_WIDGET)
@@ -319,6 +324,18 @@ assay_markdown_view_enter_block (MD_BLOCKTYPE  type,
   return 0;
 }
 
+/* The table, scrolled sideways when wider than the chat: its cells keep their width (long
+ * ones wrap at a column's width, MAX_CELL_CHARS) and the wheel still scrolls the chat. */
+static void
+assay_markdown_view_add_table (Render *render)
+{
+  GtkWidget *scroller = assay_table_scroller_new ();
+
+  assay_table_scroller_set_child (ASSAY_TABLE_SCROLLER (scroller), GTK_WIDGET (render->table));
+  render->table = NULL;
+  assay_markdown_view_add_child (render, scroller, render->table_signature->str);
+}
+
 static int
 assay_markdown_view_leave_block (MD_BLOCKTYPE  type,
                                  void         *detail,
@@ -369,6 +386,10 @@ assay_markdown_view_leave_block (MD_BLOCKTYPE  type,
             g_string_append (render->markup, "</b>");
           }
         label = assay_markdown_view_markup_label (render->view, render->markup->str);
+        /* A column is as wide as its longest cell, up to MAX_CELL_CHARS; only longer cells
+         * wrap, never because the chat is narrow (the table scrolls instead). */
+        gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+        gtk_label_set_max_width_chars (GTK_LABEL (label), MAX_CELL_CHARS);
         if (render->described->len > 0)
           gtk_accessible_update_property (GTK_ACCESSIBLE (label), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
                                           render->described->str, -1);
@@ -383,17 +404,7 @@ assay_markdown_view_leave_block (MD_BLOCKTYPE  type,
       break;
 
     case MD_BLOCK_TABLE:
-      {
-        GtkWidget *scroller = gtk_scrolled_window_new ();
-
-        gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller),
-                                        GTK_POLICY_AUTOMATIC, GTK_POLICY_NEVER);
-        gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scroller), TRUE);
-        gtk_widget_set_vexpand (scroller, FALSE);
-        gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), GTK_WIDGET (render->table));
-        render->table = NULL;
-        assay_markdown_view_add_child (render, scroller, render->table_signature->str);
-      }
+      assay_markdown_view_add_table (render);
       break;
 
     default:
@@ -644,7 +655,7 @@ assay_markdown_view_pack_settled (AssayMarkdownView *self)
     }
   if (first == NULL || n < CHUNK_BLOCKS)
     return;
-  chunk = gtk_box_new (GTK_ORIENTATION_VERTICAL, 8);
+  chunk = gtk_box_new (GTK_ORIENTATION_VERTICAL, BLOCK_SPACING);
   g_object_set_data (G_OBJECT (chunk), CHUNK_KEY, GINT_TO_POINTER (TRUE));
   gtk_widget_insert_before (chunk, GTK_WIDGET (self), first);
   for (guint i = 0; i < n; i++)
@@ -780,7 +791,7 @@ assay_markdown_view_parse_into (AssayMarkdownView *self,
   assay_markdown_view_end_block (&render);
   /* A table cut off mid-stream never reached its leave callback. */
   if (render.table != NULL)
-    assay_markdown_view_add_child (&render, GTK_WIDGET (render.table), render.table_signature->str);
+    assay_markdown_view_add_table (&render);
   g_string_free (render.markup, TRUE);
   g_string_free (render.table_signature, TRUE);
   g_string_free (render.described, TRUE);
@@ -810,6 +821,89 @@ assay_markdown_view_finalize (GObject *object)
   G_OBJECT_CLASS (assay_markdown_view_parent_class)->finalize (object);
 }
 
+/* The blocks, one under the other, each laid out for the view's width. Not a GtkBoxLayout:
+ * a layout manager's request mode comes from the children, and GTK 4.8 keeps the one it
+ * computed while the view was empty and hidden (the step card hides it until text arrives):
+ * "constant size", one height measured at one width and kept at every other, the paragraphs
+ * drawn over the rows below once the chat got narrower. Text is height-for-width, always. */
+
+static GtkSizeRequestMode
+assay_markdown_view_get_request_mode (GtkWidget *widget)
+{
+  return GTK_SIZE_REQUEST_HEIGHT_FOR_WIDTH;
+}
+
+static void
+assay_markdown_view_measure (GtkWidget      *widget,
+                             GtkOrientation  orientation,
+                             int             for_size,
+                             int            *minimum,
+                             int            *natural,
+                             int            *minimum_baseline,
+                             int            *natural_baseline)
+{
+  guint n = 0;
+
+  *minimum = *natural = 0;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      int child_min = 0, child_nat = 0;
+
+      if (!gtk_widget_should_layout (child))
+        continue;
+      if (orientation == GTK_ORIENTATION_HORIZONTAL)
+        {
+          gtk_widget_measure (child, orientation, -1, &child_min, &child_nat, NULL, NULL);
+          *minimum = MAX (*minimum, child_min);
+          *natural = MAX (*natural, child_nat);
+        }
+      else
+        {
+          gtk_widget_measure (child, orientation, for_size, &child_min, &child_nat, NULL, NULL);
+          *minimum += child_min;
+          *natural += child_nat;
+        }
+      n++;
+    }
+  if (orientation == GTK_ORIENTATION_VERTICAL && n > 1)
+    {
+      *minimum += (n - 1) * BLOCK_SPACING;
+      *natural += (n - 1) * BLOCK_SPACING;
+    }
+}
+
+static void
+assay_markdown_view_size_allocate (GtkWidget *widget,
+                                   int        width,
+                                   int        height,
+                                   int        baseline)
+{
+  int natural_total = 0;
+  gboolean use_natural;
+  int y = 0;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    if (gtk_widget_should_layout (child))
+      {
+        int child_nat = 0;
+
+        gtk_widget_measure (child, GTK_ORIENTATION_VERTICAL, width, NULL, &child_nat, NULL, NULL);
+        natural_total += child_nat + (natural_total > 0 ? BLOCK_SPACING : 0);
+      }
+  use_natural = natural_total <= height;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      int child_min = 0, child_nat = 0;
+
+      if (!gtk_widget_should_layout (child))
+        continue;
+      gtk_widget_measure (child, GTK_ORIENTATION_VERTICAL, width, &child_min, &child_nat, NULL, NULL);
+      gtk_widget_allocate (child, width, use_natural ? child_nat : child_min, -1,
+                           gsk_transform_translate (NULL, &GRAPHENE_POINT_INIT (0, y)));
+      y += (use_natural ? child_nat : child_min) + BLOCK_SPACING;
+    }
+}
+
 static void
 assay_markdown_view_class_init (AssayMarkdownViewClass *klass)
 {
@@ -818,7 +912,9 @@ assay_markdown_view_class_init (AssayMarkdownViewClass *klass)
 
   object_class->dispose = assay_markdown_view_dispose;
   object_class->finalize = assay_markdown_view_finalize;
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
+  widget_class->get_request_mode = assay_markdown_view_get_request_mode;
+  widget_class->measure = assay_markdown_view_measure;
+  widget_class->size_allocate = assay_markdown_view_size_allocate;
   gtk_widget_class_set_css_name (widget_class, "markdown");
 
   /* ::number-activated (guint index): the answer's number INDEX of the provenance was
@@ -830,10 +926,6 @@ assay_markdown_view_class_init (AssayMarkdownViewClass *klass)
 static void
 assay_markdown_view_init (AssayMarkdownView *self)
 {
-  GtkLayoutManager *layout = gtk_widget_get_layout_manager (GTK_WIDGET (self));
-
-  gtk_orientable_set_orientation (GTK_ORIENTABLE (layout), GTK_ORIENTATION_VERTICAL);
-  gtk_box_layout_set_spacing (GTK_BOX_LAYOUT (layout), 8);
   self->markdown = g_strdup ("");
 }
 

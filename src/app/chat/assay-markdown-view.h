@@ -11,8 +11,9 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (AssayMarkdownView, assay_markdown_view, ASSAY, MARKDOWN_VIEW, GtkWidget)
 
 /* Markdown (GitHub dialect, through md4c) as widgets: a GtkLabel with Pango markup per
- * paragraph, heading, list item and code block, a GtkGrid per table. Everything the text
- * holds is escaped: the model's text is untrusted. */
+ * paragraph, heading, list item and code block, a GtkGrid per table (in an
+ * AssayTableScroller: sideways when wider than the chat). Laid out for the width it is
+ * given, always. Everything the text holds is escaped: the model's text is untrusted. */
 GtkWidget  *assay_markdown_view_new          (void);
 void        assay_markdown_view_set_markdown (AssayMarkdownView *self,
                                               const char        *markdown);

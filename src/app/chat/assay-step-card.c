@@ -8,7 +8,9 @@
 #include <glib/gi18n.h>
 
 #include "assay-cell-output.h"
+#include "assay-dataframe-view.h"
 #include "assay-markdown-view.h"
+#include "assay-output-view.h"
 #include "assay-step-card.h"
 
 /* Output longer than this starts collapsed. */
@@ -111,10 +113,17 @@ assay_step_card_set_status (CellRow         *row,
   row->status = status;
   gtk_image_set_from_icon_name (GTK_IMAGE (row->status_icon), icon);
   gtk_label_set_text (GTK_LABEL (row->status_label), text);
+  /* The icon in the text's colour: a symbolic icon takes its widget's. */
   for (guint i = 0; i < G_N_ELEMENTS (classes); i++)
-    gtk_widget_remove_css_class (row->status_label, classes[i]);
+    {
+      gtk_widget_remove_css_class (row->status_label, classes[i]);
+      gtk_widget_remove_css_class (row->status_icon, classes[i]);
+    }
   if (css_class != NULL)
-    gtk_widget_add_css_class (row->status_label, css_class);
+    {
+      gtk_widget_add_css_class (row->status_label, css_class);
+      gtk_widget_add_css_class (row->status_icon, css_class);
+    }
   gtk_accessible_update_property (GTK_ACCESSIBLE (row->status_icon),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, text, -1);
 }
@@ -285,6 +294,7 @@ assay_step_card_add_cell (AssayStepCard *self,
   CellRow *row;
   GtkWidget *header;
   GtkWidget *output_box;
+  GtkWidget *output_view;
 
   g_return_if_fail (ASSAY_IS_STEP_CARD (self));
   if (assay_step_card_find_cell (self, cell_id) != NULL)
@@ -325,7 +335,7 @@ assay_step_card_add_cell (AssayStepCard *self,
 
   /* A text view, not a label: output grows by appending, and a text view lays out only the
    * lines that changed, where a label lays out all of its text again, several times, on
-   * every change. */
+   * every change. Inside an AssayOutputView, which makes it as tall as its text. */
   output_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
   row->earlier_label = gtk_label_new (NULL);
   gtk_label_set_xalign (GTK_LABEL (row->earlier_label), 0.0);
@@ -333,19 +343,12 @@ assay_step_card_add_cell (AssayStepCard *self,
   gtk_widget_add_css_class (row->earlier_label, "caption");
   gtk_widget_set_visible (row->earlier_label, FALSE);
   gtk_box_append (GTK_BOX (output_box), row->earlier_label);
-  row->output_view = gtk_text_view_new ();
-  gtk_text_view_set_editable (GTK_TEXT_VIEW (row->output_view), FALSE);
-  gtk_text_view_set_cursor_visible (GTK_TEXT_VIEW (row->output_view), FALSE);
-  gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (row->output_view), GTK_WRAP_CHAR);
-  gtk_text_view_set_monospace (GTK_TEXT_VIEW (row->output_view), TRUE);
-  gtk_text_view_set_top_margin (GTK_TEXT_VIEW (row->output_view), 6);
-  gtk_text_view_set_bottom_margin (GTK_TEXT_VIEW (row->output_view), 6);
-  gtk_text_view_set_left_margin (GTK_TEXT_VIEW (row->output_view), 6);
-  gtk_text_view_set_right_margin (GTK_TEXT_VIEW (row->output_view), 6);
+  output_view = assay_output_view_new ();
+  row->output_view = GTK_WIDGET (assay_output_view_get_text_view (ASSAY_OUTPUT_VIEW (output_view)));
   gtk_widget_add_css_class (row->output_view, "cell-output");
   gtk_accessible_update_property (GTK_ACCESSIBLE (row->output_view),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Cell output"), -1);
-  gtk_box_append (GTK_BOX (output_box), row->output_view);
+  gtk_box_append (GTK_BOX (output_box), output_view);
   row->expander = gtk_expander_new (_("Output"));
   gtk_expander_set_expanded (GTK_EXPANDER (row->expander), TRUE);
   gtk_expander_set_child (GTK_EXPANDER (row->expander), output_box);
@@ -361,7 +364,7 @@ assay_step_card_add_cell (AssayStepCard *self,
 
   assay_step_card_set_status (row,
                               ASSAY_CELL_PROPOSED,
-                              "dialog-question-symbolic",
+                              "assay-waiting-symbolic",
                               _("Waiting for your approval"),
                               "accent");
   gtk_box_append (self->cells_box, row->box);
@@ -549,6 +552,7 @@ assay_step_card_cell_output (AssayStepCard *self,
                              JsonObject    *object)
 {
   g_autoptr(AssayCellOutput) output = NULL;
+  g_autoptr(AssayTable) table = NULL;
   g_autofree char *text = NULL;
   CellRow *row;
 
@@ -572,6 +576,10 @@ assay_step_card_cell_output (AssayStepCard *self,
        * one; the text form stands for anything else. */
       if (output->png_base64 != NULL)
         assay_step_card_add_inline_figure (row, output->png_base64);
+      else if (output->html != NULL &&
+               (table = assay_html_table_extract (output->html, strlen (output->html))) != NULL)
+        /* A DataFrame: a table, not its text form cut to fit ("[3 rows x 5 columns]"). */
+        gtk_widget_insert_before (assay_dataframe_view_new (table, output->plain), row->box, row->figures);
       else if (output->plain != NULL)
         {
           assay_step_card_append_output (row, output->plain);

@@ -193,6 +193,8 @@ assay_recorded_provider_stream_async (AssayLlmProvider      *provider,
 
   /* Stream on the caller's context, after this call returns, like a server would. */
   source = g_idle_source_new ();
+  /* A server's reply comes at the default priority, not after every frame is drawn. */
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
   g_source_set_callback (source, assay_recorded_provider_replay_turn, task, g_object_unref);
   g_source_set_static_name (source, "[assay] recorded turn");
   g_source_attach (source, g_main_context_get_thread_default ());

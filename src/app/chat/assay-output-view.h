@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+#define ASSAY_TYPE_OUTPUT_VIEW (assay_output_view_get_type ())
+
+G_DECLARE_FINAL_TYPE (AssayOutputView, assay_output_view, ASSAY, OUTPUT_VIEW, GtkWidget)
+
+/* A cell's text output: a read-only monospace GtkTextView (output grows by appending, and a
+ * text view lays out only the lines that changed) that is as tall as all of its text at the
+ * width it is given, measured when asked. A bare GtkTextView is as tall as the lines it has
+ * laid out so far, which it does in an idle below the frames' priority: while frames follow
+ * each other (a spinner on a slow renderer) it stayed at a line and a half. */
+GtkWidget   *assay_output_view_new           (void);
+GtkTextView *assay_output_view_get_text_view (AssayOutputView *self);
+
+G_END_DECLS

@@ -1,0 +1,634 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The conversation renders right at every width and on every renderer (issue 18): a Markdown
+ * table is as tall as its rows and leaves the wheel to the chat; a running cell's output is
+ * shown whole while frames follow each other as on software GL; step text stays inside its
+ * card when the width changes; the answer is shown and reachable once the question ends (and
+ * the recorded demo's); the agent goes on while a spinner turns on slow frames; a DataFrame is
+ * a table with Copy as CSV; a cell's status icon is symbolic and in its text's colour. The
+ * same tests run on the cairo renderer and on GTK's default one (GL, llvmpipe under Xvfb);
+ * screenshots at 800 and 1200 px, light and dark. */
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "assay-chat-view.h"
+#include "assay-code-review.h"
+#include "assay-conversation.h"
+#include "assay-markdown-view.h"
+#include "assay-session.h"
+#include "assay-step-card.h"
+#include "assay-table-scroller.h"
+#include "assay-window-private.h"
+#include "gui-test-util.h"
+#include "session-fixture.h"
+
+static GSettings *settings;
+static char *work_dir;
+static char *csv_path;
+
+#define PARAGRAPH "The **north region** leads the quarter with 120 units sold, well above the median of the other " \
+                  "regions; the south follows with 80 units and the west trails with only 45, so the spread is wide."
+
+/* ---- helpers ----------------------------------------------------------------------------- */
+
+static const char *
+renderer_suffix (void)
+{
+  return g_getenv ("GSK_RENDERER") != NULL ? g_getenv ("GSK_RENDERER") : "default";
+}
+
+/* NAME-RENDERER.png in the screenshots folder, light then dark: NAME-light-..., NAME-dark-... */
+static void
+shots (GtkWidget  *window,
+       const char *name)
+{
+  AdwStyleManager *style = adw_style_manager_get_default ();
+  g_autofree char *light = g_strdup_printf ("%s-light-%s.png", name, renderer_suffix ());
+  g_autofree char *dark = g_strdup_printf ("%s-dark-%s.png", name, renderer_suffix ());
+
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_LIGHT);
+  gui_save_screenshot (window, light);
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_DARK);
+  gui_save_screenshot (window, dark);
+  gui_assert_laid_out (window);
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
+}
+
+static GtkWidget *
+chat_window (int         width,
+             int         height,
+             GtkWidget **chat)
+{
+  GtkWidget *window = gtk_window_new ();
+
+  *chat = assay_chat_view_new ();
+  gtk_window_set_child (GTK_WINDOW (window), *chat);
+  gtk_window_set_default_size (GTK_WINDOW (window), width, height);
+  gtk_window_present (GTK_WINDOW (window));
+  gui_spin (100);
+  return window;
+}
+
+static void
+resize (GtkWidget *window,
+        int        width,
+        int        height)
+{
+  gtk_window_set_default_size (GTK_WINDOW (window), width, height);
+  gui_spin (500);
+}
+
+/* The height of one line of WIDGET's font. */
+static int
+line_height (GtkWidget *widget)
+{
+  g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (widget, "Xg");
+  int height = 0;
+
+  pango_layout_get_pixel_size (layout, NULL, &height);
+  return height;
+}
+
+/* The child of ANCESTOR that WIDGET is in. */
+static GtkWidget *
+child_of (GtkWidget *ancestor,
+          GtkWidget *widget)
+{
+  while (widget != NULL && gtk_widget_get_parent (widget) != ancestor)
+    widget = gtk_widget_get_parent (widget);
+  return widget;
+}
+
+static void
+output_line (AssayStepCard *card,
+             const char    *cell_id,
+             const char    *text)
+{
+  g_autoptr(JsonObject) output = json_object_new ();
+
+  json_object_set_string_member (output, "output_type", "stream");
+  json_object_set_string_member (output, "name", "stdout");
+  json_object_set_string_member (output, "text", text);
+  assay_step_card_cell_output (card, cell_id, output);
+}
+
+/* A session of two steps (long text, a list, a cell each) and an answer with a table of
+ * COLUMNS columns, under the work folder. */
+static AssaySession *
+write_session (const char *name,
+               guint       columns)
+{
+  g_autofree char *dir = g_build_filename (work_dir, name, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) answer = g_string_new ("## Sales by region\n\n" PARAGRAPH "\n\n|");
+  g_autoptr(GString) rule = g_string_new ("|");
+  const char *step_text = PARAGRAPH "\n\n- a first point, long enough to wrap in a narrow chat window\n- a second\n\n" PARAGRAPH;
+  AssaySession *session = assay_session_new (dir, &error);
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < columns; i++)
+    {
+      g_string_append_printf (answer, " quarterly column %u |", i);
+      g_string_append (rule, "---:|");
+    }
+  g_string_append_printf (answer, "\n%s\n", rule->str);
+  for (guint row = 0; row < 3; row++)
+    {
+      g_string_append (answer, "|");
+      for (guint i = 0; i < columns; i++)
+        g_string_append_printf (answer, " %u |", 100 * row + i);
+      g_string_append (answer, "\n");
+    }
+  for (guint i = 0; i < 16; i++)
+    g_string_append (answer, "\n" PARAGRAPH "\n");
+
+  session_fixture_ask (session, "How are sales by region?");
+  session_fixture_reply (session, step_text, 1, "call_1");
+  session_fixture_run_cell (session, "c1", 1, "call_1", "rows 3", FALSE);
+  assay_session_finish_step (session);
+  session_fixture_reply (session, step_text, 1, "call_2");
+  session_fixture_run_cell (session, "c2", 2, "call_2", "12345.6", FALSE);
+  assay_session_finish_step (session);
+  session_fixture_reply (session, answer->str, 0);
+  assay_session_finish_step (session);
+  g_assert_true (assay_session_save (session, &error));
+  g_assert_no_error (error);
+  return session;
+}
+
+/* ---- the default renderer really runs ----------------------------------------------------- */
+
+static void
+test_renderer (void)
+{
+  GtkWidget *chat;
+  GtkWidget *window = chat_window (800, 600, &chat);
+  const char *requested = g_getenv ("GSK_RENDERER");
+
+  /* Without GSK_RENDERER, GTK 4.8 draws with GL; here that is Mesa's llvmpipe under Xvfb. A
+   * fallback to cairo would make the "default renderer" runs test cairo twice. */
+  g_test_message ("renderer: %s", gui_renderer_name (window));
+  if (requested == NULL || g_ascii_strcasecmp (requested, "gl") == 0)
+    g_assert_cmpstr (gui_renderer_name (window), ==, "GskGLRenderer");
+  else if (g_ascii_strcasecmp (requested, "cairo") == 0)
+    g_assert_cmpstr (gui_renderer_name (window), ==, "GskCairoRenderer");
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* ---- a Markdown table ---------------------------------------------------------------------- */
+
+static void
+test_markdown_table (void)
+{
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *view = assay_markdown_view_new ();
+  GtkWidget *grid, *table, *label;
+  int one_line;
+
+  gtk_window_set_child (GTK_WINDOW (window), view);
+  gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
+  gtk_window_present (GTK_WINDOW (window));
+  assay_markdown_view_set_markdown (ASSAY_MARKDOWN_VIEW (view),
+                                    "Before.\n\n| region | amount | note |\n|---|---:|---|\n"
+                                    "| north region | 120 | the best region of all by far this quarter |\n"
+                                    "| south | 80 | second |\n\nAfter.\n");
+  gui_spin (300);
+
+  /* As tall as its three rows, each cell one line: no blank hole under it. */
+  grid = gui_find (view, GTK_TYPE_GRID, NULL);
+  g_assert_nonnull (grid);
+  table = child_of (view, grid);
+  label = gui_find (grid, GTK_TYPE_LABEL, "north region");
+  one_line = line_height (label);
+  for (GtkWidget *cell = gtk_widget_get_first_child (grid); cell; cell = gtk_widget_get_next_sibling (cell))
+    g_assert_cmpint (gtk_widget_get_height (cell), <, 2 * one_line);
+  g_assert_cmpint (gtk_widget_get_height (table), <=, gtk_widget_get_height (grid) + 16);
+  g_assert_cmpint (gtk_widget_get_height (table), <, 3 * (one_line + 4) + 40);
+  gui_assert_laid_out (window);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* The wheel over a table wider than the chat scrolls the chat; Shift and the wheel scroll the
+ * table sideways. Real wheel events from the X server. */
+static void
+test_markdown_table_wheel (void)
+{
+  g_autoptr(AssaySession) session = write_session ("wheel", 20);
+  GtkWidget *chat;
+  GtkWidget *window = chat_window (800, 600, &chat);
+  GtkScrolledWindow *scroller;
+  GtkAdjustment *vadjustment;
+  GtkWidget *grid, *table, *label;
+  graphene_rect_t bounds;
+  graphene_point_t at;
+  double before;
+
+  assay_chat_view_show_session (ASSAY_CHAT_VIEW (chat), session, 0);
+  gui_spin (500);
+  /* The answer's table (the steps' lists are grids too, and outputs have tables). */
+  label = gui_find (chat, GTK_TYPE_LABEL, "quarterly column 0");
+  g_assert_nonnull (label);
+  table = gtk_widget_get_ancestor (label, ASSAY_TYPE_TABLE_SCROLLER);
+  g_assert_nonnull (table);
+  grid = assay_table_scroller_get_child (ASSAY_TABLE_SCROLLER (table));
+  g_assert_true (GTK_IS_GRID (grid));
+  /* Wider than the chat: it scrolls sideways. */
+  g_assert_cmpint (gtk_widget_get_width (grid), >, gtk_widget_get_width (table));
+
+  /* The table in the middle of the chat. */
+  scroller = GTK_SCROLLED_WINDOW (gui_find (chat, GTK_TYPE_SCROLLED_WINDOW, NULL));
+  vadjustment = gtk_scrolled_window_get_vadjustment (scroller);
+  /* In the content's coordinates (the viewport's child), not the viewport's. */
+  g_assert_true (gtk_widget_compute_point (table, gtk_widget_get_first_child (gtk_scrolled_window_get_child (scroller)),
+                                           &GRAPHENE_POINT_INIT (0, 0), &at));
+  gtk_adjustment_set_value (vadjustment, at.y - 100);
+  gui_spin (300);
+  before = gtk_adjustment_get_value (vadjustment);
+  g_assert_cmpfloat (before, <, gtk_adjustment_get_upper (vadjustment) - gtk_adjustment_get_page_size (vadjustment) - 100);
+
+  gui_wheel (table, 3, FALSE);
+  g_assert_cmpfloat (gtk_adjustment_get_value (vadjustment), >, before + 20);
+
+  g_assert_true (gtk_widget_compute_bounds (grid, table, &bounds));
+  g_assert_cmpfloat (bounds.origin.x, ==, 0);
+  before = gtk_adjustment_get_value (vadjustment);
+  gui_wheel (table, 3, TRUE);
+  g_assert_true (gtk_widget_compute_bounds (grid, table, &bounds));
+  g_assert_cmpfloat (bounds.origin.x, <, -20);
+  g_assert_cmpfloat (gtk_adjustment_get_value (vadjustment), ==, before);
+  gtk_adjustment_set_value (vadjustment, at.y - 100);
+  shots (window, "chat-table-scrolled");
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* ---- a running cell's output while frames are slow --------------------------------------- */
+
+static void
+test_running_output (void)
+{
+  GtkWidget *chat;
+  GtkWidget *window = chat_window (800, 900, &chat);
+  AssayStepCard *card;
+  GtkWidget *output;
+  guint slow;
+
+  assay_chat_view_add_question (ASSAY_CHAT_VIEW (chat), "What is in the file?");
+  card = assay_chat_view_begin_step (ASSAY_CHAT_VIEW (chat), 1, 8);
+  assay_step_card_set_working (card, TRUE);
+  assay_step_card_append_text (card, "Let me look at the file.");
+  gui_spin (200);
+
+  /* Frames of 30 ms, back to back, the spinner turning: as on llvmpipe. */
+  slow = gui_slow_frames (chat, 30);
+  assay_step_card_add_cell (card, "c1", "Load the file");
+  assay_step_card_cell_started (card, "c1");
+  for (guint i = 0; i < 10; i++)
+    {
+      g_autofree char *line = g_strdup_printf ("line %u of what the cell printed\n", i);
+
+      output_line (card, "c1", line);
+      gui_spin (20);
+    }
+  gui_spin (1000);
+
+  /* All ten lines are shown (and the empty one after the last newline), not a line and a half. */
+  output = gui_find (GTK_WIDGET (card), GTK_TYPE_TEXT_VIEW, "line 9");
+  g_assert_nonnull (output);
+  g_assert_cmpint (gtk_widget_get_height (output), >=, 11 * line_height (output) + 12);
+  shots (window, "chat-running-output");
+  gtk_widget_remove_tick_callback (GTK_WIDGET (gtk_widget_get_root (chat)), slow);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* ---- a cell's status icon ----------------------------------------------------------------- */
+
+/* The icon before a cell's status, a symbolic one of the theme or the bundle, in the status
+ * text's colour. */
+static void
+assert_status_icon (GtkWidget  *card,
+                    const char *text,
+                    const char *css_class)
+{
+  GtkWidget *label = gui_find (card, GTK_TYPE_LABEL, text);
+  GtkWidget *icon = label != NULL ? gtk_widget_get_prev_sibling (label) : NULL;
+  GtkIconTheme *theme = gtk_icon_theme_get_for_display (gtk_widget_get_display (card));
+  const char *name;
+  g_autoptr(GtkIconPaintable) paintable = NULL;
+
+  g_assert_true (GTK_IS_IMAGE (icon));
+  name = gtk_image_get_icon_name (GTK_IMAGE (icon));
+  g_assert_true (gtk_icon_theme_has_icon (theme, name));
+  paintable = gtk_icon_theme_lookup_icon (theme, name, NULL, 16, 1, GTK_TEXT_DIR_NONE, 0);
+  g_assert_true (gtk_icon_paintable_is_symbolic (paintable));
+  g_assert_true (gtk_widget_has_css_class (label, css_class));
+  g_assert_true (gtk_widget_has_css_class (icon, css_class));
+}
+
+static void
+test_status_icons (void)
+{
+  GtkWidget *chat;
+  GtkWidget *window = chat_window (800, 600, &chat);
+  AssayStepCard *card;
+  GtkWidget *icon;
+
+  gtk_icon_theme_add_resource_path (gtk_icon_theme_get_for_display (gtk_widget_get_display (window)),
+                                    "/org/assay/Assay/icons");
+  card = assay_chat_view_begin_step (ASSAY_CHAT_VIEW (chat), 1, 8);
+  assay_step_card_add_cell (card, "c1", "Load the file");
+  assert_status_icon (GTK_WIDGET (card), "Waiting for your approval", "accent");
+  /* Adwaita 43's question mark in a circle reads as the replacement character "�". */
+  icon = gtk_widget_get_prev_sibling (gui_find (GTK_WIDGET (card), GTK_TYPE_LABEL, "Waiting for your approval"));
+  g_assert_cmpstr (gtk_image_get_icon_name (GTK_IMAGE (icon)), !=, "dialog-question-symbolic");
+  shots (window, "chat-waiting");
+  assay_step_card_cell_finished (card, "c1", ASSAY_CELL_OK, NULL, 1200);
+  assert_status_icon (GTK_WIDGET (card), "Ran in 1.2 s", "success");
+  /* One colour class at a time. */
+  g_assert_false (gtk_widget_has_css_class (icon, "accent"));
+  assay_step_card_add_cell (card, "c2", NULL);
+  assay_step_card_cell_rejected (card, "c2", "not this");
+  assert_status_icon (GTK_WIDGET (card), "Rejected: not this", "dim-label");
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* ---- a DataFrame ----------------------------------------------------------------------------- */
+
+static void
+test_dataframe (void)
+{
+  static const char *html =
+    "<div><style scoped>.dataframe tbody tr th { vertical-align: top; }</style>"
+    "<table border=\"1\" class=\"dataframe\"><thead><tr style=\"text-align: right;\">"
+    "<th></th><th>region</th><th>amount</th><th>note</th><th>quarter one revenue</th><th>quarter two revenue</th>"
+    "<th>quarter three revenue</th><th>quarter four revenue</th><th>share of the year</th></tr></thead><tbody>"
+    "<tr><th>0</th><td>north</td><td>1,200.5</td><td>a, b</td><td>300</td><td>310</td><td>320</td><td>330</td><td>41%</td></tr>"
+    "<tr><th>1</th><td>south &amp; east</td><td>-80</td><td>say \"hi\"<script>alert(1)</script></td>"
+    "<td>20</td><td>21</td><td>22</td><td>23</td><td>3%</td></tr>"
+    "<tr><th>2</th><td>west</td><td>NaN</td><td></td><td>1</td><td>2</td><td>3</td><td>4</td><td>0%</td></tr>"
+    "</tbody></table><p>3 rows × 8 columns</p></div>";
+  GtkWidget *chat;
+  GtkWidget *window = chat_window (800, 600, &chat);
+  g_autoptr(JsonObject) output = json_object_new ();
+  JsonObject *data = json_object_new ();
+  AssayStepCard *card;
+  GtkWidget *grid, *scroller, *cell, *expander;
+  GdkContentProvider *content;
+  g_auto(GValue) value = G_VALUE_INIT;
+  g_autoptr(GError) error = NULL;
+
+  json_object_set_string_member (data, "text/plain", "  region  amount\n0  north  1,200.5\n...\n\n[3 rows x 8 columns]");
+  json_object_set_string_member (data, "text/html", html);
+  json_object_set_string_member (output, "output_type", "execute_result");
+  json_object_set_object_member (output, "data", data);
+  card = assay_chat_view_begin_step (ASSAY_CHAT_VIEW (chat), 1, 8);
+  assay_step_card_add_cell (card, "c1", "The table by region");
+  assay_step_card_cell_started (card, "c1");
+  assay_step_card_cell_output (card, "c1", output);
+  assay_step_card_cell_finished (card, "c1", ASSAY_CELL_OK, NULL, 300);
+  gui_spin (300);
+
+  /* A table of its cells, not the text form. */
+  grid = gui_find (GTK_WIDGET (card), GTK_TYPE_GRID, NULL);
+  g_assert_nonnull (grid);
+  g_assert_nonnull (gui_find (grid, GTK_TYPE_LABEL, "south & east"));
+  g_assert_nonnull (gui_find (grid, GTK_TYPE_LABEL, "quarter four revenue"));
+  g_assert_null (gui_find (GTK_WIDGET (card), GTK_TYPE_LABEL, "alert(1)"));
+  expander = gui_find (GTK_WIDGET (card), GTK_TYPE_EXPANDER, NULL);
+  g_assert_true (expander == NULL || !gtk_widget_get_visible (expander));
+  g_assert_nonnull (gui_find (GTK_WIDGET (card), GTK_TYPE_LABEL, "3 rows × 8 columns"));
+  /* Numbers right-aligned, text left; every cell on one line (its column is as wide as it). */
+  cell = gui_find (grid, GTK_TYPE_LABEL, "1,200.5");
+  g_assert_cmpfloat (gtk_label_get_xalign (GTK_LABEL (cell)), ==, 1.0);
+  g_assert_cmpfloat (gtk_label_get_xalign (GTK_LABEL (gui_find (grid, GTK_TYPE_LABEL, "north"))), ==, 0.0);
+  for (GtkWidget *child = gtk_widget_get_first_child (grid); child; child = gtk_widget_get_next_sibling (child))
+    g_assert_cmpint (gtk_widget_get_height (child), <, 2 * line_height (child));
+  /* Wider than the chat at 800 px: it scrolls sideways, inside the card. */
+  scroller = gtk_widget_get_parent (grid);
+  g_assert_cmpint (gtk_widget_get_width (grid), >, gtk_widget_get_width (scroller));
+  gui_assert_laid_out (window);
+  shots (window, "chat-dataframe");
+
+  /* Copy as CSV: every row, quoted where it must be. */
+  g_assert_true (gtk_widget_activate_action (gtk_widget_get_ancestor (grid, g_type_from_name ("AssayDataframeView")),
+                                             "dataframe.copy-csv", NULL));
+  content = gdk_clipboard_get_content (gtk_widget_get_clipboard (window));
+  g_assert_nonnull (content);
+  g_value_init (&value, G_TYPE_STRING);
+  g_assert_true (gdk_content_provider_get_value (content, &value, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (g_value_get_string (&value), ==,
+                   ",region,amount,note,quarter one revenue,quarter two revenue,quarter three revenue,"
+                   "quarter four revenue,share of the year\r\n"
+                   "0,north,\"1,200.5\",\"a, b\",300,310,320,330,41%\r\n"
+                   "1,south & east,-80,\"say \"\"hi\"\"\",20,21,22,23,3%\r\n"
+                   "2,west,NaN,,1,2,3,4,0%\r\n");
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* ---- the width changes ------------------------------------------------------------------- */
+
+static void
+test_width_change (void)
+{
+  g_autoptr(AssaySession) session = write_session ("widths", 3);
+  GtkWidget *chat;
+  GtkWidget *window = chat_window (1200, 900, &chat);
+  AssayStepCard *card;
+
+  /* A saved conversation, then a question still running: its step's text streamed in while
+   * the card was first shown empty. */
+  assay_chat_view_show_session (ASSAY_CHAT_VIEW (chat), session, 0);
+  assay_chat_view_add_question (ASSAY_CHAT_VIEW (chat), "And by month?");
+  card = assay_chat_view_begin_step (ASSAY_CHAT_VIEW (chat), 1, 8);
+  assay_step_card_set_working (card, TRUE);
+  gui_spin (200);
+  assay_step_card_append_text (card, PARAGRAPH "\n\n- one point\n- another\n\n" PARAGRAPH);
+  gui_spin (300);
+  assay_step_card_add_cell (card, "c9", "By month");
+  assay_step_card_cell_started (card, "c9");
+  for (guint i = 0; i < 6; i++)
+    output_line (card, "c9", "a line the cell printed that is long enough to wrap once the chat is narrower than now\n");
+  gui_spin (500);
+  gui_assert_laid_out (window);
+  shots (window, "chat-1200");
+
+  resize (window, 800, 900);
+  gui_assert_laid_out (window);
+  shots (window, "chat-800");
+
+  resize (window, 360, 900);
+  gui_assert_laid_out (window);
+
+  resize (window, 1200, 900);
+  gui_assert_laid_out (window);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* ---- the answer of a question that ran -------------------------------------------------- */
+
+/* No numbers: a number no cell printed makes Assay send the answer back to the model. */
+#define WORDS "The **north region** leads the quarter, well above the median of the other regions; the south " \
+              "follows and the west trails behind, so the spread between them is wide."
+#define ANSWER "## Sales by region\\n\\n" WORDS "\\n\\n| region | rank |\\n|---|---|\\n| north | first |\\n" \
+               "| south | second |\\n\\n" WORDS "\\n\\n" WORDS "\\n\\nThe **last line** of the answer."
+
+static const char *answer_only =
+  "{\"format\": \"assay-transcript\", \"turns\": [{\"text\": \"" ANSWER "\"}]}";
+
+static const char *one_cell =
+  "{\"format\": \"assay-transcript\", \"turns\": ["
+  "{\"text\": \"A first look.\", \"tool_calls\": [{\"id\": \"call_1\", \"name\": \"execute_python\","
+  "  \"arguments\": {\"code\": \"print('original')\\n\", \"description\": \"Print\"}}]},"
+  "{\"text\": \"" ANSWER "\"}]}";
+
+static void
+send (AssayWindow *window,
+      const char  *question)
+{
+  assay_chat_view_set_composer_text (assay_window_get_chat_view (window), question);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.send", NULL);
+  g_assert_true (assay_window_get_busy (window));
+}
+
+static gboolean
+is_idle (gpointer data)
+{
+  return !assay_window_get_busy (data);
+}
+
+static gboolean
+is_waiting (gpointer data)
+{
+  return assay_code_review_get_waiting (assay_window_get_code_review (data));
+}
+
+/* The answer is the chat's last card, all of it laid out, and the chat scrolled to its end
+ * shows its last line. */
+static void
+assert_answer_shown (AssayWindow *window,
+                     const char  *last_line)
+{
+  GtkWidget *chat = GTK_WIDGET (assay_window_get_chat_view (window));
+  GtkScrolledWindow *scroller = GTK_SCROLLED_WINDOW (gui_find (chat, GTK_TYPE_SCROLLED_WINDOW, NULL));
+  GtkAdjustment *vadjustment = gtk_scrolled_window_get_vadjustment (scroller);
+  GtkWidget *last = gui_find (chat, GTK_TYPE_LABEL, last_line);
+  GtkWidget *card;
+  graphene_rect_t bounds;
+
+  g_assert_nonnull (last);
+  card = gtk_widget_get_ancestor (last, ASSAY_TYPE_STEP_CARD);
+  g_assert_nonnull (card);
+  g_assert_nonnull (gui_find (card, GTK_TYPE_LABEL, "Answer"));
+  g_assert_true (gtk_widget_get_mapped (last));
+  gui_assert_laid_out (chat);
+
+  /* The chat followed the conversation to its end: the answer's last line is in sight,
+   * where the scroll range ends (nothing is below it that the analyst cannot reach). */
+  g_assert_cmpfloat (gtk_adjustment_get_value (vadjustment), ==,
+                     gtk_adjustment_get_upper (vadjustment) - gtk_adjustment_get_page_size (vadjustment));
+  g_assert_true (gtk_widget_compute_bounds (last, GTK_WIDGET (scroller), &bounds));
+  g_assert_cmpfloat (bounds.origin.y, >=, 0);
+  g_assert_cmpfloat (bounds.origin.y + bounds.size.height, <=, gtk_widget_get_height (GTK_WIDGET (scroller)));
+}
+
+static void
+test_answer_shown (void)
+{
+  AssayWindow *window = gui_open_recorded_window (work_dir, answer_only, csv_path, 1200, 800);
+
+  send (window, "How are sales by region?");
+  gui_wait (is_idle, window, 60, "the question to end");
+  gui_spin (300);
+  assert_answer_shown (window, "The last line of the answer.");
+  gui_close_window (window);
+}
+
+/* win.send is on once the window is ready (the demo's provider, its file). */
+static gboolean
+send_when_ready (gpointer data)
+{
+  if (!assay_window_get_busy (data))
+    gtk_widget_activate_action (GTK_WIDGET (data), "win.send", NULL);
+  return assay_window_get_busy (data);
+}
+
+/* The recorded demo, run without asking: its answer (a table, then the files it made) ends
+ * the chat, laid out, and the chat scrolls down to its last line. */
+static void
+test_demo_answer (void)
+{
+  AssayWindow *window = g_object_ref (assay_window_new (NULL));
+  AssayConversation *conversation;
+
+  g_settings_reset (settings, "provider");
+  gtk_window_set_default_size (GTK_WINDOW (window), 1200, 800);
+  gtk_window_present (GTK_WINDOW (window));
+  g_signal_emit_by_name (assay_window_get_onboarding (window), "demo-requested");
+  gui_wait_files_added (window);
+  conversation = assay_window_get_conversation (window);
+  assay_conversation_set_auto_run (conversation, TRUE);
+  gui_wait (send_when_ready, window, 30, "the demo's question to be sent");
+  gui_wait (is_idle, window, 240, "the demo to end");
+  gui_spin (500);
+  assert_answer_shown (window, "2-page report with the key numbers, tables and the three charts");
+  shots (GTK_WIDGET (window), "chat-demo-answer");
+  gui_close_window (window);
+  g_settings_set_string (settings, "provider", "openai");
+}
+
+/* ---- the agent goes on while frames are slow -------------------------------------------- */
+
+static void
+test_agent_slow_frames (void)
+{
+  AssayWindow *window = gui_open_recorded_window (work_dir, one_cell, csv_path, 1400, 900);
+  AssayCodeReview *review = assay_window_get_code_review (window);
+  GtkWidget *entry;
+  guint slow;
+
+  /* Every frame 40 ms, back to back, a spinner turning on the step: the main loop never runs
+   * out of frames to draw. The recorded reply, the agent's next step after Reject and the
+   * question's end must not wait for frames to stop. */
+  slow = gui_slow_frames (GTK_WIDGET (window), 40);
+  send (window, "Print something");
+  gui_wait (is_waiting, window, 30, "a cell waiting for approval while frames are slow");
+  gtk_widget_activate_action (GTK_WIDGET (review), "review.reject", NULL);
+  entry = gui_find (GTK_WIDGET (review), GTK_TYPE_ENTRY, NULL);
+  gtk_editable_set_text (GTK_EDITABLE (entry), "do not print");
+  gtk_widget_activate_action (GTK_WIDGET (review), "review.confirm-reject", NULL);
+  gui_wait (is_idle, window, 30, "the question to end after Reject while frames are slow");
+  gtk_widget_remove_tick_callback (GTK_WIDGET (window), slow);
+  gui_spin (300);
+  assert_answer_shown (window, "The last line of the answer.");
+  gui_close_window (window);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  int status;
+
+  gui_test_init (&argc, &argv);
+  settings = g_settings_new ("org.assay.Assay");
+  g_settings_set_string (settings, "provider", "openai");
+  g_settings_set_enum (settings, "sandbox-backend", 2 /* bwrap */);
+  work_dir = g_dir_make_tmp ("assay-gui-chat-XXXXXX", NULL);
+  csv_path = gui_write_file (work_dir, "regions.csv", "region,amount\nnorth,120\nsouth,80\n");
+
+  g_test_add_func ("/assay/app/chat/renderer", test_renderer);
+  g_test_add_func ("/assay/app/chat/markdown-table", test_markdown_table);
+  g_test_add_func ("/assay/app/chat/markdown-table-wheel", test_markdown_table_wheel);
+  g_test_add_func ("/assay/app/chat/running-output", test_running_output);
+  g_test_add_func ("/assay/app/chat/status-icons", test_status_icons);
+  g_test_add_func ("/assay/app/chat/dataframe", test_dataframe);
+  g_test_add_func ("/assay/app/chat/width-change", test_width_change);
+  g_test_add_func ("/assay/app/chat/answer-shown", test_answer_shown);
+  g_test_add_func ("/assay/app/chat/demo-answer", test_demo_answer);
+  g_test_add_func ("/assay/app/chat/agent-slow-frames", test_agent_slow_frames);
+  status = g_test_run ();
+
+  g_object_unref (settings);
+  return status;
+}
