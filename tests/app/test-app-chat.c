@@ -604,6 +604,142 @@ test_agent_slow_frames (void)
   gui_close_window (window);
 }
 
+/* ---- narrow windows -------------------------------------------------------------------- */
+
+/* The button under ROOT that activates ACTION. */
+static GtkWidget *
+find_action_button (GtkWidget  *root,
+                    const char *action)
+{
+  if (GTK_IS_BUTTON (root) && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (root)), action) == 0)
+    return root;
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_action_button (child, action);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* Where a widget lies in the window, within it. */
+static void
+assert_in_window (GtkWidget *widget,
+                  GtkWidget *window)
+{
+  graphene_rect_t bounds;
+
+  g_assert_true (gtk_widget_get_mapped (widget));
+  g_assert_true (gtk_widget_compute_bounds (widget, window, &bounds));
+  g_assert_cmpfloat (bounds.origin.x, >=, 0);
+  g_assert_cmpfloat (bounds.origin.x + bounds.size.width, <=, gtk_widget_get_width (window));
+  g_assert_cmpfloat (bounds.size.width, >, 0);
+}
+
+/* The window goes down to 360 px. Side by side while the chat and the code both read well;
+ * narrower, one page at a time: the code while a cell waits (with a way back to the chat and
+ * to the code again), the conversation once the cell is answered. */
+static void
+test_narrow (void)
+{
+  g_autofree char *layout = NULL;
+  AssayWindow *window;
+  GtkWidget *widget;
+  AdwLeaflet *leaflet;
+  GtkWidget *chat, *review, *run_button;
+  int minimum = 0;
+
+  /* GNOME's window buttons (org.gnome.desktop.wm.preferences button-layout "appmenu:close"),
+   * not GTK's fallback of three without a desktop's settings. */
+  g_object_get (gtk_settings_get_default (), "gtk-decoration-layout", &layout, NULL);
+  g_object_set (gtk_settings_get_default (), "gtk-decoration-layout", "appmenu:close", NULL);
+  window = gui_open_recorded_window (work_dir, one_cell, csv_path, 1400, 900);
+  widget = GTK_WIDGET (window);
+  leaflet = window->chat_leaflet;
+  chat = GTK_WIDGET (assay_window_get_chat_view (window));
+  review = GTK_WIDGET (assay_window_get_code_review (window));
+
+  gtk_widget_measure (widget, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
+  g_assert_cmpint (minimum, <=, 360);
+
+  /* Wide: both, the chat at least as wide as it reads well. */
+  adw_view_stack_set_visible_child_name (window->view_stack, "chat");
+  gui_spin (300);
+  g_assert_false (adw_leaflet_get_folded (leaflet));
+  g_assert_true (gtk_widget_get_mapped (chat) && gtk_widget_get_mapped (review));
+  g_assert_cmpint (gtk_widget_get_width (chat), >=, 440);
+  g_assert_false (gtk_widget_get_visible (window->code_button));
+  g_assert_false (gtk_widget_get_visible (window->code_back));
+
+  /* 800 px: the conversation alone, as wide as the window leaves it. */
+  resize (widget, 800, 700);
+  g_assert_true (adw_leaflet_get_folded (leaflet));
+  g_assert_true (adw_leaflet_get_visible_child (leaflet) == chat);
+  g_assert_false (gtk_widget_get_mapped (review));
+  g_assert_cmpint (gtk_widget_get_width (chat), >=, 440);
+  g_assert_true (gtk_widget_get_visible (window->code_button));
+
+  /* A cell waits: the code is the page shown, its Run button in the window. */
+  send (window, "Print something");
+  gui_wait (is_waiting, window, 30, "a cell waiting for approval");
+  gui_spin (500);
+  g_assert_true (adw_leaflet_get_visible_child (leaflet) == review);
+  g_assert_true (gtk_widget_get_visible (window->code_back));
+  g_assert_false (gtk_widget_get_visible (window->code_button));
+  run_button = find_action_button (review, "review.run");
+  g_assert_nonnull (run_button);
+  assert_in_window (run_button, widget);
+  gui_assert_laid_out (widget);
+  shots (widget, "chat-narrow-800-code");
+
+  /* 360 px: still laid out, the Run button still within reach. */
+  resize (widget, 360, 700);
+  g_assert_cmpint (gtk_widget_get_width (widget), <=, 360);
+  assert_in_window (run_button, widget);
+  gui_assert_laid_out (widget);
+  shots (widget, "chat-narrow-360-code");
+
+  /* Back to the chat and to the code again (the header's buttons, Alt+Left, Alt+Right). */
+  gtk_widget_activate_action (widget, "win.show-conversation", NULL);
+  gui_spin (500);
+  g_assert_true (adw_leaflet_get_visible_child (leaflet) == chat);
+  g_assert_true (gtk_widget_get_visible (window->code_button));
+  gui_assert_laid_out (widget);
+  shots (widget, "chat-narrow-360-chat");
+  gtk_widget_activate_action (widget, "win.show-code", NULL);
+  gui_spin (500);
+  g_assert_true (adw_leaflet_get_visible_child (leaflet) == review);
+
+  /* Run: the conversation again, to follow the cell and read the answer. */
+  gtk_widget_activate_action (review, "review.run", NULL);
+  gui_wait (is_idle, window, 60, "the question to end");
+  gui_spin (500);
+  g_assert_true (adw_leaflet_get_visible_child (leaflet) == chat);
+  assert_answer_shown (window, "The last line of the answer.");
+  shots (widget, "chat-narrow-360-answer");
+
+  /* The other pages fit too: the files (their filters a drop-down) and the data. */
+  adw_view_stack_set_visible_child_name (window->view_stack, "artifacts");
+  gui_spin (500);
+  g_assert_false (gtk_widget_get_visible (window->code_button));
+  gui_assert_laid_out (widget);
+  shots (widget, "chat-narrow-360-files");
+  adw_view_stack_set_visible_child_name (window->view_stack, "data");
+  gui_spin (500);
+  gui_assert_laid_out (widget);
+  shots (widget, "chat-narrow-360-data");
+  adw_view_stack_set_visible_child_name (window->view_stack, "chat");
+
+  /* Wide again: side by side. */
+  resize (widget, 1400, 900);
+  g_assert_false (adw_leaflet_get_folded (leaflet));
+  g_assert_true (gtk_widget_get_mapped (chat) && gtk_widget_get_mapped (review));
+  g_assert_false (gtk_widget_get_visible (window->code_back));
+  gui_close_window (window);
+  g_object_set (gtk_settings_get_default (), "gtk-decoration-layout", layout, NULL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -627,6 +763,7 @@ main (int   argc,
   g_test_add_func ("/assay/app/chat/answer-shown", test_answer_shown);
   g_test_add_func ("/assay/app/chat/demo-answer", test_demo_answer);
   g_test_add_func ("/assay/app/chat/agent-slow-frames", test_agent_slow_frames);
+  g_test_add_func ("/assay/app/chat/narrow", test_narrow);
   status = g_test_run ();
 
   g_object_unref (settings);

@@ -237,6 +237,24 @@ test_gallery (void)
   assay_artifact_gallery_set_filter (gallery, ASSAY_GALLERY_FILTER_ALL);
   g_assert_cmpuint (g_list_model_get_n_items (visible), ==, 6);
 
+  /* Where the buttons do not fit, the same filters are a drop-down, kept in step with them. */
+  {
+    GtkDropDown *dropdown = GTK_DROP_DOWN (gtk_widget_get_template_child (GTK_WIDGET (gallery), ASSAY_TYPE_ARTIFACT_GALLERY,
+                                                                          "filter_dropdown"));
+    GtkToggleButton *tables = GTK_TOGGLE_BUTTON (gtk_widget_get_template_child (GTK_WIDGET (gallery),
+                                                                                ASSAY_TYPE_ARTIFACT_GALLERY,
+                                                                                "filter_tables"));
+
+    g_assert_cmpuint (gtk_drop_down_get_selected (dropdown), ==, ASSAY_GALLERY_FILTER_ALL);
+    gtk_drop_down_set_selected (dropdown, ASSAY_GALLERY_FILTER_TABLES);
+    g_assert_cmpuint (g_list_model_get_n_items (visible), ==, 1);
+    g_assert_true (gtk_toggle_button_get_active (tables));
+    assay_artifact_gallery_set_filter (gallery, ASSAY_GALLERY_FILTER_FIGURES);
+    g_assert_cmpuint (gtk_drop_down_get_selected (dropdown), ==, ASSAY_GALLERY_FILTER_FIGURES);
+    gtk_drop_down_set_selected (dropdown, ASSAY_GALLERY_FILTER_ALL);
+    g_assert_cmpuint (g_list_model_get_n_items (visible), ==, 6);
+  }
+
   /* Activating a tile names its artifact; the newest is first. */
   g_signal_connect_swapped (gallery, "artifact-activated", G_CALLBACK (g_set_object), &activated);
   grid = find_descendant (GTK_WIDGET (gallery), GTK_TYPE_GRID_VIEW);
@@ -264,7 +282,9 @@ test_gallery_empty_and_live (void)
   g_autofree char *chart = NULL;
   g_autofree char *source = g_build_filename (session_dir, "artifacts", "c5-funnel.png", NULL);
   g_autofree char *contents = NULL;
-  GtkStack *stack = GTK_STACK (find_descendant (GTK_WIDGET (gallery), GTK_TYPE_STACK));
+  /* The gallery's own stack (the filters' drop-down has one too). */
+  GtkStack *stack = GTK_STACK (gtk_widget_get_template_child (GTK_WIDGET (gallery), ASSAY_TYPE_ARTIFACT_GALLERY,
+                                                              "stack"));
   gsize length;
 
   g_assert_no_error (error);

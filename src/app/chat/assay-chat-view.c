@@ -7,11 +7,16 @@
 
 #include "assay-changes-card.h"
 #include "assay-chat-view.h"
+#include "assay-comfort-bin.h"
 #include "assay-conversation.h"
 #include "assay-session-outline.h"
 #include "assay-markdown-view.h"
 #include "assay-step-card.h"
 #include "assay-usage.h"
+
+/* The chat reads well from this width on; narrower beside the code pane, the window shows
+ * the code as a page of its own (an AdwLeaflet folds). */
+#define CHAT_COMFORT_WIDTH 440
 
 struct _AssayChatView
 {
@@ -1035,6 +1040,19 @@ assay_chat_view_finalize (GObject *object)
 }
 
 static void
+assay_chat_view_measure (GtkWidget      *widget,
+                         GtkOrientation  orientation,
+                         int             for_size,
+                         int            *minimum,
+                         int            *natural,
+                         int            *minimum_baseline,
+                         int            *natural_baseline)
+{
+  assay_comfort_bin_measure (widget, CHAT_COMFORT_WIDTH, orientation, for_size, minimum, natural,
+                             minimum_baseline, natural_baseline);
+}
+
+static void
 assay_chat_view_class_init (AssayChatViewClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
@@ -1059,7 +1077,9 @@ assay_chat_view_class_init (AssayChatViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayChatView, usage_bar);
   gtk_widget_class_bind_template_child (widget_class, AssayChatView, question_usage_label);
   gtk_widget_class_bind_template_child (widget_class, AssayChatView, session_usage_label);
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  widget_class->get_request_mode = assay_comfort_bin_get_request_mode;
+  widget_class->measure = assay_chat_view_measure;
+  widget_class->size_allocate = assay_comfort_bin_size_allocate;
 }
 
 static void

@@ -8,8 +8,13 @@
 
 #include "assay-agent.h"
 #include "assay-code-review.h"
+#include "assay-comfort-bin.h"
 #include "assay-conversation.h"
 #include "assay-diff.h"
+
+/* The code pane reads well from this width on (about 50 characters of code); narrower,
+ * the window shows it as a page of its own (an AdwLeaflet folds). */
+#define CODE_COMFORT_WIDTH 400
 
 struct _AssayCodeReview
 {
@@ -604,6 +609,19 @@ assay_code_review_finalize (GObject *object)
 }
 
 static void
+assay_code_review_measure (GtkWidget      *widget,
+                           GtkOrientation  orientation,
+                           int             for_size,
+                           int            *minimum,
+                           int            *natural,
+                           int            *minimum_baseline,
+                           int            *natural_baseline)
+{
+  assay_comfort_bin_measure (widget, CODE_COMFORT_WIDTH, orientation, for_size, minimum, natural,
+                             minimum_baseline, natural_baseline);
+}
+
+static void
 assay_code_review_class_init (AssayCodeReviewClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
@@ -656,7 +674,9 @@ assay_code_review_class_init (AssayCodeReviewClass *klass)
   gtk_widget_class_install_action (widget_class, "review.copy", NULL, assay_code_review_copy_action);
   gtk_widget_class_install_property_action (widget_class, "review.toggle-diff", "show-diff");
 
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  widget_class->get_request_mode = assay_comfort_bin_get_request_mode;
+  widget_class->measure = assay_code_review_measure;
+  widget_class->size_allocate = assay_comfort_bin_size_allocate;
 }
 
 static void

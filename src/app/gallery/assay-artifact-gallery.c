@@ -30,6 +30,7 @@ struct _AssayArtifactGallery
   GtkToggleButton    *filter_tables;
   GtkToggleButton    *filter_documents;
   GtkToggleButton    *filter_other;
+  GtkDropDown        *filter_dropdown;  /* the same filters where the buttons do not fit */
 
   AssayArtifactList  *model;
   GtkFilterListModel *filtered;
@@ -555,6 +556,7 @@ assay_artifact_gallery_class_init (AssayArtifactGalleryClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayArtifactGallery, filter_tables);
   gtk_widget_class_bind_template_child (widget_class, AssayArtifactGallery, filter_documents);
   gtk_widget_class_bind_template_child (widget_class, AssayArtifactGallery, filter_other);
+  gtk_widget_class_bind_template_child (widget_class, AssayArtifactGallery, filter_dropdown);
   gtk_widget_class_bind_template_callback (widget_class, assay_artifact_gallery_filter_toggled_cb);
   gtk_widget_class_bind_template_callback (widget_class, assay_artifact_gallery_grid_activate_cb);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
@@ -591,6 +593,8 @@ assay_artifact_gallery_init (AssayArtifactGallery *self)
   g_signal_connect (factory, "unbind", G_CALLBACK (assay_artifact_gallery_unbind_tile), self);
   gtk_grid_view_set_factory (self->grid, factory);
 
+  g_object_bind_property (self, "filter", self->filter_dropdown, "selected",
+                          G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
   assay_artifact_gallery_update_empty (self);
 }
 

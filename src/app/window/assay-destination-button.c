@@ -13,6 +13,7 @@ struct _AssayDestinationButton
   GtkImage              *icon;
   GtkImage              *short_icon;
   GtkImage              *narrow_icon;
+  GtkImage              *icon_only;
   GtkLabel              *title_label;
   GtkLabel              *short_title_label;
   GtkLabel              *narrow_title_label;
@@ -115,6 +116,7 @@ assay_destination_button_class_init (AssayDestinationButtonClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayDestinationButton, icon);
   gtk_widget_class_bind_template_child (widget_class, AssayDestinationButton, short_icon);
   gtk_widget_class_bind_template_child (widget_class, AssayDestinationButton, narrow_icon);
+  gtk_widget_class_bind_template_child (widget_class, AssayDestinationButton, icon_only);
   gtk_widget_class_bind_template_child (widget_class, AssayDestinationButton, title_label);
   gtk_widget_class_bind_template_child (widget_class, AssayDestinationButton, short_title_label);
   gtk_widget_class_bind_template_child (widget_class, AssayDestinationButton, narrow_title_label);
@@ -135,6 +137,7 @@ assay_destination_button_init (AssayDestinationButton *self)
   g_binding_group_bind (self->bindings, "icon-name", self->icon, "icon-name", G_BINDING_SYNC_CREATE);
   g_binding_group_bind (self->bindings, "icon-name", self->short_icon, "icon-name", G_BINDING_SYNC_CREATE);
   g_binding_group_bind (self->bindings, "icon-name", self->narrow_icon, "icon-name", G_BINDING_SYNC_CREATE);
+  g_binding_group_bind (self->bindings, "icon-name", self->icon_only, "icon-name", G_BINDING_SYNC_CREATE);
   g_binding_group_bind (self->bindings, "title", self->title_label, "label", G_BINDING_SYNC_CREATE);
   g_binding_group_bind (self->bindings, "title", self->short_title_label, "label", G_BINDING_SYNC_CREATE);
   g_binding_group_bind (self->bindings, "short-title", self->narrow_title_label, "label", G_BINDING_SYNC_CREATE);

@@ -55,6 +55,11 @@ assay_window_update_actions (AssayWindow *self)
   gtk_widget_action_set_enabled (widget, "win.artifacts-back",
                                  g_strcmp0 (gtk_stack_get_visible_child_name (self->artifacts_stack),
                                             "viewer") == 0);
+  /* Folded apart: the chat page's two pages. */
+  gtk_widget_action_set_enabled (widget, "win.show-conversation",
+                                 self->code_back != NULL && gtk_widget_get_visible (self->code_back));
+  gtk_widget_action_set_enabled (widget, "win.show-code",
+                                 self->code_button != NULL && gtk_widget_get_visible (self->code_button));
 }
 
 static void
@@ -198,6 +203,26 @@ assay_window_artifacts_back_action (GtkWidget  *widget,
                                     GVariant   *parameter)
 {
   assay_window_show_gallery (ASSAY_WINDOW (widget));
+}
+
+static void
+assay_window_show_conversation_action (GtkWidget  *widget,
+                                       const char *action_name,
+                                       GVariant   *parameter)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+
+  adw_leaflet_set_visible_child (self->chat_leaflet, GTK_WIDGET (self->chat_view));
+}
+
+static void
+assay_window_show_code_action (GtkWidget  *widget,
+                               const char *action_name,
+                               GVariant   *parameter)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+
+  adw_leaflet_set_visible_child (self->chat_leaflet, GTK_WIDGET (self->code_review));
 }
 
 /* The chat's figure thumbnails open the same viewer; the target is the file's path. */
@@ -567,5 +592,10 @@ assay_window_class_init_actions (GtkWidgetClass *widget_class)
                                    "win.show-step-requests",
                                    "u",
                                    assay_window_show_step_requests_action);
+  /* Where the window is too narrow for the chat and the code side by side. */
+  gtk_widget_class_install_action (widget_class, "win.show-conversation", NULL, assay_window_show_conversation_action);
+  gtk_widget_class_install_action (widget_class, "win.show-code", NULL, assay_window_show_code_action);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Left, GDK_ALT_MASK, "win.artifacts-back", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Left, GDK_ALT_MASK, "win.show-conversation", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Right, GDK_ALT_MASK, "win.show-code", NULL);
 }

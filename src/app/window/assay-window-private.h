@@ -36,8 +36,12 @@ struct _AssayWindow
   AssaySandboxBanner   *sandbox_banner;
   GtkRevealer          *demo_revealer;
   AdwViewStack         *view_stack;
+  AdwLeaflet           *chat_leaflet;     /* the chat and the code, folded apart when narrow */
   AssayChatView        *chat_view;
   AssayCodeReview      *code_review;
+  GtkWidget            *code_back;
+  GtkWidget            *code_button;
+  guint                 chat_buttons_idle; /* the buttons above follow the leaflet after its layout */
   AssayOnboarding      *onboarding;
   GtkWidget            *artifacts_back;
   GtkStack             *artifacts_stack;

@@ -48,12 +48,19 @@ assay_window_conversation_busy_cb (AssayWindow *self)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
 }
 
-/* A cell waits for approval: the code review is on the chat page. */
+/* A cell waits for approval: the code review is on the chat page, and where the window is
+ * too narrow for both side by side, it is the page shown; once the cell is answered the
+ * conversation is shown again, to follow the run. */
 static void
 assay_window_conversation_waiting_cb (AssayWindow *self)
 {
   if (assay_conversation_get_waiting (self->conversation) != NULL)
-    adw_view_stack_set_visible_child_name (self->view_stack, "chat");
+    {
+      adw_view_stack_set_visible_child_name (self->view_stack, "chat");
+      adw_leaflet_set_visible_child (self->chat_leaflet, GTK_WIDGET (self->code_review));
+    }
+  else
+    adw_leaflet_set_visible_child (self->chat_leaflet, GTK_WIDGET (self->chat_view));
 }
 
 static void
@@ -417,10 +424,47 @@ assay_window_update_back_button (AssayWindow *self)
   assay_window_update_actions (self);
 }
 
+/* Folded, the chat page shows the conversation or the code: the header's buttons go from
+ * one to the other. */
+static void
+assay_window_update_chat_buttons (AssayWindow *self)
+{
+  gboolean folded, on_chat, code_shown;
+
+  if (self->chat_leaflet == NULL || self->view_stack == NULL || self->code_back == NULL || self->code_button == NULL)
+    return;
+  folded = adw_leaflet_get_folded (self->chat_leaflet);
+  on_chat = g_strcmp0 (adw_view_stack_get_visible_child_name (self->view_stack), "chat") == 0;
+  code_shown = adw_leaflet_get_visible_child (self->chat_leaflet) == GTK_WIDGET (self->code_review);
+  gtk_widget_set_visible (self->code_back, folded && on_chat && code_shown);
+  gtk_widget_set_visible (self->code_button, folded && on_chat && !code_shown);
+  assay_window_update_actions (self);
+}
+
 static void
 assay_window_view_stack_notify_cb (AssayWindow *self)
 {
   assay_window_update_back_button (self);
+  assay_window_update_chat_buttons (self);
+}
+
+static gboolean
+assay_window_chat_buttons_idle_cb (gpointer user_data)
+{
+  AssayWindow *self = user_data;
+
+  self->chat_buttons_idle = 0;
+  assay_window_update_chat_buttons (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* The leaflet folds while it is laid out: the header's buttons change after that, not in the
+ * middle of the window's layout (a header bar then drawn without its allocation). */
+static void
+assay_window_chat_leaflet_notify_cb (AssayWindow *self)
+{
+  if (self->chat_buttons_idle == 0)
+    self->chat_buttons_idle = g_idle_add_full (G_PRIORITY_DEFAULT, assay_window_chat_buttons_idle_cb, self, NULL);
 }
 
 void
@@ -687,6 +731,7 @@ assay_window_dispose (GObject *object)
 
   /* Never realized, or destroyed without closing: the same as closing. */
   assay_window_shut_down (self);
+  g_clear_handle_id (&self->chat_buttons_idle, g_source_remove);
   if (self->conversation != NULL)
     g_signal_handlers_disconnect_by_data (self->conversation, self);
   g_clear_object (&self->toasts);
@@ -785,6 +830,9 @@ assay_window_class_init (AssayWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, view_stack);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, chat_view);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, code_review);
+  gtk_widget_class_bind_template_child (widget_class, AssayWindow, chat_leaflet);
+  gtk_widget_class_bind_template_child (widget_class, AssayWindow, code_back);
+  gtk_widget_class_bind_template_child (widget_class, AssayWindow, code_button);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, onboarding);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, artifacts_back);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, artifacts_stack);
@@ -806,6 +854,7 @@ assay_window_class_init (AssayWindowClass *klass)
                                                 "onboarding_demo_cb",
                                                 G_CALLBACK (assay_window_onboarding_demo));
   gtk_widget_class_bind_template_callback (widget_class, assay_window_view_stack_notify_cb);
+  gtk_widget_class_bind_template_callback (widget_class, assay_window_chat_leaflet_notify_cb);
   gtk_widget_class_bind_template_callback (widget_class, assay_window_gallery_activated_cb);
 
   assay_window_class_init_actions (widget_class);
