@@ -531,6 +531,66 @@ test_bad_calls (void)
   run_free (run);
 }
 
+static GError *ask_error;
+
+static void
+asked_with_error_cb (GObject      *source,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  Run *run = user_data;
+
+  g_clear_error (&ask_error);
+  g_clear_pointer (&run->text, g_free);
+  run->outcome = assay_agent_ask_finish (ASSAY_AGENT (source), result, &run->text, &ask_error);
+  run->done = TRUE;
+  g_main_loop_quit (run->loop);
+}
+
+/* A question that stops at the model server goes on, from where it stopped, with another
+ * provider: nothing is added to the conversation, and the error says what the server did. */
+static void
+test_continue_after_model_error (void)
+{
+  Run *run = run_new ("{\"turns\":[{\"text\":\"The first answer.\"}]}");
+  g_autofree char *transcript = write_transcript ("{\"turns\":[{\"text\":\"The answer after trying again.\"}]}");
+  g_autoptr(AssayLlmProvider) other = NULL;
+  g_autoptr(GError) error = NULL;
+  GPtrArray *messages;
+  guint users = 0;
+
+  run_ask (run, "q1");
+  g_assert_cmpint (run->outcome, ==, ASSAY_AGENT_ANSWERED);
+
+  run->done = FALSE;
+  assay_agent_ask_async (run->agent, "q2", run->cancellable, asked_with_error_cb, run);
+  g_main_loop_run (run->loop);
+  g_assert_cmpint (run->outcome, ==, ASSAY_AGENT_MODEL_ERROR);
+  /* The provider's own code, not a generic one. */
+  g_assert_error (ask_error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_EXHAUSTED);
+  g_assert_cmpstr (assay_session_get_status (run->session), ==, "model-error");
+
+  other = assay_recorded_provider_new (transcript, &error);
+  g_assert_no_error (error);
+  assay_agent_set_provider (run->agent, other);
+  run->done = FALSE;
+  assay_agent_continue_async (run->agent, run->cancellable, asked_with_error_cb, run);
+  g_main_loop_run (run->loop);
+  g_assert_no_error (ask_error);
+  g_assert_cmpint (run->outcome, ==, ASSAY_AGENT_ANSWERED);
+  g_assert_cmpstr (run->text, ==, "The answer after trying again.");
+  g_assert_cmpstr (assay_session_get_status (run->session), ==, "answered");
+
+  messages = assay_agent_get_messages (run->agent);
+  for (guint i = 0; i < messages->len; i++)
+    if (((AssayLlmMessage *) g_ptr_array_index (messages, i))->role == ASSAY_LLM_ROLE_USER)
+      users++;
+  g_assert_cmpuint (users, ==, 2);
+  g_assert_cmpstr (message (run, messages->len - 2)->text, ==, "q2");
+  g_assert_cmpint (message (run, messages->len - 1)->role, ==, ASSAY_LLM_ROLE_ASSISTANT);
+  run_free (run);
+}
+
 static void
 test_step_limit (void)
 {
@@ -746,6 +806,7 @@ main (int   argc,
   g_test_add_func ("/assay/agent/code-delta", test_code_delta_shows_code);
   g_test_add_func ("/assay/agent/error-then-fix", test_error_then_fix);
   g_test_add_func ("/assay/agent/reject", test_reject);
+  g_test_add_func ("/assay/agent/continue-after-model-error", test_continue_after_model_error);
   g_test_add_func ("/assay/agent/edit", test_edit);
   g_test_add_func ("/assay/agent/fenced-on", test_fenced_on);
   g_test_add_func ("/assay/agent/fenced-off", test_fenced_off);

@@ -5,7 +5,11 @@
  * gnome-keyring on a private D-Bus session): a good key lists the models with a chat model
  * preselected and the one chosen lands in GSettings; a refused key shows an error under the
  * entry and stores nothing; an unreachable vendor offers Continue Anyway; leaving the page
- * stops the check. */
+ * stops the check. "Another Server" is checked the same way (its address, an optional key):
+ * a refused connection, a missing or wrong key and a server that is not OpenAI's API each get
+ * their message, its models a combo row, its key the keyring. Preferences names the
+ * providers and offers the server's models. A question that stops at the model server shows
+ * Change Server and Try Again, and Try Again goes on once the server answers. */
 #include "config.h"
 
 #include <glib/gstdio.h>
@@ -16,6 +20,7 @@
 #include "assay-keyring.h"
 #include "assay-model-choice.h"
 #include "assay-onboarding.h"
+#include "assay-preferences.h"
 #include "assay-window-private.h"
 #include "gui-test-util.h"
 
@@ -75,6 +80,45 @@ key_is_stored (gpointer data)
   g_autofree char *key = stored_key (expected->provider);
 
   return g_strcmp0 (key, expected->key) == 0;
+}
+
+/* The key stored for an OpenAI-compatible server at BASE_URL, or NULL. */
+static char *
+stored_server_key (const char *base_url)
+{
+  Lookup lookup = { 0 };
+
+  assay_keyring_lookup_async ("openai", base_url, NULL, looked_up_cb, &lookup);
+  gui_wait (lookup_done, &lookup, 20, "the keyring lookup");
+  return lookup.key;
+}
+
+static void
+stored_cb (GObject      *source,
+           GAsyncResult *result,
+           gpointer      data)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (assay_keyring_store_finish (result, &error));
+  g_assert_no_error (error);
+  *(gboolean *) data = TRUE;
+}
+
+static gboolean
+store_done (gpointer data)
+{
+  return *(gboolean *) data;
+}
+
+static void
+store_server_key (const char *base_url,
+                  const char *key)
+{
+  gboolean done = FALSE;
+
+  assay_keyring_store_async ("openai", base_url, key, NULL, stored_cb, &done);
+  gui_wait (store_done, &done, 20, "the key stored");
 }
 
 static void
@@ -561,6 +605,397 @@ test_unreachable (void)
   g_unsetenv ("ASSAY_OPENAI_BASE_URL");
 }
 
+/* A port that was free a moment ago and has nobody listening. */
+static char *
+refused_url (void)
+{
+  g_autoptr(GSocket) socket = NULL;
+  g_autoptr(GSocketAddress) address = NULL;
+  g_autoptr(GSocketAddress) bound = NULL;
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GError) error = NULL;
+
+  socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
+  g_assert_no_error (error);
+  address = g_inet_socket_address_new (loopback, 0);
+  g_assert_true (g_socket_bind (socket, address, FALSE, &error));
+  bound = g_socket_get_local_address (socket, &error);
+  g_assert_no_error (error);
+  g_socket_close (socket, NULL);
+  return g_strdup_printf ("http://127.0.0.1:%u/v1", g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound)));
+}
+
+#define SERVER_KEY   "sk-local-good-4e1f09a7c3"
+#define URL_TITLE    "OpenAI-compatible URL, e.g. http://host:8000/v1"
+
+/* "Another Server", found by its labels. */
+static Section
+find_other_section (AssayWindow *window,
+                    GtkWidget  **url_row)
+{
+  Section section = { 0 };
+
+  *url_row = find_row (GTK_WIDGET (assay_window_get_onboarding (window)), ADW_TYPE_ENTRY_ROW, URL_TITLE);
+  g_assert_nonnull (*url_row);
+  section.key_row = find_row (GTK_WIDGET (assay_window_get_onboarding (window)), ADW_TYPE_PASSWORD_ENTRY_ROW,
+                              "API key, if the server needs one");
+  g_assert_nonnull (section.key_row);
+  section.group = gtk_widget_get_ancestor (*url_row, ADW_TYPE_PREFERENCES_GROUP);
+  g_assert_true (section.group == gtk_widget_get_ancestor (section.key_row, ADW_TYPE_PREFERENCES_GROUP));
+  section.spinner = gui_find (*url_row, GTK_TYPE_SPINNER, NULL);
+  section.model_row = find_row (section.group, ADW_TYPE_COMBO_ROW, "Model");
+  section.continue_button = find_button (section.group, "Continue");
+  g_assert_nonnull (section.spinner);
+  g_assert_nonnull (section.model_row);
+  g_assert_nonnull (section.continue_button);
+  section.status = gtk_widget_get_prev_sibling (gtk_widget_get_parent (section.continue_button));
+  g_assert_true (GTK_IS_LABEL (section.status));
+  return section;
+}
+
+/* The address (and key) typed, then Enter in the address: the check, with its spinner. */
+static void
+check_server (Section    *section,
+              GtkWidget  *url_row,
+              const char *url,
+              const char *key)
+{
+  GtkWidget *text;
+
+  gtk_editable_set_text (GTK_EDITABLE (url_row), url);
+  gtk_editable_set_text (GTK_EDITABLE (section->key_row), key);
+  text = gui_find (url_row, GTK_TYPE_TEXT, NULL);
+  g_assert_nonnull (text);
+  g_signal_emit_by_name (text, "activate");
+  g_assert_true (gtk_widget_get_visible (section->spinner));
+  g_assert_false (gtk_widget_get_sensitive (section->continue_button));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (section->status)), "for its models"));
+  gui_wait (check_ended, section, 30, "the check of the server");
+}
+
+static void
+assert_server_error (Section    *section,
+                     const char *expected)
+{
+  const char *text = gtk_label_get_text (GTK_LABEL (section->status));
+
+  g_assert_true (gtk_widget_get_visible (section->status));
+  g_assert_true (gtk_widget_has_css_class (section->status, "error"));
+  if (strstr (text, expected) == NULL)
+    g_error ("“%s” does not say “%s”", text, expected);
+  g_assert_null (strstr (text, SERVER_KEY));
+  g_assert_false (gtk_widget_get_visible (section->model_row));
+  g_assert_false (gtk_widget_get_visible (section->spinner));
+  /* Continue checks again. */
+  g_assert_true (gtk_widget_get_sensitive (section->continue_button));
+}
+
+static void
+test_another_server (void)
+{
+  g_autofree char *base_url = NULL;
+  g_autofree char *log_path = NULL;
+  g_autofree char *nobody = refused_url ();
+  g_autofree char *html_url = NULL;
+  g_autofree char *html_log = NULL;
+  g_autoptr(GSubprocess) server = NULL;
+  g_autoptr(GSubprocess) html_server = NULL;
+  g_autofree char *stored = NULL;
+  g_autofree char *provider = NULL;
+  g_autofree char *url = NULL;
+  g_autofree char *model = NULL;
+  g_autofree char *with_slash = NULL;
+  g_auto(GStrv) shown = NULL;
+  AssayWindow *window;
+  GtkWidget *url_row;
+  Section section;
+
+  server = gui_fake_server_start ("{\"responses\": [], \"models\": {\"flavor\": \"llamacpp\", \"key\": \"" SERVER_KEY "\","
+                                  " \"ids\": [\"qwen2.5-coder-32b\", \"llama-3.3-70b\"]}}",
+                                  &base_url, &log_path);
+  /* A server that answers, but not with OpenAI's API (its /models is an error page). */
+  html_server = gui_fake_server_start ("{\"responses\": [], \"models\": {\"status\": 404, \"message\": \"Not Found\"}}",
+                                       &html_url, &html_log);
+  window = open_onboarding ();
+  section = find_other_section (window, &url_row);
+  g_assert_false (gtk_widget_get_sensitive (section.continue_button));
+  g_assert_false (gtk_widget_get_visible (section.model_row));
+
+  /* Nobody listens there. */
+  check_server (&section, url_row, nobody, "");
+  assert_server_error (&section, "connection refused");
+  g_assert_cmpstr (assay_window_get_page (window), ==, "onboarding");
+  gui_save_screenshot (section.group, "onboarding-server-refused.png");
+
+  /* Not an address. */
+  gtk_editable_set_text (GTK_EDITABLE (url_row), "host:8000/v1");
+  click (section.continue_button);
+  assert_server_error (&section, "http://");
+
+  /* Not an OpenAI-compatible server. */
+  check_server (&section, url_row, html_url, "");
+  assert_server_error (&section, "does not answer as an OpenAI-compatible server");
+
+  /* The server wants a key: none given, then a wrong one. */
+  check_server (&section, url_row, base_url, "");
+  assert_server_error (&section, "needs an API key (HTTP 401)");
+  check_server (&section, url_row, base_url, WRONG_KEY);
+  assert_server_error (&section, "refused the API key (HTTP 401)");
+  g_assert_null (strstr (gtk_label_get_text (GTK_LABEL (section.status)), WRONG_KEY));
+  stored = stored_server_key (base_url);
+  g_assert_null (stored);
+
+  /* The right key: the server's models, to choose from (the address as typed, with a last
+   * slash). */
+  with_slash = g_strconcat (base_url, "/", NULL);
+  check_server (&section, url_row, with_slash, SERVER_KEY);
+  g_assert_true (gtk_widget_get_visible (section.model_row));
+  g_assert_false (gtk_widget_get_visible (section.status));
+  shown = combo_strings (section.model_row);
+  g_assert_cmpstrv (shown, ((const char *[]) { "llama-3.3-70b", "qwen2.5-coder-32b", NULL }));
+  gui_save_screenshot (section.group, "onboarding-server-models.png");
+  adw_combo_row_set_selected (ADW_COMBO_ROW (section.model_row), 1);
+  click (section.continue_button);
+
+  g_assert_cmpstr (assay_window_get_page (window), ==, "main");
+  provider = g_settings_get_string (settings, "provider");
+  url = g_settings_get_string (settings, "base-url");
+  model = g_settings_get_string (settings, "model");
+  g_assert_cmpstr (provider, ==, "openai");
+  g_assert_cmpstr (url, ==, base_url);
+  g_assert_cmpstr (model, ==, "qwen2.5-coder-32b");
+  /* The key is in the keyring for that server, and nowhere in the settings. */
+  for (guint i = 0; i < 100 && stored == NULL; i++)
+    {
+      stored = stored_server_key (base_url);
+      if (stored == NULL)
+        gui_spin (100);
+    }
+  g_assert_cmpstr (stored, ==, SERVER_KEY);
+  gui_assert_not_in_settings (settings, SERVER_KEY);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (section.key_row)), ==, "");
+
+  gui_close_window (window);
+  stop_server (server, log_path);
+  stop_server (html_server, html_log);
+}
+
+/* ---- Preferences ------------------------------------------------------------------------- */
+
+static gboolean
+models_listed (gpointer data)
+{
+  GtkWidget *spinner = gui_find (data, GTK_TYPE_SPINNER, NULL);
+
+  return spinner != NULL && !gtk_widget_get_visible (spinner);
+}
+
+static void
+test_preferences (void)
+{
+  g_autofree char *base_url = NULL;
+  g_autofree char *log_path = NULL;
+  g_autofree char *nobody = refused_url ();
+  g_autofree char *model = NULL;
+  g_autoptr(GSubprocess) server = NULL;
+  g_auto(GStrv) shown = NULL;
+  GtkWidget *preferences;
+  GtkWidget *provider_row;
+  GtkWidget *model_choice;
+  GtkWidget *model_entry;
+  GtkWidget *model_group;
+  GListModel *providers;
+
+  server = gui_fake_server_start ("{\"responses\": [], \"models\": {\"flavor\": \"openai\", \"key\": \"" SERVER_KEY "\","
+                                  " \"ids\": [\"mistral-small\", \"llama-3.3-70b\"]}}",
+                                  &base_url, &log_path);
+  forget_keys ();
+  store_server_key (base_url, SERVER_KEY);
+  g_settings_set_string (settings, "provider", "openai");
+  g_settings_set_string (settings, "base-url", base_url);
+  g_settings_set_string (settings, "model", "llama-3.3-70b");
+
+  preferences = assay_preferences_new (NULL, NULL);
+  gtk_window_present (GTK_WINDOW (preferences));
+  provider_row = find_row (preferences, ADW_TYPE_COMBO_ROW, "Provider");
+  g_assert_nonnull (provider_row);
+  /* The providers by their names, not their ids. */
+  providers = adw_combo_row_get_model (ADW_COMBO_ROW (provider_row));
+  g_assert_cmpuint (g_list_model_get_n_items (providers), ==, 2);
+  g_assert_cmpstr (combo_selected (provider_row), ==, "OpenAI");
+  shown = combo_strings (provider_row);
+  g_assert_cmpstrv (shown, ((const char *[]) { "OpenAI", "Anthropic", NULL }));
+  g_clear_pointer (&shown, g_strfreev);
+
+  /* The model: a choice among the server's models (listed with the key from the keyring). */
+  model_group = gtk_widget_get_ancestor (provider_row, ADW_TYPE_PREFERENCES_GROUP);
+  model_choice = find_row (model_group, ADW_TYPE_COMBO_ROW, "Model");
+  model_entry = find_row (model_group, ADW_TYPE_ENTRY_ROW, "Model");
+  g_assert_nonnull (model_choice);
+  g_assert_nonnull (model_entry);
+  gui_wait (models_listed, model_group, 20, "the server's models");
+  g_assert_true (gtk_widget_get_visible (model_choice));
+  g_assert_false (gtk_widget_get_visible (model_entry));
+  shown = combo_strings (model_choice);
+  g_assert_cmpstrv (shown, ((const char *[]) { "llama-3.3-70b", "mistral-small", NULL }));
+  g_assert_cmpstr (combo_selected (model_choice), ==, "llama-3.3-70b");
+  gui_save_screenshot (preferences, "preferences-server-models.png");
+  adw_combo_row_set_selected (ADW_COMBO_ROW (model_choice), 1);
+  model = g_settings_get_string (settings, "model");
+  g_assert_cmpstr (model, ==, "mistral-small");
+
+  /* A server that cannot list: the model is typed, and the analyst is told why. */
+  g_settings_set_string (settings, "base-url", nobody);
+  gui_wait (models_listed, model_group, 20, "the failed listing");
+  g_assert_false (gtk_widget_get_visible (model_choice));
+  g_assert_true (gtk_widget_get_visible (model_entry));
+  g_assert_nonnull (gui_find (model_group, GTK_TYPE_LABEL, "connection refused"));
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (model_entry)), ==, "mistral-small");
+
+  gtk_window_destroy (GTK_WINDOW (preferences));
+  gui_spin (100);
+  forget_keys ();
+  g_settings_reset (settings, "provider");
+  g_settings_reset (settings, "base-url");
+  g_settings_reset (settings, "model");
+  stop_server (server, log_path);
+}
+
+/* ---- a question that stops at the model server ------------------------------------------ */
+
+static gboolean
+server_problem_shown (gpointer data)
+{
+  return !assay_window_get_busy (data) &&
+         assay_chat_view_get_server_problem_visible (assay_window_get_chat_view (data));
+}
+
+static GtkWidget *
+find_preferences (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GObject) item = g_list_model_get_item (toplevels, i);
+
+      if (ASSAY_IS_PREFERENCES (item) && gtk_widget_get_visible (GTK_WIDGET (item)))
+        return GTK_WIDGET (item);
+    }
+  return NULL;
+}
+
+static guint
+count_questions (AssayWindow *window)
+{
+  GPtrArray *messages = assay_session_get_messages (assay_conversation_get_session (assay_window_get_conversation (window)));
+  guint n = 0;
+
+  for (guint i = 0; i < messages->len; i++)
+    if (((AssayLlmMessage *) g_ptr_array_index (messages, i))->role == ASSAY_LLM_ROLE_USER)
+      n++;
+  return n;
+}
+
+static void
+test_question_fails_on_server (void)
+{
+  g_autofree char *base_url = NULL;
+  g_autofree char *log_path = NULL;
+  g_autoptr(GSubprocess) server = NULL;
+  g_autoptr(GPtrArray) requests = NULL;
+  AssayWindow *window;
+  AssayChatView *chat;
+  GtkWidget *change;
+  GtkWidget *again;
+  GtkWidget *preferences;
+  const char *text;
+
+  /* 401 first (not retried), then 503 until the retries run out, then the answer. */
+  server = gui_fake_server_start ("{\"responses\": ["
+                                  "{\"flavor\": \"openai\", \"status\": 401, \"message\": \"Invalid API key\"},"
+                                  "{\"flavor\": \"openai\", \"status\": 503, \"message\": \"Loading model\"},"
+                                  "{\"flavor\": \"openai\", \"status\": 503, \"message\": \"Loading model\"},"
+                                  "{\"flavor\": \"openai\", \"status\": 503, \"message\": \"Loading model\"},"
+                                  "{\"flavor\": \"openai\", \"status\": 503, \"message\": \"Loading model\"},"
+                                  "{\"flavor\": \"openai\", \"turn\": {\"text\": \"The server answers now.\", \"finish\": \"stop\"}}],"
+                                  " \"models\": {\"flavor\": \"openai\", \"ids\": [\"local-model\"]}}",
+                                  &base_url, &log_path);
+  g_setenv ("ASSAY_LLM_RETRY_SCALE", "0.01", TRUE);
+  g_settings_set_enum (settings, "sandbox-backend", 2 /* bwrap */);
+  forget_keys ();
+  g_settings_set_string (settings, "provider", "openai");
+  g_settings_set_string (settings, "base-url", base_url);
+  g_settings_set_string (settings, "model", "local-model");
+  window = g_object_ref (assay_window_new (NULL));
+  gtk_window_present (GTK_WINDOW (window));
+  gui_spin (100);
+  g_assert_cmpstr (assay_window_get_page (window), ==, "main");
+  chat = assay_window_get_chat_view (window);
+  change = find_button (GTK_WIDGET (chat), "C_hange Server");
+  again = find_button (GTK_WIDGET (chat), "_Try Again");
+  g_assert_nonnull (change);
+  g_assert_nonnull (again);
+  g_assert_false (assay_chat_view_get_server_problem_visible (chat));
+
+  /* The key is refused: the banner says so, with the two ways on. */
+  assay_chat_view_set_composer_text (chat, "How many rows?");
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.send", NULL);
+  gui_wait (server_problem_shown, window, 60, "the banner after the 401");
+  text = assay_conversation_get_server_problem (assay_window_get_conversation (window));
+  g_assert_nonnull (strstr (text, "HTTP 401"));
+  g_assert_true (gtk_widget_is_sensitive (again));
+  g_assert_true (gtk_widget_is_sensitive (change));
+  gui_save_screenshot (GTK_WIDGET (window), "chat-server-problem.png");
+
+  /* Change Server opens the setting. */
+  g_assert_null (find_preferences ());
+  g_signal_emit_by_name (change, "clicked");
+  preferences = find_preferences ();
+  g_assert_nonnull (preferences);
+  g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (preferences)) == GTK_WINDOW (window));
+  gtk_window_destroy (GTK_WINDOW (preferences));
+  gui_spin (100);
+
+  /* Try Again: now the server errs until the retries run out, a banner again. */
+  g_signal_emit_by_name (again, "clicked");
+  g_assert_true (assay_window_get_busy (window));
+  g_assert_false (assay_chat_view_get_server_problem_visible (chat));
+  gui_wait (server_problem_shown, window, 60, "the banner after the 503s");
+  text = assay_conversation_get_server_problem (assay_window_get_conversation (window));
+  g_assert_nonnull (strstr (text, "HTTP 503"));
+
+  /* Try Again once more: the answer, and the question was asked once. */
+  g_signal_emit_by_name (again, "clicked");
+  gui_wait (is_idle, window, 60, "the answer");
+  g_assert_false (assay_chat_view_get_server_problem_visible (chat));
+  g_assert_null (assay_conversation_get_server_problem (assay_window_get_conversation (window)));
+  g_assert_false (gtk_widget_is_sensitive (again));
+  g_assert_nonnull (gui_find (GTK_WIDGET (chat), GTK_TYPE_LABEL, "The server answers now."));
+  g_assert_cmpuint (count_questions (window), ==, 1);
+  requests = read_requests (log_path);
+  g_assert_cmpuint (requests->len, ==, 6);
+  for (guint i = 0; i < requests->len; i++)
+    {
+      JsonObject *body = json_object_get_object_member (json_node_get_object (g_ptr_array_index (requests, i)), "body");
+      JsonArray *messages = json_object_get_array_member (body, "messages");
+      guint users = 0;
+
+      for (guint j = 0; j < json_array_get_length (messages); j++)
+        if (g_strcmp0 (json_object_get_string_member (json_array_get_object_element (messages, j), "role"), "user") == 0)
+          users++;
+      g_assert_cmpuint (users, ==, 1);
+    }
+
+  gui_close_window (window);
+  stop_server (server, log_path);
+  g_unsetenv ("ASSAY_LLM_RETRY_SCALE");
+  g_settings_reset (settings, "sandbox-backend");
+  g_settings_reset (settings, "provider");
+  g_settings_reset (settings, "base-url");
+  g_settings_reset (settings, "model");
+}
+
 static gboolean
 spinner_stopped (gpointer data)
 {
@@ -577,14 +1012,19 @@ test_leaving_cancels (void)
   g_autofree char *url = NULL;
   g_autoptr(GSubprocess) server = NULL;
   g_autoptr(GPtrArray) requests = NULL;
+  g_autofree char *other_log = NULL;
+  g_autoptr(GSubprocess) other_server = NULL;
   AssayWindow *window;
   Section section;
+  Section other;
   GtkWidget *url_row;
   gint64 started;
 
   server = gui_fake_server_start ("{\"responses\": [], \"models\": {\"flavor\": \"openai\", \"key\": \"" OPENAI_KEY "\","
                                   " \"delay_ms\": 3000, \"ids\": [\"gpt-4.1\"]}}",
                                   &base_url, &log_path);
+  other_server = gui_fake_server_start ("{\"responses\": [], \"models\": {\"flavor\": \"ollama\", \"ids\": [\"qwen3:8b\"]}}",
+                                        &other_url, &other_log);
   g_setenv ("ASSAY_OPENAI_BASE_URL", base_url, TRUE);
   window = open_onboarding ();
   section = find_section (window, "OpenAI API key");
@@ -592,13 +1032,12 @@ test_leaving_cancels (void)
   assert_checking (&section, "OpenAI");
   started = g_get_monotonic_time ();
 
-  /* The analyst picks another server while the vendor is still thinking. */
-  url_row = find_row (GTK_WIDGET (assay_window_get_onboarding (window)), ADW_TYPE_ENTRY_ROW,
-                      "OpenAI-compatible URL, e.g. http://host:8000/v1");
-  g_assert_nonnull (url_row);
-  other_url = g_strdup_printf ("%s/other", base_url);
-  gtk_editable_set_text (GTK_EDITABLE (url_row), other_url);
-  g_signal_emit_by_name (url_row, "apply");
+  /* The analyst picks another server (which answers at once) while the vendor is still
+   * thinking. */
+  other = find_other_section (window, &url_row);
+  check_server (&other, url_row, other_url, "");
+  g_assert_true (gtk_widget_get_visible (other.model_row));
+  click (other.continue_button);
   g_assert_cmpstr (assay_window_get_page (window), ==, "main");
   gui_wait (spinner_stopped, section.spinner, 10, "the check to stop");
   g_assert_cmpint (g_get_monotonic_time () - started, <, 2 * G_USEC_PER_SEC);
@@ -616,6 +1055,7 @@ test_leaving_cancels (void)
 
   gui_close_window (window);
   stop_server (server, log_path);
+  stop_server (other_server, other_log);
   g_unsetenv ("ASSAY_OPENAI_BASE_URL");
 }
 
@@ -631,6 +1071,9 @@ main (int   argc,
   g_test_add_func ("/assay/app/onboarding/anthropic-key", test_anthropic_key);
   g_test_add_func ("/assay/app/onboarding/unreachable", test_unreachable);
   g_test_add_func ("/assay/app/onboarding/leaving-cancels", test_leaving_cancels);
+  g_test_add_func ("/assay/app/onboarding/another-server", test_another_server);
+  g_test_add_func ("/assay/app/onboarding/preferences", test_preferences);
+  g_test_add_func ("/assay/app/onboarding/question-fails-on-server", test_question_fails_on_server);
   status = g_test_run ();
   g_settings_reset (settings, "provider");
   g_settings_reset (settings, "base-url");

@@ -24,6 +24,8 @@ struct _AssayChatView
 
   GtkRevealer       *retry_revealer;
   GtkLabel          *retry_label;
+  GtkRevealer       *server_revealer;
+  GtkLabel          *server_label;
   GtkStack          *content_stack;
   GtkScrolledWindow *scroller;
   GtkBox            *messages_box;
@@ -848,6 +850,26 @@ assay_chat_view_conversation_responded_cb (AssayChatView *self,
     assay_step_card_cell_rejected (assay_chat_view_card_for_cell (self, agent, cell_id), cell_id, text);
 }
 
+/* A question that stopped at the model server: what happened, with Change Server and Try
+ * Again (the window's actions), until the next question or session. */
+static void
+assay_chat_view_conversation_server_problem_cb (AssayChatView *self)
+{
+  const char *problem = self->conversation != NULL ? assay_conversation_get_server_problem (self->conversation)
+                                                   : NULL;
+
+  if (problem != NULL)
+    gtk_label_set_text (self->server_label, problem);
+  gtk_revealer_set_reveal_child (self->server_revealer, problem != NULL);
+}
+
+gboolean
+assay_chat_view_get_server_problem_visible (AssayChatView *self)
+{
+  g_return_val_if_fail (ASSAY_IS_CHAT_VIEW (self), FALSE);
+  return gtk_revealer_get_reveal_child (self->server_revealer);
+}
+
 static void
 assay_chat_view_conversation_busy_cb (AssayChatView *self)
 {
@@ -879,6 +901,7 @@ assay_chat_view_set_conversation (AssayChatView     *self,
   g_signal_group_set_target (self->agent_signals, NULL);
   g_signal_group_set_target (self->conversation_signals, conversation);
   g_set_object (&self->conversation, conversation);
+  assay_chat_view_conversation_server_problem_cb (self);
   if (conversation == NULL)
     return;
   self->agent_binding = g_object_bind_property (conversation, "agent", self->agent_signals, "target",
@@ -995,6 +1018,11 @@ assay_chat_view_setup_signal_groups (AssayChatView *self)
                                  self,
                                  G_CONNECT_SWAPPED);
   g_signal_group_connect_object (self->conversation_signals,
+                                 "notify::server-problem",
+                                 G_CALLBACK (assay_chat_view_conversation_server_problem_cb),
+                                 self,
+                                 G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->conversation_signals,
                                  "notify::busy",
                                  G_CALLBACK (assay_chat_view_conversation_busy_cb),
                                  self,
@@ -1066,6 +1094,8 @@ assay_chat_view_class_init (AssayChatViewClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, "/org/assay/Assay/ui/assay-chat-view.ui");
   gtk_widget_class_bind_template_child (widget_class, AssayChatView, retry_revealer);
   gtk_widget_class_bind_template_child (widget_class, AssayChatView, retry_label);
+  gtk_widget_class_bind_template_child (widget_class, AssayChatView, server_revealer);
+  gtk_widget_class_bind_template_child (widget_class, AssayChatView, server_label);
   gtk_widget_class_bind_template_child (widget_class, AssayChatView, content_stack);
   gtk_widget_class_bind_template_child (widget_class, AssayChatView, scroller);
   gtk_widget_class_bind_template_child (widget_class, AssayChatView, loading_spinner);

@@ -47,6 +47,9 @@ void           assay_chat_view_show_retry         (AssayChatView *self,
 void           assay_chat_view_hide_retry         (AssayChatView *self);
 gboolean       assay_chat_view_get_retry_visible  (AssayChatView *self);
 const char    *assay_chat_view_get_retry_text     (AssayChatView *self);
+/* Whether the banner of a question stopped at the model server (the conversation's
+ * "server-problem", with Change Server and Try Again) is shown. */
+gboolean       assay_chat_view_get_server_problem_visible (AssayChatView *self);
 void           assay_chat_view_set_busy           (AssayChatView *self,
                                                    gboolean       busy);
 /* "Opening Session…" with a spinner in place of the conversation, which is kept underneath

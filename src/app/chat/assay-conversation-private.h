@@ -49,6 +49,8 @@ struct _AssayConversation
   char                 *waiting;          /* the cell waiting for approval */
   gboolean              busy;
   gboolean              asking;           /* assay_agent_ask_async is in flight */
+  gboolean              continuing;       /* Try Again: the question goes on, nothing added */
+  char                 *server_problem;   /* why the last question stopped at the model server */
   gboolean              exportable;
   /* Closed while a question runs: the kernel is closed once the agent has recorded how it
    * ended (or after a grace period), and the application held until then. */
@@ -65,6 +67,9 @@ void assay_conversation_set_waiting_internal   (AssayConversation *self,
 void assay_conversation_set_recorded_internal  (AssayConversation *self,
                                                 gboolean           recorded);
 void assay_conversation_update_exportable      (AssayConversation *self);
+/* The "server-problem" property (NULL: none). */
+void assay_conversation_set_server_problem_internal (AssayConversation *self,
+                                                     const char        *problem);
 /* The notification of "fixed-provider" (the caller set a provider, or let go of it). */
 void assay_conversation_notify_fixed_provider_internal (AssayConversation *self);
 

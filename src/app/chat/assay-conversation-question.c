@@ -127,10 +127,33 @@ assay_conversation_end_question (AssayConversation *self,
 {
   g_clear_object (&self->ask_cancellable);
   g_clear_pointer (&self->question, g_free);
+  self->continuing = FALSE;
   assay_conversation_set_waiting_internal (self, NULL);
   assay_conversation_update_exportable (self);
   assay_conversation_set_busy_internal (self, FALSE);
   g_signal_emit_by_name (self, "finished", (int) outcome, text);
+}
+
+/* A failure that another server, key or model, or the same server a moment later, can
+ * mend: not a request the server rejected as such, nor the end of a recorded transcript. */
+static gboolean
+assay_conversation_is_server_problem (const GError *error)
+{
+  if (error == NULL || error->domain != ASSAY_LLM_ERROR)
+    return FALSE;
+  switch (error->code)
+    {
+    case ASSAY_LLM_ERROR_AUTH:
+    case ASSAY_LLM_ERROR_NOT_FOUND:
+    case ASSAY_LLM_ERROR_RATE_LIMITED:
+    case ASSAY_LLM_ERROR_OVERLOADED:
+    case ASSAY_LLM_ERROR_SERVER:
+    case ASSAY_LLM_ERROR_NETWORK:
+    case ASSAY_LLM_ERROR_PROTOCOL:
+      return TRUE;
+    default:
+      return FALSE;
+    }
 }
 
 static void
@@ -167,6 +190,11 @@ assay_conversation_asked_cb (GObject      *source,
       /* The text says why: the step limit, or what was spent of the budget. */
       break;
     case ASSAY_AGENT_MODEL_ERROR:
+      /* ::error said it already; what the server did can be fixed from the chat. */
+      if (assay_conversation_is_server_problem (error) && !self->recorded)
+        assay_conversation_set_server_problem_internal (self, text);
+      g_clear_pointer (&text, g_free);
+      break;
     case ASSAY_AGENT_SANDBOX_ERROR:
     default:
       /* ::error said it already. */
@@ -229,11 +257,17 @@ assay_conversation_ask_agent (AssayConversation *self)
   g_autofree char *question = g_steal_pointer (&self->question);
 
   self->asking = TRUE;
-  assay_agent_ask_async (self->agent,
-                         question,
-                         self->ask_cancellable,
-                         assay_conversation_asked_cb,
-                         g_object_ref (self));
+  if (self->continuing)
+    assay_agent_continue_async (self->agent,
+                                self->ask_cancellable,
+                                assay_conversation_asked_cb,
+                                g_object_ref (self));
+  else
+    assay_agent_ask_async (self->agent,
+                           question,
+                           self->ask_cancellable,
+                           assay_conversation_asked_cb,
+                           g_object_ref (self));
 }
 
 static void assay_conversation_choose_backend (AssayConversation *self);
@@ -416,6 +450,9 @@ assay_conversation_key_found_cb (GObject      *source,
   self->provider = assay_llm_provider_new_for_name (g_str_equal (provider, "anthropic") ? "anthropic" : "openai",
                                                     server, key, NULL);
   secret_password_free (key);
+  /* Try Again after the server or the key changed: the agent keeps its session and kernel. */
+  if (self->agent != NULL)
+    assay_agent_set_provider (self->agent, self->provider);
 
   g_free (self->model);
   self->model = g_settings_get_string (self->settings, "model");
@@ -472,8 +509,28 @@ assay_conversation_ask (AssayConversation  *self,
   self->question = g_strdup (text);
   g_clear_object (&self->ask_cancellable);
   self->ask_cancellable = g_cancellable_new ();
+  assay_conversation_set_server_problem_internal (self, NULL);
   assay_conversation_set_busy_internal (self, TRUE);
   g_signal_emit_by_name (self, "asked", text);
+  assay_conversation_ensure_provider (self);
+  return TRUE;
+}
+
+gboolean
+assay_conversation_try_again (AssayConversation *self)
+{
+  g_return_val_if_fail (ASSAY_IS_CONVERSATION (self), FALSE);
+
+  if (self->busy || self->server_problem == NULL || self->session == NULL)
+    return FALSE;
+  /* The key may have been stored again without a setting changing. */
+  if (!self->provider_fixed)
+    g_clear_object (&self->provider);
+  self->continuing = TRUE;
+  g_clear_object (&self->ask_cancellable);
+  self->ask_cancellable = g_cancellable_new ();
+  assay_conversation_set_server_problem_internal (self, NULL);
+  assay_conversation_set_busy_internal (self, TRUE);
   assay_conversation_ensure_provider (self);
   return TRUE;
 }

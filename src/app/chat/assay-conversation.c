@@ -26,6 +26,7 @@ enum
   PROP_AUTO_RUN,
   PROP_PRIVACY_MODE,
   PROP_FIXED_PROVIDER,
+  PROP_SERVER_PROBLEM,
   N_PROPS
 };
 static GParamSpec *properties[N_PROPS];
@@ -96,6 +97,24 @@ assay_conversation_set_recorded_internal (AssayConversation *self,
     return;
   self->recorded = recorded;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RECORDED]);
+}
+
+void
+assay_conversation_set_server_problem_internal (AssayConversation *self,
+                                                const char        *problem)
+{
+  if (g_strcmp0 (self->server_problem, problem) == 0)
+    return;
+  g_free (self->server_problem);
+  self->server_problem = g_strdup (problem);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SERVER_PROBLEM]);
+}
+
+const char *
+assay_conversation_get_server_problem (AssayConversation *self)
+{
+  g_return_val_if_fail (ASSAY_IS_CONVERSATION (self), NULL);
+  return self->server_problem;
 }
 
 /* ---- the agent ------------------------------------------------------------------------ */
@@ -171,6 +190,8 @@ assay_conversation_set_session (AssayConversation *self,
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FIXED_PROVIDER]);
     }
   assay_conversation_set_auto_run (self, g_settings_get_enum (self->settings, "approval-policy") == 1);
+  /* What failed was another session's question. */
+  assay_conversation_set_server_problem_internal (self, NULL);
   g_set_object (&self->session, session);
   assay_conversation_forget_privacy (self);
   assay_conversation_set_artifacts (self, artifacts);
@@ -500,6 +521,9 @@ assay_conversation_get_property (GObject    *object,
     case PROP_PRIVACY_MODE:
       g_value_set_string (value, assay_privacy_mode_to_string (assay_conversation_get_privacy_mode (self)));
       break;
+    case PROP_SERVER_PROBLEM:
+      g_value_set_string (value, self->server_problem);
+      break;
     case PROP_FIXED_PROVIDER:
       g_value_set_object (value, assay_conversation_get_fixed_provider (self, NULL));
       break;
@@ -557,6 +581,7 @@ assay_conversation_finalize (GObject *object)
   g_free (self->backend_reason);
   g_free (self->question);
   g_free (self->waiting);
+  g_free (self->server_problem);
   g_free (self->masker_key);
   g_free (self->price_warning);
   g_hash_table_unref (self->described);
@@ -585,6 +610,7 @@ assay_conversation_class_init (AssayConversationClass *klass)
   properties[PROP_AUTO_RUN] = g_param_spec_boolean ("auto-run", NULL, NULL, FALSE,
                                                     G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_PRIVACY_MODE] = g_param_spec_string ("privacy-mode", NULL, NULL, "full", ro);
+  properties[PROP_SERVER_PROBLEM] = g_param_spec_string ("server-problem", NULL, NULL, NULL, ro);
   properties[PROP_FIXED_PROVIDER] = g_param_spec_object ("fixed-provider", NULL, NULL, ASSAY_TYPE_LLM_PROVIDER, ro);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 

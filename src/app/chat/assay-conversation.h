@@ -26,7 +26,10 @@ G_BEGIN_DECLS
  * "auto-run" (read-write: cells run without asking; starts from the approval-policy
  * setting, again for every session), "privacy-mode" (what the model may see of the session's
  * data: "full", "masked" or "schema"; "full" without a session), "fixed-provider" (the
- * AssayLlmProvider the caller set instead of the settings', or NULL).
+ * AssayLlmProvider the caller set instead of the settings', or NULL), "server-problem" (why
+ * the last question stopped at the model server: refused connection, refused key, no such
+ * model, server errors after the retries, a reply that is not the OpenAI or Anthropic API;
+ * in words for the analyst, NULL otherwise; cleared by the next question or session).
  *
  * Signals:
  *   ::asked (const char *question)         a question was accepted and starts now
@@ -87,6 +90,13 @@ void               assay_conversation_set_session      (AssayConversation  *self
 gboolean           assay_conversation_ask              (AssayConversation  *self,
                                                         const char         *question,
                                                         GError            **error);
+/* Why the last question stopped at the model server, or NULL ("server-problem"). */
+const char        *assay_conversation_get_server_problem (AssayConversation *self);
+/* After a question stopped at the model server: the question goes on from where it stopped
+ * (nothing is added to the conversation; no ::asked), with the provider made again from the
+ * settings and the keyring (another server, model or key may have been set meanwhile).
+ * FALSE while busy or when the last question did not stop at the server. */
+gboolean           assay_conversation_try_again        (AssayConversation  *self);
 /* The cell waiting for approval is answered "stop"; otherwise the question is cancelled. */
 void               assay_conversation_stop             (AssayConversation  *self);
 /* RESPONSE (AssayApprovalResponse) to CELL_ID, with TEXT (the edited code or the reason). */

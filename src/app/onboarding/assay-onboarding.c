@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <string.h>
 
 #include "assay-llm-provider.h"
 #include "assay-model-choice.h"
@@ -24,13 +25,15 @@ typedef enum
   KEY_CHECK_FAILED, /* the vendor could not say: Continue Anyway is offered */
 } KeyState;
 
-/* A cloud vendor's part of the page: its key is checked by listing the models with it, and
- * kept (by the window, in the keyring) only once the vendor accepted it or the analyst chose
- * to continue without the check. */
+/* A cloud vendor's part of the page, or "Another Server"'s: the key is checked by listing the
+ * models with it, and kept (by the window, in the keyring) only once the server accepted it
+ * or the analyst chose to continue without the check (a vendor that cannot be reached). For
+ * another server the address is checked the same way, and its key may be left empty. */
 typedef struct
 {
   const char           *provider;  /* "openai", "anthropic" */
-  const char           *vendor;    /* the name shown, "OpenAI" */
+  const char           *vendor;    /* the name shown, "OpenAI"; NULL for another server */
+  AdwEntryRow          *url_row;   /* another server's address; NULL for a vendor */
   AdwPasswordEntryRow  *key_row;
   GtkSpinner           *spinner;
   AdwComboRow          *model_row;
@@ -48,10 +51,10 @@ struct _AssayOnboarding
 
   KeyCheck              openai;
   KeyCheck              anthropic;
+  KeyCheck              other;
   AdwPreferencesGroup  *local_group;
   AdwActionRow         *searching_row;
   GtkSpinner           *searching_spinner;
-  AdwEntryRow          *url_row;
 
   GCancellable         *cancellable;
   GPtrArray            *found;     /* Found* */
@@ -101,7 +104,7 @@ assay_onboarding_emit_configured (AssayOnboarding *self,
 typedef struct
 {
   AssayOnboarding *self;         /* a weak pointer: the page may go while the vendor answers */
-  gboolean         anthropic;
+  KeyCheck        *key_check;    /* in SELF: valid while it is */
   GCancellable    *cancellable;  /* which check this was */
 } Check;
 
@@ -118,6 +121,18 @@ static char *
 assay_onboarding_key_check_get_key (KeyCheck *check)
 {
   return g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (check->key_row))));
+}
+
+/* Another server's address as typed, without spaces or a last slash. */
+static char *
+assay_onboarding_key_check_get_url (KeyCheck *check)
+{
+  g_autofree char *url = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (check->url_row))));
+  gsize len = strlen (url);
+
+  while (len > 0 && url[len - 1] == '/')
+    url[--len] = '\0';
+  return g_steal_pointer (&url);
 }
 
 static void
@@ -144,13 +159,16 @@ assay_onboarding_key_check_set_state (KeyCheck *check,
                                       KeyState  state)
 {
   g_autofree char *key = assay_onboarding_key_check_get_key (check);
-  gboolean can_continue = key[0] != '\0' && state != KEY_CHECKING;
+  g_autofree char *url = check->url_row != NULL ? assay_onboarding_key_check_get_url (check) : NULL;
+  /* Another server may need no key; its address it needs. */
+  gboolean can_continue = (url != NULL ? url[0] != '\0' : key[0] != '\0') && state != KEY_CHECKING;
 
   check->state = state;
   gtk_spinner_set_spinning (check->spinner, state == KEY_CHECKING);
   gtk_widget_set_visible (GTK_WIDGET (check->spinner), state == KEY_CHECKING);
   gtk_widget_set_visible (GTK_WIDGET (check->model_row), state == KEY_ACCEPTED);
-  gtk_widget_set_visible (GTK_WIDGET (check->anyway_button), state == KEY_CHECK_FAILED);
+  if (check->anyway_button != NULL)
+    gtk_widget_set_visible (GTK_WIDGET (check->anyway_button), state == KEY_CHECK_FAILED);
   gtk_widget_set_sensitive (GTK_WIDGET (check->continue_button), can_continue);
   if (can_continue)
     gtk_widget_add_css_class (GTK_WIDGET (check->continue_button), "suggested-action");
@@ -172,7 +190,27 @@ assay_onboarding_key_check_reset (KeyCheck *check)
 static KeyCheck *
 assay_onboarding_check_get_key_check (Check *check)
 {
-  return check->anthropic ? &check->self->anthropic : &check->self->openai;
+  return check->key_check;
+}
+
+/* Why another server's check failed, in words that say what to fix. */
+static char *
+assay_onboarding_describe_server_error (KeyCheck     *key_check,
+                                        const GError *error)
+{
+  g_autofree char *url = assay_onboarding_key_check_get_url (key_check);
+  g_autofree char *key = assay_onboarding_key_check_get_key (key_check);
+
+  if (g_error_matches (error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_AUTH))
+    return key[0] != '\0'
+           ? g_strdup (_("The server refused the API key (HTTP 401). Check that it was copied whole "
+                         "and that it is still active."))
+           : g_strdup (_("The server needs an API key (HTTP 401). Enter the key it gave you."));
+  if (g_error_matches (error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_NOT_FOUND) ||
+      g_error_matches (error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_PROTOCOL))
+    return g_strdup_printf (_("%s does not answer as an OpenAI-compatible server: it lists no models at "
+                              "%s/models. Check the address; it often ends in /v1."), url, url);
+  return g_strdup (error->message);
 }
 
 /* The transport's messages are written for the analyst and never hold the key: they can be
@@ -201,13 +239,34 @@ assay_onboarding_key_checked_cb (GObject      *source,
       const char *fallback[] = { assay_model_choice_get_default (key_check->provider), NULL };
       g_auto(GStrv) chat = assay_model_choice_filter_chat (key_check->provider, (const char * const *) models);
       const char * const *shown = chat[0] != NULL ? (const char * const *) chat : fallback;
-      g_autoptr(GtkStringList) list = gtk_string_list_new (shown);
+      g_autoptr(GtkStringList) list = NULL;
+
+      if (key_check->url_row != NULL && chat[0] == NULL)
+        {
+          /* A server with no model loaded: nothing to ask it with. */
+          g_autofree char *url = assay_onboarding_key_check_get_url (key_check);
+          g_autofree char *text = g_strdup_printf (_("%s answers, but offers no model. Load one on the server, "
+                                                     "then check again."), url);
+
+          assay_onboarding_key_check_show_status (key_check, text, TRUE);
+          assay_onboarding_key_check_set_state (key_check, KEY_REFUSED);
+          assay_onboarding_check_free (check);
+          return;
+        }
+      list = gtk_string_list_new (shown);
 
       adw_combo_row_set_model (key_check->model_row, G_LIST_MODEL (list));
       adw_combo_row_set_selected (key_check->model_row,
                                   (guint) MAX (0, assay_model_choice_pick_default (key_check->provider, shown)));
       assay_onboarding_key_check_show_status (key_check, NULL, FALSE);
       assay_onboarding_key_check_set_state (key_check, KEY_ACCEPTED);
+    }
+  else if (key_check->url_row != NULL)
+    {
+      g_autofree char *text = assay_onboarding_describe_server_error (key_check, error);
+
+      assay_onboarding_key_check_show_status (key_check, text, TRUE);
+      assay_onboarding_key_check_set_state (key_check, KEY_REFUSED);
     }
   else if (g_error_matches (error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_AUTH))
     {
@@ -234,12 +293,22 @@ assay_onboarding_key_check_start (AssayOnboarding *self,
                                   KeyCheck        *key_check)
 {
   g_autofree char *key = assay_onboarding_key_check_get_key (key_check);
+  g_autofree char *url = key_check->url_row != NULL ? assay_onboarding_key_check_get_url (key_check) : NULL;
   g_autoptr(AssayLlmProvider) provider = NULL;
   g_autofree char *text = NULL;
-  const char *base_url = assay_model_choice_get_cloud_base_url (key_check->provider);
+  const char *base_url = url != NULL ? url : assay_model_choice_get_cloud_base_url (key_check->provider);
   Check *check;
 
-  if (key[0] == '\0')
+  if (url != NULL && url[0] != '\0' && !g_str_has_prefix (url, "http://") && !g_str_has_prefix (url, "https://"))
+    {
+      assay_onboarding_key_check_reset (key_check);
+      assay_onboarding_key_check_show_status (key_check,
+                                              _("Enter the server's address with http:// or https:// in front, "
+                                                "e.g. http://host:8000/v1."),
+                                              TRUE);
+      return;
+    }
+  if (url != NULL ? url[0] == '\0' : key[0] == '\0')
     return;
   for (const char *p = key; *p != '\0'; p++)
     if (g_ascii_isspace (*p) || g_ascii_iscntrl (*p))
@@ -254,17 +323,18 @@ assay_onboarding_key_check_start (AssayOnboarding *self,
   assay_onboarding_key_check_reset (key_check);
   key_check->cancellable = g_cancellable_new ();
   provider = assay_llm_provider_new_for_name (g_str_equal (key_check->provider, "anthropic") ? "anthropic" : "openai",
-                                              base_url, key, NULL);
+                                              base_url, key[0] != '\0' ? key : NULL, NULL);
   check = g_new0 (Check, 1);
   g_set_weak_pointer (&check->self, self);
-  check->anthropic = key_check == &self->anthropic;
+  check->key_check = key_check;
   check->cancellable = g_object_ref (key_check->cancellable);
   assay_llm_provider_list_models_async (provider,
                                         key_check->cancellable,
                                         assay_onboarding_key_checked_cb,
                                         check);
 
-  text = g_strdup_printf (_("Checking the key with %s…"), key_check->vendor);
+  text = key_check->vendor != NULL ? g_strdup_printf (_("Checking the key with %s…"), key_check->vendor)
+                                   : g_strdup_printf (_("Asking %s for its models…"), url);
   assay_onboarding_key_check_show_status (key_check, text, FALSE);
   assay_onboarding_key_check_set_state (key_check, KEY_CHECKING);
 }
@@ -275,12 +345,13 @@ assay_onboarding_key_check_finish (AssayOnboarding *self,
                                    const char      *model)
 {
   g_autofree char *key = assay_onboarding_key_check_get_key (key_check);
+  g_autofree char *url = key_check->url_row != NULL ? assay_onboarding_key_check_get_url (key_check) : NULL;
   g_autofree char *chosen = g_strdup (model);
 
   /* Nothing of the key stays in the page once it was handed over. */
   gtk_editable_set_text (GTK_EDITABLE (key_check->key_row), "");
   assay_onboarding_key_check_reset (key_check);
-  assay_onboarding_emit_configured (self, key_check->provider, NULL, chosen, key);
+  assay_onboarding_emit_configured (self, key_check->provider, url, chosen, key[0] != '\0' ? key : NULL);
 }
 
 static void
@@ -348,16 +419,19 @@ assay_onboarding_anthropic_anyway_cb (AssayOnboarding *self)
     assay_onboarding_key_check_finish (self, &self->anthropic, assay_model_choice_get_default ("anthropic"));
 }
 
-/* ---- other servers ------------------------------------------------------------------- */
+static void
+assay_onboarding_other_continue_cb (AssayOnboarding *self)
+{
+  assay_onboarding_key_check_continue (self, &self->other);
+}
 
 static void
-assay_onboarding_url_apply_cb (AssayOnboarding *self)
+assay_onboarding_other_changed_cb (AssayOnboarding *self)
 {
-  g_autofree char *url = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->url_row))));
-
-  if (g_str_has_prefix (url, "http://") || g_str_has_prefix (url, "https://"))
-    assay_onboarding_emit_configured (self, "openai", url, NULL, NULL);
+  assay_onboarding_key_check_reset (&self->other);
 }
+
+/* ---- servers on this computer ---------------------------------------------------------- */
 
 void
 assay_onboarding_use_found (AssayOnboarding *self,
@@ -493,6 +567,8 @@ assay_onboarding_unmap (GtkWidget *widget)
     assay_onboarding_key_check_reset (&self->openai);
   if (self->anthropic.state == KEY_CHECKING)
     assay_onboarding_key_check_reset (&self->anthropic);
+  if (self->other.state == KEY_CHECKING)
+    assay_onboarding_key_check_reset (&self->other);
   GTK_WIDGET_CLASS (assay_onboarding_parent_class)->unmap (widget);
 }
 
@@ -505,6 +581,7 @@ assay_onboarding_dispose (GObject *object)
   g_cancellable_cancel (self->cancellable);
   g_cancellable_cancel (self->openai.cancellable);
   g_cancellable_cancel (self->anthropic.cancellable);
+  g_cancellable_cancel (self->other.cancellable);
   gtk_widget_dispose_template (GTK_WIDGET (self), ASSAY_TYPE_ONBOARDING);
   /* The template's root box is not a bound child: unparent it too. */
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
@@ -520,6 +597,7 @@ assay_onboarding_finalize (GObject *object)
   g_clear_object (&self->cancellable);
   g_clear_object (&self->openai.cancellable);
   g_clear_object (&self->anthropic.cancellable);
+  g_clear_object (&self->other.cancellable);
   g_ptr_array_unref (self->found);
   G_OBJECT_CLASS (assay_onboarding_parent_class)->finalize (object);
 }
@@ -557,18 +635,24 @@ assay_onboarding_class_init (AssayOnboardingClass *klass)
   BIND_KEY_CHECK (anthropic, status, "status");
   BIND_KEY_CHECK (anthropic, continue_button, "continue_button");
   BIND_KEY_CHECK (anthropic, anyway_button, "anyway_button");
+  BIND_KEY_CHECK (other, url_row, "url_row");
+  BIND_KEY_CHECK (other, key_row, "row");
+  BIND_KEY_CHECK (other, spinner, "spinner");
+  BIND_KEY_CHECK (other, model_row, "model_row");
+  BIND_KEY_CHECK (other, status, "status");
+  BIND_KEY_CHECK (other, continue_button, "continue_button");
 #undef BIND_KEY_CHECK
   gtk_widget_class_bind_template_child (widget_class, AssayOnboarding, local_group);
   gtk_widget_class_bind_template_child (widget_class, AssayOnboarding, searching_row);
   gtk_widget_class_bind_template_child (widget_class, AssayOnboarding, searching_spinner);
-  gtk_widget_class_bind_template_child (widget_class, AssayOnboarding, url_row);
   gtk_widget_class_bind_template_callback (widget_class, assay_onboarding_openai_continue_cb);
   gtk_widget_class_bind_template_callback (widget_class, assay_onboarding_anthropic_continue_cb);
   gtk_widget_class_bind_template_callback (widget_class, assay_onboarding_openai_key_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, assay_onboarding_anthropic_key_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, assay_onboarding_openai_anyway_cb);
   gtk_widget_class_bind_template_callback (widget_class, assay_onboarding_anthropic_anyway_cb);
-  gtk_widget_class_bind_template_callback (widget_class, assay_onboarding_url_apply_cb);
+  gtk_widget_class_bind_template_callback (widget_class, assay_onboarding_other_continue_cb);
+  gtk_widget_class_bind_template_callback (widget_class, assay_onboarding_other_changed_cb);
   gtk_widget_class_install_action (widget_class, "onboarding.demo", NULL, assay_onboarding_demo_action);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
@@ -580,6 +664,7 @@ assay_onboarding_init (AssayOnboarding *self)
   self->openai.vendor = "OpenAI";
   self->anthropic.provider = "anthropic";
   self->anthropic.vendor = "Anthropic";
+  self->other.provider = "openai";
   gtk_widget_init_template (GTK_WIDGET (self));
   self->found = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_onboarding_found_free);
   self->cancellable = g_cancellable_new ();

@@ -15,7 +15,10 @@ G_DECLARE_FINAL_TYPE (AssayOnboarding, assay_onboarding, ASSAY, ONBOARDING, GtkW
  * with it (a spinner meanwhile); once accepted, the analyst picks the model (a chat model
  * preselected, see assay-model-choice.h) and Continue finishes. A refused key gets an error
  * under the entry; a vendor that cannot be reached, an error and Continue Anyway (with the
- * default model). A check stops when the key changes or the page is left.
+ * default model). "Another Server" is checked the same way: its address (and a key, if it
+ * needs one) by listing its models, a plain error for a refused connection, a missing or
+ * refused key or a server that is not OpenAI's API, then its models to choose from. A check
+ * stops when the key or address changes or the page is left.
  * Emits ::configured (provider, base_url, model, key; any but provider may be NULL; a key
  * only once it was accepted or the analyst continued anyway) or ::demo-requested. */
 GtkWidget *assay_onboarding_new          (void);

@@ -12,6 +12,8 @@
 #include <math.h>
 
 #include "assay-keyring.h"
+#include "assay-llm-provider.h"
+#include "assay-model-choice.h"
 #include "assay-preferences.h"
 #include "assay-prices.h"
 
@@ -20,7 +22,10 @@ struct _AssayPreferences
   AdwPreferencesWindow  parent_instance;
 
   AdwComboRow          *provider_row;
-  AdwEntryRow          *model_row;
+  AdwComboRow          *model_choice_row;  /* the server's models, once it listed them */
+  AdwEntryRow          *model_row;         /* the model typed, while it did not */
+  GtkSpinner           *model_spinner;
+  GtkLabel             *model_status;
   AdwEntryRow          *base_url_row;
   AdwPasswordEntryRow  *key_row;
   GtkSpinButton        *max_steps_spin;
@@ -39,6 +44,8 @@ struct _AssayPreferences
 
   GSettings            *settings;
   GCancellable         *cancellable;
+  GCancellable         *models_cancellable;  /* the listing of the server's models */
+  gboolean              showing_models;      /* the choice row is being filled */
   AssayPriceTable      *prices;       /* the shipped table with the analyst's on top */
   GPtrArray            *price_rows;   /* the rows prices_group shows, one per entry */
   GHashTable           *own_prices;   /* "model\x1fsince" of the analyst's entries */
@@ -98,6 +105,8 @@ assay_preferences_set_auto (const GValue       *value,
   return g_variant_new_string (g_value_get_boolean (value) ? "auto" : "ask");
 }
 
+static void assay_preferences_list_models (AssayPreferences *self);
+
 static void
 assay_preferences_key_stored_cb (GObject      *source,
                                  GAsyncResult *result,
@@ -105,8 +114,10 @@ assay_preferences_key_stored_cb (GObject      *source,
 {
   g_autoptr(GError) error = NULL;
 
-  if (!assay_keyring_store_finish (result, &error) &&
-      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+  if (assay_keyring_store_finish (result, &error))
+    /* With the new key the server may list its models now. */
+    assay_preferences_list_models (user_data);
+  else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
       AssayPreferences *self = user_data;
       g_autofree char *text = g_strdup_printf (_("The key could not be stored in the keyring: %s"), error->message);
@@ -133,6 +144,182 @@ assay_preferences_key_apply_cb (AssayPreferences *self)
   gtk_editable_set_text (GTK_EDITABLE (self->key_row), "");
   adw_preferences_window_add_toast (ADW_PREFERENCES_WINDOW (self),
                                     adw_toast_new (_("Key saved in the keyring")));
+}
+
+/* ---- the server's models ------------------------------------------------------------------ */
+
+/* The model setting selected in the choice row (the row's list holds it). */
+static void
+assay_preferences_select_model (AssayPreferences *self)
+{
+  GListModel *list = adw_combo_row_get_model (self->model_choice_row);
+  g_autofree char *model = g_settings_get_string (self->settings, "model");
+
+  if (list == NULL)
+    return;
+  for (guint i = 0; i < g_list_model_get_n_items (list); i++)
+    {
+      g_autoptr(GtkStringObject) item = g_list_model_get_item (list, i);
+
+      if (g_str_equal (gtk_string_object_get_string (item), model))
+        {
+          self->showing_models = TRUE;
+          adw_combo_row_set_selected (self->model_choice_row, i);
+          self->showing_models = FALSE;
+          return;
+        }
+    }
+}
+
+static void
+assay_preferences_model_chosen_cb (AssayPreferences *self)
+{
+  GtkStringObject *item = adw_combo_row_get_selected_item (self->model_choice_row);
+
+  if (self->showing_models || item == NULL)
+    return;
+  g_settings_set_string (self->settings, "model", gtk_string_object_get_string (item));
+}
+
+typedef struct
+{
+  AssayPreferences *self;         /* a weak pointer */
+  GCancellable     *cancellable;  /* which listing this is */
+  char             *provider;
+  char             *base_url;
+} ModelsListing;
+
+static void
+assay_preferences_models_listing_free (ModelsListing *listing)
+{
+  g_clear_weak_pointer (&listing->self);
+  g_clear_object (&listing->cancellable);
+  g_free (listing->provider);
+  g_free (listing->base_url);
+  g_free (listing);
+}
+
+static void
+assay_preferences_show_model_status (AssayPreferences *self,
+                                     const char       *text)
+{
+  gtk_label_set_text (self->model_status, text != NULL ? text : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->model_status), text != NULL);
+}
+
+static void
+assay_preferences_models_listed_cb (GObject      *source,
+                                    GAsyncResult *result,
+                                    gpointer      user_data)
+{
+  ModelsListing *listing = user_data;
+  AssayPreferences *self = listing->self;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) models = assay_llm_provider_list_models_finish (ASSAY_LLM_PROVIDER (source), result, &error);
+
+  if (self == NULL || self->models_cancellable != listing->cancellable)
+    {
+      assay_preferences_models_listing_free (listing);
+      return;
+    }
+  g_clear_object (&self->models_cancellable);
+  gtk_spinner_set_spinning (self->model_spinner, FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->model_spinner), FALSE);
+  if (models != NULL && models[0] != NULL)
+    {
+      /* A vendor's own server lists embedding and speech models too; another server's list
+       * is what it serves. */
+      g_auto(GStrv) chat = *listing->base_url == '\0'
+                           ? assay_model_choice_filter_chat (listing->provider, (const char * const *) models)
+                           : g_strdupv (models);
+      g_autoptr(GtkStringList) list = gtk_string_list_new ((const char * const *) chat);
+      g_autofree char *model = g_settings_get_string (self->settings, "model");
+
+      /* The model chosen stays a choice even when the server does not list it. */
+      if (*model != '\0' && !g_strv_contains ((const char * const *) chat, model))
+        gtk_string_list_append (list, model);
+      self->showing_models = TRUE;
+      adw_combo_row_set_model (self->model_choice_row, G_LIST_MODEL (list));
+      self->showing_models = FALSE;
+      assay_preferences_select_model (self);
+      if (*model == '\0')
+        assay_preferences_model_chosen_cb (self);
+      gtk_widget_set_visible (GTK_WIDGET (self->model_choice_row), TRUE);
+      gtk_widget_set_visible (GTK_WIDGET (self->model_row), FALSE);
+      assay_preferences_show_model_status (self, NULL);
+    }
+  else
+    {
+      /* The model is typed, and the analyst told why there is no list. */
+      g_autofree char *text = error != NULL
+                              ? g_strdup_printf (_("The server's models cannot be listed: %s"), error->message)
+                              : g_strdup (_("The server lists no model: type the model's name."));
+
+      gtk_widget_set_visible (GTK_WIDGET (self->model_choice_row), FALSE);
+      gtk_widget_set_visible (GTK_WIDGET (self->model_row), TRUE);
+      assay_preferences_show_model_status (self, text);
+    }
+  assay_preferences_models_listing_free (listing);
+}
+
+static void
+assay_preferences_key_found_cb (GObject      *source,
+                                GAsyncResult *result,
+                                gpointer      user_data)
+{
+  ModelsListing *listing = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AssayLlmProvider) provider = NULL;
+  char *key = assay_keyring_lookup_finish (result, &error);
+  const char *server;
+
+  if (listing->self == NULL || g_cancellable_is_cancelled (listing->cancellable))
+    {
+      secret_password_free (key);
+      assay_preferences_models_listing_free (listing);
+      return;
+    }
+  server = *listing->base_url != '\0' ? listing->base_url : assay_model_choice_get_cloud_base_url (listing->provider);
+  provider = assay_llm_provider_new_for_name (g_str_equal (listing->provider, "anthropic") ? "anthropic" : "openai",
+                                              server, key, NULL);
+  secret_password_free (key);
+  assay_llm_provider_list_models_async (provider, listing->cancellable, assay_preferences_models_listed_cb, listing);
+}
+
+/* Asks the server the settings name (with the key the keyring holds for it) for its models;
+ * again whenever the provider or the address changes. */
+static void
+assay_preferences_list_models (AssayPreferences *self)
+{
+  ModelsListing *listing;
+
+  g_cancellable_cancel (self->models_cancellable);
+  g_clear_object (&self->models_cancellable);
+  listing = g_new0 (ModelsListing, 1);
+  listing->provider = g_settings_get_string (self->settings, "provider");
+  listing->base_url = g_settings_get_string (self->settings, "base-url");
+  if (*listing->provider == '\0')
+    {
+      assay_preferences_models_listing_free (listing);
+      return;
+    }
+  self->models_cancellable = g_cancellable_new ();
+  g_set_weak_pointer (&listing->self, self);
+  listing->cancellable = g_object_ref (self->models_cancellable);
+  gtk_widget_set_visible (GTK_WIDGET (self->model_spinner), TRUE);
+  gtk_spinner_set_spinning (self->model_spinner, TRUE);
+  assay_keyring_lookup_async (listing->provider, listing->base_url, listing->cancellable,
+                              assay_preferences_key_found_cb, listing);
+}
+
+static void
+assay_preferences_settings_changed_cb (AssayPreferences *self,
+                                       const char       *key)
+{
+  if (g_str_equal (key, "provider") || g_str_equal (key, "base-url"))
+    assay_preferences_list_models (self);
+  else if (g_str_equal (key, "model"))
+    assay_preferences_select_model (self);
 }
 
 /* ---- model prices ------------------------------------------------------------------------ */
@@ -557,6 +744,9 @@ assay_preferences_dispose (GObject *object)
   AssayPreferences *self = ASSAY_PREFERENCES (object);
 
   g_cancellable_cancel (self->cancellable);
+  g_cancellable_cancel (self->models_cancellable);
+  if (self->settings != NULL)
+    g_signal_handlers_disconnect_by_data (self->settings, self);
   G_OBJECT_CLASS (assay_preferences_parent_class)->dispose (object);
 }
 
@@ -567,6 +757,7 @@ assay_preferences_finalize (GObject *object)
 
   g_clear_object (&self->settings);
   g_clear_object (&self->cancellable);
+  g_clear_object (&self->models_cancellable);
   g_clear_pointer (&self->prices, assay_price_table_unref);
   g_clear_pointer (&self->price_rows, g_ptr_array_unref);
   g_clear_pointer (&self->own_prices, g_hash_table_unref);
@@ -585,7 +776,10 @@ assay_preferences_class_init (AssayPreferencesClass *klass)
   assay_app_ensure_resources ();
   gtk_widget_class_set_template_from_resource (widget_class, "/org/assay/Assay/ui/assay-preferences.ui");
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, provider_row);
+  gtk_widget_class_bind_template_child (widget_class, AssayPreferences, model_choice_row);
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, model_row);
+  gtk_widget_class_bind_template_child (widget_class, AssayPreferences, model_spinner);
+  gtk_widget_class_bind_template_child (widget_class, AssayPreferences, model_status);
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, base_url_row);
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, key_row);
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, max_steps_spin);
@@ -641,6 +835,11 @@ assay_preferences_init (AssayPreferences *self)
   g_settings_bind (self->settings, "cpus", self->cpus_spin, "value", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "cell-timeout", self->timeout_spin, "value", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "session-budget", self->budget_spin, "value", G_SETTINGS_BIND_DEFAULT);
+
+  g_signal_connect_swapped (self->model_choice_row, "notify::selected",
+                            G_CALLBACK (assay_preferences_model_chosen_cb), self);
+  g_signal_connect_swapped (self->settings, "changed", G_CALLBACK (assay_preferences_settings_changed_cb), self);
+  assay_preferences_list_models (self);
 
   self->price_rows = g_ptr_array_new ();
   self->own_prices = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);

@@ -7,6 +7,7 @@
 #include <glib/gi18n.h>
 
 #include "assay-app-settings.h"
+#include "assay-preferences.h"
 #include "assay-requests-window.h"
 #include "assay-rerun-dialog.h"
 #include "assay-window-private.h"
@@ -36,6 +37,8 @@ assay_window_update_actions (AssayWindow *self)
   gtk_widget_action_set_enabled (widget, "win.send", !busy && !opening);
   gtk_widget_action_set_enabled (widget, "win.open-data", !opening);
   gtk_widget_action_set_enabled (widget, "win.stop", busy);
+  gtk_widget_action_set_enabled (widget, "win.try-again",
+                                 !busy && !opening && assay_conversation_get_server_problem (self->conversation) != NULL);
   gtk_widget_action_set_enabled (widget, "win.new-session", !busy);
   gtk_widget_action_set_enabled (widget, "win.try-demo", !busy);
   gtk_widget_action_set_enabled (widget, "win.open-session", !busy);
@@ -80,6 +83,35 @@ assay_window_send_action (GtkWidget  *widget,
     return;
   assay_chat_view_set_composer_text (self->chat_view, "");
   assay_conversation_ask (self->conversation, text, NULL);
+}
+
+/* The banner of a question stopped at the model server: the setting that fixes it. */
+static void
+assay_window_change_server_action (GtkWidget  *widget,
+                                   const char *action_name,
+                                   GVariant   *parameter)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+
+  gtk_window_present (GTK_WINDOW (assay_preferences_new (GTK_WINDOW (self),
+                                                         assay_window_get_backend_reason (self))));
+}
+
+static void
+assay_window_try_again_action (GtkWidget  *widget,
+                               const char *action_name,
+                               GVariant   *parameter)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+
+  /* A server elsewhere, chosen since: the analyst says first whether the session goes there. */
+  assay_model_destination_check_now (self->destination);
+  if (assay_model_destination_get_pending_host (self->destination) != NULL)
+    {
+      assay_window_destination_ask (self);
+      return;
+    }
+  assay_conversation_try_again (self->conversation);
 }
 
 static void
@@ -555,6 +587,8 @@ assay_window_class_init_actions (GtkWidgetClass *widget_class)
 {
   gtk_widget_class_install_action (widget_class, "win.send", NULL, assay_window_send_action);
   gtk_widget_class_install_action (widget_class, "win.stop", NULL, assay_window_stop_action);
+  gtk_widget_class_install_action (widget_class, "win.change-server", NULL, assay_window_change_server_action);
+  gtk_widget_class_install_action (widget_class, "win.try-again", NULL, assay_window_try_again_action);
   gtk_widget_class_install_action (widget_class, "win.run", NULL, assay_window_run_action);
   gtk_widget_class_install_action (widget_class, "win.new-session", NULL, assay_window_new_session_action);
   gtk_widget_class_install_action (widget_class, "win.open-data", NULL, assay_window_open_data_action);

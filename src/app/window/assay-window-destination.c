@@ -50,7 +50,7 @@ assay_window_send_dialog_done_cb (GObject      *source,
     gtk_widget_activate_action (GTK_WIDGET (self), "win.send", NULL);
 }
 
-static void
+void
 assay_window_destination_ask (AssayWindow *self)
 {
   const char *host;

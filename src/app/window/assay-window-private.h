@@ -128,6 +128,8 @@ void          assay_window_init_destination    (AssayWindow       *self);
 /* Before a question: TRUE when the model setting's move to a server elsewhere waits for the
  * analyst (who is asked now; the question goes once they say Send). */
 gboolean      assay_window_destination_holds_send (AssayWindow    *self);
+/* Asks "Send This Session to <host>?" when the setting moved the session's destination. */
+void          assay_window_destination_ask     (AssayWindow       *self);
 
 /* assay-window-export.c */
 void          assay_window_choose_export_file  (AssayWindow              *self,

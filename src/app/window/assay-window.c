@@ -892,6 +892,10 @@ assay_window_init (AssayWindow *self)
                             G_CALLBACK (assay_window_update_actions),
                             self);
   g_signal_connect_swapped (self->conversation,
+                            "notify::server-problem",
+                            G_CALLBACK (assay_window_update_actions),
+                            self);
+  g_signal_connect_swapped (self->conversation,
                             "notify::waiting",
                             G_CALLBACK (assay_window_conversation_waiting_cb),
                             self);

@@ -94,6 +94,7 @@ struct _AssayAgent
   GString             *text_held;        /* streamed text not shown yet: a placeholder may go on */
   GPtrArray           *code_held;        /* GString*, the same per tool call */
   gboolean             needs_restore;    /* a resumed session: replay its good cells first */
+  int                  model_error_code; /* ASSAY_LLM_ERROR's code of the provider's failure */
   gboolean             repairing;        /* the run is a repair, not a question */
 
   /* The question being answered. */
@@ -506,6 +507,8 @@ assay_agent_finish (AssayAgent        *self,
   g_signal_emit (self, signals[DONE], 0, (int) outcome, text);
 
   g_task_set_task_data (task, g_strdup (text), g_free);
+  /* What the server did, for a caller that offers to fix it (another server, another key). */
+  g_object_set_data (G_OBJECT (task), "assay-model-error-code", GINT_TO_POINTER (self->model_error_code));
   if (self->pending_saves > 0)
     {
       g_object_set_data (G_OBJECT (task), "outcome", GINT_TO_POINTER (outcome));
@@ -1425,6 +1428,8 @@ assay_agent_streamed_cb (GObject      *source,
       else
         {
           g_autofree char *message = g_strdup_printf (_("The model could not answer: %s"), error->message);
+
+          self->model_error_code = error->domain == ASSAY_LLM_ERROR ? error->code : ASSAY_LLM_ERROR_PROTOCOL;
           assay_agent_finish (self, ASSAY_AGENT_MODEL_ERROR, message);
         }
       return;
@@ -1715,7 +1720,8 @@ assay_agent_cancelled_cb (GCancellable *cancellable,
   g_source_unref (source);
 }
 
-/* The part of a question and a repair that is the same: MESSAGE is what the model is told. */
+/* The part of a question, a repair and a continuation that is the same: MESSAGE is what the
+ * model is told (NULL: nothing more, the conversation goes on as it stands). */
 static void
 assay_agent_begin (AssayAgent          *self,
                    GTask               *task_in,
@@ -1742,13 +1748,14 @@ assay_agent_begin (AssayAgent          *self,
   /* A repair's last word names no number to check. */
   self->checked = repair;
   self->repairing = repair;
+  self->model_error_code = ASSAY_LLM_ERROR_PROTOCOL;
   self->cancellable = cancellable ? g_object_ref (cancellable) : g_cancellable_new ();
   self->cancel_handler = g_cancellable_connect (self->cancellable,
                                                 G_CALLBACK (assay_agent_cancelled_cb),
                                                 self,
                                                 NULL);
 
-  if (!repair && assay_session_get_title (self->session) == NULL)
+  if (message != NULL && !repair && assay_session_get_title (self->session) == NULL)
     {
       g_autofree char *title = g_utf8_substring (message->text, 0, MIN (g_utf8_strlen (message->text, -1), 80));
 
@@ -1756,8 +1763,9 @@ assay_agent_begin (AssayAgent          *self,
     }
   assay_session_set_provider (self->session, assay_llm_provider_get_name (self->provider), self->model);
   /* The question is settled as soon as it is asked: a crash keeps it. */
-  assay_session_append_message (self->session, message);
-  if (!repair)
+  if (message != NULL)
+    assay_session_append_message (self->session, message);
+  if (message != NULL && !repair)
     assay_session_finish_question (self->session);
   assay_session_set_outcome (self->session, "running", NULL);
   assay_agent_save (self);
@@ -1787,6 +1795,21 @@ assay_agent_ask_async (AssayAgent          *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, assay_agent_ask_async);
   assay_agent_begin (self, task, assay_llm_message_new_user (question), FALSE, cancellable);
+}
+
+void
+assay_agent_continue_async (AssayAgent          *self,
+                            GCancellable        *cancellable,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  GTask *task;
+
+  g_return_if_fail (ASSAY_IS_AGENT (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, assay_agent_ask_async);
+  assay_agent_begin (self, task, NULL, FALSE, cancellable);
 }
 
 void
@@ -1954,7 +1977,9 @@ assay_agent_ask_finish (AssayAgent    *self,
     *text = g_strdup (g_task_get_task_data (task));
   if (error != NULL && (outcome == ASSAY_AGENT_MODEL_ERROR || outcome == ASSAY_AGENT_SANDBOX_ERROR))
     g_set_error_literal (error, outcome == ASSAY_AGENT_MODEL_ERROR ? ASSAY_LLM_ERROR : G_IO_ERROR,
-                         outcome == ASSAY_AGENT_MODEL_ERROR ? ASSAY_LLM_ERROR_PROTOCOL : G_IO_ERROR_FAILED,
+                         outcome == ASSAY_AGENT_MODEL_ERROR
+                         ? GPOINTER_TO_INT (g_object_get_data (G_OBJECT (task), "assay-model-error-code"))
+                         : G_IO_ERROR_FAILED,
                          g_task_get_task_data (task));
   return (AssayAgentOutcome) outcome;
 }
@@ -2052,6 +2077,39 @@ assay_agent_init (AssayAgent *self)
   self->context = g_main_context_ref_thread_default ();
 }
 
+static void
+assay_agent_connect_provider (AssayAgent *self)
+{
+  self->provider_handlers[0] = g_signal_connect (self->provider,
+                                                 "text-delta",
+                                                 G_CALLBACK (assay_agent_text_delta_cb),
+                                                 self);
+  self->provider_handlers[1] = g_signal_connect (self->provider,
+                                                 "tool-call-delta",
+                                                 G_CALLBACK (assay_agent_tool_call_delta_cb),
+                                                 self);
+  self->provider_handlers[2] = g_signal_connect (self->provider,
+                                                 "retrying",
+                                                 G_CALLBACK (assay_agent_retrying_cb),
+                                                 self);
+}
+
+void
+assay_agent_set_provider (AssayAgent       *self,
+                          AssayLlmProvider *provider)
+{
+  g_return_if_fail (ASSAY_IS_AGENT (self));
+  g_return_if_fail (ASSAY_IS_LLM_PROVIDER (provider));
+  g_return_if_fail (self->task == NULL);
+
+  if (self->provider == provider)
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (self->provider_handlers); i++)
+    g_clear_signal_handler (&self->provider_handlers[i], self->provider);
+  g_set_object (&self->provider, provider);
+  assay_agent_connect_provider (self);
+}
+
 AssayAgent *
 assay_agent_new (AssayLlmProvider   *provider,
                  AssayKernelSession *kernel,
@@ -2071,18 +2129,7 @@ assay_agent_new (AssayLlmProvider   *provider,
   self->session = g_object_ref (session);
   self->model = g_strdup (assay_session_get_model (session));
 
-  self->provider_handlers[0] = g_signal_connect (provider,
-                                                 "text-delta",
-                                                 G_CALLBACK (assay_agent_text_delta_cb),
-                                                 self);
-  self->provider_handlers[1] = g_signal_connect (provider,
-                                                 "tool-call-delta",
-                                                 G_CALLBACK (assay_agent_tool_call_delta_cb),
-                                                 self);
-  self->provider_handlers[2] = g_signal_connect (provider,
-                                                 "retrying",
-                                                 G_CALLBACK (assay_agent_retrying_cb),
-                                                 self);
+  assay_agent_connect_provider (self);
   self->output_handler = g_signal_connect (kernel, "output", G_CALLBACK (assay_agent_kernel_output_cb), self);
 
   /* Artifacts land in the session folder directly. */

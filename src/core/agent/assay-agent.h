@@ -82,6 +82,10 @@ AssayAgent        *assay_agent_new                  (AssayLlmProvider     *provi
                                                      AssayKernelSession   *kernel,
                                                      AssaySession         *session);
 AssaySession      *assay_agent_get_session          (AssayAgent           *self);
+/* Another server or key for the next question (not while one runs): the session and the
+ * kernel stay as they are. */
+void               assay_agent_set_provider         (AssayAgent           *self,
+                                                     AssayLlmProvider     *provider);
 void               assay_agent_set_model            (AssayAgent           *self,
                                                      const char           *model);
 const char        *assay_agent_get_model            (AssayAgent           *self);
@@ -147,8 +151,16 @@ void               assay_agent_ask_async            (AssayAgent           *self,
                                                      GCancellable         *cancellable,
                                                      GAsyncReadyCallback   callback,
                                                      gpointer              user_data);
+/* After a question ended without an answer (the model server failed: MODEL_ERROR), asks the
+ * model again from where the session's conversation stands, adding nothing to it: the "Try
+ * Again" of a question. Finish with assay_agent_ask_finish (). */
+void               assay_agent_continue_async       (AssayAgent           *self,
+                                                     GCancellable         *cancellable,
+                                                     GAsyncReadyCallback   callback,
+                                                     gpointer              user_data);
 /* The outcome; the answer (or why it stopped) in TEXT. MODEL_ERROR and SANDBOX_ERROR also
- * set ERROR. */
+ * set ERROR: for MODEL_ERROR in ASSAY_LLM_ERROR with the provider's code (AUTH, NOT_FOUND,
+ * NETWORK, SERVER, ...; PROTOCOL when nothing more is known). */
 AssayAgentOutcome  assay_agent_ask_finish           (AssayAgent           *self,
                                                      GAsyncResult         *result,
                                                      char                **text,
