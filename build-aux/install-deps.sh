@@ -30,6 +30,9 @@ PACKAGES=(
   # the Podman test runs a rootful service of its own, and a rootless one as a test user;
   # catatonit is the container init Debian's podman does not bring in when tini is installed
   podman catatonit uidmap
+  # a Docker engine elsewhere: TLS through GIO (glib-networking), ssh through the system's
+  # client; the remote-engine test starts its own sshd and makes its certificates with openssl
+  glib-networking openssh-client openssh-server openssl
   # the datasets benchmark compares with pandas on the host; the bundle's test runs its
   # analysis.py there too
   python3-pandas python3-matplotlib

@@ -297,7 +297,9 @@ test_probe_tcp_host (void)
     g_unsetenv ("DOCKER_HOST");
 
   g_assert_false (assay_sandbox_backend_probe (ASSAY_SANDBOX_BACKEND (backend), &reason, NULL));
-  g_assert_cmpstr (reason, ==, "DOCKER_HOST=tcp://127.0.0.1:2375 is not supported, only unix sockets");
+  /* Plain tcp:// on this machine goes through Assay's tunnel; nothing listens there. */
+  g_assert_true (g_str_has_prefix (reason, "Cannot reach the Docker engine at tcp://127.0.0.1:2375: "));
+  g_assert_nonnull (strstr (reason, "refused"));
 
   g_assert_false (assay_sandbox_backend_probe (ASSAY_SANDBOX_BACKEND (explicit_backend),
                                                &explicit_reason, NULL));

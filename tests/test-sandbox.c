@@ -404,6 +404,39 @@ test_artifacts (Fixture       *fixture,
   }
 }
 
+/* A dataset added while the sandbox runs is there for the next cell, read-only (an engine
+ * elsewhere gets it sent, as the first ones were). */
+static void
+test_datasets_added_later (Fixture       *fixture,
+                           gconstpointer  data)
+{
+  g_autoptr(AssayCellResult) first = NULL;
+  g_autoptr(AssayCellResult) second = NULL;
+  g_autoptr(AssayCellResult) write = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *a = g_build_filename (fixture->out_dir, "a.csv", NULL);
+  g_autofree char *b = g_build_filename (fixture->out_dir, "b.csv", NULL);
+
+  g_assert_true (g_file_set_contents (a, "x\n1\n", -1, NULL));
+  g_assert_true (g_file_set_contents (b, "y\n2\n3\n", -1, NULL));
+  fixture->session = harness_session_new (fixture->backend, fixture->spec, fixture->out_dir);
+  g_assert_true (assay_kernel_session_add_dataset (fixture->session, a, &error));
+  g_assert_no_error (error);
+  harness_start (fixture->session, &error);
+  g_assert_no_error (error);
+
+  first = RUN ("import os\nprint(sorted(os.listdir('/data')))");
+  assert_status (first, ASSAY_CELL_OK);
+  assert_stdout (first, "['a.csv']\n");
+  g_assert_true (assay_kernel_session_add_dataset (fixture->session, b, &error));
+  g_assert_no_error (error);
+  second = RUN ("print(sorted(os.listdir('/data')), open('/data/b.csv').read().split())");
+  assert_status (second, ASSAY_CELL_OK);
+  assert_stdout (second, "['a.csv', 'b.csv'] ['y', '2', '3']\n");
+  write = RUN ("open('/data/b.csv', 'a').write('x')");
+  assert_status (write, ASSAY_CELL_ERROR);
+}
+
 static void
 test_datasets (Fixture       *fixture,
                gconstpointer  data)
@@ -995,6 +1028,7 @@ main (int   argc,
     { "streaming", test_streaming },
     { "artifacts", test_artifacts },
     { "datasets", test_datasets },
+    { "datasets-added-later", test_datasets_added_later },
     { "checks", test_checks },
     { "timeout-keeps-state", test_timeout_keeps_state },
     { "hang-killed-and-replayed", test_hang_killed_and_replayed },

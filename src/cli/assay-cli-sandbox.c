@@ -143,8 +143,14 @@ assay_cli_sandbox_add_engine_json (JsonBuilder        *builder,
   json_builder_set_member_name (builder, "image");
   json_builder_add_string_value (builder, assay_sandbox_image_get_docker_ref (image));
   json_builder_set_member_name (builder, "socket");
-  if (socket_path != NULL)
+  if (socket_path != NULL && assay_docker_client_get_remote_host (client) == NULL)
     json_builder_add_string_value (builder, socket_path);
+  else
+    json_builder_add_null_value (builder);
+  /* An engine elsewhere: DOCKER_HOST, reached over ssh or TLS. */
+  json_builder_set_member_name (builder, "remote");
+  if (assay_docker_client_get_remote_host (client) != NULL)
+    json_builder_add_string_value (builder, assay_docker_client_get_remote_host (client));
   else
     json_builder_add_null_value (builder);
   json_builder_set_member_name (builder, "engine");

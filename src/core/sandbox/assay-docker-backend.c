@@ -164,6 +164,18 @@ assay_docker_backend_probe (AssaySandboxBackend  *backend,
       assay_docker_client_ping (self->client, cancellable, &error);
       why = g_strdup (error != NULL ? error->message : _("DOCKER_HOST is not supported"));
     }
+  else if (assay_docker_client_get_remote_host (self->client) != NULL)
+    {
+      /* Elsewhere: the tunnel's socket is ours; what counts is whether the engine answers
+       * through it, and the client's error says why not (ssh, TLS). */
+      if (!assay_docker_client_ping (self->client, cancellable, &error))
+        why = g_strdup (error->message);
+      else if (!assay_docker_client_identify (self->client, cancellable, &error))
+        why = g_strdup_printf (_("the engine at %s does not say what it is: %s"),
+                               assay_docker_client_get_remote_host (self->client), error->message);
+      else
+        why = assay_docker_backend_check_engine (self->client);
+    }
   else if (g_stat (socket_path, &st) != 0)
     {
       int saved_errno = errno;
@@ -267,7 +279,8 @@ assay_docker_backend_get_user (AssayDockerClient *client)
  * differ in a few options. */
 static JsonNode *
 assay_docker_backend_build_create_body (const AssaySandboxSpec *spec,
-                                        AssayDockerClient      *client)
+                                        AssayDockerClient      *client,
+                                        const char             *data_volume)
 {
   gboolean podman = assay_docker_client_get_engine (client) == ASSAY_DOCKER_ENGINE_PODMAN;
   const char *user = assay_docker_backend_get_user (client);
@@ -425,7 +438,26 @@ assay_docker_backend_build_create_body (const AssaySandboxSpec *spec,
   json_builder_end_object (builder);
   json_builder_end_object (builder);
 
-  if (spec->data_dir != NULL)
+  if (spec->data_dir != NULL && data_volume != NULL)
+    {
+      /* An engine elsewhere sees none of this machine's files: a volume of this sandbox's,
+       * which the files were sent to through the archive endpoint
+       * (assay_docker_instance_fill_volume), removed with it. */
+      json_builder_set_member_name (builder, "Mounts");
+      json_builder_begin_array (builder);
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "Type");
+      json_builder_add_string_value (builder, "volume");
+      json_builder_set_member_name (builder, "Source");
+      json_builder_add_string_value (builder, data_volume);
+      json_builder_set_member_name (builder, "Target");
+      json_builder_add_string_value (builder, "/data");
+      json_builder_set_member_name (builder, "ReadOnly");
+      json_builder_add_boolean_value (builder, TRUE);
+      json_builder_end_object (builder);
+      json_builder_end_array (builder);
+    }
+  else if (spec->data_dir != NULL)
     {
       /* A Mount, not a "src:dst:ro" bind string: a path with ':' or ','
        * cannot be misparsed, and a missing folder is an error instead of being
@@ -566,6 +598,8 @@ assay_docker_backend_launch (AssaySandboxBackend     *backend,
   g_autofree char *escaped_id = NULL;
   g_autofree char *path = NULL;
   g_autofree char *container_id = NULL;
+  g_autofree char *volume = NULL;
+  AssaySandboxInstance *instance;
   const char *id;
 
   if (!assay_docker_backend_is_valid_session_id (spec->session_id))
@@ -592,7 +626,22 @@ assay_docker_backend_launch (AssaySandboxBackend     *backend,
   name = g_strdup_printf ("assay-%s-%08x", spec->session_id, g_random_int ());
   escaped_name = g_uri_escape_string (name, NULL, FALSE);
   path = g_strdup_printf ("/containers/create?name=%s", escaped_name);
-  body = assay_docker_backend_build_create_body (spec, self->client);
+  /* The datasets, sent to an engine elsewhere before the sandbox is created. */
+  if (assay_docker_client_get_remote_host (self->client) != NULL && spec->data_dir != NULL)
+    {
+      volume = g_strdup_printf ("%s-data", name);
+      if (!assay_docker_instance_create_volume (self->client, volume, spec->session_id, cancellable, &local_error) ||
+          !assay_docker_instance_fill_volume (self->client, spec->image_ref, spec->session_id, volume,
+                                              spec->data_dir, NULL, cancellable, &local_error))
+        {
+          if (volume != NULL)
+            assay_docker_instance_remove_volume (self->client, volume);
+          g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
+                                      _("Cannot send the datasets to the Docker engine: "));
+          return NULL;
+        }
+    }
+  body = assay_docker_backend_build_create_body (spec, self->client, volume);
 
   created = assay_docker_client_request (self->client, "POST", path, body, NULL,
                                          cancellable, &local_error);
@@ -605,6 +654,8 @@ assay_docker_backend_launch (AssaySandboxBackend     *backend,
                                         "(Debian's podman does not bring it in when tini is installed): "));
       g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
                                   "Cannot create the sandbox container: ");
+      if (volume != NULL)
+        assay_docker_instance_remove_volume (self->client, volume);
       return NULL;
     }
 
@@ -614,6 +665,8 @@ assay_docker_backend_launch (AssaySandboxBackend     *backend,
     {
       /* We cannot remove what we cannot name; try the name we chose. */
       assay_docker_backend_remove_container (self->client, name, NULL);
+      if (volume != NULL)
+        assay_docker_instance_remove_volume (self->client, volume);
       g_set_error_literal (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_FAILED,
                            "The Docker daemon sent an invalid container id");
       return NULL;
@@ -648,9 +701,13 @@ assay_docker_backend_launch (AssaySandboxBackend     *backend,
       goto fail;
     }
 
-  return assay_docker_instance_new (self->client, container_id,
-                                    G_SOCKET_CONNECTION (connection), spec->limits.memory_bytes,
-                                    spec->command == NULL);
+  instance = assay_docker_instance_new (self->client, container_id,
+                                        G_SOCKET_CONNECTION (connection), spec->limits.memory_bytes,
+                                        spec->command == NULL);
+  if (volume != NULL)
+    assay_docker_instance_set_data_volume (ASSAY_DOCKER_INSTANCE (instance), volume, spec->image_ref,
+                                           spec->session_id, spec->data_dir);
+  return instance;
 
 fail:
   if (connection != NULL)
@@ -662,6 +719,8 @@ fail:
     if (!assay_docker_backend_remove_container (self->client, container_id, &remove_error))
       g_warning ("Cannot remove the sandbox container %.12s after a failed launch: %s",
                  container_id, remove_error->message);
+    if (volume != NULL)
+      assay_docker_instance_remove_volume (self->client, volume);
   }
 
   g_propagate_error (error, g_steal_pointer (&local_error));
@@ -698,6 +757,36 @@ assay_docker_backend_is_leftover (JsonObject *labels,
     return TRUE;
 
   return pid_start == NULL || !g_str_equal (current_start, pid_start);
+}
+
+/* The /data volumes of an engine elsewhere that a crashed run left (after its containers:
+ * a volume in use cannot be removed). */
+static void
+assay_docker_backend_remove_leftover_volumes (AssayDockerBackend *self,
+                                              const char         *boot_id,
+                                              const char         *uid,
+                                              GCancellable       *cancellable)
+{
+  g_autofree char *filters = g_uri_escape_string ("{\"label\":[\"" LABEL_SESSION "\"]}", NULL, FALSE);
+  g_autofree char *path = g_strdup_printf ("/volumes?filters=%s", filters);
+  g_autoptr(JsonNode) listed = assay_docker_client_request (self->client, "GET", path, NULL, NULL, cancellable, NULL);
+  JsonArray *volumes;
+
+  if (listed == NULL || !JSON_NODE_HOLDS_OBJECT (listed))
+    return;
+  volumes = assay_json_get_array (json_node_get_object (listed), "Volumes");
+  for (guint i = 0; volumes != NULL && i < json_array_get_length (volumes); i++)
+    {
+      JsonNode *element = json_array_get_element (volumes, i);
+      JsonObject *volume = JSON_NODE_HOLDS_OBJECT (element) ? json_node_get_object (element) : NULL;
+      JsonObject *labels = volume != NULL ? assay_json_get_object (volume, "Labels") : NULL;
+      const char *name = volume != NULL ? assay_json_get_string (volume, "Name") : NULL;
+
+      if (name == NULL || !g_str_has_prefix (name, "assay-") || labels == NULL ||
+          assay_json_get_string (labels, LABEL_SESSION) == NULL || !assay_docker_backend_is_leftover (labels, boot_id, uid))
+        continue;
+      assay_docker_instance_remove_volume (self->client, name);
+    }
 }
 
 static guint
@@ -761,6 +850,7 @@ assay_docker_backend_remove_leftovers (AssaySandboxBackend *backend,
         g_debug ("Cannot remove leftover sandbox %.12s: %s", id, remove_error->message);
     }
 
+  assay_docker_backend_remove_leftover_volumes (self, boot_id, uid, cancellable);
   return removed;
 }
 

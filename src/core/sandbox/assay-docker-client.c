@@ -13,6 +13,7 @@
 #include <curl/curl.h>
 
 #include "assay-docker-client.h"
+#include "assay-docker-tunnel.h"
 #include "assay-json.h"
 
 #define API_PREFIX             "/v1.41"
@@ -32,9 +33,12 @@ struct _AssayDockerClient
   GObject  parent_instance;
 
   char    *requested_socket_path;
-  /* NULL when DOCKER_HOST names something other than a unix socket */
+  /* NULL when DOCKER_HOST names something Assay cannot reach */
   char    *socket_path;
   char    *host_error;
+  /* DOCKER_HOST of an engine elsewhere (ssh://, tcp://), reached through the tunnel's socket
+   * (assay-docker-tunnel.h); what messages name. NULL on a unix socket. */
+  char    *remote_host;
 
   /* What identify learnt; written once under the mutex, then only read. */
   GMutex             engine_mutex;
@@ -323,50 +327,21 @@ assay_docker_client_curl_read_cb (char   *buffer,
   return n;
 }
 
-/* tcp://HOST[:PORT] names this machine: localhost, 127.0.0.0/8 or ::1. */
-static gboolean
-assay_docker_client_is_loopback_tcp (const char *docker_host)
-{
-  g_autoptr(GUri) uri = g_uri_parse (docker_host, G_URI_FLAGS_NON_DNS, NULL);
-  g_autoptr(GInetAddress) address = NULL;
-  const char *host = uri != NULL ? g_uri_get_host (uri) : NULL;
-
-  if (host == NULL || host[0] == '\0')
-    return FALSE;
-  if (g_ascii_strcasecmp (host, "localhost") == 0)
-    return TRUE;
-  address = g_inet_address_new_from_string (host);
-  return address != NULL && g_inet_address_get_is_loopback (address);
-}
-
 /* Why $DOCKER_HOST cannot be used, in words: Assay speaks to the engine on a unix socket
  * only, and never sends the API (root on that host) in clear over a network. */
 static char *
 assay_docker_client_describe_unusable_host (const char *docker_host)
 {
   g_autofree char *shown = assay_docker_client_sanitize_message (docker_host, -1);
-  const char *tls_verify = g_getenv ("DOCKER_TLS_VERIFY");
+  g_autofree char *why_not = NULL;
 
-  if (g_str_has_prefix (docker_host, "tcp://") || g_str_has_prefix (docker_host, "http://") ||
-      g_str_has_prefix (docker_host, "https://"))
-    {
-      if (tls_verify != NULL && tls_verify[0] != '\0' && !g_str_equal (tls_verify, "0"))
-        return g_strdup_printf (_("DOCKER_HOST=%s is not supported: Assay cannot talk TLS to a Docker "
-                                  "engine yet (DOCKER_TLS_VERIFY), only to a unix socket"), shown);
-      if (!assay_docker_client_is_loopback_tcp (docker_host))
-        return g_strdup_printf (_("DOCKER_HOST=%s is refused: plain tcp:// to another machine is "
-                                  "neither encrypted nor authenticated, and whoever reaches that port "
-                                  "is root there; Assay uses only unix sockets"), shown);
-      /* The wording the tests and older messages know. */
-      return g_strdup_printf (_("DOCKER_HOST=%s is not supported, only unix sockets"), shown);
-    }
-  if (g_str_has_prefix (docker_host, "ssh://"))
-    return g_strdup_printf (_("DOCKER_HOST=%s is not supported: Assay cannot reach a Docker engine "
-                              "over ssh yet, only on a unix socket"), shown);
   if (g_str_equal (docker_host, "unix://"))
     return g_strdup_printf (_("DOCKER_HOST=%s names no socket (use unix:///path/to/docker.sock)"), shown);
-  return g_strdup_printf (_("DOCKER_HOST=%s is not an address Assay knows (use unix:///path/to/docker.sock)"),
-                          shown);
+  if (g_str_has_prefix (docker_host, "tcp://") && !assay_docker_tunnel_supports (docker_host, &why_not))
+    return g_strdup_printf (_("DOCKER_HOST=%s is refused: %s"), shown, why_not);
+  assay_docker_tunnel_supports (docker_host, &why_not);
+  return g_strdup_printf (_("DOCKER_HOST=%s is not an address Assay knows: %s"), shown,
+                          why_not != NULL ? why_not : "");
 }
 
 gboolean
@@ -394,6 +369,17 @@ assay_docker_client_resolve_socket (AssayDockerClient *self)
     self->socket_path = g_strdup (DEFAULT_SOCKET_PATH);
   else if (g_str_has_prefix (docker_host, "unix://") && docker_host[strlen ("unix://")] != '\0')
     self->socket_path = g_strdup (docker_host + strlen ("unix://"));
+  else if (assay_docker_tunnel_supports (docker_host, NULL))
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *shown = assay_docker_client_sanitize_message (docker_host, -1);
+
+      self->socket_path = assay_docker_tunnel_get_socket (docker_host, &error);
+      if (self->socket_path != NULL)
+        self->remote_host = g_strdup (docker_host);
+      else
+        self->host_error = g_strdup_printf (_("DOCKER_HOST=%s cannot be used: %s"), shown, error->message);
+    }
   else
     self->host_error = assay_docker_client_describe_unusable_host (docker_host);
 }
@@ -474,6 +460,19 @@ assay_docker_client_perform (AssayDockerClient  *self,
       g_set_error (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_FAILED,
                    "The Docker daemon sent a response larger than %d MiB",
                    MAX_RESPONSE_BYTES / (1024 * 1024));
+      return FALSE;
+    }
+
+  /* An engine elsewhere: the tunnel knows why (ssh's last words, the TLS error). */
+  if (self->remote_host != NULL)
+    {
+      g_autofree char *why = assay_docker_tunnel_last_error (self->remote_host);
+      g_autofree char *shown = assay_docker_client_sanitize_message (self->remote_host, -1);
+
+      g_set_error (error, ASSAY_DOCKER_ERROR,
+                   response_code == 0 ? ASSAY_DOCKER_ERROR_UNREACHABLE : ASSAY_DOCKER_ERROR_FAILED,
+                   "Cannot reach the Docker engine at %s: %s", shown,
+                   why != NULL ? why : curl_easy_strerror (res));
       return FALSE;
     }
 
@@ -578,6 +577,7 @@ assay_docker_client_finalize (GObject *object)
   g_clear_pointer (&self->requested_socket_path, g_free);
   g_clear_pointer (&self->socket_path, g_free);
   g_clear_pointer (&self->host_error, g_free);
+  g_clear_pointer (&self->remote_host, g_free);
   g_clear_pointer (&self->engine_version, g_free);
   g_clear_pointer (&self->cgroup_version, g_free);
   g_clear_pointer (&self->cgroup_controllers, g_strfreev);
@@ -665,6 +665,13 @@ assay_docker_client_new (const char *socket_path)
 /* The socket in use, or NULL when $DOCKER_HOST names something other than a
  * unix socket (every request then fails with ASSAY_DOCKER_ERROR_UNREACHABLE and
  * a message saying so). */
+const char *
+assay_docker_client_get_remote_host (AssayDockerClient *self)
+{
+  g_return_val_if_fail (ASSAY_IS_DOCKER_CLIENT (self), NULL);
+  return self->remote_host;
+}
+
 const char *
 assay_docker_client_get_socket_path (AssayDockerClient *self)
 {
@@ -1155,6 +1162,70 @@ out:
   curl_slist_free_all (headers);
   assay_docker_client_transfer_clear (&transfer);
 
+  return ret;
+}
+
+/* Unpacks TAR into PATH of the container ID (PUT /containers/ID/archive): how files reach an
+ * engine that does not see this machine's. The container need not run. */
+gboolean
+assay_docker_client_put_archive (AssayDockerClient  *self,
+                                 const char         *id,
+                                 const char         *path,
+                                 GInputStream       *tar,
+                                 GCancellable       *cancellable,
+                                 GError            **error)
+{
+  g_autofree char *escaped_id = NULL;
+  g_autofree char *escaped_path = NULL;
+  g_autofree char *url_path = NULL;
+  struct curl_slist *headers = NULL;
+  gboolean ret = FALSE;
+  Transfer transfer;
+  guint status = 0;
+  CURL *curl;
+
+  g_return_val_if_fail (ASSAY_IS_DOCKER_CLIENT (self), FALSE);
+  g_return_val_if_fail (id != NULL && path != NULL, FALSE);
+  g_return_val_if_fail (G_IS_INPUT_STREAM (tar), FALSE);
+
+  if (!assay_docker_client_check_usable (self, cancellable, error))
+    return FALSE;
+
+  escaped_id = g_uri_escape_string (id, NULL, FALSE);
+  escaped_path = g_uri_escape_string (path, NULL, FALSE);
+  url_path = g_strdup_printf ("/containers/%s/archive?path=%s", escaped_id, escaped_path);
+  assay_docker_client_transfer_init (&transfer, cancellable);
+  transfer.upload = tar;
+
+  curl = assay_docker_client_create_handle (self, url_path, &transfer);
+  if (curl == NULL)
+    {
+      g_set_error_literal (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_FAILED, "Cannot create an HTTP handle");
+      goto out;
+    }
+  headers = curl_slist_append (headers, "Content-Type: application/x-tar");
+  headers = curl_slist_append (headers, "Transfer-Encoding: chunked");
+  headers = curl_slist_append (headers, "Expect:");
+  curl_easy_setopt (curl, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt (curl, CURLOPT_UPLOAD, 1L);
+  curl_easy_setopt (curl, CURLOPT_READFUNCTION, assay_docker_client_curl_read_cb);
+  curl_easy_setopt (curl, CURLOPT_READDATA, &transfer);
+
+  if (!assay_docker_client_perform (self, curl, &transfer, &status, error))
+    goto out;
+  if (status < 200 || status >= 300)
+    {
+      g_autofree char *message = assay_docker_client_extract_error_message (transfer.body->data, transfer.body->len);
+
+      assay_docker_client_set_http_error (error, status, message);
+      goto out;
+    }
+  ret = TRUE;
+
+out:
+  g_clear_pointer (&curl, curl_easy_cleanup);
+  curl_slist_free_all (headers);
+  assay_docker_client_transfer_clear (&transfer);
   return ret;
 }
 

@@ -43,6 +43,9 @@ G_DECLARE_FINAL_TYPE (AssayDockerClient, assay_docker_client, ASSAY, DOCKER_CLIE
  * cannot exhaust our memory. */
 AssayDockerClient *assay_docker_client_new             (const char             *socket_path);
 const char        *assay_docker_client_get_socket_path (AssayDockerClient      *self);
+/* DOCKER_HOST when the engine is elsewhere (ssh://, tcp://: reached through a tunnel, its
+ * socket the one above, and it sees none of this machine's files), else NULL. */
+const char        *assay_docker_client_get_remote_host (AssayDockerClient      *self);
 gboolean           assay_docker_client_ping            (AssayDockerClient      *self,
                                                         GCancellable           *cancellable,
                                                         GError                **error);
@@ -103,5 +106,14 @@ char              *assay_docker_client_describe_engine (AssayDockerClient      *
 gboolean           assay_docker_host_is_set            (void);
 
 char              *assay_docker_escape_path_segment    (const char             *segment);
+
+/* Unpacks TAR into PATH of the container ID (PUT /containers/ID/archive); the container need
+ * not run. How files reach an engine elsewhere. */
+gboolean           assay_docker_client_put_archive     (AssayDockerClient      *self,
+                                                        const char             *id,
+                                                        const char             *path,
+                                                        GInputStream           *tar,
+                                                        GCancellable           *cancellable,
+                                                        GError                **error);
 
 G_END_DECLS

@@ -4,10 +4,15 @@
 #include "config.h"
 
 #include <string.h>
+#include <unistd.h>
 
+#include <glib/gi18n-lib.h>
+
+#include "assay-docker-archive.h"
 #include "assay-docker-demux.h"
 #include "assay-docker-instance.h"
 #include "assay-json.h"
+#include "assay-sandbox-backend.h"
 
 #define STDERR_TAIL_BYTES (64 * 1024)
 /* The kernel's exit code when its worker was killed by the OOM killer (PROTOCOL.md). */
@@ -234,6 +239,12 @@ struct _AssayDockerInstance
   gboolean                 removed;
   guint64                  memory_bytes;   /* the container's memory limit */
   gboolean                 runs_kernel;    /* not a test's or benchmark's command */
+
+  /* An engine elsewhere: /data is this volume, and files added to data_dir are sent. */
+  char                    *data_volume;
+  char                    *image_ref;
+  char                    *session_id;
+  char                    *data_dir;
 };
 
 G_DEFINE_FINAL_TYPE (AssayDockerInstance, assay_docker_instance, ASSAY_TYPE_SANDBOX_INSTANCE)
@@ -505,11 +516,28 @@ assay_docker_instance_destroy (AssaySandboxInstance *instance)
       else
         g_warning ("Cannot remove the sandbox container %.12s: %s",
                    self->container_id, error->message);
+      if (self->removed && self->data_volume != NULL)
+        assay_docker_instance_remove_volume (self->client, self->data_volume);
 
       assay_docker_instance_shutdown_streams (self);
     }
 
   g_mutex_unlock (&self->mutex);
+}
+
+static gboolean
+assay_docker_instance_add_file (AssaySandboxInstance  *instance,
+                                const char            *name,
+                                GError               **error)
+{
+  AssayDockerInstance *self = ASSAY_DOCKER_INSTANCE (instance);
+  const char *names[] = { name, NULL };
+
+  /* A local engine sees the folder itself. */
+  if (self->data_volume == NULL)
+    return TRUE;
+  return assay_docker_instance_fill_volume (self->client, self->image_ref, self->session_id, self->data_volume,
+                                            self->data_dir, names, NULL, error);
 }
 
 static char *
@@ -542,6 +570,10 @@ assay_docker_instance_finalize (GObject *object)
   AssayDockerInstance *self = (AssayDockerInstance *) object;
 
   g_clear_pointer (&self->container_id, g_free);
+  g_clear_pointer (&self->data_volume, g_free);
+  g_clear_pointer (&self->image_ref, g_free);
+  g_clear_pointer (&self->session_id, g_free);
+  g_clear_pointer (&self->data_dir, g_free);
   g_mutex_clear (&self->mutex);
 
   G_OBJECT_CLASS (assay_docker_instance_parent_class)->finalize (object);
@@ -562,6 +594,7 @@ assay_docker_instance_class_init (AssayDockerInstanceClass *klass)
   instance_class->wait = assay_docker_instance_wait;
   instance_class->destroy = assay_docker_instance_destroy;
   instance_class->dup_stderr_tail = assay_docker_instance_dup_stderr_tail;
+  instance_class->add_file = assay_docker_instance_add_file;
 }
 
 static void
@@ -592,6 +625,151 @@ assay_docker_instance_new (AssayDockerClient *client,
   self->stdout_stream = assay_docker_stdout_stream_new (G_IO_STREAM (attach_connection));
 
   return ASSAY_SANDBOX_INSTANCE (self);
+}
+
+void
+assay_docker_instance_set_data_volume (AssayDockerInstance *self,
+                                       const char          *volume,
+                                       const char          *image_ref,
+                                       const char          *session_id,
+                                       const char          *data_dir)
+{
+  g_return_if_fail (ASSAY_IS_DOCKER_INSTANCE (self));
+
+  g_free (self->data_volume);
+  self->data_volume = g_strdup (volume);
+  g_free (self->image_ref);
+  self->image_ref = g_strdup (image_ref);
+  g_free (self->session_id);
+  self->session_id = g_strdup (session_id);
+  g_free (self->data_dir);
+  self->data_dir = g_strdup (data_dir);
+}
+
+/* The labels of what this run creates: whose it is, so a crashed run's is found. */
+static void
+assay_docker_instance_add_labels (JsonBuilder *builder,
+                                  const char  *session_id)
+{
+  g_autofree char *pid = g_strdup_printf ("%d", (int) getpid ());
+  g_autofree char *pid_start = assay_sandbox_read_process_start_time ("self");
+  g_autofree char *uid = g_strdup_printf ("%u", (guint) getuid ());
+
+  json_builder_set_member_name (builder, "Labels");
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "assay.session");
+  json_builder_add_string_value (builder, session_id);
+  json_builder_set_member_name (builder, "assay.pid");
+  json_builder_add_string_value (builder, pid);
+  json_builder_set_member_name (builder, "assay.pid-start");
+  json_builder_add_string_value (builder, pid_start != NULL ? pid_start : "");
+  json_builder_set_member_name (builder, "assay.uid");
+  json_builder_add_string_value (builder, uid);
+  json_builder_end_object (builder);
+}
+
+gboolean
+assay_docker_instance_create_volume (AssayDockerClient  *client,
+                                     const char         *volume,
+                                     const char         *session_id,
+                                     GCancellable       *cancellable,
+                                     GError            **error)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) body = NULL;
+  g_autoptr(JsonNode) created = NULL;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "Name");
+  json_builder_add_string_value (builder, volume);
+  assay_docker_instance_add_labels (builder, session_id);
+  json_builder_end_object (builder);
+  body = json_builder_get_root (builder);
+  created = assay_docker_client_request (client, "POST", "/volumes/create", body, NULL, cancellable, error);
+  return created != NULL;
+}
+
+void
+assay_docker_instance_remove_volume (AssayDockerClient *client,
+                                     const char        *volume)
+{
+  g_autofree char *escaped = assay_docker_escape_path_segment (volume);
+  g_autofree char *path = g_strdup_printf ("/volumes/%s", escaped);
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(GError) error = NULL;
+
+  node = assay_docker_client_request (client, "DELETE", path, NULL, NULL, NULL, &error);
+  /* 409: still in use, by a sandbox of a run that is alive. */
+  if (node == NULL && !g_error_matches (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_NOT_FOUND) &&
+      !g_error_matches (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_CONFLICT))
+    g_warning ("Cannot remove the sandbox's volume %s: %s", volume, error->message);
+}
+
+gboolean
+assay_docker_instance_fill_volume (AssayDockerClient   *client,
+                                   const char          *image_ref,
+                                   const char          *session_id,
+                                   const char          *volume,
+                                   const char          *dir,
+                                   const char * const  *names,
+                                   GCancellable        *cancellable,
+                                   GError             **error)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) body = NULL;
+  g_autoptr(JsonNode) created = NULL;
+  g_autoptr(GInputStream) tar = NULL;
+  g_autoptr(GError) remove_error = NULL;
+  g_autofree char *name = g_strdup_printf ("assay-%s-upload-%08x", session_id, g_random_int ());
+  g_autofree char *escaped_name = g_uri_escape_string (name, NULL, FALSE);
+  g_autofree char *create_path = g_strdup_printf ("/containers/create?name=%s", escaped_name);
+  g_autofree char *delete_path = NULL;
+  g_autoptr(JsonNode) removed = NULL;
+  gboolean ok;
+
+  tar = assay_docker_archive_new (dir, names, NULL, error);
+  if (tar == NULL)
+    return FALSE;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "Image");
+  json_builder_add_string_value (builder, image_ref);
+  json_builder_set_member_name (builder, "Cmd");
+  json_builder_begin_array (builder);
+  json_builder_add_string_value (builder, "true");
+  json_builder_end_array (builder);
+  json_builder_set_member_name (builder, "NetworkDisabled");
+  json_builder_add_boolean_value (builder, TRUE);
+  /* As the sandboxes are: a crashed run's is a leftover its next run removes. */
+  assay_docker_instance_add_labels (builder, session_id);
+  json_builder_set_member_name (builder, "HostConfig");
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "NetworkMode");
+  json_builder_add_string_value (builder, "none");
+  json_builder_set_member_name (builder, "Mounts");
+  json_builder_begin_array (builder);
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "Type");
+  json_builder_add_string_value (builder, "volume");
+  json_builder_set_member_name (builder, "Source");
+  json_builder_add_string_value (builder, volume);
+  json_builder_set_member_name (builder, "Target");
+  json_builder_add_string_value (builder, "/data");
+  json_builder_end_object (builder);
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+  json_builder_end_object (builder);
+  body = json_builder_get_root (builder);
+
+  created = assay_docker_client_request (client, "POST", create_path, body, NULL, cancellable, error);
+  if (created == NULL)
+    return FALSE;
+  ok = assay_docker_client_put_archive (client, name, "/data", tar, cancellable, error);
+  delete_path = g_strdup_printf ("/containers/%s?force=1", escaped_name);
+  removed = assay_docker_client_request (client, "DELETE", delete_path, NULL, NULL, NULL, &remove_error);
+  if (removed == NULL && !g_error_matches (remove_error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_NOT_FOUND))
+    g_warning ("Cannot remove the container %s that sent the datasets: %s", name, remove_error->message);
+  return ok;
 }
 
 const char *

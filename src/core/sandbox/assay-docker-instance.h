@@ -23,4 +23,32 @@ AssaySandboxInstance *assay_docker_instance_new              (AssayDockerClient 
                                                               gboolean             runs_kernel);
 const char           *assay_docker_instance_get_container_id (AssayDockerInstance *self);
 
+/* A volume for a sandbox's /data on an engine elsewhere, labelled as SESSION_ID's (a crashed
+ * run's is found among the leftovers); removed (when no container uses it any more). */
+gboolean              assay_docker_instance_create_volume    (AssayDockerClient   *client,
+                                                              const char          *volume,
+                                                              const char          *session_id,
+                                                              GCancellable        *cancellable,
+                                                              GError             **error);
+void                  assay_docker_instance_remove_volume    (AssayDockerClient   *client,
+                                                              const char          *volume);
+/* Sends files of DIR (NAMES, or all) into VOLUME through a container that is created from
+ * IMAGE_REF with the volume writable, never started, and removed after the archive call: how
+ * the datasets reach an engine elsewhere. Labelled as SESSION_ID's, so a crashed run's is
+ * found among the leftovers. */
+gboolean              assay_docker_instance_fill_volume      (AssayDockerClient   *client,
+                                                              const char          *image_ref,
+                                                              const char          *session_id,
+                                                              const char          *volume,
+                                                              const char          *dir,
+                                                              const char * const  *names,
+                                                              GCancellable        *cancellable,
+                                                              GError             **error);
+/* /data is VOLUME, filled from DATA_DIR: a file added there later is sent too (add_file). */
+void                  assay_docker_instance_set_data_volume  (AssayDockerInstance *self,
+                                                              const char          *volume,
+                                                              const char          *image_ref,
+                                                              const char          *session_id,
+                                                              const char          *data_dir);
+
 G_END_DECLS

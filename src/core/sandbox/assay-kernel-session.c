@@ -1356,10 +1356,42 @@ assay_kernel_session_chmod_no_follow (const char  *path,
   return FALSE;
 }
 
+/* A file added to the data folder while the sandbox runs reaches a sandbox that does not see
+ * the folder (an engine elsewhere). */
+static gboolean
+assay_kernel_session_send_file (AssayKernelSession  *self,
+                                const char          *name,
+                                GError             **error)
+{
+  if (self->instance == NULL)
+    return TRUE;
+  return assay_sandbox_instance_add_file (self->instance, name, error);
+}
+
+static gboolean assay_kernel_session_place_dataset (AssayKernelSession  *self,
+                                                    const char          *path,
+                                                    char               **placed,
+                                                    GError             **error);
+
 gboolean
 assay_kernel_session_add_dataset (AssayKernelSession  *self,
                                   const char          *path,
                                   GError             **error)
+{
+  g_autofree char *placed = NULL;
+
+  g_return_val_if_fail (ASSAY_IS_KERNEL_SESSION (self), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  return assay_kernel_session_place_dataset (self, path, &placed, error) &&
+         assay_kernel_session_send_file (self, placed, error);
+}
+
+static gboolean
+assay_kernel_session_place_dataset (AssayKernelSession  *self,
+                                    const char          *path,
+                                    char               **placed,
+                                    GError             **error)
 {
   g_autoptr(GFile) source = NULL;
   g_autoptr(GFile) target = NULL;
@@ -1368,9 +1400,6 @@ assay_kernel_session_add_dataset (AssayKernelSession  *self,
   g_autofree char *target_path = NULL;
   g_autofree char *real = NULL;
   GStatBuf st;
-
-  g_return_val_if_fail (ASSAY_IS_KERNEL_SESSION (self), FALSE);
-  g_return_val_if_fail (path != NULL, FALSE);
 
   /* A symbolic link stands for the file it names: that file is linked or copied, never the
    * link itself (it would dangle under /data), and nothing below ever acts through a link
@@ -1386,6 +1415,7 @@ assay_kernel_session_add_dataset (AssayKernelSession  *self,
   name = g_path_get_basename (path);
   clean = assay_kernel_session_sanitize_component (name);
   target_path = g_build_filename (self->spec->data_dir, clean, NULL);
+  *placed = g_strdup (clean);
   g_unlink (target_path);
 
   /* A hard link costs nothing, but the sandbox's user must be able to read the file;
@@ -1425,12 +1455,13 @@ assay_kernel_session_add_hidden_file (AssayKernelSession  *self,
   target_path = g_build_filename (self->spec->data_dir, name, NULL);
   g_unlink (target_path);
   if ((st.st_mode & 0004) != 0 && link (path, target_path) == 0)
-    return TRUE;
+    return assay_kernel_session_send_file (self, name, error);
   source = g_file_new_for_path (path);
   target = g_file_new_for_path (target_path);
   if (!g_file_copy (source, target, G_FILE_COPY_OVERWRITE | G_FILE_COPY_NOFOLLOW_SYMLINKS, NULL, NULL, NULL, error))
     return FALSE;
-  return assay_kernel_session_chmod_no_follow (target_path, 0644, error);
+  return assay_kernel_session_chmod_no_follow (target_path, 0644, error) &&
+         assay_kernel_session_send_file (self, name, error);
 }
 
 static void

@@ -54,14 +54,16 @@ char *
 assay_sandbox_describe_engine (AssayDockerBackend *backend)
 {
   AssayDockerClient *client = assay_docker_backend_get_client (backend);
-  const char *socket_path = assay_docker_client_get_socket_path (client);
+  const char *remote = assay_docker_client_get_remote_host (client);
+  const char *socket_path = remote != NULL ? remote : assay_docker_client_get_socket_path (client);
   g_autofree char *engine = assay_docker_client_describe_engine (client);
 
   if (socket_path == NULL)
     return g_strdup (g_getenv ("DOCKER_HOST"));
   if (engine == NULL)
     return g_strdup (socket_path);
-  /* TRANSLATORS: an engine and its socket, e.g. "Podman 4.3.1 at /run/podman/podman.sock" */
+  /* TRANSLATORS: an engine and its socket or address, e.g. "Podman 4.3.1 at /run/podman/podman.sock"
+   * or "Docker 24.0.7 at ssh://alice@build-server" */
   return g_strdup_printf (_("%s at %s"), engine, socket_path);
 }
 

@@ -71,3 +71,17 @@ assay_sandbox_instance_dup_stderr_tail (AssaySandboxInstance *self)
   klass = ASSAY_SANDBOX_INSTANCE_GET_CLASS (self);
   return klass->dup_stderr_tail ? klass->dup_stderr_tail (self) : NULL;
 }
+
+gboolean
+assay_sandbox_instance_add_file (AssaySandboxInstance  *self,
+                                 const char            *name,
+                                 GError               **error)
+{
+  AssaySandboxInstanceClass *klass;
+
+  g_return_val_if_fail (ASSAY_IS_SANDBOX_INSTANCE (self), FALSE);
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  klass = ASSAY_SANDBOX_INSTANCE_GET_CLASS (self);
+  return klass->add_file != NULL ? klass->add_file (self, name, error) : TRUE;
+}

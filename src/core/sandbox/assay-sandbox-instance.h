@@ -39,8 +39,13 @@ struct _AssaySandboxInstanceClass
                                      GError              **error);
   void           (*destroy)         (AssaySandboxInstance *self);
   char          *(*dup_stderr_tail) (AssaySandboxInstance *self);
+  /* NAME was added to the data folder while the sandbox runs: one that does not see the
+   * folder (an engine elsewhere) gets it now. NULL: nothing to do. */
+  gboolean       (*add_file)        (AssaySandboxInstance *self,
+                                     const char           *name,
+                                     GError              **error);
 
-  gpointer padding[8];
+  gpointer padding[7];
 };
 
 GOutputStream *assay_sandbox_instance_get_stdin       (AssaySandboxInstance *self);
@@ -52,5 +57,8 @@ gboolean       assay_sandbox_instance_wait            (AssaySandboxInstance *sel
                                                        GError              **error);
 void           assay_sandbox_instance_destroy         (AssaySandboxInstance *self);
 char          *assay_sandbox_instance_dup_stderr_tail (AssaySandboxInstance *self);
+gboolean       assay_sandbox_instance_add_file        (AssaySandboxInstance *self,
+                                                       const char           *name,
+                                                       GError              **error);
 
 G_END_DECLS

@@ -1,0 +1,178 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The sandbox on a Docker engine elsewhere, for real: over TLS (tcp:// with DOCKER_TLS_VERIFY:
+# a TLS listener this test starts in front of the machine's Docker engine, asking for a
+# client certificate from a CA the test makes with openssl), over ssh (an sshd the test starts
+# on 127.0.0.1, `docker system dial-stdio` on the far side) and over plain tcp:// on loopback.
+# The datasets reach the engine through its archive endpoint, never a bind mount: what the
+# sandbox shows of /data names no folder of this machine. Wrong certificates, refused ports and
+# keys are plain messages; nothing is left behind.
+# Usage: test-remote-engines.sh ASSAY_CLI TEST_SANDBOX SOURCE_DIR
+set -uo pipefail
+cli="$1"; test_sandbox="$2"; source_dir="$3"
+proxy="$source_dir/tests/engines/tls_proxy.py"
+work=$(mktemp -d /tmp/assay-remote-XXXXXX)
+pids=()
+cleanup () {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
+  [ -f "$work/sshd.pid" ] && kill "$(cat "$work/sshd.pid")" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 143' TERM INT HUP
+n=0; failed=0
+check () { # name, command...
+  local name="$1"; shift
+  n=$((n + 1))
+  if "$@" >"$work/log" 2>&1; then echo "ok $n - $name"; else echo "not ok $n - $name"; sed 's/^/# /' "$work/log"; failed=$((failed + 1)); fi
+}
+wait_for_file () { # file, seconds
+  local deadline=$((SECONDS + $2))
+  while [ $SECONDS -lt $deadline ]; do [ -s "$1" ] && return 0; sleep 0.1; done
+  return 1
+}
+free_port () { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+engine_socket=/var/run/docker.sock
+# What this run leaves on the engine, counted before and after (others' runs may have some).
+count_labelled () {
+  echo "$(docker ps -aq --filter label=assay.session | wc -l) $(docker volume ls -q --filter label=assay.session | wc -l)"
+}
+before=$(count_labelled)
+# The tunnels' sockets go under TMPDIR: checked empty at the end.
+mkdir -p "$work/tmp"; export TMPDIR="$work/tmp"
+
+# ---- certificates: a CA, the engine's (for 127.0.0.1), a client's; another CA ----
+mkdir -p "$work/certs" "$work/other-ca" "$work/no-client"
+(
+  cd "$work" &&
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout ca-key.pem -out certs/ca.pem -days 2 -subj "/CN=Assay test CA" &&
+  openssl req -newkey rsa:2048 -nodes -keyout server-key.pem -out server.csr -subj "/CN=127.0.0.1" &&
+  printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' > server.ext &&
+  openssl x509 -req -in server.csr -CA certs/ca.pem -CAkey ca-key.pem -CAcreateserial -out server.pem -days 2 -extfile server.ext &&
+  openssl req -newkey rsa:2048 -nodes -keyout certs/key.pem -out client.csr -subj "/CN=analyst" &&
+  printf 'extendedKeyUsage=clientAuth\n' > client.ext &&
+  openssl x509 -req -in client.csr -CA certs/ca.pem -CAkey ca-key.pem -CAcreateserial -out certs/cert.pem -days 2 -extfile client.ext &&
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout other-ca/ca-key.pem -out other-ca/ca.pem -days 2 -subj "/CN=Another CA" &&
+  cp certs/cert.pem certs/key.pem other-ca/ && cp certs/ca.pem no-client/
+) > "$work/openssl.log" 2>&1 || { echo "Bail out! openssl could not make the certificates"; cat "$work/openssl.log"; exit 1; }
+
+python3 "$proxy" "$work/certs/ca.pem" "$work/server.pem" "$work/server-key.pem" "$engine_socket" "$work/tls.port" \
+  2> "$work/tls-proxy.log" &
+pids+=($!)
+python3 "$proxy" --plain "$engine_socket" "$work/plain.port" 2> "$work/plain-proxy.log" &
+pids+=($!)
+wait_for_file "$work/tls.port" 30 && wait_for_file "$work/plain.port" 30 ||
+  { echo "Bail out! the TLS listener did not start"; cat "$work/tls-proxy.log"; exit 1; }
+tls_host="tcp://127.0.0.1:$(cat "$work/tls.port")"
+plain_host="tcp://127.0.0.1:$(cat "$work/plain.port")"
+
+# ---- an sshd on 127.0.0.1 with a key of this test's ----
+ssh_port=$(free_port)
+ssh-keygen -q -t ed25519 -N '' -f "$work/host_key" && ssh-keygen -q -t ed25519 -N '' -f "$work/client_key" &&
+  ssh-keygen -q -t ed25519 -N '' -f "$work/stranger_key" && cp "$work/client_key.pub" "$work/authorized_keys" ||
+  { echo "Bail out! ssh-keygen failed"; exit 1; }
+cat > "$work/sshd_config" <<CONF
+Port $ssh_port
+ListenAddress 127.0.0.1
+HostKey $work/host_key
+AuthorizedKeysFile $work/authorized_keys
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PermitRootLogin prohibit-password
+StrictModes no
+UsePAM no
+PidFile $work/sshd.pid
+CONF
+echo "[127.0.0.1]:$ssh_port $(cat "$work/host_key.pub")" > "$work/known_hosts"
+for who in client stranger; do
+  cat > "$work/ssh_config_$who" <<CONF
+Host *
+  IdentityFile $work/${who}_key
+  IdentitiesOnly yes
+  UserKnownHostsFile $work/known_hosts
+  StrictHostKeyChecking yes
+CONF
+done
+mkdir -p /run/sshd 2>/dev/null
+/usr/sbin/sshd -f "$work/sshd_config" -E "$work/sshd.log" || { echo "Bail out! sshd did not start"; cat "$work/sshd.log"; exit 1; }
+ssh_host="ssh://$(id -un)@127.0.0.1:$ssh_port"
+ssh_client="ssh -F $work/ssh_config_client"
+
+printf 'region,amount\nnorth,120\nsouth,80\n' > "$work/sales.csv"
+cat > "$work/data.py" <<'PY'
+import os
+import pandas as pd
+print("sum", pd.read_csv("/data/sales.csv")["amount"].sum())
+print("writable", os.access("/data/sales.csv", os.W_OK))
+print("mount", [line.split()[3] for line in open("/proc/self/mountinfo") if line.split()[4] == "/data"])
+PY
+# What the cell shows: the numbers, /data read-only, and a mount of the engine's own volume
+# (never a folder of this machine: the session's data folder is under $work or the cache).
+data_ok () { # output
+  grep -q '^sum 200$' "$1" && grep -q '^writable False$' "$1" && grep -q "^mount \['/var/lib/docker/volumes/assay-" "$1" &&
+    ! grep '^mount' "$1" | grep -q "$work\|/sessions/\|$HOME"
+}
+
+# ---- TLS ----
+tls_env=(DOCKER_HOST="$tls_host" DOCKER_TLS_VERIFY=1 DOCKER_CERT_PATH="$work/certs")
+check "TLS: sandbox status finds the engine at the tcp:// address, usable, with the image" bash -c "
+  env ${tls_env[*]} '$cli' sandbox status > '$work/status' && cat '$work/status' &&
+  grep -q 'at $tls_host (DOCKER_HOST)' '$work/status' && grep -q 'Sessions will use: docker' '$work/status' &&
+  env ${tls_env[*]} '$cli' sandbox status --json | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+assert s[\"backend\"] == \"docker\" and s[\"docker\"][\"usable\"], s
+assert s[\"docker\"][\"remote\"] == \"$tls_host\" and s[\"docker\"][\"socket\"] is None, s[\"docker\"]'"
+exec_data () { # environment...
+  env "$@" "$cli" exec --backend docker --data "$work/sales.csv" "$work/data.py" > "$work/out" 2>&1; local rc=$?
+  cat "$work/out"; [ $rc -eq 0 ] && data_ok "$work/out"
+}
+check "TLS: a dataset is sent through the archive endpoint: read in the cell, read-only, no host folder in mountinfo" \
+  exec_data "${tls_env[@]}"
+check "TLS: the sandbox suite's Docker scenarios through the tunnel (test-sandbox)" \
+  env "${tls_env[@]}" ASSAY_TEST_BACKEND=docker "$test_sandbox"
+check "TLS: an engine certificate from another CA is refused, in words (exit 1)" bash -c "
+  DOCKER_HOST='$tls_host' DOCKER_TLS_VERIFY=1 DOCKER_CERT_PATH='$work/other-ca' '$cli' exec --backend docker '$work/data.py' 2> '$work/err'; rc=\$?
+  cat '$work/err'; [ \$rc -eq 1 ] && grep -q 'Cannot reach the Docker engine at $tls_host' '$work/err' &&
+  grep -qi 'certificate' '$work/err'"
+check "TLS: a missing CA certificate or client certificate is named" bash -c "
+  DOCKER_HOST='$tls_host' DOCKER_TLS_VERIFY=1 DOCKER_CERT_PATH='$work/nowhere' '$cli' exec --backend docker '$work/data.py' 2> '$work/err1';
+  DOCKER_HOST='$tls_host' DOCKER_TLS_VERIFY=1 DOCKER_CERT_PATH='$work/no-client' '$cli' exec --backend docker '$work/data.py' 2> '$work/err2';
+  cat '$work/err1' '$work/err2';
+  grep -q \"CA certificate $work/nowhere/ca.pem\" '$work/err1' && grep -q \"client certificate $work/no-client/cert.pem\" '$work/err2'"
+check "TLS asked for but the listener is plain: refused (no clear text sent as TLS)" bash -c "
+  DOCKER_HOST='$plain_host' DOCKER_TLS_VERIFY=1 DOCKER_CERT_PATH='$work/certs' '$cli' exec --backend docker '$work/data.py' 2> '$work/err'; rc=\$?
+  cat '$work/err'; [ \$rc -eq 1 ] && grep -q 'Cannot reach the Docker engine at $plain_host' '$work/err'"
+
+# ---- plain tcp:// on this machine ----
+check "plain tcp:// on loopback works, the dataset sent as to any engine elsewhere" \
+  exec_data DOCKER_HOST="$plain_host"
+check "plain tcp:// to another machine is refused with the reason, and never contacted" bash -c "
+  DOCKER_HOST=tcp://198.51.100.1:2375 '$cli' exec --backend docker '$work/data.py' 2> '$work/err'; rc=\$?
+  cat '$work/err'; [ \$rc -eq 1 ] && grep -q 'neither encrypted nor authenticated' '$work/err' && grep -q 'DOCKER_TLS_VERIFY' '$work/err'"
+
+# ---- ssh ----
+check "ssh: sandbox status finds the engine at the ssh:// address" bash -c "
+  DOCKER_HOST='$ssh_host' ASSAY_SSH_COMMAND='$ssh_client' '$cli' sandbox status > '$work/status'; cat '$work/status';
+  grep -q 'at $ssh_host (DOCKER_HOST)' '$work/status' && grep -q 'Sessions will use: docker' '$work/status'"
+check "ssh: a dataset is sent through the archive endpoint and read in the cell" \
+  exec_data DOCKER_HOST="$ssh_host" ASSAY_SSH_COMMAND="$ssh_client"
+check "ssh: the datasets-added-later and datasets scenarios through ssh (test-sandbox)" \
+  env DOCKER_HOST="$ssh_host" ASSAY_SSH_COMMAND="$ssh_client" ASSAY_TEST_BACKEND=docker "$test_sandbox" \
+  -p /assay/sandbox/docker/datasets -p /assay/sandbox/docker/datasets-added-later
+check "ssh: a refused port and a key the server does not know are ssh's own words (exit 1)" bash -c "
+  DOCKER_HOST='ssh://$(id -un)@127.0.0.1:$(free_port)' ASSAY_SSH_COMMAND='$ssh_client' '$cli' exec --backend docker '$work/data.py' 2> '$work/err1'; rc1=\$?
+  DOCKER_HOST='$ssh_host' ASSAY_SSH_COMMAND='ssh -F $work/ssh_config_stranger' '$cli' exec --backend docker '$work/data.py' 2> '$work/err2'; rc2=\$?
+  cat '$work/err1' '$work/err2'; [ \$rc1 -eq 1 ] && [ \$rc2 -eq 1 ] &&
+  grep -q 'Connection refused' '$work/err1' && grep -q 'Permission denied' '$work/err2'"
+check "ssh: no ssh process of Assay's is left (its shared connection ends with the process)" bash -c "
+  ! pgrep -af 'ssh -F $work/ssh_config' | grep -v pgrep"
+
+# ---- nothing left behind ----
+check "nothing left: no sandbox container or volume of this run, no tunnel socket" bash -c "
+  after=\$(docker ps -aq --filter label=assay.session | wc -l) ; vols=\$(docker volume ls -q --filter label=assay.session | wc -l)
+  echo \"before: $before, after: \$after \$vols\"; ls -A '$work/tmp' | grep 'assay-docker' ; [ \"\$after \$vols\" = '$before' ] &&
+  [ -z \"\$(ls -A '$work/tmp' | grep '^assay-docker-')\" ]"
+
+echo "1..$n"
+[ $failed -eq 0 ]
