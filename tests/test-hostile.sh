@@ -395,6 +395,30 @@ check "a FIFO as session.json: show, list and export fail at once instead of han
 check "a link as session.json is not followed" bash -c "
   ! '$cli' session show '$work/link' >'$work/out' 2>'$work/err' && cat '$work/err' && grep -q 'symbolic link' '$work/err'"
 
+# /proc/self/mountinfo names the folder each bind mount came from, and the model reads what a
+# cell prints: as a desktop user (not root), neither the home nor the cache may appear there.
+user=assay-hosttest
+id "$user" >/dev/null 2>&1 || useradd --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
+                                      --gid nogroup "$user" >/dev/null 2>&1
+mkdir -p "$work/desktop/home"; chmod 755 "$work" "$work/desktop"
+cp "$work/sales.csv" "$work/desktop/home/sales.csv"
+printf 'print(open("/data/sales.csv").read().split()[0])\nprint(open("/proc/self/mountinfo").read())\n' > "$work/desktop/home/mounts.py"
+chown -R "$user:nogroup" "$work/desktop/home"
+check "bwrap as a desktop user: mountinfo names neither the home nor the cache, and the data folder is gone after" bash -c "
+  runuser -u '$user' -- env -i HOME='$work/desktop/home' PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+    '$cli' exec --backend bwrap --data '$work/desktop/home/sales.csv' '$work/desktop/home/mounts.py' > '$work/mounts.out' 2>&1
+  status=\$?; cat '$work/mounts.out'; [ \$status -eq 0 ] || exit 1
+  grep -q '^region,amount' '$work/mounts.out' && ! grep -E '^[0-9]+ [0-9]+ ' '$work/mounts.out' | grep -q '$work/desktop' &&
+  grep -Eq ' /var/tmp/assay-[A-Za-z0-9]{6}/data /data ' '$work/mounts.out' &&
+  [ -z \"\$(find /var/tmp -maxdepth 1 -name 'assay-*' -user '$user')\" ]"
+
+# What a crashed session left there (its lock no longer held) is swept by the next one.
+check "a data folder left by a crashed session is removed by the next session" bash -c "
+  stale=\$(mktemp -d /var/tmp/assay-XXXXXX); mkdir \"\$stale/data\"; : > \"\$stale/lock\"; echo x > \"\$stale/data/old.csv\"
+  printf 'print(1)\\n' > '$work/one.py'
+  '$cli' exec --backend bwrap '$work/one.py' >/dev/null 2>&1 || exit 1
+  [ ! -e \"\$stale\" ]"
+
 # A transcript (the recorded model's turns) nested deep: a clear error, no crash.
 python3 -c "print('{\"turns\": ' + '[' * 300000 + ']' * 300000 + '}')" > "$work/deep-transcript.json"
 check "a transcript nested 300,000 deep is refused in words" bash -c "

@@ -437,6 +437,47 @@ test_datasets_added_later (Fixture       *fixture,
   assert_status (write, ASSAY_CELL_ERROR);
 }
 
+/* Security issue 19, item 18: /proc/self/mountinfo names the folder each bind mount came
+ * from, and the model reads what cells print: the data folder must not be in the home or the
+ * cache (whose paths name the user) nor where the dataset was found, and is gone after. */
+static void
+test_mountinfo_names_no_host_folder (Fixture       *fixture,
+                                     gconstpointer  data)
+{
+  g_autoptr(AssayCellResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *csv = g_build_filename (fixture->out_dir, "sales.csv", NULL);
+  g_autofree char *stage = NULL;
+  g_autofree char *out = NULL;
+  const char *named[] = { g_get_home_dir (), g_get_user_cache_dir (), g_get_user_data_dir (),
+                          "/var/cache/assay", fixture->out_dir };
+
+  g_assert_true (g_file_set_contents (csv, "x\n1\n", -1, NULL));
+  fixture->session = harness_session_new (fixture->backend, fixture->spec, fixture->out_dir);
+  g_assert_true (assay_kernel_session_add_dataset (fixture->session, csv, &error));
+  g_assert_no_error (error);
+  harness_start (fixture->session, &error);
+  g_assert_no_error (error);
+  stage = g_path_get_dirname (assay_kernel_session_get_data_dir (fixture->session));
+
+  result = RUN ("print(open('/data/sales.csv').read().split())\n"
+                "print(open('/proc/self/mountinfo').read())\n");
+  assert_status (result, ASSAY_CELL_OK);
+  out = harness_stream_text (result, "stdout");
+  g_test_message ("%s", out);
+  g_assert_nonnull (strstr (out, "['x', '1']"));
+  for (guint i = 0; i < G_N_ELEMENTS (named); i++)
+    if (named[i] != NULL && strlen (named[i]) > 1)
+      {
+        if (strstr (out, named[i]) != NULL)
+          g_error ("mountinfo names %s", named[i]);
+      }
+  g_assert_true (g_file_test (stage, G_FILE_TEST_IS_DIR));
+
+  assay_kernel_session_close (fixture->session);
+  g_assert_false (g_file_test (stage, G_FILE_TEST_EXISTS));
+}
+
 static void
 test_datasets (Fixture       *fixture,
                gconstpointer  data)
@@ -1043,6 +1084,7 @@ main (int   argc,
     { "hostile/processes-outlive-cell", test_processes_do_not_outlive_cells },
     { "hostile/privilege-syscalls", test_privilege_syscalls },
     { "hostile/sessions-isolated", test_sessions_are_isolated },
+    { "hostile/mountinfo-names-no-host-folder", test_mountinfo_names_no_host_folder },
   };
   const char *only = g_getenv ("ASSAY_TEST_BACKEND");
 

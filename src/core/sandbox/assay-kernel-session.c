@@ -10,6 +10,7 @@
 #include <glib/gstdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -86,6 +87,7 @@ struct _AssayKernelSession
 
   gboolean              replay_on_restart;
   gboolean              owns_data_dir;
+  int                   stage_lock_fd;  /* held while the data folder is in use, or -1 */
   gboolean              no_checks;      /* the cells' checks are off */
 };
 
@@ -1229,6 +1231,7 @@ assay_kernel_session_class_init (AssayKernelSessionClass *klass)
 static void
 assay_kernel_session_init (AssayKernelSession *self)
 {
+  self->stage_lock_fd = -1;
   self->succeeded = g_ptr_array_new_with_free_func (g_free);
   self->context = g_main_context_ref_thread_default ();
   g_queue_init (&self->waiting);
@@ -1240,6 +1243,101 @@ assay_kernel_session_new_session_id (void)
   g_autofree char *uuid = g_uuid_string_random ();
 
   return g_strndup (uuid, 8);
+}
+
+/* The folder mounted at /data holds links (or copies) of the datasets. The sandbox reads its
+ * path in /proc/self/mountinfo (a bind mount shows the folder it came from), and so can the
+ * model: it must not be in the home or the cache, whose paths name the user. Each session
+ * stages its data in a folder of its own under /var/tmp, on the system's file system (where a
+ * link still costs nothing), locked while in use so that what a crash left is swept later. */
+#define STAGE_PARENT "/var/tmp"
+#define STAGE_PREFIX "assay-"
+
+static void
+assay_kernel_session_remove_stage (const char *stage)
+{
+  g_autofree char *data = g_build_filename (stage, "data", NULL);
+  g_autofree char *lock = g_build_filename (stage, "lock", NULL);
+  g_autoptr(GDir) dir = g_dir_open (data, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)))
+    {
+      g_autofree char *path = g_build_filename (data, name, NULL);
+      g_unlink (path);
+    }
+  g_rmdir (data);
+  g_unlink (lock);
+  g_rmdir (stage);
+}
+
+/* Folders of ours whose lock nobody holds: their session ended without cleaning up. */
+static void
+assay_kernel_session_sweep_stages (void)
+{
+  g_autoptr(GDir) dir = g_dir_open (STAGE_PARENT, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)))
+    {
+      g_autofree char *stage = NULL;
+      g_autofree char *lock = NULL;
+      GStatBuf st;
+      int fd;
+
+      if (!g_str_has_prefix (name, STAGE_PREFIX) || strlen (name) != strlen (STAGE_PREFIX) + 6)
+        continue;
+      stage = g_build_filename (STAGE_PARENT, name, NULL);
+      if (g_lstat (stage, &st) != 0 || !S_ISDIR (st.st_mode) || st.st_uid != geteuid ())
+        continue;
+      lock = g_build_filename (stage, "lock", NULL);
+      fd = open (lock, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+      if (fd < 0)
+        continue;
+      if (flock (fd, LOCK_EX | LOCK_NB) == 0)
+        assay_kernel_session_remove_stage (stage);
+      close (fd);
+    }
+}
+
+static char *
+assay_kernel_session_make_stage (int *lock_fd)
+{
+  static gsize swept = 0;
+  g_autofree char *stage = g_build_filename (STAGE_PARENT, STAGE_PREFIX "XXXXXX", NULL);
+  g_autofree char *lock = NULL;
+  int fd;
+
+  /* Inside Flatpak /var/tmp is the app's own folder, which a host engine cannot see under that
+   * name; the cache folder is the same path on both sides. */
+  if (g_file_test ("/.flatpak-info", G_FILE_TEST_EXISTS))
+    return NULL;
+
+  if (g_once_init_enter (&swept))
+    {
+      assay_kernel_session_sweep_stages ();
+      g_once_init_leave (&swept, 1);
+    }
+
+  /* As root the sandbox's user (nobody) must pass through; nobody else can list it. */
+  if (g_mkdtemp_full (stage, geteuid () == 0 ? 0711 : 0700) == NULL)
+    {
+      g_warning ("Cannot make a data folder in %s: %s", STAGE_PARENT, g_strerror (errno));
+      return NULL;
+    }
+  lock = g_build_filename (stage, "lock", NULL);
+  fd = open (lock, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0 || flock (fd, LOCK_EX | LOCK_NB) != 0)
+    {
+      g_warning ("Cannot lock the data folder %s: %s", stage, g_strerror (errno));
+      if (fd >= 0)
+        close (fd);
+      g_unlink (lock);
+      g_rmdir (stage);
+      return NULL;
+    }
+  *lock_fd = fd;
+  return g_steal_pointer (&stage);
 }
 
 AssayKernelSession *
@@ -1267,7 +1365,9 @@ assay_kernel_session_new (AssaySandboxBackend    *backend,
                              self->spec->session_id, NULL);
   if (self->spec->data_dir == NULL)
     {
-      self->spec->data_dir = g_build_filename (base, "data", NULL);
+      g_autofree char *stage = assay_kernel_session_make_stage (&self->stage_lock_fd);
+
+      self->spec->data_dir = g_build_filename (stage != NULL ? stage : base, "data", NULL);
       self->owns_data_dir = TRUE;
     }
   self->artifact_dir = artifact_dir ? g_strdup (artifact_dir)
@@ -1575,6 +1675,7 @@ typedef struct
 {
   AssaySandboxInstance *instance;
   char                 *data_dir;   /* to remove once the sandbox is gone, or NULL */
+  int                   lock_fd;    /* the lock of its stage folder, or -1 */
 } Teardown;
 
 static void
@@ -1582,6 +1683,8 @@ assay_kernel_session_teardown_free (Teardown *teardown)
 {
   g_clear_object (&teardown->instance);
   g_free (teardown->data_dir);
+  if (teardown->lock_fd >= 0)
+    close (teardown->lock_fd);
   g_free (teardown);
 }
 
@@ -1590,7 +1693,15 @@ assay_kernel_session_teardown_run (Teardown *teardown)
 {
   if (teardown->instance != NULL)
     assay_sandbox_instance_destroy (teardown->instance);
-  if (teardown->data_dir != NULL)
+  if (teardown->data_dir != NULL && teardown->lock_fd >= 0)
+    {
+      g_autofree char *stage = g_path_get_dirname (teardown->data_dir);
+
+      assay_kernel_session_remove_stage (stage);
+      close (teardown->lock_fd);
+      teardown->lock_fd = -1;
+    }
+  else if (teardown->data_dir != NULL)
     assay_kernel_session_remove_data_dir (teardown->data_dir);
 }
 
@@ -1611,6 +1722,8 @@ assay_kernel_session_close_begin (AssayKernelSession *self)
 {
   Teardown *teardown = g_new0 (Teardown, 1);
   GTask *waiting;
+
+  teardown->lock_fd = -1;
 
   self->state = STATE_CLOSED;
 
@@ -1661,7 +1774,11 @@ assay_kernel_session_close_begin (AssayKernelSession *self)
     }
 
   if (self->owns_data_dir)
-    teardown->data_dir = g_strdup (self->spec->data_dir);
+    {
+      teardown->data_dir = g_strdup (self->spec->data_dir);
+      teardown->lock_fd = self->stage_lock_fd;
+      self->stage_lock_fd = -1;
+    }
   return teardown;
 }
 
