@@ -1,21 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# The sandbox on a Docker engine elsewhere, for real: over TLS (tcp:// with DOCKER_TLS_VERIFY:
-# a TLS listener this test starts in front of the machine's Docker engine, asking for a
-# client certificate from a CA the test makes with openssl), over ssh (an sshd the test starts
-# on 127.0.0.1, `docker system dial-stdio` on the far side) and over plain tcp:// on loopback.
-# The datasets reach the engine through its archive endpoint, never a bind mount: what the
-# sandbox shows of /data names no folder of this machine. Wrong certificates, refused ports and
-# keys are plain messages; nothing is left behind.
+# The sandbox on a Docker engine elsewhere, for real: a second Docker daemon that this test
+# starts (its own data and exec roots, no iptables, no bridge; tests/engines/second-dockerd.sh)
+# on 127.0.0.1 with TLS, asking for a client certificate from a CA the test makes with openssl;
+# the sandbox image sent to it by `sandbox build`; the same engine over ssh (an sshd the test
+# starts on 127.0.0.1, `docker system dial-stdio` on the far side) and over plain tcp:// on
+# loopback. The datasets reach the engine through its archive endpoint, never a bind mount: what
+# the sandbox shows of /data names no folder of this machine. Wrong, expired and missing
+# certificates, refused ports and keys are plain messages; nothing is left behind.
 # Usage: test-remote-engines.sh ASSAY_CLI TEST_SANDBOX SOURCE_DIR
 set -uo pipefail
 cli="$1"; test_sandbox="$2"; source_dir="$3"
 proxy="$source_dir/tests/engines/tls_proxy.py"
+. "$source_dir/tests/engines/second-dockerd.sh"
 work=$(mktemp -d /tmp/assay-remote-XXXXXX)
 pids=()
 cleanup () {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
   [ -f "$work/sshd.pid" ] && kill "$(cat "$work/sshd.pid")" 2>/dev/null
+  stop_second_dockerd
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -32,38 +35,23 @@ wait_for_file () { # file, seconds
   return 1
 }
 free_port () { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-engine_socket=/var/run/docker.sock
-# What this run leaves on the engine, counted before and after (others' runs may have some).
-count_labelled () {
-  echo "$(docker ps -aq --filter label=assay.session | wc -l) $(docker volume ls -q --filter label=assay.session | wc -l)"
-}
-before=$(count_labelled)
+# ---- certificates, and the second engine ----
+make_engine_certs "$work" || { echo "Bail out! openssl could not make the certificates"; cat "$work/openssl.log"; exit 1; }
+start_second_dockerd "$work" || { echo "Bail out! the second Docker daemon did not start"; exit 1; }
+engine_socket="$work/d2/docker.sock"
+tls_host="$d2_tls_host"
 # The tunnels' sockets go under TMPDIR: checked empty at the end.
 mkdir -p "$work/tmp"; export TMPDIR="$work/tmp"
 
-# ---- certificates: a CA, the engine's (for 127.0.0.1), a client's; another CA ----
-mkdir -p "$work/certs" "$work/other-ca" "$work/no-client"
-(
-  cd "$work" &&
-  openssl req -x509 -newkey rsa:2048 -nodes -keyout ca-key.pem -out certs/ca.pem -days 2 -subj "/CN=Assay test CA" &&
-  openssl req -newkey rsa:2048 -nodes -keyout server-key.pem -out server.csr -subj "/CN=127.0.0.1" &&
-  printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' > server.ext &&
-  openssl x509 -req -in server.csr -CA certs/ca.pem -CAkey ca-key.pem -CAcreateserial -out server.pem -days 2 -extfile server.ext &&
-  openssl req -newkey rsa:2048 -nodes -keyout certs/key.pem -out client.csr -subj "/CN=analyst" &&
-  printf 'extendedKeyUsage=clientAuth\n' > client.ext &&
-  openssl x509 -req -in client.csr -CA certs/ca.pem -CAkey ca-key.pem -CAcreateserial -out certs/cert.pem -days 2 -extfile client.ext &&
-  openssl req -x509 -newkey rsa:2048 -nodes -keyout other-ca/ca-key.pem -out other-ca/ca.pem -days 2 -subj "/CN=Another CA" &&
-  cp certs/cert.pem certs/key.pem other-ca/ && cp certs/ca.pem no-client/
-) > "$work/openssl.log" 2>&1 || { echo "Bail out! openssl could not make the certificates"; cat "$work/openssl.log"; exit 1; }
-
-python3 "$proxy" "$work/certs/ca.pem" "$work/server.pem" "$work/server-key.pem" "$engine_socket" "$work/tls.port" \
-  2> "$work/tls-proxy.log" &
+# Faults the real engine cannot show: an expired engine certificate, and a plain listener.
+python3 "$proxy" "$work/certs/ca.pem" "$work/expired.pem" "$work/server-key.pem" "$engine_socket" "$work/expired.port" \
+  2> "$work/expired-proxy.log" &
 pids+=($!)
 python3 "$proxy" --plain "$engine_socket" "$work/plain.port" 2> "$work/plain-proxy.log" &
 pids+=($!)
-wait_for_file "$work/tls.port" 30 && wait_for_file "$work/plain.port" 30 ||
-  { echo "Bail out! the TLS listener did not start"; cat "$work/tls-proxy.log"; exit 1; }
-tls_host="tcp://127.0.0.1:$(cat "$work/tls.port")"
+wait_for_file "$work/expired.port" 30 && wait_for_file "$work/plain.port" 30 ||
+  { echo "Bail out! the test's listeners did not start"; cat "$work/expired-proxy.log" "$work/plain-proxy.log"; exit 1; }
+expired_host="tcp://127.0.0.1:$(cat "$work/expired.port")"
 plain_host="tcp://127.0.0.1:$(cat "$work/plain.port")"
 
 # ---- an sshd on 127.0.0.1 with a key of this test's ----
@@ -82,6 +70,7 @@ PermitRootLogin prohibit-password
 StrictModes no
 UsePAM no
 PidFile $work/sshd.pid
+SetEnv DOCKER_HOST=unix://$engine_socket
 CONF
 echo "[127.0.0.1]:$ssh_port $(cat "$work/host_key.pub")" > "$work/known_hosts"
 for who in client stranger; do
@@ -107,14 +96,22 @@ print("writable", os.access("/data/sales.csv", os.W_OK))
 print("mount", [line.split()[3] for line in open("/proc/self/mountinfo") if line.split()[4] == "/data"])
 PY
 # What the cell shows: the numbers, /data read-only, and a mount of the engine's own volume
-# (never a folder of this machine: the session's data folder is under $work or the cache).
+# (in the engine's data root, here under $work/d2), never the session's data folder.
 data_ok () { # output
-  grep -q '^sum 200$' "$1" && grep -q '^writable False$' "$1" && grep -q "^mount \['/var/lib/docker/volumes/assay-" "$1" &&
-    ! grep '^mount' "$1" | grep -q "$work\|/sessions/\|$HOME"
+  grep -q '^sum 200$' "$1" && grep -q '^writable False$' "$1" && grep -q "^mount \['$work/d2/data/volumes/assay-" "$1" &&
+    ! grep '^mount' "$1" | grep -q "/var/tmp/\|/sessions/\|$HOME"
 }
 
 # ---- TLS ----
 tls_env=(DOCKER_HOST="$tls_host" DOCKER_TLS_VERIFY=1 DOCKER_CERT_PATH="$work/certs")
+check "TLS: sandbox status says the new engine lacks the image" bash -c "
+  env ${tls_env[*]} '$cli' sandbox status > '$work/status'; cat '$work/status';
+  grep -q 'at $tls_host (DOCKER_HOST)' '$work/status' && grep -qi 'assay-cli sandbox build' '$work/status'"
+check "TLS: sandbox build sends the image to the engine, with its progress" bash -c "
+  env ${tls_env[*]} '$cli' sandbox build --backend docker > '$work/build' 2>&1; rc=\$?; cat '$work/build'; [ \$rc -eq 0 ] &&
+  grep -q 'Engine: Docker .* at $tls_host' '$work/build' &&
+  [ \$(grep -c 'Sending the image to Docker' '$work/build') -ge 5 ] && grep -q 'Docker image ready' '$work/build' &&
+  DOCKER_HOST=$d2_socket docker image inspect assay-sandbox:latest > /dev/null"
 check "TLS: sandbox status finds the engine at the tcp:// address, usable, with the image" bash -c "
   env ${tls_env[*]} '$cli' sandbox status > '$work/status' && cat '$work/status' &&
   grep -q 'at $tls_host (DOCKER_HOST)' '$work/status' && grep -q 'Sessions will use: docker' '$work/status' &&
@@ -135,6 +132,14 @@ check "TLS: an engine certificate from another CA is refused, in words (exit 1)"
   DOCKER_HOST='$tls_host' DOCKER_TLS_VERIFY=1 DOCKER_CERT_PATH='$work/other-ca' '$cli' exec --backend docker '$work/data.py' 2> '$work/err'; rc=\$?
   cat '$work/err'; [ \$rc -eq 1 ] && grep -q 'Cannot reach the Docker engine at $tls_host' '$work/err' &&
   grep -qi 'certificate' '$work/err'"
+check "TLS: an expired engine certificate is refused, in words (exit 1)" bash -c "
+  DOCKER_HOST='$expired_host' DOCKER_TLS_VERIFY=1 DOCKER_CERT_PATH='$work/certs' '$cli' exec --backend docker '$work/data.py' 2> '$work/err'; rc=\$?
+  cat '$work/err'; [ \$rc -eq 1 ] && grep -q 'Cannot reach the Docker engine at $expired_host' '$work/err' &&
+  grep -qi 'expired' '$work/err'"
+printf 'import time\ntime.sleep(40)\nprint("after 40 s")\n' > "$work/quiet.py"
+check "TLS: a cell quiet for 40 s keeps its connection (no idle timeout on a carried connection)" bash -c "
+  env ${tls_env[*]} '$cli' exec --backend docker --timeout 120 '$work/quiet.py' > '$work/out' 2>&1; rc=\$?
+  cat '$work/out'; [ \$rc -eq 0 ] && grep -q '^after 40 s$' '$work/out'"
 check "TLS: a missing CA certificate or client certificate is named" bash -c "
   DOCKER_HOST='$tls_host' DOCKER_TLS_VERIFY=1 DOCKER_CERT_PATH='$work/nowhere' '$cli' exec --backend docker '$work/data.py' 2> '$work/err1';
   DOCKER_HOST='$tls_host' DOCKER_TLS_VERIFY=1 DOCKER_CERT_PATH='$work/no-client' '$cli' exec --backend docker '$work/data.py' 2> '$work/err2';
@@ -169,9 +174,9 @@ check "ssh: no ssh process of Assay's is left (its shared connection ends with t
   ! pgrep -af 'ssh -F $work/ssh_config' | grep -v pgrep"
 
 # ---- nothing left behind ----
-check "nothing left: no sandbox container or volume of this run, no tunnel socket" bash -c "
-  after=\$(docker ps -aq --filter label=assay.session | wc -l) ; vols=\$(docker volume ls -q --filter label=assay.session | wc -l)
-  echo \"before: $before, after: \$after \$vols\"; ls -A '$work/tmp' | grep 'assay-docker' ; [ \"\$after \$vols\" = '$before' ] &&
+check "nothing left: no sandbox container or volume on the engine, no tunnel socket" bash -c "
+  left=\$(DOCKER_HOST=$d2_socket docker ps -aq --filter label=assay.session | wc -l) ; vols=\$(DOCKER_HOST=$d2_socket docker volume ls -q --filter label=assay.session | wc -l)
+  echo \"left: \$left containers, \$vols volumes\"; ls -A '$work/tmp' | grep 'assay-docker' ; [ \"\$left \$vols\" = '0 0' ] &&
   [ -z \"\$(ls -A '$work/tmp' | grep '^assay-docker-')\" ]"
 
 echo "1..$n"

@@ -22,14 +22,18 @@ assay_cli_sandbox_progress_cb (double      fraction,
                                gpointer    user_data)
 {
   static char last[256];
+  static int last_tenth = -1;
   gboolean tty = isatty (STDERR_FILENO);
+  int tenth = (int) (fraction * 10);
 
-  /* On a terminal, redraw one line; in a log, print each new step once. */
+  /* On a terminal, redraw one line; in a log, print each new step once, and again at every
+   * tenth of the way (sending an image to an engine elsewhere takes a while). */
   if (tty)
     fprintf (stderr, "\r\033[K[%3d%%] %s", (int) (fraction * 100), message);
-  else if (g_strcmp0 (last, message) != 0)
+  else if (g_strcmp0 (last, message) != 0 || tenth != last_tenth)
     fprintf (stderr, "[%3d%%] %s\n", (int) (fraction * 100), message);
   g_strlcpy (last, message, sizeof last);
+  last_tenth = tenth;
   fflush (stderr);
 }
 

@@ -49,6 +49,8 @@ typedef struct
   gboolean         ready;
   GError          *start_error;
   char            *last_error;
+  GTlsCertificateFlags tls_errors;   /* why the engine's certificate was refused last */
+  char            *tls_expiry;       /* when that certificate's validity ended, or NULL */
 } Tunnel;
 
 /* A connection to the socket, carried to the engine. */
@@ -300,6 +302,48 @@ carry_by_ssh (Carry *carry)
   carry_splice (carry);
 }
 
+static gboolean
+tls_accept_cb (GTlsConnection       *connection,
+               GTlsCertificate      *peer,
+               GTlsCertificateFlags  errors,
+               Tunnel               *tunnel)
+{
+  g_autoptr(GDateTime) not_after = g_tls_certificate_get_not_valid_after (peer);
+
+  /* Never accepted: kept to say why. */
+  tunnel->tls_errors = errors;
+  g_clear_pointer (&tunnel->tls_expiry, g_free);
+  if (not_after != NULL)
+    tunnel->tls_expiry = g_date_time_format (not_after, "%Y-%m-%d %H:%M UTC");
+  return FALSE;
+}
+
+/* What GIO calls "Unacceptable TLS certificate", in words. */
+static char *
+describe_tls_errors (Tunnel *tunnel)
+{
+  g_autoptr(GString) why = g_string_new (NULL);
+  GTlsCertificateFlags errors = tunnel->tls_errors;
+
+  if (errors & G_TLS_CERTIFICATE_EXPIRED)
+    g_string_append_printf (why, _("the engine's certificate expired on %s; "),
+                            tunnel->tls_expiry ? tunnel->tls_expiry : "?");
+  if (errors & G_TLS_CERTIFICATE_NOT_ACTIVATED)
+    g_string_append (why, _("the engine's certificate is not valid yet; "));
+  if (errors & G_TLS_CERTIFICATE_UNKNOWN_CA)
+    g_string_append (why, _("the engine's certificate is not signed by the CA in ca.pem; "));
+  if (errors & G_TLS_CERTIFICATE_BAD_IDENTITY)
+    g_string_append_printf (why, _("the engine's certificate is not for %s; "), tunnel->host);
+  if (errors & G_TLS_CERTIFICATE_REVOKED)
+    g_string_append (why, _("the engine's certificate was revoked; "));
+  if (errors & G_TLS_CERTIFICATE_INSECURE)
+    g_string_append (why, _("the engine's certificate uses an insecure algorithm; "));
+  if (why->len == 0)
+    return NULL;
+  g_string_truncate (why, why->len - 2);
+  return g_string_free (g_steal_pointer (&why), FALSE);
+}
+
 static void
 tls_event_cb (GSocketClient      *client,
               GSocketClientEvent  event,
@@ -311,6 +355,8 @@ tls_event_cb (GSocketClient      *client,
     return;
   g_tls_connection_set_certificate (G_TLS_CONNECTION (connection), tunnel->certificate);
   g_tls_connection_set_database (G_TLS_CONNECTION (connection), tunnel->database);
+  tunnel->tls_errors = 0;
+  g_signal_connect (connection, "accept-certificate", G_CALLBACK (tls_accept_cb), tunnel);
 }
 
 static void
@@ -324,13 +370,21 @@ carry_connected_cb (GObject      *source,
 
   if (connection == NULL)
     {
-      g_autofree char *message = g_strdup_printf (_("cannot reach %s:%d: %s"), carry->tunnel->host,
-                                                  carry->tunnel->port, error->message);
+      g_autofree char *why = NULL;
+      g_autofree char *message = NULL;
+
+      if (g_error_matches (error, G_TLS_ERROR, G_TLS_ERROR_BAD_CERTIFICATE))
+        why = describe_tls_errors (carry->tunnel);
+      message = g_strdup_printf (_("cannot reach %s:%d: %s"), carry->tunnel->host,
+                                 carry->tunnel->port, why != NULL ? why : error->message);
 
       tunnel_set_last_error (carry->tunnel, message);
       carry_free (carry);
       return;
     }
+  /* The timeout was for connecting: once carried, a connection may be quiet for as long as a
+   * cell runs or the engine unpacks an image. */
+  g_socket_set_timeout (g_socket_connection_get_socket (connection), 0);
   carry->remote = G_IO_STREAM (connection);
   carry_splice (carry);
 }
