@@ -216,6 +216,12 @@ report_proposal_reason (const ReportProposal *proposal)
   return g_strdup_printf (_("Reason: “%s”"), proposal->reason);
 }
 
+const char *
+report_proposal_code_label (const ReportProposal *proposal)
+{
+  return proposal->kind == ASSAY_CELL_KIND_SQL ? _("The SQL as proposed:") : _("The code as proposed:");
+}
+
 char *
 report_rejected_note (const ReportProposal *proposal)
 {

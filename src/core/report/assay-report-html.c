@@ -668,7 +668,7 @@ assay_report_html_append_audit (GString     *html,
       if (proposal->decision == ASSAY_DECISION_REJECTED && report->options.include_code &&
           proposal->proposed_code != NULL)
         {
-          g_string_append_printf (html, "<p class=\"note\">%s</p>\n", _("The code as proposed:"));
+          g_string_append_printf (html, "<p class=\"note\">%s</p>\n", report_proposal_code_label (proposal));
           assay_report_html_append_pre (html, "code", proposal->proposed_code);
         }
       if (proposal->diff != NULL && report->options.include_code)

@@ -545,7 +545,7 @@ assay_report_ipynb_proposal_markdown (AssayReport          *report,
   if (proposal->decision == ASSAY_DECISION_REJECTED && report->options.include_code &&
       proposal->proposed_code != NULL)
     {
-      assay_report_ipynb_append_literal (markdown, "*", _("The code as proposed:"), "*\n\n");
+      assay_report_ipynb_append_literal (markdown, "*", report_proposal_code_label (proposal), "*\n\n");
       assay_report_ipynb_append_fenced (markdown, proposal->proposed_code);
     }
   if (proposal->diff != NULL && report->options.include_code)

@@ -984,7 +984,7 @@ assay_report_pdf_place_proposal (Layout               *layout,
   if (proposal->decision == ASSAY_DECISION_REJECTED && report->options.include_code &&
       proposal->proposed_code != NULL)
     {
-      assay_report_pdf_place_note (layout, _("The code as proposed:"));
+      assay_report_pdf_place_note (layout, report_proposal_code_label (proposal));
       assay_report_pdf_place_preformatted (layout, proposal->proposed_code, 0xf0f3f6, FALSE);
     }
   if (proposal->diff != NULL)

@@ -185,6 +185,8 @@ char        *report_proposal_heading       (const ReportProposal     *proposal);
 char        *report_proposal_decision      (const ReportProposal     *proposal);
 /* "Reason: “…”", "No reason was given."; NULL unless rejected. */
 char        *report_proposal_reason        (const ReportProposal     *proposal);
+/* "The code as proposed:", or "The SQL as proposed:" for a query. */
+const char  *report_proposal_code_label    (const ReportProposal     *proposal);
 /* What the body says where a rejected cell was proposed. */
 char        *report_rejected_note          (const ReportProposal     *proposal);
 /* The appendix's mark on a cell the analyst edited, or NULL. */
