@@ -404,6 +404,86 @@ test_artifacts (Fixture       *fixture,
   }
 }
 
+/* How many image/png outputs a cell has, and whether NAME is among its artifacts. */
+static guint
+count_inline_figures (AssayCellResult *result)
+{
+  JsonArray *outputs = assay_cell_result_get_outputs (result);
+  guint n = 0;
+
+  for (guint i = 0; i < json_array_get_length (outputs); i++)
+    {
+      JsonObject *output = json_array_get_object_element (outputs, i);
+      JsonObject *bundle = json_object_has_member (output, "data")
+                           ? json_object_get_object_member (output, "data") : NULL;
+
+      n += bundle != NULL && json_object_has_member (bundle, "image/png");
+    }
+  return n;
+}
+
+static gboolean
+has_artifact (AssayCellResult *result,
+              const char      *name)
+{
+  GPtrArray *artifacts = assay_cell_result_get_artifacts (result);
+
+  for (guint i = 0; i < artifacts->len; i++)
+    if (g_str_equal (((AssayArtifact *) g_ptr_array_index (artifacts, i))->name, name))
+      return TRUE;
+  return FALSE;
+}
+
+/* A figure the cell saved to a PNG in the workspace is that file, its artifact: plt.show(),
+ * display() or the capture at the end of the cell do not send it again as an image. A figure
+ * changed after it was saved, saved elsewhere or in another format still is shown. */
+static void
+test_figure_saved_once (Fixture       *fixture,
+                        gconstpointer  data)
+{
+  g_autoptr(AssayCellResult) shown = NULL;
+  g_autoptr(AssayCellResult) captured = NULL;
+  g_autoptr(AssayCellResult) displayed = NULL;
+  g_autoptr(AssayCellResult) changed = NULL;
+  g_autoptr(AssayCellResult) elsewhere = NULL;
+
+  start_session (fixture);
+  shown = RUN ("import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\nax.bar(['a', 'b'], [3, 5])\n"
+               "fig.savefig('/workspace/shown.png', dpi=80)\nplt.show()\nprint('saved')\n");
+  assert_status (shown, ASSAY_CELL_OK);
+  assert_stdout (shown, "saved\n");
+  g_assert_true (has_artifact (shown, "shown.png"));
+  g_assert_cmpuint (count_inline_figures (shown), ==, 0);
+
+  /* plt.savefig with a relative name, the figure left open for the end of the cell. */
+  captured = RUN ("plt.plot([1, 2, 3])\nplt.title('Open')\nplt.savefig('captured.png')\n");
+  assert_status (captured, ASSAY_CELL_OK);
+  g_assert_true (has_artifact (captured, "captured.png"));
+  g_assert_cmpuint (count_inline_figures (captured), ==, 0);
+
+  displayed = RUN ("fig, ax = plt.subplots()\nax.plot([3, 1])\nfig.savefig('/workspace/displayed.png')\nfig");
+  assert_status (displayed, ASSAY_CELL_OK);
+  g_assert_true (has_artifact (displayed, "displayed.png"));
+  g_assert_cmpuint (count_inline_figures (displayed), ==, 0);
+
+  /* Changed after it was saved: what the file holds is not what is shown. */
+  changed = RUN ("fig, ax = plt.subplots()\nax.plot([1, 2])\nfig.savefig('/workspace/before.png')\n"
+                 "ax.set_title('After the save')\nplt.show()\n");
+  assert_status (changed, ASSAY_CELL_OK);
+  g_assert_true (has_artifact (changed, "before.png"));
+  g_assert_cmpuint (count_inline_figures (changed), ==, 1);
+
+  /* Outside the workspace (no artifact), as a PDF (no figure in a report), a file deleted. */
+  elsewhere = RUN ("import os\n"
+                   "a, ax = plt.subplots()\nax.plot([1])\na.savefig('/tmp/elsewhere.png')\n"
+                   "b, ax = plt.subplots()\nax.plot([2])\nb.savefig('/workspace/figure.pdf')\n"
+                   "c, ax = plt.subplots()\nax.plot([3])\nc.savefig('/workspace/gone.png')\n"
+                   "os.remove('/workspace/gone.png')\nplt.show()\n");
+  assert_status (elsewhere, ASSAY_CELL_OK);
+  g_assert_true (has_artifact (elsewhere, "figure.pdf"));
+  g_assert_cmpuint (count_inline_figures (elsewhere), ==, 3);
+}
+
 /* A dataset added while the sandbox runs is there for the next cell, read-only (an engine
  * elsewhere gets it sent, as the first ones were). */
 static void
@@ -1068,6 +1148,7 @@ main (int   argc,
     { "rich-outputs", test_rich_outputs },
     { "streaming", test_streaming },
     { "artifacts", test_artifacts },
+    { "figure-saved-once", test_figure_saved_once },
     { "datasets", test_datasets },
     { "datasets-added-later", test_datasets_added_later },
     { "checks", test_checks },

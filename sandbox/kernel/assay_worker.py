@@ -596,6 +596,10 @@ class Kernel:
         self._poke = threading.Event()
         self.plt = None
         self.figure_class = None
+        # The PNG files of /workspace the running cell saved a figure to: real path -> the
+        # figure saved there last. The file becomes an artifact, which the chat, the gallery
+        # and the reports show; the same figure unchanged is not shown inline again.
+        self.saved_figures = {}
         # The namespace is the dict of a module installed as __main__, so that classes
         # and functions defined in cells can be pickled (pickle, multiprocessing).
         main_module = types.ModuleType("__main__")
@@ -707,6 +711,7 @@ class Kernel:
                     self.show_figures()
 
                 plt.show = show
+                self._watch_savefig(matplotlib.figure.Figure)
             except Exception as exc:
                 failed["matplotlib.pyplot"] = "%s: %s" % (type(exc).__name__, exc)
         try:
@@ -719,6 +724,52 @@ class Kernel:
             failed["assay_frames"] = "%s: %s" % (type(exc).__name__, exc)
         self.channel.send({"type": "ready", "preloaded": preloaded, "failed": failed})
 
+    # ---- figures saved to files -------------------------------------------------------
+
+    def _watch_savefig(self, figure_class):
+        """Notes the figures a cell saves to PNG files in the workspace (plt.savefig is
+        gcf().savefig)."""
+        original = figure_class.savefig
+        kernel = self
+
+        @functools.wraps(original)
+        def savefig(fig, fname, *args, **kwargs):
+            result = original(fig, fname, *args, **kwargs)
+            kernel._note_saved_figure(fig, fname, kwargs.get("format"))
+            return result
+
+        figure_class.savefig = savefig
+
+    def _note_saved_figure(self, fig, fname, fmt):
+        try:
+            if self.seq is None or not isinstance(fname, (str, bytes, os.PathLike)):
+                return  # a buffer (our own rendering, or the cell's) is no artifact
+            path = os.fsdecode(os.fspath(fname))
+            # The host takes an artifact for a figure by its name: a .png, in PNG.
+            if os.path.splitext(path)[1].lower() != ".png" or \
+                    (fmt is not None and str(fmt).lower() != "png"):
+                return
+            path = os.path.realpath(path)
+            if not path.startswith(os.path.realpath(self.workspace) + os.sep):
+                return
+            self.saved_figures[path] = fig
+            # As drawn into the file: whatever changes the figure from here on makes it
+            # stale again (savefig itself leaves it stale, restoring what it set).
+            fig.stale = False
+        except Exception:
+            pass
+
+    def _saved_as_file(self, fig):
+        """Whether the running cell saved FIG as it is now to a PNG file of the workspace
+        that still holds it: that file is the figure's artifact."""
+        try:
+            if fig.stale:
+                return False
+            return any(saved is fig and os.path.isfile(path)
+                       for path, saved in self.saved_figures.items())
+        except Exception:
+            return False
+
     # ---- rich display ---------------------------------------------------------------
 
     def display(self, *objs, **kwargs):
@@ -730,6 +781,11 @@ class Kernel:
         return self.figure_class is not None and isinstance(obj, self.figure_class)
 
     def publish(self, obj, output_type):
+        if self._is_figure(obj) and self._saved_as_file(obj):
+            # Its file is shown as the cell's artifact; not a second time.
+            if self.plt is not None:
+                self.plt.close(obj)
+            return
         data = self.mime_bundle(obj)
         output = {"output_type": output_type, "data": data, "metadata": {}}
         if output_type == "execute_result":
@@ -814,6 +870,8 @@ class Kernel:
         try:
             for num in plt.get_fignums():
                 fig = plt.figure(num)
+                if self._saved_as_file(fig):
+                    continue  # its file is the cell's artifact
                 try:
                     data = self.figure_bundle(fig)
                 except (KeyboardInterrupt, MemoryError):
@@ -877,6 +935,7 @@ class Kernel:
     def run_cell(self, seq, execution_count, code, checks=True):
         self.seq = seq
         self.execution_count = execution_count
+        self.saved_figures = {}
         filename = "<cell %d>" % execution_count
         # Tracebacks and warnings show the cell's source lines. mtime None keeps
         # linecache.checkcache() from dropping the entry.
@@ -931,6 +990,7 @@ class Kernel:
             done["reason"] = reason
         self.channel.send(done)
         self.seq = None
+        self.saved_figures = {}
 
     def serve(self):
         for line in _read_lines(self.ctl_fd):

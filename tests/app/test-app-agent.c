@@ -245,6 +245,7 @@ test_edit (void)
   AssayCodeReview *review = assay_window_get_code_review (window);
   GtkWidget *chat = GTK_WIDGET (assay_window_get_chat_view (window));
   GtkWidget *view;
+  GtkWidget *mark;
   AssaySessionCell *cell;
 
   send (window, "Print something");
@@ -254,10 +255,20 @@ test_edit (void)
   gtk_widget_activate_action (GTK_WIDGET (review), "review.edit", NULL);
   g_assert_true (gtk_text_view_get_editable (GTK_TEXT_VIEW (view)));
   gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (view)), "print('edited by the analyst')\n", -1);
+  g_assert_null (gui_find (chat, GTK_TYPE_LABEL, "Edited by you"));
   gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL);
   wait_idle (window);
 
   g_assert_nonnull (gui_find (chat, GTK_TYPE_TEXT_VIEW, "edited by the analyst"));
+  /* The step card says whose code ran, then and when the session is shown again. */
+  mark = gui_find (chat, GTK_TYPE_LABEL, "Edited by you");
+  g_assert_nonnull (mark);
+  g_assert_true (gtk_widget_is_drawable (mark));
+  assay_chat_view_show_session (ASSAY_CHAT_VIEW (chat), assay_window_get_session (window), 8);
+  wait_idle (window);
+  mark = gui_find (chat, GTK_TYPE_LABEL, "Edited by you");
+  g_assert_nonnull (mark);
+  g_assert_true (gtk_widget_is_drawable (mark));
   g_assert_null (gui_find (chat, GTK_TYPE_TEXT_VIEW, "original"));
   g_assert_null (gui_find (chat, GTK_TYPE_LABEL, "original"));
   cell = assay_session_get_cell (assay_window_get_session (window), 0);

@@ -414,6 +414,8 @@ assay_chat_view_show_cell (AssayStepCard    *card,
                            AssaySessionCell *cell)
 {
   assay_step_card_add_cell (card, cell->id, cell->description);
+  if (cell->decision == ASSAY_DECISION_EDITED)
+    assay_step_card_cell_edited (card, cell->id);
   if (cell->decision == ASSAY_DECISION_REJECTED)
     {
       assay_step_card_cell_rejected (card, cell->id, cell->reason);
@@ -749,6 +751,8 @@ assay_chat_view_agent_cell_started_cb (AssayChatView *self,
   AssayStepCard *card = assay_chat_view_card_for_cell (self, agent, cell_id);
 
   assay_step_card_add_cell (card, cell_id, cell ? cell->description : NULL);
+  if (cell != NULL && cell->decision == ASSAY_DECISION_EDITED)
+    assay_step_card_cell_edited (card, cell_id);
   assay_step_card_cell_started (card, cell_id);
 }
 

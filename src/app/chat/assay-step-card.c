@@ -26,6 +26,8 @@ typedef struct
   GtkWidget *box;
   GtkWidget *status_icon;
   GtkWidget *status_label;
+  GtkWidget *header;
+  GtkWidget *edited_label;   /* "Edited by you", made when the analyst edited the code */
   GtkWidget *description_label;
   GtkWidget *checks_label;   /* what the kernel saw the cell do to its data */
   GtkWidget *expander;
@@ -315,6 +317,7 @@ assay_step_card_add_cell (AssayStepCard *self,
   gtk_box_append (GTK_BOX (header), row->status_icon);
   gtk_box_append (GTK_BOX (header), row->status_label);
   gtk_box_append (GTK_BOX (row->box), header);
+  row->header = header;
 
   row->description_label = gtk_label_new (description);
   gtk_label_set_xalign (GTK_LABEL (row->description_label), 0.0);
@@ -815,6 +818,24 @@ assay_step_card_cell_rejected (AssayStepCard *self,
   else
     text = g_strdup (_("Rejected"));
   assay_step_card_set_status (row, ASSAY_CELL_REJECTED, "action-unavailable-symbolic", text, "dim-label");
+}
+
+void
+assay_step_card_cell_edited (AssayStepCard *self,
+                             const char    *cell_id)
+{
+  CellRow *row;
+
+  g_return_if_fail (ASSAY_IS_STEP_CARD (self));
+  if ((row = assay_step_card_find_cell (self, cell_id)) == NULL || row->edited_label != NULL)
+    return;
+  /* What ran is not what the model proposed: the analyst reading the card should see it. */
+  row->edited_label = gtk_label_new (_("Edited by you"));
+  gtk_widget_set_valign (row->edited_label, GTK_ALIGN_BASELINE);
+  gtk_widget_add_css_class (row->edited_label, "caption");
+  gtk_widget_add_css_class (row->edited_label, "dim-label");
+  gtk_widget_set_tooltip_text (row->edited_label, _("You changed the code before it ran"));
+  gtk_box_append (GTK_BOX (row->header), row->edited_label);
 }
 
 const char *

@@ -65,6 +65,9 @@ void        assay_step_card_cell_finished  (AssayStepCard   *self,
 void        assay_step_card_cell_rejected  (AssayStepCard *self,
                                             const char    *cell_id,
                                             const char    *reason);
+/* Marks the cell "Edited by you": what ran is the analyst's edit of what was proposed. */
+void        assay_step_card_cell_edited    (AssayStepCard *self,
+                                            const char    *cell_id);
 /* The cell's status as shown ("ok", "running", "rejected", ...), NULL if unknown. */
 const char *assay_step_card_get_cell_status (AssayStepCard *self,
                                              const char    *cell_id);

@@ -38,6 +38,9 @@ static const char css[] =
   "table.changes td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
   "table.changes tr.stale td{color:#a51d2d}table.changes tr.changed td.after{font-weight:bold}"
   ".untraced{text-decoration:underline wavy #b3261e}.untraced-notes{color:#7a1d15;font-size:.9em}"
+  ".decision{color:#8a5100}.rejected{color:#8a5100;font-style:italic;font-size:.9em}"
+  ".proposal{margin:1em 0;page-break-inside:avoid}.proposal h3{font-size:1em;margin:0 0 .2em}"
+  ".proposal p{margin:.2em 0}pre.diff{background:#fdf6e3}"
   "@media print{body{max-width:none;margin:0}a{color:inherit}nav.toc{page-break-after:always}"
   "h2{page-break-before:auto}figure,table,pre{page-break-inside:avoid}}";
 
@@ -436,6 +439,12 @@ assay_report_html_append_cell_appendix (GString          *html,
     assay_report_html_append_escaped (html, meta, -1);
   }
   g_string_append (html, "</p>\n");
+  if (report_cell_decision_note (cell) != NULL)
+    {
+      g_string_append (html, "<p class=\"decision\">");
+      assay_report_html_append_escaped (html, report_cell_decision_note (cell), -1);
+      g_string_append (html, "</p>\n");
+    }
   /* What the kernel saw the cell do to its data, and the files it read. */
   {
     g_autofree char *checks = assay_cell_checks_describe (cell->checks, FALSE);
@@ -467,6 +476,9 @@ assay_report_html_append_cell_appendix (GString          *html,
           g_string_append_printf (html, "<p class=\"note\">%s</p>\n", _("(A table, shown above.)"));
           continue;
         }
+      /* A figure's text is only its name: its note below says where it is. */
+      if (output->png_base64 != NULL)
+        continue;
       text = assay_cell_output_dup_text (output);
       if (text && *text)
         assay_report_html_append_pre (html,
@@ -622,6 +634,58 @@ assay_report_html_append_requests (GString     *html,
   g_string_append (html, "</section>\n");
 }
 
+/* The audit trail: every proposal and what the analyst decided. */
+static void
+assay_report_html_append_audit (GString     *html,
+                                AssayReport *report)
+{
+  g_string_append (html, "<section id=\"audit\">\n<h2>");
+  assay_report_html_append_escaped (html, report_audit_title (), -1);
+  g_string_append (html, "</h2>\n<p class=\"note\">");
+  assay_report_html_append_escaped (html, report_audit_intro (), -1);
+  g_string_append (html, "</p>\n");
+  for (guint i = 0; i < report->proposals->len; i++)
+    {
+      const ReportProposal *proposal = g_ptr_array_index (report->proposals, i);
+      g_autofree char *heading = report_proposal_heading (proposal);
+      g_autofree char *decision = report_proposal_decision (proposal);
+      g_autofree char *reason = report_proposal_reason (proposal);
+      gboolean plain = proposal->decision == ASSAY_DECISION_AUTO ||
+                       proposal->decision == ASSAY_DECISION_APPROVED;
+
+      g_string_append_printf (html, "<div class=\"proposal\" data-decision=\"%s\">\n<h3>",
+                              assay_decision_to_string (proposal->decision));
+      assay_report_html_append_escaped (html, heading, -1);
+      g_string_append_printf (html, "</h3>\n<p class=\"%s\">", plain ? "meta" : "decision");
+      assay_report_html_append_escaped (html, decision, -1);
+      g_string_append (html, "</p>\n");
+      if (reason != NULL)
+        {
+          g_string_append (html, "<p class=\"reason\">");
+          assay_report_html_append_escaped (html, reason, -1);
+          g_string_append (html, "</p>\n");
+        }
+      if (proposal->decision == ASSAY_DECISION_REJECTED && report->options.include_code &&
+          proposal->proposed_code != NULL)
+        {
+          g_string_append_printf (html, "<p class=\"note\">%s</p>\n", report_proposal_code_label (proposal));
+          assay_report_html_append_pre (html, "code", proposal->proposed_code);
+        }
+      if (proposal->diff != NULL && report->options.include_code)
+        assay_report_html_append_pre (html, "diff", proposal->diff);
+      else if (proposal->diff != NULL)
+        {
+          g_autofree char *note = report_proposal_changed_note (proposal);
+
+          g_string_append (html, "<p class=\"note\">");
+          assay_report_html_append_escaped (html, note, -1);
+          g_string_append (html, "</p>\n");
+        }
+      g_string_append (html, "</div>\n");
+    }
+  g_string_append (html, "</section>\n");
+}
+
 static char *
 assay_report_html_question_heading (const ReportQuestion *question)
 {
@@ -685,6 +749,12 @@ assay_report_write_html (AssayReport   *report,
     g_string_append_printf (html, "<li><a href=\"#appendix\">%s</a></li>\n",
                             report->options.include_code ? _("Appendix: the code and its output")
                                                          : _("Appendix: the output of each step"));
+  if (report->proposals->len > 0)
+    {
+      g_string_append (html, "<li><a href=\"#audit\">");
+      assay_report_html_append_escaped (html, report_audit_title (), -1);
+      g_string_append (html, "</a></li>\n");
+    }
   if (report->requests != NULL)
     {
       g_string_append (html, "<li><a href=\"#requests\">");
@@ -724,6 +794,15 @@ assay_report_write_html (AssayReport   *report,
             case REPORT_ITEM_CELL:
               assay_report_html_append_cell_results (html, item->cell);
               break;
+            case REPORT_ITEM_REJECTED:
+              {
+                g_autofree char *note = report_rejected_note (item->proposal);
+
+                g_string_append (html, "<p class=\"rejected\">");
+                assay_report_html_append_escaped (html, note, -1);
+                g_string_append (html, "</p>\n");
+              }
+              break;
             default:
               break;
             }
@@ -741,6 +820,8 @@ assay_report_write_html (AssayReport   *report,
         assay_report_html_append_cell_appendix (html, report, g_ptr_array_index (report->cells, i));
       g_string_append (html, "</section>\n");
     }
+  if (report->proposals->len > 0)
+    assay_report_html_append_audit (html, report);
   if (report->requests != NULL)
     assay_report_html_append_requests (html, report);
   g_string_append (html, "</body>\n</html>\n");

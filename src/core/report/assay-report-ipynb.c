@@ -155,30 +155,10 @@ assay_report_ipynb_copy_bundle (JsonObject *data)
   return copy;
 }
 
-static void
-assay_report_ipynb_flush_stream (JsonArray   *outputs,
-                                 GString    **stream,
-                                 const char  *name)
-{
-  JsonObject *copy;
-
-  if (*stream == NULL)
-    return;
-  copy = json_object_new ();
-  json_object_set_string_member (copy, "output_type", "stream");
-  json_object_set_string_member (copy, "name", name);
-  json_object_set_member (copy, "text", assay_report_ipynb_multiline ((*stream)->str));
-  json_array_add_object_element (outputs, copy);
-  g_string_free (*stream, TRUE);
-  *stream = NULL;
-}
-
 static JsonArray *
 assay_report_ipynb_copy_outputs (const ReportCell *cell)
 {
   JsonArray *outputs = json_array_new ();
-  GString *stream = NULL;
-  const char *stream_name = NULL;
   guint n = json_array_get_length (cell->outputs);
 
   for (guint i = 0; i < n; i++)
@@ -190,21 +170,16 @@ assay_report_ipynb_copy_outputs (const ReportCell *cell)
       if (output == NULL || output->kind == ASSAY_CELL_OUTPUT_OTHER)
         continue;
 
-      /* Consecutive pieces of one stream are one output, as Jupyter shows them. */
+      /* The snapshot joined each run of one stream into one output already. */
       if (output->kind == ASSAY_CELL_OUTPUT_STREAM)
         {
-          const char *name = output->is_stderr ? "stderr" : "stdout";
-
-          if (stream == NULL || g_strcmp0 (stream_name, name) != 0)
-            {
-              assay_report_ipynb_flush_stream (outputs, &stream, stream_name);
-              stream = g_string_new (NULL);
-              stream_name = name;
-            }
-          g_string_append (stream, output->text);
+          copy = json_object_new ();
+          json_object_set_string_member (copy, "output_type", "stream");
+          json_object_set_string_member (copy, "name", output->is_stderr ? "stderr" : "stdout");
+          json_object_set_member (copy, "text", assay_report_ipynb_multiline (output->text));
+          json_array_add_object_element (outputs, copy);
           continue;
         }
-      assay_report_ipynb_flush_stream (outputs, &stream, stream_name);
 
       if (output->kind == ASSAY_CELL_OUTPUT_RESULT || output->kind == ASSAY_CELL_OUTPUT_DISPLAY)
         {
@@ -239,8 +214,6 @@ assay_report_ipynb_copy_outputs (const ReportCell *cell)
           json_array_add_object_element (outputs, copy);
         }
     }
-
-  assay_report_ipynb_flush_stream (outputs, &stream, stream_name);
 
   /* The figures the cell saved as files are shown too, as Jupyter would show a plot. */
   for (guint i = 0; i < cell->figures->len; i++)
@@ -555,6 +528,78 @@ assay_report_ipynb_request_markdown (const ReportRequest *request)
   return g_string_free (markdown, FALSE);
 }
 
+static char *
+assay_report_ipynb_proposal_markdown (AssayReport          *report,
+                                      const ReportProposal *proposal)
+{
+  GString *markdown = g_string_new (NULL);
+  g_autofree char *heading = report_proposal_heading (proposal);
+  g_autofree char *decision = report_proposal_decision (proposal);
+  g_autofree char *reason = report_proposal_reason (proposal);
+
+  assay_report_ipynb_append_literal (markdown, "**", heading, "**  \n");
+  assay_report_ipynb_append_literal (markdown, "", decision, "");
+  if (reason != NULL)
+    assay_report_ipynb_append_literal (markdown, "  \n", reason, "");
+  g_string_append (markdown, "\n\n");
+  if (proposal->decision == ASSAY_DECISION_REJECTED && report->options.include_code &&
+      proposal->proposed_code != NULL)
+    {
+      assay_report_ipynb_append_literal (markdown, "*", report_proposal_code_label (proposal), "*\n\n");
+      assay_report_ipynb_append_fenced (markdown, proposal->proposed_code);
+    }
+  if (proposal->diff != NULL && report->options.include_code)
+    assay_report_ipynb_append_fenced (markdown, proposal->diff);
+  else if (proposal->diff != NULL)
+    {
+      g_autofree char *note = report_proposal_changed_note (proposal);
+
+      assay_report_ipynb_append_literal (markdown, "*", note, "*\n\n");
+    }
+  while (markdown->len > 0 && markdown->str[markdown->len - 1] == '\n')
+    g_string_truncate (markdown, markdown->len - 1);
+  return g_string_free (markdown, FALSE);
+}
+
+/* The audit trail: its title and what it holds, then a cell for each proposal. */
+static void
+assay_report_ipynb_add_audit (JsonArray   *cells,
+                              guint       *counter,
+                              AssayReport *report)
+{
+  g_autoptr(GString) intro = g_string_new (NULL);
+
+  assay_report_ipynb_append_literal (intro, "## ", report_audit_title (), "\n\n");
+  assay_report_ipynb_append_literal (intro, "", report_audit_intro (), "");
+  assay_report_ipynb_add_markdown (cells, counter, intro->str);
+  for (guint i = 0; i < report->proposals->len; i++)
+    {
+      g_autofree char *markdown = assay_report_ipynb_proposal_markdown (report, g_ptr_array_index (report->proposals, i));
+
+      assay_report_ipynb_add_markdown (cells, counter, markdown);
+    }
+}
+
+/* Where a rejected cell was proposed: what was rejected and why, never as a code cell (it
+ * must not run with the rest). */
+static char *
+assay_report_ipynb_rejected_markdown (AssayReport          *report,
+                                      const ReportProposal *proposal)
+{
+  GString *markdown = g_string_new (NULL);
+  g_autofree char *note = report_rejected_note (proposal);
+
+  assay_report_ipynb_append_literal (markdown, "*", note, "*");
+  if (report->options.include_code && proposal->proposed_code != NULL)
+    {
+      g_string_append (markdown, "\n\n");
+      assay_report_ipynb_append_fenced (markdown, proposal->proposed_code);
+      while (markdown->len > 0 && markdown->str[markdown->len - 1] == '\n')
+        g_string_truncate (markdown, markdown->len - 1);
+    }
+  return g_string_free (markdown, FALSE);
+}
+
 /* The appendix: its title and what it holds, then a cell for each request. */
 static void
 assay_report_ipynb_add_requests (JsonArray   *cells,
@@ -653,6 +698,12 @@ assay_report_write_ipynb (AssayReport   *report,
 
               assay_report_ipynb_add_markdown (cells, &n_markdown, answer);
             }
+          else if (item->kind == REPORT_ITEM_REJECTED)
+            {
+              g_autofree char *rejected = assay_report_ipynb_rejected_markdown (report, item->proposal);
+
+              assay_report_ipynb_add_markdown (cells, &n_markdown, rejected);
+            }
           else if (item->kind == REPORT_ITEM_CELL)
             {
               const ReportCell *source = item->cell;
@@ -670,6 +721,13 @@ assay_report_write_ipynb (AssayReport   *report,
 
                   assay_report_ipynb_add_markdown (cells, &n_markdown, anchor);
                 }
+              if (report_cell_decision_note (source) != NULL)
+                {
+                  g_autoptr(GString) note = g_string_new (NULL);
+
+                  assay_report_ipynb_append_literal (note, "*", report_cell_decision_note (source), "*");
+                  assay_report_ipynb_add_markdown (cells, &n_markdown, note->str);
+                }
               json_object_set_int_member (cell, "execution_count", source->execution_count);
               json_object_set_array_member (cell, "outputs", assay_report_ipynb_copy_outputs (source));
               json_object_set_string_member (cell_assay, "cell", source->id);
@@ -678,6 +736,7 @@ assay_report_write_ipynb (AssayReport   *report,
                                              assay_cell_status_to_string (source->status));
               if (source->description)
                 json_object_set_string_member (cell_assay, "description", source->description);
+              json_object_set_string_member (cell_assay, "decision", assay_decision_to_string (source->decision));
               json_object_set_int_member (cell_assay, "elapsed_ms", source->elapsed_ms);
               if (source->checks != NULL)
                 json_object_set_member (cell_assay, "checks", assay_cell_checks_to_json (source->checks));
@@ -697,6 +756,8 @@ assay_report_write_ipynb (AssayReport   *report,
                              _("Writing the notebook"));
     }
 
+  if (report->proposals->len > 0)
+    assay_report_ipynb_add_audit (cells, &n_markdown, report);
   if (report->requests != NULL)
     assay_report_ipynb_add_requests (cells, &n_markdown, report);
 

@@ -33,6 +33,8 @@
 #define TABLE_SIZE     9.0
 #define TABLE_MIN_SIZE 6.5
 #define CELL_PAD       3.0
+/* What the analyst decided about a cell (an edit, a rejection): not an error, not the body. */
+#define DECISION_COLOR "#8a5100"
 
 typedef enum
 {
@@ -898,6 +900,9 @@ assay_report_pdf_place_cell_appendix (Layout           *layout,
   assay_report_pdf_place_text (layout, meta, SANS, 8.5,
                                cell->succeeded ? "<span foreground=\"#666666\">" : "<span foreground=\"#b3261e\">",
                                "</span>", 4);
+  if (report_cell_decision_note (cell) != NULL)
+    assay_report_pdf_place_text (layout, report_cell_decision_note (cell), SANS, 8.5,
+                                 "<span foreground=\"" DECISION_COLOR "\">", "</span>", 4);
   /* What the kernel saw the cell do to its data, and the files it read. */
   {
     g_autofree char *checks = assay_cell_checks_describe (cell->checks, FALSE);
@@ -927,6 +932,10 @@ assay_report_pdf_place_cell_appendix (Layout           *layout,
           assay_report_pdf_place_note (layout, _("(A table, shown above.)"));
           continue;
         }
+      /* A figure's text is only its name ("<Figure size 640x480 with 1 Axes>"): its note
+       * below says where it is. */
+      if (output->png_base64 != NULL)
+        continue;
       text = assay_cell_output_dup_text (output);
       if (text && *text)
         assay_report_pdf_place_preformatted (layout, text, output->kind == ASSAY_CELL_OUTPUT_ERROR ? 0xfbe9e7 : 0xfafafa,
@@ -949,6 +958,45 @@ assay_report_pdf_place_cell_appendix (Layout           *layout,
                                 (char *) g_ptr_array_index (cell->files, i));
       note = g_strdup_printf (_("Files: %s"), joined->str);
       assay_report_pdf_place_note (layout, note);
+    }
+}
+
+/* ---- the audit trail ------------------------------------------------------------------------ */
+
+static void
+assay_report_pdf_place_proposal (Layout               *layout,
+                                 const ReportProposal *proposal)
+{
+  AssayReport *report = layout->report;
+  g_autofree char *heading = report_proposal_heading (proposal);
+  g_autofree char *decision = report_proposal_decision (proposal);
+  g_autofree char *reason = report_proposal_reason (proposal);
+
+  assay_report_pdf_ensure_space (layout, 40);
+  assay_report_pdf_place_text (layout, heading, SANS, 10, "<b>", "</b>", 2);
+  assay_report_pdf_place_text (layout, decision, SANS, 8.5,
+                               proposal->decision == ASSAY_DECISION_AUTO ||
+                               proposal->decision == ASSAY_DECISION_APPROVED
+                               ? "<span foreground=\"#666666\">" : "<span foreground=\"" DECISION_COLOR "\">",
+                               "</span>", reason != NULL ? 2 : 6);
+  if (reason != NULL)
+    assay_report_pdf_place_text (layout, reason, SANS, 9, "", "", 6);
+  if (proposal->decision == ASSAY_DECISION_REJECTED && report->options.include_code &&
+      proposal->proposed_code != NULL)
+    {
+      assay_report_pdf_place_note (layout, report_proposal_code_label (proposal));
+      assay_report_pdf_place_preformatted (layout, proposal->proposed_code, 0xf0f3f6, FALSE);
+    }
+  if (proposal->diff != NULL)
+    {
+      if (report->options.include_code)
+        assay_report_pdf_place_preformatted (layout, proposal->diff, 0xfdf6e3, FALSE);
+      else
+        {
+          g_autofree char *note = report_proposal_changed_note (proposal);
+
+          assay_report_pdf_place_note (layout, note);
+        }
     }
 }
 
@@ -1065,6 +1113,8 @@ assay_report_pdf_count_toc_entries (AssayReport *report)
   if (report->cells->len > 0)
     n += 1 + report->cells->len;
   if (report->rerun_of_title != NULL)
+    n++;
+  if (report->proposals->len > 0)
     n++;
   /* Requests have no entries of their own: a long session would fill pages of contents. */
   if (report->requests != NULL)
@@ -1222,6 +1272,14 @@ assay_report_pdf_place_body (Layout        *layout,
               assay_report_pdf_place_cell_results (layout, item->cell);
               assay_report_progress (report, 0.8 * ++done / total, _("Laying out the questions"));
               break;
+            case REPORT_ITEM_REJECTED:
+              {
+                g_autofree char *note = report_rejected_note (item->proposal);
+
+                assay_report_pdf_place_text (layout, note, SANS, 9,
+                                             "<i><span foreground=\"" DECISION_COLOR "\">", "</span></i>", 6);
+              }
+              break;
             default:
               break;
             }
@@ -1242,6 +1300,21 @@ assay_report_pdf_place_body (Layout        *layout,
             return FALSE;
           assay_report_pdf_place_cell_appendix (layout, g_ptr_array_index (report->cells, i));
           assay_report_progress (report, 0.8 * ++done / total, _("Laying out the appendix"));
+        }
+    }
+
+  if (report->proposals->len > 0)
+    {
+      assay_report_pdf_new_page (layout);
+      assay_report_pdf_add_dest (layout, report_audit_title (), 1);
+      assay_report_pdf_place_heading (layout, report_audit_title (), 16, 0);
+      assay_report_pdf_place_note (layout, report_audit_intro ());
+      layout->y += 4;
+      for (guint i = 0; i < report->proposals->len; i++)
+        {
+          if (g_cancellable_set_error_if_cancelled (layout->cancellable, error))
+            return FALSE;
+          assay_report_pdf_place_proposal (layout, g_ptr_array_index (report->proposals, i));
         }
     }
 

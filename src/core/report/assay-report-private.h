@@ -9,6 +9,7 @@
 #include "assay-report.h"
 #include "assay-provenance.h"
 #include "assay-session.h"
+#include "assay-session-outline.h"
 
 G_BEGIN_DECLS
 
@@ -42,13 +43,38 @@ typedef struct
   GPtrArray  *figures;           /* ReportFigure*: image/png outputs first, then artifacts */
   GPtrArray  *files;             /* char*: names of other artifacts */
   AssayCellChecks *checks;       /* what it read, merged, dropped; or NULL */
+  AssayDecision decision;        /* how it came to run (auto, approved, edited) */
 } ReportCell;
+
+/* The audit trail: every cell the model proposed, in the order it was proposed, and what
+ * became of it, whether or not the report shows it (only successful cells, a step Assay was
+ * closed in). Times are wall-clock microseconds; 0: not recorded. The record names no
+ * person: a decision is the analyst's, or nobody's (policy auto). */
+typedef struct
+{
+  char            *id;
+  guint            question;     /* its question's number, from 1 */
+  guint            step;         /* its step in that question, from 1 */
+  char            *description;  /* may be NULL */
+  AssayCellKind    kind;
+  AssayDecision    decision;
+  AssayCellStatus  status;
+  char            *proposed_code;
+  char            *code;         /* what ran; NULL when it did not */
+  char            *diff;         /* an edit: the proposed code against what ran; else NULL */
+  guint            changed_lines; /* lines the edit changed, added or removed */
+  char            *reason;       /* a rejection's reason; NULL: none given, or not rejected */
+  gint64           proposed_at;
+  gint64           decided_at;   /* rejected: when; run: when it started */
+  const ReportCell *cell;        /* in the report's cells, or NULL */
+} ReportProposal;
 
 typedef enum
 {
   REPORT_ITEM_TEXT,      /* the assistant's words between steps (Markdown) */
   REPORT_ITEM_ANSWER,    /* the final answer (Markdown) */
   REPORT_ITEM_CELL,
+  REPORT_ITEM_REJECTED,  /* a cell the analyst rejected, where it was proposed */
 } ReportItemKind;
 
 typedef struct
@@ -57,6 +83,7 @@ typedef struct
   char           *text;
   ReportCell     *cell;          /* REPORT_ITEM_CELL, owned by the report */
   AssayProvenance *provenance;   /* REPORT_ITEM_ANSWER: its numbers traced, or NULL */
+  const ReportProposal *proposal; /* REPORT_ITEM_REJECTED, in the report's proposals */
 } ReportItem;
 
 typedef struct
@@ -118,6 +145,7 @@ typedef struct
   GPtrArray          *datasets;  /* ReportDataset* */
   GPtrArray          *questions; /* ReportQuestion* */
   GPtrArray          *cells;     /* ReportCell*, in the order they ran */
+  GPtrArray          *proposals; /* ReportProposal*, every cell proposed, in order */
   guint               n_figures;
   GPtrArray          *requests;  /* ReportRequest*; NULL unless options.include_requests */
   /* A session that ran another again: "What changed". */
@@ -141,6 +169,30 @@ GPtrArray   *report_requests_snapshot      (AssaySession             *session);
 /* The appendix's title and the paragraph under it. */
 const char  *report_requests_title         (void);
 const char  *report_requests_intro         (const AssayReport        *report);
+
+/* The audit trail (assay-report-audit.c): REPORT's proposals, every cell of OUTLINE in its
+ * order, each tied to its cell in the report (REPORT_CELLS: session cell → ReportCell);
+ * returns session cell → its ReportProposal. Then the words every writer uses. */
+GHashTable  *report_audit_snapshot         (AssayReport              *report,
+                                            const AssaySessionOutline *outline,
+                                            GHashTable               *report_cells);
+void         report_proposal_free          (ReportProposal           *proposal);
+const char  *report_audit_title            (void);
+const char  *report_audit_intro            (void);
+/* "Cell c3 · question 1, step 2: Load the file" */
+char        *report_proposal_heading       (const ReportProposal     *proposal);
+/* "Proposed 2024-07-01 12:00:05 · rejected by the analyst at 2024-07-01 12:00:40" */
+char        *report_proposal_decision      (const ReportProposal     *proposal);
+/* "Reason: “…”", "No reason was given."; NULL unless rejected. */
+char        *report_proposal_reason        (const ReportProposal     *proposal);
+/* "The code as proposed:", or "The SQL as proposed:" for a query. */
+const char  *report_proposal_code_label    (const ReportProposal     *proposal);
+/* What the body says where a rejected cell was proposed. */
+char        *report_rejected_note          (const ReportProposal     *proposal);
+/* The appendix's mark on a cell the analyst edited, or NULL. */
+const char  *report_cell_decision_note     (const ReportCell         *cell);
+/* Where an edit's diff stands when the code is left out: "3 lines changed". */
+char        *report_proposal_changed_note  (const ReportProposal     *proposal);
 
 /* Helpers shared by the writers. */
 /* The line a step shows in the body for a cell that did not succeed. */

@@ -805,6 +805,121 @@ assay_report_xlsx_write_cells (XlsxWriter *self,
     assay_report_xlsx_write_cut_note (self, sheet, row + 1);
 }
 
+/* ---- the audit trail ---------------------------------------------------------------------- */
+
+static void
+assay_report_xlsx_write_time (XlsxWriter    *self,
+                              lxw_worksheet *sheet,
+                              lxw_row_t      row,
+                              lxw_col_t      column,
+                              gint64         usec)
+{
+  g_autoptr(GDateTime) time = usec > 0 ? g_date_time_new_from_unix_local (usec / G_USEC_PER_SEC) : NULL;
+  lxw_datetime datetime;
+
+  if (time == NULL)
+    return;
+  datetime.year = g_date_time_get_year (time);
+  datetime.month = g_date_time_get_month (time);
+  datetime.day = g_date_time_get_day_of_month (time);
+  datetime.hour = g_date_time_get_hour (time);
+  datetime.min = g_date_time_get_minute (time);
+  datetime.sec = g_date_time_get_second (time);
+  worksheet_write_datetime (sheet, row, column, &datetime, self->datetime);
+}
+
+/* Every proposal, a row each: what was decided, by whom, when, why, and the code. */
+static void
+assay_report_xlsx_write_audit (XlsxWriter *self,
+                               const char *name)
+{
+  AssayReport *report = self->report;
+  lxw_worksheet *sheet = assay_report_xlsx_add_sheet (self, name);
+  const char *columns[] = { _("Cell"), _("Question"), _("Step"), _("Description"), _("Proposed"),
+                            _("Decision"), _("By"), _("Decided"), _("Reason"), _("Code as proposed"),
+                            _("Change"), NULL };
+  lxw_col_t change_column = report->options.include_code ? 10 : 9;
+  gboolean cut = FALSE;
+  lxw_row_t row = 1;
+
+  if (sheet == NULL)
+    return;
+  if (!report->options.include_code)
+    {
+      /* The change is then said in words, without the code. */
+      columns[9] = columns[10];
+      columns[10] = NULL;
+    }
+  assay_report_xlsx_write_header (self, sheet, 0, columns);
+  worksheet_set_column (sheet, 0, 0, 8, NULL);
+  worksheet_set_column (sheet, 1, 2, 9, NULL);
+  worksheet_set_column (sheet, 3, 3, 36, self->wrap);
+  worksheet_set_column (sheet, 4, 4, 20, NULL);
+  worksheet_set_column (sheet, 5, 5, 18, NULL);
+  worksheet_set_column (sheet, 6, 6, 18, NULL);
+  worksheet_set_column (sheet, 7, 7, 20, NULL);
+  worksheet_set_column (sheet, 8, 8, 40, self->wrap);
+  if (report->options.include_code)
+    worksheet_set_column (sheet, 9, 10, 70, self->code);
+  else
+    worksheet_set_column (sheet, 9, 9, 40, self->wrap);
+  for (guint i = 0; i < report->proposals->len && row < LXW_ROW_MAX - 2; i++, row++)
+    {
+      const ReportProposal *proposal = g_ptr_array_index (report->proposals, i);
+      const char *decision, *by = NULL;
+
+      switch (proposal->decision)
+        {
+        case ASSAY_DECISION_AUTO:
+          decision = _("run without asking");
+          by = _("automatic approval");
+          break;
+        case ASSAY_DECISION_APPROVED:
+          decision = _("approved");
+          by = _("the analyst");
+          break;
+        case ASSAY_DECISION_EDITED:
+          decision = _("edited, then run");
+          by = _("the analyst");
+          break;
+        case ASSAY_DECISION_REJECTED:
+          decision = _("rejected");
+          by = _("the analyst");
+          break;
+        case ASSAY_DECISION_PENDING:
+        default:
+          decision = _("never decided");
+          break;
+        }
+      assay_report_xlsx_write_text (sheet, row, 0, proposal->id, REPORT_XLSX_MAX_SHORT_TEXT, NULL, &cut);
+      worksheet_write_number (sheet, row, 1, proposal->question, assay_report_xlsx_number_format (self, "0"));
+      worksheet_write_number (sheet, row, 2, proposal->step, assay_report_xlsx_number_format (self, "0"));
+      assay_report_xlsx_write_text (sheet, row, 3, proposal->description, REPORT_XLSX_MAX_SHORT_TEXT, self->wrap, &cut);
+      assay_report_xlsx_write_time (self, sheet, row, 4, proposal->proposed_at);
+      assay_report_xlsx_write_text (sheet, row, 5, decision, REPORT_XLSX_MAX_SHORT_TEXT, NULL, &cut);
+      assay_report_xlsx_write_text (sheet, row, 6, by, REPORT_XLSX_MAX_SHORT_TEXT, NULL, &cut);
+      assay_report_xlsx_write_time (self, sheet, row, 7, proposal->decided_at);
+      assay_report_xlsx_write_text (sheet, row, 8, proposal->reason, REPORT_XLSX_MAX_SHORT_TEXT, self->wrap, &cut);
+      if (report->options.include_code)
+        {
+          assay_report_xlsx_write_text (sheet, row, 9, proposal->proposed_code, REPORT_XLSX_MAX_CELL_UNITS,
+                                        self->code, &cut);
+          assay_report_xlsx_write_text (sheet, row, change_column, proposal->diff, REPORT_XLSX_MAX_CELL_UNITS,
+                                        self->code, &cut);
+        }
+      else if (proposal->diff != NULL)
+        {
+          g_autofree char *note = report_proposal_changed_note (proposal);
+
+          assay_report_xlsx_write_text (sheet, row, change_column, note, REPORT_XLSX_MAX_SHORT_TEXT, self->wrap, &cut);
+        }
+    }
+  worksheet_freeze_panes (sheet, 1, 0);
+  worksheet_autofilter (sheet, 0, 0, row - 1, change_column);
+  if (cut)
+    assay_report_xlsx_write_cut_note (self, sheet, row + 1);
+}
+
 /* ---- the summary -------------------------------------------------------------------------- */
 
 /* The decimals VALUE has (up to 6): 1234 → 0, 66.7 → 1. */
@@ -1049,6 +1164,7 @@ assay_report_xlsx_write_workbook (AssayReport   *report,
   lxw_doc_properties properties = { .title = title, .comments = comments };
   g_autofree char *figures_name = NULL;
   g_autofree char *cells_name = NULL;
+  g_autofree char *audit_name = NULL;
   XlsxWriter self = { 0 };
   lxw_worksheet *summary;
   lxw_error status;
@@ -1075,6 +1191,7 @@ assay_report_xlsx_write_workbook (AssayReport   *report,
 
     figures_name = assay_report_xlsx_sheet_name (&self, _("Figures"));
     cells_name = assay_report_xlsx_sheet_name (&self, _("Cells"));
+    audit_name = assay_report_xlsx_sheet_name (&self, _("Audit Trail"));
     summary = assay_report_xlsx_add_sheet (&self, summary_name);
   }
   assay_report_progress (report, 0.1, _("Writing the workbook"));
@@ -1083,6 +1200,8 @@ assay_report_xlsx_write_workbook (AssayReport   *report,
     {
       if (report->cells->len > 0)
         assay_report_xlsx_write_cells (&self, cells_name);
+      if (report->proposals->len > 0)
+        assay_report_xlsx_write_audit (&self, audit_name);
       assay_report_xlsx_write_summary (&self, summary);
       ok = !g_cancellable_set_error_if_cancelled (cancellable, error);
     }

@@ -146,6 +146,7 @@ assay_report_free (AssayReport *report)
   g_ptr_array_unref (report->datasets);
   g_ptr_array_unref (report->questions);
   g_ptr_array_unref (report->cells);
+  g_clear_pointer (&report->proposals, g_ptr_array_unref);
   g_clear_pointer (&report->requests, g_ptr_array_unref);
   g_ptr_array_unref (report->changes);
   g_ptr_array_unref (report->rerun_notes);
@@ -201,15 +202,10 @@ assay_report_snapshot_cell (AssayReport            *report,
   cell->succeeded = assay_session_cell_succeeded (source);
   cell->elapsed_ms = source->elapsed_ms;
   cell->checks = assay_cell_checks_copy (source->checks);
-  /* A deep copy: the worker must not share nodes with the session. */
-  {
-    g_autoptr(JsonNode) node = json_node_new (JSON_NODE_ARRAY);
-    g_autoptr(JsonNode) copy = NULL;
-
-    json_node_set_array (node, source->outputs);
-    copy = json_node_copy (node);
-    cell->outputs = json_array_ref (json_node_get_array (copy));
-  }
+  cell->decision = source->decision;
+  /* An array of its own for the worker, each run of one stream one output: a cell that
+   * printed line by line is one block of text, in every format. */
+  cell->outputs = assay_cell_output_join_streams (source->outputs);
   cell->figures = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_report_figure_free);
   cell->files = g_ptr_array_new_with_free_func (g_free);
 
@@ -298,6 +294,7 @@ assay_report_new_from_session (AssaySession             *session,
   AssayReport *report = g_new0 (AssayReport, 1);
   g_autoptr(GHashTable) by_source = g_hash_table_new (NULL, NULL);
   g_autoptr(AssaySessionOutline) outline = NULL;
+  g_autoptr(GHashTable) proposals = NULL;
   GPtrArray *datasets;
   guint n_cells = assay_session_get_n_cells (session);
 
@@ -363,6 +360,8 @@ assay_report_new_from_session (AssaySession             *session,
 
   /* Where they go: the session's one reading of questions, steps and cells. */
   outline = assay_session_outline_new (session);
+  /* Every proposal, whether it ran or not: the audit trail. */
+  proposals = report_audit_snapshot (report, outline, by_source);
   for (guint i = 0; i < outline->questions->len; i++)
     {
       const AssayOutlineQuestion *source = g_ptr_array_index (outline->questions, i);
@@ -380,10 +379,18 @@ assay_report_new_from_session (AssaySession             *session,
             assay_report_add_item (question, REPORT_ITEM_TEXT, step->text, NULL);
           for (guint k = 0; k < step->cells->len; k++)
             {
-              ReportCell *cell = g_hash_table_lookup (by_source, g_ptr_array_index (step->cells, k));
+              const AssaySessionCell *source_cell = g_ptr_array_index (step->cells, k);
+              ReportCell *cell = g_hash_table_lookup (by_source, source_cell);
 
               if (cell != NULL)
                 assay_report_add_item (question, REPORT_ITEM_CELL, NULL, cell);
+              else if (source_cell->decision == ASSAY_DECISION_REJECTED && !options->only_successful)
+                {
+                  /* Where it was proposed, the body says it was rejected, and why. */
+                  ReportItem *item = assay_report_add_item (question, REPORT_ITEM_REJECTED, NULL, NULL);
+
+                  item->proposal = g_hash_table_lookup (proposals, source_cell);
+                }
             }
           if (*stripped && step->is_answer)
             {

@@ -111,3 +111,54 @@ assay_cell_output_free (AssayCellOutput *output)
   g_clear_pointer (&output->traceback, g_ptr_array_unref);
   g_free (output);
 }
+
+static void
+assay_cell_output_flush_stream (JsonArray   *joined,
+                                GString    **text,
+                                const char  *name)
+{
+  JsonObject *stream;
+
+  if (*text == NULL)
+    return;
+  stream = json_object_new ();
+  json_object_set_string_member (stream, "output_type", "stream");
+  json_object_set_string_member (stream, "name", name);
+  json_object_set_string_member (stream, "text", (*text)->str);
+  json_array_add_object_element (joined, stream);
+  g_string_free (*text, TRUE);
+  *text = NULL;
+}
+
+JsonArray *
+assay_cell_output_join_streams (JsonArray *outputs)
+{
+  JsonArray *joined = json_array_new ();
+  GString *text = NULL;
+  const char *name = NULL;
+
+  for (guint i = 0; outputs != NULL && i < json_array_get_length (outputs); i++)
+    {
+      JsonNode *node = json_array_get_element (outputs, i);
+      g_autoptr(AssayCellOutput) output = assay_cell_output_read (node);
+
+      if (output != NULL && output->kind == ASSAY_CELL_OUTPUT_STREAM)
+        {
+          const char *stream = output->is_stderr ? "stderr" : "stdout";
+
+          if (text != NULL && !g_str_equal (name, stream))
+            assay_cell_output_flush_stream (joined, &text, name);
+          if (text == NULL)
+            {
+              text = g_string_new (NULL);
+              name = stream;
+            }
+          g_string_append (text, output->text);
+          continue;
+        }
+      assay_cell_output_flush_stream (joined, &text, name);
+      json_array_add_element (joined, json_node_copy (node));
+    }
+  assay_cell_output_flush_stream (joined, &text, name);
+  return joined;
+}

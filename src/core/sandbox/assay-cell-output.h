@@ -51,6 +51,12 @@ void             assay_cell_output_free      (AssayCellOutput       *output);
  * "ename: evalue" without one); a rich output's text/plain. NULL when it has none. */
 char            *assay_cell_output_dup_text  (const AssayCellOutput *output);
 
+/* A new array of OUTPUTS (the other outputs' nodes copied with json_node_copy) with each run
+ * of consecutive pieces of one stream joined into one stream output, as Jupyter shows them. The kernel session joins them
+ * as they arrive (up to 64 KiB an output); older records and longer runs are joined here, for
+ * what shows a cell whole (the reports). */
+JsonArray       *assay_cell_output_join_streams (JsonArray          *outputs);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AssayCellOutput, assay_cell_output_free)
 
 G_END_DECLS
