@@ -503,8 +503,20 @@ is_waiting (gpointer data)
   return assay_code_review_get_waiting (assay_window_get_code_review (data));
 }
 
+static gboolean
+is_scrolled_to_end (gpointer data)
+{
+  GtkWidget *chat = GTK_WIDGET (assay_window_get_chat_view (data));
+  GtkScrolledWindow *scroller = GTK_SCROLLED_WINDOW (gui_find (chat, GTK_TYPE_SCROLLED_WINDOW, NULL));
+  GtkAdjustment *vadjustment = gtk_scrolled_window_get_vadjustment (scroller);
+
+  return gtk_adjustment_get_value (vadjustment) ==
+         gtk_adjustment_get_upper (vadjustment) - gtk_adjustment_get_page_size (vadjustment);
+}
+
 /* The answer is the chat's last card, all of it laid out, and the chat scrolled to its end
- * shows its last line. */
+ * shows its last line. The scroll follows the layout at the next frame, and the figures of an
+ * answer are laid out as they load: wait for it (a chat that never gets there fails). */
 static void
 assert_answer_shown (AssayWindow *window,
                      const char  *last_line)
@@ -516,6 +528,7 @@ assert_answer_shown (AssayWindow *window,
   GtkWidget *card;
   graphene_rect_t bounds;
 
+  gui_wait (is_scrolled_to_end, window, 30, "the chat to follow the answer to its end");
   g_assert_nonnull (last);
   card = gtk_widget_get_ancestor (last, ASSAY_TYPE_STEP_CARD);
   g_assert_nonnull (card);

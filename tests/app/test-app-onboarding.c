@@ -790,6 +790,102 @@ models_listed (gpointer data)
   return spinner != NULL && !gtk_widget_get_visible (spinner);
 }
 
+/* Preferences → Sandbox lists every place the model's code can run, with its state and the
+ * reason when it cannot be used (issue 17, item 5): the machine's Docker engine and
+ * bubblewrap, then an engine DOCKER_HOST names that Assay refuses. */
+static gboolean
+engines_listed (gpointer data)
+{
+  GtkWidget *group = data;
+  GtkWidget *searching = find_row (group, ADW_TYPE_ACTION_ROW, "Looking for engines…");
+
+  return searching != NULL && !gtk_widget_get_visible (searching) &&
+         find_row (group, ADW_TYPE_ACTION_ROW, "bubblewrap") != NULL;
+}
+
+/* The state a row shows at its end: a label of exactly one of these words. */
+static const char *
+row_status (GtkWidget *row)
+{
+  const char *states[] = { "In Use", "Ready", "Not Usable", "Not Prepared", NULL };
+
+  if (GTK_IS_LABEL (row) && g_strv_contains (states, gtk_label_get_text (GTK_LABEL (row))))
+    return gtk_label_get_text (GTK_LABEL (row));
+  for (GtkWidget *child = gtk_widget_get_first_child (row); child; child = gtk_widget_get_next_sibling (child))
+    {
+      const char *found = row_status (child);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static GtkWidget *
+find_by_tooltip (GtkWidget  *root,
+                 const char *tooltip)
+{
+  if (g_strcmp0 (gtk_widget_get_tooltip_text (root), tooltip) == 0)
+    return root;
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_by_tooltip (child, tooltip);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static void
+test_preferences_engines (void)
+{
+  GtkWidget *preferences;
+  GtkWidget *group;
+  GtkWidget *docker;
+  GtkWidget *bwrap;
+  GtkWidget *refresh;
+
+  g_unsetenv ("DOCKER_HOST");
+  preferences = assay_preferences_new (NULL, NULL);
+  gtk_window_present (GTK_WINDOW (preferences));
+  adw_preferences_window_set_visible_page_name (ADW_PREFERENCES_WINDOW (preferences), "sandbox");
+  group = gtk_widget_get_ancestor (find_row (preferences, ADW_TYPE_ACTION_ROW, "Looking for engines…"),
+                                   ADW_TYPE_PREFERENCES_GROUP);
+  g_assert_nonnull (group);
+  gui_wait (engines_listed, group, 60, "the engines to be listed");
+
+  /* This machine's Docker answers and has the image: new sessions use it. */
+  docker = find_row (group, ADW_TYPE_ACTION_ROW, "Docker");
+  bwrap = find_row (group, ADW_TYPE_ACTION_ROW, "bubblewrap");
+  g_assert_nonnull (docker);
+  g_assert_nonnull (bwrap);
+  g_assert_nonnull (strstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (docker)), "/var/run/docker.sock"));
+  g_test_message ("docker: %s; bwrap: %s", adw_action_row_get_subtitle (ADW_ACTION_ROW (docker)),
+                  adw_action_row_get_subtitle (ADW_ACTION_ROW (bwrap)));
+  g_assert_cmpstr (row_status (docker), ==, "In Use");
+  g_assert_cmpstr (row_status (bwrap), ==, "Ready");
+  g_assert_nonnull (strstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (bwrap)), "limits enforced with"));
+  g_assert_nonnull (find_row (group, ADW_TYPE_ACTION_ROW, "New Sessions"));
+  gui_save_screenshot (preferences, "preferences-sandbox-engines.png");
+
+  /* An engine elsewhere without TLS: listed, not usable, with the reason; bubblewrap in use. */
+  g_setenv ("DOCKER_HOST", "tcp://198.51.100.1:2375", TRUE);
+  refresh = find_by_tooltip (group, "Look Again");
+  g_assert_nonnull (refresh);
+  g_assert_true (gtk_widget_get_sensitive (refresh));
+  g_signal_emit_by_name (refresh, "clicked");
+  gui_wait (engines_listed, group, 60, "the engines to be listed again");
+  g_assert_null (find_row (group, ADW_TYPE_ACTION_ROW, "Docker"));
+  docker = find_row (group, ADW_TYPE_ACTION_ROW, "Docker Elsewhere");
+  g_assert_nonnull (docker);
+  g_assert_cmpstr (row_status (docker), ==, "Not Usable");
+  g_assert_nonnull (strstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (docker)), "neither encrypted nor authenticated"));
+  g_assert_cmpstr (row_status (find_row (group, ADW_TYPE_ACTION_ROW, "bubblewrap")), ==, "In Use");
+  g_unsetenv ("DOCKER_HOST");
+  gtk_window_destroy (GTK_WINDOW (preferences));
+}
+
 static void
 test_preferences (void)
 {
@@ -1073,6 +1169,7 @@ main (int   argc,
   g_test_add_func ("/assay/app/onboarding/leaving-cancels", test_leaving_cancels);
   g_test_add_func ("/assay/app/onboarding/another-server", test_another_server);
   g_test_add_func ("/assay/app/onboarding/preferences", test_preferences);
+  g_test_add_func ("/assay/app/onboarding/preferences-engines", test_preferences_engines);
   g_test_add_func ("/assay/app/onboarding/question-fails-on-server", test_question_fails_on_server);
   status = g_test_run ();
   g_settings_reset (settings, "provider");

@@ -16,6 +16,7 @@
 #include "assay-model-choice.h"
 #include "assay-preferences.h"
 #include "assay-prices.h"
+#include "assay-sandbox-survey.h"
 
 struct _AssayPreferences
 {
@@ -34,6 +35,11 @@ struct _AssayPreferences
   GtkSwitch            *check_switch;
   AdwComboRow          *backend_row;
   AdwActionRow         *backend_reason_row;
+  AdwPreferencesGroup  *engines_group;
+  AdwActionRow         *engines_searching_row;
+  GtkSpinner           *engines_spinner;
+  GtkWidget            *engines_refresh_button;
+  GPtrArray            *engine_rows;   /* the rows engines_group shows, one per place */
   GtkSpinButton        *memory_spin;
   GtkSpinButton        *cpus_spin;
   GtkSpinButton        *timeout_spin;
@@ -760,8 +766,97 @@ assay_preferences_finalize (GObject *object)
   g_clear_object (&self->models_cancellable);
   g_clear_pointer (&self->prices, assay_price_table_unref);
   g_clear_pointer (&self->price_rows, g_ptr_array_unref);
+  g_clear_pointer (&self->engine_rows, g_ptr_array_unref);
   g_clear_pointer (&self->own_prices, g_hash_table_unref);
   G_OBJECT_CLASS (assay_preferences_parent_class)->finalize (object);
+}
+
+/* ---- the engines found ------------------------------------------------------------------- */
+
+static void
+assay_preferences_clear_engine_rows (AssayPreferences *self)
+{
+  for (guint i = 0; i < self->engine_rows->len; i++)
+    adw_preferences_group_remove (self->engines_group, g_ptr_array_index (self->engine_rows, i));
+  g_ptr_array_set_size (self->engine_rows, 0);
+}
+
+static GtkWidget *
+assay_preferences_engine_row (const AssaySandboxPlace *place)
+{
+  GtkWidget *row = adw_action_row_new ();
+  g_autofree char *subtitle = g_strdup_printf ("%s\n%s", place->where, place->detail ? place->detail : "");
+  GtkWidget *status;
+
+  /* What an engine says of itself is not markup. */
+  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), place->title);
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
+  adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), 6);
+  gtk_widget_set_name (row, place->kind);
+
+  if (place->chosen)
+    status = gtk_label_new (_("In Use"));
+  else if (place->usable && place->ready)
+    status = gtk_label_new (_("Ready"));
+  else if (place->usable)
+    status = gtk_label_new (_("Not Prepared"));
+  else
+    status = gtk_label_new (_("Not Usable"));
+  gtk_widget_set_valign (status, GTK_ALIGN_CENTER);
+  gtk_widget_add_css_class (status, place->chosen ? "accent" : place->usable && place->ready ? "success"
+                                                                 : place->usable ? "warning" : "dim-label");
+  adw_action_row_add_suffix (ADW_ACTION_ROW (row), status);
+  return row;
+}
+
+static void
+assay_preferences_engines_found_cb (GObject      *source,
+                                    GAsyncResult *result,
+                                    gpointer      user_data)
+{
+  g_autoptr(AssayPreferences) self = user_data;
+  g_autoptr(GPtrArray) places = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *reason = NULL;
+
+  places = assay_sandbox_survey_finish (result, &reason, &error);
+  if (g_cancellable_is_cancelled (self->cancellable))
+    return;
+  gtk_spinner_stop (self->engines_spinner);
+  gtk_widget_set_visible (GTK_WIDGET (self->engines_searching_row), FALSE);
+  gtk_widget_set_sensitive (self->engines_refresh_button, TRUE);
+  assay_preferences_clear_engine_rows (self);
+  if (places == NULL)
+    return;
+  for (guint i = 0; i < places->len; i++)
+    {
+      GtkWidget *row = assay_preferences_engine_row (g_ptr_array_index (places, i));
+
+      adw_preferences_group_add (self->engines_group, row);
+      g_ptr_array_add (self->engine_rows, row);
+    }
+  if (reason != NULL)
+    {
+      GtkWidget *row = adw_action_row_new ();
+
+      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("New Sessions"));
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), reason);
+      adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), 6);
+      gtk_widget_set_name (row, "choice");
+      adw_preferences_group_add (self->engines_group, row);
+      g_ptr_array_add (self->engine_rows, row);
+    }
+}
+
+static void
+assay_preferences_engines_refresh_cb (AssayPreferences *self)
+{
+  gtk_widget_set_sensitive (self->engines_refresh_button, FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->engines_searching_row), TRUE);
+  gtk_spinner_start (self->engines_spinner);
+  assay_sandbox_survey_async (self->cancellable, assay_preferences_engines_found_cb, g_object_ref (self));
 }
 
 static void
@@ -788,6 +883,10 @@ assay_preferences_class_init (AssayPreferencesClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, check_switch);
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, backend_row);
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, backend_reason_row);
+  gtk_widget_class_bind_template_child (widget_class, AssayPreferences, engines_group);
+  gtk_widget_class_bind_template_child (widget_class, AssayPreferences, engines_searching_row);
+  gtk_widget_class_bind_template_child (widget_class, AssayPreferences, engines_spinner);
+  gtk_widget_class_bind_template_child (widget_class, AssayPreferences, engines_refresh_button);
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, memory_spin);
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, cpus_spin);
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, timeout_spin);
@@ -796,6 +895,7 @@ assay_preferences_class_init (AssayPreferencesClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, user_prices_row);
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, reset_prices_button);
   gtk_widget_class_bind_template_callback (widget_class, assay_preferences_key_apply_cb);
+  gtk_widget_class_bind_template_callback (widget_class, assay_preferences_engines_refresh_cb);
   gtk_widget_class_bind_template_callback (widget_class, assay_preferences_add_price_cb);
   gtk_widget_class_bind_template_callback (widget_class, assay_preferences_reset_prices_cb);
 }
@@ -844,6 +944,9 @@ assay_preferences_init (AssayPreferences *self)
   self->price_rows = g_ptr_array_new ();
   self->own_prices = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   assay_preferences_reload_prices (self);
+
+  self->engine_rows = g_ptr_array_new ();
+  assay_preferences_engines_refresh_cb (self);
 }
 
 GtkWidget *

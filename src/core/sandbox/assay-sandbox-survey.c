@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "Assay-Sandbox"
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+
+#include <string.h>
+
+#include "assay-bwrap-backend.h"
+#include "assay-docker-backend.h"
+#include "assay-docker-client.h"
+#include "assay-sandbox-choice.h"
+#include "assay-sandbox-survey.h"
+
+void
+assay_sandbox_place_free (AssaySandboxPlace *place)
+{
+  if (place == NULL)
+    return;
+  g_free (place->kind);
+  g_free (place->title);
+  g_free (place->where);
+  g_free (place->detail);
+  g_free (place);
+}
+
+static AssaySandboxPlace *
+assay_sandbox_survey_engine (AssayDockerBackend *engine,
+                             AssaySandboxImage  *image)
+{
+  AssaySandboxPlace *place = g_new0 (AssaySandboxPlace, 1);
+  AssayDockerClient *client = assay_docker_backend_get_client (engine);
+  g_autofree char *reason = NULL;
+  gboolean podman;
+
+  place->usable = assay_sandbox_backend_probe (ASSAY_SANDBOX_BACKEND (engine), &reason, NULL);
+  if (place->usable)
+    place->ready = assay_sandbox_image_has_docker (image, client, NULL);
+  place->where = assay_sandbox_describe_engine (engine);
+  podman = assay_docker_client_get_engine (client) == ASSAY_DOCKER_ENGINE_PODMAN ||
+           (assay_docker_client_get_engine (client) == ASSAY_DOCKER_ENGINE_UNKNOWN &&
+            strstr (place->where, "podman") != NULL);
+  place->kind = g_strdup (podman ? "podman" : "docker");
+  /* Elsewhere: reached over ssh or TCP, or named so by DOCKER_HOST even when refused. */
+  if (assay_docker_client_get_remote_host (client) != NULL ||
+      (assay_docker_host_is_set () && !g_str_has_prefix (g_getenv ("DOCKER_HOST"), "unix://")))
+    place->title = g_strdup (podman ? _("Podman Elsewhere") : _("Docker Elsewhere"));
+  else
+    place->title = g_strdup (podman ? (assay_docker_client_is_rootless (client) ? _("Podman (Rootless)")
+                                                                                : "Podman")
+                                    : "Docker");
+  if (!place->usable)
+    place->detail = g_steal_pointer (&reason);
+  else if (!place->ready)
+    place->detail = g_strdup_printf (_("The sandbox image %s is missing: run “assay-cli sandbox build”"),
+                                     assay_sandbox_image_get_docker_ref (image));
+  else
+    place->detail = g_strdup_printf (_("Ready: image %s"), assay_sandbox_image_get_docker_ref (image));
+  return place;
+}
+
+GPtrArray *
+assay_sandbox_survey (char **chosen_reason)
+{
+  g_autoptr(AssaySandboxImage) image = assay_sandbox_image_new (NULL);
+  g_autoptr(GPtrArray) engines = assay_sandbox_list_engines ();
+  g_autoptr(AssayBwrapBackend) bwrap = assay_bwrap_backend_new ();
+  g_autoptr(AssaySandboxSpec) spec = assay_sandbox_spec_new ();
+  g_autoptr(AssaySandboxBackend) backend = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *reason = NULL;
+  g_autofree char *bwrap_reason = NULL;
+  GPtrArray *places = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_sandbox_place_free);
+  AssaySandboxPlace *place;
+  const char *chosen;
+  gboolean marked = FALSE;
+
+  for (guint i = 0; i < engines->len; i++)
+    g_ptr_array_add (places, assay_sandbox_survey_engine (g_ptr_array_index (engines, i), image));
+
+  place = g_new0 (AssaySandboxPlace, 1);
+  place->kind = g_strdup ("bwrap");
+  place->title = g_strdup ("bubblewrap");
+  place->where = g_strdup (assay_sandbox_image_get_tree_dir (image));
+  place->usable = assay_sandbox_backend_probe (ASSAY_SANDBOX_BACKEND (bwrap), &bwrap_reason, NULL);
+  place->ready = place->usable && assay_sandbox_image_has_tree (image);
+  if (!place->usable)
+    place->detail = g_steal_pointer (&bwrap_reason);
+  else if (!place->ready)
+    place->detail = g_strdup (_("The sandbox tree is missing: run “assay-cli sandbox build”"));
+  else
+    {
+      g_autofree char *limits = assay_bwrap_backend_describe_limits (bwrap);
+      place->detail = g_strdup_printf (_("Ready: limits enforced with %s"), limits);
+    }
+  g_ptr_array_add (places, place);
+
+  /* What new sessions would do, with the same rules as exec, ask and the window. */
+  backend = assay_sandbox_choose_backend_full (NULL, image, spec, &reason, NULL, &error);
+  chosen = backend != NULL ? assay_sandbox_backend_get_name (backend) : NULL;
+  for (guint i = 0; chosen != NULL && i < places->len && !marked; i++)
+    {
+      AssaySandboxPlace *p = g_ptr_array_index (places, i);
+      gboolean engine = g_str_equal (chosen, "docker") && !g_str_equal (p->kind, "bwrap");
+
+      /* The first usable engine with the image is the one "docker" picks. */
+      if ((engine && p->usable && p->ready) || (g_str_equal (chosen, "bwrap") && g_str_equal (p->kind, "bwrap")))
+        p->chosen = marked = TRUE;
+    }
+  if (chosen_reason != NULL)
+    *chosen_reason = backend != NULL ? g_steal_pointer (&reason) : g_strdup (error->message);
+  return places;
+}
+
+typedef struct
+{
+  GPtrArray *places;
+  char      *reason;
+} Survey;
+
+static void
+survey_free (Survey *survey)
+{
+  g_clear_pointer (&survey->places, g_ptr_array_unref);
+  g_free (survey->reason);
+  g_free (survey);
+}
+
+static void
+assay_sandbox_survey_worker (GTask        *task,
+                             gpointer      source_object,
+                             gpointer      task_data,
+                             GCancellable *cancellable)
+{
+  Survey *survey = g_new0 (Survey, 1);
+
+  survey->places = assay_sandbox_survey (&survey->reason);
+  g_task_return_pointer (task, survey, (GDestroyNotify) survey_free);
+}
+
+void
+assay_sandbox_survey_async (GCancellable        *cancellable,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, assay_sandbox_survey_async);
+  g_task_run_in_thread (task, assay_sandbox_survey_worker);
+}
+
+GPtrArray *
+assay_sandbox_survey_finish (GAsyncResult  *result,
+                             char         **chosen_reason,
+                             GError       **error)
+{
+  Survey *survey = g_task_propagate_pointer (G_TASK (result), error);
+  GPtrArray *places;
+
+  if (survey == NULL)
+    return NULL;
+  places = g_steal_pointer (&survey->places);
+  if (chosen_reason != NULL)
+    *chosen_reason = g_steal_pointer (&survey->reason);
+  survey_free (survey);
+  return places;
+}
