@@ -55,7 +55,7 @@ JSON
 printf '#!/bin/sh\nsed -i "s/total)/total * 100)/" "$1"\n' > "$work/editor.sh"
 chmod +x "$work/editor.sh"
 
-echo "1..18"
+echo "1..19"
 
 check "--yes: the answer on stdout, exit 0, the session folder in --out" bash -c "
   '$cli' ask --backend bwrap --provider recorded --transcript '$work/happy.json' --data '$work/sales.csv' --yes --out '$work/s-happy' 'What is the total?' >'$work/out' 2>'$work/err' &&
@@ -63,6 +63,20 @@ check "--yes: the answer on stdout, exit 0, the session folder in --out" bash -c
   grep -q 'recorded' '$work/err' && grep -q 'total 3' '$work/err' && grep -q 'step 2 of 8' '$work/err' &&
   [ -f '$work/s-happy/session.json' ] && [ -f '$work/s-happy/data/sales.csv' ] &&
   ls '$work/s-happy/artifacts' | grep -q summary"
+
+check "where the code ran is in the record, in session show and in every export (bubblewrap and Docker)" bash -c "
+  '$cli' ask --backend docker --provider recorded --transcript '$work/happy.json' --data '$work/sales.csv' --yes --out '$work/s-docker' 'What is the total?' >/dev/null 2>&1 &&
+  python3 -c '
+import json, sys
+b = json.load(open(sys.argv[1]))[\"sandbox\"]; d = json.load(open(sys.argv[2]))[\"sandbox\"]
+assert b == {\"backend\": \"bwrap\", \"where\": \"bubblewrap on this machine\"}, b
+assert d[\"backend\"] == \"docker\" and d[\"where\"].startswith(\"Docker \") and d[\"where\"].endswith(\" at /var/run/docker.sock\"), d
+' '$work/s-happy/session.json' '$work/s-docker/session.json' &&
+  '$cli' session show '$work/s-happy' | grep -q '^sandbox:  bubblewrap on this machine$' &&
+  '$cli' session show '$work/s-docker' | grep -q '^sandbox:  Docker .* at /var/run/docker.sock$' &&
+  '$cli' export '$work/s-docker' -o '$work/where.html' >/dev/null 2>&1 && grep -q 'The code ran in Docker .* at /var/run/docker.sock.' '$work/where.html' &&
+  '$cli' export '$work/s-happy' -o '$work/where.ipynb' >/dev/null 2>&1 && grep -q 'The code ran in \`bubblewrap on this machine\`.' '$work/where.ipynb' &&
+  '$cli' export '$work/s-happy' -o '$work/where.pdf' >/dev/null 2>&1 && pdftotext '$work/where.pdf' - | grep -q 'The code ran in bubblewrap on this machine.'"
 
 check "--json: answer, status, steps, session_dir, cells with statuses and artifacts" bash -c "
   '$cli' ask --backend bwrap --provider recorded --transcript '$work/happy.json' --data '$work/sales.csv' --yes --json --out '$work/s-json' 'What is the total?' >'$work/out' 2>/dev/null &&

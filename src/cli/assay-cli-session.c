@@ -202,6 +202,10 @@ assay_cli_session_show (int       argc,
   assay_cli_print (stdout, _("folder:   %s\n"), assay_session_get_dir (session));
   assay_cli_print (stdout, ngettext ("status:   %s after %u step\n", "status:   %s after %u steps\n", assay_session_get_n_steps (session)),
           assay_session_get_status (session), assay_session_get_n_steps (session));
+  if (assay_session_get_sandbox (session) != NULL)
+    assay_cli_print (stdout, _("sandbox:  %s\n"), assay_session_get_sandbox_where (session) != NULL
+                                                   ? assay_session_get_sandbox_where (session)
+                                                   : assay_session_get_sandbox (session));
   assay_cli_print (stdout, _("model:    %s%s%s\n"), assay_session_get_provider (session) ? assay_session_get_provider (session) : "?",
           assay_session_get_model (session) ? " " : "",
           assay_session_get_model (session) ? assay_session_get_model (session) : "");

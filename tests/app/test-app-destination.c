@@ -430,6 +430,11 @@ test_usage (void)
   wait_idle (window);
   g_assert_nonnull (gui_find (GTK_WIDGET (assay_window_get_chat_view (window)), GTK_TYPE_LABEL, "It is 42."));
   session = assay_window_get_session (window);
+  /* Where the code ran, beside where the data went, and in the record (issue 17, item 5). */
+  g_assert_cmpstr (assay_destination_button_get_sandbox (assay_window_get_destination_button (window)), ==,
+                   "The code runs in bubblewrap on this machine.");
+  g_assert_cmpstr (assay_session_get_sandbox (session), ==, "bwrap");
+  g_assert_cmpstr (assay_session_get_sandbox_where (session), ==, "bubblewrap on this machine");
   requests = assay_session_get_requests (session);
   g_assert_cmpuint (requests->len, ==, 2);
   for (guint i = 0; i < requests->len; i++)

@@ -29,6 +29,7 @@ struct _AssayConversation
   AssaySandboxBackend  *backend;
   AssaySandboxSpec     *spec;
   char                 *backend_reason;
+  char                 *backend_where;   /* where the chosen backend runs cells, in words */
   guint                 backend_serial;   /* bumped when the settings change the sandbox */
   gboolean              choosing;         /* a backend is being chosen in a worker */
   gboolean              question_waits;   /* for that choice */
@@ -111,5 +112,7 @@ void assay_conversation_close_agent            (AssayConversation *self);
 void assay_conversation_close_agent_async      (AssayConversation *self);
 /* Closing: the agent has ended (or the grace period is over); the sandbox goes. */
 void assay_conversation_finish_closing         (AssayConversation *self);
+
+void assay_conversation_notify_sandbox (AssayConversation *self);
 
 G_END_DECLS

@@ -306,6 +306,9 @@ assay_conversation_backend_chosen_cb (GObject      *source,
       self->spec = g_steal_pointer (&spec);
       g_free (self->backend_reason);
       self->backend_reason = g_steal_pointer (&reason);
+      g_free (self->backend_where);
+      self->backend_where = assay_sandbox_describe_backend (backend);
+      assay_conversation_notify_sandbox (self);
     }
   waits = self->question_waits;
   self->question_waits = FALSE;

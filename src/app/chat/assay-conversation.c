@@ -27,6 +27,7 @@ enum
   PROP_PRIVACY_MODE,
   PROP_FIXED_PROVIDER,
   PROP_SERVER_PROBLEM,
+  PROP_SANDBOX,
   N_PROPS
 };
 static GParamSpec *properties[N_PROPS];
@@ -197,6 +198,7 @@ assay_conversation_set_session (AssayConversation *self,
   assay_conversation_set_artifacts (self, artifacts);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION]);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PRIVACY_MODE]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SANDBOX]);
   assay_conversation_update_exportable (self);
 }
 
@@ -469,6 +471,23 @@ assay_conversation_get_max_steps (AssayConversation *self)
 }
 
 const char *
+assay_conversation_get_sandbox (AssayConversation *self)
+{
+  g_return_val_if_fail (ASSAY_IS_CONVERSATION (self), NULL);
+  if (self->backend_where != NULL)
+    return self->backend_where;
+  if (self->session != NULL && assay_session_get_sandbox_where (self->session) != NULL)
+    return assay_session_get_sandbox_where (self->session);
+  return NULL;
+}
+
+void
+assay_conversation_notify_sandbox (AssayConversation *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SANDBOX]);
+}
+
+const char *
 assay_conversation_get_backend_reason (AssayConversation *self)
 {
   g_return_val_if_fail (ASSAY_IS_CONVERSATION (self), NULL);
@@ -523,6 +542,9 @@ assay_conversation_get_property (GObject    *object,
       break;
     case PROP_SERVER_PROBLEM:
       g_value_set_string (value, self->server_problem);
+      break;
+    case PROP_SANDBOX:
+      g_value_set_string (value, assay_conversation_get_sandbox (self));
       break;
     case PROP_FIXED_PROVIDER:
       g_value_set_object (value, assay_conversation_get_fixed_provider (self, NULL));
@@ -579,6 +601,7 @@ assay_conversation_finalize (GObject *object)
   g_clear_pointer (&self->spec, assay_sandbox_spec_free);
   g_free (self->model);
   g_free (self->backend_reason);
+  g_free (self->backend_where);
   g_free (self->question);
   g_free (self->waiting);
   g_free (self->server_problem);
@@ -611,6 +634,9 @@ assay_conversation_class_init (AssayConversationClass *klass)
                                                     G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_PRIVACY_MODE] = g_param_spec_string ("privacy-mode", NULL, NULL, "full", ro);
   properties[PROP_SERVER_PROBLEM] = g_param_spec_string ("server-problem", NULL, NULL, NULL, ro);
+  /* Where the cells run ("Docker 28.2.2 at /var/run/docker.sock"): the chosen backend, else
+   * what the session's record says of its last run, else NULL. */
+  properties[PROP_SANDBOX] = g_param_spec_string ("sandbox", NULL, NULL, NULL, ro);
   properties[PROP_FIXED_PROVIDER] = g_param_spec_object ("fixed-provider", NULL, NULL, ASSAY_TYPE_LLM_PROVIDER, ro);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 

@@ -69,6 +69,7 @@ void               assay_conversation_set_auto_run     (AssayConversation  *self
 guint              assay_conversation_get_max_steps    (AssayConversation  *self);
 /* Why this sandbox backend was chosen, once one was. */
 const char        *assay_conversation_get_backend_reason (AssayConversation *self);
+const char        *assay_conversation_get_sandbox        (AssayConversation *self);
 /* The id of the current kernel (its sandbox processes carry ASSAY_SESSION=<id>), or NULL. */
 const char        *assay_conversation_get_kernel_id    (AssayConversation  *self);
 

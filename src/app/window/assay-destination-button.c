@@ -3,6 +3,8 @@
 
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include "assay-destination-button.h"
 
 struct _AssayDestinationButton
@@ -19,6 +21,7 @@ struct _AssayDestinationButton
   GtkLabel              *narrow_title_label;
   GtkLabel              *model_label;
   GtkLabel              *description_label;
+  GtkLabel              *sandbox_label;
 
   AssayModelDestination *destination;
   GBindingGroup         *bindings;
@@ -57,6 +60,28 @@ assay_destination_button_set_destination (AssayDestinationButton *self,
   else
     gtk_widget_set_visible (GTK_WIDGET (self), FALSE);
   assay_destination_button_description_cb (self);
+}
+
+/* Where the model's code runs, under where the data goes: "The code runs in Docker 28.2.2 at
+ * /var/run/docker.sock." NULL hides it. */
+void
+assay_destination_button_set_sandbox (AssayDestinationButton *self,
+                                      const char             *where)
+{
+  g_autofree char *text = NULL;
+
+  g_return_if_fail (ASSAY_IS_DESTINATION_BUTTON (self));
+  if (where != NULL)
+    text = g_strdup_printf (_("The code runs in %s."), where);
+  gtk_label_set_text (self->sandbox_label, text != NULL ? text : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->sandbox_label), text != NULL);
+}
+
+const char *
+assay_destination_button_get_sandbox (AssayDestinationButton *self)
+{
+  g_return_val_if_fail (ASSAY_IS_DESTINATION_BUTTON (self), NULL);
+  return gtk_widget_get_visible (GTK_WIDGET (self->sandbox_label)) ? gtk_label_get_text (self->sandbox_label) : NULL;
 }
 
 const char *
@@ -122,6 +147,7 @@ assay_destination_button_class_init (AssayDestinationButtonClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayDestinationButton, narrow_title_label);
   gtk_widget_class_bind_template_child (widget_class, AssayDestinationButton, model_label);
   gtk_widget_class_bind_template_child (widget_class, AssayDestinationButton, description_label);
+  gtk_widget_class_bind_template_child (widget_class, AssayDestinationButton, sandbox_label);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 

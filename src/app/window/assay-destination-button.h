@@ -18,6 +18,9 @@ GtkWidget *assay_destination_button_new             (void);
 void       assay_destination_button_set_destination (AssayDestinationButton *self,
                                                      AssayModelDestination  *destination);
 /* For tests: the short text shown, and the full one. */
+void        assay_destination_button_set_sandbox (AssayDestinationButton *self,
+                                                  const char             *where);
+const char *assay_destination_button_get_sandbox (AssayDestinationButton *self);
 const char *assay_destination_button_get_title      (AssayDestinationButton *self);
 const char *assay_destination_button_get_description (AssayDestinationButton *self);
 

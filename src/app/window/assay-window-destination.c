@@ -101,6 +101,12 @@ assay_window_destination_subtitle_cb (AssayWindow *self)
                                                ? assay_model_destination_get_title (self->destination) : NULL);
 }
 
+static void
+assay_window_destination_sandbox_cb (AssayWindow *self)
+{
+  assay_destination_button_set_sandbox (self->destination_button, assay_conversation_get_sandbox (self->conversation));
+}
+
 void
 assay_window_init_destination (AssayWindow *self)
 {
@@ -111,6 +117,9 @@ assay_window_init_destination (AssayWindow *self)
   g_signal_connect_object (self->destination, "notify::configured",
                            G_CALLBACK (assay_window_destination_subtitle_cb), self, G_CONNECT_SWAPPED);
   assay_window_destination_subtitle_cb (self);
+  g_signal_connect_object (self->conversation, "notify::sandbox",
+                           G_CALLBACK (assay_window_destination_sandbox_cb), self, G_CONNECT_SWAPPED);
+  assay_window_destination_sandbox_cb (self);
   g_signal_connect_object (self->destination, "notify::pending-host",
                            G_CALLBACK (assay_window_destination_ask), self, G_CONNECT_SWAPPED);
   /* Back from Preferences (or another window): the question waits no longer. */

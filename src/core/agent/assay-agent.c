@@ -21,6 +21,7 @@
 #include "assay-agent-private.h"
 #include "assay-code-extractor.h"
 #include "assay-json.h"
+#include "assay-sandbox-choice.h"
 #include "assay-sql-check.h"
 
 #define DEFAULT_OUTPUT_BUDGET   6000
@@ -1762,6 +1763,12 @@ assay_agent_begin (AssayAgent          *self,
       assay_session_set_title (self->session, g_strstrip (title));
     }
   assay_session_set_provider (self->session, assay_llm_provider_get_name (self->provider), self->model);
+  {
+    AssaySandboxBackend *backend = assay_kernel_session_get_backend (self->kernel);
+    g_autofree char *where = assay_sandbox_describe_backend (backend);
+
+    assay_session_set_sandbox (self->session, assay_sandbox_backend_get_name (backend), where);
+  }
   /* The question is settled as soon as it is asked: a crash keeps it. */
   if (message != NULL)
     assay_session_append_message (self->session, message);

@@ -711,6 +711,14 @@ assay_report_write_html (AssayReport   *report,
   g_string_append (html, "</h1>\n<p class=\"meta\">");
   assay_report_html_append_escaped (html, date, -1);
   g_string_append (html, "</p>\n");
+  if (report->ran_in != NULL)
+    {
+      g_autofree char *line = g_strdup_printf (_("The code ran in %s."), report->ran_in);
+
+      g_string_append (html, "<p class=\"meta\">");
+      assay_report_html_append_escaped (html, line, -1);
+      g_string_append (html, "</p>\n");
+    }
   if (report->datasets->len > 0)
     {
       g_string_append_printf (html, "<p>%s</p>\n<ul>\n", _("Data:"));

@@ -264,6 +264,15 @@ assay_report_ipynb_intro_markdown (AssayReport *report)
   g_string_append_printf (text, "# %s\n\n", report->title);
   g_string_append_printf (text, _("*Exported from Assay; the session started %s.*"), date);
   g_string_append (text, "\n\n");
+  if (report->ran_in != NULL)
+    {
+      /* A code span: nothing in it is Markdown or HTML; it cannot hold a backquote or a line. */
+      g_autofree char *where = g_strdup (report->ran_in);
+
+      g_strdelimit (where, "`\n\r", ' ');
+      g_string_append_printf (text, _("The code ran in `%s`."), where);
+      g_string_append (text, "\n\n");
+    }
   if (report->datasets->len > 0)
     {
       g_string_append_printf (text, _("**Data.** The code reads its files from `/data/`, where "

@@ -1065,7 +1065,15 @@ assay_report_pdf_place_title_page (Layout *layout)
   assay_report_pdf_place_text (layout, report->title, SANS, 26, "<b>", "</b>", 14);
   assay_report_pdf_add_fill (layout, MARGIN_X, layout->y, 80, 3, 0x3b75af);
   layout->y += 18;
-  assay_report_pdf_place_text (layout, date, SANS, 12, "<span foreground=\"#555555\">", "</span>", 24);
+  if (report->ran_in != NULL)
+    {
+      g_autofree char *line = g_strdup_printf (_("The code ran in %s."), report->ran_in);
+
+      assay_report_pdf_place_text (layout, date, SANS, 12, "<span foreground=\"#555555\">", "</span>", 4);
+      assay_report_pdf_place_text (layout, line, SANS, 11, "<span foreground=\"#555555\">", "</span>", 24);
+    }
+  else
+    assay_report_pdf_place_text (layout, date, SANS, 12, "<span foreground=\"#555555\">", "</span>", 24);
   if (report->datasets->len > 0)
     {
       assay_report_pdf_place_text (layout, _("Data"), SANS, 12, "<b>", "</b>", 4);

@@ -142,6 +142,7 @@ typedef struct
   char               *session_dir;
   gint64              created;   /* µs since the epoch */
   char               *status;
+  char               *ran_in;    /* where the cells ran: "Docker 28.2.2 at /var/run/docker.sock", or NULL */
   GPtrArray          *datasets;  /* ReportDataset* */
   GPtrArray          *questions; /* ReportQuestion* */
   GPtrArray          *cells;     /* ReportCell*, in the order they ran */

@@ -1027,6 +1027,12 @@ assay_report_xlsx_write_summary (XlsxWriter    *self,
 
   assay_report_xlsx_write_text (sheet, row++, 0, report->title, REPORT_XLSX_MAX_SHORT_TEXT, self->title, &cut);
   worksheet_write_string (sheet, row++, 0, date, NULL);
+  if (report->ran_in != NULL)
+    {
+      g_autofree char *line = g_strdup_printf (_("The code ran in %s."), report->ran_in);
+
+      assay_report_xlsx_write_text (sheet, row++, 0, line, REPORT_XLSX_MAX_SHORT_TEXT, NULL, &cut);
+    }
   row++;
 
   if (report->datasets->len > 0)

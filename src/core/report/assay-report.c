@@ -141,6 +141,7 @@ assay_report_free (AssayReport *report)
     return;
   g_free (report->options.title);
   g_free (report->title);
+  g_free (report->ran_in);
   g_free (report->session_dir);
   g_free (report->status);
   g_ptr_array_unref (report->datasets);
@@ -309,6 +310,9 @@ assay_report_new_from_session (AssaySession             *session,
   report->session_dir = g_strdup (assay_session_get_dir (session));
   report->created = assay_session_get_created (session);
   report->status = g_strdup (assay_session_get_status (session));
+  report->ran_in = g_strdup (assay_session_get_sandbox_where (session) != NULL
+                             ? assay_session_get_sandbox_where (session)
+                             : assay_session_get_sandbox (session));
   report->datasets = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_report_dataset_free);
   report->questions = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_report_question_free);
   report->cells = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_report_cell_free);

@@ -1394,6 +1394,13 @@ assay_kernel_session_set_checks (AssayKernelSession *self,
   self->no_checks = !enabled;
 }
 
+AssaySandboxBackend *
+assay_kernel_session_get_backend (AssayKernelSession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_KERNEL_SESSION (self), NULL);
+  return self->backend;
+}
+
 const char *
 assay_kernel_session_get_data_dir (AssayKernelSession *self)
 {

@@ -24,6 +24,7 @@ AssayKernelSession *assay_kernel_session_new                    (AssaySandboxBac
                                                                  const char              *artifact_dir);
 const char         *assay_kernel_session_get_id                 (AssayKernelSession      *self);
 const char         *assay_kernel_session_get_data_dir           (AssayKernelSession      *self);
+AssaySandboxBackend *assay_kernel_session_get_backend           (AssayKernelSession      *self);
 /* Whether the kernel reports each cell's checks (what it read, merged, dropped); on by
  * default. Off, for a benchmark's baseline. */
 void                assay_kernel_session_set_checks             (AssayKernelSession      *self,

@@ -67,6 +67,16 @@ assay_sandbox_describe_engine (AssayDockerBackend *backend)
   return g_strdup_printf (_("%s at %s"), engine, socket_path);
 }
 
+char *
+assay_sandbox_describe_backend (AssaySandboxBackend *backend)
+{
+  g_return_val_if_fail (ASSAY_IS_SANDBOX_BACKEND (backend), NULL);
+
+  if (ASSAY_IS_DOCKER_BACKEND (backend))
+    return assay_sandbox_describe_engine (ASSAY_DOCKER_BACKEND (backend));
+  return g_strdup (_("bubblewrap on this machine"));
+}
+
 /* The first engine that answers, can hold the limits and has the image. ENGINE_PRESENT: one
  * was named (DOCKER_HOST) or has a socket here, whatever became of it. */
 static AssaySandboxBackend *

@@ -32,6 +32,8 @@ struct _AssaySession
   char      *id;
   char      *title;
   char      *provider;
+  char      *sandbox;             /* the backend the cells ran on ("docker", "bwrap"), or NULL */
+  char      *sandbox_where;       /* "Docker 28.2.2 at /var/run/docker.sock", or NULL */
   char      *model;
   char      *status;
   char      *answer;
@@ -235,6 +237,8 @@ assay_session_finalize (GObject *object)
   g_free (self->id);
   g_free (self->title);
   g_free (self->provider);
+  g_free (self->sandbox);
+  g_free (self->sandbox_where);
   g_free (self->model);
   g_free (self->status);
   g_free (self->answer);
@@ -439,6 +443,14 @@ assay_session_to_json (AssaySession *self)
   json_object_set_int_member (object, "updated_at", self->updated_at);
   assay_session_set_optional_string (object, "provider", self->provider);
   assay_session_set_optional_string (object, "model", self->model);
+  if (self->sandbox != NULL)
+    {
+      JsonObject *sandbox = json_object_new ();
+
+      json_object_set_string_member (sandbox, "backend", self->sandbox);
+      assay_session_set_optional_string (sandbox, "where", self->sandbox_where);
+      json_object_set_object_member (object, "sandbox", sandbox);
+    }
   json_object_set_string_member (object, "status", self->status);
   assay_session_set_optional_string (object, "answer", self->answer);
 
@@ -1053,6 +1065,22 @@ assay_session_load_record (const char    *dir,
       }
   if ((array = assay_json_get_array (root, "provenance")))
     assay_session_provenance_from_json (self, array, loaded_index);
+  {
+    JsonObject *sandbox = assay_json_get_object (root, "sandbox");
+
+    /* Said in reports and `session show`: a short line of text, or nothing. */
+    if (sandbox != NULL)
+      {
+        self->sandbox = assay_json_dup_string (sandbox, "backend");
+        self->sandbox_where = assay_json_dup_string (sandbox, "where");
+        if (self->sandbox != NULL && (strlen (self->sandbox) > 64 || !g_utf8_validate (self->sandbox, -1, NULL)))
+          g_clear_pointer (&self->sandbox, g_free);
+        if (self->sandbox == NULL ||
+            (self->sandbox_where != NULL && (strlen (self->sandbox_where) > 1024 ||
+                                             !g_utf8_validate (self->sandbox_where, -1, NULL))))
+          g_clear_pointer (&self->sandbox_where, g_free);
+      }
+  }
   self->rerun_of = assay_json_dup_string (root, "rerun_of");
   self->rerun_of_title = assay_json_dup_string (root, "rerun_of_title");
   self->rewrite = assay_json_dup_string (root, "rewrite");
@@ -1524,6 +1552,39 @@ assay_session_set_provider (AssaySession *self,
   self->provider = g_strdup (provider);
   g_free (self->model);
   self->model = g_strdup (model);
+}
+
+/**
+ * assay_session_set_sandbox:
+ * @backend: "docker" or "bwrap"
+ * @where: (nullable): where that is, in words: "Docker 28.2.2 at /var/run/docker.sock"
+ *
+ * Where the session's cells run, kept in the record for the reports.
+ */
+void
+assay_session_set_sandbox (AssaySession *self,
+                           const char   *backend,
+                           const char   *where)
+{
+  g_return_if_fail (ASSAY_IS_SESSION (self));
+  g_free (self->sandbox);
+  self->sandbox = g_strdup (backend);
+  g_free (self->sandbox_where);
+  self->sandbox_where = g_strdup (where);
+}
+
+const char *
+assay_session_get_sandbox (AssaySession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  return self->sandbox;
+}
+
+const char *
+assay_session_get_sandbox_where (AssaySession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  return self->sandbox_where;
 }
 
 gint64

@@ -119,6 +119,11 @@ const char    *assay_session_get_model          (AssaySession        *self);
 void           assay_session_set_provider       (AssaySession        *self,
                                                  const char          *provider,
                                                  const char          *model);
+void           assay_session_set_sandbox        (AssaySession        *self,
+                                                 const char          *backend,
+                                                 const char          *where);
+const char    *assay_session_get_sandbox        (AssaySession        *self);
+const char    *assay_session_get_sandbox_where  (AssaySession        *self);
 gint64         assay_session_get_created        (AssaySession        *self);
 gint64         assay_session_get_updated        (AssaySession        *self);
 /* "new", "running", "answered", "step-limit", "model-error", "sandbox-error", "cancelled",
