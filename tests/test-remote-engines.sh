@@ -149,6 +149,32 @@ check "TLS asked for but the listener is plain: refused (no clear text sent as T
   DOCKER_HOST='$plain_host' DOCKER_TLS_VERIFY=1 DOCKER_CERT_PATH='$work/certs' '$cli' exec --backend docker '$work/data.py' 2> '$work/err'; rc=\$?
   cat '$work/err'; [ \$rc -eq 1 ] && grep -q 'Cannot reach the Docker engine at $plain_host' '$work/err'"
 
+# ---- the docker CLI's contexts (made by `docker context create`, in its own format) ----
+mkdir -p "$work/dockercfg"
+check "a docker context: made by the docker CLI, used when current (config.json) or named (DOCKER_CONTEXT)" bash -c "
+  export DOCKER_CONFIG='$work/dockercfg'; unset DOCKER_HOST DOCKER_TLS_VERIFY DOCKER_CERT_PATH
+  docker context create build --docker 'host=$tls_host,ca=$work/certs/ca.pem,cert=$work/certs/cert.pem,key=$work/certs/key.pem' >/dev/null &&
+  docker context create loose --docker 'host=$tls_host,skip-tls-verify=true' >/dev/null &&
+  docker context use build >/dev/null &&
+  '$cli' sandbox status > '$work/status' && cat '$work/status' &&
+  grep -q 'at $tls_host (docker context “build”)' '$work/status' && grep -q 'Sessions will use: docker' '$work/status' &&
+  '$cli' sandbox status --json | python3 -c 'import json, sys; s = json.load(sys.stdin); assert s[\"docker_context\"] == \"build\" and s[\"docker\"][\"remote\"] == \"$tls_host\", s' &&
+  '$cli' exec --backend docker --data '$work/sales.csv' '$work/data.py' > '$work/out' 2>&1 && cat '$work/out' && grep -q '^sum 200$' '$work/out' &&
+  docker context use default >/dev/null &&
+  DOCKER_CONTEXT=build '$cli' exec --backend docker --data '$work/sales.csv' '$work/data.py' > '$work/out2' 2>&1; cat '$work/out2'
+  grep -q '^sum 200$' '$work/out2'"
+check "docker contexts: an unknown one, and one that skips the certificate check, are refused in words" bash -c "
+  export DOCKER_CONFIG='$work/dockercfg'; unset DOCKER_HOST DOCKER_TLS_VERIFY DOCKER_CERT_PATH
+  DOCKER_CONTEXT=nowhere '$cli' exec --backend docker '$work/data.py' 2> '$work/err1'; rc1=\$?
+  DOCKER_CONTEXT=loose '$cli' exec --backend docker '$work/data.py' 2> '$work/err2'; rc2=\$?
+  cat '$work/err1' '$work/err2'; [ \$rc1 -eq 1 ] && [ \$rc2 -eq 1 ] &&
+  grep -q 'there is no docker context “nowhere”' '$work/err1' && grep -q 'SkipTLSVerify' '$work/err2'"
+check "DOCKER_HOST comes before the current context, as for the docker CLI" bash -c "
+  export DOCKER_CONFIG='$work/dockercfg'; docker context use build >/dev/null
+  DOCKER_HOST=tcp://198.51.100.1:2375 '$cli' sandbox status > '$work/status'; cat '$work/status'
+  docker context use default >/dev/null
+  grep -q 'DOCKER_HOST=tcp://198.51.100.1:2375 is refused' '$work/status'"
+
 # ---- plain tcp:// on this machine ----
 check "plain tcp:// on loopback works, the dataset sent as to any engine elsewhere" \
   exec_data DOCKER_HOST="$plain_host"

@@ -14,6 +14,7 @@
 #include "assay-cli.h"
 #include "assay-docker-backend.h"
 #include "assay-docker-client.h"
+#include "assay-docker-endpoint.h"
 #include "assay-sandbox-choice.h"
 
 static void
@@ -190,6 +191,8 @@ assay_cli_sandbox_status (int   argc,
   g_autofree char *bwrap_reason = NULL;
   g_autofree char *limits = NULL;
   g_autofree char *chosen_reason = NULL;
+  g_autoptr(AssayDockerEndpoint) endpoint = assay_docker_endpoint_resolve ();
+  g_autofree char *source = endpoint != NULL ? assay_docker_endpoint_describe_source (endpoint) : NULL;
   EngineState *states = NULL;
   gboolean bwrap_ok, tree, fell_back = FALSE;
   int first_usable = -1;
@@ -258,8 +261,13 @@ assay_cli_sandbox_status (int   argc,
       json_builder_set_member_name (builder, "fell_back");
       json_builder_add_boolean_value (builder, fell_back);
       json_builder_set_member_name (builder, "docker_host");
-      if (assay_docker_host_is_set ())
-        json_builder_add_string_value (builder, g_getenv ("DOCKER_HOST"));
+      if (endpoint != NULL && endpoint->host != NULL)
+        json_builder_add_string_value (builder, endpoint->host);
+      else
+        json_builder_add_null_value (builder);
+      json_builder_set_member_name (builder, "docker_context");
+      if (endpoint != NULL && endpoint->context != NULL)
+        json_builder_add_string_value (builder, endpoint->context);
       else
         json_builder_add_null_value (builder);
 
@@ -305,8 +313,8 @@ assay_cli_sandbox_status (int   argc,
 
       printf (podman ? _("\nPodman:      %s\n") : _("\nDocker:      %s\n"),
               states[i].usable ? _("usable") : _("not usable"));
-      assay_cli_print (stdout, "             %s%s\n", states[i].where,
-                       assay_docker_host_is_set () ? " (DOCKER_HOST)" : "");
+      assay_cli_print (stdout, "             %s%s%s%s\n", states[i].where,
+                       source != NULL ? " (" : "", source != NULL ? source : "", source != NULL ? ")" : "");
       if (!states[i].usable)
         assay_cli_print (stdout, "             %s\n", states[i].reason);
       else

@@ -13,6 +13,7 @@
 #include <curl/curl.h>
 
 #include "assay-docker-client.h"
+#include "assay-docker-endpoint.h"
 #include "assay-docker-tunnel.h"
 #include "assay-json.h"
 
@@ -327,34 +328,49 @@ assay_docker_client_curl_read_cb (char   *buffer,
   return n;
 }
 
-/* Why $DOCKER_HOST cannot be used, in words: Assay speaks to the engine on a unix socket
- * only, and never sends the API (root on that host) in clear over a network. */
+/* How the address the user named is shown: "DOCKER_HOST=tcp://…" or "the docker context
+ * “build” (tcp://…)". */
 static char *
-assay_docker_client_describe_unusable_host (const char *docker_host)
+assay_docker_client_name_host (const AssayDockerEndpoint *endpoint)
 {
-  g_autofree char *shown = assay_docker_client_sanitize_message (docker_host, -1);
+  g_autofree char *shown = assay_docker_client_sanitize_message (endpoint->host != NULL ? endpoint->host : "", -1);
+
+  if (endpoint->context == NULL)
+    return g_strdup_printf ("DOCKER_HOST=%s", shown);
+  return g_strdup_printf (_("the docker context “%s” (%s)"), endpoint->context, shown);
+}
+
+/* Why the engine named cannot be used, in words: Assay speaks to the engine on a unix socket
+ * or through a tunnel it checks, and never sends the API (root on that host) in clear over a
+ * network. */
+static char *
+assay_docker_client_describe_unusable_host (const AssayDockerEndpoint *endpoint)
+{
+  const char *docker_host = endpoint->host;
+  g_autofree char *named = assay_docker_client_name_host (endpoint);
   g_autofree char *why_not = NULL;
 
   if (g_str_equal (docker_host, "unix://"))
-    return g_strdup_printf (_("DOCKER_HOST=%s names no socket (use unix:///path/to/docker.sock)"), shown);
+    return g_strdup_printf (_("%s names no socket (use unix:///path/to/docker.sock)"), named);
   if (g_str_has_prefix (docker_host, "tcp://") && !assay_docker_tunnel_supports (docker_host, &why_not))
-    return g_strdup_printf (_("DOCKER_HOST=%s is refused: %s"), shown, why_not);
+    return g_strdup_printf (_("%s is refused: %s"), named, why_not);
   assay_docker_tunnel_supports (docker_host, &why_not);
-  return g_strdup_printf (_("DOCKER_HOST=%s is not an address Assay knows: %s"), shown,
+  return g_strdup_printf (_("%s is not an address Assay knows: %s"), named,
                           why_not != NULL ? why_not : "");
 }
 
 gboolean
 assay_docker_host_is_set (void)
 {
-  const char *docker_host = g_getenv ("DOCKER_HOST");
+  g_autoptr(AssayDockerEndpoint) endpoint = assay_docker_endpoint_resolve ();
 
-  return docker_host != NULL && docker_host[0] != '\0';
+  return endpoint != NULL;
 }
 
 static void
 assay_docker_client_resolve_socket (AssayDockerClient *self)
 {
+  g_autoptr(AssayDockerEndpoint) endpoint = NULL;
   const char *docker_host;
 
   if (self->requested_socket_path != NULL && self->requested_socket_path[0] != '\0')
@@ -363,25 +379,28 @@ assay_docker_client_resolve_socket (AssayDockerClient *self)
       return;
     }
 
-  docker_host = g_getenv ("DOCKER_HOST");
+  endpoint = assay_docker_endpoint_resolve ();
+  docker_host = endpoint != NULL ? endpoint->host : NULL;
 
-  if (docker_host == NULL || docker_host[0] == '\0')
+  if (endpoint == NULL)
     self->socket_path = g_strdup (DEFAULT_SOCKET_PATH);
+  else if (docker_host == NULL)
+    self->host_error = assay_docker_client_sanitize_message (endpoint->error, -1);
   else if (g_str_has_prefix (docker_host, "unix://") && docker_host[strlen ("unix://")] != '\0')
     self->socket_path = g_strdup (docker_host + strlen ("unix://"));
   else if (assay_docker_tunnel_supports (docker_host, NULL))
     {
       g_autoptr(GError) error = NULL;
-      g_autofree char *shown = assay_docker_client_sanitize_message (docker_host, -1);
+      g_autofree char *named = assay_docker_client_name_host (endpoint);
 
       self->socket_path = assay_docker_tunnel_get_socket (docker_host, &error);
       if (self->socket_path != NULL)
         self->remote_host = g_strdup (docker_host);
       else
-        self->host_error = g_strdup_printf (_("DOCKER_HOST=%s cannot be used: %s"), shown, error->message);
+        self->host_error = g_strdup_printf (_("%s cannot be used: %s"), named, error->message);
     }
   else
-    self->host_error = assay_docker_client_describe_unusable_host (docker_host);
+    self->host_error = assay_docker_client_describe_unusable_host (endpoint);
 }
 
 static gboolean

@@ -9,6 +9,7 @@
 #include <glib/gstdio.h>
 #include <gio/gunixsocketaddress.h>
 
+#include "assay-docker-endpoint.h"
 #include "assay-docker-tunnel.h"
 
 /* The last words of ssh kept for a message. */
@@ -89,21 +90,23 @@ carry_free (Carry *carry)
   g_free (carry);
 }
 
+/* TLS as the environment (DOCKER_TLS_VERIFY) or the docker context says. */
 static gboolean
 tls_enabled (void)
 {
-  const char *verify = g_getenv ("DOCKER_TLS_VERIFY");
+  g_autoptr(AssayDockerEndpoint) endpoint = assay_docker_endpoint_resolve ();
 
-  return verify != NULL && verify[0] != '\0' && !g_str_equal (verify, "0");
+  return endpoint != NULL && endpoint->tls;
 }
 
+/* DOCKER_CERT_PATH, the context's certificates, else ~/.docker. */
 static char *
 cert_dir (void)
 {
-  const char *path = g_getenv ("DOCKER_CERT_PATH");
+  g_autoptr(AssayDockerEndpoint) endpoint = assay_docker_endpoint_resolve ();
 
-  if (path != NULL && path[0] != '\0')
-    return g_strdup (path);
+  if (endpoint != NULL && endpoint->cert_dir != NULL)
+    return g_strdup (endpoint->cert_dir);
   return g_build_filename (g_get_home_dir (), ".docker", NULL);
 }
 

@@ -11,6 +11,7 @@
 #include "assay-bwrap-backend.h"
 #include "assay-docker-backend.h"
 #include "assay-docker-client.h"
+#include "assay-docker-endpoint.h"
 #include "assay-sandbox-choice.h"
 
 #define DOCKER_SOCKET        "/var/run/docker.sock"
@@ -59,7 +60,11 @@ assay_sandbox_describe_engine (AssayDockerBackend *backend)
   g_autofree char *engine = assay_docker_client_describe_engine (client);
 
   if (socket_path == NULL)
-    return g_strdup (g_getenv ("DOCKER_HOST"));
+    {
+      g_autoptr(AssayDockerEndpoint) endpoint = assay_docker_endpoint_resolve ();
+
+      return g_strdup (endpoint != NULL && endpoint->host != NULL ? endpoint->host : "?");
+    }
   if (engine == NULL)
     return g_strdup (socket_path);
   /* TRANSLATORS: an engine and its socket or address, e.g. "Podman 4.3.1 at /run/podman/podman.sock"

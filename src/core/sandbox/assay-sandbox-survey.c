@@ -10,6 +10,7 @@
 #include "assay-bwrap-backend.h"
 #include "assay-docker-backend.h"
 #include "assay-docker-client.h"
+#include "assay-docker-endpoint.h"
 #include "assay-sandbox-choice.h"
 #include "assay-sandbox-survey.h"
 
@@ -31,6 +32,7 @@ assay_sandbox_survey_engine (AssayDockerBackend *engine,
 {
   AssaySandboxPlace *place = g_new0 (AssaySandboxPlace, 1);
   AssayDockerClient *client = assay_docker_backend_get_client (engine);
+  g_autoptr(AssayDockerEndpoint) endpoint = assay_docker_endpoint_resolve ();
   g_autofree char *reason = NULL;
   gboolean podman;
 
@@ -44,7 +46,7 @@ assay_sandbox_survey_engine (AssayDockerBackend *engine,
   place->kind = g_strdup (podman ? "podman" : "docker");
   /* Elsewhere: reached over ssh or TCP, or named so by DOCKER_HOST even when refused. */
   if (assay_docker_client_get_remote_host (client) != NULL ||
-      (assay_docker_host_is_set () && !g_str_has_prefix (g_getenv ("DOCKER_HOST"), "unix://")))
+      (endpoint != NULL && (endpoint->host == NULL || !g_str_has_prefix (endpoint->host, "unix://"))))
     place->title = g_strdup (podman ? _("Podman Elsewhere") : _("Docker Elsewhere"));
   else
     place->title = g_strdup (podman ? (assay_docker_client_is_rootless (client) ? _("Podman (Rootless)")
