@@ -21,6 +21,7 @@
 #define EXIT_SANDBOX    5
 #define EXIT_DATA       7
 #define EXIT_CELL       8
+#define EXIT_DATABASE   9
 #define EXIT_REWRITE    3
 
 #define USAGE_EXIT_CODES \
@@ -33,6 +34,7 @@
   "  7  a new file does not match its dataset (a column is missing or its type changed)\n" \
   "  8  a cell failed on the new data (what ran before it is kept); with --repair, the model\n" \
   "     could not fix it\n" \
+  "  9  a database the session queries cannot be reached or refuses the login\n" \
   "\n" \
   "--rewrite sends the new session's conversation (the new outputs) and its updated summary\n" \
   "to the model once, with no tool; its rewrite is kept beside the summary updated number\n" \
@@ -332,6 +334,10 @@ assay_cli_rerun (int    argc,
   g_autofree char *model = NULL;
   g_autofree char *base_url = NULL;
   g_autofree char *transcript = NULL;
+  g_auto(GStrv) db_specs = NULL;
+  g_autoptr(GPtrArray) sources = NULL;
+  int db_timeout = 0;
+  gint64 db_max_rows = 0;
   GOptionEntry entries[] = {
     { "report", 0, 0, G_OPTION_ARG_FILENAME, &report,
       N_("When every cell ran, export the new session to FILE (.pdf, .html, .ipynb or .xlsx)"), "FILE" },
@@ -344,6 +350,10 @@ assay_cli_rerun (int    argc,
     { "base-url", 0, 0, G_OPTION_ARG_STRING, &base_url, N_("For --repair: an OpenAI-compatible server's address"), "URL" },
     { "transcript", 0, 0, G_OPTION_ARG_FILENAME, &transcript, N_("For --repair with --provider recorded"), "FILE" },
     { "data", 0, 0, G_OPTION_ARG_STRING_ARRAY, &data, N_("The new file for the dataset NAME (repeatable)"), "NAME=FILE" },
+    { "db", 0, 0, G_OPTION_ARG_STRING_ARRAY, &db_specs,
+      N_("Query the database NAME at URL again (default: where the session queried it)"), "NAME=URL" },
+    { "db-timeout", 0, 0, G_OPTION_ARG_INT, &db_timeout, N_("The statement timeout of each query (default 120)"), "SECONDS" },
+    { "db-max-rows", 0, 0, G_OPTION_ARG_INT64, &db_max_rows, N_("Refuse results with more rows (default 5,000,000)"), "N" },
     { "out", 0, 0, G_OPTION_ARG_FILENAME, &out_dir, N_("Write the new session to DIR (default: beside the old one)"), "DIR" },
     { "backend", 0, 0, G_OPTION_ARG_STRING, &backend_name, N_("Sandbox backend: docker or bwrap"), "NAME" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print a JSON object at the end (session_dir, datasets, changes)"), NULL },
@@ -401,16 +411,47 @@ assay_cli_rerun (int    argc,
       assay_cli_print (stderr, "assay-cli rerun: %s\n", error->message);
       return EXIT_FAILURE_;
     }
-  /* Running a query again means asking its database again: not done yet, so refused plainly
-   * rather than failing at the first SQL cell. */
-  for (guint i = 0; i < assay_session_get_n_cells (origin); i++)
-    if (assay_session_get_cell (origin, i)->kind == ASSAY_CELL_KIND_SQL &&
-        assay_session_cell_succeeded (assay_session_get_cell (origin, i)))
-      {
-        fprintf (stderr, _("assay-cli rerun: this session queried databases (run_sql); running it again "
-                           "would query them again, which rerun cannot do yet\n"));
-        return EXIT_USAGE;
-      }
+  /* Its queries are asked again: of each database given with --db, else at the address the
+   * session recorded (its password, never recorded, from the environment, .pgpass or an
+   * option file). Each is opened before anything runs. */
+  sources = assay_cli_db_make_sources (db_specs, NULL, db_timeout, db_max_rows, &error);
+  if (sources == NULL)
+    {
+      assay_cli_print (stderr, "assay-cli rerun: %s\n", error->message);
+      return EXIT_USAGE;
+    }
+  for (guint i = 0; i < assay_session_get_sources (origin)->len; i++)
+    {
+      const AssaySessionSource *recorded = g_ptr_array_index (assay_session_get_sources (origin), i);
+      g_autofree char *spec = NULL;
+      g_autoptr(GPtrArray) made = NULL;
+      char *specs[2] = { NULL, NULL };
+      gboolean queried = FALSE;
+
+      for (guint j = 0; j < assay_session_get_n_cells (origin) && !queried; j++)
+        {
+          const AssaySessionCell *cell = assay_session_get_cell (origin, j);
+
+          queried = cell->kind == ASSAY_CELL_KIND_SQL && cell->query != NULL &&
+                    g_strcmp0 (cell->query->database, recorded->name) == 0 && assay_session_cell_succeeded (cell);
+        }
+      if (!queried || assay_cli_db_find (sources, recorded->name) != NULL)
+        continue;
+      spec = g_strdup_printf ("%s=%s", recorded->name, recorded->url);
+      specs[0] = spec;
+      made = assay_cli_db_make_sources (specs, NULL, db_timeout, db_max_rows, &error);
+      if (made == NULL)
+        {
+          assay_cli_print (stderr, "assay-cli rerun: %s\n", error->message);
+          return EXIT_USAGE;
+        }
+      g_ptr_array_add (sources, g_object_ref (g_ptr_array_index (made, 0)));
+    }
+  if (!assay_cli_db_connect (sources, &error))
+    {
+      assay_cli_print (stderr, "assay-cli rerun: %s\n", error->message);
+      return EXIT_DATABASE;
+    }
 
   spec = assay_sandbox_spec_new ();
   image = assay_sandbox_image_new (NULL);
@@ -431,7 +472,7 @@ assay_cli_rerun (int    argc,
   wait.settings.transcript = transcript;
   wait.settings.yes = yes;
   wait.settings.max_steps = 4;
-  assay_rerun_async_full (origin, files, kernel, out_dir, NULL, NULL, NULL,
+  assay_rerun_async_full (origin, files, sources, kernel, out_dir, NULL, NULL, NULL,
                           repair ? assay_cli_rerun_make_agent_cb : NULL, &wait,
                           NULL, assay_cli_rerun_done_cb, &wait);
   g_main_loop_run (loop);

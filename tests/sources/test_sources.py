@@ -118,6 +118,8 @@ class Postgres:
     def scalar(self, sql):
         return self.server.psql(sql, db="shop")
 
+    execute = scalar
+
     def running(self, needle):
         return int(self.scalar("SELECT count(*) FROM pg_stat_activity WHERE state = 'active' "
                                "AND pid <> pg_backend_pid() AND query LIKE '%%%s%%'" % needle))
@@ -151,6 +153,8 @@ class MariaDB:
 
     def scalar(self, sql):
         return self.server.sql(sql, db="shop")
+
+    execute = scalar
 
     def running(self, needle):
         return int(self.scalar("SELECT count(*) FROM information_schema.processlist WHERE command = 'Query' "
@@ -186,6 +190,14 @@ class SQLite:
         con = sqlite3.connect("file:%s?mode=ro" % self.path, uri=True)
         try:
             return str(con.execute(sql).fetchone()[0])
+        finally:
+            con.close()
+
+    def execute(self, sql):
+        con = sqlite3.connect(self.path)
+        try:
+            con.execute(sql)
+            con.commit()
         finally:
             con.close()
 
@@ -355,6 +367,35 @@ try:
     report(resumed.returncode == 0 and "restored %d %s" % (len(rows), top_city) in resumed.stderr,
            "ask --resume: the query's DataFrame restored from the cached result, without the database",
            resumed.stdout + resumed.stderr)
+
+    # ---- run again: the queries asked again of the database, the answer's number re-read ----
+    extra = 1000
+    target.execute("INSERT INTO orders (id, customer_id, placed_at, status) SELECT 999001, min(id), "
+                   "'2024-01-01 00:00:00', 'paid' FROM customers WHERE city = '%s'" % top_city)
+    target.execute("INSERT INTO order_items (order_id, product_id, quantity, unit_price) "
+                   "SELECT 999001, min(id), 1, %d FROM products" % extra)
+    rerun_dir = os.path.join(r.workdir, "rerun")
+    again = cli(["rerun", "--backend", "bwrap", "--out", rerun_dir, os.path.join(r.workdir, "session")], target.env())
+    rerun_record = json.load(open(os.path.join(rerun_dir, "session.json"))) if os.path.exists(
+        os.path.join(rerun_dir, "session.json")) else {}
+    rerun_cells = rerun_record.get("cells", [])
+    new_top = "%.2f" % (top_revenue + extra)
+    report(again.returncode == 0 and rerun_cells and rerun_cells[0].get("kind") == "sql"
+           and rerun_cells[0]["status"] == "ok" and rerun_cells[0]["query"]["rows"] == len(rows)
+           and rerun_cells[0]["query"]["result"] == "queries/c1.aqr"
+           and os.path.exists(os.path.join(rerun_dir, "queries", "c1.aqr"))
+           and any("brings the most: %s." % new_top in text_of(m.get("content", m.get("text")))
+                   for m in rerun_record.get("messages", []) if isinstance(m, dict))
+           and new_top in again.stdout and rerun_record.get("sources", [{}])[0].get("name") == "shop"
+           and (target.password is None or target.password not in folder_text(rerun_dir) + again.stdout + again.stderr),
+           "rerun: the session's query asked again of the database (where it was queried), the answer's number "
+           "re-read (%s → %s)" % ("%.2f" % top_revenue, new_top),
+           again.stdout + again.stderr + json.dumps(rerun_record.get("answer")))
+    again = cli(["rerun", "--backend", "bwrap", "--db", "shop=" + target.refused_url(),
+                 "--out", rerun_dir + "-refused", os.path.join(r.workdir, "session")], target.env())
+    report(again.returncode == 9 and "Cannot connect to the database shop" in again.stderr
+           and not os.path.exists(os.path.join(rerun_dir + "-refused", "session.json")),
+           "rerun --db to a database that refuses: a plain message, exit 9, nothing run", again.stderr)
 
     # ---- writes refused ----------------------------------------------------------------------
     before_orders = target.scalar("SELECT count(*) FROM orders")

@@ -15,6 +15,8 @@
 #include "assay-rerun.h"
 #include "assay-rerun-private.h"
 #include "assay-session-outline.h"
+#include "assay-source.h"
+#include "assay-sql-check.h"
 
 /* What a run-again cell's tool result gives of its output (the model may read it later). */
 #define RESULT_BUDGET 4000
@@ -270,6 +272,8 @@ typedef struct
   guint                n_repairs;
   guint                highest_cell; /* the highest cell number of the origin */
   const char          *failed_id;   /* the origin's id of the cell being repaired */
+  GHashTable          *sources;     /* name → AssaySource*: the databases SQL cells query again */
+  gint64               query_started;
 } Run;
 
 static void
@@ -283,6 +287,7 @@ assay_rerun_run_free (Run *run)
   g_clear_pointer (&run->outputs, g_hash_table_unref);
   g_clear_pointer (&run->result, assay_rerun_result_free);
   g_clear_object (&run->agent);
+  g_clear_pointer (&run->sources, g_hash_table_unref);
   if (run->progress_destroy != NULL)
     run->progress_destroy (run->progress_data);
   g_free (run);
@@ -671,6 +676,10 @@ assay_rerun_repair (GTask            *task,
   assay_agent_repair_async (run->agent, cell, what, g_task_get_cancellable (task), assay_rerun_repaired_cb, task);
 }
 
+static void assay_rerun_cell_recorded (GTask            *task,
+                                       AssaySessionCell *cell,
+                                       AssayCellResult  *result);
+
 static void
 assay_rerun_cell_done_cb (GObject      *source,
                           GAsyncResult *res,
@@ -681,7 +690,6 @@ assay_rerun_cell_done_cb (GObject      *source,
   const Item *item = &g_array_index (run->items, Item, run->next);
   g_autoptr(AssayCellResult) result = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *tool = NULL;
   AssaySessionCell *cell;
 
   result = assay_kernel_session_execute_finish (ASSAY_KERNEL_SESSION (source), res, &error);
@@ -692,6 +700,23 @@ assay_rerun_cell_done_cb (GObject      *source,
     }
   cell = assay_session_find_cell (run->session, item->cell->id);
   assay_session_record_result (run->session, cell, result);
+  /* A query's time is part of its cell's: the kernel only loaded the result. */
+  if (cell->kind == ASSAY_CELL_KIND_SQL && cell->query != NULL)
+    cell->elapsed_ms += cell->query->query_ms;
+  assay_rerun_cell_recorded (task, cell, result);
+}
+
+/* CELL ran (or its query failed) and RESULT is recorded: its tool result, then the next item,
+ * a repair, or the end of the run. */
+static void
+assay_rerun_cell_recorded (GTask           *task,
+                           AssaySessionCell *cell,
+                           AssayCellResult  *result)
+{
+  Run *run = g_task_get_task_data (task);
+  const Item *item = &g_array_index (run->items, Item, run->next);
+  g_autofree char *tool = NULL;
+
   run->result->n_cells++;
   assay_rerun_report (run, cell, cell->status);
   g_hash_table_replace (run->outputs, cell->id, cell->outputs);
@@ -720,6 +745,112 @@ assay_rerun_cell_done_cb (GObject      *source,
     }
   run->next++;
   assay_rerun_next (task);
+}
+
+/* ---- SQL cells: the database asked again ---------------------------------------------------- */
+
+/* The query of CELL failed: recorded as the cell's result, as for a cell that failed. */
+static void
+assay_rerun_query_failed (GTask            *task,
+                          AssaySessionCell *cell,
+                          const GError     *error,
+                          gint64            query_us)
+{
+  g_autoptr(AssayCellResult) result = assay_cell_result_new (cell->id, cell->code);
+  AssayCellStatus status = ASSAY_CELL_ERROR;
+
+  if (g_error_matches (error, ASSAY_SOURCE_ERROR, ASSAY_SOURCE_ERROR_TIMEOUT))
+    status = ASSAY_CELL_TIMEOUT;
+  else if (g_error_matches (error, ASSAY_SOURCE_ERROR, ASSAY_SOURCE_ERROR_TOO_LARGE))
+    status = ASSAY_CELL_LIMIT;
+  assay_cell_result_set_status (result, status, error->message);
+  assay_cell_result_set_elapsed_us (result, query_us);
+  assay_session_record_result (((Run *) g_task_get_task_data (task))->session, cell, result);
+  if (cell->query != NULL)
+    cell->query->query_ms = query_us / 1000;
+  assay_rerun_cell_recorded (task, cell, result);
+}
+
+static void
+assay_rerun_queried_cb (GObject      *source,
+                        GAsyncResult *res,
+                        gpointer      user_data)
+{
+  GTask *task = user_data;
+  Run *run = g_task_get_task_data (task);
+  const Item *item = &g_array_index (run->items, Item, run->next);
+  AssaySessionCell *cell = assay_session_find_cell (run->session, item->cell->id);
+  g_autoptr(AssayQueryResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *queries = NULL;
+  g_autofree char *file = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *hidden = NULL;
+  g_autofree char *sandbox_path = NULL;
+  g_autofree char *loader = NULL;
+  gint64 query_us = g_get_monotonic_time () - run->query_started;
+
+  result = assay_source_query_finish (ASSAY_SOURCE (source), res, &error);
+  if (result == NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      assay_kernel_session_close (run->kernel);
+      assay_rerun_finish_with (task, g_steal_pointer (&error));
+      return;
+    }
+  if (result == NULL)
+    {
+      assay_rerun_query_failed (task, cell, error, query_us);
+      return;
+    }
+  /* Kept with the new session, as a question's query is, and read by the kernel from /data. */
+  file = g_strdup_printf ("%s.aqr", cell->id);
+  hidden = g_strdup_printf (".assay-query-%s.aqr", cell->id);
+  if ((queries = assay_session_get_queries_dir (run->session, &error)) == NULL ||
+      !assay_query_result_write (result, (path = g_build_filename (queries, file, NULL)), &error) ||
+      !assay_kernel_session_add_hidden_file (run->kernel, path, hidden, &error))
+    {
+      assay_rerun_query_failed (task, cell, error, query_us);
+      return;
+    }
+  cell->query->rows = (gint64) assay_query_result_get_n_rows (result);
+  cell->query->bytes = (gint64) assay_query_result_get_n_bytes (result);
+  cell->query->query_ms = query_us / 1000;
+  json_array_unref (cell->query->columns);
+  cell->query->columns = assay_query_result_columns_to_json (result);
+  g_free (cell->query->result);
+  cell->query->result = g_build_filename ("queries", file, NULL);
+  sandbox_path = g_build_filename ("/data", hidden, NULL);
+  loader = assay_query_result_loader_code (cell->query->frame, sandbox_path);
+  assay_kernel_session_execute_async (run->kernel, loader, g_task_get_cancellable (task),
+                                      assay_rerun_cell_done_cb, task);
+}
+
+/* The SQL of CELL, checked again (it was approved, but the check is what keeps writes out),
+ * on the database it named. */
+static void
+assay_rerun_query (GTask            *task,
+                   AssaySessionCell *cell)
+{
+  Run *run = g_task_get_task_data (task);
+  AssaySource *source = run->sources != NULL ? g_hash_table_lookup (run->sources, cell->query->database) : NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *checked = NULL;
+
+  if (source == NULL)
+    {
+      g_set_error (&error, ASSAY_SOURCE_ERROR, ASSAY_SOURCE_ERROR_CONNECT,
+                   _("The database %s is not connected for this run"), cell->query->database);
+      assay_rerun_query_failed (task, cell, error, 0);
+      return;
+    }
+  checked = assay_sql_check_read_only (cell->code, assay_source_get_syntax (source), &error);
+  if (checked == NULL)
+    {
+      assay_rerun_query_failed (task, cell, error, 0);
+      return;
+    }
+  run->query_started = g_get_monotonic_time ();
+  assay_source_query_async (source, cell->code, g_task_get_cancellable (task), assay_rerun_queried_cb, task);
 }
 
 static void
@@ -767,9 +898,19 @@ assay_rerun_next (GTask *task)
             cell->code = g_strdup (item->cell->code);
             cell->status = ASSAY_CELL_RUNNING;
             cell->proposed_at = cell->started_at = g_get_real_time ();
+            if (item->cell->kind == ASSAY_CELL_KIND_SQL && item->cell->query != NULL)
+              {
+                cell->kind = ASSAY_CELL_KIND_SQL;
+                cell->query = assay_session_query_new (item->cell->query->database, item->cell->query->frame);
+              }
             assay_session_add_cell (run->session, cell);
             run->cell_started = g_get_monotonic_time ();
             assay_rerun_report (run, cell, ASSAY_CELL_RUNNING);
+            if (cell->kind == ASSAY_CELL_KIND_SQL)
+              {
+                assay_rerun_query (task, cell);
+                return;
+              }
             assay_kernel_session_execute_async (run->kernel, item->cell->code, g_task_get_cancellable (task),
                                                 assay_rerun_cell_done_cb, task);
             return;
@@ -820,7 +961,7 @@ assay_rerun_async (AssaySession        *origin,
                    GAsyncReadyCallback  callback,
                    gpointer             user_data)
 {
-  assay_rerun_async_full (origin, new_files, kernel, out_dir, progress, progress_data, progress_destroy, NULL, NULL,
+  assay_rerun_async_full (origin, new_files, NULL, kernel, out_dir, progress, progress_data, progress_destroy, NULL, NULL,
                           cancellable, callback, user_data);
 }
 
@@ -1047,6 +1188,14 @@ assay_rerun_prepared_cb (GObject      *source,
 
   /* The session built in the worker is this thread's from now on. */
   run->session = g_steal_pointer (&prep->session);
+  /* The databases it queries again, as the origin recorded them (never a password). */
+  for (guint i = 0; i < assay_session_get_sources (run->origin)->len; i++)
+    {
+      const AssaySessionSource *old = g_ptr_array_index (assay_session_get_sources (run->origin), i);
+
+      assay_session_add_source (run->session, old->name, old->kind, old->url,
+                                (const char * const *) old->tables, old->description);
+    }
   {
     g_autofree char *artifacts = assay_session_get_artifact_dir (run->session);
     assay_kernel_session_set_artifact_dir (run->kernel, artifacts);
@@ -1069,6 +1218,7 @@ assay_rerun_prepared_cb (GObject      *source,
 void
 assay_rerun_async_full (AssaySession        *origin,
                         GHashTable          *new_files,
+                        GPtrArray           *sources,
                         AssayKernelSession  *kernel,
                         const char          *out_dir,
                         AssayRerunProgressFunc progress,
@@ -1107,6 +1257,28 @@ assay_rerun_async_full (AssaySession        *origin,
   run->progress_data = progress_data;
   run->progress_destroy = progress_destroy;
   g_task_set_task_data (task, run, (GDestroyNotify) assay_rerun_run_free);
+  run->sources = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  for (guint i = 0; sources != NULL && i < sources->len; i++)
+    {
+      AssaySource *source = g_ptr_array_index (sources, i);
+
+      g_hash_table_replace (run->sources, g_strdup (assay_source_get_name (source)), g_object_ref (source));
+    }
+  /* Every database a successful query asked is asked again: each must be given. */
+  for (guint i = 0; i < assay_session_get_n_cells (origin); i++)
+    {
+      const AssaySessionCell *cell = assay_session_get_cell (origin, i);
+
+      if (cell->kind == ASSAY_CELL_KIND_SQL && cell->query != NULL && assay_session_cell_succeeded (cell) &&
+          !g_hash_table_contains (run->sources, cell->query->database))
+        {
+          g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                                   _("Cell %s queries the database %s, which is not connected for this run"),
+                                   cell->id, cell->query->database);
+          g_object_unref (task);
+          return;
+        }
+    }
 
   /* What the worker needs of the origin, read here: every dataset has its new file. */
   prep = g_new0 (Prep, 1);

@@ -121,11 +121,16 @@ typedef AssayAgent *(*AssayRerunAgentFunc) (AssaySession       *session,
                                             AssayKernelSession *kernel,
                                             gpointer            user_data);
 
-/* The same; when a cell fails and MAKE_AGENT is given, the model is asked to fix only that
+/* The same; SOURCES (AssaySource*, open or not; may be NULL) are the databases the session's
+ * SQL cells query again, by name: each successful query of the origin runs again there (checked
+ * read-only again), its result cached in the new session and loaded into the kernel as before;
+ * a database not given is an error before anything runs (G_IO_ERROR_INVALID_ARGUMENT). When a
+ * cell fails and MAKE_AGENT is given, the model is asked to fix only that
  * cell (assay_agent_repair_async) and, once a fixed cell ran, the run goes on with the cells
  * after it, the answer's numbers read in the fixed cell's output (at most 3 repairs). */
 void              assay_rerun_async_full  (AssaySession        *origin,
                                            GHashTable          *new_files,
+                                           GPtrArray           *sources,
                                            AssayKernelSession  *kernel,
                                            const char          *out_dir,
                                            AssayRerunProgressFunc progress,
