@@ -136,15 +136,16 @@ test_model_event (void)
   g_autofree char *inner = nested (DEEP, "[", "", "]");
   g_autofree char *event = g_strdup_printf ("{\"choices\":%s}", inner);
 
-  for (guint flavor = 0; flavor < 2; flavor++)
+  static const AssayLlmFlavor flavors[] = { ASSAY_LLM_FLAVOR_OPENAI, ASSAY_LLM_FLAVOR_ANTHROPIC,
+                                            ASSAY_LLM_FLAVOR_OPENAI_RESPONSES };
+  static const char *names[] = { "message", "message_start", "response.output_item.done" };
+
+  for (guint flavor = 0; flavor < G_N_ELEMENTS (flavors); flavor++)
     {
-      AssayLlmTurn *turn = assay_llm_turn_new (flavor == 0 ? ASSAY_LLM_FLAVOR_OPENAI
-                                                            : ASSAY_LLM_FLAVOR_ANTHROPIC,
-                                               ignore_emit, NULL);
+      AssayLlmTurn *turn = assay_llm_turn_new (flavors[flavor], ignore_emit, NULL);
       g_autoptr(GError) error = NULL;
 
-      g_assert_false (assay_llm_turn_feed_event (turn, flavor == 0 ? "message" : "message_start",
-                                                 event, strlen (event), &error));
+      g_assert_false (assay_llm_turn_feed_event (turn, names[flavor], event, strlen (event), &error));
       g_assert_error (error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_PROTOCOL);
       assay_llm_turn_free (turn);
     }

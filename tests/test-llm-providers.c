@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The OpenAI and Anthropic providers against tests/llm/fake_llm_server.py, which speaks
- * the wire formats of OpenAI, Ollama, llama.cpp and Anthropic byte for byte. */
+ * the wire formats of OpenAI (Chat Completions and the Responses API), Ollama, llama.cpp and
+ * Anthropic byte for byte. */
 #include "config.h"
 
 #include <string.h>
@@ -364,6 +365,8 @@ make_provider (const char *flavor,
 {
   if (g_str_equal (flavor, "anthropic"))
     return assay_anthropic_provider_new (server->base_url, key);
+  if (g_str_equal (flavor, "responses"))
+    return assay_openai_provider_new_for_api (server->base_url, key, ASSAY_OPENAI_API_RESPONSES);
   return assay_openai_provider_new (server->base_url, key);
 }
 
@@ -1163,6 +1166,373 @@ test_connection_refused (void)
   run_clear (&run);
 }
 
+/* ------------------------------------------------------------------------------------ */
+/* OpenAI's Responses API. */
+
+#define REASONING_TURN \
+  "\"reasoning\": {\"summary\": \"The user wants a count; read the file first.\", " \
+  "\"encrypted\": \"gAAAAABoEncryptedReasoning-1\"}"
+
+static JsonObject *
+input_item (JsonArray *input,
+            guint      i)
+{
+  g_assert_cmpuint (i, <, json_array_get_length (input));
+  return json_array_get_object_element (input, i);
+}
+
+static void
+test_responses_tool_call (void)
+{
+  g_autoptr(GPtrArray) requests = NULL;
+  g_autoptr(JsonNode) reasoning = NULL;
+  JsonObject *body;
+  JsonArray *input;
+  JsonArray *include;
+  JsonObject *item;
+  JsonObject *tool;
+  JsonObject *kept;
+  Run run;
+
+  run_init (&run);
+  requests = stream_once ("responses", TEST_KEY,
+                          "{\"responses\": [{\"flavor\": \"responses\", \"turn\": {" REASONING_TURN ", "
+                          "\"text\": \"Reading it — “quoted”.\", " TWO_CALLS ", \"usage\": {\"input\": 1200, "
+                          "\"cached\": 1024, \"output\": 300, \"reasoning\": 192}}}]}", &run);
+  g_assert_no_error (run.error);
+  g_assert_cmpstr (run.response->text, ==, "Reading it — “quoted”.");
+  g_assert_cmpint (run.response->stop_reason, ==, ASSAY_LLM_STOP_TOOL_USE);
+  g_assert_cmpstr (run.response->stop_reason_raw, ==, "completed");
+  g_assert_cmpuint (run.response->tool_calls->len, ==, 2);
+  assert_call (run.response, 0, "execute_python", CALL0_ARGS);
+  assert_call (run.response, 1, "list_files", "{}");
+  /* The call_id, which function_call_output answers, not the item id (fc_…). */
+  g_assert_true (g_str_has_prefix (((AssayLlmToolCall *) g_ptr_array_index (run.response->tool_calls, 0))->id,
+                                   "call_"));
+  g_assert_cmpint (run.response->input_tokens, ==, 1200);
+  g_assert_cmpint (run.response->cached_input_tokens, ==, 1024);
+  g_assert_cmpint (run.response->output_tokens, ==, 300);
+  g_assert_cmpint (run.response->reasoning_tokens, ==, 192);
+
+  /* The reasoning item, kept to go back: id, summary, encrypted content. */
+  g_assert_nonnull (run.response->reasoning);
+  reasoning = json_from_string (run.response->reasoning, NULL);
+  g_assert_true (JSON_NODE_HOLDS_ARRAY (reasoning));
+  g_assert_cmpuint (json_array_get_length (json_node_get_array (reasoning)), ==, 1);
+  kept = json_array_get_object_element (json_node_get_array (reasoning), 0);
+  g_assert_cmpstr (json_object_get_string_member (kept, "type"), ==, "reasoning");
+  g_assert_true (g_str_has_prefix (json_object_get_string_member (kept, "id"), "rs_"));
+  g_assert_cmpstr (json_object_get_string_member (kept, "encrypted_content"), ==, "gAAAAABoEncryptedReasoning-1");
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (kept, "summary")), ==, 1);
+
+  /* What was sent. */
+  g_assert_cmpuint (requests->len, ==, 1);
+  g_assert_cmpstr (json_object_get_string_member (request_object (requests, 0), "path"), ==, "/v1/responses");
+  g_assert_cmpstr (request_header (requests, 0, "authorization"), ==, "Bearer " TEST_KEY);
+  body = request_body (requests, 0);
+  g_assert_cmpstr (json_object_get_string_member (body, "model"), ==, "test-model");
+  g_assert_cmpstr (json_object_get_string_member (body, "instructions"), ==, "You are Assay, a careful analyst.");
+  g_assert_false (json_object_has_member (body, "messages"));
+  g_assert_false (json_object_has_member (body, "stream_options"));
+  g_assert_false (json_object_has_member (body, "max_output_tokens"));
+  g_assert_true (json_object_get_boolean_member (body, "stream"));
+  g_assert_false (json_object_get_boolean_member (body, "store"));
+  include = json_object_get_array_member (body, "include");
+  g_assert_cmpuint (json_array_get_length (include), ==, 1);
+  g_assert_cmpstr (json_array_get_string_element (include, 0), ==, "reasoning.encrypted_content");
+
+  input = json_object_get_array_member (body, "input");
+  /* user, assistant text, two function_calls, two function_call_outputs, user. */
+  g_assert_cmpuint (json_array_get_length (input), ==, 7);
+  item = input_item (input, 0);
+  g_assert_cmpstr (json_object_get_string_member (item, "type"), ==, "message");
+  g_assert_cmpstr (json_object_get_string_member (item, "role"), ==, "user");
+  g_assert_cmpstr (json_object_get_string_member (item, "content"), ==, "How many rows are there?");
+  item = input_item (input, 1);
+  g_assert_cmpstr (json_object_get_string_member (item, "role"), ==, "assistant");
+  g_assert_cmpstr (json_object_get_string_member (item, "content"), ==, "Let me look.");
+  item = input_item (input, 3);
+  g_assert_cmpstr (json_object_get_string_member (item, "type"), ==, "function_call");
+  g_assert_cmpstr (json_object_get_string_member (item, "call_id"), ==, "call_2");
+  g_assert_cmpstr (json_object_get_string_member (item, "name"), ==, "execute_python");
+  g_assert_cmpstr (json_object_get_string_member (item, "arguments"), ==, "{not json");
+  g_assert_false (json_object_has_member (item, "id"));
+  item = input_item (input, 4);
+  g_assert_cmpstr (json_object_get_string_member (item, "type"), ==, "function_call_output");
+  g_assert_cmpstr (json_object_get_string_member (item, "call_id"), ==, "call_1");
+  g_assert_cmpstr (json_object_get_string_member (item, "output"), ==, "1000");
+  item = input_item (input, 6);
+  g_assert_cmpstr (json_object_get_string_member (item, "content"), ==, "And the columns?");
+
+  /* Function tools are flat. */
+  tool = json_array_get_object_element (json_object_get_array_member (body, "tools"), 0);
+  g_assert_cmpstr (json_object_get_string_member (tool, "type"), ==, "function");
+  g_assert_cmpstr (json_object_get_string_member (tool, "name"), ==, "execute_python");
+  g_assert_true (json_object_has_member (tool, "parameters"));
+  g_assert_false (json_object_get_boolean_member (tool, "strict"));
+  g_assert_false (json_object_has_member (tool, "function"));
+  run_clear (&run);
+}
+
+/* The reasoning a turn came with goes back in the next request, before that turn's calls,
+ * exactly as it came. */
+static void
+test_responses_reasoning_carried (void)
+{
+  FakeServer *server = fake_server_start ("{\"responses\": [{\"flavor\": \"responses\", \"turn\": {"
+                                          REASONING_TURN ", " TWO_CALLS "}},"
+                                          "{\"flavor\": \"responses\", \"turn\": {\"text\": \"1000 rows.\"}}]}");
+  g_autoptr(AssayLlmProvider) provider = assay_openai_provider_new_for_api (server->base_url, NULL,
+                                                                            ASSAY_OPENAI_API_RESPONSES);
+  g_autoptr(AssayLlmRequest) request = assay_llm_request_new ();
+  g_autoptr(GPtrArray) requests = NULL;
+  AssayLlmMessage *assistant;
+  JsonArray *input;
+  JsonObject *item;
+  Run run;
+
+  request->model = g_strdup ("gpt-5-mini");
+  g_ptr_array_add (request->messages, assay_llm_message_new_user ("How many rows?"));
+  run_init (&run);
+  run_stream (provider, request, &run);
+  g_assert_no_error (run.error);
+  g_assert_nonnull (run.response->reasoning);
+
+  /* What the agent does with a turn: the assistant message keeps its reasoning. */
+  assistant = assay_llm_message_new_assistant (run.response->text);
+  assistant->reasoning = g_strdup (run.response->reasoning);
+  for (guint i = 0; i < run.response->tool_calls->len; i++)
+    g_ptr_array_add (assistant->tool_calls,
+                     assay_llm_tool_call_copy (g_ptr_array_index (run.response->tool_calls, i)));
+  g_ptr_array_add (request->messages, assistant);
+  for (guint i = 0; i < run.response->tool_calls->len; i++)
+    g_ptr_array_add (request->messages,
+                     assay_llm_message_new_tool (((AssayLlmToolCall *) g_ptr_array_index (run.response->tool_calls, i))->id,
+                                                 "1000", FALSE));
+  /* A copy (the agent masks a copy of each message) keeps it too. */
+  {
+    AssayLlmMessage *copy = assay_llm_message_copy (assistant);
+
+    g_assert_cmpstr (copy->reasoning, ==, assistant->reasoning);
+    assay_llm_message_free (copy);
+  }
+  run_clear (&run);
+
+  run_init (&run);
+  run_stream (provider, request, &run);
+  g_assert_no_error (run.error);
+  g_assert_cmpstr (run.response->text, ==, "1000 rows.");
+  g_assert_null (run.response->reasoning);
+  requests = fake_server_requests (server);
+  g_assert_cmpuint (requests->len, ==, 2);
+  input = json_object_get_array_member (request_body (requests, 1), "input");
+  /* user, reasoning, two function_calls (no text), two outputs. */
+  g_assert_cmpuint (json_array_get_length (input), ==, 6);
+  item = input_item (input, 1);
+  g_assert_cmpstr (json_object_get_string_member (item, "type"), ==, "reasoning");
+  g_assert_true (g_str_has_prefix (json_object_get_string_member (item, "id"), "rs_"));
+  g_assert_cmpstr (json_object_get_string_member (item, "encrypted_content"), ==, "gAAAAABoEncryptedReasoning-1");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (json_object_get_array_member (item, "summary"), 0),
+                                                  "text"), ==, "The user wants a count; read the file first.");
+  g_assert_false (json_object_has_member (item, "status"));
+  g_assert_cmpstr (json_object_get_string_member (input_item (input, 2), "type"), ==, "function_call");
+  g_assert_cmpstr (json_object_get_string_member (input_item (input, 4), "type"), ==, "function_call_output");
+  run_clear (&run);
+  fake_server_stop (server);
+}
+
+static void
+test_responses_retry_429 (void)
+{
+  g_autoptr(GPtrArray) requests = NULL;
+  Run run;
+
+  run_init (&run);
+  requests = stream_once ("responses", TEST_KEY,
+                          "{\"responses\": [{\"flavor\": \"responses\", \"status\": 429, \"headers\": "
+                          "{\"retry-after\": \"2\"}, \"message\": \"Rate limit reached for gpt-5\"},"
+                          "{\"flavor\": \"responses\", \"turn\": {\"text\": \"Done.\"}}]}", &run);
+  g_assert_no_error (run.error);
+  g_assert_cmpstr (run.response->text, ==, "Done.");
+  g_assert_cmpint (run.response->stop_reason, ==, ASSAY_LLM_STOP_END_TURN);
+  g_assert_cmpuint (run.response->attempts, ==, 2);
+  g_assert_cmpuint (g_array_index (run.retry_delays, guint, 0), ==, 2000);
+  g_assert_cmpstr (g_ptr_array_index (run.retry_reasons, 0), ==, "rate limited");
+  g_assert_cmpuint (requests->len, ==, 2);
+  run_clear (&run);
+
+  /* 429 every time: the rate limit's code once the retries ran out. */
+  g_clear_pointer (&requests, g_ptr_array_unref);
+  run_init (&run);
+  requests = stream_once ("responses", TEST_KEY,
+                          "{\"responses\": [{\"flavor\": \"responses\", \"status\": 429, \"headers\": "
+                          "{\"retry-after\": \"1\"}}]}", &run);
+  g_assert_error (run.error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_RATE_LIMITED);
+  g_assert_cmpuint (requests->len, ==, 1 + 3);
+  run_clear (&run);
+}
+
+static void
+test_responses_stream_cut (void)
+{
+  g_autoptr(GPtrArray) requests = NULL;
+  Run run;
+
+  /* Cut in the middle of a call's arguments: retried, the answer is the second one. */
+  run_init (&run);
+  requests = stream_once ("responses", NULL,
+                          "{\"responses\": [{\"flavor\": \"responses\", \"turn\": {\"text\": \"First try\", "
+                          TWO_CALLS "}, \"cut_after_events\": 14},"
+                          "{\"flavor\": \"responses\", \"turn\": {\"text\": \"Second try\", " TWO_CALLS "}}]}",
+                          &run);
+  g_assert_no_error (run.error);
+  g_assert_cmpstr (run.response->text, ==, "Second try");
+  g_assert_cmpuint (run.response->tool_calls->len, ==, 2);
+  assert_call (run.response, 0, "execute_python", CALL0_ARGS);
+  g_assert_cmpuint (run.response->attempts, ==, 2);
+  g_assert_cmpuint (requests->len, ==, 2);
+  run_clear (&run);
+
+  /* A body that ends cleanly before response.completed is not an answer either. */
+  g_clear_pointer (&requests, g_ptr_array_unref);
+  run_init (&run);
+  requests = stream_once ("responses", NULL,
+                          "{\"responses\": [{\"flavor\": \"responses\", \"turn\": {\"text\": \"Never finished\"}, "
+                          "\"end_after_events\": 6}]}", &run);
+  g_assert_error (run.error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_PROTOCOL);
+  g_assert_null (run.response);
+  g_assert_cmpuint (requests->len, ==, 1 + 3);
+  run_clear (&run);
+}
+
+static void
+test_responses_failed (void)
+{
+  g_autoptr(GPtrArray) requests = NULL;
+  Run run;
+
+  /* response.failed with a server error: retried, then an answer. */
+  run_init (&run);
+  requests = stream_once ("responses", NULL,
+                          "{\"responses\": [{\"flavor\": \"responses\", \"turn\": {\"text\": \"Partial\", "
+                          "\"failed\": {\"code\": \"server_error\", \"message\": \"The model failed\\u001b[31m to "
+                          "generate a response.\"}}},"
+                          "{\"flavor\": \"responses\", \"turn\": {\"text\": \"Whole.\"}}]}", &run);
+  g_assert_no_error (run.error);
+  g_assert_cmpstr (run.response->text, ==, "Whole.");
+  g_assert_cmpuint (run.response->attempts, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (run.retry_reasons, 0), ==, "server error");
+  run_clear (&run);
+
+  /* Always failing: SERVER, with the server's reason, its escape sequence taken out. */
+  g_clear_pointer (&requests, g_ptr_array_unref);
+  run_init (&run);
+  requests = stream_once ("responses", NULL,
+                          "{\"responses\": [{\"flavor\": \"responses\", \"turn\": {\"failed\": {\"code\": "
+                          "\"server_error\", \"message\": \"The model failed\\u001b[31m to generate a response.\"}}}]}",
+                          &run);
+  g_assert_error (run.error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_SERVER);
+  g_assert_nonnull (strstr (run.error->message, "The model failed [31m to generate a response."));
+  g_assert_null (strchr (run.error->message, '\033'));
+  g_assert_cmpuint (requests->len, ==, 1 + 3);
+  run_clear (&run);
+
+  /* A prompt the server will not take is not sent again. */
+  g_clear_pointer (&requests, g_ptr_array_unref);
+  run_init (&run);
+  requests = stream_once ("responses", NULL,
+                          "{\"responses\": [{\"flavor\": \"responses\", \"turn\": {\"failed\": {\"code\": "
+                          "\"invalid_prompt\", \"message\": \"Invalid prompt: flagged.\"}}}]}", &run);
+  g_assert_error (run.error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_BAD_REQUEST);
+  g_assert_cmpuint (requests->len, ==, 1);
+  run_clear (&run);
+
+  /* An error event instead of the end. */
+  g_clear_pointer (&requests, g_ptr_array_unref);
+  run_init (&run);
+  requests = stream_once ("responses", NULL,
+                          "{\"responses\": [{\"flavor\": \"responses\", \"turn\": {\"text\": \"Cut short\"}, "
+                          "\"end_after_events\": 4, \"error_event\": true},"
+                          "{\"flavor\": \"responses\", \"turn\": {\"text\": \"After the error.\"}}]}", &run);
+  g_assert_no_error (run.error);
+  g_assert_cmpstr (run.response->text, ==, "After the error.");
+  g_assert_cmpuint (run.response->attempts, ==, 2);
+  run_clear (&run);
+
+  /* response.incomplete at the output limit: an answer cut short, said so. */
+  g_clear_pointer (&requests, g_ptr_array_unref);
+  run_init (&run);
+  requests = stream_once ("responses", NULL,
+                          "{\"responses\": [{\"flavor\": \"responses\", \"turn\": {\"text\": \"Half an\", "
+                          "\"incomplete\": \"max_output_tokens\", \"usage\": {\"input\": 5, \"output\": 4096}}}]}",
+                          &run);
+  g_assert_no_error (run.error);
+  g_assert_cmpstr (run.response->text, ==, "Half an");
+  g_assert_cmpint (run.response->stop_reason, ==, ASSAY_LLM_STOP_MAX_TOKENS);
+  g_assert_cmpstr (run.response->stop_reason_raw, ==, "max_output_tokens");
+  g_assert_cmpint (run.response->output_tokens, ==, 4096);
+  run_clear (&run);
+}
+
+static void
+test_responses_auth_not_found (void)
+{
+  g_autoptr(GPtrArray) requests = NULL;
+  Run run;
+
+  run_init (&run);
+  requests = stream_once ("responses", TEST_KEY,
+                          "{\"responses\": [{\"flavor\": \"responses\", \"status\": 401, \"message\": "
+                          "\"Incorrect API key provided: sk-test-SECRET1234567890.\"}]}", &run);
+  g_assert_error (run.error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_AUTH);
+  g_assert_null (strstr (run.error->message, TEST_KEY));
+  g_assert_cmpuint (requests->len, ==, 1);
+  run_clear (&run);
+
+  g_clear_pointer (&requests, g_ptr_array_unref);
+  run_init (&run);
+  requests = stream_once ("responses", TEST_KEY,
+                          "{\"responses\": [{\"flavor\": \"responses\", \"status\": 404, \"message\": "
+                          "\"The model `test-model` does not exist or you do not have access to it.\"}]}", &run);
+  g_assert_error (run.error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_NOT_FOUND);
+  g_assert_cmpuint (requests->len, ==, 1);
+  run_clear (&run);
+}
+
+/* Which API a provider speaks: Responses for OpenAI's own server, Chat Completions for the
+ * servers that copy it, unless told. */
+static void
+test_responses_choice (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AssayLlmProvider) vendor = assay_openai_provider_new (NULL, "sk-x");
+  g_autoptr(AssayLlmProvider) vendor_url = assay_openai_provider_new ("https://api.openai.com/v1/", "sk-x");
+  g_autoptr(AssayLlmProvider) local = assay_openai_provider_new ("http://127.0.0.1:11434/v1", NULL);
+  g_autoptr(AssayLlmProvider) chosen = NULL;
+  g_autoptr(AssayLlmProvider) chat = NULL;
+  g_autoptr(AssayLlmProvider) anthropic = NULL;
+
+  g_assert_cmpstr (assay_llm_provider_get_wire_format (vendor), ==, "responses");
+  g_assert_cmpstr (assay_llm_provider_get_wire_format (vendor_url), ==, "responses");
+  g_assert_cmpstr (assay_llm_provider_get_wire_format (local), ==, "chat-completions");
+
+  chosen = assay_llm_provider_new_for_name_and_api ("openai", "http://127.0.0.1:8080/v1", NULL, "responses", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (assay_llm_provider_get_wire_format (chosen), ==, "responses");
+  chat = assay_llm_provider_new_for_name_and_api ("openai", NULL, "sk-x", "chat", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (assay_llm_provider_get_wire_format (chat), ==, "chat-completions");
+  anthropic = assay_llm_provider_new_for_name_and_api ("anthropic", NULL, "sk-x", "auto", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (assay_llm_provider_get_wire_format (anthropic), ==, "messages");
+
+  g_assert_null (assay_llm_provider_new_for_name_and_api ("openai", NULL, NULL, "assistants", &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_null (assay_llm_provider_new_for_name_and_api ("anthropic", NULL, NULL, "responses", &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1192,6 +1562,13 @@ main (int   argc,
   g_test_add_func ("/assay/llm/models-refused", test_list_models_refused);
   g_test_add_func ("/assay/llm/models-wrong-key", test_list_models_wrong_key);
   g_test_add_func ("/assay/llm/connection-refused", test_connection_refused);
+  g_test_add_func ("/assay/llm/responses/tool-call", test_responses_tool_call);
+  g_test_add_func ("/assay/llm/responses/reasoning-carried", test_responses_reasoning_carried);
+  g_test_add_func ("/assay/llm/responses/retry-429", test_responses_retry_429);
+  g_test_add_func ("/assay/llm/responses/stream-cut", test_responses_stream_cut);
+  g_test_add_func ("/assay/llm/responses/failed", test_responses_failed);
+  g_test_add_func ("/assay/llm/responses/auth-not-found", test_responses_auth_not_found);
+  g_test_add_func ("/assay/llm/responses/choice", test_responses_choice);
 
   return g_test_run ();
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The reading of a request's body as parts (assay-session-requests): both body shapes, what
+/* The reading of a request's body as parts (assay-session-requests): the three body shapes, what
  * a request added to the one before and whether it went on from it, the parts' labels and
  * cells, Assay's check of an answer, bodies that are broken, not kept or no longer what was
  * sent, and the walk over all of a session's requests that reads each body once. */
@@ -56,6 +56,30 @@ static const char *anthropic_2 =
   "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"It is 42.\"}]},"
   "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Check 42.\"}]}],"
   "\"tools\":[{\"name\":\"execute_python\",\"description\":\"Runs Python\",\"input_schema\":{\"type\":\"object\"}}]}";
+
+/* The same question through OpenAI's Responses API: the system prompt in "instructions",
+ * flat tools, and input items; the second request carries the reasoning of both replies
+ * (one with a summary) and a question in content parts. */
+static const char *responses_1 =
+  "{\"model\":\"gpt-5-test\",\"instructions\":\"" SYSTEM_PROMPT "\","
+  "\"input\":[{\"type\":\"message\",\"role\":\"user\",\"content\":\"What is the <b>total</b> revenue?\"}],"
+  "\"tools\":[{\"type\":\"function\",\"name\":\"execute_python\",\"description\":\"Runs Python\","
+  "\"parameters\":{\"type\":\"object\"},\"strict\":false}],\"stream\":true,\"store\":false,"
+  "\"include\":[\"reasoning.encrypted_content\"]}";
+static const char *responses_2 =
+  "{\"model\":\"gpt-5-test\",\"instructions\":\"" SYSTEM_PROMPT "\","
+  "\"input\":[{\"type\":\"message\",\"role\":\"user\",\"content\":\"What is the <b>total</b> revenue?\"},"
+  "{\"type\":\"reasoning\",\"id\":\"rs_1\",\"summary\":[{\"type\":\"summary_text\",\"text\":\"Sum the\\u001b[2J column.\"}],"
+  "\"encrypted_content\":\"gAAAAABsecret\"},"
+  "{\"type\":\"function_call\",\"call_id\":\"call_1\",\"name\":\"execute_python\","
+  "\"arguments\":\"{\\\"code\\\":\\\"print(1)\\\"}\"},"
+  "{\"type\":\"function_call_output\",\"call_id\":\"call_1\",\"output\":\"Status: ok\\n1\"},"
+  "{\"type\":\"reasoning\",\"id\":\"rs_2\",\"summary\":[],\"encrypted_content\":\"gAAAAABsecret2\"},"
+  "{\"type\":\"message\",\"role\":\"assistant\",\"content\":\"It is 42.\"},"
+  "{\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"Check 42.\"}]},"
+  "{\"type\":\"web_search_call\",\"id\":\"ws_1\"}],"
+  "\"tools\":[{\"type\":\"function\",\"name\":\"execute_python\",\"description\":\"Runs Python\","
+  "\"parameters\":{\"type\":\"object\"},\"strict\":false}],\"stream\":true,\"store\":false}";
 
 static AssayRequestReading *
 read_text (const char *text)
@@ -207,6 +231,53 @@ test_anthropic (void)
   g_assert_cmpuint (part (second, 8)->step, ==, 2);
   assert_part (second, 9, ASSAY_REQUEST_PART_QUESTION, ASSAY_REQUEST_PART_ADDED, "Question", "Check 42.");
   g_assert_cmpuint (second->n_added, ==, 6);
+}
+
+static void
+test_responses (void)
+{
+  g_autoptr(AssayRequestReading) first = read_text (responses_1);
+  g_autoptr(AssayRequestReading) second = read_text (responses_2);
+  const AssayRequestPart *reasoning;
+
+  g_assert_cmpint (first->format, ==, ASSAY_REQUEST_FORMAT_OPENAI_RESPONSES);
+  g_assert_cmpstr (first->model, ==, "gpt-5-test");
+  g_assert_cmpuint (first->parts->len, ==, 4);
+  assert_part (first, 0, ASSAY_REQUEST_PART_SYSTEM, ASSAY_REQUEST_PART_ADDED, "System prompt",
+               "You are Assay.\n\nHow to work:\n- Compute.");
+  assert_part (first, 1, ASSAY_REQUEST_PART_DATASETS, ASSAY_REQUEST_PART_ADDED, "Dataset summary", NULL);
+  assert_part (first, 2, ASSAY_REQUEST_PART_TOOLS, ASSAY_REQUEST_PART_ADDED, "Tools offered",
+               "execute_python: Runs Python");
+  assert_part (first, 3, ASSAY_REQUEST_PART_QUESTION, ASSAY_REQUEST_PART_ADDED, "Question",
+               "What is the <b>total</b> revenue?");
+
+  assay_request_reading_compare (second, first, 1);
+  g_assert_cmpuint (second->parts->len, ==, 11);
+  for (guint i = 0; i < 4; i++)
+    g_assert_cmpint (part (second, i)->change, ==, ASSAY_REQUEST_PART_REPEATED);
+  /* The reasoning by its summary, escapes taken out; the encrypted content never shown. */
+  reasoning = part (second, 4);
+  assert_part (second, 4, ASSAY_REQUEST_PART_OTHER, ASSAY_REQUEST_PART_ADDED, "Model’s reasoning", NULL);
+  g_assert_true (g_str_has_prefix (reasoning->text, "Sum the\xef\xbf\xbd[2J column.\n\n"));
+  g_assert_null (strstr (reasoning->text, "gAAAA"));
+  g_assert_cmpuint (reasoning->step, ==, 1);
+  assert_part (second, 5, ASSAY_REQUEST_PART_TOOL_CALL, ASSAY_REQUEST_PART_ADDED, "Tool call: execute_python",
+               "code: print(1)");
+  g_assert_cmpstr (part (second, 5)->call_id, ==, "call_1");
+  g_assert_cmpuint (part (second, 5)->step, ==, 1);
+  assert_part (second, 6, ASSAY_REQUEST_PART_TOOL_RESULT, ASSAY_REQUEST_PART_ADDED, "Tool result", "Status: ok\n1");
+  g_assert_cmpstr (part (second, 6)->call_id, ==, "call_1");
+  g_assert_cmpuint (part (second, 6)->step, ==, 1);
+  /* The second reply (its reasoning, then its text) is step 2, counted once. */
+  assert_part (second, 7, ASSAY_REQUEST_PART_OTHER, ASSAY_REQUEST_PART_ADDED, "Model’s reasoning", NULL);
+  g_assert_cmpuint (part (second, 7)->step, ==, 2);
+  assert_part (second, 8, ASSAY_REQUEST_PART_REPLY, ASSAY_REQUEST_PART_ADDED, "Model’s reply", "It is 42.");
+  g_assert_cmpuint (part (second, 8)->step, ==, 2);
+  assert_part (second, 9, ASSAY_REQUEST_PART_QUESTION, ASSAY_REQUEST_PART_ADDED, "Question", "Check 42.");
+  g_assert_cmpuint (part (second, 9)->step, ==, 2);
+  assert_part (second, 10, ASSAY_REQUEST_PART_OTHER, ASSAY_REQUEST_PART_ADDED, "Part of type “web_search_call”", NULL);
+  g_assert_cmpuint (second->n_added, ==, 7);
+  g_assert_false (second->diverged);
 }
 
 static void
@@ -536,6 +607,7 @@ main (int    argc,
   tmpdir = g_dir_make_tmp ("assay-session-requests-XXXXXX", NULL);
   g_test_add_func ("/assay/session-requests/openai", test_openai);
   g_test_add_func ("/assay/session-requests/anthropic", test_anthropic);
+  g_test_add_func ("/assay/session-requests/responses", test_responses);
   g_test_add_func ("/assay/session-requests/hostile-text", test_hostile_text);
   g_test_add_func ("/assay/session-requests/broken", test_broken);
   g_test_add_func ("/assay/session-requests/session", test_session);

@@ -586,6 +586,7 @@ assay_cli_ask_exit_code (AssayAgentOutcome outcome)
 static AssayLlmProvider *
 assay_cli_ask_make_provider (const char  *name,
                              const char  *base_url,
+                             const char  *api,
                              const char  *transcript,
                              GError     **error)
 {
@@ -619,7 +620,19 @@ assay_cli_ask_make_provider (const char  *name,
                    _("unknown provider “%s” (use openai, anthropic or recorded)"), name);
       return NULL;
     }
-  return assay_llm_provider_new_for_name (name, base_url, key, error);
+  if (!assay_openai_api_from_string (api, NULL))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   _("unknown API “%s” (use responses, chat or auto)"), api);
+      return NULL;
+    }
+  if (g_str_equal (name, "anthropic") && api != NULL && !g_str_equal (api, "auto"))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   _("--api is for OpenAI’s servers: Anthropic speaks its own"));
+      return NULL;
+    }
+  return assay_llm_provider_new_for_name_and_api (name, base_url, key, api, error);
 }
 
 static char *
@@ -703,7 +716,7 @@ assay_cli_make_agent (AssaySession                  *session,
 
   if (name == NULL)
     name = assay_session_get_provider (session) != NULL ? assay_session_get_provider (session) : "openai";
-  provider = assay_cli_ask_make_provider (name, settings->base_url, settings->transcript, error);
+  provider = assay_cli_ask_make_provider (name, settings->base_url, settings->api, settings->transcript, error);
   if (provider == NULL)
     return NULL;
   agent = assay_agent_new (provider, kernel, session);
@@ -795,6 +808,7 @@ assay_cli_ask (int   argc,
 {
   g_autofree char *provider_name = NULL;
   g_autofree char *base_url = NULL;
+  g_autofree char *api = NULL;
   g_autofree char *model = NULL;
   g_autofree char *transcript = NULL;
   g_autofree char *out_dir = NULL;
@@ -817,6 +831,7 @@ assay_cli_ask (int   argc,
   GOptionEntry entries[] = {
     { "provider", 0, 0, G_OPTION_ARG_STRING, &provider_name, N_("The model server: openai (default), anthropic or recorded"), "NAME" },
     { "base-url", 0, 0, G_OPTION_ARG_STRING, &base_url, N_("The server's root, with its version path (e.g. http://localhost:11434/v1)"), "URL" },
+    { "api", 0, 0, G_OPTION_ARG_STRING, &api, N_("For openai: responses or chat (default: responses for api.openai.com, chat for other servers)"), "NAME" },
     { "model", 0, 0, G_OPTION_ARG_STRING, &model, N_("The model to ask"), "NAME" },
     { "transcript", 0, 0, G_OPTION_ARG_FILENAME, &transcript, N_("For --provider recorded: the transcript to replay"), "FILE" },
     { "data", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &data_files, N_("A dataset, readable at /data/<name> (repeatable)"), "FILE" },
@@ -934,7 +949,7 @@ assay_cli_ask (int   argc,
                               ? assay_session_get_provider (session) : "openai");
   if (model == NULL && resume_dir != NULL && assay_session_get_model (session) != NULL)
     model = g_strdup (assay_session_get_model (session));
-  provider = assay_cli_ask_make_provider (provider_name, base_url, transcript, &error);
+  provider = assay_cli_ask_make_provider (provider_name, base_url, api, transcript, &error);
   if (provider == NULL)
     {
       fprintf (stderr, "assay-cli ask: %s\n", error->message);

@@ -333,6 +333,7 @@ assay_cli_rerun (int    argc,
   g_autofree char *provider = NULL;
   g_autofree char *model = NULL;
   g_autofree char *base_url = NULL;
+  g_autofree char *api = NULL;
   g_autofree char *transcript = NULL;
   g_auto(GStrv) db_specs = NULL;
   g_autoptr(GPtrArray) sources = NULL;
@@ -348,6 +349,7 @@ assay_cli_rerun (int    argc,
     { "provider", 0, 0, G_OPTION_ARG_STRING, &provider, N_("For --repair: openai, anthropic or recorded (default: the session's)"), "NAME" },
     { "model", 0, 0, G_OPTION_ARG_STRING, &model, N_("For --repair: the model (default: the session's)"), "MODEL" },
     { "base-url", 0, 0, G_OPTION_ARG_STRING, &base_url, N_("For --repair: an OpenAI-compatible server's address"), "URL" },
+    { "api", 0, 0, G_OPTION_ARG_STRING, &api, N_("For --repair with openai: responses or chat (default: by the server)"), "NAME" },
     { "transcript", 0, 0, G_OPTION_ARG_FILENAME, &transcript, N_("For --repair with --provider recorded"), "FILE" },
     { "data", 0, 0, G_OPTION_ARG_STRING_ARRAY, &data, N_("The new file for the dataset NAME (repeatable)"), "NAME=FILE" },
     { "db", 0, 0, G_OPTION_ARG_STRING_ARRAY, &db_specs,
@@ -469,6 +471,7 @@ assay_cli_rerun (int    argc,
   wait.settings.provider = provider;
   wait.settings.model = model;
   wait.settings.base_url = base_url;
+  wait.settings.api = api;
   wait.settings.transcript = transcript;
   wait.settings.yes = yes;
   wait.settings.max_steps = 4;

@@ -31,6 +31,7 @@ typedef struct
 {
   const char *provider;     /* NULL: the session's, else openai */
   const char *base_url;
+  const char *api;          /* OpenAI's API: responses, chat, or NULL/auto (by the server) */
   const char *transcript;   /* --provider recorded */
   const char *model;        /* NULL: the session's */
   guint       max_steps;    /* 0: the default */

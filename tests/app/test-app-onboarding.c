@@ -940,6 +940,31 @@ test_preferences (void)
   model = g_settings_get_string (settings, "model");
   g_assert_cmpstr (model, ==, "mistral-small");
 
+  /* Which of OpenAI's APIs: automatic by default, a choice written to openai-api, and no
+   * question for Anthropic. */
+  {
+    GtkWidget *api_row = find_row (model_group, ADW_TYPE_COMBO_ROW, "API");
+    g_autofree char *api = NULL;
+
+    g_assert_nonnull (api_row);
+    g_assert_true (gtk_widget_get_visible (api_row));
+    g_assert_cmpstr (combo_selected (api_row), ==, "Automatic");
+    shown = combo_strings (api_row);
+    g_assert_cmpstrv (shown, ((const char *[]) { "Automatic", "Responses", "Chat Completions", NULL }));
+    g_clear_pointer (&shown, g_strfreev);
+    adw_combo_row_set_selected (ADW_COMBO_ROW (api_row), 1);
+    api = g_settings_get_string (settings, "openai-api");
+    g_assert_cmpstr (api, ==, "responses");
+    g_settings_set_string (settings, "openai-api", "chat");
+    g_assert_cmpstr (combo_selected (api_row), ==, "Chat Completions");
+    g_settings_set_string (settings, "provider", "anthropic");
+    g_assert_false (gtk_widget_get_visible (api_row));
+    g_settings_set_string (settings, "provider", "openai");
+    g_assert_true (gtk_widget_get_visible (api_row));
+    g_settings_reset (settings, "openai-api");
+    gui_wait (models_listed, model_group, 20, "the server's models again");
+  }
+
   /* A server that cannot list: the model is typed, and the analyst is told why. */
   g_settings_set_string (settings, "base-url", nobody);
   gui_wait (models_listed, model_group, 20, "the failed listing");

@@ -11,7 +11,8 @@
 #include "assay-sse-parser.h"
 
 /* Feeds arbitrary bytes to the SSE parser, in pieces whose sizes come from the input, and
- * every event it yields to the OpenAI or the Anthropic decoder (the first byte chooses).
+ * every event it yields to the Chat Completions, Anthropic or Responses decoder (the first
+ * byte chooses).
  * Checks that the pieces do not change the events (against one whole feed), that text and
  * tool-call pieces add up to the response, and that nothing crashes or leaks. */
 
@@ -117,7 +118,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
 
   if (size < 1)
     return 0;
-  flavor = (data[0] & 1) ? ASSAY_LLM_FLAVOR_ANTHROPIC : ASSAY_LLM_FLAVOR_OPENAI;
+  flavor = data[0] % 3 == 1 ? ASSAY_LLM_FLAVOR_ANTHROPIC
+           : data[0] % 3 == 2 ? ASSAY_LLM_FLAVOR_OPENAI_RESPONSES : ASSAY_LLM_FLAVOR_OPENAI;
 
   /* Whole, through the decoder. */
   whole.emitted_text = g_string_new (NULL);

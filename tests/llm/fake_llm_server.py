@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 """A fake model server for the provider tests: it speaks, byte for byte, the streaming wire
-formats of OpenAI's Chat Completions, Ollama's /v1, llama.cpp's llama-server and Anthropic's
-Messages API, as a script tells it to.
+formats of OpenAI's Chat Completions and Responses API, Ollama's /v1, llama.cpp's
+llama-server and Anthropic's Messages API, as a script tells it to.
 
     fake_llm_server.py SCRIPT.json REQUESTS.jsonl
 
@@ -14,7 +14,8 @@ appended to REQUESTS.jsonl as {"method", "path", "headers" (names in lower case)
 The script is a JSON object:
 
     {"responses": [RESPONSE, ...],          served in order, one per POST to
-                                            .../chat/completions or .../messages;
+                                            .../chat/completions, .../responses or
+                                            .../messages;
                                             the last one repeats
      "models": {"flavor": F, "ids": [...], "status": 200,    GET .../models
                 "key": "...", "delay_ms": N}}
@@ -28,7 +29,7 @@ anthropic-version header gets 400. "delay_ms" waits before answering.
 
 A RESPONSE:
 
-    "flavor":  "openai" | "ollama" | "llamacpp" | "anthropic"
+    "flavor":  "openai" | "responses" | "ollama" | "llamacpp" | "anthropic"
     "status":  HTTP status (200); anything else sends the flavour's JSON error body
     "message": the error message in that body
     "headers": extra response headers, e.g. {"retry-after": "2"}
@@ -44,6 +45,15 @@ A RESPONSE:
     "hang_after_events": N   send N events, then nothing for a minute
     "event_delay_ms": N      sleep between events
     "raw": "..."             send exactly this body (text/event-stream)
+
+For "responses" (OpenAI's Responses API) the turn may also hold
+    "reasoning": {"summary": "...", "encrypted": "..."}   a reasoning item first (its summary
+                             streamed as reasoning_summary_text deltas, encrypted_content in
+                             its output_item.done)
+    "incomplete": "max_output_tokens"   end with response.incomplete for that reason
+    "failed": {"code": ..., "message": ...}   end with response.failed (after
+                             end_after_events events when given)
+and error_event sends an `error` event ({"type": "error", "code", "message", "param"}).
 
 Bodies go out in HTTP/1.1 chunked encoding, each event in several small writes, so the
 client sees events split across reads.
@@ -281,7 +291,123 @@ def anthropic_events(turn, request):
     return events
 
 
-EVENTS = {"openai": openai_events, "ollama": ollama_events, "llamacpp": llamacpp_events,
+# OpenAI's Responses API: named events whose data repeats the name in "type", numbered by
+# sequence_number; per output item .added, its deltas, .done; the whole response again in
+# response.completed (with usage), response.incomplete or response.failed. No [DONE].
+
+def responses_events(turn, request):
+    model = request.get("model", "gpt-5-mini")
+    text = turn.get("text", "")
+    calls = turn.get("tool_calls", [])
+    reasoning = turn.get("reasoning")
+    usage = turn.get("usage", {})
+    resp_id = "resp_" + rand_id(48, string.hexdigits.lower()[:16])
+    created = int(time.time())
+    events = []
+
+    def response(status, output, usage_obj=None, error=None, incomplete=None):
+        return {"id": resp_id, "object": "response", "created_at": created, "status": status,
+                "background": False, "error": error, "incomplete_details": incomplete,
+                "instructions": request.get("instructions"),
+                "max_output_tokens": request.get("max_output_tokens"), "max_tool_calls": None,
+                "model": model + "-2025-08-07", "output": output, "parallel_tool_calls": True,
+                "previous_response_id": None, "prompt_cache_key": None,
+                "reasoning": {"effort": "medium", "summary": None}, "safety_identifier": None,
+                "service_tier": "auto", "store": request.get("store", True),
+                "temperature": 1.0, "text": {"format": {"type": "text"}, "verbosity": "medium"},
+                "tool_choice": "auto", "tools": request.get("tools", []), "top_logprobs": 0,
+                "top_p": 1.0, "truncation": "disabled", "usage": usage_obj, "user": None,
+                "metadata": {}}
+
+    def add(name, obj):
+        obj = dict({"type": name}, **obj)
+        events.append((name, obj))
+
+    add("response.created", {"response": response("in_progress", [])})
+    add("response.in_progress", {"response": response("in_progress", [])})
+    output = []
+    if reasoning is not None:
+        index = len(output)
+        item_id = "rs_" + rand_id(48, string.hexdigits.lower()[:16])
+        add("response.output_item.added", {"output_index": index,
+                                           "item": {"id": item_id, "type": "reasoning", "summary": []}})
+        summary = reasoning.get("summary", "")
+        parts = []
+        if summary:
+            add("response.reasoning_summary_part.added",
+                {"item_id": item_id, "output_index": index, "summary_index": 0,
+                 "part": {"type": "summary_text", "text": ""}})
+            for piece in pieces(summary):
+                add("response.reasoning_summary_text.delta",
+                    {"item_id": item_id, "output_index": index, "summary_index": 0, "delta": piece,
+                     "obfuscation": rand_id(8)})
+            add("response.reasoning_summary_text.done",
+                {"item_id": item_id, "output_index": index, "summary_index": 0, "text": summary})
+            add("response.reasoning_summary_part.done",
+                {"item_id": item_id, "output_index": index, "summary_index": 0,
+                 "part": {"type": "summary_text", "text": summary}})
+            parts = [{"type": "summary_text", "text": summary}]
+        item = {"id": item_id, "type": "reasoning", "summary": parts}
+        if "reasoning.encrypted_content" in (request.get("include") or []):
+            item["encrypted_content"] = reasoning.get("encrypted", "gAAAAAB" + rand_id(120))
+        add("response.output_item.done", {"output_index": index, "item": item})
+        output.append(item)
+    if text:
+        index = len(output)
+        item_id = "msg_" + rand_id(48, string.hexdigits.lower()[:16])
+        add("response.output_item.added", {"output_index": index, "item": {
+            "id": item_id, "type": "message", "status": "in_progress", "content": [], "role": "assistant"}})
+        add("response.content_part.added", {"item_id": item_id, "output_index": index, "content_index": 0,
+                                            "part": {"type": "output_text", "annotations": [],
+                                                     "logprobs": [], "text": ""}})
+        for piece in pieces(text):
+            add("response.output_text.delta", {"item_id": item_id, "output_index": index,
+                                               "content_index": 0, "delta": piece, "logprobs": [],
+                                               "obfuscation": rand_id(6)})
+        add("response.output_text.done", {"item_id": item_id, "output_index": index, "content_index": 0,
+                                          "text": text, "logprobs": []})
+        part = {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
+        add("response.content_part.done", {"item_id": item_id, "output_index": index, "content_index": 0,
+                                           "part": part})
+        item = {"id": item_id, "type": "message", "status": "completed", "content": [part],
+                "role": "assistant"}
+        add("response.output_item.done", {"output_index": index, "item": item})
+        output.append(item)
+    for call in calls:
+        index = len(output)
+        item_id = "fc_" + rand_id(48, string.hexdigits.lower()[:16])
+        call_id = call.get("id", "call_" + rand_id(24))
+        arguments = call.get("arguments", "")
+        add("response.output_item.added", {"output_index": index, "item": {
+            "id": item_id, "type": "function_call", "status": "in_progress", "arguments": "",
+            "call_id": call_id, "name": call["name"]}})
+        for piece in pieces(arguments):
+            add("response.function_call_arguments.delta", {"item_id": item_id, "output_index": index,
+                                                           "delta": piece, "obfuscation": rand_id(6)})
+        add("response.function_call_arguments.done", {"item_id": item_id, "output_index": index,
+                                                      "arguments": arguments})
+        item = {"id": item_id, "type": "function_call", "status": "completed", "arguments": arguments,
+                "call_id": call_id, "name": call["name"]}
+        add("response.output_item.done", {"output_index": index, "item": item})
+        output.append(item)
+    usage_obj = {"input_tokens": usage.get("input", 17),
+                 "input_tokens_details": {"cached_tokens": usage.get("cached", 0)},
+                 "output_tokens": usage.get("output", 42),
+                 "output_tokens_details": {"reasoning_tokens": usage.get("reasoning", 0)},
+                 "total_tokens": usage.get("input", 17) + usage.get("output", 42)}
+    if "failed" in turn:
+        failure = {"code": turn["failed"].get("code", "server_error"),
+                   "message": turn["failed"].get("message", "The model failed to generate a response.")}
+        add("response.failed", {"response": response("failed", output, None, error=failure)})
+    elif "incomplete" in turn:
+        add("response.incomplete", {"response": response("incomplete", output, usage_obj,
+                                                         incomplete={"reason": turn["incomplete"]})})
+    else:
+        add("response.completed", {"response": response("completed", output, usage_obj)})
+    return [named_event(name, dict(obj, sequence_number=n)) for n, (name, obj) in enumerate(events)]
+
+
+EVENTS = {"openai": openai_events, "responses": responses_events, "ollama": ollama_events, "llamacpp": llamacpp_events,
           "anthropic": anthropic_events}
 
 
@@ -290,6 +416,9 @@ def error_event(flavor):
         return named_event("error", {"type": "error", "error": {"type": "overloaded_error",
                                                                 "message": "Overloaded"}},
                            spaced=True)
+    if flavor == "responses":
+        return named_event("error", {"type": "error", "sequence_number": 3, "code": "server_error",
+                                     "message": "the model crashed while decoding", "param": None})
     if flavor == "llamacpp":
         return data_event({"error": {"code": 500, "message": "the model crashed while decoding",
                                      "type": "server_error"}}, sort_keys=True)

@@ -450,8 +450,14 @@ assay_conversation_key_found_cb (GObject      *source,
   server = *base_url ? base_url : assay_model_choice_get_cloud_base_url (provider);
   g_clear_object (&self->provider);
   /* Anything but Anthropic speaks OpenAI's protocol (local servers included). */
-  self->provider = assay_llm_provider_new_for_name (g_str_equal (provider, "anthropic") ? "anthropic" : "openai",
-                                                    server, key, NULL);
+  if (g_str_equal (provider, "anthropic"))
+    self->provider = assay_llm_provider_new_for_name ("anthropic", server, key, NULL);
+  else
+    {
+      g_autofree char *api = g_settings_get_string (self->settings, "openai-api");
+
+      self->provider = assay_llm_provider_new_for_name_and_api ("openai", server, key, api, NULL);
+    }
   secret_password_free (key);
   /* Try Again after the server or the key changed: the agent keeps its session and kernel. */
   if (self->agent != NULL)

@@ -28,6 +28,7 @@ struct _AssayPreferences
   GtkSpinner           *model_spinner;
   GtkLabel             *model_status;
   AdwEntryRow          *base_url_row;
+  AdwComboRow          *api_row;
   AdwPasswordEntryRow  *key_row;
   GtkSpinButton        *max_steps_spin;
   GtkSwitch            *auto_switch;
@@ -61,6 +62,7 @@ G_DEFINE_FINAL_TYPE (AssayPreferences, assay_preferences, ADW_TYPE_PREFERENCES_W
 
 static const char *providers[] = { "openai", "anthropic", NULL };
 static const char *backends[] = { "auto", "docker", "bwrap", NULL };
+static const char *openai_apis[] = { "auto", "responses", "chat", NULL };
 
 static gboolean
 assay_preferences_get_index (GValue   *value,
@@ -92,6 +94,16 @@ assay_preferences_set_index (const GValue       *value,
     if (i == index)
       return g_variant_new_string (names[i]);
   return NULL;
+}
+
+/* Which of OpenAI's APIs is only a question for the OpenAI provider. */
+static gboolean
+assay_preferences_get_is_openai (GValue   *value,
+                                 GVariant *variant,
+                                 gpointer  user_data)
+{
+  g_value_set_boolean (value, g_strcmp0 (g_variant_get_string (variant, NULL), "anthropic") != 0);
+  return TRUE;
 }
 
 static gboolean
@@ -876,6 +888,7 @@ assay_preferences_class_init (AssayPreferencesClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, model_spinner);
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, model_status);
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, base_url_row);
+  gtk_widget_class_bind_template_child (widget_class, AssayPreferences, api_row);
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, key_row);
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, max_steps_spin);
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, auto_switch);
@@ -920,6 +933,11 @@ assay_preferences_init (AssayPreferences *self)
                                 G_SETTINGS_BIND_DEFAULT, assay_preferences_get_index, assay_preferences_set_index, providers, NULL);
   g_settings_bind (self->settings, "model", self->model_row, "text", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "base-url", self->base_url_row, "text", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind_with_mapping (self->settings, "openai-api", self->api_row, "selected",
+                                G_SETTINGS_BIND_DEFAULT, assay_preferences_get_index, assay_preferences_set_index,
+                                openai_apis, NULL);
+  g_settings_bind_with_mapping (self->settings, "provider", self->api_row, "visible",
+                                G_SETTINGS_BIND_GET, assay_preferences_get_is_openai, NULL, NULL, NULL);
   g_settings_bind (self->settings, "max-steps", self->max_steps_spin, "value", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind_with_mapping (self->settings, "approval-policy", self->auto_switch, "active",
                                 G_SETTINGS_BIND_DEFAULT, assay_preferences_get_auto, assay_preferences_set_auto, NULL, NULL);

@@ -1472,6 +1472,8 @@ assay_agent_streamed_cb (GObject      *source,
   g_ptr_array_set_size (self->code_held, 0);
 
   assistant = assay_llm_message_new_assistant (response->text);
+  /* The Responses API's reasoning goes back with the next request, as it came. */
+  assistant->reasoning = g_strdup (response->reasoning);
   for (guint i = 0; i < response->tool_calls->len; i++)
     g_ptr_array_add (assistant->tool_calls,
                      assay_llm_tool_call_copy (g_ptr_array_index (response->tool_calls, i)));

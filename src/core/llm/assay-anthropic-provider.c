@@ -441,6 +441,12 @@ assay_anthropic_provider_finalize (GObject *object)
   G_OBJECT_CLASS (assay_anthropic_provider_parent_class)->finalize (object);
 }
 
+static const char *
+assay_anthropic_provider_get_wire_format (AssayLlmProvider *provider)
+{
+  return "messages";
+}
+
 static void
 assay_anthropic_provider_class_init (AssayAnthropicProviderClass *klass)
 {
@@ -450,6 +456,7 @@ assay_anthropic_provider_class_init (AssayAnthropicProviderClass *klass)
   object_class->finalize = assay_anthropic_provider_finalize;
   provider_class->get_name = assay_anthropic_provider_get_name;
   provider_class->get_base_url = assay_anthropic_provider_get_base_url;
+  provider_class->get_wire_format = assay_anthropic_provider_get_wire_format;
   provider_class->stream_async = assay_anthropic_provider_stream_async;
   provider_class->stream_finish = assay_anthropic_provider_stream_finish;
   provider_class->list_models_async = assay_anthropic_provider_list_models_async;

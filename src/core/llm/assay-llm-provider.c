@@ -56,6 +56,15 @@ assay_llm_provider_get_base_url (AssayLlmProvider *self)
   return ASSAY_LLM_PROVIDER_GET_CLASS (self)->get_base_url (self);
 }
 
+const char *
+assay_llm_provider_get_wire_format (AssayLlmProvider *self)
+{
+  g_return_val_if_fail (ASSAY_IS_LLM_PROVIDER (self), NULL);
+  if (ASSAY_LLM_PROVIDER_GET_CLASS (self)->get_wire_format == NULL)
+    return NULL;
+  return ASSAY_LLM_PROVIDER_GET_CLASS (self)->get_wire_format (self);
+}
+
 gboolean
 assay_llm_provider_is_local (AssayLlmProvider *self)
 {
@@ -132,16 +141,59 @@ assay_llm_provider_emit_retrying (AssayLlmProvider *self,
   g_signal_emit (self, signals[SIGNAL_RETRYING], 0, attempt, delay_ms, reason);
 }
 
+gboolean
+assay_openai_api_from_string (const char     *name,
+                              AssayOpenaiApi *api)
+{
+  AssayOpenaiApi found;
+
+  if (name == NULL || name[0] == '\0' || g_str_equal (name, "auto"))
+    found = ASSAY_OPENAI_API_AUTO;
+  else if (g_str_equal (name, "chat") || g_str_equal (name, "chat-completions"))
+    found = ASSAY_OPENAI_API_CHAT;
+  else if (g_str_equal (name, "responses"))
+    found = ASSAY_OPENAI_API_RESPONSES;
+  else
+    return FALSE;
+  if (api != NULL)
+    *api = found;
+  return TRUE;
+}
+
 AssayLlmProvider *
 assay_llm_provider_new_for_name (const char  *name,
                                  const char  *base_url,
                                  const char  *api_key,
                                  GError     **error)
 {
+  return assay_llm_provider_new_for_name_and_api (name, base_url, api_key, NULL, error);
+}
+
+AssayLlmProvider *
+assay_llm_provider_new_for_name_and_api (const char  *name,
+                                         const char  *base_url,
+                                         const char  *api_key,
+                                         const char  *api,
+                                         GError     **error)
+{
+  AssayOpenaiApi openai_api = ASSAY_OPENAI_API_AUTO;
+
   g_return_val_if_fail (name != NULL, NULL);
 
+  if (!assay_openai_api_from_string (api, &openai_api))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   _("unknown API “%s” (use responses, chat or auto)"), api);
+      return NULL;
+    }
   if (g_str_equal (name, "openai"))
-    return assay_openai_provider_new (base_url, api_key);
+    return assay_openai_provider_new_for_api (base_url, api_key, openai_api);
+  if (g_str_equal (name, "anthropic") && openai_api != ASSAY_OPENAI_API_AUTO)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   _("the API “%s” is OpenAI’s: Anthropic speaks its own"), api);
+      return NULL;
+    }
   if (g_str_equal (name, "anthropic"))
     return assay_anthropic_provider_new (base_url, api_key);
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,

@@ -50,7 +50,8 @@ struct _AssayLlmProviderClass
                                           GError               **error);
 
   const char       *(*get_base_url)      (AssayLlmProvider      *self);
-  gpointer padding[7];
+  const char       *(*get_wire_format)   (AssayLlmProvider      *self);
+  gpointer padding[6];
 };
 
 /* The server's root URL ("https://api.openai.com/v1"), or NULL when there is no server
@@ -60,6 +61,9 @@ const char       *assay_llm_provider_get_base_url       (AssayLlmProvider      *
 gboolean          assay_llm_provider_is_local           (AssayLlmProvider      *self);
 /* "openai", "anthropic" or "recorded". */
 const char       *assay_llm_provider_get_name           (AssayLlmProvider      *self);
+/* What its requests speak: "chat-completions" or "responses" (OpenAI's two APIs),
+ * "messages" (Anthropic's), or NULL (a recorded transcript). */
+const char       *assay_llm_provider_get_wire_format    (AssayLlmProvider      *self);
 void              assay_llm_provider_stream_async       (AssayLlmProvider      *self,
                                                          const AssayLlmRequest *request,
                                                          GCancellable          *cancellable,
@@ -92,11 +96,28 @@ void assay_llm_provider_emit_retrying        (AssayLlmProvider *self,
                                               guint             delay_ms,
                                               const char       *reason);
 
+/* Which of OpenAI's APIs an OpenAI provider speaks. AUTO: the Responses API for
+ * api.openai.com, Chat Completions for every other server (Ollama, llama.cpp, vLLM and the
+ * others copy Chat Completions). */
+typedef enum
+{
+  ASSAY_OPENAI_API_AUTO,
+  ASSAY_OPENAI_API_CHAT,
+  ASSAY_OPENAI_API_RESPONSES,
+} AssayOpenaiApi;
+
+/* "auto", "chat" (or "chat-completions") and "responses"; FALSE for anything else. */
+gboolean          assay_openai_api_from_string (const char     *name,
+                                                AssayOpenaiApi *api);
+
 /* Constructors. BASE_URL is the server's root including the version path
  * ("https://api.openai.com/v1", "http://localhost:11434/v1", "https://api.anthropic.com/v1");
  * NULL means the vendor's own. API_KEY may be NULL for a server without auth. */
 AssayLlmProvider *assay_openai_provider_new    (const char  *base_url,
                                                 const char  *api_key);
+AssayLlmProvider *assay_openai_provider_new_for_api (const char     *base_url,
+                                                    const char     *api_key,
+                                                    AssayOpenaiApi  api);
 AssayLlmProvider *assay_anthropic_provider_new (const char  *base_url,
                                                 const char  *api_key);
 /* The provider a setting or a command line names: "openai" (OpenAI and every
@@ -106,6 +127,13 @@ AssayLlmProvider *assay_llm_provider_new_for_name (const char  *name,
                                                    const char  *base_url,
                                                    const char  *api_key,
                                                    GError     **error);
+/* The same, with the OpenAI API a setting or --api names (NULL or "auto": by the server);
+ * G_IO_ERROR_INVALID_ARGUMENT for an unknown one, or one other than auto for Anthropic. */
+AssayLlmProvider *assay_llm_provider_new_for_name_and_api (const char  *name,
+                                                           const char  *base_url,
+                                                           const char  *api_key,
+                                                           const char  *api,
+                                                           GError     **error);
 /* Replays the assistant turns of a transcript file (format in assay-recorded-provider.c). */
 AssayLlmProvider *assay_recorded_provider_new  (const char  *transcript_path,
                                                 GError     **error);

@@ -16,6 +16,7 @@ typedef enum
 {
   ASSAY_LLM_FLAVOR_OPENAI,
   ASSAY_LLM_FLAVOR_ANTHROPIC,
+  ASSAY_LLM_FLAVOR_OPENAI_RESPONSES,  /* OpenAI's Responses API (POST /responses) */
 } AssayLlmFlavor;
 
 /* INDEX is -1 for text; otherwise the call's position in the turn, with its ID and NAME. */
@@ -27,7 +28,8 @@ typedef void (*AssayLlmEmitFunc) (int         index,
 
 typedef struct
 {
-  guint    wire_index;     /* OpenAI's "index" or Anthropic's content block index */
+  guint    wire_index;     /* OpenAI's "index", Anthropic's content block index, or the
+                            * Responses API's output_index */
   gboolean id_from_server;
   char    *id;
   char    *name;
@@ -55,6 +57,9 @@ typedef struct
   gboolean            finished;       /* a finish reason arrived */
   gboolean            done;           /* [DONE] or message_stop arrived */
   int                 anthropic_text_block;
+  JsonArray          *reasoning_items; /* Responses: the turn's reasoning items, as they go back */
+  gsize               reasoning_bytes;
+  gsize               reasoning_summary_chars;
 } AssayLlmTurn;
 
 AssayLlmTurn     *assay_llm_turn_new        (AssayLlmFlavor    flavor,
@@ -96,6 +101,13 @@ gboolean          _assay_anthropic_feed_event (AssayLlmTurn  *turn,
                                                const char    *event,
                                                JsonNode      *root,
                                                GError       **error);
+
+/* The Responses API (assay-openai-responses.c): the request body, and one streamed event. */
+JsonNode         *_assay_openai_responses_build_body (const AssayLlmRequest *request);
+gboolean          _assay_openai_responses_feed_event (AssayLlmTurn  *turn,
+                                                      const char    *event,
+                                                      JsonNode      *root,
+                                                      GError       **error);
 
 /* Text from a server, made fit for an error message: valid UTF-8, bounded, trimmed. */
 char             *assay_llm_sanitize_message (const char      *text,

@@ -46,6 +46,7 @@ assay_llm_turn_free (AssayLlmTurn *turn)
   g_string_free (turn->text, TRUE);
   g_ptr_array_unref (turn->calls);
   g_free (turn->stop_reason_raw);
+  g_clear_pointer (&turn->reasoning_items, json_array_unref);
   g_free (turn);
 }
 
@@ -64,6 +65,9 @@ assay_llm_turn_reset (AssayLlmTurn *turn)
   turn->finished = FALSE;
   turn->done = FALSE;
   turn->anthropic_text_block = -1;
+  g_clear_pointer (&turn->reasoning_items, json_array_unref);
+  turn->reasoning_bytes = 0;
+  turn->reasoning_summary_chars = 0;
 }
 
 void
@@ -168,6 +172,8 @@ assay_llm_turn_feed_event (AssayLlmTurn  *turn,
 
   if (turn->flavor == ASSAY_LLM_FLAVOR_OPENAI)
     return _assay_openai_feed_event (turn, root, error);
+  if (turn->flavor == ASSAY_LLM_FLAVOR_OPENAI_RESPONSES)
+    return _assay_openai_responses_feed_event (turn, event, root, error);
   return _assay_anthropic_feed_event (turn, event, root, error);
 }
 
@@ -176,7 +182,8 @@ assay_llm_turn_check_complete (AssayLlmTurn  *turn,
                                GError       **error)
 {
   /* OpenAI-style servers end with [DONE]; some (Ollama on an error) just stop, so a finish
-   * reason is enough. Anthropic always ends with message_stop. Anything else was cut. */
+   * reason is enough. Anthropic always ends with message_stop, the Responses API with
+   * response.completed or response.incomplete. Anything else was cut. */
   if (turn->done || (turn->flavor == ASSAY_LLM_FLAVOR_OPENAI && turn->finished))
     {
       /* Every call in the response was signalled: a tool_use block the server never
@@ -226,6 +233,12 @@ assay_llm_turn_to_response (AssayLlmTurn *turn)
   if (turn->input_excludes_cache && response->input_tokens >= 0)
     response->input_tokens += MAX (turn->cached_input_tokens, 0) + MAX (turn->cache_write_tokens, 0);
   response->reasoning_tokens = turn->reasoning_tokens;
+  if (turn->reasoning_items != NULL && json_array_get_length (turn->reasoning_items) > 0)
+    {
+      g_autoptr(JsonNode) node = json_node_init_array (json_node_alloc (), turn->reasoning_items);
+
+      response->reasoning = json_to_string (node, FALSE);
+    }
   return response;
 }
 

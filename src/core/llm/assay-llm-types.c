@@ -86,6 +86,7 @@ assay_llm_message_copy (const AssayLlmMessage *message)
   copy->is_error = message->is_error;
   copy->is_check = message->is_check;
   copy->is_repair = message->is_repair;
+  copy->reasoning = g_strdup (message->reasoning);
   return copy;
 }
 
@@ -97,6 +98,7 @@ assay_llm_message_free (AssayLlmMessage *message)
   g_free (message->text);
   g_ptr_array_unref (message->tool_calls);
   g_free (message->tool_call_id);
+  g_free (message->reasoning);
   g_free (message);
 }
 
@@ -178,6 +180,7 @@ assay_llm_response_free (AssayLlmResponse *response)
   g_free (response->stop_reason_raw);
   g_clear_pointer (&response->request_body, g_bytes_unref);
   g_free (response->request_host);
+  g_free (response->reasoning);
   g_free (response);
 }
 

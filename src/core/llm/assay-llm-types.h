@@ -65,6 +65,10 @@ typedef struct
   gboolean      is_check;      /* user: Assay asked the model to check its answer, not the analyst */
   gboolean      is_repair;     /* user: Assay asked the model to repair a cell that failed when the
                                 * analysis ran again on new data, not the analyst */
+  char         *reasoning;     /* assistant: what the server needs back of its reasoning before
+                                * this turn, as the JSON text of an array of its items (the
+                                * Responses API's "reasoning" items with their encrypted_content),
+                                * opaque to Assay and sent back as they came; NULL when none */
 } AssayLlmMessage;
 
 AssayLlmMessage *assay_llm_message_new_user      (const char       *text);
@@ -111,6 +115,8 @@ typedef struct
   gint64              cached_input_tokens;  /* of the input, read from the server's cache; -1 */
   gint64              cache_write_tokens;   /* of the input, written to the server's cache; -1 */
   gint64              reasoning_tokens;     /* of the output, spent reasoning; -1 */
+  char               *reasoning;    /* the turn's reasoning items to carry into the next request
+                                     * (see AssayLlmMessage.reasoning); NULL when none */
   guint               attempts;      /* 1 + the retries it took */
   /* What went to the server, exactly (no header, so no key), and what came back. */
   GBytes             *request_body;

@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The OpenAI Chat Completions provider, for OpenAI and the servers that copy its API
- * (Ollama's /v1, llama.cpp's llama-server, vLLM, ...). The request streams
+/* The OpenAI provider, for OpenAI and the servers that copy its API (Ollama's /v1,
+ * llama.cpp's llama-server, vLLM, ...), in one of two wire formats: Chat Completions, here,
+ * or the Responses API (assay-openai-responses.c), which OpenAI's newer models favour.
+ * ASSAY_OPENAI_API_AUTO is Responses for api.openai.com and Chat Completions for every
+ * other server, since the servers that copy OpenAI's API copy Chat Completions.
+ *
+ * Chat Completions: the request streams
  * (stream: true, stream_options.include_usage) and the differences between the servers are
  * handled in the decoder:
  *
@@ -32,6 +37,7 @@ struct _AssayOpenaiProvider
 
   char             *base_url;
   char             *api_key;
+  AssayOpenaiApi    api;    /* CHAT or RESPONSES, never AUTO */
 };
 
 G_DECLARE_FINAL_TYPE (AssayOpenaiProvider, assay_openai_provider, ASSAY, OPENAI_PROVIDER, AssayLlmProvider)
@@ -372,10 +378,11 @@ assay_openai_provider_build_body (const AssayLlmRequest *request)
 
 static AssayLlmHttpRequest *
 assay_openai_provider_new_request (AssayOpenaiProvider *self,
+                                   AssayLlmFlavor       flavor,
                                    const char          *path,
                                    const char          *model)
 {
-  AssayLlmHttpRequest *request = assay_llm_http_request_new (ASSAY_LLM_FLAVOR_OPENAI,
+  AssayLlmHttpRequest *request = assay_llm_http_request_new (flavor,
                                                              self->base_url, path,
                                                              self->api_key, model);
 
@@ -401,6 +408,13 @@ assay_openai_provider_get_name (AssayLlmProvider *provider)
   return "openai";
 }
 
+static const char *
+assay_openai_provider_get_wire_format (AssayLlmProvider *provider)
+{
+  return ASSAY_OPENAI_PROVIDER (provider)->api == ASSAY_OPENAI_API_RESPONSES ? "responses"
+                                                                            : "chat-completions";
+}
+
 static void
 assay_openai_provider_stream_async (AssayLlmProvider      *provider,
                                     const AssayLlmRequest *request,
@@ -420,10 +434,20 @@ assay_openai_provider_stream_async (AssayLlmProvider      *provider,
       return;
     }
 
-  http = assay_openai_provider_new_request (self, "/chat/completions", request->model);
+  if (self->api == ASSAY_OPENAI_API_RESPONSES)
+    {
+      http = assay_openai_provider_new_request (self, ASSAY_LLM_FLAVOR_OPENAI_RESPONSES, "/responses",
+                                                request->model);
+      body = _assay_openai_responses_build_body (request);
+    }
+  else
+    {
+      http = assay_openai_provider_new_request (self, ASSAY_LLM_FLAVOR_OPENAI, "/chat/completions",
+                                                request->model);
+      body = assay_openai_provider_build_body (request);
+    }
   assay_llm_http_request_add_header (http, "Content-Type", "application/json");
   assay_llm_http_request_add_header (http, "Accept", "text/event-stream");
-  body = assay_openai_provider_build_body (request);
   assay_llm_http_request_set_json (http, body);
   assay_llm_http_stream_async (provider, g_steal_pointer (&http), cancellable, callback, user_data);
 }
@@ -444,7 +468,8 @@ assay_openai_provider_list_models_async (AssayLlmProvider    *provider,
 {
   AssayOpenaiProvider *self = ASSAY_OPENAI_PROVIDER (provider);
 
-  assay_llm_http_list_models_async (provider, assay_openai_provider_new_request (self, "/models", NULL),
+  assay_llm_http_list_models_async (provider,
+                                    assay_openai_provider_new_request (self, ASSAY_LLM_FLAVOR_OPENAI, "/models", NULL),
                                     cancellable, callback, user_data);
 }
 
@@ -477,6 +502,7 @@ assay_openai_provider_class_init (AssayOpenaiProviderClass *klass)
   object_class->finalize = assay_openai_provider_finalize;
   provider_class->get_name = assay_openai_provider_get_name;
   provider_class->get_base_url = assay_openai_provider_get_base_url;
+  provider_class->get_wire_format = assay_openai_provider_get_wire_format;
   provider_class->stream_async = assay_openai_provider_stream_async;
   provider_class->stream_finish = assay_openai_provider_stream_finish;
   provider_class->list_models_async = assay_openai_provider_list_models_async;
@@ -492,9 +518,24 @@ AssayLlmProvider *
 assay_openai_provider_new (const char *base_url,
                            const char *api_key)
 {
+  return assay_openai_provider_new_for_api (base_url, api_key, ASSAY_OPENAI_API_AUTO);
+}
+
+AssayLlmProvider *
+assay_openai_provider_new_for_api (const char     *base_url,
+                                   const char     *api_key,
+                                   AssayOpenaiApi  api)
+{
   AssayOpenaiProvider *self = g_object_new (assay_openai_provider_get_type (), NULL);
 
   self->base_url = assay_llm_http_build_base (base_url, DEFAULT_BASE_URL);
   self->api_key = api_key != NULL && api_key[0] != '\0' ? g_strdup (api_key) : NULL;
+  if (api == ASSAY_OPENAI_API_AUTO)
+    {
+      g_autofree char *host = assay_llm_url_dup_host (self->base_url);
+
+      api = g_strcmp0 (host, "api.openai.com") == 0 ? ASSAY_OPENAI_API_RESPONSES : ASSAY_OPENAI_API_CHAT;
+    }
+  self->api = api;
   return ASSAY_LLM_PROVIDER (self);
 }

@@ -324,6 +324,10 @@ assay_llm_message_to_json (const AssayLlmMessage *message)
           json_array_add_object_element (calls, item);
         }
       json_object_set_array_member (object, "tool_calls", calls);
+      /* Opaque to Assay (the Responses API's encrypted reasoning), kept so that a resumed
+       * session sends it back too. */
+      if (message->reasoning != NULL)
+        json_object_set_string_member (object, "reasoning", message->reasoning);
     }
   if (message->role == ASSAY_LLM_ROLE_USER && message->is_check)
     json_object_set_boolean_member (object, "check", TRUE);
@@ -373,6 +377,7 @@ assay_llm_message_from_json (JsonNode *node)
     return NULL;
 
   message = assay_llm_message_new_assistant (text);
+  message->reasoning = assay_json_dup_string (object, "reasoning");
   node = json_object_get_member (object, "tool_calls");
   if (node != NULL && JSON_NODE_HOLDS_ARRAY (node))
     {

@@ -187,7 +187,8 @@ assay_request_content_text (JsonNode *content)
       else if (JSON_NODE_HOLDS_OBJECT (element))
         {
           type = assay_json_get_string (json_node_get_object (element), "type");
-          if (g_strcmp0 (type, "text") == 0)
+          if (g_strcmp0 (type, "text") == 0 || g_strcmp0 (type, "input_text") == 0 ||
+              g_strcmp0 (type, "output_text") == 0)
             piece = assay_request_clean_text (assay_json_get_string (json_node_get_object (element), "text"), FALSE);
           else
             {
@@ -334,7 +335,7 @@ assay_request_add_text (GPtrArray  *parts,
   assay_request_add_part (parts, kind, role, text, label, step);
 }
 
-/* An Anthropic content block, or an OpenAI content part. */
+/* An Anthropic content block, or an OpenAI content part (Responses: input_text, output_text). */
 static void
 assay_request_read_block (GPtrArray  *parts,
                           const char *role,
@@ -353,7 +354,7 @@ assay_request_read_block (GPtrArray  *parts,
     return;
   block = json_node_get_object (node);
   type = assay_json_get_string (block, "type");
-  if (g_strcmp0 (type, "text") == 0)
+  if (g_strcmp0 (type, "text") == 0 || g_strcmp0 (type, "input_text") == 0 || g_strcmp0 (type, "output_text") == 0)
     assay_request_add_text (parts, role, step, assay_request_clean_text (assay_json_get_string (block, "text"), FALSE));
   else if (g_strcmp0 (type, "tool_use") == 0)
     assay_request_add_call (parts, role, step, assay_json_get_string (block, "id"),
@@ -366,7 +367,7 @@ assay_request_read_block (GPtrArray  *parts,
     assay_request_add_other (parts, role, step, type);
 }
 
-/* One message of either API; *N_REPLIES counts the assistant messages so far (the steps).
+/* One message of any of the APIs; *N_REPLIES counts the assistant messages so far (the steps).
  * Leading system (or developer) messages are the system prompt of chat completions: they go
  * to SYSTEM. */
 static void
@@ -442,6 +443,97 @@ assay_request_read_message (GPtrArray *parts,
   /* An empty message was sent too. */
   if (parts->len == n_before)
     assay_request_add_text (parts, role, step, g_strdup (""));
+}
+
+/* A reasoning item of the Responses API: its summary, if any; the encrypted content is the
+ * server's, unreadable here, and only said to be there. */
+static void
+assay_request_add_reasoning (GPtrArray  *parts,
+                             guint       step,
+                             JsonObject *item)
+{
+  JsonArray *summary = assay_json_get_array (item, "summary");
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 0; summary != NULL && i < json_array_get_length (summary); i++)
+    {
+      JsonNode *node = json_array_get_element (summary, i);
+      g_autofree char *piece = JSON_NODE_HOLDS_OBJECT (node)
+                               ? assay_request_clean_text (assay_json_get_string (json_node_get_object (node), "text"), FALSE)
+                               : NULL;
+
+      if (piece == NULL || *piece == '\0')
+        continue;
+      if (text->len > 0)
+        g_string_append (text, "\n\n");
+      g_string_append (text, piece);
+    }
+  if (assay_json_get_string (item, "encrypted_content") != NULL)
+    {
+      if (text->len > 0)
+        g_string_append (text, "\n\n");
+      g_string_append (text, _("(its reasoning itself, encrypted by the server, carried back unread)"));
+    }
+  /* Translators: the model's reasoning of an earlier turn, sent back with the request. */
+  assay_request_add_part (parts, ASSAY_REQUEST_PART_OTHER, "reasoning", g_string_free (text, FALSE),
+                          g_strdup (_("Model’s reasoning")), step);
+}
+
+/* One input item of the Responses API. A reply (its reasoning, text and calls, in any order
+ * and any of them alone) is its step's; *IN_REPLY says whether the item before was part of
+ * one, so a reply counts once. */
+static void
+assay_request_read_item (GPtrArray *parts,
+                         GString   *system,
+                         guint     *n_replies,
+                         gboolean  *in_reply,
+                         JsonNode  *node)
+{
+  JsonObject *item;
+  const char *type;
+  const char *role;
+  gboolean reply_item;
+
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    return;
+  item = json_node_get_object (node);
+  type = assay_json_get_string (item, "type");
+  role = assay_json_get_string (item, "role");
+  if (type == NULL && role != NULL)
+    type = "message";
+
+  reply_item = g_strcmp0 (type, "function_call") == 0 || g_strcmp0 (type, "reasoning") == 0 ||
+               (g_strcmp0 (type, "message") == 0 && g_strcmp0 (role, "assistant") == 0);
+  if (reply_item && !*in_reply)
+    (*n_replies)++;
+  *in_reply = reply_item;
+
+  if (g_strcmp0 (type, "message") == 0)
+    {
+      /* Its role and content read as a chat message's, but a reply was counted here. */
+      if (g_strcmp0 (role, "assistant") == 0)
+        (*n_replies)--;
+      assay_request_read_message (parts, system, n_replies, node);
+      return;
+    }
+  if (g_strcmp0 (type, "function_call") == 0)
+    {
+      assay_request_add_call (parts, "assistant", MAX (*n_replies, 1), assay_json_get_string (item, "call_id"),
+                              assay_json_get_string (item, "name"), json_object_get_member (item, "arguments"));
+      return;
+    }
+  if (g_strcmp0 (type, "function_call_output") == 0)
+    {
+      assay_request_add_result (parts, "tool", MAX (*n_replies, 1), assay_json_get_string (item, "call_id"),
+                                json_object_get_member (item, "output"), FALSE);
+      return;
+    }
+  if (g_strcmp0 (type, "reasoning") == 0)
+    {
+      assay_request_add_reasoning (parts, MAX (*n_replies, 1), item);
+      return;
+    }
+  assay_request_add_other (parts, role != NULL ? role : "?", MAX (*n_replies, 1), type);
 }
 
 /* The tools offered, one a line: "name: description" (either API's shape). */
@@ -544,6 +636,7 @@ assay_request_reading_new (GBytes  *body,
   const char *data;
   JsonObject *object;
   JsonArray *messages;
+  JsonArray *input;
   JsonArray *tools;
   guint n_replies = 0;
 
@@ -573,6 +666,35 @@ assay_request_reading_new (GBytes  *body,
     }
   object = json_node_get_object (root);
   messages = assay_json_get_array (object, "messages");
+  input = assay_json_get_array (object, "input");
+  if (messages == NULL && input != NULL)
+    {
+      gboolean in_reply = FALSE;
+
+      /* The Responses API: the system prompt in "instructions", the conversation as items. */
+      reading = g_new0 (AssayRequestReading, 1);
+      reading->parts = g_ptr_array_new_with_free_func (assay_request_part_free);
+      reading->format = ASSAY_REQUEST_FORMAT_OPENAI_RESPONSES;
+      if (assay_json_get_string (object, "model") != NULL)
+        reading->model = assay_request_clean_text (assay_json_get_string (object, "model"), TRUE);
+      {
+        g_autofree char *instructions = assay_request_content_text (json_object_get_member (object, "instructions"));
+
+        if (instructions != NULL)
+          g_string_append (system, instructions);
+      }
+      conversation = g_ptr_array_new_with_free_func (assay_request_part_free);
+      for (guint i = 0; i < json_array_get_length (input); i++)
+        assay_request_read_item (conversation, system, &n_replies, &in_reply, json_array_get_element (input, i));
+      if (system->len > 0)
+        assay_request_add_system (reading->parts, "system", system->str);
+      tools = assay_json_get_array (object, "tools");
+      if (tools != NULL && json_array_get_length (tools) > 0)
+        assay_request_add_part (reading->parts, ASSAY_REQUEST_PART_TOOLS, "tools",
+                                assay_request_tools_text (tools), NULL, 0);
+      g_ptr_array_extend_and_steal (reading->parts, g_steal_pointer (&conversation));
+      return g_steal_pointer (&reading);
+    }
   if (messages == NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("The body holds no “messages” list"));

@@ -9,9 +9,12 @@ G_BEGIN_DECLS
  * The one reading of what a request to a model server carried, as parts a person reads: the
  * system prompt and the dataset summary at its end, the tools offered, then each message of
  * the conversation as it was sent (the analyst's questions, the model's replies, the
- * arguments of its tool calls, the tool results). Both body shapes Assay sends: OpenAI chat
- * completions ("messages" with system, user, assistant and tool roles and "tool_calls") and
- * Anthropic messages ("system", and "messages" of text, tool_use and tool_result blocks).
+ * arguments of its tool calls, the tool results). The three body shapes Assay sends: OpenAI
+ * chat completions ("messages" with system, user, assistant and tool roles and "tool_calls"),
+ * Anthropic messages ("system", and "messages" of text, tool_use and tool_result blocks) and
+ * OpenAI's Responses API ("instructions", and "input" items: messages, function_call,
+ * function_call_output, and reasoning items, shown by their summary, never their encrypted
+ * content).
  *
  * Every request repeats the conversation so far, so a reading compared with the one before
  * it marks each part added, repeated, or changed in place (Assay empties old outputs to fit
@@ -30,6 +33,7 @@ typedef enum
 {
   ASSAY_REQUEST_FORMAT_OPENAI,       /* chat completions */
   ASSAY_REQUEST_FORMAT_ANTHROPIC,    /* messages */
+  ASSAY_REQUEST_FORMAT_OPENAI_RESPONSES,  /* the Responses API */
 } AssayRequestFormat;
 
 typedef enum
