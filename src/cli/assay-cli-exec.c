@@ -160,7 +160,7 @@ assay_cli_exec (int   argc,
   gboolean replay = FALSE;
   gboolean no_checks = FALSE;
   GOptionEntry entries[] = {
-    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend_name, N_("Sandbox backend: docker or bwrap"), "NAME" },
+    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend_name, N_("Sandbox backend: docker, bwrap or e2b"), "NAME" },
     { "data", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &data_files, N_("Make FILE readable at /data/<name>"), "FILE" },
     { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &timeout, N_("Seconds a cell may run (default 60)"), "SEC" },
     { "memory", 0, 0, G_OPTION_ARG_INT, &memory_mb, N_("Memory of the sandbox in MB (default 2048)"), "MB" },

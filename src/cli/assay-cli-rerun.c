@@ -357,7 +357,7 @@ assay_cli_rerun (int    argc,
     { "db-timeout", 0, 0, G_OPTION_ARG_INT, &db_timeout, N_("The statement timeout of each query (default 120)"), "SECONDS" },
     { "db-max-rows", 0, 0, G_OPTION_ARG_INT64, &db_max_rows, N_("Refuse results with more rows (default 5,000,000)"), "N" },
     { "out", 0, 0, G_OPTION_ARG_FILENAME, &out_dir, N_("Write the new session to DIR (default: beside the old one)"), "DIR" },
-    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend_name, N_("Sandbox backend: docker or bwrap"), "NAME" },
+    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend_name, N_("Sandbox backend: docker, bwrap or e2b"), "NAME" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print a JSON object at the end (session_dir, datasets, changes)"), NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, N_("SESSION_DIR") },
     { NULL }

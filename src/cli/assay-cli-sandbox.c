@@ -15,6 +15,7 @@
 #include "assay-docker-backend.h"
 #include "assay-docker-client.h"
 #include "assay-docker-endpoint.h"
+#include "assay-e2b-backend.h"
 #include "assay-sandbox-choice.h"
 
 static void
@@ -190,6 +191,10 @@ assay_cli_sandbox_status (int   argc,
   g_autoptr(JsonBuilder) builder = json_builder_new ();
   g_autofree char *bwrap_reason = NULL;
   g_autofree char *limits = NULL;
+  g_autoptr(AssayE2bBackend) e2b = NULL;
+  g_autofree char *e2b_reason = NULL;
+  g_autofree char *e2b_where = NULL;
+  gboolean e2b_ok;
   g_autofree char *chosen_reason = NULL;
   g_autoptr(AssayDockerEndpoint) endpoint = assay_docker_endpoint_resolve ();
   g_autofree char *source = endpoint != NULL ? assay_docker_endpoint_describe_source (endpoint) : NULL;
@@ -228,6 +233,10 @@ assay_cli_sandbox_status (int   argc,
   bwrap_ok = assay_sandbox_backend_probe (ASSAY_SANDBOX_BACKEND (bwrap), &bwrap_reason, NULL);
   tree = assay_sandbox_image_has_tree (image);
   limits = assay_bwrap_backend_describe_limits (bwrap);
+  e2b = assay_e2b_backend_new (NULL);
+  e2b_where = assay_e2b_backend_describe (e2b);
+  /* Without a key nothing is asked of E2B. */
+  e2b_ok = assay_sandbox_backend_probe (ASSAY_SANDBOX_BACKEND (e2b), &e2b_reason, NULL);
 
   /* What exec and ask would do, and why, with the same rules. */
   {
@@ -293,6 +302,16 @@ assay_cli_sandbox_status (int   argc,
       json_builder_set_member_name (builder, "limits");
       json_builder_add_string_value (builder, limits);
       json_builder_end_object (builder);
+
+      json_builder_set_member_name (builder, "e2b");
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "usable");
+      json_builder_add_boolean_value (builder, e2b_ok);
+      json_builder_set_member_name (builder, "reason");
+      json_builder_add_string_value (builder, e2b_ok ? "" : e2b_reason);
+      json_builder_set_member_name (builder, "where");
+      json_builder_add_string_value (builder, e2b_where);
+      json_builder_end_object (builder);
       json_builder_end_object (builder);
 
       root = json_builder_get_root (builder);
@@ -327,6 +346,10 @@ assay_cli_sandbox_status (int   argc,
   printf (_("             tree %s: %s\n"), assay_sandbox_image_get_tree_dir (image),
           tree ? _("present") : _("missing (run “assay-cli sandbox build”)"));
   printf (_("             limits enforced with %s\n"), limits);
+  printf (_("\nE2B:         %s\n"), e2b_ok ? _("usable (only when chosen: --backend e2b)") : _("not usable"));
+  assay_cli_print (stdout, "             %s\n", e2b_where);
+  if (!e2b_ok)
+    assay_cli_print (stdout, "             %s\n", e2b_reason);
   printf (_("\nSessions will use: %s\n"),
           chosen ? chosen : _("nothing — no backend is ready (see above)"));
   assay_cli_print (stdout, "             %s\n", chosen_reason);

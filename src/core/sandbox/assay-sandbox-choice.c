@@ -12,6 +12,7 @@
 #include "assay-docker-backend.h"
 #include "assay-docker-client.h"
 #include "assay-docker-endpoint.h"
+#include "assay-e2b-backend.h"
 #include "assay-sandbox-choice.h"
 
 #define DOCKER_SOCKET        "/var/run/docker.sock"
@@ -231,10 +232,29 @@ assay_sandbox_choose_backend_full (const char         *name,
         *reason = g_strdup (_("bubblewrap, as chosen in the settings."));
       return backend;
     }
+  /* E2B is never chosen for the analyst: the code and the data leave the machine. */
+  if (g_strcmp0 (name, "e2b") == 0)
+    {
+      g_autoptr(AssayE2bBackend) e2b = assay_e2b_backend_new (NULL);
+      g_autofree char *why = NULL;
+
+      if (!assay_sandbox_backend_probe (ASSAY_SANDBOX_BACKEND (e2b), &why, NULL))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, _("E2B cannot be used: %s"), why);
+          return NULL;
+        }
+      if (reason != NULL)
+        {
+          g_autofree char *where = assay_e2b_backend_describe (e2b);
+
+          *reason = g_strdup_printf (_("%s, as chosen: the cells and the datasets go to E2B."), where);
+        }
+      return ASSAY_SANDBOX_BACKEND (g_steal_pointer (&e2b));
+    }
   if (name != NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   _("unknown backend “%s” (use docker or bwrap)"), name);
+                   _("unknown backend “%s” (use docker, bwrap or e2b)"), name);
       return NULL;
     }
 

@@ -22,7 +22,8 @@ char                *assay_sandbox_describe_backend    (AssaySandboxBackend *bac
  * aside), for building the image into; NULL with each one's reason. Blocking. */
 AssayDockerBackend  *assay_sandbox_find_engine         (char              **reason);
 
-/* Picks the backend: NAME when given ("docker", any engine above, or "bwrap"; NULL or
+/* Picks the backend: NAME when given ("docker", any engine above, "bwrap", or "e2b", which is
+ * never chosen otherwise since the code and the data then leave the machine; NULL or
  * "auto" chooses), else the first engine that answers and has the image, else bubblewrap.
  * Fills the spec's image fields. REASON (may be NULL) says in plain words why this backend
  * was chosen. Blocking (it probes the sockets): call it from a worker thread in a GUI. */

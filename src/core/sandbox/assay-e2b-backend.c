@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "Assay-E2B"
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+
+#include "assay-e2b-backend.h"
+#include "assay-e2b-instance.h"
+
+/* A sandbox outlives its cell's timeout by this much, and is extended before each cell: an
+ * idle session's sandbox ends on E2B's side (its state is then lost, and the session says so). */
+#define IDLE_LIFETIME_S (15 * 60)
+
+struct _AssayE2bBackend
+{
+  GObject         parent_instance;
+
+  AssayE2bClient *client;
+};
+
+static void assay_e2b_backend_iface_init (AssaySandboxBackendInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (AssayE2bBackend, assay_e2b_backend, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (ASSAY_TYPE_SANDBOX_BACKEND, assay_e2b_backend_iface_init))
+
+static const char *
+assay_e2b_backend_get_name (AssaySandboxBackend *backend)
+{
+  return "e2b";
+}
+
+static gboolean
+assay_e2b_backend_probe (AssaySandboxBackend  *backend,
+                         char                **reason,
+                         GCancellable         *cancellable)
+{
+  AssayE2bBackend *self = ASSAY_E2B_BACKEND (backend);
+  g_auto(AssayE2bResponse) response = { 0, NULL, -1 };
+  g_autoptr(GError) error = NULL;
+
+  if (!assay_e2b_client_has_key (self->client))
+    {
+      if (reason != NULL)
+        *reason = g_strdup (_("no E2B key: set E2B_API_KEY or add the key in Preferences"));
+      return FALSE;
+    }
+  /* Listing the running sandboxes checks the address and the key, and starts nothing. */
+  if (!assay_e2b_client_api_request (self->client, "GET", "/sandboxes", NULL, &response, cancellable, &error))
+    {
+      if (reason != NULL)
+        *reason = g_strdup (error->message);
+      return FALSE;
+    }
+  if (response.status == 401 || response.status == 403)
+    {
+      if (reason != NULL)
+        *reason = g_strdup_printf (_("the E2B key was refused at %s"), assay_e2b_client_get_api_url (self->client));
+      return FALSE;
+    }
+  if (response.status != 200)
+    {
+      if (reason != NULL)
+        *reason = assay_e2b_describe_error (&response);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static AssaySandboxInstance *
+assay_e2b_backend_launch (AssaySandboxBackend     *backend,
+                          const AssaySandboxSpec  *spec,
+                          GCancellable            *cancellable,
+                          GError                 **error)
+{
+  AssayE2bBackend *self = ASSAY_E2B_BACKEND (backend);
+  g_autoptr(JsonObject) metadata = json_object_new ();
+  AssayE2bSandbox *sandbox;
+  guint lifetime_s;
+
+  if (spec->command != NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                           _("an E2B sandbox runs cells only, not another program"));
+      return NULL;
+    }
+  lifetime_s = (spec->limits.timeout_ms + spec->limits.grace_ms) / 1000 + IDLE_LIFETIME_S;
+  if (spec->session_id != NULL)
+    json_object_set_string_member (metadata, "assay.session", spec->session_id);
+  if (!(sandbox = assay_e2b_client_create_sandbox (self->client, lifetime_s, metadata, cancellable, error)))
+    return NULL;
+  g_debug ("E2B sandbox %s started from %s", sandbox->id, assay_e2b_client_get_template (self->client));
+  return ASSAY_SANDBOX_INSTANCE (assay_e2b_instance_new (self->client, sandbox, spec, lifetime_s));
+}
+
+static guint
+assay_e2b_backend_remove_leftovers (AssaySandboxBackend *backend,
+                                    GCancellable        *cancellable)
+{
+  /* A sandbox of a crashed run ends on E2B's side at its timeout (at most the cell timeout
+   * and IDLE_LIFETIME_S after its last cell). */
+  return 0;
+}
+
+static void
+assay_e2b_backend_iface_init (AssaySandboxBackendInterface *iface)
+{
+  iface->get_name = assay_e2b_backend_get_name;
+  iface->probe = assay_e2b_backend_probe;
+  iface->launch = assay_e2b_backend_launch;
+  iface->remove_leftovers = assay_e2b_backend_remove_leftovers;
+}
+
+static void
+assay_e2b_backend_finalize (GObject *object)
+{
+  AssayE2bBackend *self = (AssayE2bBackend *) object;
+
+  g_clear_object (&self->client);
+
+  G_OBJECT_CLASS (assay_e2b_backend_parent_class)->finalize (object);
+}
+
+static void
+assay_e2b_backend_class_init (AssayE2bBackendClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = assay_e2b_backend_finalize;
+}
+
+static void
+assay_e2b_backend_init (AssayE2bBackend *self)
+{
+}
+
+AssayE2bBackend *
+assay_e2b_backend_new (const char *api_key)
+{
+  AssayE2bBackend *self = g_object_new (ASSAY_TYPE_E2B_BACKEND, NULL);
+
+  self->client = assay_e2b_client_new_from_env (api_key);
+  return self;
+}
+
+AssayE2bClient *
+assay_e2b_backend_get_client (AssayE2bBackend *self)
+{
+  g_return_val_if_fail (ASSAY_IS_E2B_BACKEND (self), NULL);
+
+  return self->client;
+}
+
+char *
+assay_e2b_backend_describe (AssayE2bBackend *self)
+{
+  g_return_val_if_fail (ASSAY_IS_E2B_BACKEND (self), NULL);
+
+  return g_strdup_printf (_("E2B (template %s at %s)"), assay_e2b_client_get_template (self->client),
+                          assay_e2b_client_get_api_url (self->client));
+}
