@@ -16,7 +16,7 @@ n=0; failed=0
 check () { # name, command...
   local name="$1"; shift
   n=$((n + 1))
-  if "$@" >"$work/log" 2>&1; then echo "ok $n - $name"; else echo "not ok $n - $name"; sed 's/^/# /' "$work/log"; failed=$((failed + 1)); fi
+  if "$@" >"$work/log" 2>&1; then echo "ok $n - $name"; else echo "not ok $n - $name"; sed 's/^/# /' "$work/log"; grep -h -v "^  \|^Traceback\|^---\|^Exception\|Error: \[Errno 32\]" "$work"/*.log | tail -n 20 | sed 's/^/# fake: /'; failed=$((failed + 1)); fi
 }
 
 # The fake's sandboxes need Python with pandas and matplotlib: the sandbox tree Assay builds for
@@ -73,7 +73,7 @@ printf 'print("never")\n# E2B_FAKE_EXPIRE\n' > "$work/expire.py"
 echo "1..11"
 
 check "cells share state; stdout, an error with its traceback, a PNG, a table; the dataset read; the artifact fetched" bash -c "
-  env $(at main) '$cli' exec --backend e2b --json --data '$work/sales.csv' --out '$work/out' '$work/a.py' '$work/b.py' '$work/c.py' > '$work/exec.jsonl' 2>'$work/exec.err' &&
+  { env $(at main) '$cli' exec --backend e2b --json --data '$work/sales.csv' --out '$work/out' '$work/a.py' '$work/b.py' '$work/c.py' > '$work/exec.jsonl' 2>'$work/exec.err' || { cat '$work/exec.err'; exit 1; }; } &&
   python3 - '$work/exec.jsonl' '$work/out' <<'PY'
 import base64, json, os, sys
 a, b, c = (json.loads(l) for l in open(sys.argv[1]).read().splitlines())
@@ -148,7 +148,7 @@ check "429 that does not pass: refused with the reason, no cell run" bash -c "
   ! env $(at jammed) '$cli' exec --backend e2b --json '$work/a.py' > '$work/j.jsonl' 2>'$work/j.err';
   grep -q 'rate limit' '$work/j.err' '$work/j.jsonl' && ! grep -q '\"status\":\"ok\"' '$work/j.jsonl'"
 
-check "no key, or a wrong one: E2B is not usable, and says why" bash -c "
+check "no key, a wrong one, an E2B that does not answer (E2B_DOMAIN): not usable, and says why" bash -c "
   ! env -u E2B_API_KEY '$cli' exec --backend e2b '$work/a.py' 2>'$work/nokey' && grep -q 'E2B_API_KEY' '$work/nokey' &&
   ! env $(at main) E2B_API_KEY=e2b_wrong '$cli' exec --backend e2b '$work/a.py' 2>'$work/badkey' && grep -q 'refused' '$work/badkey' &&
   env $(at main) '$cli' sandbox status --json | python3 -c '
@@ -158,7 +158,11 @@ assert s[\"usable\"] and \"127.0.0.1\" in s[\"where\"], s' &&
   env -u E2B_API_KEY '$cli' sandbox status --json | python3 -c '
 import json, sys
 s = json.load(sys.stdin)
-assert not s[\"e2b\"][\"usable\"] and \"E2B_API_KEY\" in s[\"e2b\"][\"reason\"] and s[\"backend\"] != \"e2b\", s'"
+assert not s[\"e2b\"][\"usable\"] and \"E2B_API_KEY\" in s[\"e2b\"][\"reason\"] and s[\"backend\"] != \"e2b\", s' &&
+  env E2B_DOMAIN=e2b.invalid E2B_API_KEY=x '$cli' sandbox status --json | python3 -c '
+import json, sys
+s = json.load(sys.stdin)[\"e2b\"]
+assert \"https://api.e2b.invalid\" in s[\"where\"] and not s[\"usable\"] and \"api.e2b.invalid\" in s[\"reason\"], s'"
 
 cat > "$work/happy.json" <<'JSON'
 {"format": "assay-transcript", "model": "recorded-demo", "turns": [

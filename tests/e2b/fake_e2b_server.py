@@ -130,6 +130,7 @@ class Sandbox:
         self.token = secrets.token_hex(16)
         self.root = os.path.join(server.state, self.id)
         self.paused = False
+        self.killed = False
         self.end_at = time.time() + timeout
         self.lock = threading.Lock()
         for name in ("data", "workspace", "home", "tmp"):
@@ -138,7 +139,9 @@ class Sandbox:
         with open(kernel, "w") as f:
             f.write(KERNEL)
         if server.rootfs:
-            command = ["bwrap", "--unshare-all", "--die-with-parent",
+            # No --die-with-parent: its PR_SET_PDEATHSIG follows the thread that started bwrap,
+            # a request's, which ends. The kernel ends at the end of its stdin instead.
+            command = ["bwrap", "--unshare-all",
                        "--ro-bind", server.rootfs, "/", "--proc", "/proc", "--dev", "/dev",
                        "--bind", os.path.join(self.root, "tmp"), "/tmp",
                        "--bind", os.path.join(self.root, "data"), "/data",
@@ -148,7 +151,8 @@ class Sandbox:
                        "python3", "-u", "/tmp/kernel.py"]
         else:
             command = [sys.executable, "-u", kernel]
-        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        self.stderr = open(os.path.join(server.state, self.id + ".stderr"), "w+")
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
                                         cwd=os.path.join(self.root, "workspace"), text=True,
                                         start_new_session=True,
                                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
@@ -159,6 +163,11 @@ class Sandbox:
         for line in self.process.stdout:
             self.events.put(json.loads(line))
         self.events.put(None)
+        self.process.wait()
+        if self.process.returncode != 0 and not self.killed:
+            self.stderr.seek(0)
+            print(f"fake E2B: the kernel of {self.id} ended with {self.process.returncode}:",
+                  self.stderr.read()[-2000:], file=sys.stderr, flush=True)
 
     def host_path(self, path):
         """The host file behind a sandbox path, or None outside the sandbox's folders."""
@@ -175,6 +184,7 @@ class Sandbox:
             pass
 
     def kill(self):
+        self.killed = True
         self.signal(signal.SIGKILL)
         self.process.wait()
         shutil.rmtree(self.root, ignore_errors=True)

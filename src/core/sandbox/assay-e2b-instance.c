@@ -420,7 +420,7 @@ assay_e2b_instance_send_artifacts (AssayE2bInstance  *self,
 
       if ((guint64) seq >= max_artifacts)
         {
-          *reason = g_strdup_printf (_("the cell saved more than %" G_GUINT64_FORMAT " files"), max_artifacts);
+          *reason = g_strdup_printf (_("the cell saved more than %llu files"), (unsigned long long) max_artifacts);
           within = FALSE;
           break;
         }
@@ -471,8 +471,8 @@ assay_e2b_instance_send_artifacts (AssayE2bInstance  *self,
       }
       if (truncated && within)
         {
-          *reason = g_strdup_printf (_("%s is larger than %" G_GUINT64_FORMAT " bytes and was cut"),
-                                     item->name, artifact_bytes);
+          *reason = g_strdup_printf (_("%s is larger than %llu bytes and was cut"),
+                                     item->name, (unsigned long long) artifact_bytes);
           within = FALSE;
         }
     }
@@ -636,8 +636,8 @@ assay_e2b_cell_handle_event (Cell       *cell,
 
           chunk_len = cell->max_output_bytes - cell->output_bytes;
           assay_e2b_instance_send_stream (cell->self, cell->id, type, chunk, chunk_len);
-          marker = g_strdup_printf (_("\n[output truncated: more than %" G_GUINT64_FORMAT " bytes]\n"),
-                                    cell->max_output_bytes);
+          marker = g_strdup_printf (_("\n[output truncated: more than %llu bytes]\n"),
+                                    (unsigned long long) cell->max_output_bytes);
           assay_e2b_instance_send_stream (cell->self, cell->id, "stderr", marker, strlen (marker));
           cell->output_bytes = cell->max_output_bytes;
           cell->over_limit = TRUE;
@@ -771,7 +771,8 @@ assay_e2b_instance_run (AssayE2bInstance  *self,
   if (cell->over_limit)
     {
       *status = "limit";
-      *reason = g_strdup_printf (_("the cell printed more than %" G_GUINT64_FORMAT " bytes"), cell->max_output_bytes);
+      *reason = g_strdup_printf (_("the cell printed more than %llu bytes"),
+                                 (unsigned long long) cell->max_output_bytes);
       return TRUE;
     }
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) && cell->id != NULL)
