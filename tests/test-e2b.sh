@@ -173,7 +173,7 @@ cat > "$work/happy.json" <<'JSON'
   {"text": "The total amount is 3."}]}
 JSON
 
-check "ask --backend e2b: a question answered end to end, the artifact in the session" bash -c "
+check "ask --backend e2b: a question answered end to end, the artifact in the session, the session says where its code ran" bash -c "
   env $(at main) '$cli' ask --backend e2b --provider recorded --transcript '$work/happy.json' --data '$work/sales.csv' --yes --json --out '$work/s-ask' 'What is the total?' >'$work/ask.json' 2>'$work/ask.err' &&
   python3 - '$work/ask.json' <<'PY'
 import json, os, sys
@@ -183,7 +183,12 @@ assert [c['status'] for c in r['cells']] == ['ok', 'ok'], r
 art = r['cells'][1]['artifacts']
 assert len(art) == 1 and art[0]['name'] == 'summary.csv' and os.path.isfile(art[0]['path']), art
 PY
-  grep -q 'total 3' '$work/ask.err' && grep -q 'saved 3' '$work/ask.err'"
+  grep -q 'total 3' '$work/ask.err' && grep -q 'saved 3' '$work/ask.err' &&
+  python3 - '$work/s-ask/session.json' <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))['sandbox']
+assert s['backend'] == 'e2b' and s['where'].startswith('E2B (template code-interpreter-v1 at http://127.0.0.1:'), s
+PY"
 
 check "the key is in no output, log or session file" bash -c "
   for f in '$work/s-ask/session.json' '$work/out/c2-copy.csv' '$work/exec.jsonl' '$work/exec.err' '$work/ask.json' '$work/ask.err' '$work/badkey'; do

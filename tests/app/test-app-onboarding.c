@@ -844,9 +844,11 @@ test_preferences_engines (void)
   GtkWidget *group;
   GtkWidget *docker;
   GtkWidget *bwrap;
+  GtkWidget *e2b;
   GtkWidget *refresh;
 
   g_unsetenv ("DOCKER_HOST");
+  g_unsetenv ("E2B_API_KEY");
   preferences = assay_preferences_new (NULL, NULL);
   gtk_window_present (GTK_WINDOW (preferences));
   adw_preferences_window_set_visible_page_name (ADW_PREFERENCES_WINDOW (preferences), "sandbox");
@@ -867,6 +869,11 @@ test_preferences_engines (void)
   g_assert_cmpstr (row_status (bwrap), ==, "Ready");
   g_assert_nonnull (strstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (bwrap)), "limits enforced with"));
   g_assert_nonnull (find_row (group, ADW_TYPE_ACTION_ROW, "New Sessions"));
+  /* E2B is listed too, never in use unless named; without a key it says what is missing. */
+  e2b = find_row (group, ADW_TYPE_ACTION_ROW, "E2B");
+  g_assert_nonnull (e2b);
+  g_assert_cmpstr (row_status (e2b), ==, "Not Usable");
+  g_assert_nonnull (strstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (e2b)), "E2B_API_KEY"));
   gui_save_screenshot (preferences, "preferences-sandbox-engines.png");
 
   /* An engine elsewhere without TLS: listed, not usable, with the reason; bubblewrap in use. */

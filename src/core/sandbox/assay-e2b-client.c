@@ -344,7 +344,7 @@ assay_e2b_client_api_request (AssayE2bClient    *self,
   if (self->api_key == NULL)
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
-                           _("no E2B key: set E2B_API_KEY or add the key in Preferences"));
+                           _("no E2B key: set E2B_API_KEY in the environment"));
       return FALSE;
     }
   url = g_strconcat (self->api_url, path, NULL);

@@ -80,6 +80,8 @@ assay_sandbox_describe_backend (AssaySandboxBackend *backend)
 
   if (ASSAY_IS_DOCKER_BACKEND (backend))
     return assay_sandbox_describe_engine (ASSAY_DOCKER_BACKEND (backend));
+  if (ASSAY_IS_E2B_BACKEND (backend))
+    return assay_e2b_backend_describe (ASSAY_E2B_BACKEND (backend));
   return g_strdup (_("bubblewrap on this machine"));
 }
 

@@ -15,8 +15,8 @@ G_BEGIN_DECLS
 GPtrArray           *assay_sandbox_list_engines        (void);
 /* "Podman 4.3.1 at /run/podman/podman.sock" once probed; the socket or $DOCKER_HOST before. */
 char                *assay_sandbox_describe_engine     (AssayDockerBackend *backend);
-/* Where a backend runs the cells, for the record and the reports: the engine as above, or
- * "bubblewrap on this machine". */
+/* Where a backend runs the cells, for the record and the reports: the engine as above,
+ * "E2B (template … at …)", or "bubblewrap on this machine". */
 char                *assay_sandbox_describe_backend    (AssaySandboxBackend *backend);
 /* The first of those engines that answers and can hold the sandbox's limits (the image
  * aside), for building the image into; NULL with each one's reason. Blocking. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "assay-bwrap-backend.h"
+#include "assay-e2b-backend.h"
 #include "assay-docker-backend.h"
 #include "assay-docker-client.h"
 #include "assay-docker-endpoint.h"
@@ -110,6 +111,20 @@ assay_sandbox_survey (char **chosen_reason)
       if ((engine && p->usable && p->ready) || (g_str_equal (chosen, "bwrap") && g_str_equal (p->kind, "bwrap")))
         p->chosen = marked = TRUE;
     }
+  /* E2B last, and never in use for new sessions: only a session that names it runs there. */
+  {
+    g_autoptr(AssayE2bBackend) e2b = assay_e2b_backend_new (NULL);
+    g_autofree char *e2b_reason = NULL;
+
+    place = g_new0 (AssaySandboxPlace, 1);
+    place->kind = g_strdup ("e2b");
+    place->title = g_strdup ("E2B");
+    place->where = assay_e2b_backend_describe (e2b);
+    place->usable = place->ready = assay_sandbox_backend_probe (ASSAY_SANDBOX_BACKEND (e2b), &e2b_reason, NULL);
+    place->detail = place->usable ? g_strdup (_("Hosted: the cells and the datasets go to E2B; only when chosen"))
+                                  : g_steal_pointer (&e2b_reason);
+    g_ptr_array_add (places, place);
+  }
   if (chosen_reason != NULL)
     *chosen_reason = backend != NULL ? g_steal_pointer (&reason) : g_strdup (error->message);
   return places;
