@@ -28,6 +28,7 @@
 #define WORKSPACE_DEPTH 64
 /* The setup cell imports pandas and matplotlib: seconds, never minutes. */
 #define SETUP_TIMEOUT_S 120
+#define REFRESH_INTERVAL_US (60 * G_USEC_PER_SEC)
 
 /* Run once in the interpreter's kernel before the first cell: the paths the model is told
  * (/workspace as the working directory, /data for the datasets). A template whose user
@@ -79,6 +80,7 @@ struct _AssayE2bInstance
   gboolean              deleted;
   GHashTable           *seen;       /* workspace name → "size modifiedTime" */
   gint64                count_offset;  /* the kernel's executions before the first cell */
+  gint64                extended_at;   /* when the sandbox's timeout was last set (monotonic) */
 };
 
 G_DEFINE_FINAL_TYPE (AssayE2bInstance, assay_e2b_instance, ASSAY_TYPE_SANDBOX_INSTANCE)
@@ -865,13 +867,18 @@ assay_e2b_instance_execute (AssayE2bInstance *self,
     }
   cell.max_output_bytes = assay_json_get_int_or (limits, "output_bytes", self->limits.output_bytes);
 
-  /* The sandbox lives as long as the cell may run and some more, from now on. */
-  if (!assay_e2b_client_set_timeout (self->client, self->sandbox->id, self->lifetime_s, &error) &&
-      (fatal = assay_e2b_instance_check_gone (self)) != NULL)
+  /* The sandbox lives as long as the cell may run and some more, from now on: extended once a
+   * minute at most, which spares a round trip per cell while the lifetime keeps its margin. */
+  if (g_get_monotonic_time () - self->extended_at > REFRESH_INTERVAL_US)
     {
-      assay_e2b_cell_clear (&cell);
-      assay_e2b_instance_fatal (self, fatal);
-      return;
+      if (assay_e2b_client_set_timeout (self->client, self->sandbox->id, self->lifetime_s, &error))
+        self->extended_at = g_get_monotonic_time ();
+      else if ((fatal = assay_e2b_instance_check_gone (self)) != NULL)
+        {
+          assay_e2b_cell_clear (&cell);
+          assay_e2b_instance_fatal (self, fatal);
+          return;
+        }
     }
 
   started = g_get_monotonic_time ();
@@ -1080,7 +1087,7 @@ assay_e2b_instance_killer (gpointer user_data)
 
   deleted = assay_e2b_client_kill_sandbox (self->client, self->sandbox->id, &error);
   if (!deleted)
-    g_warning ("The E2B sandbox %s could not be ended: %s (E2B ends it at its timeout)", self->sandbox->id,
+    g_message ("The E2B sandbox %s could not be ended: %s (E2B ends it at its timeout)", self->sandbox->id,
                error->message);
   g_mutex_lock (&self->mutex);
   self->deleted = TRUE;
@@ -1268,6 +1275,7 @@ assay_e2b_instance_new (AssayE2bClient          *client,
   self->data_dir = g_strdup (spec->data_dir);
   self->limits = spec->limits;
   self->lifetime_s = lifetime_s;
+  self->extended_at = g_get_monotonic_time ();
   if (!g_unix_open_pipe (to_kernel, FD_CLOEXEC, NULL) || !g_unix_open_pipe (from_kernel, FD_CLOEXEC, NULL) ||
       !g_unix_open_pipe (self->wake, FD_CLOEXEC, NULL))
     g_error ("Cannot make a pipe: %s", g_strerror (errno));
