@@ -70,7 +70,7 @@ printf 'import time\nwhile True:\n    try:\n        time.sleep(10)\n    except K
 printf 'print("before", flush=True)\n# E2B_FAKE_CUT_STREAM\nprint("after")\n' > "$work/cut.py"
 printf 'print("never")\n# E2B_FAKE_EXPIRE\n' > "$work/expire.py"
 
-echo "1..11"
+echo "1..12"
 
 check "cells share state; stdout, an error with its traceback, a PNG, a table; the dataset read; the artifact fetched" bash -c "
   { env $(at main) '$cli' exec --backend e2b --json --data '$work/sales.csv' --out '$work/out' '$work/a.py' '$work/b.py' '$work/c.py' > '$work/exec.jsonl' 2>'$work/exec.err' || { cat '$work/exec.err'; exit 1; }; } &&
@@ -163,6 +163,21 @@ assert not s[\"e2b\"][\"usable\"] and \"E2B_API_KEY\" in s[\"e2b\"][\"reason\"] 
 import json, sys
 s = json.load(sys.stdin)[\"e2b\"]
 assert \"https://api.e2b.invalid\" in s[\"where\"] and not s[\"usable\"] and \"api.e2b.invalid\" in s[\"reason\"], s'"
+
+check "a run that crashed left its sandbox on E2B: the next run ends it (its owner's process is gone)" bash -c "
+  env $(at main) '$cli' exec --backend e2b --json '$work/sleep.py' > /dev/null 2>&1 &
+  crashed=\$!
+  for _ in \$(seq 300); do
+    [ \"\$(curl -s -H 'X-API-Key: $key' 'http://127.0.0.1:$(cat "$work/main.port")/sandboxes' | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')\" = 1 ] && break
+    sleep 0.1
+  done
+  left=\$(curl -s -H 'X-API-Key: $key' 'http://127.0.0.1:$(cat "$work/main.port")/sandboxes' | python3 -c 'import json,sys; s=json.load(sys.stdin); assert s[0][\"metadata\"][\"assay.owner\"]; print(s[0][\"sandboxID\"])') &&
+  kill -9 \$crashed && wait \$crashed 2>/dev/null
+  env $(at main) '$cli' exec --backend e2b --json '$work/a.py' > /dev/null &&
+  curl -s 'http://127.0.0.1:$(cat "$work/main.port")/_fake/requests' | python3 -c '
+import json, sys
+assert any(r[\"method\"] == \"DELETE\" and r[\"path\"] == \"/sandboxes/\" + sys.argv[1] for r in json.load(sys.stdin)), sys.argv[1]' \"\$left\" &&
+  [ \"\$(curl -s -H 'X-API-Key: $key' 'http://127.0.0.1:$(cat "$work/main.port")/sandboxes')\" = '[]' ]"
 
 cat > "$work/happy.json" <<'JSON'
 {"format": "assay-transcript", "model": "recorded-demo", "turns": [

@@ -124,8 +124,9 @@ for line in sys.stdin:
 
 
 class Sandbox:
-    def __init__(self, server, template, timeout):
+    def __init__(self, server, template, timeout, metadata):
         self.id = "i" + secrets.token_hex(8)
+        self.metadata = metadata if isinstance(metadata, dict) else {}
         self.template = template
         self.token = secrets.token_hex(16)
         self.root = os.path.join(server.state, self.id)
@@ -248,14 +249,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 if server.create_429 > 0:
                     server.create_429 -= 1
                     return self.error(429, "Rate limit exceeded", [("Retry-After", "1")])
-            sandbox = Sandbox(server, request["templateID"], int(request.get("timeout", 15)))
+            sandbox = Sandbox(server, request["templateID"], int(request.get("timeout", 15)),
+                              request.get("metadata"))
             with server.lock:
                 server.sandboxes[sandbox.id] = sandbox
             return self.send_json(201, {"sandboxID": sandbox.id, "templateID": sandbox.template,
                                         "clientID": "fake", "envdVersion": "0.6.7",
                                         "envdAccessToken": sandbox.token, "domain": None})
         if parts == ["sandboxes"] and self.command == "GET":
-            return self.send_json(200, [{"sandboxID": s.id, "templateID": s.template,
+            return self.send_json(200, [{"sandboxID": s.id, "templateID": s.template, "metadata": s.metadata,
                                          "state": "paused" if s.paused else "running"}
                                         for s in server.live()])
         if len(parts) < 2 or parts[0] != "sandboxes":

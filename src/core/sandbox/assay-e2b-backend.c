@@ -5,12 +5,16 @@
 
 #include <glib/gi18n-lib.h>
 
+#include <unistd.h>
+
 #include "assay-e2b-backend.h"
 #include "assay-e2b-instance.h"
+#include "assay-json.h"
 
 /* A sandbox outlives its cell's timeout by this much, and is extended before each cell: an
  * idle session's sandbox ends on E2B's side (its state is then lost, and the session says so). */
 #define IDLE_LIFETIME_S (15 * 60)
+#define METADATA_OWNER "assay.owner"
 
 struct _AssayE2bBackend
 {
@@ -19,7 +23,8 @@ struct _AssayE2bBackend
   AssayE2bClient *client;
 };
 
-static void assay_e2b_backend_iface_init (AssaySandboxBackendInterface *iface);
+static void  assay_e2b_backend_iface_init (AssaySandboxBackendInterface *iface);
+static char *assay_e2b_backend_dup_owner  (void);
 
 G_DEFINE_FINAL_TYPE_WITH_CODE (AssayE2bBackend, assay_e2b_backend, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (ASSAY_TYPE_SANDBOX_BACKEND, assay_e2b_backend_iface_init))
@@ -75,6 +80,7 @@ assay_e2b_backend_launch (AssaySandboxBackend     *backend,
 {
   AssayE2bBackend *self = ASSAY_E2B_BACKEND (backend);
   g_autoptr(JsonObject) metadata = json_object_new ();
+  g_autofree char *owner = NULL;
   AssayE2bSandbox *sandbox;
   guint lifetime_s;
 
@@ -87,19 +93,85 @@ assay_e2b_backend_launch (AssaySandboxBackend     *backend,
   lifetime_s = (spec->limits.timeout_ms + spec->limits.grace_ms) / 1000 + IDLE_LIFETIME_S;
   if (spec->session_id != NULL)
     json_object_set_string_member (metadata, "assay.session", spec->session_id);
+  if ((owner = assay_e2b_backend_dup_owner ()) != NULL)
+    json_object_set_string_member (metadata, METADATA_OWNER, owner);
   if (!(sandbox = assay_e2b_client_create_sandbox (self->client, lifetime_s, metadata, cancellable, error)))
     return NULL;
   g_debug ("E2B sandbox %s started from %s", sandbox->id, assay_e2b_client_get_template (self->client));
   return ASSAY_SANDBOX_INSTANCE (assay_e2b_instance_new (self->client, sandbox, spec, lifetime_s));
 }
 
+/* Who started a sandbox: this boot of this machine (its random boot id), the process and its
+ * start time. Only sandboxes of this boot are ever judged: another machine's, or one from
+ * before a reboot, end at their timeout on E2B's side. */
+static char *
+assay_e2b_backend_dup_owner (void)
+{
+  g_autofree char *boot_id = NULL;
+  g_autofree char *start = assay_sandbox_read_process_start_time ("self");
+
+  if (!g_file_get_contents ("/proc/sys/kernel/random/boot_id", &boot_id, NULL, NULL) || start == NULL)
+    return NULL;
+  return g_strdup_printf ("%s/%d/%s", g_strstrip (boot_id), (int) getpid (), start);
+}
+
+/* An owner of this boot whose process is gone (or is another process now). */
+static gboolean
+assay_e2b_backend_owner_is_gone (const char *owner,
+                                 const char *boot_id)
+{
+  g_auto(GStrv) fields = g_strsplit (owner, "/", 4);
+  g_autofree char *start = NULL;
+  guint64 pid;
+
+  if (g_strv_length (fields) != 3 || !g_str_equal (fields[0], boot_id) ||
+      !g_ascii_string_to_unsigned (fields[1], 10, 1, G_MAXINT32, &pid, NULL))
+    return FALSE;
+  start = assay_sandbox_read_process_start_time (fields[1]);
+  return start == NULL || !g_str_equal (start, fields[2]);
+}
+
 static guint
 assay_e2b_backend_remove_leftovers (AssaySandboxBackend *backend,
                                     GCancellable        *cancellable)
 {
-  /* A sandbox of a crashed run ends on E2B's side at its timeout (at most the cell timeout
-   * and IDLE_LIFETIME_S after its last cell). */
-  return 0;
+  AssayE2bBackend *self = ASSAY_E2B_BACKEND (backend);
+  g_auto(AssayE2bResponse) response = { 0, NULL, -1 };
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *owner = assay_e2b_backend_dup_owner ();
+  g_auto(GStrv) own = owner != NULL ? g_strsplit (owner, "/", 2) : NULL;
+  JsonArray *listed;
+  const char *data;
+  gsize len;
+  guint removed = 0;
+
+  if (own == NULL || !assay_e2b_client_has_key (self->client))
+    return 0;
+  if (!assay_e2b_client_api_request (self->client, "GET", "/sandboxes", NULL, &response, cancellable, &error) ||
+      response.status != 200)
+    return 0;
+  data = g_bytes_get_data (response.body, &len);
+  if (data == NULL || !assay_json_parser_load_untrusted (parser, data, len, NULL) ||
+      !JSON_NODE_HOLDS_ARRAY (json_parser_get_root (parser)))
+    return 0;
+  listed = json_node_get_array (json_parser_get_root (parser));
+  for (guint i = 0; i < json_array_get_length (listed) && !g_cancellable_is_cancelled (cancellable); i++)
+    {
+      JsonNode *node = json_array_get_element (listed, i);
+      JsonObject *sandbox = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+      const char *id = assay_json_get_string (sandbox, "sandboxID");
+      const char *sandbox_owner = assay_json_get_string (assay_json_get_object (sandbox, "metadata"), METADATA_OWNER);
+      g_autoptr(GError) kill_error = NULL;
+
+      if (id == NULL || sandbox_owner == NULL || !assay_e2b_backend_owner_is_gone (sandbox_owner, own[0]))
+        continue;
+      if (assay_e2b_client_kill_sandbox (self->client, id, &kill_error))
+        removed++;
+      else
+        g_debug ("Cannot end the leftover E2B sandbox %s: %s", id, kill_error->message);
+    }
+  return removed;
 }
 
 static void
