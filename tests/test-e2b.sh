@@ -69,8 +69,9 @@ printf 'import time\ntime.sleep(60)\n' > "$work/sleep.py"
 printf 'import time\nwhile True:\n    try:\n        time.sleep(10)\n    except KeyboardInterrupt:\n        pass\n' > "$work/stubborn.py"
 printf 'print("before", flush=True)\n# E2B_FAKE_CUT_STREAM\nprint("after")\n' > "$work/cut.py"
 printf 'print("never")\n# E2B_FAKE_EXPIRE\n' > "$work/expire.py"
+printf 'import os\nos._exit(1)\n' > "$work/die.py"
 
-echo "1..12"
+echo "1..13"
 
 check "cells share state; stdout, an error with its traceback, a PNG, a table; the dataset read; the artifact fetched" bash -c "
   { env $(at main) '$cli' exec --backend e2b --json --data '$work/sales.csv' --out '$work/out' '$work/a.py' '$work/b.py' '$work/c.py' > '$work/exec.jsonl' 2>'$work/exec.err' || { cat '$work/exec.err'; exit 1; }; } &&
@@ -133,6 +134,15 @@ import json, sys
 a, e, x = (json.loads(l) for l in open(sys.argv[1]).read().splitlines())
 assert e['status'] == 'crashed' and e['state_lost'], e
 assert 'is gone (it expired' in e['reason'] and 'E2B sandbox' in e['reason'], e
+assert x['status'] == 'error' and 'NameError' in x['reason'], x
+PY"
+
+check "the kernel dies mid-cell (E2B restarts it: ContextRestarting): the state is lost, said plainly" bash -c "
+  env $(at main) '$cli' exec --backend e2b --json '$work/a.py' '$work/die.py' '$work/x.py' > '$work/d.jsonl' &&
+  python3 - '$work/d.jsonl' <<'PY'
+import json, sys
+a, d, x = (json.loads(l) for l in open(sys.argv[1]).read().splitlines())
+assert d['status'] == 'crashed' and d['state_lost'] and 'died during the cell' in d['reason'], d
 assert x['status'] == 'error' and 'NameError' in x['reason'], x
 PY"
 

@@ -152,22 +152,27 @@ class Sandbox:
                        "python3", "-u", "/tmp/kernel.py"]
         else:
             command = [sys.executable, "-u", kernel]
+        self.command = command
         self.stderr = open(os.path.join(server.state, self.id + ".stderr"), "w+")
-        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
-                                        cwd=os.path.join(self.root, "workspace"), text=True,
-                                        start_new_session=True,
+        self.start_kernel()
+
+    def start_kernel(self):
+        """Starts the kernel, or starts it again when it died (as Jupyter restarts a dead one)."""
+        self.process = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=self.stderr, cwd=os.path.join(self.root, "workspace"),
+                                        text=True, start_new_session=True,
                                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
         self.events = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._read, args=(self.process, self.events), daemon=True).start()
 
-    def _read(self):
-        for line in self.process.stdout:
-            self.events.put(json.loads(line))
-        self.events.put(None)
-        self.process.wait()
-        if self.process.returncode != 0 and not self.killed:
+    def _read(self, process, events):
+        for line in process.stdout:
+            events.put(json.loads(line))
+        events.put(None)
+        process.wait()
+        if process.returncode != 0 and not self.killed:
             self.stderr.seek(0)
-            print(f"fake E2B: the kernel of {self.id} ended with {self.process.returncode}:",
+            print(f"fake E2B: the kernel of {self.id} ended with {process.returncode}:",
                   self.stderr.read()[-2000:], file=sys.stderr, flush=True)
 
     def host_path(self, path):
@@ -385,9 +390,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
                         sandbox.signal(signal.SIGINT)
                     continue
                 if event is None:
-                    # The kernel died: the answer ends without its end_of_execution.
-                    self.close_connection = True
-                    return
+                    # The kernel died (out of memory, os._exit): Jupyter starts it again and the
+                    # interpreter ends the execution with ContextRestarting (messaging.py).
+                    if sandbox.killed:
+                        self.close_connection = True
+                        return
+                    sandbox.start_kernel()
+                    event = {"type": "error", "name": "ContextRestarting", "value": "Context was restarted",
+                             "traceback": ""}
+                    if connected:
+                        self.chunk(event)
+                    break
                 if event["type"] == "end_of_execution":
                     break
                 if not connected:

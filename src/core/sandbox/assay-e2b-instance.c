@@ -498,6 +498,7 @@ typedef struct
   gboolean          interrupted_error;
   gboolean          over_limit;
   gboolean          line_too_long;
+  gboolean          kernel_restarted;
   char             *error_reason;
 } Cell;
 
@@ -576,6 +577,10 @@ assay_e2b_cell_send_error (Cell       *cell,
     value = "";
   cell->errored = TRUE;
   cell->interrupted_error = g_str_equal (name, "KeyboardInterrupt");
+  /* The interpreter's kernel died and Jupyter started it again: the state is gone. */
+  cell->kernel_restarted = g_str_equal (name, "ContextRestarting");
+  if (cell->kernel_restarted)
+    return;
   if (cell->error_reason == NULL)
     cell->error_reason = g_strdup_printf ("%s: %s", name, value);
 
@@ -801,6 +806,12 @@ assay_e2b_instance_run (AssayE2bInstance  *self,
   if (cell->line_too_long)
     {
       *fatal = g_strdup_printf (_("E2B's interpreter sent a line longer than %d bytes"), MAX_EVENT_LINE);
+      return FALSE;
+    }
+  if (cell->kernel_restarted)
+    {
+      *fatal = g_strdup (_("the kernel in the E2B sandbox died during the cell and was started again (it may have "
+                           "run out of the template's memory); the session's state is lost"));
       return FALSE;
     }
   if (answered && response.status == 200 && cell->ended)
