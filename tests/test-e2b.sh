@@ -70,8 +70,9 @@ printf 'import time\nwhile True:\n    try:\n        time.sleep(10)\n    except K
 printf 'print("before", flush=True)\n# E2B_FAKE_CUT_STREAM\nprint("after")\n' > "$work/cut.py"
 printf 'print("never")\n# E2B_FAKE_EXPIRE\n' > "$work/expire.py"
 printf 'import os\nos._exit(1)\n' > "$work/die.py"
+printf 'for i in range(30000):\n    print("x" * 1000)\n' > "$work/flood.py"
 
-echo "1..13"
+echo "1..14"
 
 check "cells share state; stdout, an error with its traceback, a PNG, a table; the dataset read; the artifact fetched" bash -c "
   { env $(at main) '$cli' exec --backend e2b --json --data '$work/sales.csv' --out '$work/out' '$work/a.py' '$work/b.py' '$work/c.py' > '$work/exec.jsonl' 2>'$work/exec.err' || { cat '$work/exec.err'; exit 1; }; } &&
@@ -116,6 +117,16 @@ PY
 import json, sys
 deletes = [r for r in json.load(sys.stdin) if r[\"method\"] == \"DELETE\"]
 assert deletes, \"no sandbox was ended\"'"
+
+check "a flood of output is capped (limit), the cell stopped on E2B, the state kept" bash -c "
+  env $(at main) '$cli' exec --backend e2b --json '$work/a.py' '$work/flood.py' '$work/x.py' > '$work/f.jsonl' &&
+  python3 - '$work/f.jsonl' <<'PY'
+import json, sys
+a, f, x = (json.loads(l) for l in open(sys.argv[1]).read().splitlines())
+assert f['status'] == 'limit' and 'printed more than' in f['reason'], f['status']
+assert sum(len(o.get('text', '')) for o in f['outputs']) < 17 * 1024 * 1024
+assert x['status'] == 'ok' and x['outputs'][0]['text'] == 'x is 20\\n', x
+PY"
 
 check "a stream cut mid-cell: what arrived is kept, the cell fails plainly, the session goes on" bash -c "
   env $(at main) '$cli' exec --backend e2b --json '$work/a.py' '$work/cut.py' '$work/x.py' > '$work/c.jsonl' &&

@@ -60,8 +60,13 @@ import urllib.parse
 KERNEL = r'''
 import ast, base64, io, json, os, signal, sys, traceback
 # The fake starts the kernel with SIGINT ignored, so that bubblewrap's own processes outlive
-# an interrupt; the kernel takes it as Jupyter's does.
-signal.signal(signal.SIGINT, signal.default_int_handler)
+# an interrupt; the kernel takes it as Jupyter's does: in a cell, KeyboardInterrupt; between
+# cells, nothing.
+running = False
+def interrupted(number, frame):
+    if running:
+        raise KeyboardInterrupt
+signal.signal(signal.SIGINT, interrupted)
 out = os.fdopen(os.dup(1), "w", buffering=1)
 os.dup2(2, 1)
 def emit(obj):
@@ -104,6 +109,7 @@ for line in sys.stdin:
     count += 1
     emit({"type": "number_of_executions", "execution_count": count})
     try:
+        running = True
         tree = ast.parse(request["code"], "<cell>")
         last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
         exec(compile(tree, "<cell>", "exec"), namespace)
@@ -114,7 +120,9 @@ for line in sys.stdin:
                 emit({"type": "result", "text": data["text/plain"], "html": data.get("text/html"),
                       "is_main_result": True})
         figures()
+        running = False
     except BaseException as error:
+        running = False
         frames = traceback.extract_tb(error.__traceback__)[1:]
         lines = ["Traceback (most recent call last):\n"] + traceback.format_list(frames) + \
             traceback.format_exception_only(type(error), error)

@@ -110,6 +110,16 @@ assay_e2b_instance_send (AssayE2bInstance *self,
 
       if (n < 0 && errno == EINTR)
         continue;
+      if (n < 0 && errno == EAGAIN)
+        {
+          /* The session is not reading: wait for room, or for a kill, which must not wait
+           * behind this write for the mutex. */
+          struct pollfd fds[2] = { { self->bridge_out, POLLOUT, 0 }, { self->wake[0], POLLIN, 0 } };
+
+          if ((poll (fds, 2, -1) < 0 && errno != EINTR) || fds[1].revents != 0)
+            break;
+          continue;
+        }
       if (n <= 0)
         break;
       written += n;
@@ -777,6 +787,12 @@ assay_e2b_instance_run (AssayE2bInstance  *self,
 
   if (cell->over_limit)
     {
+      /* Closing the request interrupted the cell; the next one waits until it has stopped. */
+      if (!assay_e2b_instance_wait_idle (self))
+        {
+          *status = NULL;
+          return TRUE;
+        }
       *status = "limit";
       *reason = g_strdup_printf (_("the cell printed more than %llu bytes"),
                                  (unsigned long long) cell->max_output_bytes);
@@ -1294,6 +1310,8 @@ assay_e2b_instance_new (AssayE2bClient          *client,
   self->bridge_in = to_kernel[0];
   self->host_stdout = g_unix_input_stream_new (from_kernel[0], TRUE);
   self->bridge_out = from_kernel[1];
+  if (!g_unix_set_fd_nonblocking (self->bridge_out, TRUE, NULL))
+    g_error ("Cannot make a pipe non-blocking: %s", g_strerror (errno));
   self->reader = g_thread_new ("assay-e2b-reader", assay_e2b_instance_reader, self);
   self->executor = g_thread_new ("assay-e2b-cells", assay_e2b_instance_executor, self);
   return self;
