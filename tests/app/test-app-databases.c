@@ -43,6 +43,7 @@ static GOutputStream *db_in;
 static gint64 db_port;
 static gint64 refused_port;
 static char *reader_password;
+static char *sqlite_path;
 
 static GSubprocess *model_server;
 static char *model_url;
@@ -87,6 +88,7 @@ db_server_start (void)
   db_port = json_object_get_int_member (object, "port");
   refused_port = json_object_get_int_member (object, "refused_port");
   reader_password = g_strdup (json_object_get_string_member (object, "reader_password"));
+  sqlite_path = g_strdup (json_object_get_string_member (object, "sqlite_path"));
   g_assert_cmpint (db_port, >, 0);
 }
 
@@ -467,12 +469,46 @@ test_connect_dialog (void)
   status_text = assay_connection_dup_status_text (connection ("shop"));
   g_assert_nonnull (strstr (adw_action_row_get_subtitle (row), summary));
   g_assert_nonnull (strstr (summary, "reader@127.0.0.1"));
-  g_assert_nonnull (strstr (summary, "3 tables"));
+  g_assert_nonnull (strstr (summary, "customers, "));
+  g_assert_nonnull (strstr (summary, "order_items"));
+  g_assert_null (strstr (summary, "events"));
   g_assert_nonnull (strstr (status_text, "Connected to PostgreSQL 15"));
   g_assert_null (strstr (adw_action_row_get_subtitle (row), reader_password));
   adw_view_stack_set_visible_child_name (window->view_stack, "data");
   gui_save_screenshot (GTK_WIDGET (window), "data-databases.png");
   adw_view_stack_set_visible_child_name (window->view_stack, "chat");
+
+  /* An SQLite file too: its name must be another than the session's "shop". */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.connect-database", NULL);
+  dialog = ASSAY_CONNECT_DIALOG (assay_window_get_connect_dialog (window));
+  assay_connect_dialog_set_kind (dialog, ASSAY_SOURCE_SQLITE);
+  {
+    g_autoptr(GFile) file = g_file_new_for_path (sqlite_path);
+
+    assay_connect_dialog_set_file (dialog, file);
+  }
+  g_assert_cmpstr (gtk_editable_get_text (assay_connect_dialog_get_entry (dialog, "name")), ==, "shop");
+  dialog_test (dialog);
+  status = assay_connect_dialog_get_status (dialog, &error);
+  g_assert_false (error);
+  g_assert_nonnull (strstr (status, "Connected to SQLite 3."));
+  g_strfreev (tables);
+  tables = assay_connect_dialog_dup_tables (dialog);
+  g_assert_true (g_strv_contains ((const char * const *) tables, "typed"));
+  gtk_widget_activate_action (GTK_WIDGET (dialog), "connect.connect", NULL);
+  status = assay_connect_dialog_get_status (dialog, &error);
+  g_assert_true (error);
+  g_assert_nonnull (strstr (status, "has a database named shop already"));
+  set_entry (dialog, "name", "local");
+  gtk_widget_activate_action (GTK_WIDGET (dialog), "connect.connect", NULL);
+  gui_wait (dialog_gone, NULL, 10, "the dialog to close");
+  gui_wait (connected, "local", 30, "the SQLite file");
+  g_assert_cmpuint (assay_connection_get_status (connection ("local")), ==, ASSAY_CONNECTION_CONNECTED);
+  g_assert_cmpuint (assay_session_get_sources (assay_window_get_session (window))->len, ==, 2);
+  /* And removed again: the session keeps only the shop. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.remove-database", "s", "local");
+  g_assert_null (connection ("local"));
+  g_assert_cmpuint (assay_session_get_sources (assay_window_get_session (window))->len, ==, 1);
 
   /* The password: in the keyring, under the connection's URL; not in the record or settings. */
   stored = keyring_password (connection_url);

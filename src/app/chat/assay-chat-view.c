@@ -826,14 +826,19 @@ assay_chat_view_agent_cell_finished_cb (AssayChatView   *self,
 {
   AssayStepCard *card = assay_chat_view_card_for_cell (self, agent, cell_id);
   AssaySessionCell *cell = assay_session_find_cell (assay_agent_get_session (agent), cell_id);
+  gint64 elapsed_ms = assay_cell_result_get_elapsed_ms (result);
+  gboolean query = cell != NULL && cell->kind == ASSAY_CELL_KIND_SQL && cell->query != NULL;
 
+  /* A query's time is the server's and the kernel's load of its result, as the record has it. */
+  if (query && assay_cell_result_get_status (result) == ASSAY_CELL_OK)
+    elapsed_ms += MAX (cell->query->query_ms, 0);
   assay_step_card_cell_finished (card, cell_id,
                                  assay_cell_result_get_status (result),
                                  assay_cell_result_get_reason (result),
-                                 assay_cell_result_get_elapsed_ms (result));
+                                 elapsed_ms);
   assay_step_card_cell_checks (card, cell_id, assay_cell_result_get_checks (result));
   /* A query: the rows, columns and time of its result. */
-  if (cell != NULL && cell->kind == ASSAY_CELL_KIND_SQL && cell->query != NULL)
+  if (query)
     assay_step_card_cell_query_result (card, cell_id, cell->query, NULL);
 }
 

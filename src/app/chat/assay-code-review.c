@@ -96,6 +96,9 @@ assay_code_review_set_kind (AssayCodeReview *self,
     return;
   gtk_source_buffer_set_language (assay_code_review_code_buffer (self),
                                   gtk_source_language_manager_get_language (languages, id));
+  /* A query is often one long line: wrapped, it is read whole; Python keeps its lines. */
+  gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (self->source_view),
+                               kind == ASSAY_CELL_KIND_SQL ? GTK_WRAP_WORD_CHAR : GTK_WRAP_NONE);
 }
 
 /* The kind of the session's cell CELL_ID (Python when it is not known). */

@@ -33,6 +33,7 @@ struct _AssayConnectDialog
 
   AdwWindowTitle      *window_title;
   GtkWidget           *connect_button;
+  GtkScrolledWindow   *scroller;
   AdwComboRow         *kind_row;
   AdwEntryRow         *host_row;
   AdwEntryRow         *port_row;
@@ -72,6 +73,8 @@ struct _AssayConnectDialog
   gboolean             filling;          /* the fields are set by the dialog, not typed */
   gboolean             name_edited;      /* the analyst typed a name: it stays */
   GtkNativeDialog     *chooser;
+  guint                reveal_tick;      /* the tables scrolled into sight at the next frame */
+  guint                reveal_frames;
 };
 
 G_DEFINE_FINAL_TYPE (AssayConnectDialog, assay_connect_dialog, ADW_TYPE_WINDOW)
@@ -540,6 +543,33 @@ assay_connect_dialog_end_test (AssayConnectDialog *self)
   assay_connect_dialog_update (self);
 }
 
+/* The status line and the tables at the top of the view, as far as it scrolls. */
+static gboolean
+assay_connect_dialog_reveal_cb (GtkWidget     *scroller,
+                                GdkFrameClock *clock,
+                                gpointer       user_data)
+{
+  AssayConnectDialog *self = user_data;
+  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (self->scroller);
+  GtkWidget *content = gtk_scrolled_window_get_child (self->scroller);
+  double bottom = gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment);
+  graphene_point_t top;
+
+  if (content == NULL || !gtk_widget_get_visible (GTK_WIDGET (self->status_label)) ||
+      !gtk_widget_compute_point (GTK_WIDGET (self->status_label), content, &GRAPHENE_POINT_INIT (0, 0), &top))
+    {
+      self->reveal_tick = 0;
+      return G_SOURCE_REMOVE;
+    }
+  gtk_adjustment_set_value (adjustment, MIN (top.y - 12, bottom));
+  /* A tick comes before its frame's layout: the list just shown may not be in the range yet,
+   * so again at the next frame until it is (a few at most). */
+  if (top.y - 12 > bottom && ++self->reveal_frames < 10)
+    return G_SOURCE_CONTINUE;
+  self->reveal_tick = 0;
+  return G_SOURCE_REMOVE;
+}
+
 static void
 assay_connect_dialog_described_cb (GObject      *object,
                                    GAsyncResult *result,
@@ -581,6 +611,13 @@ assay_connect_dialog_described_cb (GObject      *object,
   assay_connect_dialog_set_status (self, text, FALSE);
   assay_connect_dialog_show_tables (self, schema);
   assay_connect_dialog_end_test (self);
+  /* On to the pick: in sight once the list is laid out. */
+  if (self->tables->len > 0)
+    gtk_widget_grab_focus (GTK_WIDGET (((TableRow *) g_ptr_array_index (self->tables, 0))->check));
+  self->reveal_frames = 0;
+  if (self->reveal_tick == 0)
+    self->reveal_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self->scroller), assay_connect_dialog_reveal_cb,
+                                                      self, NULL);
 }
 
 static void
@@ -836,6 +873,9 @@ assay_connect_dialog_dispose (GObject *object)
 
   if (self->test_cancellable != NULL)
     g_cancellable_cancel (self->test_cancellable);
+  if (self->reveal_tick != 0 && self->scroller != NULL)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self->scroller), self->reveal_tick);
+  self->reveal_tick = 0;
   if (self->chooser != NULL)
     {
       g_signal_handlers_disconnect_by_data (self->chooser, self);
@@ -888,6 +928,7 @@ assay_connect_dialog_class_init (AssayConnectDialogClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, "/org/assay/Assay/ui/assay-connect-dialog.ui");
   gtk_widget_class_bind_template_child (widget_class, AssayConnectDialog, window_title);
   gtk_widget_class_bind_template_child (widget_class, AssayConnectDialog, connect_button);
+  gtk_widget_class_bind_template_child (widget_class, AssayConnectDialog, scroller);
   gtk_widget_class_bind_template_child (widget_class, AssayConnectDialog, kind_row);
   gtk_widget_class_bind_template_child (widget_class, AssayConnectDialog, host_row);
   gtk_widget_class_bind_template_child (widget_class, AssayConnectDialog, port_row);

@@ -12,6 +12,9 @@
 #include "assay-connection.h"
 #include "assay-source-url.h"
 
+/* A summary names the tables picked up to this many, then counts them. */
+#define MAX_TABLES_NAMED 4
+
 struct _AssayConnection
 {
   GObject                parent_instance;
@@ -214,8 +217,10 @@ assay_connection_dup_summary (AssayConnection *self)
     where++;
   if (self->tables == NULL)
     tables = g_strdup (_("all tables"));
+  else if (g_strv_length (self->tables) <= MAX_TABLES_NAMED)
+    tables = g_strjoinv (", ", self->tables);
   else
-    tables = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u table", "%u tables", g_strv_length (self->tables)),
+    tables = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u tables", "%u tables", g_strv_length (self->tables)),
                               g_strv_length (self->tables));
   /* Translators: a database on the data page: its kind, where it is, what the model sees. */
   return g_strdup_printf (_("%s · %s · %s"), assay_source_kind_get_label (self->kind), where, tables);
