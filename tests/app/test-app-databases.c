@@ -324,6 +324,7 @@ assert_not_in_folder (const char *dir,
     {
       g_autofree char *path = g_build_filename (dir, name, NULL);
       g_autofree char *contents = NULL;
+      g_autoptr(GError) read_error = NULL;
       gsize length = 0;
 
       if (g_file_test (path, G_FILE_TEST_IS_DIR))
@@ -331,7 +332,12 @@ assert_not_in_folder (const char *dir,
           assert_not_in_folder (path, secret);
           continue;
         }
-      g_assert_true (g_file_get_contents (path, &contents, &length, NULL));
+      /* A save's temporary file, renamed meanwhile, is read as the record it became. */
+      if (!g_file_get_contents (path, &contents, &length, &read_error))
+        {
+          g_assert_error (read_error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
+          continue;
+        }
       g_assert_null (g_strstr_len (contents, length, secret));
       if (g_str_has_suffix (name, ".gz"))
         {
