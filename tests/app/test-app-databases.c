@@ -34,6 +34,9 @@
 #define JOIN_SQL "SELECT c.city, sum(i.quantity * i.unit_price) AS revenue FROM customers c " \
                  "JOIN orders o ON o.customer_id = c.id JOIN order_items i ON i.order_id = o.id " \
                  "GROUP BY c.city ORDER BY revenue DESC"
+#define EDITED_SQL "SELECT c.city, sum(i.quantity * i.unit_price) AS revenue FROM customers c " \
+                   "JOIN orders o ON o.customer_id = c.id JOIN order_items i ON i.order_id = o.id " \
+                   "GROUP BY c.city ORDER BY c.city"
 #define SLOW_SQL "SELECT pg_sleep(60) AS slept"
 
 static GSettings *settings;
@@ -455,6 +458,12 @@ test_connect_dialog (void)
                                      g_str_equal (tables[i], "order_items"));
   g_assert_true (assay_connect_dialog_get_can_connect (dialog));
   gui_save_screenshot (GTK_WIDGET (dialog), "connect-dialog.png");
+  /* Narrow, everything still in its place. */
+  gtk_window_set_default_size (GTK_WINDOW (dialog), 360, 640);
+  gui_spin (500);
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (dialog)), <=, 360);
+  gui_assert_laid_out (GTK_WIDGET (dialog));
+  gui_save_screenshot (GTK_WIDGET (dialog), "connect-dialog-360.png");
   /* Any change to what was tested waits for another test. */
   set_entry (dialog, "port", "1");
   g_assert_false (assay_connect_dialog_get_can_connect (dialog));
@@ -482,6 +491,12 @@ test_connect_dialog (void)
   g_assert_null (strstr (adw_action_row_get_subtitle (row), reader_password));
   adw_view_stack_set_visible_child_name (window->view_stack, "data");
   gui_save_screenshot (GTK_WIDGET (window), "data-databases.png");
+  gtk_window_set_default_size (GTK_WINDOW (window), 360, 800);
+  gui_spin (500);
+  gui_assert_laid_out (GTK_WIDGET (window));
+  gui_save_screenshot (GTK_WIDGET (window), "data-databases-360.png");
+  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 900);
+  gui_spin (500);
   adw_view_stack_set_visible_child_name (window->view_stack, "chat");
 
   /* An SQLite file too: its name must be another than the session's "shop". */
@@ -566,6 +581,7 @@ test_run_sql (void)
   g_autofree char *requests = NULL;
   g_autofree char *query_text = NULL;
   GtkTextView *query_view;
+  GtkWidget *source_view;
   AssaySessionCell *cell;
 
   g_assert_nonnull (window);
@@ -585,9 +601,16 @@ test_run_sql (void)
   g_assert_nonnull (strstr (assay_step_card_get_query_text (card_of (cell_id), cell_id), "into the DataFrame revenue"));
   gui_save_screenshot (GTK_WIDGET (window), "run-sql-approval.png");
 
+  /* Edited, as a cell is: the SQL that runs is checked again, and the card shows it. */
+  gtk_widget_activate_action (GTK_WIDGET (review), "review.edit", NULL);
+  source_view = gui_find (GTK_WIDGET (review), GTK_SOURCE_TYPE_VIEW, NULL);
+  g_assert_true (gtk_text_view_get_editable (GTK_TEXT_VIEW (source_view)));
+  gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (source_view)), EDITED_SQL, -1);
   gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL);
   gui_wait (is_idle, window, 120, "the answer");
   g_assert_cmpstr (assay_step_card_get_cell_status (card_of (cell_id), cell_id), ==, "ok");
+  g_assert_nonnull (gui_find (GTK_WIDGET (query_view), GTK_TYPE_TEXT_VIEW, "ORDER BY c.city"));
+  g_assert_nonnull (gui_find (GTK_WIDGET (card_of (cell_id)), GTK_TYPE_LABEL, "Edited by you"));
   query_text = g_strdup (assay_step_card_get_query_text (card_of (cell_id), cell_id));
   g_assert_nonnull (strstr (query_text, "5 rows × 2 columns in "));
   g_assert_nonnull (strstr (query_text, "on shop, now the DataFrame revenue"));
@@ -597,8 +620,10 @@ test_run_sql (void)
   g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "Berlin brings the most revenue."));
   cell = assay_session_find_cell (assay_window_get_session (window), cell_id);
   g_assert_cmpint (cell->kind, ==, ASSAY_CELL_KIND_SQL);
+  g_assert_cmpint (cell->decision, ==, ASSAY_DECISION_EDITED);
+  g_assert_cmpstr (cell->code, ==, EDITED_SQL);
   g_assert_cmpint (cell->query->rows, ==, 5);
-  gui_save_screenshot (GTK_WIDGET (window), "run-sql.png");
+  gui_save_screenshot (GTK_WIDGET (window), "databases.png");
 
   /* The model was told of the picked tables and offered run_sql; not of the others. */
   g_assert_true (g_file_get_contents (model_log, &requests, NULL, NULL));

@@ -859,8 +859,11 @@ assay_chat_view_agent_restoring_cb (AssayChatView *self,
     {
       AssaySessionCell *cell = assay_session_get_cell (session, i);
 
+      g_autofree char *path = NULL;
+
       if (cell->kind == ASSAY_CELL_KIND_SQL && assay_session_cell_succeeded (cell) && cell->query != NULL &&
-          cell->query->result != NULL)
+          cell->query->result != NULL && (path = assay_session_resolve (session, cell->query->result)) != NULL &&
+          g_file_test (path, G_FILE_TEST_IS_REGULAR))
         queries++;
     }
   queries = MIN (queries, total);

@@ -72,7 +72,9 @@ struct _AssayConnectDialog
   gboolean             status_error;
   gboolean             filling;          /* the fields are set by the dialog, not typed */
   gboolean             name_edited;      /* the analyst typed a name: it stays */
-  GtkNativeDialog     *chooser;
+  GtkNativeDialog     *chooser;          /* GTK 4.8: the file chooser shown, or NULL */
+  gboolean             choosing;         /* GTK 4.10: GtkFileDialog is open */
+  GCancellable        *file_cancellable; /* closes it with the dialog */
   guint                reveal_tick;      /* the tables scrolled into sight at the next frame */
   guint                reveal_frames;
 };
@@ -807,6 +809,7 @@ assay_connect_dialog_pick_all_action (GtkWidget  *widget,
 
 /* ---- the SQLite file ------------------------------------------------------------------------ */
 
+#if !GTK_CHECK_VERSION (4, 10, 0)
 static void
 assay_connect_dialog_chooser_response_cb (GtkNativeDialog    *chooser,
                                           int                 response,
@@ -822,6 +825,38 @@ assay_connect_dialog_chooser_response_cb (GtkNativeDialog    *chooser,
   gtk_native_dialog_destroy (chooser);
   g_clear_object (&self->chooser);
 }
+#endif
+
+static void
+assay_connect_dialog_file_filters (GtkFileFilter **sqlite,
+                                   GtkFileFilter **any)
+{
+  *sqlite = gtk_file_filter_new ();
+  gtk_file_filter_set_name (*sqlite, _("SQLite databases"));
+  gtk_file_filter_add_mime_type (*sqlite, "application/vnd.sqlite3");
+  gtk_file_filter_add_mime_type (*sqlite, "application/x-sqlite3");
+  gtk_file_filter_add_suffix (*sqlite, "sqlite");
+  gtk_file_filter_add_suffix (*sqlite, "sqlite3");
+  gtk_file_filter_add_suffix (*sqlite, "db");
+  *any = gtk_file_filter_new ();
+  gtk_file_filter_set_name (*any, _("All files"));
+  gtk_file_filter_add_pattern (*any, "*");
+}
+
+#if GTK_CHECK_VERSION (4, 10, 0)
+static void
+assay_connect_dialog_file_chosen_cb (GObject      *object,
+                                     GAsyncResult *result,
+                                     gpointer      user_data)
+{
+  g_autoptr(AssayConnectDialog) self = user_data;
+  g_autoptr(GFile) file = gtk_file_dialog_open_finish (GTK_FILE_DIALOG (object), result, NULL);
+
+  self->choosing = FALSE;
+  if (file != NULL && !gtk_widget_in_destruction (GTK_WIDGET (self)))
+    assay_connect_dialog_set_file (self, file);
+}
+#endif
 
 static void
 assay_connect_dialog_choose_file_action (GtkWidget  *widget,
@@ -829,28 +864,39 @@ assay_connect_dialog_choose_file_action (GtkWidget  *widget,
                                          GVariant   *parameter)
 {
   AssayConnectDialog *self = ASSAY_CONNECT_DIALOG (widget);
-  g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
-  g_autoptr(GtkFileFilter) any = gtk_file_filter_new ();
-  GtkFileChooserNative *chooser;
+  g_autoptr(GtkFileFilter) sqlite = NULL;
+  g_autoptr(GtkFileFilter) any = NULL;
 
-  if (self->chooser != NULL)
+  if (self->chooser != NULL || self->choosing)
     return;
-  /* GtkFileDialog (GTK 4.10) would do; this machine's GTK 4.8 has the native chooser. */
-  chooser = gtk_file_chooser_native_new (_("Choose an SQLite File"), GTK_WINDOW (self),
-                                         GTK_FILE_CHOOSER_ACTION_OPEN, _("_Choose"), _("_Cancel"));
-  gtk_file_filter_set_name (filter, _("SQLite databases"));
-  gtk_file_filter_add_mime_type (filter, "application/vnd.sqlite3");
-  gtk_file_filter_add_mime_type (filter, "application/x-sqlite3");
-  gtk_file_filter_add_suffix (filter, "sqlite");
-  gtk_file_filter_add_suffix (filter, "sqlite3");
-  gtk_file_filter_add_suffix (filter, "db");
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), filter);
-  gtk_file_filter_set_name (any, _("All files"));
-  gtk_file_filter_add_pattern (any, "*");
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), any);
-  self->chooser = GTK_NATIVE_DIALOG (chooser);
-  g_signal_connect_object (chooser, "response", G_CALLBACK (assay_connect_dialog_chooser_response_cb), self, 0);
-  gtk_native_dialog_show (self->chooser);
+  assay_connect_dialog_file_filters (&sqlite, &any);
+#if GTK_CHECK_VERSION (4, 10, 0)
+  {
+    g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
+    g_autoptr(GListStore) filters = g_list_store_new (GTK_TYPE_FILE_FILTER);
+
+    g_list_store_append (filters, sqlite);
+    g_list_store_append (filters, any);
+    gtk_file_dialog_set_title (dialog, _("Choose an SQLite File"));
+    gtk_file_dialog_set_accept_label (dialog, _("_Choose"));
+    gtk_file_dialog_set_filters (dialog, G_LIST_MODEL (filters));
+    self->choosing = TRUE;
+    gtk_file_dialog_open (dialog, GTK_WINDOW (self), self->file_cancellable, assay_connect_dialog_file_chosen_cb,
+                          g_object_ref (self));
+  }
+#else
+  {
+    GtkFileChooserNative *chooser = gtk_file_chooser_native_new (_("Choose an SQLite File"), GTK_WINDOW (self),
+                                                                 GTK_FILE_CHOOSER_ACTION_OPEN, _("_Choose"),
+                                                                 _("_Cancel"));
+
+    gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), sqlite);
+    gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), any);
+    self->chooser = GTK_NATIVE_DIALOG (chooser);
+    g_signal_connect_object (chooser, "response", G_CALLBACK (assay_connect_dialog_chooser_response_cb), self, 0);
+    gtk_native_dialog_show (self->chooser);
+  }
+#endif
 }
 
 /* ---- GObject ------------------------------------------------------------------------------- */
@@ -873,6 +919,7 @@ assay_connect_dialog_dispose (GObject *object)
 
   if (self->test_cancellable != NULL)
     g_cancellable_cancel (self->test_cancellable);
+  g_cancellable_cancel (self->file_cancellable);
   if (self->reveal_tick != 0 && self->scroller != NULL)
     gtk_widget_remove_tick_callback (GTK_WIDGET (self->scroller), self->reveal_tick);
   self->reveal_tick = 0;
@@ -901,6 +948,7 @@ assay_connect_dialog_finalize (GObject *object)
   AssayConnectDialog *self = ASSAY_CONNECT_DIALOG (object);
 
   g_clear_object (&self->test_cancellable);
+  g_clear_object (&self->file_cancellable);
   g_ptr_array_unref (self->tables);
   g_ptr_array_unref (self->extra_keys);
   g_ptr_array_unref (self->extra_values);
@@ -960,6 +1008,7 @@ assay_connect_dialog_init (AssayConnectDialog *self)
   AdwEntryRow *fields[4];
 
   self->tables = g_ptr_array_new_with_free_func ((GDestroyNotify) table_row_free);
+  self->file_cancellable = g_cancellable_new ();
   self->extra_keys = g_ptr_array_new_with_free_func (g_free);
   self->extra_values = g_ptr_array_new_with_free_func (g_free);
   gtk_widget_init_template (GTK_WIDGET (self));
