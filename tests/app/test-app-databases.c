@@ -3,8 +3,8 @@
  * tests/sources/dbservers.py), a real keyring (gnome-keyring-daemon on a private D-Bus
  * session), the fake model server and the real sandbox (bubblewrap):
  *
- * - "Connect to a Database": a refused connection and a wrong password get the server's
- *   plain message, never the password; the right one lists the tables, three are picked,
+ * - "Connect to a Database": a refused connection, a wrong password, an unknown database and
+ *   TLS the server does not offer get the server's plain message, never the password; the right one lists the tables, three are picked,
  *   Connect; the data page lists the connection (URL without password, its tables, the
  *   server); the keyring holds the password, the session and GSettings do not.
  * - A question whose model calls run_sql: the code review highlights the SQL, it is
@@ -441,8 +441,27 @@ test_connect_dialog (void)
   g_assert_null (strstr (status, reader_password));
   g_assert_false (assay_connect_dialog_get_can_connect (dialog));
 
-  /* The right one: the server and every table and view the login reads. */
+  /* A database that is not there, and TLS the server does not offer: its words again. */
   set_entry (dialog, "password", reader_password);
+  set_entry (dialog, "database", "nowhere");
+  dialog_test (dialog);
+  status = assay_connect_dialog_get_status (dialog, &error);
+  g_assert_true (error);
+  g_assert_nonnull (strstr (status, "database \"nowhere\" does not exist"));
+  set_entry (dialog, "database", "shop");
+  assay_connect_dialog_set_tls (dialog, 3 /* required */);
+  {
+    g_autofree char *url = assay_connect_dialog_dup_url (dialog, NULL);
+
+    g_assert_nonnull (strstr (url, "sslmode=require"));
+  }
+  dialog_test (dialog);
+  status = assay_connect_dialog_get_status (dialog, &error);
+  g_assert_true (error);
+  g_assert_nonnull (strstr (status, "SSL"));
+  assay_connect_dialog_set_tls (dialog, 0 /* the client's default */);
+
+  /* The right one: the server and every table and view the login reads. */
   dialog_test (dialog);
   status = assay_connect_dialog_get_status (dialog, &error);
   g_assert_false (error);
