@@ -441,6 +441,36 @@ test_connect_dialog (void)
   g_assert_null (strstr (status, reader_password));
   g_assert_false (assay_connect_dialog_get_can_connect (dialog));
 
+  /* A URL pasted with its password: the fields filled, the password out of sight at once. */
+  {
+    g_autofree char *pasted = g_strdup_printf ("postgresql://reader:%s@127.0.0.1:%s/shop?connect_timeout=5",
+                                               reader_password, port);
+    const char *shown;
+
+    set_entry (dialog, "host", "");
+    set_entry (dialog, "password", "");
+    set_entry (dialog, "url", pasted);
+    shown = gtk_editable_get_text (assay_connect_dialog_get_entry (dialog, "url"));
+    g_assert_null (strstr (shown, reader_password));
+    g_assert_nonnull (strstr (shown, "postgresql://reader@127.0.0.1:"));
+    g_assert_cmpstr (gtk_editable_get_text (assay_connect_dialog_get_entry (dialog, "password")), ==, reader_password);
+    g_assert_cmpstr (gtk_editable_get_text (assay_connect_dialog_get_entry (dialog, "host")), ==, "127.0.0.1");
+    g_assert_cmpstr (gtk_editable_get_text (assay_connect_dialog_get_entry (dialog, "port")), ==, port);
+    /* Its other parameters stay in the URL the fields make; another URL replaces them. */
+    {
+      g_autofree char *made = assay_connect_dialog_dup_url (dialog, NULL);
+      g_autofree char *plain = g_strdup_printf ("postgresql://reader@127.0.0.1:%s/shop", port);
+
+      g_assert_nonnull (strstr (made, "connect_timeout=5"));
+      set_entry (dialog, "url", plain);
+      /* What the row's apply button does. */
+      g_signal_emit_by_name (assay_connect_dialog_get_entry (dialog, "url"), "apply");
+      g_free (made);
+      made = assay_connect_dialog_dup_url (dialog, NULL);
+      g_assert_cmpstr (made, ==, plain);
+    }
+  }
+
   /* A database that is not there, and TLS the server does not offer: its words again. */
   set_entry (dialog, "password", reader_password);
   set_entry (dialog, "database", "nowhere");

@@ -362,6 +362,20 @@ assay_connect_dialog_url_applied_cb (AssayConnectDialog *self)
   assay_connect_dialog_set_status (self, NULL, FALSE);
 }
 
+/* A URL pasted with its password is read at once: the password leaves the screen for the
+ * password row's dots. */
+static void
+assay_connect_dialog_url_changed_cb (AssayConnectDialog *self)
+{
+  g_autoptr(AssaySourceUrl) url = NULL;
+
+  if (self->filling || strstr (assay_connect_dialog_text (self->url_row), "://") == NULL)
+    return;
+  url = assay_source_url_parse (assay_connect_dialog_text (self->url_row), NULL);
+  if (url != NULL && url->password != NULL)
+    assay_connect_dialog_url_applied_cb (self);
+}
+
 /* ---- what the fields show --------------------------------------------------------------- */
 
 static void
@@ -1023,6 +1037,8 @@ assay_connect_dialog_init (AssayConnectDialog *self)
   g_signal_connect_object (self->password_row, "changed", G_CALLBACK (assay_connect_dialog_update), self,
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->name_row, "changed", G_CALLBACK (assay_connect_dialog_name_changed_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->url_row, "changed", G_CALLBACK (assay_connect_dialog_url_changed_cb), self,
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->kind_row, "notify::selected", G_CALLBACK (assay_connect_dialog_kind_changed_cb),
                            self, G_CONNECT_SWAPPED);
