@@ -672,6 +672,7 @@ test_run_sql (void)
   g_assert_cmpint (cell->decision, ==, ASSAY_DECISION_EDITED);
   g_assert_cmpstr (cell->code, ==, EDITED_SQL);
   g_assert_cmpint (cell->query->rows, ==, 5);
+  assay_window_dismiss_toast (window);
   gui_save_screenshot (GTK_WIDGET (window), "databases.png");
 
   /* The model was told of the picked tables and offered run_sql; not of the others. */
