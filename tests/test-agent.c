@@ -778,6 +778,36 @@ test_system_prompt (void)
   run_free (run);
 }
 
+/* A database given, then taken back: the prompt, the tools and the record follow. */
+static void
+test_remove_source (void)
+{
+  Run *run = run_new ("{\"turns\":[]}");
+  g_autofree char *path = g_build_filename (work_dir, "local.db", NULL);
+  g_autofree char *url = g_strconcat ("sqlite://", path, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AssaySource) source = assay_source_new ("local", url, &error);
+  g_autofree char *with = NULL;
+  g_autofree char *without = NULL;
+
+  g_assert_no_error (error);
+  assay_agent_add_source (run->agent, source, "Database \"local\" (SQLite)\n- orders: id integer");
+  with = assay_agent_build_system_prompt (run->agent);
+  g_assert_nonnull (strstr (with, "run_sql"));
+  g_assert_nonnull (strstr (with, "- orders: id integer"));
+  g_assert_cmpuint (assay_session_get_sources (run->session)->len, ==, 1);
+  g_assert_true (assay_agent_get_source (run->agent, "local") == source);
+
+  g_assert_true (assay_agent_remove_source (run->agent, "local"));
+  without = assay_agent_build_system_prompt (run->agent);
+  g_assert_null (strstr (without, "run_sql"));
+  g_assert_null (strstr (without, "- orders: id integer"));
+  g_assert_null (assay_agent_get_source (run->agent, "local"));
+  g_assert_cmpuint (assay_session_get_sources (run->session)->len, ==, 0);
+  g_assert_false (assay_agent_remove_source (run->agent, "local"));
+  run_free (run);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -801,6 +831,7 @@ main (int   argc,
   g_test_add_func ("/assay/agent/fenced-extract", test_fenced_extract);
   g_test_add_func ("/assay/agent/fit-messages", test_fit_messages);
   g_test_add_func ("/assay/agent/system-prompt", test_system_prompt);
+  g_test_add_func ("/assay/agent/remove-source", test_remove_source);
   g_test_add_func ("/assay/agent/happy-path", test_happy_path);
   g_test_add_func ("/assay/agent/background-saves", test_background_saves);
   g_test_add_func ("/assay/agent/code-delta", test_code_delta_shows_code);

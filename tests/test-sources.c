@@ -753,6 +753,41 @@ test_record (void)
   g_rmdir (parent);
 }
 
+/* A database the analyst removes leaves the record; its cells stay. */
+static void
+test_record_remove (void)
+{
+  g_autofree char *parent = g_dir_make_tmp ("assay-test-record-XXXXXX", NULL);
+  g_autofree char *dir = g_build_filename (parent, "s", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AssaySession) session = assay_session_new (dir, &error);
+  g_autoptr(AssaySession) loaded = NULL;
+  AssaySessionCell *cell;
+
+  g_assert_no_error (error);
+  assay_session_add_source (session, "shop", "postgresql", "postgresql://reader@db/shop", NULL, NULL);
+  assay_session_add_source (session, "local", "sqlite", "sqlite:///tmp/local.db", NULL, NULL);
+  cell = assay_session_add_cell (session, assay_session_cell_new ("c1", 1, "call_1", "revenue", "SELECT 1"));
+  cell->kind = ASSAY_CELL_KIND_SQL;
+  cell->query = assay_session_query_new ("shop", "by_city");
+  assay_session_finish_step (session);
+
+  g_assert_true (assay_session_remove_source (session, "shop"));
+  g_assert_false (assay_session_remove_source (session, "shop"));
+  g_assert_false (assay_session_remove_source (session, "elsewhere"));
+  g_assert_true (assay_session_save (session, &error));
+  loaded = assay_session_load (dir, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (assay_session_get_sources (loaded)->len, ==, 1);
+  g_assert_cmpstr (((const AssaySessionSource *) g_ptr_array_index (assay_session_get_sources (loaded), 0))->name,
+                   ==, "local");
+  g_assert_cmpuint (assay_session_get_n_cells (loaded), ==, 1);
+  g_assert_cmpstr (assay_session_get_cell (loaded, 0)->query->database, ==, "shop");
+
+  g_assert_true (assay_session_delete (dir, &error));
+  g_rmdir (parent);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -768,5 +803,6 @@ main (int   argc,
   g_test_add_func ("/assay/sources/sqlite", test_sqlite_source);
   g_test_add_func ("/assay/sources/connect-errors", test_connect_errors);
   g_test_add_func ("/assay/sources/record", test_record);
+  g_test_add_func ("/assay/sources/record/remove", test_record_remove);
   return g_test_run ();
 }

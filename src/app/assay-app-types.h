@@ -8,6 +8,7 @@ G_BEGIN_DECLS
 typedef struct _AssayApplication     AssayApplication;
 typedef struct _AssayChatView        AssayChatView;
 typedef struct _AssayCodeReview      AssayCodeReview;
+typedef struct _AssayConnection      AssayConnection;
 typedef struct _AssayConversation    AssayConversation;
 typedef struct _AssayMarkdownView    AssayMarkdownView;
 typedef struct _AssayOnboarding      AssayOnboarding;

@@ -102,6 +102,7 @@ assay_application_startup (GApplication *application)
     { "app.preferences", { "<Control>comma", NULL } },
     { "win.new-session", { "<Control>n", NULL } },
     { "win.open-data", { "<Control>o", NULL } },
+    { "win.connect-database", { "<Control><Shift>o", NULL } },
     { "win.run", { "<Control>Return", "<Control>KP_Enter", NULL } },
     { "win.stop", { "Escape", NULL } },
     { "win.toggle-sidebar", { "F9", NULL } },

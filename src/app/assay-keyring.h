@@ -27,4 +27,23 @@ void                assay_keyring_lookup_async (const char          *provider,
 char               *assay_keyring_lookup_finish (GAsyncResult       *result,
                                                  GError            **error);
 
+/* Database passwords, the same way: schema "org.assay.Assay.Database", one item per
+ * connection, its attribute url the connection's URL without a password (as the session
+ * records it: "postgresql://reader@db.example.com:5432/shop"). */
+const SecretSchema *assay_keyring_get_database_schema   (void);
+void                assay_keyring_store_password_async  (const char          *url,
+                                                         const char          *password,
+                                                         GCancellable        *cancellable,
+                                                         GAsyncReadyCallback  callback,
+                                                         gpointer             user_data);
+gboolean            assay_keyring_store_password_finish (GAsyncResult        *result,
+                                                         GError             **error);
+void                assay_keyring_lookup_password_async (const char          *url,
+                                                         GCancellable        *cancellable,
+                                                         GAsyncReadyCallback  callback,
+                                                         gpointer             user_data);
+/* The password, or NULL (and no error) when none is stored. Free with secret_password_free. */
+char               *assay_keyring_lookup_password_finish (GAsyncResult       *result,
+                                                          GError            **error);
+
 G_END_DECLS

@@ -7,6 +7,8 @@
 #include <dlfcn.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
 
 #include <gdk/x11/gdkx.h>
 
@@ -183,6 +185,18 @@ gui_write_file (const char *dir,
   return path;
 }
 
+static void
+gui_die_with_parent (gpointer data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGTERM);
+}
+
+void
+gui_launcher_die_with_test (GSubprocessLauncher *launcher)
+{
+  g_subprocess_launcher_set_child_setup (launcher, gui_die_with_parent, NULL, NULL);
+}
+
 GSubprocess *
 gui_fake_server_start (const char  *script,
                        char       **base_url,
@@ -208,6 +222,8 @@ gui_fake_server_start_on (const char  *address,
   g_assert_no_error (error);
   script_path = gui_write_file (dir, "script.json", script);
   *log_path = g_build_filename (dir, "requests.jsonl", NULL);
+  /* A test that fails leaves no server behind holding its output open. */
+  gui_launcher_die_with_test (launcher);
   if (address != NULL)
     g_subprocess_launcher_setenv (launcher, "FAKE_LLM_BIND", address, TRUE);
   process = g_subprocess_launcher_spawn (launcher, &error, PYTHON3, FAKE_LLM_SERVER, script_path, *log_path, NULL);

@@ -50,6 +50,9 @@ GSubprocess *gui_fake_server_start_on (const char *address,
                                        const char  *script,
                                        char       **base_url,
                                        char       **log_path);
+/* The processes LAUNCHER starts end with the test (SIGTERM when it dies, as a failed
+ * assertion's abort does), so none is left holding the test's output open. */
+void        gui_launcher_die_with_test (GSubprocessLauncher *launcher);
 /* Ends SERVER and removes its folder (the script and LOG_PATH). */
 void        gui_fake_server_stop     (GSubprocess *server,
                                       const char  *log_path);

@@ -408,6 +408,30 @@ assay_chat_view_artifact_path (AssaySession        *session,
   return assay_session_resolve (session, artifact->path);
 }
 
+/* A query of a session opened again: its result comes back from the session's cache at the
+ * next question (the agent restores it), never from the database. */
+static void
+assay_chat_view_show_query (AssayStepCard    *card,
+                            AssaySession     *session,
+                            AssaySessionCell *cell)
+{
+  g_autofree char *path = NULL;
+  const char *note = NULL;
+
+  assay_step_card_cell_query (card, cell->id, cell->code != NULL ? cell->code : cell->proposed_code,
+                              cell->query->database, cell->query->frame);
+  if (!assay_session_cell_succeeded (cell))
+    return;
+  if (cell->query->result != NULL && (path = assay_session_resolve (session, cell->query->result)) != NULL &&
+      g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    note = _("Its result is cached in the session: the next question restores the DataFrame from it, without "
+             "querying the database.");
+  else
+    note = _("Its cached result is missing from the session: the DataFrame comes back only if the query runs "
+             "again.");
+  assay_step_card_cell_query_result (card, cell->id, cell->query, note);
+}
+
 static void
 assay_chat_view_show_cell (AssayStepCard    *card,
                            AssaySession     *session,
@@ -416,6 +440,8 @@ assay_chat_view_show_cell (AssayStepCard    *card,
   assay_step_card_add_cell (card, cell->id, cell->description);
   if (cell->decision == ASSAY_DECISION_EDITED)
     assay_step_card_cell_edited (card, cell->id);
+  if (cell->kind == ASSAY_CELL_KIND_SQL && cell->query != NULL)
+    assay_chat_view_show_query (card, session, cell);
   if (cell->decision == ASSAY_DECISION_REJECTED)
     {
       assay_step_card_cell_rejected (card, cell->id, cell->reason);
@@ -731,6 +757,19 @@ assay_chat_view_agent_retrying_cb (AssayChatView *self,
   assay_chat_view_show_retry (self, attempt, delay_ms, reason);
 }
 
+/* A run_sql cell shows its SQL in its card, highlighted: what is approved, then what runs. */
+static void
+assay_chat_view_show_running_query (AssayStepCard *card,
+                                    AssayAgent    *agent,
+                                    const char    *cell_id,
+                                    const char    *sql)
+{
+  AssaySessionCell *cell = assay_session_find_cell (assay_agent_get_session (agent), cell_id);
+
+  if (cell != NULL && cell->kind == ASSAY_CELL_KIND_SQL && cell->query != NULL)
+    assay_step_card_cell_query (card, cell_id, sql, cell->query->database, cell->query->frame);
+}
+
 static void
 assay_chat_view_agent_approval_needed_cb (AssayChatView *self,
                                           const char    *cell_id,
@@ -738,7 +777,10 @@ assay_chat_view_agent_approval_needed_cb (AssayChatView *self,
                                           const char    *description,
                                           AssayAgent    *agent)
 {
-  assay_step_card_add_cell (assay_chat_view_card_for_cell (self, agent, cell_id), cell_id, description);
+  AssayStepCard *card = assay_chat_view_card_for_cell (self, agent, cell_id);
+
+  assay_step_card_add_cell (card, cell_id, description);
+  assay_chat_view_show_running_query (card, agent, cell_id, code);
 }
 
 static void
@@ -754,6 +796,7 @@ assay_chat_view_agent_cell_started_cb (AssayChatView *self,
   if (cell != NULL && cell->decision == ASSAY_DECISION_EDITED)
     assay_step_card_cell_edited (card, cell_id);
   assay_step_card_cell_started (card, cell_id);
+  assay_chat_view_show_running_query (card, agent, cell_id, code);
 }
 
 static void
@@ -782,12 +825,21 @@ assay_chat_view_agent_cell_finished_cb (AssayChatView   *self,
                                         AssayAgent      *agent)
 {
   AssayStepCard *card = assay_chat_view_card_for_cell (self, agent, cell_id);
+  AssaySessionCell *cell = assay_session_find_cell (assay_agent_get_session (agent), cell_id);
+  gint64 elapsed_ms = assay_cell_result_get_elapsed_ms (result);
+  gboolean query = cell != NULL && cell->kind == ASSAY_CELL_KIND_SQL && cell->query != NULL;
 
+  /* A query's time is the server's and the kernel's load of its result, as the record has it. */
+  if (query && assay_cell_result_get_status (result) == ASSAY_CELL_OK)
+    elapsed_ms += MAX (cell->query->query_ms, 0);
   assay_step_card_cell_finished (card, cell_id,
                                  assay_cell_result_get_status (result),
                                  assay_cell_result_get_reason (result),
-                                 assay_cell_result_get_elapsed_ms (result));
+                                 elapsed_ms);
   assay_step_card_cell_checks (card, cell_id, assay_cell_result_get_checks (result));
+  /* A query: the rows, columns and time of its result. */
+  if (query)
+    assay_step_card_cell_query_result (card, cell_id, cell->query, NULL);
 }
 
 static void
@@ -796,15 +848,44 @@ assay_chat_view_agent_restoring_cb (AssayChatView *self,
                                     guint          total,
                                     AssayAgent    *agent)
 {
+  AssaySession *session = assay_agent_get_session (agent);
   g_autofree char *text = NULL;
+  guint queries = 0;
 
   if (done != 0)
     return;
-  text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                       "Restoring the session: running its %u successful cell again…",
-                                       "Restoring the session: running its %u successful cells again…",
-                                       total), total);
-  assay_chat_view_add_notice (self, text, FALSE);
+  /* The queries' DataFrames come back from their cached results, not from the databases. */
+  for (guint i = 0; i < assay_session_get_n_cells (session); i++)
+    {
+      AssaySessionCell *cell = assay_session_get_cell (session, i);
+
+      g_autofree char *path = NULL;
+
+      if (cell->kind == ASSAY_CELL_KIND_SQL && assay_session_cell_succeeded (cell) && cell->query != NULL &&
+          cell->query->result != NULL && (path = assay_session_resolve (session, cell->query->result)) != NULL &&
+          g_file_test (path, G_FILE_TEST_IS_REGULAR))
+        queries++;
+    }
+  queries = MIN (queries, total);
+  if (total > queries)
+    {
+      text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                           "Restoring the session: running its %u successful cell again…",
+                                           "Restoring the session: running its %u successful cells again…",
+                                           total - queries), total - queries);
+      assay_chat_view_add_notice (self, text, FALSE);
+      g_clear_pointer (&text, g_free);
+    }
+  if (queries > 0)
+    {
+      text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                           "Restoring the session: %u query result comes back from the session’s "
+                                           "cached results, without querying the database…",
+                                           "Restoring the session: %u query results come back from the session’s "
+                                           "cached results, without querying the databases…",
+                                           queries), queries);
+      assay_chat_view_add_notice (self, text, FALSE);
+    }
 }
 
 static void

@@ -83,6 +83,48 @@ assay_code_review_get_code (AssayCodeReview *self)
   return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
 }
 
+/* Python for a cell, SQL for a run_sql query (the session's cell says which). */
+static void
+assay_code_review_set_kind (AssayCodeReview *self,
+                            AssayCellKind    kind)
+{
+  GtkSourceLanguageManager *languages = gtk_source_language_manager_get_default ();
+  const char *id = kind == ASSAY_CELL_KIND_SQL ? "sql" : "python3";
+  GtkSourceLanguage *current = gtk_source_buffer_get_language (assay_code_review_code_buffer (self));
+
+  if (current != NULL && g_strcmp0 (gtk_source_language_get_id (current), id) == 0)
+    return;
+  gtk_source_buffer_set_language (assay_code_review_code_buffer (self),
+                                  gtk_source_language_manager_get_language (languages, id));
+  /* A query is often one long line: wrapped, it is read whole; Python keeps its lines. */
+  gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (self->source_view),
+                               kind == ASSAY_CELL_KIND_SQL ? GTK_WRAP_WORD_CHAR : GTK_WRAP_NONE);
+}
+
+/* The kind of the session's cell CELL_ID (Python when it is not known). */
+static AssayCellKind
+assay_code_review_cell_kind (AssayCodeReview   *self,
+                             const char        *cell_id,
+                             AssaySessionCell **found)
+{
+  AssaySession *session = self->conversation != NULL ? assay_conversation_get_session (self->conversation) : NULL;
+  AssaySessionCell *cell = session != NULL && cell_id != NULL ? assay_session_find_cell (session, cell_id) : NULL;
+
+  if (found != NULL)
+    *found = cell;
+  return cell != NULL ? cell->kind : ASSAY_CELL_KIND_PYTHON;
+}
+
+const char *
+assay_code_review_get_language (AssayCodeReview *self)
+{
+  GtkSourceLanguage *language;
+
+  g_return_val_if_fail (ASSAY_IS_CODE_REVIEW (self), NULL);
+  language = gtk_source_buffer_get_language (assay_code_review_code_buffer (self));
+  return language != NULL ? gtk_source_language_get_id (language) : NULL;
+}
+
 /* The one place that decides which actions are enabled. */
 static void
 assay_code_review_update_actions (AssayCodeReview *self)
@@ -172,6 +214,8 @@ assay_code_review_append_code (AssayCodeReview *self,
       gtk_widget_set_visible (GTK_WIDGET (self->privacy_label), FALSE);
     }
   self->streaming = TRUE;
+  /* Only execute_python's code streams. */
+  assay_code_review_set_kind (self, ASSAY_CELL_KIND_PYTHON);
   buffer = GTK_TEXT_BUFFER (assay_code_review_code_buffer (self));
   gtk_text_buffer_get_end_iter (buffer, &end);
   gtk_text_buffer_insert (buffer, &end, text, -1);
@@ -468,8 +512,19 @@ assay_code_review_agent_approval_needed_cb (AssayCodeReview *self,
 {
   AssaySession *session = self->conversation != NULL ? assay_conversation_get_session (self->conversation) : NULL;
   AssayPrivacyMode mode = session != NULL ? assay_session_get_privacy_mode (session) : ASSAY_PRIVACY_FULL;
+  AssaySessionCell *cell = NULL;
+  AssayCellKind kind = assay_code_review_cell_kind (self, cell_id, &cell);
 
+  assay_code_review_set_kind (self, kind);
   assay_code_review_request (self, cell_id, code, description);
+  if (kind == ASSAY_CELL_KIND_SQL && cell != NULL && cell->query != NULL)
+    {
+      /* Translators: over a query waiting for approval: the database, the DataFrame it makes. */
+      g_autofree char *title = g_strdup_printf (_("Run this query on %s into %s?"), cell->query->database,
+                                                cell->query->frame);
+
+      gtk_label_set_text (self->title_label, title);
+    }
   /* What the model wrote this code from: the analyst judges it knowing that. */
   if (mode == ASSAY_PRIVACY_MASKED)
     gtk_label_set_text (self->privacy_label,
@@ -487,6 +542,7 @@ assay_code_review_agent_cell_started_cb (AssayCodeReview *self,
                                          const char      *cell_id,
                                          const char      *code)
 {
+  assay_code_review_set_kind (self, assay_code_review_cell_kind (self, cell_id, NULL));
   assay_code_review_show (self, code);
 }
 
@@ -510,6 +566,7 @@ assay_code_review_conversation_session_cb (AssayCodeReview *self)
     {
       AssaySessionCell *last = assay_session_get_cell (session, n - 1);
 
+      assay_code_review_set_kind (self, last->kind);
       assay_code_review_show (self, last->code != NULL ? last->code : last->proposed_code);
     }
 }

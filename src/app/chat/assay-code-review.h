@@ -9,8 +9,8 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (AssayCodeReview, assay_code_review, ASSAY, CODE_REVIEW, GtkWidget)
 
-/* The proposed cell in a GtkSourceView (Python, line numbers, the style following light or
- * dark), filled in while the model writes it. When a cell waits for approval: Run, Edit (the
+/* The proposed cell in a GtkSourceView (Python, or SQL for a run_sql query; line numbers,
+ * the style following light or dark), filled in while the model writes it. When a cell waits for approval: Run, Edit (the
  * view becomes editable; Run then sends the edited code), Reject with an optional reason.
  * The answer goes out as ::respond (const char *cell_id, int AssayApprovalResponse,
  * const char *text). A diff
@@ -40,6 +40,8 @@ gboolean    assay_code_review_get_waiting    (AssayCodeReview *self);
 char       *assay_code_review_get_code       (AssayCodeReview *self);
 /* The diff shown by the diff button, NULL without a previous attempt. */
 const char *assay_code_review_get_diff       (AssayCodeReview *self);
+/* The highlighting of the code shown: "python3", or "sql" for a run_sql query. */
+const char *assay_code_review_get_language   (AssayCodeReview *self);
 gboolean    assay_code_review_get_auto_run   (AssayCodeReview *self);
 void        assay_code_review_set_auto_run   (AssayCodeReview *self,
                                               gboolean         auto_run);

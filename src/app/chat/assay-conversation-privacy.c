@@ -10,6 +10,8 @@
 
 #include <glib/gi18n.h>
 
+#include <string.h>
+
 #include "assay-conversation-private.h"
 #include "assay-prices.h"
 
@@ -216,11 +218,17 @@ assay_conversation_description_fits (AssayConversation         *self,
 
 /* ---- before a question ------------------------------------------------------------------- */
 
+/* Distinct values read from a masked database column at most (as assay-cli ask does): a
+ * column with more is a key of a large table, and the masker says so. */
+#define MAX_MASKED_VALUES 200000
+
 typedef struct
 {
-  char *dataset;        /* as the sandbox names it */
-  char *column;
-  char *path;           /* its copy in the session; NULL: the session has no such file */
+  char        *dataset;        /* as the sandbox names it, or "NAME.TABLE" of a database */
+  char        *column;
+  char        *path;           /* its copy in the session; NULL: the session has no such file */
+  AssaySource *source;         /* or the connected database NAME, and its TABLE */
+  char        *table;
 } MaskSpec;
 
 typedef struct
@@ -238,6 +246,10 @@ typedef struct
   AssayPrivacyMode  mode;
   guint             n_datasets;
 
+  GPtrArray        *databases;      /* DatabaseSpec*: the connected databases */
+  char             *databases_key;  /* the mode and masked columns they are described under */
+  AssayMasker      *held_masker;    /* the masker at hand when MASKS is NULL */
+
   AssayMasker      *masker;
   GError           *masker_error;
   AssayPriceTable  *prices;
@@ -250,6 +262,8 @@ assay_conversation_mask_spec_free (MaskSpec *spec)
   g_free (spec->dataset);
   g_free (spec->column);
   g_free (spec->path);
+  g_clear_object (&spec->source);
+  g_free (spec->table);
   g_free (spec);
 }
 
@@ -267,6 +281,9 @@ assay_conversation_prepare_job_free (PrepareJob *job)
 {
   g_clear_pointer (&job->masks, g_ptr_array_unref);
   g_clear_pointer (&job->describe, g_ptr_array_unref);
+  g_clear_pointer (&job->databases, g_ptr_array_unref);
+  g_free (job->databases_key);
+  g_clear_object (&job->held_masker);
   g_clear_object (&job->masker);
   g_clear_error (&job->masker_error);
   g_clear_pointer (&job->prices, assay_price_table_unref);
@@ -313,6 +330,27 @@ assay_conversation_prepare_worker (GTask        *task,
           const MaskSpec *spec = g_ptr_array_index (job->masks, i);
           AssayDataset *dataset;
 
+          if (spec->path == NULL && spec->source != NULL)
+            {
+              g_autoptr(GPtrArray) values = assay_source_read_distinct_sync (spec->source, spec->table, spec->column,
+                                                                              MAX_MASKED_VALUES, cancellable, &error);
+              guint column;
+
+              if (values == NULL)
+                {
+                  g_prefix_error (&error, "%s:%s: ", spec->dataset, spec->column);
+                  break;
+                }
+              column = assay_masker_add_column (masker, spec->dataset, spec->column);
+              for (guint j = 0; j < values->len; j++)
+                {
+                  const char *value = g_ptr_array_index (values, j);
+
+                  if (!assay_masker_add_value (masker, column, value, strlen (value)))
+                    break;
+                }
+              continue;
+            }
           if (spec->path == NULL)
             {
               g_set_error (&error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
@@ -340,6 +378,12 @@ assay_conversation_prepare_worker (GTask        *task,
       else
         spec->description = assay_dataset_describe_for_prompt (dataset, error, job->n_datasets);
     }
+
+  /* The databases, masked by the masker just made (or the one at hand); not once the
+   * masker failed, since nothing goes to the model then. */
+  if (job->masker_error == NULL)
+    assay_conversation_describe_databases (job->databases, job->masks != NULL ? job->masker : job->held_masker,
+                                           job->mode, cancellable);
 
   /* The shipped table with the analyst's prices on top; when the analyst's file is broken,
    * the shipped table alone (and the window says so). */
@@ -383,6 +427,7 @@ assay_conversation_prepared_cb (GObject      *source,
       self->masker_key = g_strdup (job->masker_key);
     }
 
+  assay_conversation_apply_databases (self, job->databases, job->databases_key);
   for (guint i = 0; i < job->describe->len; i++)
     {
       const DescribeSpec *spec = g_ptr_array_index (job->describe, i);
@@ -423,6 +468,15 @@ assay_conversation_prepare_question (AssayConversation *self)
   g_autoptr(GString) key = g_string_new (NULL);
   g_autoptr(GTask) task = NULL;
 
+  /* A database of a session just opened is still being connected: the question waits for it
+   * (and comes back here once none is), so the model is told of every one. */
+  if (assay_conversation_get_connecting (self))
+    {
+      self->question_waits_connections = TRUE;
+      g_free (job);
+      return;
+    }
+
   job->mode = assay_session_get_privacy_mode (self->session);
   job->n_datasets = datasets->len;
   job->describe = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_conversation_describe_spec_free);
@@ -453,6 +507,19 @@ assay_conversation_prepare_question (AssayConversation *self)
               if (g_strcmp0 (dataset->name, mask->dataset) == 0)
                 spec->path = assay_session_resolve (self->session, dataset->path);
             }
+          /* A column of a database's table: "NAME.TABLE". */
+          if (spec->path == NULL && strchr (mask->dataset, '.') != NULL)
+            {
+              const char *dot = strchr (mask->dataset, '.');
+              g_autofree char *name = g_strndup (mask->dataset, dot - mask->dataset);
+              AssaySource *source = assay_conversation_find_source (self, name);
+
+              if (source != NULL)
+                {
+                  spec->source = g_object_ref (source);
+                  spec->table = g_strdup (dot + 1);
+                }
+            }
           g_ptr_array_add (job->masks, spec);
         }
     }
@@ -477,6 +544,12 @@ assay_conversation_prepare_question (AssayConversation *self)
       spec->path = g_steal_pointer (&path);
       g_ptr_array_add (job->describe, spec);
     }
+
+  /* The databases, described again when the mode or the masked columns changed. */
+  job->databases_key = g_strdup_printf ("%d\x1d%s", (int) job->mode, key->str);
+  job->databases = assay_conversation_collect_databases (self, job->databases_key);
+  if (job->masks == NULL && self->masker != NULL && masked->len > 0)
+    job->held_masker = g_object_ref (self->masker);
 
   task = g_task_new (NULL, self->ask_cancellable, assay_conversation_prepared_cb, g_object_ref (self));
   g_task_set_source_tag (task, assay_conversation_prepare_question);

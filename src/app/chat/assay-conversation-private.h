@@ -3,6 +3,7 @@
  * path) share. */
 #pragma once
 
+#include "assay-connection.h"
 #include "assay-conversation.h"
 #include "assay-dataset.h"
 #include "assay-kernel-session.h"
@@ -58,6 +59,11 @@ struct _AssayConversation
   gboolean              closing;
   GApplication         *held;
   guint                 close_grace_source;
+
+  /* The session's databases (assay-conversation-databases.c). */
+  GListStore           *connections;      /* AssayConnection*, in the session's order */
+  GCancellable         *connections_cancellable;  /* this session's keyring lookups and connects */
+  gboolean              question_waits_connections;  /* until none is still connecting */
 };
 
 /* assay-conversation.c: the state, with the notifications that go with it */
@@ -99,6 +105,45 @@ void assay_conversation_forget_privacy         (AssayConversation *self);
  * prices and the budget go to the agent, then assay_conversation_ask_agent (); or the
  * question fails, saying why. */
 void assay_conversation_prepare_question       (AssayConversation *self);
+
+/* assay-conversation-databases.c */
+void assay_conversation_init_databases         (AssayConversation *self);
+/* Another session (or none): its recorded databases are listed and connected again, their
+ * passwords from the keyring. */
+void assay_conversation_load_connections       (AssayConversation *self);
+/* Whether a connection is still connecting (a question waits for it: prepare_question is
+ * called again once none is). */
+gboolean assay_conversation_get_connecting     (AssayConversation *self);
+/* The source of the connected database NAME, for the masks of "NAME.TABLE" columns. */
+AssaySource *assay_conversation_find_source    (AssayConversation *self,
+                                                const char        *name);
+
+/* A connected database as a question's prepare job takes it: the worker describes it for the
+ * model when its description was made under another mode or other masked columns. */
+typedef struct
+{
+  char        *name;
+  AssaySource *source;
+  gboolean     describe;
+  char        *description;   /* made by the worker */
+  GError      *error;         /* why it could not be */
+} DatabaseSpec;
+
+void assay_conversation_database_spec_free     (DatabaseSpec      *spec);
+/* The connected databases (DatabaseSpec*), each marked for describing unless its
+ * description was made under KEY. */
+GPtrArray *assay_conversation_collect_databases (AssayConversation *self,
+                                                 const char        *key);
+/* In the worker: the descriptions, masked by MASKER (NULL: none) in MODE. */
+void assay_conversation_describe_databases     (GPtrArray         *databases,
+                                                AssayMasker       *masker,
+                                                AssayPrivacyMode   mode,
+                                                GCancellable      *cancellable);
+/* After it, on the conversation's thread: the descriptions to the connections and every
+ * connected database to the agent (a failure said with ::error, that database left out). */
+void assay_conversation_apply_databases        (AssayConversation *self,
+                                                GPtrArray         *databases,
+                                                const char        *key);
 
 /* assay-conversation-question.c */
 /* The question (self->question) goes to the agent. */

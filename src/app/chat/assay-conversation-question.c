@@ -567,6 +567,13 @@ assay_conversation_stop (AssayConversation *self)
   g_return_if_fail (ASSAY_IS_CONVERSATION (self));
   if (!self->busy)
     return;
+  /* Still waiting for a database of the session to connect: nothing was sent yet. */
+  if (self->question_waits_connections)
+    {
+      self->question_waits_connections = FALSE;
+      assay_conversation_fail_question (self, ASSAY_AGENT_CANCELLED, _("Stopped."));
+      return;
+    }
   if (self->waiting != NULL && self->agent != NULL)
     {
       assay_conversation_respond (self, self->waiting, ASSAY_APPROVAL_STOP, NULL);

@@ -195,6 +195,7 @@ assay_conversation_set_session (AssayConversation *self,
   assay_conversation_set_server_problem_internal (self, NULL);
   g_set_object (&self->session, session);
   assay_conversation_forget_privacy (self);
+  assay_conversation_load_connections (self);
   assay_conversation_set_artifacts (self, artifacts);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION]);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PRIVACY_MODE]);
@@ -219,6 +220,7 @@ assay_conversation_ensure_session (AssayConversation  *self,
   artifacts = assay_artifact_list_new_for_session (session);
   g_set_object (&self->session, session);
   assay_conversation_forget_privacy (self);
+  assay_conversation_load_connections (self);
   assay_conversation_set_artifacts (self, artifacts);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION]);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PRIVACY_MODE]);
@@ -578,6 +580,9 @@ assay_conversation_dispose (GObject *object)
   g_cancellable_cancel (self->cancellable);
   if (self->ask_cancellable != NULL)
     g_cancellable_cancel (self->ask_cancellable);
+  g_cancellable_cancel (self->connections_cancellable);
+  if (self->connections != NULL)
+    g_list_store_remove_all (self->connections);
   if (self->settings != NULL)
     g_signal_handlers_disconnect_by_data (self->settings, self);
   assay_conversation_finish_closing (self);
@@ -598,6 +603,8 @@ assay_conversation_finalize (GObject *object)
   g_clear_object (&self->store);
   g_clear_object (&self->cancellable);
   g_clear_object (&self->ask_cancellable);
+  g_clear_object (&self->connections_cancellable);
+  g_clear_object (&self->connections);
   g_clear_pointer (&self->spec, assay_sandbox_spec_free);
   g_free (self->model);
   g_free (self->backend_reason);
@@ -659,6 +666,7 @@ assay_conversation_init (AssayConversation *self)
 {
   self->cancellable = g_cancellable_new ();
   self->described = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  assay_conversation_init_databases (self);
 }
 
 AssayConversation *

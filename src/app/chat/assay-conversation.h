@@ -5,6 +5,7 @@
 
 #include "assay-agent.h"
 #include "assay-artifact-list.h"
+#include "assay-connection.h"
 #include "assay-llm-provider.h"
 #include "assay-session-store.h"
 
@@ -136,6 +137,28 @@ void               assay_conversation_forget_backend   (AssayConversation  *self
  * period), and APPLICATION (NULL: the default one) is held until then. Nothing here waits. */
 void               assay_conversation_close            (AssayConversation  *self,
                                                         GApplication       *application);
+
+/* The session's databases (AssayConnection), as `assay-cli ask --db` gives them to the agent:
+ * the data page binds to this list. A session opened again connects its recorded databases
+ * (in workers, each password from the keyring); a question waits until none is still
+ * connecting, then tells the model of each one connected (its schema described under the
+ * session's privacy mode) and offers run_sql. */
+GListModel        *assay_conversation_get_connections  (AssayConversation  *self);
+AssayConnection   *assay_conversation_find_connection  (AssayConversation  *self,
+                                                        const char         *name);
+/* SOURCE (its name, URL, password in memory and tables set; the connect dialog opened it)
+ * joins the session's databases, or replaces the one of its name: recorded without password
+ * (a session is made first if there is none; saved in turn), PASSWORD (NULL: none typed)
+ * stored in the keyring under its URL. Not while busy. */
+gboolean           assay_conversation_add_source       (AssayConversation  *self,
+                                                        AssaySource        *source,
+                                                        const char         *password,
+                                                        GError            **error);
+/* The database NAME leaves the session (its SQL cells and cached results stay). Not while
+ * busy. */
+gboolean           assay_conversation_remove_source    (AssayConversation  *self,
+                                                        const char         *name,
+                                                        GError            **error);
 
 /* What leaves the machine, by the rules `assay-cli ask` follows. The session's privacy mode
  * (FULL without a session). Each question gets the masker of the session's masked columns

@@ -199,11 +199,18 @@ assay_output_view_class_init (AssayOutputViewClass *klass)
 static void
 assay_output_view_init (AssayOutputView *self)
 {
-  GtkTextView *view;
-
   self->widths = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_hash_table_unref);
-  self->text_view = gtk_text_view_new ();
-  view = GTK_TEXT_VIEW (self->text_view);
+}
+
+GtkWidget *
+assay_output_view_new_with_view (GtkTextView *view)
+{
+  AssayOutputView *self;
+
+  g_return_val_if_fail (GTK_IS_TEXT_VIEW (view), NULL);
+
+  self = g_object_new (ASSAY_TYPE_OUTPUT_VIEW, NULL);
+  self->text_view = GTK_WIDGET (view);
   gtk_text_view_set_editable (view, FALSE);
   gtk_text_view_set_cursor_visible (view, FALSE);
   gtk_text_view_set_wrap_mode (view, GTK_WRAP_CHAR);
@@ -215,12 +222,13 @@ assay_output_view_init (AssayOutputView *self)
   gtk_widget_set_parent (self->text_view, GTK_WIDGET (self));
   g_signal_connect_object (gtk_text_view_get_buffer (view), "changed",
                            G_CALLBACK (assay_output_view_buffer_changed_cb), self, G_CONNECT_SWAPPED);
+  return GTK_WIDGET (self);
 }
 
 GtkWidget *
 assay_output_view_new (void)
 {
-  return g_object_new (ASSAY_TYPE_OUTPUT_VIEW, NULL);
+  return assay_output_view_new_with_view (GTK_TEXT_VIEW (gtk_text_view_new ()));
 }
 
 GtkTextView *

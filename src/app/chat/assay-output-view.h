@@ -15,6 +15,8 @@ G_DECLARE_FINAL_TYPE (AssayOutputView, assay_output_view, ASSAY, OUTPUT_VIEW, Gt
  * laid out so far, which it does in an idle below the frames' priority: while frames follow
  * each other (a spinner on a slow renderer) it stayed at a line and a half. */
 GtkWidget   *assay_output_view_new           (void);
+/* The same around VIEW (a GtkSourceView, for highlighted SQL), which it sets up the same way. */
+GtkWidget   *assay_output_view_new_with_view (GtkTextView     *view);
 GtkTextView *assay_output_view_get_text_view (AssayOutputView *self);
 
 G_END_DECLS

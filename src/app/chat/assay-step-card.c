@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <glib/gi18n.h>
+#include <gtksourceview/gtksource.h>
 
 #include "assay-cell-output.h"
 #include "assay-dataframe-view.h"
@@ -30,6 +31,8 @@ typedef struct
   GtkWidget *edited_label;   /* "Edited by you", made when the analyst edited the code */
   GtkWidget *description_label;
   GtkWidget *checks_label;   /* what the kernel saw the cell do to its data */
+  GtkWidget *query_view;     /* run_sql: the SQL, highlighted */
+  GtkWidget *query_label;    /* where it ran, and what it returned */
   GtkWidget *expander;
   GtkWidget *earlier_label;  /* "… N earlier lines" while a long output runs */
   GtkWidget *output_view;
@@ -836,6 +839,163 @@ assay_step_card_cell_edited (AssayStepCard *self,
   gtk_widget_add_css_class (row->edited_label, "dim-label");
   gtk_widget_set_tooltip_text (row->edited_label, _("You changed the code before it ran"));
   gtk_box_append (GTK_BOX (row->header), row->edited_label);
+}
+
+/* ---- run_sql ------------------------------------------------------------------------------ */
+
+/* What a card shows of a result's column names, which come from the server. */
+#define MAX_QUERY_COLUMNS_SHOWN 24
+#define MAX_COLUMN_NAME_CHARS   64
+
+static void
+assay_step_card_update_query_style (GtkSourceBuffer *buffer)
+{
+  GtkSourceStyleSchemeManager *schemes = gtk_source_style_scheme_manager_get_default ();
+  const char *id = adw_style_manager_get_dark (adw_style_manager_get_default ()) ? "Adwaita-dark" : "Adwaita";
+
+  gtk_source_buffer_set_style_scheme (buffer, gtk_source_style_scheme_manager_get_scheme (schemes, id));
+}
+
+void
+assay_step_card_cell_query (AssayStepCard *self,
+                            const char    *cell_id,
+                            const char    *sql,
+                            const char    *database,
+                            const char    *frame)
+{
+  g_autofree char *where = NULL;
+  CellRow *row;
+
+  g_return_if_fail (ASSAY_IS_STEP_CARD (self));
+  if ((row = assay_step_card_find_cell (self, cell_id)) == NULL)
+    {
+      assay_step_card_add_cell (self, cell_id, NULL);
+      row = assay_step_card_find_cell (self, cell_id);
+    }
+  if (row->query_view == NULL)
+    {
+      GtkSourceLanguageManager *languages = gtk_source_language_manager_get_default ();
+      g_autoptr(GtkSourceBuffer) buffer = NULL;
+      GtkWidget *wrapper;
+
+      gtk_source_init ();
+      buffer = gtk_source_buffer_new_with_language (gtk_source_language_manager_get_language (languages, "sql"));
+      gtk_source_buffer_set_highlight_matching_brackets (buffer, FALSE);
+      assay_step_card_update_query_style (buffer);
+      g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
+                               G_CALLBACK (assay_step_card_update_query_style), buffer, G_CONNECT_SWAPPED);
+      row->query_view = gtk_source_view_new_with_buffer (buffer);
+      gtk_widget_add_css_class (row->query_view, "cell-output");
+      gtk_widget_add_css_class (row->query_view, "cell-query");
+      gtk_accessible_update_property (GTK_ACCESSIBLE (row->query_view),
+                                      GTK_ACCESSIBLE_PROPERTY_LABEL, _("The query"), -1);
+      /* As tall as all of its lines, like an output. */
+      wrapper = assay_output_view_new_with_view (GTK_TEXT_VIEW (row->query_view));
+      gtk_box_insert_child_after (GTK_BOX (row->box), wrapper, row->checks_label);
+
+      row->query_label = gtk_label_new (NULL);
+      gtk_label_set_xalign (GTK_LABEL (row->query_label), 0.0);
+      gtk_label_set_wrap (GTK_LABEL (row->query_label), TRUE);
+      gtk_label_set_wrap_mode (GTK_LABEL (row->query_label), PANGO_WRAP_WORD_CHAR);
+      gtk_label_set_selectable (GTK_LABEL (row->query_label), TRUE);
+      gtk_widget_add_css_class (row->query_label, "caption");
+      gtk_widget_add_css_class (row->query_label, "cell-checks");
+      gtk_box_insert_child_after (GTK_BOX (row->box), row->query_label, wrapper);
+    }
+  gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (row->query_view)), sql != NULL ? sql : "", -1);
+  /* Translators: under a query: the database it runs on, the DataFrame its result becomes. */
+  where = g_strdup_printf (_("Read-only on %s, into the DataFrame %s"), database != NULL ? database : "?",
+                           frame != NULL ? frame : "?");
+  gtk_label_set_text (GTK_LABEL (row->query_label), where);
+}
+
+static char *
+assay_step_card_format_ms (gint64 ms)
+{
+  if (ms < 1000)
+    return g_strdup_printf (_("%lld ms"), (long long) ms);
+  return g_strdup_printf (_("%.1f s"), ms / 1000.0);
+}
+
+void
+assay_step_card_cell_query_result (AssayStepCard           *self,
+                                   const char              *cell_id,
+                                   const AssaySessionQuery *query,
+                                   const char              *note)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autofree char *count = NULL;
+  g_autofree char *rows = NULL;
+  g_autofree char *columns = NULL;
+  g_autofree char *time = NULL;
+  guint n_columns;
+  CellRow *row;
+
+  g_return_if_fail (ASSAY_IS_STEP_CARD (self));
+  g_return_if_fail (query != NULL);
+  if ((row = assay_step_card_find_cell (self, cell_id)) == NULL || row->query_label == NULL)
+    return;
+  /* No result (refused, failed, stopped): where it was to run stays said. */
+  if (query->rows < 0)
+    return;
+  n_columns = json_array_get_length (query->columns);
+  count = g_strdup_printf ("%'" G_GINT64_FORMAT, query->rows);
+  rows = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s row", "%s rows", (gulong) query->rows), count);
+  columns = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u column", "%u columns", n_columns), n_columns);
+  time = assay_step_card_format_ms (query->query_ms);
+  /* Translators: under a query that ran: "2,000 rows × 3 columns in 12 ms on shop, now the
+   * DataFrame revenue". */
+  g_string_printf (text, _("%s × %s in %s on %s, now the DataFrame %s"), rows, columns, time,
+                   query->database != NULL ? query->database : "?", query->frame != NULL ? query->frame : "?");
+  for (guint i = 0; i < n_columns && i < MAX_QUERY_COLUMNS_SHOWN; i++)
+    {
+      JsonNode *node = json_array_get_element (query->columns, i);
+      JsonObject *column = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+      const char *name = column != NULL && json_object_has_member (column, "name") &&
+                         JSON_NODE_HOLDS_VALUE (json_object_get_member (column, "name")) &&
+                         json_node_get_value_type (json_object_get_member (column, "name")) == G_TYPE_STRING
+                         ? json_object_get_string_member (column, "name") : "?";
+      const char *type = column != NULL && json_object_has_member (column, "type") &&
+                         JSON_NODE_HOLDS_VALUE (json_object_get_member (column, "type")) &&
+                         json_node_get_value_type (json_object_get_member (column, "type")) == G_TYPE_STRING
+                         ? json_object_get_string_member (column, "type") : NULL;
+      g_autofree char *shown = g_utf8_substring (name, 0, MIN (g_utf8_strlen (name, -1), MAX_COLUMN_NAME_CHARS));
+
+      g_string_append (text, i == 0 ? "\n" : " · ");
+      g_string_append (text, shown);
+      if (type != NULL)
+        g_string_append_printf (text, " (%s)", type);
+    }
+  if (n_columns > MAX_QUERY_COLUMNS_SHOWN)
+    g_string_append_printf (text, g_dngettext (GETTEXT_PACKAGE, " · and %u more", " · and %u more",
+                                               n_columns - MAX_QUERY_COLUMNS_SHOWN),
+                            n_columns - MAX_QUERY_COLUMNS_SHOWN);
+  if (note != NULL)
+    g_string_append_printf (text, "\n%s", note);
+  gtk_label_set_text (GTK_LABEL (row->query_label), text->str);
+  gtk_widget_set_visible (row->query_label, TRUE);
+}
+
+const char *
+assay_step_card_get_query_text (AssayStepCard *self,
+                                const char    *cell_id)
+{
+  CellRow *row;
+
+  g_return_val_if_fail (ASSAY_IS_STEP_CARD (self), NULL);
+  row = assay_step_card_find_cell (self, cell_id);
+  return row != NULL && row->query_label != NULL ? gtk_label_get_text (GTK_LABEL (row->query_label)) : NULL;
+}
+
+GtkTextView *
+assay_step_card_get_query_view (AssayStepCard *self,
+                                const char    *cell_id)
+{
+  CellRow *row;
+
+  g_return_val_if_fail (ASSAY_IS_STEP_CARD (self), NULL);
+  row = assay_step_card_find_cell (self, cell_id);
+  return row != NULL && row->query_view != NULL ? GTK_TEXT_VIEW (row->query_view) : NULL;
 }
 
 const char *

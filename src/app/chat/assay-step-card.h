@@ -6,6 +6,7 @@
 #include "assay-app-types.h"
 #include "assay-cell-result.h"
 #include "assay-provenance.h"
+#include "assay-session-cell.h"
 
 G_BEGIN_DECLS
 
@@ -71,6 +72,25 @@ void        assay_step_card_cell_edited    (AssayStepCard *self,
 /* The cell's status as shown ("ok", "running", "rejected", ...), NULL if unknown. */
 const char *assay_step_card_get_cell_status (AssayStepCard *self,
                                              const char    *cell_id);
+
+/* A run_sql cell: its SQL, highlighted, and the database it runs on and the DataFrame it
+ * makes. */
+void             assay_step_card_cell_query       (AssayStepCard         *self,
+                                                   const char            *cell_id,
+                                                   const char            *sql,
+                                                   const char            *database,
+                                                   const char            *frame);
+/* What it returned (QUERY's rows, columns with their server types and time), with NOTE (may
+ * be NULL) under it. */
+void             assay_step_card_cell_query_result (AssayStepCard        *self,
+                                                    const char           *cell_id,
+                                                    const AssaySessionQuery *query,
+                                                    const char           *note);
+/* For tests: the line under the query, and the view that shows it. */
+const char      *assay_step_card_get_query_text   (AssayStepCard         *self,
+                                                   const char            *cell_id);
+GtkTextView     *assay_step_card_get_query_view   (AssayStepCard         *self,
+                                                   const char            *cell_id);
 
 /* The cell's checks (what it read, merged, dropped) as a line under it; NULL hides it. */
 void             assay_step_card_cell_checks      (AssayStepCard         *self,

@@ -7,6 +7,7 @@
 #include <glib/gi18n.h>
 
 #include "assay-app-settings.h"
+#include "assay-connect-dialog.h"
 #include "assay-preferences.h"
 #include "assay-requests-window.h"
 #include "assay-rerun-dialog.h"
@@ -44,6 +45,10 @@ assay_window_update_actions (AssayWindow *self)
   gtk_widget_action_set_enabled (widget, "win.open-session", !busy);
   gtk_widget_action_set_enabled (widget, "win.delete-session", !busy);
   gtk_widget_action_set_enabled (widget, "win.privacy-mode", !busy && !opening);
+  /* The session's databases change between questions, as its datasets do. */
+  gtk_widget_action_set_enabled (widget, "win.connect-database", !busy && !opening);
+  gtk_widget_action_set_enabled (widget, "win.edit-database", !busy && !opening);
+  gtk_widget_action_set_enabled (widget, "win.remove-database", !busy && !opening);
   gtk_widget_action_set_enabled (widget,
                                  "win.export",
                                  !exporting && assay_conversation_get_exportable (self->conversation));
@@ -227,6 +232,68 @@ assay_window_open_data_action (GtkWidget  *widget,
   assay_app_add_data_filter (GTK_FILE_CHOOSER (chooser));
   g_signal_connect_object (chooser, "response", G_CALLBACK (assay_window_open_response_cb), self, 0);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+}
+
+/* ---- databases ------------------------------------------------------------------------------- */
+
+static void
+assay_window_show_connect_dialog (AssayWindow     *self,
+                                  AssayConnection *editing)
+{
+  AssayConnectDialog *dialog;
+
+  if (self->connect_dialog != NULL)
+    {
+      gtk_window_present (self->connect_dialog);
+      return;
+    }
+  dialog = assay_connect_dialog_new (GTK_WINDOW (self), self->conversation, editing);
+  g_set_weak_pointer (&self->connect_dialog, GTK_WINDOW (dialog));
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+assay_window_connect_database_action (GtkWidget  *widget,
+                                      const char *action_name,
+                                      GVariant   *parameter)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+
+  if (!assay_conversation_get_busy (self->conversation))
+    assay_window_show_connect_dialog (self, NULL);
+}
+
+static void
+assay_window_edit_database_action (GtkWidget  *widget,
+                                   const char *action_name,
+                                   GVariant   *parameter)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+  AssayConnection *connection = assay_conversation_find_connection (self->conversation,
+                                                                    g_variant_get_string (parameter, NULL));
+
+  if (connection != NULL && !assay_conversation_get_busy (self->conversation))
+    assay_window_show_connect_dialog (self, connection);
+}
+
+static void
+assay_window_remove_database_action (GtkWidget  *widget,
+                                     const char *action_name,
+                                     GVariant   *parameter)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+  const char *name = g_variant_get_string (parameter, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+
+  if (!assay_conversation_remove_source (self->conversation, name, &error))
+    {
+      assay_window_show_toast (self, error->message);
+      return;
+    }
+  /* Translators: a toast; its queries and their results stay in the session. */
+  text = g_strdup_printf (_("%s was removed from the session"), name);
+  assay_window_show_toast (self, text);
 }
 
 static void
@@ -596,6 +663,9 @@ assay_window_class_init_actions (GtkWidgetClass *widget_class)
                                    "win.toggle-sidebar",
                                    NULL,
                                    assay_window_toggle_sidebar_action);
+  gtk_widget_class_install_action (widget_class, "win.connect-database", NULL, assay_window_connect_database_action);
+  gtk_widget_class_install_action (widget_class, "win.edit-database", "s", assay_window_edit_database_action);
+  gtk_widget_class_install_action (widget_class, "win.remove-database", "s", assay_window_remove_database_action);
   gtk_widget_class_install_action (widget_class, "win.try-demo", NULL, assay_window_try_demo_action);
   gtk_widget_class_install_action (widget_class, "win.open-session", "s", assay_window_open_session_action);
   gtk_widget_class_install_action (widget_class,

@@ -101,6 +101,7 @@ assay_window_file_copied_cb (GObject      *source,
   else
     {
       assay_data_preview_add_file (self->data_preview, copy);
+      assay_window_update_data_page (self);
       g_string_append_printf (batch->added, "%s%s", batch->added->len ? ", " : "", name);
     }
   if (--batch->pending == 0)

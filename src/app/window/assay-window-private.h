@@ -7,6 +7,7 @@
 #include "assay-artifact-viewer.h"
 #include "assay-chat-view.h"
 #include "assay-code-review.h"
+#include "assay-connections-view.h"
 #include "assay-conversation.h"
 #include "assay-data-preview.h"
 #include "assay-delete-dialog.h"
@@ -47,6 +48,8 @@ struct _AssayWindow
   GtkStack             *artifacts_stack;
   AssayArtifactGallery *gallery;
   AssayArtifactViewer  *viewer;
+  GtkStack             *data_stack;       /* "empty" or "content": the databases and datasets */
+  AssayConnectionsView *connections_view;
   AssayDataPreview     *data_preview;
   GtkRevealer          *export_revealer;
   GtkLabel             *export_label;
@@ -80,6 +83,8 @@ struct _AssayWindow
   AssaySendSessionDialog *send_dialog;       /* shown, or NULL */
   gboolean                send_dialog_dropped; /* closed by the window, not answered */
   gboolean                send_when_confirmed; /* win.send waits for the answer */
+
+  GtkWindow              *connect_dialog;      /* "Connect to a Database", while shown */
 };
 
 /* assay-window.c */
@@ -102,6 +107,10 @@ void          assay_window_show_artifact       (AssayWindow       *self,
 void          assay_window_class_init_actions  (GtkWidgetClass    *widget_class);
 /* The one function that decides which actions are enabled. */
 void          assay_window_update_actions      (AssayWindow       *self);
+
+/* The data page shows its content while the session has a dataset or a database, else how to
+ * add them. */
+void          assay_window_update_data_page    (AssayWindow       *self);
 
 /* assay-window-dnd.c */
 void          assay_window_init_dnd            (AssayWindow       *self);
@@ -152,6 +161,10 @@ AssayArtifactViewer  *assay_window_get_viewer             (AssayWindow *self);
 /* "gallery" or "viewer". */
 const char           *assay_window_get_artifacts_page     (AssayWindow *self);
 AssayDataPreview     *assay_window_get_data_preview       (AssayWindow *self);
+/* The data page's list of the session's databases, and the connect dialog while it is shown
+ * (else NULL). */
+AssayConnectionsView *assay_window_get_connections_view   (AssayWindow *self);
+GtkWindow            *assay_window_get_connect_dialog     (AssayWindow *self);
 /* Whether every dataset of the current session has its description. */
 gboolean              assay_window_get_datasets_described (AssayWindow *self);
 /* Whether dropped files are still being copied into the session. */

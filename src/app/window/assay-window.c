@@ -409,6 +409,20 @@ assay_window_get_data_preview (AssayWindow *self)
   return self->data_preview;
 }
 
+AssayConnectionsView *
+assay_window_get_connections_view (AssayWindow *self)
+{
+  g_return_val_if_fail (ASSAY_IS_WINDOW (self), NULL);
+  return self->connections_view;
+}
+
+GtkWindow *
+assay_window_get_connect_dialog (AssayWindow *self)
+{
+  g_return_val_if_fail (ASSAY_IS_WINDOW (self), NULL);
+  return self->connect_dialog;
+}
+
 /* ---- artifacts ------------------------------------------------------------------------- */
 
 static void
@@ -497,6 +511,23 @@ assay_window_reset_data_preview (AssayWindow *self)
     }
   g_ptr_array_add (paths, NULL);
   assay_data_preview_set_files (self->data_preview, (const char * const *) paths->pdata);
+  assay_window_update_data_page (self);
+}
+
+void
+assay_window_update_data_page (AssayWindow *self)
+{
+  gboolean any;
+
+  /* The conversation lets go of its databases as the window goes. */
+  if (self->data_stack == NULL || self->data_preview == NULL || self->conversation == NULL)
+    return;
+  any = assay_data_preview_get_n_files (self->data_preview) > 0 ||
+                 g_list_model_get_n_items (assay_conversation_get_connections (self->conversation)) > 0;
+
+  gtk_stack_set_visible_child_name (self->data_stack, any ? "content" : "empty");
+  /* Databases alone: no empty preview under them. */
+  gtk_widget_set_visible (GTK_WIDGET (self->data_preview), assay_data_preview_get_n_files (self->data_preview) > 0);
 }
 
 /* The gallery follows the conversation's artifact list. */
@@ -732,8 +763,18 @@ assay_window_dispose (GObject *object)
   /* Never realized, or destroyed without closing: the same as closing. */
   assay_window_shut_down (self);
   g_clear_handle_id (&self->chat_buttons_idle, g_source_remove);
+  if (self->connect_dialog != NULL)
+    {
+      GtkWindow *dialog = self->connect_dialog;
+
+      g_clear_weak_pointer (&self->connect_dialog);
+      gtk_window_destroy (dialog);
+    }
   if (self->conversation != NULL)
-    g_signal_handlers_disconnect_by_data (self->conversation, self);
+    {
+      g_signal_handlers_disconnect_by_data (self->conversation, self);
+      g_signal_handlers_disconnect_by_data (assay_conversation_get_connections (self->conversation), self);
+    }
   g_clear_object (&self->toasts);
   gtk_widget_dispose_template (GTK_WIDGET (self), ASSAY_TYPE_WINDOW);
   g_clear_object (&self->destination);
@@ -819,6 +860,7 @@ assay_window_class_init (AssayWindowClass *klass)
   g_type_ensure (ASSAY_TYPE_ARTIFACT_GALLERY);
   g_type_ensure (ASSAY_TYPE_ARTIFACT_VIEWER);
   g_type_ensure (ASSAY_TYPE_DATA_PREVIEW);
+  g_type_ensure (ASSAY_TYPE_CONNECTIONS_VIEW);
   g_type_ensure (ASSAY_TYPE_DESTINATION_BUTTON);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/assay/Assay/ui/assay-window.ui");
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, toast_overlay);
@@ -838,6 +880,8 @@ assay_window_class_init (AssayWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, artifacts_stack);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, gallery);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, viewer);
+  gtk_widget_class_bind_template_child (widget_class, AssayWindow, data_stack);
+  gtk_widget_class_bind_template_child (widget_class, AssayWindow, connections_view);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, data_preview);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, export_revealer);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, export_label);
@@ -919,6 +963,10 @@ assay_window_init (AssayWindow *self)
                             "error",
                             G_CALLBACK (assay_window_conversation_error_cb),
                             self);
+  /* The data page lists the session's databases, which the conversation holds. */
+  assay_connections_view_set_model (self->connections_view, assay_conversation_get_connections (self->conversation));
+  g_signal_connect_object (assay_conversation_get_connections (self->conversation), "items-changed",
+                           G_CALLBACK (assay_window_update_data_page), self, G_CONNECT_SWAPPED);
   assay_chat_view_set_conversation (self->chat_view, self->conversation);
   assay_window_init_destination (self);
   assay_code_review_set_conversation (self->code_review, self->conversation);

@@ -783,11 +783,16 @@ assay_agent_queried_cb (GObject      *source,
 
   if (result == NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
-      cell->status = ASSAY_CELL_CANCELLED;
-      cell->status_reason = g_strdup (error->message);
-      cell->finished_at = g_get_real_time ();
-      cell->elapsed_ms = query_us / 1000;
+      g_autoptr(AssayCellResult) cancelled = assay_cell_result_new (cell->id, cell->code);
+
+      /* Said like a cell the kernel interrupted, so a view stops showing it running. */
+      assay_cell_result_set_status (cancelled, ASSAY_CELL_CANCELLED, error->message);
+      assay_cell_result_set_elapsed_us (cancelled, query_us);
+      assay_session_record_result (self->session, cell, cancelled);
+      if (cell->query != NULL)
+        cell->query->query_ms = query_us / 1000;
       self->cell = NULL;
+      g_signal_emit (self, signals[CELL_FINISHED], 0, cell->id, cancelled);
       assay_agent_end_during_step (self, ASSAY_AGENT_CANCELLED,
                                    "The analyst cancelled the question; the query was stopped on the server.");
       return;
@@ -2238,6 +2243,25 @@ assay_agent_add_source (AssayAgent  *self,
                             assay_source_kind_to_string (assay_source_get_kind (source)),
                             assay_source_get_display_url (source), assay_source_get_tables (source), description);
   assay_agent_save (self);
+}
+
+gboolean
+assay_agent_remove_source (AssayAgent *self,
+                           const char *name)
+{
+  Source *entry;
+
+  g_return_val_if_fail (ASSAY_IS_AGENT (self), FALSE);
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  entry = assay_agent_find_source (self, name);
+  if (entry == NULL)
+    return FALSE;
+  /* A query in flight holds its own reference to the source. */
+  g_ptr_array_remove (self->sources, entry);
+  assay_session_remove_source (self->session, name);
+  assay_agent_save (self);
+  return TRUE;
 }
 
 AssaySource *

@@ -206,6 +206,11 @@ void               assay_agent_respond              (AssayAgent           *self,
 void                assay_agent_add_source   (AssayAgent  *self,
                                               AssaySource *source,
                                               const char  *description);
+/* Disconnects the database NAME: the model is no longer told of it and run_sql no longer
+ * reaches it (from the next request on); the session forgets it, its SQL cells stay. FALSE
+ * when no database of that name is connected. */
+gboolean            assay_agent_remove_source (AssayAgent  *self,
+                                               const char  *name);
 /* The connected database NAME, or NULL. */
 AssaySource        *assay_agent_get_source   (AssayAgent  *self,
                                               const char  *name);

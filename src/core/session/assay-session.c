@@ -1702,6 +1702,22 @@ assay_session_add_source (AssaySession       *self,
   return source;
 }
 
+gboolean
+assay_session_remove_source (AssaySession *self,
+                             const char   *name)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), FALSE);
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  for (guint i = 0; i < self->sources->len; i++)
+    if (g_str_equal (((AssaySessionSource *) g_ptr_array_index (self->sources, i))->name, name))
+      {
+        g_ptr_array_remove_index (self->sources, i);
+        return TRUE;
+      }
+  return FALSE;
+}
+
 char *
 assay_session_resolve (AssaySession *self,
                        const char   *relative)

@@ -150,6 +150,10 @@ const AssaySessionSource *assay_session_add_source (AssaySession       *self,
                                                     const char         *url,
                                                     const char * const *tables,
                                                     const char         *description);
+/* Forgets the database NAME (its SQL cells and their cached results stay); FALSE when the
+ * session has none of that name. */
+gboolean       assay_session_remove_source      (AssaySession       *self,
+                                                 const char         *name);
 /* queries/ in the folder, made when missing: the SQL cells' cached results. */
 char          *assay_session_get_queries_dir    (AssaySession        *self,
                                                  GError             **error);
