@@ -61,7 +61,7 @@ PY
 }
 export -f craft_session
 
-echo "1..32"
+echo "1..34"
 for backend in docker bwrap; do
   check "$backend: a crafted session's datasets resolve only inside its data/ (ask --resume)" bash -c "
     craft_session '$work/s-$backend' &&

@@ -546,12 +546,18 @@ test_mountinfo_names_no_host_folder (Fixture       *fixture,
   out = harness_stream_text (result, "stdout");
   g_test_message ("%s", out);
   g_assert_nonnull (strstr (out, "['x', '1']"));
+  /* A path that starts with the folder (an engine's own storage may have "root" or "home"
+   * inside its own paths, as Podman's test storage does). */
   for (guint i = 0; i < G_N_ELEMENTS (named); i++)
     if (named[i] != NULL && strlen (named[i]) > 1)
-      {
-        if (strstr (out, named[i]) != NULL)
-          g_error ("mountinfo names %s", named[i]);
-      }
+      for (const char *at = strstr (out, named[i]); at != NULL; at = strstr (at + 1, named[i]))
+        {
+          char before = at == out ? ' ' : at[-1];
+          char after = at[strlen (named[i])];
+
+          if (strchr (" =:,\n", before) != NULL && (after == '/' || after == ' ' || after == '\0' || after == '\n'))
+            g_error ("mountinfo names %s", named[i]);
+        }
   g_assert_true (g_file_test (stage, G_FILE_TEST_IS_DIR));
 
   assay_kernel_session_close (fixture->session);
