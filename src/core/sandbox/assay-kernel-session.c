@@ -1253,22 +1253,17 @@ assay_kernel_session_new_session_id (void)
 #define STAGE_PARENT "/var/tmp"
 #define STAGE_PREFIX "assay-"
 
+static void assay_kernel_session_remove_data_dir (const char *data_dir);
+
+/* The lock first (a sweeper then skips the folder), then the data and the folder itself. */
 static void
 assay_kernel_session_remove_stage (const char *stage)
 {
   g_autofree char *data = g_build_filename (stage, "data", NULL);
   g_autofree char *lock = g_build_filename (stage, "lock", NULL);
-  g_autoptr(GDir) dir = g_dir_open (data, 0, NULL);
-  const char *name;
 
-  while (dir != NULL && (name = g_dir_read_name (dir)))
-    {
-      g_autofree char *path = g_build_filename (data, name, NULL);
-      g_unlink (path);
-    }
-  g_rmdir (data);
   g_unlink (lock);
-  g_rmdir (stage);
+  assay_kernel_session_remove_data_dir (data);
 }
 
 /* Folders of ours whose lock nobody holds: their session ended without cleaning up. */
