@@ -188,6 +188,27 @@ assay_cli_ask_restoring_cb (AssayAgent *agent, guint done, guint total, Ask *ask
     fprintf (stderr, _("Restored.\n"));
 }
 
+static void
+assay_cli_ask_requeried_cb (AssayAgent *agent,
+                            const char *cell_id,
+                            gint64      rows,
+                            const char *problem,
+                            Ask        *ask)
+{
+  if (problem != NULL)
+    assay_cli_print (stderr, _("The query of cell %s could not be asked again (%s): its cached result is loaded.\n"),
+                     cell_id, problem);
+  else
+    {
+      g_autofree char *count = g_strdup_printf ("%" G_GINT64_FORMAT, rows);
+
+      assay_cli_print (stderr, g_dngettext (GETTEXT_PACKAGE, "The query of cell %s was asked again: %s row.\n",
+                                            "The query of cell %s was asked again: %s rows.\n",
+                                            (gulong) MIN (rows, G_MAXLONG)),
+                       cell_id, count);
+    }
+}
+
 static void assay_cli_ask_prompt (Ask *ask);
 
 static char *
@@ -828,6 +849,7 @@ assay_cli_ask (int   argc,
   int db_timeout = 0;
   gint64 db_max_rows = 0;
   g_autoptr(GPtrArray) sources = NULL;
+  gboolean requery = FALSE;
   GOptionEntry entries[] = {
     { "provider", 0, 0, G_OPTION_ARG_STRING, &provider_name, N_("The model server: openai (default), anthropic or recorded"), "NAME" },
     { "base-url", 0, 0, G_OPTION_ARG_STRING, &base_url, N_("The server's root, with its version path (e.g. http://localhost:11434/v1)"), "URL" },
@@ -840,6 +862,7 @@ assay_cli_ask (int   argc,
     { "no-check-numbers", 0, 0, G_OPTION_ARG_NONE, &no_check, N_("Do not send back an answer whose numbers no output printed"), NULL },
     { "out", 0, 0, G_OPTION_ARG_FILENAME, &out_dir, N_("Write the session folder to DIR (default: a new folder in ~/.local/share/assay/sessions)"), "DIR" },
     { "resume", 0, 0, G_OPTION_ARG_FILENAME, &resume_dir, N_("Continue the session in DIR (its kernel is rebuilt by replaying its successful cells)"), "DIR" },
+    { "requery", 0, 0, G_OPTION_ARG_NONE, &requery, N_("With --resume: ask the session's queries again of their databases (--db, else where it queried them) instead of loading its cached results"), NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print a JSON object at the end (answer, status, steps, session_dir, provenance, cells)"), NULL },
     { "backend", 0, 0, G_OPTION_ARG_STRING, &backend_name, N_("Sandbox backend: docker, bwrap or e2b (default: docker when usable)"), "NAME" },
     { "mask", 0, 0, G_OPTION_ARG_STRING_ARRAY, &masks, N_("Never send the values of this column to the model (repeatable)"), "FILE:COLUMN" },
@@ -902,6 +925,11 @@ assay_cli_ask (int   argc,
   if (budget < 0 || !isfinite (budget))
     {
       fprintf (stderr, _("assay-cli ask: --budget must be a positive amount of dollars\n"));
+      return EXIT_USAGE;
+    }
+  if (requery && resume_dir == NULL)
+    {
+      fprintf (stderr, _("assay-cli ask: --requery asks a resumed session's queries again; give --resume DIR\n"));
       return EXIT_USAGE;
     }
   if (resume_dir != NULL && out_dir != NULL)
@@ -971,6 +999,7 @@ assay_cli_ask (int   argc,
   agent = assay_agent_new (provider, kernel, session);
   if (model != NULL)
     assay_agent_set_model (agent, model);
+  assay_agent_set_requery (agent, requery);
   assay_agent_set_max_steps (agent, (guint) max_steps);
   assay_agent_set_check_numbers (agent, !no_check);
   assay_agent_set_approval_policy (agent, yes ? ASSAY_APPROVAL_POLICY_AUTO : ASSAY_APPROVAL_POLICY_ASK);
@@ -1016,6 +1045,11 @@ assay_cli_ask (int   argc,
       assay_session_set_column_masked (session, dataset_name, column, TRUE);
     }
   /* The databases are reached before anything goes to the model: a wrong password stops here. */
+  if (requery && !assay_cli_db_add_recorded (sources, session, db_timeout, db_max_rows, &error))
+    {
+      assay_cli_print (stderr, "assay-cli ask: %s\n", error->message);
+      return EXIT_USAGE;
+    }
   if (!assay_cli_db_connect (sources, &error))
     {
       assay_cli_print (stderr, "assay-cli ask: %s\n", error->message);
@@ -1116,6 +1150,7 @@ assay_cli_ask (int   argc,
   g_signal_connect (agent, "text-delta", G_CALLBACK (assay_cli_ask_text_delta_cb), &ask);
   g_signal_connect (agent, "retrying", G_CALLBACK (assay_cli_ask_retrying_cb), &ask);
   g_signal_connect (agent, "restoring", G_CALLBACK (assay_cli_ask_restoring_cb), &ask);
+  g_signal_connect (agent, "requeried", G_CALLBACK (assay_cli_ask_requeried_cb), &ask);
   g_signal_connect (agent, "checking", G_CALLBACK (assay_cli_ask_checking_cb), &ask);
   g_signal_connect (agent, "approval-needed", G_CALLBACK (assay_cli_ask_approval_cb), &ask);
   g_signal_connect (agent, "cell-started", G_CALLBACK (assay_cli_ask_cell_started_cb), &ask);

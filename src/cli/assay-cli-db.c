@@ -91,6 +91,40 @@ assay_cli_db_make_sources (char  **specs,
 }
 
 gboolean
+assay_cli_db_add_recorded (GPtrArray     *sources,
+                           AssaySession  *session,
+                           int            timeout_seconds,
+                           gint64         max_rows,
+                           GError       **error)
+{
+  for (guint i = 0; i < assay_session_get_sources (session)->len; i++)
+    {
+      const AssaySessionSource *recorded = g_ptr_array_index (assay_session_get_sources (session), i);
+      g_autofree char *spec = NULL;
+      g_autoptr(GPtrArray) made = NULL;
+      char *specs[2] = { NULL, NULL };
+      gboolean queried = FALSE;
+
+      for (guint j = 0; j < assay_session_get_n_cells (session) && !queried; j++)
+        {
+          const AssaySessionCell *cell = assay_session_get_cell (session, j);
+
+          queried = cell->kind == ASSAY_CELL_KIND_SQL && cell->query != NULL &&
+                    g_strcmp0 (cell->query->database, recorded->name) == 0 && assay_session_cell_succeeded (cell);
+        }
+      if (!queried || assay_cli_db_find (sources, recorded->name) != NULL)
+        continue;
+      spec = g_strdup_printf ("%s=%s", recorded->name, recorded->url);
+      specs[0] = spec;
+      made = assay_cli_db_make_sources (specs, NULL, timeout_seconds, max_rows, error);
+      if (made == NULL)
+        return FALSE;
+      g_ptr_array_add (sources, g_object_ref (g_ptr_array_index (made, 0)));
+    }
+  return TRUE;
+}
+
+gboolean
 assay_cli_db_connect (GPtrArray  *sources,
                       GError    **error)
 {

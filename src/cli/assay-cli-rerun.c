@@ -422,32 +422,10 @@ assay_cli_rerun (int    argc,
       assay_cli_print (stderr, "assay-cli rerun: %s\n", error->message);
       return EXIT_USAGE;
     }
-  for (guint i = 0; i < assay_session_get_sources (origin)->len; i++)
+  if (!assay_cli_db_add_recorded (sources, origin, db_timeout, db_max_rows, &error))
     {
-      const AssaySessionSource *recorded = g_ptr_array_index (assay_session_get_sources (origin), i);
-      g_autofree char *spec = NULL;
-      g_autoptr(GPtrArray) made = NULL;
-      char *specs[2] = { NULL, NULL };
-      gboolean queried = FALSE;
-
-      for (guint j = 0; j < assay_session_get_n_cells (origin) && !queried; j++)
-        {
-          const AssaySessionCell *cell = assay_session_get_cell (origin, j);
-
-          queried = cell->kind == ASSAY_CELL_KIND_SQL && cell->query != NULL &&
-                    g_strcmp0 (cell->query->database, recorded->name) == 0 && assay_session_cell_succeeded (cell);
-        }
-      if (!queried || assay_cli_db_find (sources, recorded->name) != NULL)
-        continue;
-      spec = g_strdup_printf ("%s=%s", recorded->name, recorded->url);
-      specs[0] = spec;
-      made = assay_cli_db_make_sources (specs, NULL, db_timeout, db_max_rows, &error);
-      if (made == NULL)
-        {
-          assay_cli_print (stderr, "assay-cli rerun: %s\n", error->message);
-          return EXIT_USAGE;
-        }
-      g_ptr_array_add (sources, g_object_ref (g_ptr_array_index (made, 0)));
+      assay_cli_print (stderr, "assay-cli rerun: %s\n", error->message);
+      return EXIT_USAGE;
     }
   if (!assay_cli_db_connect (sources, &error))
     {

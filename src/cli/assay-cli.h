@@ -62,6 +62,14 @@ GPtrArray   *assay_cli_db_make_sources      (char             **specs,
                                              gint64             max_rows,
                                              GError           **error);
 /* Opens each (a test of the connection), saying so on stderr. */
+/* Adds to SOURCES each database SESSION recorded that a successful SQL cell queried and that
+ * SOURCES does not name yet, at its recorded URL (its password from the environment, .pgpass
+ * or an option file). */
+gboolean     assay_cli_db_add_recorded      (GPtrArray         *sources,
+                                             AssaySession      *session,
+                                             int                timeout_seconds,
+                                             gint64             max_rows,
+                                             GError           **error);
 gboolean     assay_cli_db_connect           (GPtrArray         *sources,
                                              GError           **error);
 AssaySource *assay_cli_db_find              (GPtrArray         *sources,

@@ -25,6 +25,8 @@
 #include "assay-chat-view.h"
 #include "assay-code-review.h"
 #include "assay-connect-dialog.h"
+#include "assay-connections-view.h"
+#include "assay-conversation.h"
 #include "assay-keyring.h"
 #include "assay-rerun-dialog.h"
 #include "assay-llm-provider.h"
@@ -212,6 +214,9 @@ model_server_start (void)
   add_tool_turn (builder, "execute_python", "code", "print(revenue.shape)\nprint(revenue['city'].tolist())\n",
                  "description", "The restored DataFrame", NULL);
   add_answer (builder, "The DataFrame came back.");
+  add_tool_turn (builder, "execute_python", "code", "print(revenue.shape)\n",
+                 "description", "The DataFrame asked again", NULL);
+  add_answer (builder, "The DataFrame was asked again.");
   json_builder_end_array (builder);
   json_builder_end_object (builder);
   root = json_builder_get_root (builder);
@@ -861,6 +866,48 @@ test_reopen (void)
   gui_wait (dialog_gone, NULL, 10, "the dialog to close");
   gui_wait (connected, "shop", 30, "the edited connection");
   g_assert_cmpuint (g_strv_length ((char **) assay_connection_get_tables (connection ("shop"))), ==, 4);
+
+  /* Opened again and asked to query again: the DataFrame holds the database's rows now, not the
+   * cache's; the session's cached result stays what it was. */
+  {
+    AssayConversation *conversation = assay_window_get_conversation (window);
+    GtkCheckButton *check = assay_connections_view_get_requery_check (assay_window_get_connections_view (window));
+    g_autofree char *again_id = NULL;
+    g_autofree char *out = NULL;
+    g_autofree char *cache = g_build_filename (session_dir, "queries", "c1.aqr", NULL);
+    g_autofree char *cache_before = NULL;
+    g_autofree char *cache_after = NULL;
+    gsize before_length = 0, after_length = 0;
+
+    g_assert_false (gtk_widget_get_visible (GTK_WIDGET (check)));   /* the kernel is rebuilt already */
+    assay_window_new_session (window);
+    gui_open_session (window, session_dir);
+    gui_wait (not_waiting_connections, "shop", 30, "the session's database to connect again");
+    g_assert_true (gtk_widget_get_visible (GTK_WIDGET (check)));
+    g_assert_false (gtk_check_button_get_active (check));
+    gtk_check_button_set_active (check, TRUE);
+    g_assert_true (assay_conversation_get_requery (conversation));
+    g_assert_true (g_file_get_contents (cache, &cache_before, &before_length, NULL));
+    out = db_query ("INSERT INTO customers VALUES (9002, 'New', NULL, 'Vilnius'); "
+                    "INSERT INTO orders VALUES (9002, 9002, now(), 'paid'); "
+                    "INSERT INTO order_items VALUES (9002, 1, 1, 1.25)");
+    g_assert_null (strstr (out, "error"));
+    send ("Is it still so?");
+    gui_wait (is_waiting, window, 120, "the cell waiting for approval");
+    g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "Restoring the session: its 1 query is asked again of its database…"));
+    g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "The query of cell c1 was asked again: 6 rows now."));
+    g_assert_false (gtk_widget_get_visible (GTK_WIDGET (check)));
+    again_id = g_strdup (assay_code_review_get_cell_id (review));
+    gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL);
+    gui_wait (is_idle, window, 120, "the answer");
+    g_assert_nonnull (gui_find (GTK_WIDGET (card_of (again_id)), GTK_TYPE_TEXT_VIEW, "(6, 2)"));
+    g_assert_true (g_file_get_contents (cache, &cache_after, &after_length, NULL));
+    g_assert_true (before_length == after_length && memcmp (cache_before, cache_after, before_length) == 0);
+    g_free (out);
+    out = db_query ("DELETE FROM order_items WHERE order_id = 9002; DELETE FROM orders WHERE id = 9002; "
+                    "DELETE FROM customers WHERE id = 9002");
+    g_assert_null (strstr (out, "error"));
+  }
 
   /* Removed: the session forgets it; its cells stay. */
   session = assay_window_get_session (window);

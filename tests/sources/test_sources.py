@@ -450,6 +450,40 @@ try:
            "rerun: the session's query asked again of the database (where it was queried), the answer's number "
            "re-read (%s → %s)" % ("%.2f" % top_revenue, new_top),
            again.stdout + again.stderr + json.dumps(rerun_record.get("answer")))
+    # ---- a resumed session asked its queries again on request (ask --resume --requery) ----
+    requery_dir = os.path.join(r.workdir, "requery-session")
+    shutil.copytree(os.path.join(r.workdir, "session"), requery_dir)
+    cache_before = open(os.path.join(requery_dir, "queries", "c1.aqr"), "rb").read()
+    script = os.path.join(r.workdir, "requery-script.json")
+    json.dump({"responses": [
+        turn(call("execute_python", "print('again', len(by_city), by_city.iloc[0]['city'], "
+                                    "float(by_city.iloc[0]['revenue']))")),
+        answer("Fresh.")]}, open(script, "w"))
+    log = os.path.join(r.workdir, "requery-requests.jsonl")
+    server = subprocess.Popen([sys.executable, SERVER, script, log], stdout=subprocess.PIPE, text=True)
+    try:
+        port = int(server.stdout.readline())
+        env = dict(target.env())
+        env.update({"OPENAI_API_KEY": "sk-test-requery", "ASSAY_LLM_RETRY_SCALE": "0.01"})
+        resumed = cli(["ask", "--provider", "openai", "--base-url", "http://127.0.0.1:%d/v1" % port,
+                       "--model", "test-model", "--yes", "--no-check-numbers", "--backend", "bwrap",
+                       "--resume", requery_dir, "--requery", "Is it still so?"], env)
+    finally:
+        server.kill()
+        server.wait()
+    bodies = [json.loads(line)["body"] for line in open(log) if line.strip()] if os.path.exists(log) else []
+    system = text_of(bodies[0]["messages"][0]["content"]) if bodies and bodies[0].get("messages") else ""
+    report(resumed.returncode == 0 and "The query of cell c1 was asked again: %d rows." % len(rows) in resumed.stderr
+           and "again %d %s %s" % (len(rows), top_city, top_revenue + extra) in resumed.stderr
+           and "The query of cell c1 was asked again of shop" in system and "when it first ran" in system
+           and open(os.path.join(requery_dir, "queries", "c1.aqr"), "rb").read() == cache_before,
+           "ask --resume --requery: the query asked again of the database (the new row counted), the model "
+           "told, the session's cached result unchanged", resumed.stdout + resumed.stderr + system[-600:])
+    resumed = cli(["ask", "--provider", "recorded", "--transcript", transcript, "--yes", "--no-check-numbers",
+                   "--requery", "Again?"])
+    report(resumed.returncode == 2 and "give --resume DIR" in resumed.stderr,
+           "ask --requery without --resume is a usage error", resumed.stderr)
+
     ran = analysis(with_data, "--requery", env_extra=target.env())
     report(ran.returncode == 0 and "asked shop again" in ran.stderr
            and "%s %s" % (top_city, top_revenue + extra) in ran.stdout,

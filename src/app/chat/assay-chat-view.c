@@ -876,7 +876,15 @@ assay_chat_view_agent_restoring_cb (AssayChatView *self,
       assay_chat_view_add_notice (self, text, FALSE);
       g_clear_pointer (&text, g_free);
     }
-  if (queries > 0)
+  if (queries > 0 && assay_agent_get_requery (agent))
+    {
+      text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                           "Restoring the session: its %u query is asked again of its database…",
+                                           "Restoring the session: its %u queries are asked again of their databases…",
+                                           queries), queries);
+      assay_chat_view_add_notice (self, text, FALSE);
+    }
+  else if (queries > 0)
     {
       text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
                                            "Restoring the session: %u query result comes back from the session’s "
@@ -886,6 +894,30 @@ assay_chat_view_agent_restoring_cb (AssayChatView *self,
                                            queries), queries);
       assay_chat_view_add_notice (self, text, FALSE);
     }
+}
+
+static void
+assay_chat_view_agent_requeried_cb (AssayChatView *self,
+                                    const char    *cell_id,
+                                    gint64         rows,
+                                    const char    *problem,
+                                    AssayAgent    *agent)
+{
+  g_autofree char *text = NULL;
+
+  if (problem != NULL)
+    text = g_strdup_printf (_("The query of cell %s could not be asked again (%s): its cached result is used."),
+                            cell_id, problem);
+  else
+    {
+      g_autofree char *count = g_strdup_printf ("%" G_GINT64_FORMAT, rows);
+
+      text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "The query of cell %s was asked again: %s row now.",
+                                           "The query of cell %s was asked again: %s rows now.",
+                                           (gulong) MIN (rows, G_MAXLONG)),
+                              cell_id, count);
+    }
+  assay_chat_view_add_notice (self, text, problem != NULL);
 }
 
 static void
@@ -1060,6 +1092,11 @@ assay_chat_view_setup_signal_groups (AssayChatView *self)
   g_signal_group_connect_object (self->agent_signals,
                                  "restoring",
                                  G_CALLBACK (assay_chat_view_agent_restoring_cb),
+                                 self,
+                                 G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->agent_signals,
+                                 "requeried",
+                                 G_CALLBACK (assay_chat_view_agent_requeried_cb),
                                  self,
                                  G_CONNECT_SWAPPED);
   g_signal_group_connect_object (self->agent_signals,

@@ -39,6 +39,7 @@ struct _AssayConversation
   AssayKernelSession   *kernel;
   AssayAgent           *agent;
   gboolean              auto_run;
+  gboolean              requery;          /* the opened session's queries asked again, not cached */
 
   /* What leaves the machine (assay-conversation-privacy.c). */
   AssayMasker          *masker;           /* the session's masked columns, made in a worker */

@@ -225,6 +225,8 @@ assay_conversation_start_question (AssayConversation *self)
       self->kernel = self->pool != NULL ? assay_sandbox_pool_take_session (self->pool, artifact_dir)
                                         : assay_kernel_session_new (self->backend, self->spec, artifact_dir);
       self->agent = assay_agent_new (self->provider, self->kernel, self->session);
+      /* Its restore asks the session's queries again when the analyst chose so. */
+      assay_agent_set_requery (self->agent, self->requery);
       /* The record is written by workers: fsync must not hold up the window. */
       assay_agent_set_background_saves (self->agent, TRUE);
       g_signal_connect (self->agent,

@@ -28,6 +28,8 @@ enum
   PROP_FIXED_PROVIDER,
   PROP_SERVER_PROBLEM,
   PROP_SANDBOX,
+  PROP_REQUERY,
+  PROP_CAN_REQUERY,
   N_PROPS
 };
 static GParamSpec *properties[N_PROPS];
@@ -503,6 +505,54 @@ assay_conversation_get_kernel_id (AssayConversation *self)
   return self->kernel != NULL ? assay_kernel_session_get_id (self->kernel) : NULL;
 }
 
+/* ---- asking the queries again ------------------------------------------------------------ */
+
+gboolean
+assay_conversation_get_can_requery (AssayConversation *self)
+{
+  g_return_val_if_fail (ASSAY_IS_CONVERSATION (self), FALSE);
+  /* Until the next question rebuilds the kernel: the agent is made then. */
+  if (self->session == NULL || self->agent != NULL)
+    return FALSE;
+  for (guint i = 0; i < assay_session_get_n_cells (self->session); i++)
+    {
+      const AssaySessionCell *cell = assay_session_get_cell (self->session, i);
+
+      if (cell->kind == ASSAY_CELL_KIND_SQL && assay_session_cell_succeeded (cell))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean
+assay_conversation_get_requery (AssayConversation *self)
+{
+  g_return_val_if_fail (ASSAY_IS_CONVERSATION (self), FALSE);
+  return self->requery;
+}
+
+void
+assay_conversation_set_requery (AssayConversation *self,
+                                gboolean           requery)
+{
+  g_return_if_fail (ASSAY_IS_CONVERSATION (self));
+  requery = !!requery;
+  if (self->requery == requery)
+    return;
+  self->requery = requery;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_REQUERY]);
+}
+
+/* Another session, or the agent made or gone: another answer, and no request carried over. */
+static void
+assay_conversation_requery_changed_cb (AssayConversation *self,
+                                       GParamSpec        *pspec)
+{
+  if (g_strcmp0 (g_param_spec_get_name (pspec), "session") == 0)
+    assay_conversation_set_requery (self, FALSE);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CAN_REQUERY]);
+}
+
 /* ---- GObject ------------------------------------------------------------------------------ */
 
 static void
@@ -551,6 +601,12 @@ assay_conversation_get_property (GObject    *object,
     case PROP_FIXED_PROVIDER:
       g_value_set_object (value, assay_conversation_get_fixed_provider (self, NULL));
       break;
+    case PROP_REQUERY:
+      g_value_set_boolean (value, self->requery);
+      break;
+    case PROP_CAN_REQUERY:
+      g_value_set_boolean (value, assay_conversation_get_can_requery (self));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -566,6 +622,9 @@ assay_conversation_set_property (GObject      *object,
     {
     case PROP_AUTO_RUN:
       assay_conversation_set_auto_run (ASSAY_CONVERSATION (object), g_value_get_boolean (value));
+      break;
+    case PROP_REQUERY:
+      assay_conversation_set_requery (ASSAY_CONVERSATION (object), g_value_get_boolean (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -644,6 +703,12 @@ assay_conversation_class_init (AssayConversationClass *klass)
   /* Where the cells run ("Docker 28.2.2 at /var/run/docker.sock"): the chosen backend, else
    * what the session's record says of its last run, else NULL. */
   properties[PROP_SANDBOX] = g_param_spec_string ("sandbox", NULL, NULL, NULL, ro);
+  /* The next question asks the opened session's queries again instead of loading their cached
+   * results; offered (can-requery) until that question rebuilds the kernel. */
+  properties[PROP_REQUERY] = g_param_spec_boolean ("requery", NULL, NULL, FALSE,
+                                                   G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY |
+                                                   G_PARAM_STATIC_STRINGS);
+  properties[PROP_CAN_REQUERY] = g_param_spec_boolean ("can-requery", NULL, NULL, FALSE, ro);
   properties[PROP_FIXED_PROVIDER] = g_param_spec_object ("fixed-provider", NULL, NULL, ASSAY_TYPE_LLM_PROVIDER, ro);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -667,6 +732,8 @@ assay_conversation_init (AssayConversation *self)
   self->cancellable = g_cancellable_new ();
   self->described = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   assay_conversation_init_databases (self);
+  g_signal_connect (self, "notify::session", G_CALLBACK (assay_conversation_requery_changed_cb), NULL);
+  g_signal_connect (self, "notify::agent", G_CALLBACK (assay_conversation_requery_changed_cb), NULL);
 }
 
 AssayConversation *

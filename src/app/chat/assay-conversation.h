@@ -71,6 +71,12 @@ guint              assay_conversation_get_max_steps    (AssayConversation  *self
 /* Why this sandbox backend was chosen, once one was. */
 const char        *assay_conversation_get_backend_reason (AssayConversation *self);
 const char        *assay_conversation_get_sandbox        (AssayConversation *self);
+/* An opened session's queries asked again of their databases at the next question, instead of
+ * loading their cached results ("requery"); offered while "can-requery". */
+gboolean           assay_conversation_get_can_requery    (AssayConversation *self);
+gboolean           assay_conversation_get_requery        (AssayConversation *self);
+void               assay_conversation_set_requery        (AssayConversation *self,
+                                                          gboolean           requery);
 /* The id of the current kernel (its sandbox processes carry ASSAY_SESSION=<id>), or NULL. */
 const char        *assay_conversation_get_kernel_id    (AssayConversation  *self);
 

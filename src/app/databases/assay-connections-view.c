@@ -15,6 +15,7 @@ struct _AssayConnectionsView
   GtkWidget   parent_instance;
 
   GtkListBox *list;
+  GtkCheckButton *requery_check;
   GListModel *model;
 };
 
@@ -125,6 +126,13 @@ assay_connections_view_set_model (AssayConnectionsView *self,
   assay_connections_view_items_changed_cb (self);
 }
 
+GtkCheckButton *
+assay_connections_view_get_requery_check (AssayConnectionsView *self)
+{
+  g_return_val_if_fail (ASSAY_IS_CONNECTIONS_VIEW (self), NULL);
+  return self->requery_check;
+}
+
 AdwActionRow *
 assay_connections_view_get_row (AssayConnectionsView *self,
                                 const char           *name)
@@ -167,6 +175,7 @@ assay_connections_view_class_init (AssayConnectionsViewClass *klass)
   assay_app_ensure_resources ();
   gtk_widget_class_set_template_from_resource (widget_class, "/org/assay/Assay/ui/assay-connections-view.ui");
   gtk_widget_class_bind_template_child (widget_class, AssayConnectionsView, list);
+  gtk_widget_class_bind_template_child (widget_class, AssayConnectionsView, requery_check);
   gtk_widget_class_set_css_name (widget_class, "connections");
 }
 

@@ -20,6 +20,9 @@ GtkWidget  *assay_connections_view_new        (void);
 void        assay_connections_view_set_model  (AssayConnectionsView *self,
                                                GListModel           *model);
 /* For tests: the row of the connection NAME, or NULL. */
+/* "Ask the session's queries again at the next question", which the window binds to the
+ * conversation's "requery" (shown while "can-requery"). */
+GtkCheckButton *assay_connections_view_get_requery_check (AssayConnectionsView *self);
 AdwActionRow *assay_connections_view_get_row  (AssayConnectionsView *self,
                                                const char           *name);
 

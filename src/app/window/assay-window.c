@@ -965,6 +965,12 @@ assay_window_init (AssayWindow *self)
                             self);
   /* The data page lists the session's databases, which the conversation holds. */
   assay_connections_view_set_model (self->connections_view, assay_conversation_get_connections (self->conversation));
+  g_object_bind_property (self->conversation, "requery",
+                          assay_connections_view_get_requery_check (self->connections_view), "active",
+                          G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
+  g_object_bind_property (self->conversation, "can-requery",
+                          assay_connections_view_get_requery_check (self->connections_view), "visible",
+                          G_BINDING_SYNC_CREATE);
   g_signal_connect_object (assay_conversation_get_connections (self->conversation), "items-changed",
                            G_CALLBACK (assay_window_update_data_page), self, G_CONNECT_SWAPPED);
   assay_chat_view_set_conversation (self->chat_view, self->conversation);

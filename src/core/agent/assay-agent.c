@@ -116,8 +116,11 @@ struct _AssayAgent
   gint64               query_started_at;
   char                *query_summary;    /* what the model is told of the query that loads */
   GPtrArray           *restore_codes;
+  GPtrArray           *restore_queries;  /* AssaySessionCell* asked again first, or NULL; by code */
   guint                restore_index;
   char                *restore_dir;
+  gboolean             requery;          /* a resumed session's queries asked again, not cached */
+  GString             *restore_notes;    /* what the model is told of queries asked again */
 };
 
 G_DEFINE_FINAL_TYPE (AssayAgent, assay_agent, G_TYPE_OBJECT)
@@ -133,6 +136,7 @@ enum {
   ARTIFACT_ADDED,
   CELL_FINISHED,
   RESTORING,
+  REQUERIED,
   CHECKING,
   ERROR,
   DONE,
@@ -399,6 +403,10 @@ assay_agent_build_system_prompt (AssayAgent *self)
     "The sandbox: Python 3 with pandas, numpy, matplotlib, scipy, scikit-learn, statsmodels, "
     "seaborn, openpyxl, xlsxwriter, reportlab, tabulate and PIL (Pillow). There is no network "
     "and nothing can be installed (no pip).\n");
+
+  if (self->restore_notes->len > 0)
+    g_string_append_printf (prompt, "\nThe session was opened again and its kernel rebuilt:\n%s",
+                            self->restore_notes->str);
 
   switch (assay_session_get_privacy_mode (self->session))
     {
@@ -1632,14 +1640,96 @@ assay_agent_remove_tree (const char *path)
   g_rmdir (path);
 }
 
+/* A query asked again for the restore: its fresh result in the restore folder, loaded in place
+ * of the cached one; when it cannot be asked, the cached one, said so. */
+static void
+assay_agent_requeried_cb (GObject      *source,
+                          GAsyncResult *res,
+                          gpointer      user_data)
+{
+  g_autoptr(AssayAgent) self = user_data;
+  g_autoptr(AssayQueryResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  AssaySessionCell *cell;
+  g_autofree char *name = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *sandbox_path = NULL;
+
+  result = assay_source_query_finish (ASSAY_SOURCE (source), res, &error);
+  if (self->task == NULL)
+    return;
+  if (result == NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      assay_agent_finish (self, ASSAY_AGENT_CANCELLED, _("The analyst cancelled while the session was restored."));
+      return;
+    }
+  cell = g_ptr_array_index (self->restore_queries, self->restore_index);
+  g_ptr_array_index (self->restore_queries, self->restore_index) = NULL;
+  if (result != NULL)
+    {
+      name = g_strdup_printf (".assay-query-%s-again.aqr", cell->id);
+      path = g_build_filename (self->restore_dir, name, NULL);
+      if (assay_query_result_write (result, path, &error) &&
+          assay_kernel_session_add_hidden_file (self->kernel, path, name, &error))
+        {
+          gint64 rows = (gint64) assay_query_result_get_n_rows (result);
+
+          sandbox_path = g_build_filename ("/data", name, NULL);
+          g_free (g_ptr_array_index (self->restore_codes, self->restore_index));
+          g_ptr_array_index (self->restore_codes, self->restore_index) =
+            assay_query_result_loader_code (cell->query->frame, sandbox_path);
+          g_string_append_printf (self->restore_notes,
+                                  "- The query of cell %s was asked again of %s: `%s` now holds its new result, "
+                                  "%" G_GINT64_FORMAT " rows (%" G_GINT64_FORMAT " when it first ran). "
+                                  "Outputs printed before this were made from the old result.\n",
+                                  cell->id, cell->query->database, cell->query->frame, rows, cell->query->rows);
+          g_signal_emit (self, signals[REQUERIED], 0, cell->id, rows, NULL);
+          assay_agent_restore_next (self);
+          return;
+        }
+    }
+  g_string_append_printf (self->restore_notes,
+                          "- The query of cell %s could not be asked again of %s; `%s` holds its cached result.\n",
+                          cell->id, cell->query->database, cell->query->frame);
+  g_signal_emit (self, signals[REQUERIED], 0, cell->id, (gint64) -1, error->message);
+  assay_agent_restore_next (self);
+}
+
 static void
 assay_agent_restore_next (AssayAgent *self)
 {
   if (self->restore_index < self->restore_codes->len)
     {
+      AssaySessionCell *query = g_ptr_array_index (self->restore_queries, self->restore_index);
+
       g_signal_emit (self, signals[RESTORING], 0, self->restore_index, self->restore_codes->len);
       if (self->task == NULL)
         return;
+      if (query != NULL)
+        {
+          Source *source = assay_agent_find_source (self, query->query->database);
+          g_autoptr(GError) error = NULL;
+          g_autofree char *checked = NULL;
+
+          /* Checked again, as any SQL is before it reaches the server. */
+          if (source == NULL)
+            g_set_error (&error, ASSAY_SOURCE_ERROR, ASSAY_SOURCE_ERROR_CONNECT,
+                         "The database %s is not connected in this session.", query->query->database);
+          else if (self->restore_dir != NULL &&
+                   (checked = assay_sql_check_read_only (query->code, assay_source_get_syntax (source->source),
+                                                    &error)) != NULL)
+            {
+              assay_source_query_async (source->source, query->code, self->cancellable,
+                                        assay_agent_requeried_cb, g_object_ref (self));
+              return;
+            }
+          g_ptr_array_index (self->restore_queries, self->restore_index) = NULL;
+          g_string_append_printf (self->restore_notes,
+                                  "- The query of cell %s could not be asked again of %s; `%s` holds its cached result.\n",
+                                  query->id, query->query->database, query->query->frame);
+          g_signal_emit (self, signals[REQUERIED], 0, query->id, (gint64) -1,
+                         error != NULL ? error->message : _("No folder for the new result"));
+        }
       assay_kernel_session_execute_async (self->kernel,
                                           g_ptr_array_index (self->restore_codes, self->restore_index),
                                           self->cancellable, assay_agent_restored_cell_cb, g_object_ref (self));
@@ -1657,6 +1747,7 @@ assay_agent_restore_next (AssayAgent *self)
       g_clear_pointer (&self->restore_dir, g_free);
     }
   g_clear_pointer (&self->restore_codes, g_ptr_array_unref);
+  g_clear_pointer (&self->restore_queries, g_ptr_array_unref);
   self->needs_restore = FALSE;
   if (self->task != NULL)
     assay_agent_start_step (self);
@@ -1666,7 +1757,9 @@ static void
 assay_agent_start_restore (AssayAgent *self)
 {
   self->restore_codes = g_ptr_array_new_with_free_func (g_free);
+  self->restore_queries = g_ptr_array_new ();
   self->restore_index = 0;
+  g_string_truncate (self->restore_notes, 0);
   for (guint i = 0; i < assay_session_get_n_cells (self->session); i++)
     {
       AssaySessionCell *cell = assay_session_get_cell (self->session, i);
@@ -1680,12 +1773,19 @@ assay_agent_start_restore (AssayAgent *self)
           char *loader = assay_agent_expose_result (self, cell, &error);
 
           if (loader != NULL)
-            g_ptr_array_add (self->restore_codes, loader);
+            {
+              g_ptr_array_add (self->restore_codes, loader);
+              /* Asked again first when the analyst asked for it and the database is here. */
+              g_ptr_array_add (self->restore_queries,
+                               self->requery && cell->query->frame != NULL &&
+                               assay_agent_find_source (self, cell->query->database) != NULL ? cell : NULL);
+            }
           else
             g_debug ("the result of %s is not restored: %s", cell->id, error->message);
           continue;
         }
       g_ptr_array_add (self->restore_codes, g_strdup (cell->code));
+      g_ptr_array_add (self->restore_queries, NULL);
     }
   self->restore_dir = g_dir_make_tmp ("assay-restore-XXXXXX", NULL);
   if (self->restore_dir != NULL)
@@ -2030,6 +2130,8 @@ assay_agent_finalize (GObject *object)
   g_clear_object (&self->masker);
   g_clear_pointer (&self->prices, assay_price_table_unref);
   g_string_free (self->text_held, TRUE);
+  g_string_free (self->restore_notes, TRUE);
+  g_clear_pointer (&self->restore_queries, g_ptr_array_unref);
   g_ptr_array_unref (self->code_held);
   g_ptr_array_unref (self->extractors);
   g_clear_pointer (&self->restore_codes, g_ptr_array_unref);
@@ -2066,6 +2168,10 @@ assay_agent_class_init (AssayAgentClass *klass)
                                          G_TYPE_NONE, 2, G_TYPE_STRING, ASSAY_TYPE_CELL_RESULT);
   signals[RESTORING] = g_signal_new ("restoring", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                      G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_UINT);
+  /* A resumed session's query asked again (assay_agent_set_requery): the cell, its rows now
+   * (-1 when it could not be asked, its cached result used) and why not, or NULL. */
+  signals[REQUERIED] = g_signal_new ("requeried", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                     G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_INT64, G_TYPE_STRING);
   signals[CHECKING] = g_signal_new ("checking", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                     G_TYPE_NONE, 1, G_TYPE_STRING);
   signals[ERROR] = g_signal_new ("error", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -2086,6 +2192,7 @@ assay_agent_init (AssayAgent *self)
   self->datasets = g_ptr_array_new_with_free_func (assay_agent_dataset_free);
   self->sources = g_ptr_array_new_with_free_func (assay_agent_source_free);
   self->text_held = g_string_new (NULL);
+  self->restore_notes = g_string_new (NULL);
   self->code_held = g_ptr_array_new_with_free_func (assay_agent_string_free);
   self->extractors = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_code_extractor_free);
   self->context = g_main_context_ref_thread_default ();
@@ -2175,6 +2282,21 @@ assay_agent_new (AssayLlmProvider   *provider,
     if (assay_session_cell_succeeded (assay_session_get_cell (session, i)))
       self->needs_restore = TRUE;
   return self;
+}
+
+void
+assay_agent_set_requery (AssayAgent *self,
+                         gboolean    requery)
+{
+  g_return_if_fail (ASSAY_IS_AGENT (self));
+  self->requery = requery;
+}
+
+gboolean
+assay_agent_get_requery (AssayAgent *self)
+{
+  g_return_val_if_fail (ASSAY_IS_AGENT (self), FALSE);
+  return self->requery;
 }
 
 gboolean

@@ -136,6 +136,13 @@ void               assay_agent_set_output_budget    (AssayAgent           *self,
 /* The model's context in tokens; the oldest tool outputs are trimmed to stay within it. */
 void               assay_agent_set_context_budget   (AssayAgent           *self,
                                                      gsize                 tokens);
+/* For a resumed session: its successful queries are asked again of their databases (those
+ * added with assay_agent_add_source) when the kernel is rebuilt, instead of loading the cached
+ * results; ::requeried says each, and the model is told. A query that cannot be asked again
+ * loads its cached result. The cached results stay what they were. */
+void               assay_agent_set_requery          (AssayAgent           *self,
+                                                     gboolean              requery);
+gboolean           assay_agent_get_requery          (AssayAgent           *self);
 /* Makes PATH available at /data/<name> (copied into the session) and describes it in the
  * system prompt. DESCRIPTION (dialect, schema summary) may be NULL: the path alone. */
 gboolean           assay_agent_add_dataset          (AssayAgent           *self,
