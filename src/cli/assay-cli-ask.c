@@ -672,6 +672,15 @@ assay_cli_ask_make_masker (AssaySession  *session,
       for (guint j = 0; j < datasets->len && found == NULL; j++)
         if (g_strcmp0 (((const AssaySessionDataset *) g_ptr_array_index (datasets, j))->name, mask->dataset) == 0)
           found = g_ptr_array_index (datasets, j);
+      /* An SQLite dataset's column: "DATABASE.TABLE", as for a connection. */
+      for (guint j = 0; j < datasets->len && found == NULL; j++)
+        {
+          const AssaySessionDataset *candidate = g_ptr_array_index (datasets, j);
+          gsize length = candidate->name != NULL ? strlen (candidate->name) : 0;
+
+          if (length > 0 && strncmp (mask->dataset, candidate->name, length) == 0 && mask->dataset[length] == '.')
+            found = candidate;
+        }
       if (found == NULL || (path = assay_session_resolve (session, found->path)) == NULL)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
