@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <string.h>
 
+#include "assay-data-text.h"
 #include "assay-source.h"
 #include "assay-sqlite-file.h"
 
@@ -282,4 +283,85 @@ assay_sqlite_file_read_schema (const char    *path,
   schema = assay_source_describe_sync (source, ASSAY_SCHEMA_DEFAULT_SAMPLES, cancellable, error);
   assay_source_close (source);
   return schema;
+}
+
+static int
+rows_progress (void *data)
+{
+  return g_cancellable_is_cancelled (data);
+}
+
+GPtrArray *
+assay_sqlite_file_read_rows (const char    *path,
+                             const char    *table,
+                             guint          max_rows,
+                             GStrv         *column_names,
+                             GCancellable  *cancellable,
+                             GError       **error)
+{
+  g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  g_autofree char *quoted = assay_sql_quote_identifier (ASSAY_SQL_SQLITE, table);
+  g_autofree char *sql = g_strdup_printf ("SELECT * FROM %s LIMIT %u", quoted, max_rows);
+  g_autoptr(GCancellable) never = cancellable == NULL ? g_cancellable_new () : NULL;
+  sqlite3 *db = NULL;
+  sqlite3_stmt *stmt = NULL;
+  int rc, n = 0;
+
+  g_return_val_if_fail (path != NULL && table != NULL, NULL);
+
+  rc = sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, NULL);
+  if (rc == SQLITE_OK)
+    {
+      sqlite3_db_config (db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+      sqlite3_db_config (db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+      sqlite3_db_config (db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
+      sqlite3_progress_handler (db, 1000, rows_progress, cancellable != NULL ? cancellable : never);
+      rc = sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL);
+    }
+  if (rc == SQLITE_OK)
+    {
+      n = sqlite3_column_count (stmt);
+      if (column_names != NULL)
+        {
+          *column_names = g_new0 (char *, n + 1);
+          for (int i = 0; i < n; i++)
+            (*column_names)[i] = assay_data_sanitize (sqlite3_column_name (stmt, i), -1, 200);
+        }
+      while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+        {
+          char **row = g_new0 (char *, n + 1);
+
+          for (int i = 0; i < n; i++)
+            switch (sqlite3_column_type (stmt, i))
+              {
+              case SQLITE_NULL:
+                row[i] = g_strdup ("");
+                break;
+              case SQLITE_BLOB:
+                row[i] = g_strdup_printf (_("(%d bytes)"), sqlite3_column_bytes (stmt, i));
+                break;
+              default:
+                row[i] = assay_data_sanitize ((const char *) sqlite3_column_text (stmt, i),
+                                              sqlite3_column_bytes (stmt, i), 200);
+                break;
+              }
+          g_ptr_array_add (rows, row);
+        }
+    }
+  if (rc != SQLITE_DONE)
+    {
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        ;
+      else
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("Cannot read the rows of %s: %s"), table,
+                     db != NULL ? sqlite3_errmsg (db) : sqlite3_errstr (rc));
+      if (column_names != NULL)
+        g_clear_pointer (column_names, g_strfreev);
+      sqlite3_finalize (stmt);
+      sqlite3_close_v2 (db);
+      return NULL;
+    }
+  sqlite3_finalize (stmt);
+  sqlite3_close_v2 (db);
+  return g_steal_pointer (&rows);
 }

@@ -47,6 +47,16 @@ AssaySourceSchema *assay_sqlite_file_read_schema (const char    *path,
                                                   GCancellable  *cancellable,
                                                   GError       **error);
 
+/* The first MAX_ROWS rows of TABLE, each a GStrv of its values as text (sanitised, cut at 200
+ * characters; NULL as "", a blob as its size), and the column names into COLUMN_NAMES. Read
+ * read-only; cancelling stops SQLite. For the window's preview, from a worker. */
+GPtrArray *assay_sqlite_file_read_rows (const char    *path,
+                                        const char    *table,
+                                        guint          max_rows,
+                                        GStrv         *column_names,
+                                        GCancellable  *cancellable,
+                                        GError       **error);
+
 /* The URI that opens /data/NAME read-only in the sandbox, whose folder cannot be written:
  * "file:/data/NAME?mode=ro&immutable=1" (NAME percent-encoded). */
 char    *assay_sqlite_file_sandbox_uri (const char *name);

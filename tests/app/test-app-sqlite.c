@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* An SQLite file dropped on the window (issue 16): it is added like a CSV (copied into the
+ * session with the backup API, described for the model by its schema), and the Data page
+ * shows its tables and views with their rows, each table's columns with types and keys, and
+ * a chosen table's first rows, read in a worker. */
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <sqlite3.h>
+#include <string.h>
+
+#include "assay-dataset-page.h"
+#include "assay-window-private.h"
+#include "gui-test-util.h"
+
+static GSettings *settings;
+
+static void
+close_db (gpointer db)
+{
+  sqlite3_close (db);
+}
+
+static char *
+make_shop (const char *dir)
+{
+  char *path = g_build_filename (dir, "shop.db", NULL);
+  sqlite3 *db = NULL;
+
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db,
+                                 "PRAGMA journal_mode = WAL;"
+                                 "CREATE TABLE customers (id INTEGER PRIMARY KEY, email TEXT NOT NULL, city TEXT);"
+                                 "CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER REFERENCES customers(id), "
+                                 "  amount NUMERIC(10,2), placed DATE);"
+                                 "CREATE VIEW big_orders AS SELECT * FROM orders WHERE amount > 100;"
+                                 "INSERT INTO customers VALUES (1, 'alice@example.com', 'Oslo'), "
+                                 "  (2, 'bob@example.com', 'Riga'), (3, 'carol@example.com', 'Tartu');"
+                                 "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 50) "
+                                 "INSERT INTO orders SELECT i, 1 + i % 3, i * 7.5, '2024-01-' || printf('%02d', 1 + i % 28) FROM n;",
+                                 NULL, NULL, NULL), ==, SQLITE_OK);
+  /* Left open: its rows are in the WAL, and the window must copy them all the same. */
+  g_object_set_data_full (G_OBJECT (settings), "db", db, close_db);
+  return path;
+}
+
+static AssayDatasetPage *
+selected_page (AssayWindow *window)
+{
+  return assay_data_preview_get_selected_page (assay_window_get_data_preview (window));
+}
+
+static gboolean
+schema_shown (gpointer data)
+{
+  AssayDatasetPage *page = selected_page (data);
+
+  return page != NULL && g_strcmp0 (assay_dataset_page_get_state (page), "database") == 0;
+}
+
+typedef struct
+{
+  AssayWindow *window;
+  guint        n;
+} RowsWanted;
+
+static gboolean
+rows_shown (gpointer data)
+{
+  RowsWanted *wanted = data;
+  AssayDatasetPage *page = selected_page (wanted->window);
+  GListModel *rows = page != NULL ? assay_dataset_page_get_table_rows (page) : NULL;
+
+  return rows != NULL && g_list_model_get_n_items (rows) == wanted->n;
+}
+
+static gboolean
+datasets_described (gpointer data)
+{
+  return assay_window_get_datasets_described (data);
+}
+
+static const char *
+cell (GListModel *rows,
+      guint       row,
+      guint       column)
+{
+  g_autoptr(GtkStringList) item = g_list_model_get_item (rows, row);
+
+  /* The store holds the item: the string outlives this reference. */
+  return gtk_string_list_get_string (item, column);
+}
+
+static GtkWidget *
+find_table_row (GtkWidget  *list,
+                const char *name)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (list); child != NULL; child = gtk_widget_get_next_sibling (child))
+    if (ADW_IS_EXPANDER_ROW (child) && g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (child)), name) == 0)
+      return child;
+  return NULL;
+}
+
+static void
+test_drop_sqlite (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("assay-gui-sqlite-XXXXXX", NULL);
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  AssayWindow *window;
+  AssaySession *session;
+  const AssaySessionDataset *dataset;
+  AssayDatasetPage *page;
+  GtkWidget *list;
+  GtkWidget *orders;
+  GtkWidget *customers;
+  GtkWidget *view;
+  GListModel *rows;
+  RowsWanted wanted;
+
+  g_settings_set_string (settings, "provider", "openai");
+  path = make_shop (dir);
+  file = g_file_new_for_path (path);
+  window = g_object_ref (assay_window_new (NULL));
+  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
+  gtk_window_present (GTK_WINDOW (window));
+  gui_spin (100);
+
+  /* Through the window's drop target, as a drag from the file manager. */
+  {
+    g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (window));
+    GtkDropTarget *target = NULL;
+    GSList *files = g_slist_prepend (NULL, file);
+    GValue value = G_VALUE_INIT;
+    gboolean accepted = FALSE;
+
+    for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+      {
+        g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
+
+        if (GTK_IS_DROP_TARGET (controller))
+          target = GTK_DROP_TARGET (controller);
+      }
+    g_assert_nonnull (target);
+    g_value_init (&value, GDK_TYPE_FILE_LIST);
+    g_value_take_boxed (&value, gdk_file_list_new_from_list (files));
+    g_signal_emit_by_name (target, "drop", &value, 0.0, 0.0, &accepted);
+    g_assert_true (accepted);
+    g_value_unset (&value);
+    g_slist_free (files);
+  }
+  gui_wait_files_added (window);
+  session = assay_window_get_session (window);
+  g_assert_nonnull (session);
+  g_assert_cmpuint (assay_session_get_datasets (session)->len, ==, 1);
+  dataset = g_ptr_array_index (assay_session_get_datasets (session), 0);
+  g_assert_cmpstr (dataset->name, ==, "shop.db");
+  g_assert_nonnull (strstr (assay_window_get_last_toast (window), "Added shop.db"));
+
+  /* The model is told its schema and how to open it read-only. */
+  gui_wait (datasets_described, window, 60, "the dataset's description");
+  dataset = g_ptr_array_index (assay_session_get_datasets (session), 0);
+  g_assert_nonnull (strstr (dataset->description, "an SQLite database, at /data/shop.db"));
+  g_assert_nonnull (strstr (dataset->description, "immutable=1"));
+
+  /* The Data page: tables and views with their rows, columns with types and keys. */
+  adw_view_stack_set_visible_child_name (window->view_stack, "data");
+  gui_wait (schema_shown, window, 60, "the database's schema on the Data page");
+  page = selected_page (window);
+  list = GTK_WIDGET (assay_dataset_page_get_tables_list (page));
+  g_assert_cmpuint (gui_count (list, ADW_TYPE_EXPANDER_ROW), ==, 3);
+  g_assert_nonnull (gui_find (GTK_WIDGET (page), GTK_TYPE_LABEL, "database: 2 tables, 1 view"));
+  orders = find_table_row (list, "orders");
+  customers = find_table_row (list, "customers");
+  g_assert_nonnull (orders);
+  g_assert_nonnull (customers);
+  g_assert_nonnull (find_table_row (list, "big_orders"));
+  g_assert_cmpstr (adw_expander_row_get_subtitle (ADW_EXPANDER_ROW (orders)), ==, "Table · 50 rows");
+  g_assert_cmpstr (adw_expander_row_get_subtitle (ADW_EXPANDER_ROW (customers)), ==, "Table · 3 rows");
+  g_assert_cmpstr (adw_expander_row_get_subtitle (ADW_EXPANDER_ROW (find_table_row (list, "big_orders"))), ==, "View");
+  {
+    GtkWidget *column = gui_find (orders, ADW_TYPE_ACTION_ROW, "customer_id");
+
+    g_assert_nonnull (column);
+    g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (column)), ==, "INTEGER · → customers(id)");
+    column = gui_find (orders, ADW_TYPE_ACTION_ROW, "amount");
+    g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (column)), ==, "NUMERIC(10,2)");
+    column = gui_find (customers, ADW_TYPE_ACTION_ROW, "id");
+    g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (column)), ==, "INTEGER · primary key");
+    column = gui_find (customers, ADW_TYPE_ACTION_ROW, "email");
+    g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (column)), ==, "TEXT · not null");
+  }
+
+  /* The first table's first rows come at once, read in a worker. */
+  g_assert_cmpstr (assay_dataset_page_get_shown_table (page), ==, "customers");
+  wanted.window = window;
+  wanted.n = 3;
+  gui_wait (rows_shown, &wanted, 60, "the first table's rows");
+  rows = assay_dataset_page_get_table_rows (page);
+  g_assert_cmpstr (cell (rows, 0, 0), ==, "1");
+  g_assert_cmpstr (cell (rows, 0, 1), ==, "alice@example.com");
+  g_assert_cmpstr (cell (rows, 2, 2), ==, "Tartu");
+
+  /* Choosing another table (its "Show Rows" button) shows its rows. */
+  {
+    GtkWidget *button = gui_find (orders, GTK_TYPE_BUTTON, NULL);
+
+    g_assert_nonnull (button);
+    g_signal_emit_by_name (button, "clicked");
+  }
+  g_assert_cmpstr (assay_dataset_page_get_shown_table (page), ==, "orders");
+  wanted.n = 50;
+  gui_wait (rows_shown, &wanted, 60, "the orders' rows");
+  rows = assay_dataset_page_get_table_rows (page);
+  g_assert_cmpstr (cell (rows, 49, 0), ==, "50");
+  g_assert_cmpstr (cell (rows, 0, 2), ==, "7.5");
+  view = GTK_WIDGET (assay_dataset_page_get_table_rows_view (page));
+  g_assert_cmpuint (g_list_model_get_n_items (gtk_column_view_get_columns (GTK_COLUMN_VIEW (view))), ==, 4);
+  g_assert_true (gui_find (GTK_WIDGET (page), GTK_TYPE_LABEL, "orders: 50 rows") != NULL);
+
+  adw_expander_row_set_expanded (ADW_EXPANDER_ROW (orders), TRUE);
+  assay_window_dismiss_toast (window);
+  gui_save_screenshot (GTK_WIDGET (window), "sqlite.png");
+
+  gui_close_window (window);
+  g_object_set_data (G_OBJECT (settings), "db", NULL);
+  g_settings_reset (settings, "provider");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  gui_test_init (&argc, &argv);
+  settings = g_settings_new ("org.assay.Assay");
+  g_test_add_func ("/app/sqlite/drop", test_drop_sqlite);
+  {
+    int status = g_test_run ();
+
+    g_object_unref (settings);
+    return status;
+  }
+}
