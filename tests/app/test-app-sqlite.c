@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 #include <string.h>
 
+#include "assay-column-profile-panel.h"
 #include "assay-dataset-page.h"
 #include "assay-window-private.h"
 #include "gui-test-util.h"
@@ -217,6 +218,9 @@ test_drop_sqlite (void)
   view = GTK_WIDGET (assay_dataset_page_get_table_rows_view (page));
   g_assert_cmpuint (g_list_model_get_n_items (gtk_column_view_get_columns (GTK_COLUMN_VIEW (view))), ==, 4);
   g_assert_true (gui_find (GTK_WIDGET (page), GTK_TYPE_LABEL, "orders: 50 rows") != NULL);
+
+  /* The column panel profiles a text file's column: a database has its own schema instead. */
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (assay_data_preview_get_panel (assay_window_get_data_preview (window)))));
 
   adw_expander_row_set_expanded (ADW_EXPANDER_ROW (orders), TRUE);
   assay_window_dismiss_toast (window);

@@ -46,6 +46,8 @@ assay_data_preview_update_panel (AssayDataPreview *self)
   AssayDataset *dataset;
   int column;
 
+  gtk_widget_set_visible (GTK_WIDGET (self->panel), TRUE);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->panel_button), TRUE);
   if (page == NULL)
     {
       assay_column_profile_panel_set_column (self->panel, NULL, NULL, 0);
@@ -54,6 +56,16 @@ assay_data_preview_update_panel (AssayDataPreview *self)
       return;
     }
   dataset = assay_dataset_page_get_dataset (page);
+  /* A database's page shows its own schema: the panel profiles a table's column and tells how
+   * a text file is read, neither of which it has. */
+  {
+    gboolean database = dataset != NULL && assay_dataset_is_database (dataset);
+
+    gtk_widget_set_visible (GTK_WIDGET (self->panel), !database);
+    gtk_widget_set_sensitive (GTK_WIDGET (self->panel_button), !database);
+    if (database)
+      return;
+  }
   column = assay_dataset_page_get_selected_column (page);
   assay_column_profile_panel_set_column (self->panel, dataset,
                                          column >= 0 ? assay_dataset_page_get_column_name (page, column) : NULL,
