@@ -97,10 +97,13 @@ assay_sqlite_file_check_header (const char  *data,
   if (pages > 0 && read_be32 (h + 24) == read_be32 (h + 92) &&
       file_size < (guint64) pages * page_size)
     {
+      g_autofree char *expected = g_strdup_printf ("%" G_GUINT64_FORMAT, (guint64) pages * page_size);
+      g_autofree char *found = g_strdup_printf ("%" G_GUINT64_FORMAT, file_size);
+
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   _("%s is an SQLite database cut short: its header says %u pages of %u bytes (%" G_GUINT64_FORMAT
-                     " bytes), the file has %" G_GUINT64_FORMAT " bytes"),
-                   name, pages, page_size, (guint64) pages * page_size, file_size);
+                   _("%s is an SQLite database cut short: its header says %u pages of %u bytes (%s bytes), "
+                     "the file has %s bytes"),
+                   name, pages, page_size, expected, found);
       return FALSE;
     }
   if (file_size < page_size)
