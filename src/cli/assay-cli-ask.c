@@ -681,7 +681,12 @@ assay_cli_ask_make_masker (AssaySession  *session,
           gsize length = candidate->name != NULL ? strlen (candidate->name) : 0;
 
           if (length > 0 && strncmp (mask->dataset, candidate->name, length) == 0 && mask->dataset[length] == '.')
-            found = candidate;
+            {
+              g_autofree char *candidate_path = assay_session_resolve (session, candidate->path);
+
+              if (candidate_path != NULL && assay_sqlite_file_is_database (candidate_path))
+                found = candidate;
+            }
         }
       if (found == NULL || (path = assay_session_resolve (session, found->path)) == NULL)
         {
