@@ -9,6 +9,9 @@
 #include <sqlite3.h>
 #include <string.h>
 
+#include <json-glib/json-glib.h>
+
+#include "assay-chat-view.h"
 #include "assay-column-profile-panel.h"
 #include "assay-dataset-page.h"
 #include "assay-window-private.h"
@@ -231,6 +234,139 @@ test_drop_sqlite (void)
   g_settings_reset (settings, "provider");
 }
 
+static char *
+json_literal (const char *text)
+{
+  g_autoptr(JsonNode) node = json_node_init_string (json_node_alloc (), text);
+
+  return json_to_string (node, FALSE);
+}
+
+static gboolean
+is_idle (gpointer data)
+{
+  return !assay_window_get_busy (data);
+}
+
+/* Each request body the fake server logged, as JSON text. */
+static GPtrArray *
+logged_bodies (const char *log_path)
+{
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+  GPtrArray *bodies = g_ptr_array_new_with_free_func (g_free);
+
+  if (!g_file_get_contents (log_path, &contents, NULL, NULL))
+    return bodies;
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      JsonObject *entry;
+
+      if (*lines[i] == '\0')
+        continue;
+      g_assert_true (json_parser_load_from_data (parser, lines[i], -1, NULL));
+      entry = json_node_get_object (json_parser_get_root (parser));
+      if (g_strcmp0 (json_object_get_string_member (entry, "method"), "POST") != 0)
+        continue;
+      g_ptr_array_add (bodies, json_to_string (json_object_get_member (entry, "body"), FALSE));
+    }
+  return bodies;
+}
+
+/* The switch of a table's column on the Data page masks it in the session ("shop.db.customers",
+ * "email", as for a connection), and a question then sends none of its values, whatever the
+ * cell printed with pd.read_sql, while the analyst's record keeps them. */
+static void
+test_masked_question (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("assay-gui-sqlite-XXXXXX", NULL);
+  g_autofree char *path = NULL;
+  g_autofree char *base_url = NULL;
+  g_autofree char *log_path = NULL;
+  g_autofree char *code = NULL;
+  g_autofree char *arguments = NULL;
+  g_autofree char *script = NULL;
+  g_autoptr(GSubprocess) server = NULL;
+  g_autoptr(GPtrArray) bodies = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(AssayLlmProvider) provider = NULL;
+  AssayWindow *window;
+  AssaySession *session;
+  GtkWidget *customers;
+  GtkWidget *email;
+  GtkWidget *toggle;
+  gboolean placeholder = FALSE;
+
+  code = json_literal ("import sqlite3\nimport pandas as pd\n"
+                       "con = sqlite3.connect('file:/data/shop.db?mode=ro&immutable=1', uri=True)\n"
+                       "print(pd.read_sql('SELECT email, city FROM customers', con).to_string())\n");
+  {
+    g_autofree char *inner = g_strdup_printf ("{\"code\": %s, \"description\": \"Look\"}", code);
+
+    arguments = json_literal (inner);
+  }
+  script = g_strdup_printf ("{\"responses\": ["
+                            "{\"flavor\": \"openai\", \"turn\": {\"tool_calls\": [{\"name\": \"execute_python\", "
+                            "\"arguments\": %s}]}},"
+                            "{\"flavor\": \"openai\", \"turn\": {\"text\": \"Three customers.\"}}]}", arguments);
+  server = gui_fake_server_start_on (NULL, script, &base_url, &log_path);
+
+  g_settings_set_string (settings, "provider", "openai");
+  path = make_shop (dir);
+  file = g_file_new_for_path (path);
+  window = g_object_ref (assay_window_new (NULL));
+  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
+  gtk_window_present (GTK_WINDOW (window));
+  gui_spin (100);
+  provider = assay_openai_provider_new (base_url, NULL);
+  assay_window_set_provider (window, provider, "fake-model", FALSE);
+  gui_add_files (window, &file, 1);
+  session = assay_window_get_session (window);
+  g_assert_nonnull (session);
+  assay_conversation_set_auto_run (assay_window_get_conversation (window), TRUE);
+
+  adw_view_stack_set_visible_child_name (window->view_stack, "data");
+  gui_wait (schema_shown, window, 60, "the database's schema on the Data page");
+  customers = find_table_row (GTK_WIDGET (assay_dataset_page_get_tables_list (selected_page (window))), "customers");
+  email = gui_find (customers, ADW_TYPE_ACTION_ROW, "email");
+  g_assert_nonnull (email);
+  toggle = gui_find (email, GTK_TYPE_SWITCH, NULL);
+  g_assert_nonnull (toggle);
+  g_assert_false (gtk_switch_get_active (GTK_SWITCH (toggle)));
+  gtk_switch_set_active (GTK_SWITCH (toggle), TRUE);
+  g_assert_true (assay_session_is_column_masked (session, "shop.db.customers", "email"));
+  g_assert_false (assay_session_is_column_masked (session, "shop.db.customers", "city"));
+  g_assert_cmpint (assay_session_get_privacy_mode (session), ==, ASSAY_PRIVACY_MASKED);
+  g_assert_true (gtk_switch_get_active (GTK_SWITCH (toggle)));
+
+  assay_chat_view_set_composer_text (assay_window_get_chat_view (window), "Who are the customers?");
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.send", NULL);
+  gui_wait (is_idle, window, 120, "the question to end");
+
+  bodies = logged_bodies (log_path);
+  g_assert_cmpuint (bodies->len, ==, 2);
+  for (guint i = 0; i < bodies->len; i++)
+    {
+      const char *body = g_ptr_array_index (bodies, i);
+
+      if (strstr (body, "@example.com") != NULL)
+        g_error ("request %u holds a masked email: %s", i + 1, body);
+      placeholder |= strstr (body, "⟨email") != NULL;
+    }
+  g_assert_true (placeholder);
+  /* The city may go, and does. */
+  g_assert_nonnull (strstr (g_ptr_array_index (bodies, 1), "Tartu"));
+  /* The analyst's record has the real values. */
+  g_assert_cmpuint (assay_session_get_n_cells (session), ==, 1);
+
+  gui_close_window (window);
+  gui_fake_server_stop (server, log_path);
+  g_object_set_data (G_OBJECT (settings), "db", NULL);
+  g_settings_reset (settings, "provider");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -238,6 +374,7 @@ main (int   argc,
   gui_test_init (&argc, &argv);
   settings = g_settings_new ("org.assay.Assay");
   g_test_add_func ("/app/sqlite/drop", test_drop_sqlite);
+  g_test_add_func ("/app/sqlite/masked-question", test_masked_question);
   {
     int status = g_test_run ();
 

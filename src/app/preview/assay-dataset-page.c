@@ -53,6 +53,8 @@ struct _AssayDatasetPage
   char              *shown_table;
   GListStore        *table_rows;   /* GtkStringList per row */
   GCancellable      *rows_cancellable;
+  GPtrArray         *mask_switches; /* GtkSwitch*, one per column of a database's tables */
+  gboolean           setting_masks;
 
   char              *path;
   AssayCsvDialect   *override;
@@ -81,6 +83,13 @@ enum {
 };
 
 static GParamSpec *properties[N_PROPS];
+
+enum {
+  TABLE_MASK_TOGGLED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
 
 typedef struct
 {
@@ -761,6 +770,33 @@ assay_dataset_page_table_clicked (GtkButton        *button,
   assay_dataset_page_show_table (self, g_object_get_data (G_OBJECT (button), "table"));
 }
 
+/* The analyst flipped a column's switch: the owner records it and sets the masked columns. */
+static void
+assay_dataset_page_mask_switched (GtkSwitch        *mask,
+                                  GParamSpec       *pspec,
+                                  AssayDatasetPage *self)
+{
+  if (self->setting_masks)
+    return;
+  g_signal_emit (self, signals[TABLE_MASK_TOGGLED], 0, g_object_get_data (G_OBJECT (mask), "table"),
+                 g_object_get_data (G_OBJECT (mask), "column"), gtk_switch_get_active (mask));
+}
+
+static void
+assay_dataset_page_sync_mask_switches (AssayDatasetPage *self)
+{
+  self->setting_masks = TRUE;
+  for (guint i = 0; i < self->mask_switches->len; i++)
+    {
+      GtkSwitch *mask = g_ptr_array_index (self->mask_switches, i);
+      g_autofree char *key = g_strconcat (g_object_get_data (G_OBJECT (mask), "table"), ".",
+                                          g_object_get_data (G_OBJECT (mask), "column"), NULL);
+
+      gtk_switch_set_active (mask, g_hash_table_contains (self->masked, key));
+    }
+  self->setting_masks = FALSE;
+}
+
 static char *
 assay_dataset_page_describe_column (AssaySourceTable  *table,
                                     AssaySourceColumn *column)
@@ -794,6 +830,8 @@ assay_dataset_page_show_database (AssayDatasetPage *self)
 
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->tables_list))) != NULL)
     gtk_list_box_remove (self->tables_list, child);
+  g_ptr_array_set_size (self->mask_switches, 0);
+  self->setting_masks = TRUE;
   for (guint i = 0; i < schema->tables->len; i++)
     {
       AssaySourceTable *table = g_ptr_array_index (schema->tables, i);
@@ -835,14 +873,29 @@ assay_dataset_page_show_database (AssayDatasetPage *self)
           g_autofree char *clean = assay_data_sanitize (described, -1, 300);
           GtkWidget *column_row = adw_action_row_new ();
 
+          GtkWidget *mask = gtk_switch_new ();
+          g_autofree char *key = g_strconcat (table->name, ".", column->name, NULL);
+
           adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (column_row), FALSE);
           adw_preferences_row_set_title (ADW_PREFERENCES_ROW (column_row), column_name);
           adw_action_row_set_subtitle (ADW_ACTION_ROW (column_row), clean);
+          /* As the panel's switch for a text file's column. */
+          gtk_widget_set_valign (mask, GTK_ALIGN_CENTER);
+          gtk_widget_set_tooltip_text (mask, _("Never Send Values to the Model"));
+          gtk_accessible_update_property (GTK_ACCESSIBLE (mask), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                          _("Never Send Values to the Model"), -1);
+          g_object_set_data_full (G_OBJECT (mask), "table", g_strdup (table->name), g_free);
+          g_object_set_data_full (G_OBJECT (mask), "column", g_strdup (column->name), g_free);
+          gtk_switch_set_active (GTK_SWITCH (mask), g_hash_table_contains (self->masked, key));
+          g_signal_connect (mask, "notify::active", G_CALLBACK (assay_dataset_page_mask_switched), self);
+          adw_action_row_add_suffix (ADW_ACTION_ROW (column_row), mask);
+          g_ptr_array_add (self->mask_switches, mask);
           adw_expander_row_add_row (ADW_EXPANDER_ROW (row), column_row);
         }
       g_object_set_data_full (G_OBJECT (row), "table", g_strdup (table->name), g_free);
       gtk_list_box_append (self->tables_list, row);
     }
+  self->setting_masks = FALSE;
   tables_text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u table", "%u tables", n_tables), n_tables);
   views_text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u view", "%u views", n_views), n_views);
   /* Translators: "SQLite 3.40.1 database: 2 tables, 1 view". */
@@ -970,6 +1023,7 @@ assay_dataset_page_dispose (GObject *object)
   if (self->table_rows_view != NULL)
     assay_dataset_page_clear_rows_view (self);
   g_clear_object (&self->rows_cancellable);
+  g_ptr_array_set_size (self->mask_switches, 0);
   gtk_widget_dispose_template (GTK_WIDGET (self), ASSAY_TYPE_DATASET_PAGE);
   self->strip = NULL;
   g_clear_object (&self->dataset);
@@ -989,6 +1043,7 @@ assay_dataset_page_finalize (GObject *object)
   assay_dataset_page_free_override (self->override);
   g_array_unref (self->columns);
   g_hash_table_unref (self->masked);
+  g_ptr_array_unref (self->mask_switches);
 
   G_OBJECT_CLASS (assay_dataset_page_parent_class)->finalize (object);
 }
@@ -1067,6 +1122,12 @@ assay_dataset_page_class_init (AssayDatasetPageClass *klass)
                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  /* ::table-mask-toggled (const char *table, const char *column, gboolean masked): the
+   * analyst flipped "Never Send Values to the Model" of a database table's column. */
+  signals[TABLE_MASK_TOGGLED] = g_signal_new ("table-mask-toggled", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                              0, NULL, NULL, NULL, G_TYPE_NONE, 3,
+                                              G_TYPE_STRING, G_TYPE_STRING, G_TYPE_BOOLEAN);
+
   assay_app_ensure_resources ();
   gtk_widget_class_set_template_from_resource (widget_class, "/org/assay/Assay/ui/assay-dataset-page.ui");
   gtk_widget_class_bind_template_child (widget_class, AssayDatasetPage, stack);
@@ -1091,6 +1152,7 @@ assay_dataset_page_init (AssayDatasetPage *self)
 {
   self->columns = g_array_new (FALSE, TRUE, sizeof (ColumnUi));
   self->masked = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->mask_switches = g_ptr_array_new ();
   self->selected_column = -1;
   gtk_widget_init_template (GTK_WIDGET (self));
 
@@ -1266,6 +1328,7 @@ assay_dataset_page_set_masked_columns (AssayDatasetPage   *self,
       gtk_widget_set_visible (ui->mask_icon,
                               g_hash_table_contains (self->masked, gtk_column_view_column_get_title (ui->column)));
     }
+  assay_dataset_page_sync_mask_switches (self);
 }
 
 gboolean
