@@ -118,6 +118,27 @@ tap.check('poppler is built with its GLib binding and without Qt',
           any(m.get('name') == 'poppler' and '-DENABLE_GLIB=ON' in m.get('config-opts', [])
               and '-DENABLE_QT5=OFF' in m.get('config-opts', []) and '-DENABLE_QT6=OFF' in m.get('config-opts', [])
               for m in modules if isinstance(m, dict)))
+# Every library meson.build asks for: in the runtime (org.gnome.Platform and the freedesktop
+# runtime under it), or built by a module of the manifest.
+FROM_RUNTIME = {'glib-2.0', 'gio-2.0', 'gio-unix-2.0', 'gtk4', 'libadwaita-1', 'gtksourceview-5',
+                'json-glib-1.0', 'libcurl', 'libsecret-1', 'cairo-pdf', 'pangocairo', 'sqlite3',
+                'libseccomp', 'zlib', 'x11'}
+FROM_MODULE = {'md4c': 'md4c', 'uchardet': 'uchardet', 'libzip': 'libzip', 'xlsxwriter': 'libxlsxwriter',
+               'poppler-glib': 'poppler', 'libpq': 'libpq', 'libmariadb': 'libmariadb'}
+wanted = set()
+for root, _, files in os.walk(os.path.join(source, 'src')):
+    for name in files:
+        if name == 'meson.build':
+            wanted |= set(re.findall(r"dependency\('([^']+)'", open(os.path.join(root, name), encoding='utf-8').read()))
+wanted |= set(re.findall(r"dependency\('([^']+)'", open(os.path.join(source, 'meson.build'), encoding='utf-8').read()))
+unknown = sorted(d for d in wanted if d not in FROM_RUNTIME and d not in FROM_MODULE)
+unbuilt = sorted(d for d in wanted if d in FROM_MODULE and FROM_MODULE[d] not in names)
+tap.check('every library meson.build needs is in the runtime or built by a module (libpq, libmariadb…)',
+          wanted and not unknown and not unbuilt,
+          'not known to be in the runtime: ' + ', '.join(unknown), 'no module builds: ' + ', '.join(unbuilt))
+tap.check('libmariadb is built alone from the connector in MariaDB\'s source, with its pkg-config file in lib/',
+          any(m.get('name') == 'libmariadb' and m.get('subdir') == 'libmariadb'
+              and '-DINSTALL_PCDIR=lib/pkgconfig' in m.get('config-opts', []) for m in modules if isinstance(m, dict)))
 last = modules[-1] if modules and isinstance(modules[-1], dict) else {}
 project = open(os.path.join(source, 'meson.build'), encoding='utf-8').read()
 tap.check('the last module is Assay itself, built with meson from this tree',

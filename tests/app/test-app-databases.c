@@ -26,6 +26,7 @@
 #include "assay-code-review.h"
 #include "assay-connect-dialog.h"
 #include "assay-keyring.h"
+#include "assay-rerun-dialog.h"
 #include "assay-llm-provider.h"
 #include "assay-step-card.h"
 #include "assay-window-private.h"
@@ -704,6 +705,108 @@ test_run_sql (void)
   assert_not_in_folder (session_dir, reader_password);
 }
 
+/* ---- run again: the queries asked again of the database ----------------------------------- */
+
+static AssayRerunDialog *
+find_rerun_dialog (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();  /* transfer none */
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWidget) widget = g_list_model_get_item (toplevels, i);
+
+      if (ASSAY_IS_RERUN_DIALOG (widget) && gtk_widget_get_visible (widget))
+        return ASSAY_RERUN_DIALOG (widget);
+    }
+  return NULL;
+}
+
+static gboolean
+rerun_can_run (gpointer data)
+{
+  return assay_rerun_dialog_get_can_run (data);
+}
+
+static void
+rerun_opened_cb (AssayRerunDialog *dialog,
+                 const char       *dir,
+                 gboolean          changes,
+                 char            **opened)
+{
+  g_free (*opened);
+  *opened = g_strdup (dir);
+}
+
+static gboolean
+rerun_shown (gpointer data)
+{
+  char **opened = data;
+  AssaySession *session = assay_window_get_session (window);
+
+  return *opened != NULL && !assay_window_get_opening (window) && session != NULL &&
+         g_strcmp0 (assay_session_get_dir (session), *opened) == 0;
+}
+
+static void
+test_rerun (void)
+{
+  g_autofree char *opened = NULL;
+  g_autofree char *out = NULL;
+  AssayRerunDialog *dialog;
+  AssaySession *session;
+  const AssaySessionCell *cell = NULL;
+
+  g_assert_nonnull (window);
+  /* A session of queries only, no dataset: it can be run again, its database asked again. */
+  g_assert_cmpuint (assay_session_get_datasets (assay_window_get_session (window))->len, ==, 0);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.rerun", NULL);
+  dialog = find_rerun_dialog ();
+  g_assert_nonnull (dialog);
+  g_object_ref (dialog);
+  g_assert_nonnull (assay_rerun_dialog_get_source_status (dialog, "shop"));
+  gui_wait (rerun_can_run, dialog, 30, "the database's password from the keyring");
+  g_assert_cmpstr (assay_rerun_dialog_get_source_status (dialog, "shop"), ==,
+                   "Asked again with its password from the keyring");
+  {
+    GtkWidget *row = gui_find (GTK_WIDGET (dialog), ADW_TYPE_ACTION_ROW, "shop");
+
+    g_assert_nonnull (row);
+    g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)), ==, connection_url);
+  }
+  gui_save_screenshot (GTK_WIDGET (dialog), "rerun-databases.png");
+
+  /* A sixth city since the question: the run asks the database, not the cache. */
+  out = db_query ("INSERT INTO customers VALUES (9001, 'New', NULL, 'Vilnius'); "
+                  "INSERT INTO orders VALUES (9001, 9001, now(), 'paid'); "
+                  "INSERT INTO order_items VALUES (9001, 1, 1, 1.25)");
+  g_assert_null (strstr (out, "error"));
+  g_signal_connect (dialog, "open-session", G_CALLBACK (rerun_opened_cb), &opened);
+  gtk_widget_activate_action (GTK_WIDGET (dialog), "rerun.run", NULL);
+  g_assert_true (assay_rerun_dialog_get_running (dialog));
+  gui_wait (rerun_shown, &opened, 180, "the new session to be opened");
+  g_assert_null (assay_rerun_dialog_get_message (dialog));
+  g_signal_handlers_disconnect_by_data (dialog, &opened);
+  g_object_unref (dialog);
+
+  session = assay_window_get_session (window);
+  g_assert_cmpstr (assay_session_get_rerun_of (session), ==, session_dir);
+  for (guint i = 0; i < assay_session_get_n_cells (session); i++)
+    if (assay_session_get_cell (session, i)->kind == ASSAY_CELL_KIND_SQL)
+      cell = assay_session_get_cell (session, i);
+  g_assert_nonnull (cell);
+  g_assert_cmpint (cell->status, ==, ASSAY_CELL_OK);
+  g_assert_cmpstr (cell->code, ==, EDITED_SQL);
+  g_assert_cmpint (cell->query->rows, ==, 6);
+  g_assert_cmpuint (assay_session_get_sources (session)->len, ==, 1);
+  assert_not_in_folder (assay_session_get_dir (session), reader_password);
+
+  g_free (out);
+  out = db_query ("DELETE FROM order_items WHERE order_id = 9001; DELETE FROM orders WHERE id = 9001; "
+                  "DELETE FROM customers WHERE id = 9001");
+  g_assert_null (strstr (out, "error"));
+}
+
 static gboolean
 not_waiting_connections (gpointer data)
 {
@@ -788,6 +891,7 @@ main (int   argc,
 
   g_test_add_func ("/assay/app/databases/connect-dialog", test_connect_dialog);
   g_test_add_func ("/assay/app/databases/run-sql", test_run_sql);
+  g_test_add_func ("/assay/app/databases/rerun", test_rerun);
   g_test_add_func ("/assay/app/databases/reopen", test_reopen);
   status = g_test_run ();
 

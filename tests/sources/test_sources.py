@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -368,6 +369,64 @@ try:
            "ask --resume: the query's DataFrame restored from the cached result, without the database",
            resumed.stdout + resumed.stderr)
 
+    # ---- the reproducible bundle: the query's result kept, or the database asked again ----
+    def bundle(name, *flags):
+        path = os.path.join(r.workdir, name + ".zip")
+        done = cli(["export", os.path.join(r.workdir, "session"), "--format", "bundle", "-o", path] + list(flags))
+        folder = os.path.join(r.workdir, name)
+        if done.returncode == 0:
+            with zipfile.ZipFile(path) as archive:
+                archive.extractall(folder)
+        tops = os.listdir(folder) if os.path.isdir(folder) else []
+        return done, os.path.join(folder, tops[0]) if len(tops) == 1 else folder
+
+    def analysis(top, *args, env_extra=None):
+        env = {k: v for k, v in os.environ.items() if k not in ("PGPASSWORD", "MYSQL_PWD")}
+        env.update(env_extra or {})
+        # Debian's Python, whose pandas, psycopg2 and MySQLdb the README names.
+        return subprocess.run(["/usr/bin/python3", "analysis.py", "--data-dir", "data"] + list(args),
+                              cwd=top, capture_output=True, text=True, env=env, timeout=300)
+
+    done, with_data = bundle("bundle", "--with-data")
+    script = open(os.path.join(with_data, "analysis.py")).read() if done.returncode == 0 else ""
+    readme = open(os.path.join(with_data, "README.md")).read() if done.returncode == 0 else ""
+    sums = open(os.path.join(with_data, "datasets.sha256")).read() if done.returncode == 0 else ""
+    kept = os.path.join(with_data, "queries", "cell-1.aqr")
+    report(done.returncode == 0 and os.path.isfile(kept) and os.path.isfile(os.path.join(with_data, "assay_frames.py"))
+           and open(kept, "rb").read() == open(cached, "rb").read()
+           and "queries/cell-1.aqr" in sums and "--requery" in readme and "--db shop=URL" in readme
+           and (target.password is None or target.password not in script + readme),
+           "bundle --with-data: the SQL cell's result kept in queries/ with its loader, its hash listed, "
+           "the README says how to ask again (no password)", done.stderr + readme)
+    ran = analysis(with_data)
+    report(ran.returncode == 0 and "%d rows × 2 columns" % len(rows) in ran.stdout
+           and "%s %s" % (top_city, top_revenue) in ran.stdout,
+           "bundle: analysis.py loads the kept result, the next cell prints the same answer",
+           ran.stdout + ran.stderr)
+    notebook = json.load(open(os.path.join(with_data, "notebook.ipynb"))) if done.returncode == 0 else {}
+    code_cells = [c for c in notebook.get("cells", []) if c.get("cell_type") == "code"]
+    first_code = next(("".join(c["source"]) for c in code_cells if "assay_frames" in "".join(c["source"])), "")
+    report('assay_frames.load("queries/cell-1.aqr")' in first_code and "by_city =" in first_code
+           and not any("JOIN orders" in "".join(c["source"]) for c in code_cells)
+           and any("```" in "".join(c["source"]) and "JOIN orders" in "".join(c["source"])
+                   for c in notebook.get("cells", []) if c.get("cell_type") == "markdown"),
+           "bundle: the notebook shows the SQL and loads its result instead of running SQL as Python",
+           first_code)
+    done, without = bundle("bundle-nodata")
+    ran = analysis(without)
+    report(done.returncode == 0 and not os.path.exists(os.path.join(without, "queries"))
+           and ran.returncode == 1 and "cell c1 reads the result of a query on the database shop" in ran.stderr
+           and "--db shop=URL" in ran.stderr and "Traceback" not in ran.stderr,
+           "bundle without data: the SQL cell says plainly how to get its result (exit 1)", ran.stderr)
+    html_path = os.path.join(r.workdir, "report.html")
+    done = cli(["export", os.path.join(r.workdir, "session"), "--format", "html", "-o", html_path])
+    html = open(html_path).read() if done.returncode == 0 else ""
+    report("SQL on the database shop: %d rows, loaded as the DataFrame by_city." % len(rows) in html,
+           "report: the SQL cell says its database, its rows and its DataFrame", done.stderr + html[:2000])
+    ran = analysis(with_data, "--db", "nope=" + target.url())
+    report(ran.returncode == 2 and "queried no database nope" in ran.stderr,
+           "bundle: --db with a name the analysis never queried is refused", ran.stderr)
+
     # ---- run again: the queries asked again of the database, the answer's number re-read ----
     extra = 1000
     target.execute("INSERT INTO orders (id, customer_id, placed_at, status) SELECT 999001, min(id), "
@@ -391,6 +450,14 @@ try:
            "rerun: the session's query asked again of the database (where it was queried), the answer's number "
            "re-read (%s → %s)" % ("%.2f" % top_revenue, new_top),
            again.stdout + again.stderr + json.dumps(rerun_record.get("answer")))
+    ran = analysis(with_data, "--requery", env_extra=target.env())
+    report(ran.returncode == 0 and "asked shop again" in ran.stderr
+           and "%s %s" % (top_city, top_revenue + extra) in ran.stdout,
+           "bundle: analysis.py --requery asks the database again at its recorded address (%s → %s)"
+           % (top_revenue, top_revenue + extra), ran.stdout + ran.stderr)
+    ran = analysis(without, "--db", "shop=" + target.url(), env_extra=target.env())
+    report(ran.returncode == 0 and "%s %s" % (top_city, top_revenue + extra) in ran.stdout,
+           "bundle without data: --db NAME=URL asks the database there", ran.stdout + ran.stderr)
     again = cli(["rerun", "--backend", "bwrap", "--db", "shop=" + target.refused_url(),
                  "--out", rerun_dir + "-refused", os.path.join(r.workdir, "session")], target.env())
     report(again.returncode == 9 and "Cannot connect to the database shop" in again.stderr

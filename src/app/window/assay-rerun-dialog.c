@@ -8,13 +8,16 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <libsecret/secret.h>
 
 #include "assay-app-settings.h"
+#include "assay-keyring.h"
 #include "assay-app-types.h"
 #include "assay-kernel-session.h"
 #include "assay-rerun.h"
 #include "assay-rerun-dialog.h"
 #include "assay-sandbox-choice.h"
+#include "assay-source.h"
 
 /* A dataset of the session and the file that stands in for it. */
 typedef struct
@@ -35,6 +38,21 @@ typedef struct
   GtkWidget         *choose_button;
   GtkBox            *details_box;
 } DatasetPair;
+
+/* A database the session queried: its queries are asked again there, with the password the
+ * keyring holds for its URL (or none: the client library's own files may know it). */
+typedef struct
+{
+  AssayRerunDialog  *dialog;        /* not owned */
+  char              *name;
+  char              *url;           /* without a password, as recorded */
+  char             **tables;
+  char              *password;      /* from the keyring (secret memory), or NULL */
+  GCancellable      *cancellable;   /* the keyring lookup in flight, or NULL */
+
+  GtkWidget         *row;
+  GtkLabel          *status_label;
+} SourceRow;
 
 /* A cell of the run, started or done. */
 typedef struct
@@ -66,6 +84,8 @@ struct _AssayRerunDialog
   AssaySession        *origin;
   GSettings           *settings;
   GPtrArray           *pairs;            /* DatasetPair*, in the session's order */
+  GPtrArray           *sources;          /* SourceRow*, the databases its queries are asked of */
+  AdwPreferencesGroup *sources_group;
   GPtrArray           *cells;            /* CellRow*, in the order they started */
   GCancellable        *run_cancellable;  /* the run in progress, or NULL */
   GtkNativeDialog     *chooser;          /* the file chooser shown, or NULL */
@@ -97,6 +117,19 @@ dataset_pair_free (DatasetPair *pair)
   g_free (pair->name);
   g_free (pair->old_path);
   g_free (pair);
+}
+
+static void
+source_row_free (SourceRow *source)
+{
+  if (source->cancellable != NULL)
+    g_cancellable_cancel (source->cancellable);
+  g_clear_object (&source->cancellable);
+  g_clear_pointer (&source->password, secret_password_free);
+  g_free (source->name);
+  g_free (source->url);
+  g_strfreev (source->tables);
+  g_free (source);
 }
 
 static void
@@ -448,6 +481,92 @@ assay_rerun_dialog_add_pair (AssayRerunDialog          *self,
   assay_rerun_dialog_show_pair (self, pair);
 }
 
+/* The dialog is held until the lookup ends, so its SourceRow is still there. */
+static void
+assay_rerun_dialog_password_found_cb (GObject      *object,
+                                      GAsyncResult *result,
+                                      gpointer      user_data)
+{
+  SourceRow *source = user_data;
+  g_autoptr(AssayRerunDialog) self = source->dialog;
+  g_autoptr(GError) error = NULL;
+  char *password = assay_keyring_lookup_password_finish (result, &error);
+
+  if (self->closed || g_cancellable_is_cancelled (source->cancellable))
+    {
+      secret_password_free (password);
+      return;
+    }
+  g_clear_object (&source->cancellable);
+  source->password = password;
+  if (error != NULL)
+    {
+      g_autofree char *text = g_strdup_printf (_("The keyring could not be read (%s): the database’s own "
+                                                 "settings must let you in"), error->message);
+
+      gtk_label_set_text (source->status_label, text);
+    }
+  else if (password != NULL)
+    gtk_label_set_text (source->status_label, _("Asked again with its password from the keyring"));
+  else
+    gtk_label_set_text (source->status_label,
+                        _("No password in the keyring: asked again as the database’s own settings allow"));
+  assay_rerun_dialog_update (self);
+}
+
+static void
+assay_rerun_dialog_add_source (AssayRerunDialog         *self,
+                               const AssaySessionSource *recorded)
+{
+  SourceRow *source = g_new0 (SourceRow, 1);
+  GtkWidget *status = gtk_label_new (_("Looking for its password in the keyring…"));
+
+  source->dialog = self;
+  source->name = g_strdup (recorded->name);
+  source->url = g_strdup (recorded->url);
+  source->tables = g_strdupv (recorded->tables);
+  source->row = adw_action_row_new ();
+  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (source->row), FALSE);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (source->row), recorded->name);
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (source->row), recorded->url ? recorded->url : "");
+  adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (source->row), 2);
+  gtk_label_set_wrap (GTK_LABEL (status), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (status), 1.0);
+  gtk_label_set_max_width_chars (GTK_LABEL (status), 28);
+  gtk_widget_add_css_class (status, "caption");
+  gtk_widget_add_css_class (status, "dim-label");
+  adw_action_row_add_suffix (ADW_ACTION_ROW (source->row), status);
+  source->status_label = GTK_LABEL (status);
+  g_ptr_array_add (self->sources, source);
+  adw_preferences_group_add (self->sources_group, source->row);
+
+  source->cancellable = g_cancellable_new ();
+  g_object_ref (self);   /* released by the callback */
+  assay_keyring_lookup_password_async (recorded->url, source->cancellable,
+                                       assay_rerun_dialog_password_found_cb, source);
+}
+
+/* The databases, each made from its recorded URL with the keyring's password. */
+static GPtrArray *
+assay_rerun_dialog_make_sources (AssayRerunDialog  *self,
+                                 GError           **error)
+{
+  g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func (g_object_unref);
+
+  for (guint i = 0; i < self->sources->len; i++)
+    {
+      SourceRow *row = g_ptr_array_index (self->sources, i);
+      AssaySource *source = assay_source_new (row->name, row->url, error);
+
+      if (source == NULL)
+        return NULL;
+      assay_source_set_password (source, row->password);
+      assay_source_set_tables (source, (const char * const *) row->tables);
+      g_ptr_array_add (sources, source);
+    }
+  return g_steal_pointer (&sources);
+}
+
 /* ---- the run ------------------------------------------------------------------------------ */
 
 static CellRow *
@@ -631,6 +750,7 @@ assay_rerun_dialog_backend_chosen_cb (GObject      *source,
   g_autoptr(AssaySandboxBackend) backend = NULL;
   g_autoptr(AssayKernelSession) kernel = NULL;
   g_autoptr(GHashTable) files = NULL;
+  g_autoptr(GPtrArray) sources = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *reason = NULL;
 
@@ -662,9 +782,16 @@ assay_rerun_dialog_backend_chosen_cb (GObject      *source,
 
       g_hash_table_replace (files, g_strdup (pair->name), g_file_get_path (pair->file));
     }
-  assay_rerun_async (self->origin, files, kernel, NULL,
-                     assay_rerun_dialog_progress_cb, g_object_ref (self), g_object_unref,
-                     self->run_cancellable, assay_rerun_dialog_rerun_done_cb, g_object_ref (self));
+  sources = assay_rerun_dialog_make_sources (self, &error);
+  if (sources == NULL)
+    {
+      assay_rerun_dialog_end_run (self, error->message, NULL, NULL);
+      return;
+    }
+  assay_rerun_async_full (self->origin, files, sources, kernel, NULL,
+                          assay_rerun_dialog_progress_cb, g_object_ref (self), g_object_unref,
+                          NULL, NULL,
+                          self->run_cancellable, assay_rerun_dialog_rerun_done_cb, g_object_ref (self));
 }
 
 void
@@ -795,8 +922,11 @@ gboolean
 assay_rerun_dialog_get_can_run (AssayRerunDialog *self)
 {
   g_return_val_if_fail (ASSAY_IS_RERUN_DIALOG (self), FALSE);
-  if (self->run_cancellable != NULL || self->pairs->len == 0)
+  if (self->run_cancellable != NULL || (self->pairs->len == 0 && self->sources->len == 0))
     return FALSE;
+  for (guint i = 0; i < self->sources->len; i++)
+    if (((SourceRow *) g_ptr_array_index (self->sources, i))->cancellable != NULL)
+      return FALSE;   /* its password is still being looked up */
   for (guint i = 0; i < self->pairs->len; i++)
     {
       DatasetPair *pair = g_ptr_array_index (self->pairs, i);
@@ -831,6 +961,21 @@ assay_rerun_dialog_dup_dataset_text (AssayRerunDialog *self,
        child = gtk_widget_get_next_sibling (child))
     g_string_append_printf (text, "\n%s", gtk_label_get_text (GTK_LABEL (child)));
   return g_string_free (text, FALSE);
+}
+
+const char *
+assay_rerun_dialog_get_source_status (AssayRerunDialog *self,
+                                      const char       *name)
+{
+  g_return_val_if_fail (ASSAY_IS_RERUN_DIALOG (self), NULL);
+  for (guint i = 0; i < self->sources->len; i++)
+    {
+      SourceRow *source = g_ptr_array_index (self->sources, i);
+
+      if (g_strcmp0 (source->name, name) == 0)
+        return gtk_label_get_text (source->status_label);
+    }
+  return NULL;
 }
 
 const char *
@@ -883,6 +1028,13 @@ assay_rerun_dialog_dispose (GObject *object)
       if (pair->cancellable != NULL)
         g_cancellable_cancel (pair->cancellable);
     }
+  for (guint i = 0; self->sources != NULL && i < self->sources->len; i++)
+    {
+      SourceRow *source = g_ptr_array_index (self->sources, i);
+
+      if (source->cancellable != NULL)
+        g_cancellable_cancel (source->cancellable);
+    }
   if (self->chooser != NULL)
     {
       g_signal_handlers_disconnect_by_data (self->chooser, self);
@@ -899,6 +1051,7 @@ assay_rerun_dialog_finalize (GObject *object)
   AssayRerunDialog *self = ASSAY_RERUN_DIALOG (object);
 
   g_ptr_array_unref (self->pairs);
+  g_ptr_array_unref (self->sources);
   g_ptr_array_unref (self->cells);
   g_clear_object (&self->run_cancellable);
   g_clear_object (&self->origin);
@@ -934,6 +1087,7 @@ assay_rerun_dialog_class_init (AssayRerunDialogClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayRerunDialog, run_button);
   gtk_widget_class_bind_template_child (widget_class, AssayRerunDialog, stop_button);
   gtk_widget_class_bind_template_child (widget_class, AssayRerunDialog, datasets_group);
+  gtk_widget_class_bind_template_child (widget_class, AssayRerunDialog, sources_group);
   gtk_widget_class_bind_template_child (widget_class, AssayRerunDialog, message_label);
   gtk_widget_class_bind_template_child (widget_class, AssayRerunDialog, open_button);
   gtk_widget_class_bind_template_child (widget_class, AssayRerunDialog, cells_group);
@@ -949,7 +1103,21 @@ assay_rerun_dialog_init (AssayRerunDialog *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   self->pairs = g_ptr_array_new_with_free_func ((GDestroyNotify) dataset_pair_free);
+  self->sources = g_ptr_array_new_with_free_func ((GDestroyNotify) source_row_free);
   self->cells = g_ptr_array_new_with_free_func ((GDestroyNotify) cell_row_free);
+}
+
+gboolean
+assay_rerun_dialog_session_queries (AssaySession *session)
+{
+  for (guint i = 0; i < assay_session_get_n_cells (session); i++)
+    {
+      const AssaySessionCell *cell = assay_session_get_cell (session, i);
+
+      if (cell->kind == ASSAY_CELL_KIND_SQL && cell->status == ASSAY_CELL_OK)
+        return TRUE;
+    }
+  return FALSE;
 }
 
 AssayRerunDialog *
@@ -971,6 +1139,12 @@ assay_rerun_dialog_new (GtkWindow    *parent,
   datasets = assay_session_get_datasets (origin);
   for (guint i = 0; i < datasets->len; i++)
     assay_rerun_dialog_add_pair (self, g_ptr_array_index (datasets, i));
+  gtk_widget_set_visible (GTK_WIDGET (self->datasets_group), datasets->len > 0);
+  /* The databases its queries are asked again of, when a SQL cell will run again. */
+  if (assay_rerun_dialog_session_queries (origin))
+    for (guint i = 0; i < assay_session_get_sources (origin)->len; i++)
+      assay_rerun_dialog_add_source (self, g_ptr_array_index (assay_session_get_sources (origin), i));
+  gtk_widget_set_visible (GTK_WIDGET (self->sources_group), self->sources->len > 0);
   assay_rerun_dialog_update (self);
   return self;
 }

@@ -46,6 +46,11 @@ char             *assay_rerun_dialog_dup_dataset_text (AssayRerunDialog *self,
 /* After a run that did not succeed: why (NULL: no run, or it succeeded), and the cell that
  * failed (NULL: none). */
 const char       *assay_rerun_dialog_get_message     (AssayRerunDialog *self);
+/* What the row of the database NAME says of its password; NULL: no such row. */
+const char       *assay_rerun_dialog_get_source_status (AssayRerunDialog *self,
+                                                       const char       *name);
+/* Whether SESSION has a SQL cell that ran: its databases are asked again. */
+gboolean          assay_rerun_dialog_session_queries (AssaySession     *session);
 const char       *assay_rerun_dialog_get_failed_cell (AssayRerunDialog *self);
 /* The cells listed while running (started or done). */
 guint             assay_rerun_dialog_get_n_cells     (AssayRerunDialog *self);

@@ -13,11 +13,13 @@
 #include "assay-rerun-dialog.h"
 #include "assay-window-private.h"
 
-/* Whether SESSION can be run again on new data: it has datasets and a cell that succeeded. */
+/* Whether SESSION can be run again on new data: it has datasets or queries, and a cell that
+ * succeeded. */
 static gboolean
 assay_window_session_can_rerun (AssaySession *session)
 {
-  if (session == NULL || assay_session_get_datasets (session)->len == 0)
+  if (session == NULL ||
+      (assay_session_get_datasets (session)->len == 0 && !assay_rerun_dialog_session_queries (session)))
     return FALSE;
   for (guint i = 0; i < assay_session_get_n_cells (session); i++)
     if (assay_session_get_cell (session, i)->status == ASSAY_CELL_OK)

@@ -244,6 +244,24 @@ report_cell_decision_note (const ReportCell *cell)
 }
 
 char *
+report_cell_query_note (const ReportCell *cell)
+{
+  if (cell->kind != ASSAY_CELL_KIND_SQL || cell->database == NULL || cell->frame == NULL)
+    return NULL;
+  if (cell->query_rows < 0)
+    return g_strdup_printf (_("SQL on the database %s, for the DataFrame %s."), cell->database, cell->frame);
+  {
+    g_autofree char *rows = g_strdup_printf ("%" G_GINT64_FORMAT, cell->query_rows);
+
+    return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                         "SQL on the database %s: %s row, loaded as the DataFrame %s.",
+                                         "SQL on the database %s: %s rows, loaded as the DataFrame %s.",
+                                         (gulong) MIN (cell->query_rows, G_MAXLONG)),
+                            cell->database, rows, cell->frame);
+  }
+}
+
+char *
 report_proposal_changed_note (const ReportProposal *proposal)
 {
   return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,

@@ -49,6 +49,14 @@ static const char analysis_body[] =
   "\n"
   "plt = None\n"
   "current = {\"cell\": \"\", \"figures\": 0}\n"
+  "# The databases asked again in this run (--db, --requery): name -> URL; their connections.\n"
+  "ASK_AGAIN = {}\n"
+  "FRAMES = None\n"
+  "connections = {}\n"
+  "\n"
+  "\n"
+  "class QueryUnavailable(Exception):\n"
+  "    \"\"\"A SQL cell whose result is neither in this bundle nor asked for again.\"\"\"\n"
   "\n"
   "\n"
   "def warn(message):\n"
@@ -64,8 +72,23 @@ static const char analysis_body[] =
   "\n"
   "\n"
   "def check_data(data_dir):\n"
-  "    \"\"\"Warns of each dataset that is missing or is not the file the analysis read.\"\"\"\n"
+  "    \"\"\"Warns of each dataset that is missing or is not the file the analysis read, and of\n"
+  "    each query result that is not the one the analysis loaded (unless its database is asked\n"
+  "    again).\"\"\"\n"
   "    ok = True\n"
+  "    for cell_id, (database, _, file, sha256) in QUERIES.items():\n"
+  "        if database in ASK_AGAIN:\n"
+  "            continue\n"
+  "        path = os.path.join(HERE, file) if file else None\n"
+  "        if path is None or not os.path.isfile(path):\n"
+  "            warn(\"warning: the result of cell %s's query on %s is not in this bundle (export it \"\n"
+  "                 \"with its data, or ask the database again with --db %s=URL or --requery)\"\n"
+  "                 % (cell_id, database, database))\n"
+  "            ok = False\n"
+  "        elif sha256 and sha256_of(path) != sha256:\n"
+  "            warn(\"warning: %s is not the result the analysis loaded: its SHA-256 is not the \"\n"
+  "                 \"recorded %s\" % (path, sha256))\n"
+  "            ok = False\n"
   "    for _, file, sha256 in DATASETS:\n"
   "        path = os.path.join(data_dir, os.path.basename(file))\n"
   "        if not os.path.isfile(path):\n"
@@ -135,6 +158,84 @@ static const char analysis_body[] =
   "        plt.close(\"all\")\n"
   "\n"
   "\n"
+  "def load_frames():\n"
+  "    \"\"\"assay_frames.py beside this script: how Assay's sandbox loads a query's result.\"\"\"\n"
+  "    import importlib.util\n"
+  "    spec = importlib.util.spec_from_file_location(\"assay_frames\", os.path.join(HERE, \"assay_frames.py\"))\n"
+  "    module = importlib.util.module_from_spec(spec)\n"
+  "    spec.loader.exec_module(module)\n"
+  "    return module\n"
+  "\n"
+  "\n"
+  "def connect(name, url):\n"
+  "    \"\"\"A read-only connection to the database NAME at URL (passwords as the drivers find\n"
+  "    them: in the URL, PGPASSWORD or ~/.pgpass, MYSQL_PWD or ~/.my.cnf).\"\"\"\n"
+  "    import urllib.parse\n"
+  "    if name in connections:\n"
+  "        return connections[name]\n"
+  "    kind = next((k for n, k, _ in DATABASES if n == name), None)\n"
+  "    scheme = url.split(\":\", 1)[0].lower()\n"
+  "    if scheme in (\"postgresql\", \"postgres\"):\n"
+  "        import psycopg2\n"
+  "        con = psycopg2.connect(url)\n"
+  "        con.set_session(readonly=True)\n"
+  "    elif scheme in (\"mysql\", \"mariadb\"):\n"
+  "        import MySQLdb\n"
+  "        parts = urllib.parse.urlsplit(url)\n"
+  "        params = dict(urllib.parse.parse_qsl(parts.query))\n"
+  "        options = {\"charset\": \"utf8mb4\"}\n"
+  "        socket = params.get(\"socket\") or (params.get(\"host\") if params.get(\"host\", \"\").startswith(\"/\") else None)\n"
+  "        if socket:\n"
+  "            options[\"unix_socket\"] = socket\n"
+  "        elif parts.hostname:\n"
+  "            options[\"host\"] = parts.hostname\n"
+  "        if parts.port:\n"
+  "            options[\"port\"] = parts.port\n"
+  "        if parts.username:\n"
+  "            options[\"user\"] = urllib.parse.unquote(parts.username)\n"
+  "        password = urllib.parse.unquote(parts.password) if parts.password else os.environ.get(\"MYSQL_PWD\")\n"
+  "        if password is not None:\n"
+  "            options[\"passwd\"] = password\n"
+  "        if parts.path.strip(\"/\"):\n"
+  "            options[\"db\"] = urllib.parse.unquote(parts.path.strip(\"/\"))\n"
+  "        if os.path.isfile(os.path.expanduser(\"~/.my.cnf\")):\n"
+  "            options[\"read_default_file\"] = os.path.expanduser(\"~/.my.cnf\")\n"
+  "        con = MySQLdb.connect(**options)\n"
+  "        con.cursor().execute(\"SET SESSION TRANSACTION READ ONLY\")\n"
+  "    elif scheme == \"sqlite\":\n"
+  "        import sqlite3\n"
+  "        path = urllib.parse.unquote(urllib.parse.urlsplit(url).path)\n"
+  "        con = sqlite3.connect(\"file:%s?mode=ro\" % urllib.parse.quote(path), uri=True)\n"
+  "    else:\n"
+  "        raise QueryUnavailable(\"%s: a database URL starts with postgresql://, mysql://, mariadb:// \"\n"
+  "                               \"or sqlite:// (the analysis recorded %s as %s)\" % (url, name, kind))\n"
+  "    connections[name] = con\n"
+  "    return con\n"
+  "\n"
+  "\n"
+  "def run_query(cell_id, database, sql, file):\n"
+  "    \"\"\"The DataFrame of a SQL cell: its database asked again, or the result Assay kept.\"\"\"\n"
+  "    if database in ASK_AGAIN:\n"
+  "        import warnings\n"
+  "        import pandas\n"
+  "        con = connect(database, ASK_AGAIN[database])\n"
+  "        with warnings.catch_warnings():\n"
+  "            # pandas prefers SQLAlchemy; a DB-API connection reads the same rows.\n"
+  "            warnings.simplefilter(\"ignore\", UserWarning)\n"
+  "            frame = pandas.read_sql(sql, con)\n"
+  "        if hasattr(con, \"rollback\"):\n"
+  "            con.rollback()\n"
+  "        warn(\"cell %s: asked %s again\" % (cell_id, database))\n"
+  "        return frame\n"
+  "    path = os.path.join(HERE, file) if file else None\n"
+  "    if path is None or not os.path.isfile(path):\n"
+  "        raise QueryUnavailable(\"cell %s reads the result of a query on the database %s, which is \"\n"
+  "                               \"not in this bundle: ask the database again with --db %s=URL \"\n"
+  "                               \"(or --requery), or export the bundle with its data\"\n"
+  "                               % (cell_id, database, database))\n"
+  "    return FRAMES.load(path)\n"
+  "\n"
+  "\n"
   "def display(*objects, **kwargs):\n"
   "    \"\"\"As in Assay's sandbox: a figure is saved, anything else is printed as its repr().\"\"\"\n"
   "    for obj in objects:\n"
@@ -171,6 +272,9 @@ static const char analysis_body[] =
   "\n"
   "\n"
   "def run_cells(data_path, out_path):\n"
+  "    global FRAMES\n"
+  "    if QUERIES:\n"
+  "        FRAMES = load_frames()\n"
   "    os.chdir(OUT_DIR)\n"
   "    sys.path.insert(0, OUT_DIR)\n"
   "    sys.dont_write_bytecode = True\n"
@@ -188,9 +292,18 @@ static const char analysis_body[] =
   "        print(\"# ---- cell %s: %s\" % (cell_id, \" \".join(description.split())), flush=True)\n"
   "        try:\n"
   "            try:\n"
-  "                run_cell(namespace, cell_id, rewrite(source, data_path, out_path))\n"
+  "                if cell_id in QUERIES:\n"
+  "                    database, frame_name, file, _ = QUERIES[cell_id]\n"
+  "                    namespace[frame_name] = run_query(cell_id, database, source, file)\n"
+  "                    FRAMES.show(namespace[frame_name])\n"
+  "                else:\n"
+  "                    run_cell(namespace, cell_id, rewrite(source, data_path, out_path))\n"
   "            finally:\n"
   "                save_figures()\n"
+  "        except QueryUnavailable as exc:\n"
+  "            sys.stdout.flush()\n"
+  "            warn(\"cell %s failed: %s\" % (cell_id, exc))\n"
+  "            return 1\n"
   "        except BaseException as exc:\n"
   "            sys.stdout.flush()\n"
   "            tb = exc.__traceback__\n"
@@ -214,10 +327,27 @@ static const char analysis_body[] =
   "    parser.add_argument(\"--out\", metavar=\"DIR\", default=OUT_DIR,\n"
   "                        help=\"the folder for the files and figures the cells make \"\n"
   "                             \"(default: outputs next to this script)\")\n"
+  "    parser.add_argument(\"--db\", metavar=\"NAME=URL\", action=\"append\", default=[],\n"
+  "                        help=\"ask the database NAME again, at URL, instead of loading the result \"\n"
+  "                             \"the analysis kept (read-only; may be given more than once)\")\n"
+  "    parser.add_argument(\"--requery\", action=\"store_true\",\n"
+  "                        help=\"ask every database again at the address the analysis recorded \"\n"
+  "                             \"(passwords from the environment or the drivers' files)\")\n"
   "    parser.add_argument(\"--strict\", action=\"store_true\",\n"
   "                        help=\"stop before the first cell when a dataset is missing or is not \"\n"
   "                             \"the file the analysis read (its SHA-256)\")\n"
   "    args = parser.parse_args(argv)\n"
+  "    names = [name for name, _, _ in DATABASES]\n"
+  "    if args.requery:\n"
+  "        ASK_AGAIN.update((name, url) for name, _, url in DATABASES)\n"
+  "    for given in args.db:\n"
+  "        name, equals, url = given.partition(\"=\")\n"
+  "        if not equals or not url:\n"
+  "            parser.error(\"--db takes NAME=URL, not %s\" % given)\n"
+  "        if name not in names:\n"
+  "            parser.error(\"the analysis queried no database %s (it queried: %s)\"\n"
+  "                         % (name, \", \".join(names) or \"none\"))\n"
+  "        ASK_AGAIN[name] = url\n"
   "    DATA_DIR = os.path.abspath(args.data_dir)\n"
   "    OUT_DIR = os.path.abspath(args.out)\n"
   "    if not check_data(DATA_DIR) and args.strict:\n"
@@ -228,6 +358,8 @@ static const char analysis_body[] =
   "    try:\n"
   "        return run_cells(data_path, out_path)\n"
   "    finally:\n"
+  "        for con in connections.values():\n"
+  "            con.close()\n"
   "        if view is not None:\n"
   "            shutil.rmtree(view, ignore_errors=True)\n"
   "\n"
@@ -544,8 +676,85 @@ report_bundle_datasets (AssayReport   *report,
   return g_steal_pointer (&entries);
 }
 
+/* A SQL cell's cached result, as queries/cell-N.aqr in the bundle. */
+typedef struct
+{
+  const ReportCell *cell;
+  char             *file;      /* "queries/cell-3.aqr" */
+  char             *sha256;    /* of the session's copy; NULL: it cannot be read */
+} BundleQuery;
+
+static void
+report_bundle_query_free (BundleQuery *entry)
+{
+  g_free (entry->file);
+  g_free (entry->sha256);
+  g_free (entry);
+}
+
+static gboolean
+report_bundle_is_query (const ReportCell *cell)
+{
+  return cell->kind == ASSAY_CELL_KIND_SQL && cell->succeeded && cell->code != NULL &&
+         cell->database != NULL && cell->frame != NULL;
+}
+
+/* The cached result's file, opened without following a link; -1 when it is not a regular file. */
+static int
+report_bundle_open_query (const BundleQuery *entry)
+{
+  ReportDataset as_file = { .path = entry->cell->query_result };
+
+  return report_bundle_open_dataset (&as_file);
+}
+
+/* The SQL cells that succeeded, their results hashed. */
+static GPtrArray *
+report_bundle_queries (AssayReport   *report,
+                       GCancellable  *cancellable,
+                       GError       **error)
+{
+  g_autoptr(GPtrArray) entries = g_ptr_array_new_with_free_func ((GDestroyNotify) report_bundle_query_free);
+
+  for (guint i = 0; i < report->cells->len; i++)
+    {
+      const ReportCell *cell = g_ptr_array_index (report->cells, i);
+      BundleQuery *entry;
+      int fd;
+
+      if (!report_bundle_is_query (cell))
+        continue;
+      entry = g_new0 (BundleQuery, 1);
+      entry->cell = cell;
+      entry->file = g_strdup_printf ("queries/cell-%u.aqr", cell->execution_count);
+      g_ptr_array_add (entries, entry);
+      fd = report_bundle_open_query (entry);
+      if (fd >= 0)
+        {
+          g_autoptr(GError) local_error = NULL;
+
+          entry->sha256 = report_bundle_hash_file (fd, cancellable, &local_error);
+          close (fd);
+          if (entry->sha256 == NULL)
+            {
+              if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+                {
+                  g_propagate_error (error, g_steal_pointer (&local_error));
+                  return NULL;
+                }
+              g_set_error (error, ASSAY_REPORT_ERROR, ASSAY_REPORT_ERROR_WRITE,
+                           _("Cannot read the result of cell %s’s query: %s"), cell->id, local_error->message);
+              return NULL;
+            }
+        }
+    }
+  return g_steal_pointer (&entries);
+}
+
 static char *
-report_bundle_sha256_list (GPtrArray *datasets)
+report_bundle_sha256_list (GPtrArray *datasets,
+                           GPtrArray *queries,
+                           gboolean   with_queries)
 {
   GString *text = g_string_new (NULL);
 
@@ -556,6 +765,13 @@ report_bundle_sha256_list (GPtrArray *datasets)
 
       if (entry->sha256 != NULL)
         g_string_append_printf (text, "%s  data/%s\n", entry->sha256, entry->file);
+    }
+  for (guint i = 0; with_queries && i < queries->len; i++)
+    {
+      const BundleQuery *entry = g_ptr_array_index (queries, i);
+
+      if (entry->sha256 != NULL)
+        g_string_append_printf (text, "%s  %s\n", entry->sha256, entry->file);
     }
   return g_string_free (text, FALSE);
 }
@@ -754,9 +970,21 @@ report_bundle_environment (char **docker_ref)
 
 /* ---- analysis.py ----------------------------------------------------------------------------- */
 
+static void
+report_bundle_append_python_string_or_none (GString    *out,
+                                            const char *text)
+{
+  if (text != NULL)
+    report_bundle_append_python_string (out, text);
+  else
+    g_string_append (out, "None");
+}
+
 static char *
 report_bundle_analysis_script (AssayReport *report,
-                               GPtrArray   *datasets)
+                               GPtrArray   *datasets,
+                               GPtrArray   *queries,
+                               gboolean     with_queries)
 {
   GString *script = g_string_new (NULL);
   g_autofree char *date = report_format_date (report->created);
@@ -811,6 +1039,44 @@ report_bundle_analysis_script (AssayReport *report,
     }
   g_string_append (script,
     "]\n"
+    "# The databases its SQL cells queried: name, kind, URL as recorded (never a password).\n"
+    "DATABASES = [\n");
+  for (guint i = 0; i < report->sources->len; i++)
+    {
+      const ReportSource *source = g_ptr_array_index (report->sources, i);
+
+      g_string_append (script, "    (");
+      report_bundle_append_python_string_or_none (script, source->name);
+      g_string_append (script, ", ");
+      report_bundle_append_python_string_or_none (script, source->kind);
+      g_string_append (script, ", ");
+      report_bundle_append_python_string_or_none (script, source->url);
+      g_string_append (script, "),\n");
+    }
+  g_string_append (script,
+    "]\n"
+    "# The SQL cells: cell id -> the database, the DataFrame its result became, the result as\n"
+    "# Assay kept it in this bundle (None: not here), its SHA-256. Their code below is the SQL.\n"
+    "QUERIES = {\n");
+  for (guint i = 0; i < queries->len; i++)
+    {
+      const BundleQuery *entry = g_ptr_array_index (queries, i);
+      gboolean here = with_queries && entry->sha256 != NULL;
+
+      g_string_append (script, "    ");
+      report_bundle_append_python_string (script, entry->cell->id);
+      g_string_append (script, ": (");
+      report_bundle_append_python_string (script, entry->cell->database);
+      g_string_append (script, ", ");
+      report_bundle_append_python_string (script, entry->cell->frame);
+      g_string_append (script, ", ");
+      report_bundle_append_python_string_or_none (script, here ? entry->file : NULL);
+      g_string_append (script, ", ");
+      report_bundle_append_python_string_or_none (script, here ? entry->sha256 : NULL);
+      g_string_append (script, "),\n");
+    }
+  g_string_append (script,
+    "}\n"
     "# The cells: id, what it does, its code.\n"
     "CELLS = [\n");
   for (guint i = 0; i < report->cells->len; i++)
@@ -834,9 +1100,95 @@ report_bundle_analysis_script (AssayReport *report,
 
 /* ---- README.md ------------------------------------------------------------------------------- */
 
+/* What README.md says of the SQL cells: where their results are and how to ask again. */
+static void
+report_bundle_readme_queries (GString     *text,
+                              AssayReport *report,
+                              GPtrArray   *queries,
+                              gboolean     with_queries)
+{
+  gboolean all_here = TRUE;
+
+  for (guint i = 0; i < queries->len; i++)
+    all_here &= with_queries && ((BundleQuery *) g_ptr_array_index (queries, i))->sha256 != NULL;
+
+  g_string_append_printf (text, "## %s\n\n", _("Queries"));
+  g_string_append_printf (text, g_dngettext (GETTEXT_PACKAGE,
+                                             "%u cell queried a database:",
+                                             "%u cells queried databases:",
+                                             queries->len), queries->len);
+  g_string_append (text, "\n\n");
+  for (guint i = 0; i < queries->len; i++)
+    {
+      const BundleQuery *entry = g_ptr_array_index (queries, i);
+
+      g_string_append_printf (text, "- %s ", _("cell"));
+      report_bundle_append_markdown_text (text, entry->cell->id);
+      g_string_append (text, ": ");
+      report_bundle_append_markdown_text (text, entry->cell->database);
+      g_string_append (text, " → `");
+      report_bundle_append_markdown_text (text, entry->cell->frame);
+      g_string_append (text, "`");
+      if (entry->cell->query_rows >= 0)
+        {
+          g_string_append (text, ", ");
+          g_autofree char *rows = g_strdup_printf ("%" G_GINT64_FORMAT, entry->cell->query_rows);
+
+          g_string_append_printf (text, g_dngettext (GETTEXT_PACKAGE, "%s row", "%s rows",
+                                                     (gulong) MIN (entry->cell->query_rows, G_MAXLONG)),
+                                  rows);
+        }
+      if (with_queries && entry->sha256 != NULL)
+        g_string_append_printf (text, " (`%s`)", entry->file);
+      else
+        g_string_append_printf (text, " (%s)", _("its result is not in this bundle"));
+      g_string_append_c (text, '\n');
+    }
+  g_string_append_c (text, '\n');
+  if (all_here)
+    g_string_append_printf (text, "%s\n\n",
+                            _("Their results, as Assay loaded them into the analysis, are in queries/: "
+                              "analysis.py loads them (with assay_frames.py, the loader Assay’s sandbox "
+                              "uses), so the numbers are the ones the analysis saw."));
+  else
+    g_string_append_printf (text, "%s\n\n",
+                            _("A result that is not in this bundle (export it with --with-data to put "
+                              "them in) must be asked of its database again, below."));
+  g_string_append_printf (text, "%s\n\n",
+                          _("To ask the databases again instead, read-only, at the addresses the "
+                            "analysis recorded or at others:"));
+  g_string_append (text, "    python3 analysis.py --data-dir data --requery\n");
+  for (guint i = 0; i < report->sources->len; i++)
+    {
+      const ReportSource *source = g_ptr_array_index (report->sources, i);
+      g_autofree char *name = report_bundle_file_name (source->name);
+
+      g_string_append_printf (text, "    python3 analysis.py --data-dir data --db %s=URL\n", name);
+    }
+  g_string_append_c (text, '\n');
+  for (guint i = 0; i < report->sources->len; i++)
+    {
+      const ReportSource *source = g_ptr_array_index (report->sources, i);
+
+      g_string_append (text, "- ");
+      report_bundle_append_markdown_text (text, source->name);
+      g_string_append (text, ": ");
+      report_bundle_append_markdown_text (text, source->url ? source->url : "");
+      g_string_append_c (text, '\n');
+    }
+  g_string_append_c (text, '\n');
+  g_string_append_printf (text, "%s\n\n",
+                          _("Asking again needs the Debian package python3-psycopg2 (PostgreSQL) or "
+                            "python3-mysqldb (MySQL, MariaDB); SQLite needs nothing. Passwords come from "
+                            "the URL, PGPASSWORD or ~/.pgpass, MYSQL_PWD or ~/.my.cnf, never from this "
+                            "bundle. The Docker command above has no network: ask again on your own "
+                            "machine."));
+}
+
 static char *
 report_bundle_readme (AssayReport *report,
                       GPtrArray   *datasets,
+                      GPtrArray   *queries,
                       const char  *docker_ref)
 {
   GString *text = g_string_new ("# ");
@@ -892,6 +1244,11 @@ report_bundle_readme (AssayReport *report,
                           _("the exact versions of the Python packages in Assay's sandbox image"));
   if (data_in)
     g_string_append_printf (text, "- `data/`: %s\n", _("the datasets"));
+  if (queries->len > 0)
+    g_string_append_printf (text, "- `assay_frames.py`: %s\n",
+                            _("how Assay’s sandbox loads a query’s result into a DataFrame"));
+  if (queries->len > 0 && report->options.include_data)
+    g_string_append_printf (text, "- `queries/`: %s\n", _("the results of the SQL cells, as Assay kept them"));
   g_string_append_c (text, '\n');
 
   if (datasets->len > 0)
@@ -933,6 +1290,9 @@ report_bundle_readme (AssayReport *report,
                                   "file the analysis read: the check below and analysis.py say so, and "
                                   "the results may differ."));
     }
+
+  if (queries->len > 0)
+    report_bundle_readme_queries (text, report, queries, report->options.include_data);
 
   g_string_append_printf (text, "## %s\n\n", _("Run it"));
   g_string_append_printf (text, "%s\n\n",
@@ -1080,19 +1440,15 @@ report_bundle_add_text (Bundle     *bundle,
   return report_bundle_add_bytes (bundle, name, bytes);
 }
 
-/* The dataset's file, read by the archive when it is written. */
+/* A file opened as FD, read by the archive when it is written, as TOP/NAME. */
 static gboolean
-report_bundle_add_dataset (Bundle              *bundle,
-                           const BundleDataset *entry)
+report_bundle_add_fd (Bundle     *bundle,
+                      const char *name,
+                      int         fd)
 {
-  g_autofree char *name = g_strconcat ("data/", entry->file, NULL);
-  int fd = report_bundle_open_dataset (entry->dataset);
   zip_source_t *source;
-  FILE *file;
+  FILE *file = fdopen (fd, "rb");
 
-  if (fd < 0)
-    return TRUE;   /* gone since it was hashed: the README says it is not here */
-  file = fdopen (fd, "rb");
   if (file == NULL)
     {
       close (fd);
@@ -1105,6 +1461,53 @@ report_bundle_add_dataset (Bundle              *bundle,
       return report_bundle_set_zip_error (bundle, name);
     }
   return report_bundle_add_source (bundle, name, source);
+}
+
+/* The dataset's file, read by the archive when it is written. */
+static gboolean
+report_bundle_add_dataset (Bundle              *bundle,
+                           const BundleDataset *entry)
+{
+  g_autofree char *name = g_strconcat ("data/", entry->file, NULL);
+  int fd = report_bundle_open_dataset (entry->dataset);
+
+  if (fd < 0)
+    return TRUE;   /* gone since it was hashed: the README says it is not here */
+  return report_bundle_add_fd (bundle, name, fd);
+}
+
+/* A SQL cell's cached result, when it was there to be hashed. */
+static gboolean
+report_bundle_add_query (Bundle            *bundle,
+                         const BundleQuery *entry)
+{
+  int fd;
+
+  if (entry->sha256 == NULL)
+    return TRUE;   /* README and analysis.py say it is not here */
+  fd = report_bundle_open_query (entry);
+  if (fd < 0)
+    return TRUE;
+  return report_bundle_add_fd (bundle, entry->file, fd);
+}
+
+/* assay_frames.py, the sandbox's loader of query results, from the recipe Assay uses. */
+static gboolean
+report_bundle_add_frames_loader (Bundle *bundle)
+{
+  g_autoptr(AssaySandboxImage) image = assay_sandbox_image_new (NULL);
+  g_autofree char *path = g_build_filename (assay_sandbox_image_get_recipe_dir (image),
+                                            "kernel", "assay_frames.py", NULL);
+  g_autoptr(GError) local_error = NULL;
+  char *contents = NULL;
+
+  if (!g_file_get_contents (path, &contents, NULL, &local_error))
+    {
+      g_set_error (&bundle->error, ASSAY_REPORT_ERROR, ASSAY_REPORT_ERROR_WRITE,
+                   _("Cannot add the loader of query results to the bundle: %s"), local_error->message);
+      return FALSE;
+    }
+  return report_bundle_add_text (bundle, "assay_frames.py", contents);
 }
 
 static void
@@ -1133,6 +1536,7 @@ report_bundle_fill (Bundle *bundle)
   AssayReport *report = bundle->report;
   GCancellable *cancellable = bundle->cancellable;
   g_autoptr(GPtrArray) datasets = NULL;
+  g_autoptr(GPtrArray) queries = NULL;
   g_autoptr(GBytes) pdf = NULL;
   g_autoptr(GBytes) notebook = NULL;
   g_autofree char *docker_ref = NULL;
@@ -1147,6 +1551,11 @@ report_bundle_fill (Bundle *bundle)
   datasets = report_bundle_datasets (report, cancellable, &bundle->error);
   if (datasets == NULL)
     return FALSE;
+  queries = report_bundle_queries (report, cancellable, &bundle->error);
+  if (queries == NULL)
+    return FALSE;
+  if (queries->len > 0 && !report_bundle_add_frames_loader (bundle))
+    return FALSE;
 
   notebook = report_bundle_render (report, assay_report_write_ipynb, 0.05, 0.15, cancellable, &bundle->error);
   if (notebook == NULL || !report_bundle_add_bytes (bundle, "notebook.ipynb", notebook))
@@ -1156,15 +1565,23 @@ report_bundle_fill (Bundle *bundle)
     return FALSE;
 
   assay_report_progress (report, 0.55, _("Writing the script"));
-  if (!report_bundle_add_text (bundle, "analysis.py", report_bundle_analysis_script (report, datasets)) ||
-      !report_bundle_add_text (bundle, "datasets.sha256", report_bundle_sha256_list (datasets)) ||
-      !report_bundle_add_text (bundle, "README.md", report_bundle_readme (report, datasets, docker_ref)))
+  if (!report_bundle_add_text (bundle, "analysis.py",
+                               report_bundle_analysis_script (report, datasets, queries,
+                                                              report->options.include_data)) ||
+      !report_bundle_add_text (bundle, "datasets.sha256",
+                               report_bundle_sha256_list (datasets, queries, report->options.include_data)) ||
+      !report_bundle_add_text (bundle, "README.md", report_bundle_readme (report, datasets, queries, docker_ref)))
     return FALSE;
 
   if (report->options.include_data)
-    for (guint i = 0; i < datasets->len; i++)
-      if (!report_bundle_add_dataset (bundle, g_ptr_array_index (datasets, i)))
-        return FALSE;
+    {
+      for (guint i = 0; i < datasets->len; i++)
+        if (!report_bundle_add_dataset (bundle, g_ptr_array_index (datasets, i)))
+          return FALSE;
+      for (guint i = 0; i < queries->len; i++)
+        if (!report_bundle_add_query (bundle, g_ptr_array_index (queries, i)))
+          return FALSE;
+    }
   return !g_cancellable_set_error_if_cancelled (cancellable, &bundle->error);
 }
 

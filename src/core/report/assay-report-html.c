@@ -458,6 +458,16 @@ assay_report_html_append_cell_appendix (GString          *html,
         g_string_append (html, "</p>\n");
       }
   }
+  {
+    g_autofree char *query = report_cell_query_note (cell);
+
+    if (query != NULL)
+      {
+        g_string_append (html, "<p class=\"meta query\">");
+        assay_report_html_append_escaped (html, query, -1);
+        g_string_append (html, "</p>\n");
+      }
+  }
   if (report->options.include_code && cell->code)
     assay_report_html_append_pre (html, "code", cell->code);
 

@@ -459,6 +459,63 @@ assay_report_ipynb_append_literal (GString    *markdown,
   g_string_append (markdown, close);
 }
 
+/* A SQL cell, which a notebook cannot run: the query shown above the code that loads its
+ * result as Assay's sandbox did. */
+static char *
+assay_report_ipynb_query_markdown (const ReportCell *cell)
+{
+  GString *markdown = g_string_new (NULL);
+
+  assay_report_ipynb_append_literal (markdown, "**", _("SQL on the database"), "** ");
+  assay_report_ipynb_append_literal (markdown, "", cell->database ? cell->database : "", " → ");
+  assay_report_ipynb_append_literal (markdown, "*", cell->frame ? cell->frame : "", "*");
+  if (cell->query_rows >= 0)
+    {
+      g_autofree char *count = g_strdup_printf ("%" G_GINT64_FORMAT, cell->query_rows);
+      g_autofree char *rows = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s row", "%s rows",
+                                                            (gulong) MIN (cell->query_rows, G_MAXLONG)),
+                                               count);
+
+      g_string_append_printf (markdown, " (%s)", rows);
+    }
+  g_string_append (markdown, "\n\n");
+  assay_report_ipynb_append_fenced (markdown, cell->code ? cell->code : "");
+  return g_string_free (markdown, FALSE);
+}
+
+static gboolean
+assay_report_ipynb_is_identifier (const char *name)
+{
+  if (name == NULL || !(g_ascii_isalpha (*name) || *name == '_'))
+    return FALSE;
+  for (const char *p = name; *p; p++)
+    if (!(g_ascii_isalnum (*p) || *p == '_'))
+      return FALSE;
+  return TRUE;
+}
+
+/* Python that loads a SQL cell's result from queries/cell-N.aqr, where the reproducible
+ * bundle puts it beside the notebook with assay_frames.py. */
+static char *
+assay_report_ipynb_query_loader (const ReportCell *cell)
+{
+  g_autofree char *path = g_strdup_printf ("queries/cell-%u.aqr", cell->execution_count);
+  g_autofree char *literal = assay_report_ipynb_python_string (path);
+  g_autofree char *frame = assay_report_ipynb_python_string (cell->frame ? cell->frame : "result");
+  GString *code = g_string_new (NULL);
+
+  g_string_append (code, "# The query above ran on the database in Assay; its result is loaded here as Assay's\n"
+                         "# sandbox loaded it (the reproducible bundle holds queries/ and assay_frames.py).\n"
+                         "import assay_frames\n");
+  if (assay_report_ipynb_is_identifier (cell->frame))
+    g_string_append_printf (code, "%s = assay_frames.load(%s)\nassay_frames.show(%s)\n",
+                            cell->frame, literal, cell->frame);
+  else
+    g_string_append_printf (code, "globals()[%s] = assay_frames.load(%s)\nassay_frames.show(globals()[%s])\n",
+                            frame, literal, frame);
+  return g_string_free (code, FALSE);
+}
+
 /* "What changed", as a Markdown table; every text from the session made literal. */
 static char *
 assay_report_ipynb_changes_markdown (AssayReport *report)
@@ -717,7 +774,17 @@ assay_report_write_ipynb (AssayReport   *report,
             {
               const ReportCell *source = item->cell;
               g_autofree char *id = g_strdup_printf ("code-%u", source->execution_count);
-              JsonObject *cell = assay_report_ipynb_new_cell ("code", id, source->code);
+              g_autofree char *loader = NULL;
+              JsonObject *cell;
+
+              if (source->kind == ASSAY_CELL_KIND_SQL)
+                {
+                  g_autofree char *query = assay_report_ipynb_query_markdown (source);
+
+                  assay_report_ipynb_add_markdown (cells, &n_markdown, query);
+                  loader = assay_report_ipynb_query_loader (source);
+                }
+              cell = assay_report_ipynb_new_cell ("code", id, loader ? loader : source->code);
               JsonObject *cell_metadata = json_object_get_object_member (cell, "metadata");
               JsonObject *cell_assay = json_object_new ();
 

@@ -914,6 +914,12 @@ assay_report_pdf_place_cell_appendix (Layout           *layout,
         assay_report_pdf_place_text (layout, line, SANS, 8.5, "<span foreground=\"#3d5a80\">", "</span>", 4);
       }
   }
+  {
+    g_autofree char *query = report_cell_query_note (cell);
+
+    if (query != NULL)
+      assay_report_pdf_place_text (layout, query, SANS, 8.5, "<span foreground=\"#3d5a80\">", "</span>", 4);
+  }
   if (report->options.include_code && cell->code)
     assay_report_pdf_place_preformatted (layout, cell->code, 0xf0f3f6, FALSE);
 

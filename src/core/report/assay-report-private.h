@@ -44,6 +44,11 @@ typedef struct
   GPtrArray  *files;             /* char*: names of other artifacts */
   AssayCellChecks *checks;       /* what it read, merged, dropped; or NULL */
   AssayDecision decision;        /* how it came to run (auto, approved, edited) */
+  AssayCellKind kind;            /* SQL: CODE is the query, run on DATABASE */
+  char       *database;          /* SQL: the connection's name */
+  char       *frame;             /* SQL: the DataFrame the kernel loaded its result as */
+  gint64      query_rows;        /* SQL: rows of the result; -1: none */
+  char       *query_result;      /* SQL: the cached result, absolute, inside the session; or NULL */
 } ReportCell;
 
 /* The audit trail: every cell the model proposed, in the order it was proposed, and what
@@ -103,6 +108,14 @@ typedef struct
   gboolean changed;              /* the session's copy is no longer what was added */
 } ReportDataset;
 
+/* A database the session queried, as its record names it (never a password). */
+typedef struct
+{
+  char *name;
+  char *kind;                    /* "postgresql", "mysql", "sqlite" */
+  char *url;                     /* without a password */
+} ReportSource;
+
 /* The appendix "What was sent to the model": every request the session recorded, read by
  * assay-session-requests on the caller's thread with the rest of the snapshot and reduced to
  * what a reader needs, so that the three writers say the same things in the same words. A
@@ -144,6 +157,7 @@ typedef struct
   char               *status;
   char               *ran_in;    /* where the cells ran: "Docker 28.2.2 at /var/run/docker.sock", or NULL */
   GPtrArray          *datasets;  /* ReportDataset* */
+  GPtrArray          *sources;   /* ReportSource*: the databases its SQL cells queried */
   GPtrArray          *questions; /* ReportQuestion* */
   GPtrArray          *cells;     /* ReportCell*, in the order they ran */
   GPtrArray          *proposals; /* ReportProposal*, every cell proposed, in order */
@@ -192,6 +206,8 @@ const char  *report_proposal_code_label    (const ReportProposal     *proposal);
 char        *report_rejected_note          (const ReportProposal     *proposal);
 /* The appendix's mark on a cell the analyst edited, or NULL. */
 const char  *report_cell_decision_note     (const ReportCell         *cell);
+/* A SQL cell's line: its database, rows and DataFrame; NULL for Python. */
+char        *report_cell_query_note        (const ReportCell         *cell);
 /* Where an edit's diff stands when the code is left out: "3 lines changed". */
 char        *report_proposal_changed_note  (const ReportProposal     *proposal);
 

@@ -101,6 +101,9 @@ assay_report_cell_free (ReportCell *cell)
   g_free (cell->id);
   g_free (cell->description);
   g_free (cell->code);
+  g_free (cell->database);
+  g_free (cell->frame);
+  g_free (cell->query_result);
   g_free (cell->status_reason);
   json_array_unref (cell->outputs);
   assay_cell_checks_free (cell->checks);
@@ -126,6 +129,15 @@ assay_report_question_free (ReportQuestion *question)
 }
 
 static void
+assay_report_source_free (ReportSource *source)
+{
+  g_free (source->name);
+  g_free (source->kind);
+  g_free (source->url);
+  g_free (source);
+}
+
+static void
 assay_report_dataset_free (ReportDataset *dataset)
 {
   g_free (dataset->name);
@@ -145,6 +157,7 @@ assay_report_free (AssayReport *report)
   g_free (report->session_dir);
   g_free (report->status);
   g_ptr_array_unref (report->datasets);
+  g_ptr_array_unref (report->sources);
   g_ptr_array_unref (report->questions);
   g_ptr_array_unref (report->cells);
   g_clear_pointer (&report->proposals, g_ptr_array_unref);
@@ -204,6 +217,17 @@ assay_report_snapshot_cell (AssayReport            *report,
   cell->elapsed_ms = source->elapsed_ms;
   cell->checks = assay_cell_checks_copy (source->checks);
   cell->decision = source->decision;
+  cell->kind = source->kind;
+  cell->query_rows = -1;
+  if (source->kind == ASSAY_CELL_KIND_SQL && source->query != NULL)
+    {
+      cell->database = g_strdup (source->query->database);
+      cell->frame = g_strdup (source->query->frame);
+      cell->query_rows = source->query->rows;
+      /* NULL when the record names something outside the session folder. */
+      if (source->query->result != NULL)
+        cell->query_result = assay_session_resolve (session, source->query->result);
+    }
   /* An array of its own for the worker, each run of one stream one output: a cell that
    * printed line by line is one block of text, in every format. */
   cell->outputs = assay_cell_output_join_streams (source->outputs);
@@ -326,6 +350,18 @@ assay_report_new_from_session (AssaySession             *session,
     report->rerun_of_title = assay_session_get_rerun_of_title (session) != NULL
                              ? g_strdup (assay_session_get_rerun_of_title (session))
                              : g_path_get_basename (assay_session_get_rerun_of (session));
+
+  report->sources = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_report_source_free);
+  for (guint i = 0; i < assay_session_get_sources (session)->len; i++)
+    {
+      const AssaySessionSource *source = g_ptr_array_index (assay_session_get_sources (session), i);
+      ReportSource *copy = g_new0 (ReportSource, 1);
+
+      copy->name = g_strdup (source->name);
+      copy->kind = g_strdup (source->kind);
+      copy->url = g_strdup (source->url);
+      g_ptr_array_add (report->sources, copy);
+    }
 
   datasets = assay_session_get_datasets (session);
   for (guint i = 0; datasets && i < datasets->len; i++)

@@ -442,7 +442,8 @@ assay_docker_backend_build_create_body (const AssaySandboxSpec *spec,
     {
       /* An engine elsewhere sees none of this machine's files: a volume of this sandbox's,
        * which the files were sent to through the archive endpoint
-       * (assay_docker_instance_fill_volume), removed with it. */
+       * (assay_docker_instance_upload, through an uploader container kept for files added
+       * later), removed with it. */
       json_builder_set_member_name (builder, "Mounts");
       json_builder_begin_array (builder);
       json_builder_begin_object (builder);
@@ -581,6 +582,18 @@ assay_docker_backend_read_back (AssayDockerBackend      *self,
   return TRUE;
 }
 
+/* What a failed launch sent its datasets through and into, removed in that order (NULLs skipped). */
+static void
+assay_docker_backend_remove_data (AssayDockerClient *client,
+                                  const char        *uploader,
+                                  const char        *volume)
+{
+  if (uploader != NULL)
+    assay_docker_instance_remove_uploader (client, uploader);
+  if (volume != NULL)
+    assay_docker_instance_remove_volume (client, volume);
+}
+
 static AssaySandboxInstance *
 assay_docker_backend_launch (AssaySandboxBackend     *backend,
                              const AssaySandboxSpec  *spec,
@@ -599,6 +612,7 @@ assay_docker_backend_launch (AssaySandboxBackend     *backend,
   g_autofree char *path = NULL;
   g_autofree char *container_id = NULL;
   g_autofree char *volume = NULL;
+  g_autofree char *uploader = NULL;
   AssaySandboxInstance *instance;
   const char *id;
 
@@ -631,11 +645,11 @@ assay_docker_backend_launch (AssaySandboxBackend     *backend,
     {
       volume = g_strdup_printf ("%s-data", name);
       if (!assay_docker_instance_create_volume (self->client, volume, spec->session_id, cancellable, &local_error) ||
-          !assay_docker_instance_fill_volume (self->client, spec->image_ref, spec->session_id, volume,
-                                              spec->data_dir, NULL, cancellable, &local_error))
+          (uploader = assay_docker_instance_create_uploader (self->client, spec->image_ref, spec->session_id,
+                                                             volume, cancellable, &local_error)) == NULL ||
+          !assay_docker_instance_upload (self->client, uploader, spec->data_dir, NULL, cancellable, &local_error))
         {
-          if (volume != NULL)
-            assay_docker_instance_remove_volume (self->client, volume);
+          assay_docker_backend_remove_data (self->client, uploader, volume);
           g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
                                       _("Cannot send the datasets to the Docker engine: "));
           return NULL;
@@ -654,8 +668,7 @@ assay_docker_backend_launch (AssaySandboxBackend     *backend,
                                         "(Debian's podman does not bring it in when tini is installed): "));
       g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
                                   "Cannot create the sandbox container: ");
-      if (volume != NULL)
-        assay_docker_instance_remove_volume (self->client, volume);
+      assay_docker_backend_remove_data (self->client, uploader, volume);
       return NULL;
     }
 
@@ -665,8 +678,7 @@ assay_docker_backend_launch (AssaySandboxBackend     *backend,
     {
       /* We cannot remove what we cannot name; try the name we chose. */
       assay_docker_backend_remove_container (self->client, name, NULL);
-      if (volume != NULL)
-        assay_docker_instance_remove_volume (self->client, volume);
+      assay_docker_backend_remove_data (self->client, uploader, volume);
       g_set_error_literal (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_FAILED,
                            "The Docker daemon sent an invalid container id");
       return NULL;
@@ -705,7 +717,7 @@ assay_docker_backend_launch (AssaySandboxBackend     *backend,
                                         G_SOCKET_CONNECTION (connection), spec->limits.memory_bytes,
                                         spec->command == NULL);
   if (volume != NULL)
-    assay_docker_instance_set_data_volume (ASSAY_DOCKER_INSTANCE (instance), volume, spec->image_ref,
+    assay_docker_instance_set_data_volume (ASSAY_DOCKER_INSTANCE (instance), volume, uploader, spec->image_ref,
                                            spec->session_id, spec->data_dir);
   return instance;
 
@@ -719,8 +731,7 @@ fail:
     if (!assay_docker_backend_remove_container (self->client, container_id, &remove_error))
       g_warning ("Cannot remove the sandbox container %.12s after a failed launch: %s",
                  container_id, remove_error->message);
-    if (volume != NULL)
-      assay_docker_instance_remove_volume (self->client, volume);
+    assay_docker_backend_remove_data (self->client, uploader, volume);
   }
 
   g_propagate_error (error, g_steal_pointer (&local_error));

@@ -1083,6 +1083,33 @@ assay_docker_client_image_exists (AssayDockerClient  *self,
   return FALSE;
 }
 
+/* A handle that streams TRANSFER's upload, a tar, to PATH with chunked encoding: POST, or PUT
+ * when PUT; *HEADERS is the list it uses, for the caller to free after the transfer. */
+static CURL *
+assay_docker_client_new_tar_upload (AssayDockerClient   *self,
+                                    const char          *path,
+                                    Transfer            *transfer,
+                                    gboolean             put,
+                                    struct curl_slist  **headers,
+                                    GError             **error)
+{
+  CURL *curl = assay_docker_client_create_handle (self, path, transfer);
+
+  if (curl == NULL)
+    {
+      g_set_error_literal (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_FAILED, "Cannot create an HTTP handle");
+      return NULL;
+    }
+  *headers = curl_slist_append (*headers, "Content-Type: application/x-tar");
+  *headers = curl_slist_append (*headers, "Transfer-Encoding: chunked");
+  *headers = curl_slist_append (*headers, "Expect:");
+  curl_easy_setopt (curl, CURLOPT_HTTPHEADER, *headers);
+  curl_easy_setopt (curl, put ? CURLOPT_UPLOAD : CURLOPT_POST, 1L);
+  curl_easy_setopt (curl, CURLOPT_READFUNCTION, assay_docker_client_curl_read_cb);
+  curl_easy_setopt (curl, CURLOPT_READDATA, transfer);
+  return curl;
+}
+
 /**
  * assay_docker_client_import_image:
  * @tar: an uncompressed or compressed tar of a root file system
@@ -1133,21 +1160,9 @@ assay_docker_client_import_image (AssayDockerClient  *self,
   transfer.progress = progress;
   transfer.progress_data = progress_data;
 
-  curl = assay_docker_client_create_handle (self, path, &transfer);
+  curl = assay_docker_client_new_tar_upload (self, path, &transfer, FALSE, &headers, error);
   if (curl == NULL)
-    {
-      g_set_error_literal (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_FAILED,
-                           "Cannot create an HTTP handle");
-      goto out;
-    }
-
-  headers = curl_slist_append (headers, "Content-Type: application/x-tar");
-  headers = curl_slist_append (headers, "Transfer-Encoding: chunked");
-  headers = curl_slist_append (headers, "Expect:");
-  curl_easy_setopt (curl, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt (curl, CURLOPT_POST, 1L);
-  curl_easy_setopt (curl, CURLOPT_READFUNCTION, assay_docker_client_curl_read_cb);
-  curl_easy_setopt (curl, CURLOPT_READDATA, &transfer);
+    goto out;
 
   assay_docker_client_transfer_report (&transfer, total_bytes > 0 ? 0.0 : -1, "Sending the image to Docker");
 
@@ -1216,19 +1231,9 @@ assay_docker_client_put_archive (AssayDockerClient  *self,
   assay_docker_client_transfer_init (&transfer, cancellable);
   transfer.upload = tar;
 
-  curl = assay_docker_client_create_handle (self, url_path, &transfer);
+  curl = assay_docker_client_new_tar_upload (self, url_path, &transfer, TRUE, &headers, error);
   if (curl == NULL)
-    {
-      g_set_error_literal (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_FAILED, "Cannot create an HTTP handle");
-      goto out;
-    }
-  headers = curl_slist_append (headers, "Content-Type: application/x-tar");
-  headers = curl_slist_append (headers, "Transfer-Encoding: chunked");
-  headers = curl_slist_append (headers, "Expect:");
-  curl_easy_setopt (curl, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt (curl, CURLOPT_UPLOAD, 1L);
-  curl_easy_setopt (curl, CURLOPT_READFUNCTION, assay_docker_client_curl_read_cb);
-  curl_easy_setopt (curl, CURLOPT_READDATA, &transfer);
+    goto out;
 
   if (!assay_docker_client_perform (self, curl, &transfer, &status, error))
     goto out;

@@ -242,6 +242,7 @@ struct _AssayDockerInstance
 
   /* An engine elsewhere: /data is this volume, and files added to data_dir are sent. */
   char                    *data_volume;
+  char                    *uploader;     /* the container that sends files into it, or NULL */
   char                    *image_ref;
   char                    *session_id;
   char                    *data_dir;
@@ -516,6 +517,10 @@ assay_docker_instance_destroy (AssaySandboxInstance *instance)
       else
         g_warning ("Cannot remove the sandbox container %.12s: %s",
                    self->container_id, error->message);
+      /* The uploader first: a volume still mounted in a container cannot be removed. */
+      if (self->removed && self->uploader != NULL)
+        assay_docker_instance_remove_uploader (self->client, self->uploader);
+      g_clear_pointer (&self->uploader, g_free);
       if (self->removed && self->data_volume != NULL)
         assay_docker_instance_remove_volume (self->client, self->data_volume);
 
@@ -533,11 +538,22 @@ assay_docker_instance_add_file (AssaySandboxInstance  *instance,
   AssayDockerInstance *self = ASSAY_DOCKER_INSTANCE (instance);
   const char *names[] = { name, NULL };
 
+  gboolean ok;
+
   /* A local engine sees the folder itself. */
   if (self->data_volume == NULL)
     return TRUE;
-  return assay_docker_instance_fill_volume (self->client, self->image_ref, self->session_id, self->data_volume,
-                                            self->data_dir, names, NULL, error);
+  /* The uploader made at the launch, kept for this: one archive call, no container made. */
+  g_mutex_lock (&self->mutex);
+  if (self->uploader == NULL && !self->removed)
+    self->uploader = assay_docker_instance_create_uploader (self->client, self->image_ref, self->session_id,
+                                                            self->data_volume, NULL, error);
+  ok = self->uploader != NULL &&
+       assay_docker_instance_upload (self->client, self->uploader, self->data_dir, names, NULL, error);
+  if (self->uploader == NULL && self->removed)
+    g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CLOSED, "The sandbox is gone");
+  g_mutex_unlock (&self->mutex);
+  return ok;
 }
 
 static char *
@@ -571,6 +587,7 @@ assay_docker_instance_finalize (GObject *object)
 
   g_clear_pointer (&self->container_id, g_free);
   g_clear_pointer (&self->data_volume, g_free);
+  g_clear_pointer (&self->uploader, g_free);
   g_clear_pointer (&self->image_ref, g_free);
   g_clear_pointer (&self->session_id, g_free);
   g_clear_pointer (&self->data_dir, g_free);
@@ -630,12 +647,15 @@ assay_docker_instance_new (AssayDockerClient *client,
 void
 assay_docker_instance_set_data_volume (AssayDockerInstance *self,
                                        const char          *volume,
+                                       const char          *uploader,
                                        const char          *image_ref,
                                        const char          *session_id,
                                        const char          *data_dir)
 {
   g_return_if_fail (ASSAY_IS_DOCKER_INSTANCE (self));
 
+  g_free (self->uploader);
+  self->uploader = g_strdup (uploader);
   g_free (self->data_volume);
   self->data_volume = g_strdup (volume);
   g_free (self->image_ref);
@@ -705,31 +725,20 @@ assay_docker_instance_remove_volume (AssayDockerClient *client,
     g_warning ("Cannot remove the sandbox's volume %s: %s", volume, error->message);
 }
 
-gboolean
-assay_docker_instance_fill_volume (AssayDockerClient   *client,
-                                   const char          *image_ref,
-                                   const char          *session_id,
-                                   const char          *volume,
-                                   const char          *dir,
-                                   const char * const  *names,
-                                   GCancellable        *cancellable,
-                                   GError             **error)
+char *
+assay_docker_instance_create_uploader (AssayDockerClient  *client,
+                                       const char         *image_ref,
+                                       const char         *session_id,
+                                       const char         *volume,
+                                       GCancellable       *cancellable,
+                                       GError            **error)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
   g_autoptr(JsonNode) body = NULL;
   g_autoptr(JsonNode) created = NULL;
-  g_autoptr(GInputStream) tar = NULL;
-  g_autoptr(GError) remove_error = NULL;
   g_autofree char *name = g_strdup_printf ("assay-%s-upload-%08x", session_id, g_random_int ());
   g_autofree char *escaped_name = g_uri_escape_string (name, NULL, FALSE);
   g_autofree char *create_path = g_strdup_printf ("/containers/create?name=%s", escaped_name);
-  g_autofree char *delete_path = NULL;
-  g_autoptr(JsonNode) removed = NULL;
-  gboolean ok;
-
-  tar = assay_docker_archive_new (dir, names, NULL, error);
-  if (tar == NULL)
-    return FALSE;
 
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "Image");
@@ -763,13 +772,37 @@ assay_docker_instance_fill_volume (AssayDockerClient   *client,
 
   created = assay_docker_client_request (client, "POST", create_path, body, NULL, cancellable, error);
   if (created == NULL)
+    return NULL;
+  return g_steal_pointer (&name);
+}
+
+gboolean
+assay_docker_instance_upload (AssayDockerClient   *client,
+                              const char          *uploader,
+                              const char          *dir,
+                              const char * const  *names,
+                              GCancellable        *cancellable,
+                              GError             **error)
+{
+  g_autoptr(GInputStream) tar = assay_docker_archive_new (dir, names, NULL, error);
+
+  if (tar == NULL)
     return FALSE;
-  ok = assay_docker_client_put_archive (client, name, "/data", tar, cancellable, error);
-  delete_path = g_strdup_printf ("/containers/%s?force=1", escaped_name);
-  removed = assay_docker_client_request (client, "DELETE", delete_path, NULL, NULL, NULL, &remove_error);
-  if (removed == NULL && !g_error_matches (remove_error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_NOT_FOUND))
-    g_warning ("Cannot remove the container %s that sent the datasets: %s", name, remove_error->message);
-  return ok;
+  return assay_docker_client_put_archive (client, uploader, "/data", tar, cancellable, error);
+}
+
+void
+assay_docker_instance_remove_uploader (AssayDockerClient *client,
+                                       const char        *uploader)
+{
+  g_autofree char *escaped_name = g_uri_escape_string (uploader, NULL, FALSE);
+  g_autofree char *delete_path = g_strdup_printf ("/containers/%s?force=1", escaped_name);
+  g_autoptr(JsonNode) removed = NULL;
+  g_autoptr(GError) error = NULL;
+
+  removed = assay_docker_client_request (client, "DELETE", delete_path, NULL, NULL, NULL, &error);
+  if (removed == NULL && !g_error_matches (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_NOT_FOUND))
+    g_warning ("Cannot remove the container %s that sent the datasets: %s", uploader, error->message);
 }
 
 const char *

@@ -32,21 +32,28 @@ gboolean              assay_docker_instance_create_volume    (AssayDockerClient 
                                                               GError             **error);
 void                  assay_docker_instance_remove_volume    (AssayDockerClient   *client,
                                                               const char          *volume);
-/* Sends files of DIR (NAMES, or all) into VOLUME through a container that is created from
- * IMAGE_REF with the volume writable, never started, and removed after the archive call: how
- * the datasets reach an engine elsewhere. Labelled as SESSION_ID's, so a crashed run's is
- * found among the leftovers. */
-gboolean              assay_docker_instance_fill_volume      (AssayDockerClient   *client,
+/* How the datasets reach an engine elsewhere: an uploader, a container created from IMAGE_REF
+ * with VOLUME writable at /data and never started, labelled as SESSION_ID's (so a crashed run's
+ * is found among the leftovers); its name. Files of DIR (NAMES, or all) are sent through it
+ * with the archive endpoint; it is removed before the volume. */
+char                 *assay_docker_instance_create_uploader  (AssayDockerClient   *client,
                                                               const char          *image_ref,
                                                               const char          *session_id,
                                                               const char          *volume,
+                                                              GCancellable        *cancellable,
+                                                              GError             **error);
+gboolean              assay_docker_instance_upload           (AssayDockerClient   *client,
+                                                              const char          *uploader,
                                                               const char          *dir,
                                                               const char * const  *names,
                                                               GCancellable        *cancellable,
                                                               GError             **error);
+void                  assay_docker_instance_remove_uploader  (AssayDockerClient   *client,
+                                                              const char          *uploader);
 /* /data is VOLUME, filled from DATA_DIR: a file added there later is sent too (add_file). */
 void                  assay_docker_instance_set_data_volume  (AssayDockerInstance *self,
                                                               const char          *volume,
+                                                              const char          *uploader,
                                                               const char          *image_ref,
                                                               const char          *session_id,
                                                               const char          *data_dir);
