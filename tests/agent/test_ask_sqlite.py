@@ -4,7 +4,9 @@
 ask --data shop.db` against the fake model server (which logs every request) with the real
 sandbox: the model is told the schema and how to open the file read-only, its cell runs
 pd.read_sql on it and prints the right totals (computed here), the session keeps a hashed copy;
-a masked column's values never reach the model; schema-only mode sends no value.
+`assay-cli rerun` runs the cell on a new file with the same tables and refuses one whose columns
+changed; a WAL database held open by a writer arrives with every committed row; a masked
+column's values never reach the model; schema-only mode sends no value.
 
     test_ask_sqlite.py ASSAY_CLI FAKE_SERVER.py
 
@@ -93,6 +95,72 @@ if ok:
     with open(copy, "rb") as f:
         ok = datasets[0].get("sha256") == hashlib.sha256(f.read()).hexdigest()
 report(ok, "ask: the session keeps a copy of the database, hashed", json.dumps(datasets)[:1000])
+
+# Run again on a new file: the tables and columns compared by name and type, the cell run on it.
+new_shop = os.path.join(data_dir, "shop-new.db")
+con = sqlite3.connect(new_shop)
+con.executescript("""
+CREATE TABLE customers (id INTEGER PRIMARY KEY, email TEXT NOT NULL, city TEXT);
+CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER REFERENCES customers(id), amount REAL);
+INSERT INTO customers VALUES (1, 'x@shop.example', 'Oslo'), (2, 'y@shop.example', 'Riga');
+INSERT INTO orders VALUES (1, 1, 10.0), (2, 2, 20.0), (3, 2, 5.5);
+""")
+con.commit()
+con.close()
+rerun_out = os.path.join(run.workdir, "rerun")
+rerun = subprocess.run([CLI, "rerun", os.path.join(run.workdir, "session"), "--data", "shop.db=" + new_shop,
+                        "--out", rerun_out, "--json"], capture_output=True, text=True, env=dict(os.environ, **CONFIG))
+rerun_record = {}
+try:
+    with open(os.path.join(rerun_out, "session.json")) as f:
+        rerun_record = json.load(f)
+except (OSError, ValueError):
+    pass
+outputs = json.dumps(rerun_record.get("cells", []), ensure_ascii=False)
+report(rerun.returncode == 0 and "Oslo,10.0" in outputs and "Riga,25.5" in outputs,
+       "rerun: the cell runs again on a new SQLite file with the same tables", rerun.stdout[-2000:] + rerun.stderr)
+
+changed_shop = os.path.join(data_dir, "shop-changed.db")
+con = sqlite3.connect(changed_shop)
+con.executescript("""
+CREATE TABLE customers (id INTEGER PRIMARY KEY, mail TEXT, city TEXT);
+CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER, amount TEXT);
+""")
+con.commit()
+con.close()
+refused = subprocess.run([CLI, "rerun", os.path.join(run.workdir, "session"), "--data", "shop.db=" + changed_shop,
+                          "--out", os.path.join(run.workdir, "rerun-refused"), "--json"],
+                         capture_output=True, text=True, env=dict(os.environ, **CONFIG))
+said = refused.stdout + refused.stderr
+report(refused.returncode != 0 and "customers.email" in said and "orders.amount" in said,
+       "rerun: a new file without a table's column, or with a column of another type, is refused and named",
+       said[-2000:])
+
+# A WAL database another program holds open, committed rows still in its WAL and a transaction
+# of its own open: the cell reads every committed row, none of the open transaction's.
+live = os.path.join(data_dir, "live.db")
+writer = sqlite3.connect(live, isolation_level=None)
+writer.execute("PRAGMA journal_mode = WAL")
+writer.execute("PRAGMA wal_autocheckpoint = 0")
+writer.execute("CREATE TABLE events (id INTEGER PRIMARY KEY, what TEXT)")
+writer.executemany("INSERT INTO events VALUES (?, ?)", [(i, "e%d" % i) for i in range(1, 301)])
+writer.execute("BEGIN")
+writer.execute("INSERT INTO events VALUES (1000, 'uncommitted')")
+LIVE_CODE = """import sqlite3
+import pandas as pd
+con = sqlite3.connect("file:/data/live.db?mode=ro&immutable=1", uri=True)
+print('EVENTS', pd.read_sql("SELECT count(*) AS n, max(id) AS top FROM events", con).to_dict('records'))
+"""
+wal = run_case([
+    {"flavor": "openai", "turn": {"tool_calls": [call("execute_python", LIVE_CODE, "count")]}},
+    {"flavor": "openai", "turn": {"text": "300 events."}},
+], question="How many events?", extra_args=["--data", live], env_extra=CONFIG)
+writer.execute("ROLLBACK")
+writer.close()
+tools = [text_of(m.get("content")) for m in openai_tool_messages(wal.chat_requests()[-1])] if wal.chat_requests() else []
+report(wal.rc == 0 and len(tools) == 1 and "EVENTS [{'n': 300, 'top': 300}]" in tools[0],
+       "ask: a WAL database held open by a writer arrives with every committed row",
+       "\n".join(tools)[:2000] + wal.detail())
 
 # Masked: the emails never leave the machine, whatever printed them.
 masked = run_case([
