@@ -367,6 +367,78 @@ test_masked_question (void)
   g_settings_reset (settings, "provider");
 }
 
+static gboolean
+page_settled (gpointer data)
+{
+  const char *state = assay_dataset_page_get_state (data);
+
+  return g_strcmp0 (state, "database") == 0 || g_strcmp0 (state, "error") == 0;
+}
+
+/* By its header, whatever its name: a database without an extension is taken; a file named
+ * .db that is none is refused on its page, in words. */
+static void
+test_names (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("assay-gui-sqlite-XXXXXX", NULL);
+  g_autofree char *shop = NULL;
+  g_autofree char *plain = g_build_filename (dir, "export", NULL);
+  g_autofree char *noise = g_build_filename (dir, "notes.db", NULL);
+  g_autofree char *contents = NULL;
+  gsize length;
+  GFile *files[2];
+  AssayWindow *window;
+  AssaySession *session;
+  AssayDataPreview *preview;
+  AssayDatasetPage *page;
+  char random[4096];
+
+  g_settings_set_string (settings, "provider", "openai");
+  shop = make_shop (dir);
+  g_object_set_data (G_OBJECT (settings), "db", NULL);
+  g_assert_true (g_file_get_contents (shop, &contents, &length, NULL));
+  g_assert_true (g_file_set_contents (plain, contents, (gssize) length, NULL));
+  for (gsize i = 0; i < sizeof random; i++)
+    random[i] = (char) (i * 7 + 3);
+  g_assert_true (g_file_set_contents (noise, random, sizeof random, NULL));
+
+  window = g_object_ref (assay_window_new (NULL));
+  gtk_window_present (GTK_WINDOW (window));
+  gui_spin (100);
+  files[0] = g_file_new_for_path (plain);
+  files[1] = g_file_new_for_path (noise);
+  gui_add_files (window, files, 2);
+  session = assay_window_get_session (window);
+  g_assert_nonnull (session);
+  g_assert_cmpuint (assay_session_get_datasets (session)->len, ==, 2);
+
+  preview = assay_window_get_data_preview (window);
+  adw_view_stack_set_visible_child_name (window->view_stack, "data");
+  for (guint i = 0; i < 2; i++)
+    {
+      const AssaySessionDataset *dataset = g_ptr_array_index (assay_session_get_datasets (session), i);
+      g_autofree char *copy = assay_session_resolve (session, dataset->path);
+
+      page = assay_data_preview_get_page (preview, copy);
+      g_assert_nonnull (page);
+      gui_wait (page_settled, page, 60, "the file to be read or refused");
+      if (g_str_equal (dataset->name, "export"))
+        g_assert_cmpstr (assay_dataset_page_get_state (page), ==, "database");
+      else
+        {
+          g_assert_cmpstr (dataset->name, ==, "notes.db");
+          g_assert_cmpstr (assay_dataset_page_get_state (page), ==, "error");
+          g_test_message ("%s", assay_dataset_page_get_error_message (page));
+          g_assert_nonnull (strstr (assay_dataset_page_get_error_message (page), "encrypted"));
+        }
+    }
+
+  gui_close_window (window);
+  g_object_unref (files[0]);
+  g_object_unref (files[1]);
+  g_settings_reset (settings, "provider");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -375,6 +447,7 @@ main (int   argc,
   settings = g_settings_new ("org.assay.Assay");
   g_test_add_func ("/app/sqlite/drop", test_drop_sqlite);
   g_test_add_func ("/app/sqlite/masked-question", test_masked_question);
+  g_test_add_func ("/app/sqlite/names", test_names);
   {
     int status = g_test_run ();
 

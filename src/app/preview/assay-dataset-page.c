@@ -568,7 +568,25 @@ assay_dataset_page_index_worker (GTask        *task,
     }
   index = assay_csv_index_new_with_dialect (request->path, request->override, &error);
   if (index == NULL)
-    g_task_return_error (task, error);
+    {
+      /* A file named like a database that is none says so, as the dataset does. */
+      g_autofree char *name = g_path_get_basename (request->path);
+      g_autoptr(GFile) file = g_file_new_for_path (request->path);
+      g_autoptr(GFileInputStream) stream = g_file_read (file, cancellable, NULL);
+      char head[16];
+      gsize got = 0;
+      g_autofree char *reason = NULL;
+
+      if (stream != NULL)
+        g_input_stream_read_all (G_INPUT_STREAM (stream), head, sizeof head, &got, cancellable, NULL);
+      reason = assay_sqlite_file_explain_not_database (name, head, got);
+      if (reason != NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_clear_error (&error);
+          error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_INVALID_DATA, reason);
+        }
+      g_task_return_error (task, error);
+    }
   else
     g_task_return_pointer (task, index, g_object_unref);
 }
