@@ -6,12 +6,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
-for name in main approval artifacts data databases; do
+for name in main approval artifacts data databases sqlite; do
   cp "$build/screenshots/$name.png" "data/screenshots/$name.png"
 done
 python3 - <<'PY'
 import struct
-for name in ("main", "approval", "artifacts", "data", "databases"):
+for name in ("main", "approval", "artifacts", "data", "databases", "sqlite"):
     with open("data/screenshots/%s.png" % name, "rb") as f:
         w, h = struct.unpack(">II", f.read(24)[16:24])
     print("data/screenshots/%s.png: %dx%d" % (name, w, h))

@@ -7,6 +7,10 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include <sqlite3.h>
+
+#include "assay-dataset.h"
+#include "assay-session.h"
 #include "sandbox-harness.h"
 
 typedef struct
@@ -595,6 +599,91 @@ test_datasets (Fixture       *fixture,
   }
 }
 
+/* An SQLite file as the session copies it (the backup API, from a WAL database whose writer
+ * still holds it open with committed rows in the WAL only): sqlite3 and pandas.read_sql open
+ * it read-only through the URI the model is told, every committed row is there, and a write
+ * fails. */
+static void
+test_sqlite_dataset (Fixture       *fixture,
+                     gconstpointer  data)
+{
+  g_autoptr(AssayCellResult) read = NULL;
+  g_autoptr(AssayCellResult) pandas = NULL;
+  g_autoptr(AssayCellResult) write = NULL;
+  g_autoptr(AssaySession) record = NULL;
+  g_autoptr(AssayDataset) dataset = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *original = g_build_filename (fixture->out_dir, "живые.db", NULL);
+  g_autofree char *record_dir = g_build_filename (fixture->out_dir, "record", NULL);
+  g_autofree char *copy = NULL;
+  g_autofree char *code = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  const AssaySessionDataset *added;
+  sqlite3 *writer = NULL;
+
+  g_assert_cmpint (sqlite3_open (original, &writer), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (writer, "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;"
+                                         "CREATE TABLE sales (id INTEGER PRIMARY KEY, region TEXT, amount REAL);"
+                                         "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000) "
+                                         "INSERT INTO sales SELECT i, CASE i % 2 WHEN 0 THEN 'Север' ELSE 'Юг' END, "
+                                         "i * 0.5 FROM n;"
+                                         "BEGIN; INSERT INTO sales VALUES (5000, 'uncommitted', 1e9);",
+                                 NULL, NULL, NULL), ==, SQLITE_OK);
+  record = assay_session_new (record_dir, &error);
+  g_assert_no_error (error);
+  added = assay_session_add_dataset (record, original, NULL, &error);
+  g_assert_no_error (error);
+  copy = assay_session_resolve (record, added->path);
+  sqlite3_exec (writer, "ROLLBACK", NULL, NULL, NULL);
+  sqlite3_close (writer);
+  dataset = assay_dataset_open (copy, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (copy, &before, NULL, NULL));
+
+  fixture->session = harness_session_new (fixture->backend, fixture->spec, fixture->out_dir);
+  g_assert_true (assay_kernel_session_add_dataset (fixture->session, copy, &error));
+  g_assert_no_error (error);
+  harness_start (fixture->session, &error);
+  g_assert_no_error (error);
+
+  /* Exactly what the model is told. */
+  code = g_strdup_printf ("import sqlite3\ncon = %s\n"
+                          "print(con.execute('SELECT count(*), max(id), sum(amount) FROM sales').fetchone())",
+                          assay_dataset_get_connect_call (dataset));
+  read = RUN (code);
+  assert_status (read, ASSAY_CELL_OK);
+  assert_stdout (read, "(1000, 1000, 250250.0)\n");
+
+  pandas = RUN ("import pandas as pd\n"
+                "df = pd.read_sql('SELECT region, sum(amount) AS total FROM sales GROUP BY region ORDER BY region', con)\n"
+                "print(df.to_csv(index=False), end='')");
+  assert_status (pandas, ASSAY_CELL_OK);
+  assert_stdout (pandas, "region,total\nСевер,125250.0\nЮг,125000.0\n");
+
+  write = RUN ("import sqlite3\n"
+               "for uri in ['file:/data/живые.db?mode=ro&immutable=1', 'file:/data/живые.db']:\n"
+               "    try:\n"
+               "        c = sqlite3.connect(uri, uri=True)\n"
+               "        c.execute(\"INSERT INTO sales VALUES (7000, 'x', 1)\")\n"
+               "        c.commit()\n"
+               "        print('WROTE', uri)\n"
+               "    except sqlite3.Error as e:\n"
+               "        print('refused:', type(e).__name__)\n"
+               "import os\nprint(os.access('/data/живые.db', os.W_OK))");
+  assert_status (write, ASSAY_CELL_OK);
+  {
+    g_autofree char *out = harness_stream_text (write, "stdout");
+
+    g_test_message ("%s", out);
+    g_assert_null (strstr (out, "WROTE"));
+    g_assert_nonnull (strstr (out, "refused:"));
+    g_assert_true (g_str_has_suffix (out, "False\n"));
+  }
+  g_assert_true (g_file_get_contents (copy, &after, NULL, NULL));
+  g_assert_cmpstr (before, ==, after);
+}
+
 /* ---- checks: what a cell did to its data --------------------------------------------- */
 
 static const AssayCheck *
@@ -1157,6 +1246,7 @@ main (int   argc,
     { "figure-saved-once", test_figure_saved_once },
     { "datasets", test_datasets },
     { "datasets-added-later", test_datasets_added_later },
+    { "sqlite-dataset", test_sqlite_dataset },
     { "checks", test_checks },
     { "timeout-keeps-state", test_timeout_keeps_state },
     { "hang-killed-and-replayed", test_hang_killed_and_replayed },

@@ -23,10 +23,16 @@ assay_app_add_data_filter (GtkFileChooser *chooser)
 {
   g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
 
-  gtk_file_filter_set_name (filter, _("Tables (CSV, TSV, TXT, XLSX)"));
+  gtk_file_filter_set_name (filter, _("Tables and SQLite databases (CSV, TSV, TXT, XLSX, DB, SQLite)"));
   gtk_file_filter_add_suffix (filter, "csv");
   gtk_file_filter_add_suffix (filter, "tsv");
   gtk_file_filter_add_suffix (filter, "txt");
   gtk_file_filter_add_suffix (filter, "xlsx");
+  gtk_file_filter_add_suffix (filter, "db");
+  gtk_file_filter_add_suffix (filter, "db3");
+  gtk_file_filter_add_suffix (filter, "sqlite");
+  gtk_file_filter_add_suffix (filter, "sqlite3");
+  gtk_file_filter_add_mime_type (filter, "application/vnd.sqlite3");
+  gtk_file_filter_add_mime_type (filter, "application/x-sqlite3");
   gtk_file_chooser_add_filter (chooser, filter);
 }

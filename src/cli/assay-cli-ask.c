@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "assay-sqlite-file.h"
 #include "assay-agent.h"
 #include "assay-cli.h"
 #include <math.h>
@@ -58,7 +59,8 @@ enum {
   "in the sandbox, which never connects itself. Passwords come from the environment or the\n" \
   "client's files (PGPASSWORD, ~/.pgpass; MYSQL_PWD, ~/.my.cnf). A password written in the\n" \
   "URL is used but never printed or saved: the session keeps the URL without it.\n" \
-  "--mask NAME.TABLE:COLUMN masks a database column.\n" \
+  "--mask NAME.TABLE:COLUMN masks a database column (and FILE.TABLE:COLUMN a table's column\n" \
+  "of an SQLite file given to --data).\n" \
   "\n" \
   "What the model sees (--privacy): full (everything), masked (the --mask columns' values\n" \
   "replaced by placeholders such as ⟨customer_id 17⟩ in everything sent; placeholders in its\n" \
@@ -693,6 +695,20 @@ assay_cli_ask_make_masker (AssaySession  *session,
       for (guint j = 0; j < datasets->len && found == NULL; j++)
         if (g_strcmp0 (((const AssaySessionDataset *) g_ptr_array_index (datasets, j))->name, mask->dataset) == 0)
           found = g_ptr_array_index (datasets, j);
+      /* An SQLite dataset's column: "DATABASE.TABLE", as for a connection. */
+      for (guint j = 0; j < datasets->len && found == NULL; j++)
+        {
+          const AssaySessionDataset *candidate = g_ptr_array_index (datasets, j);
+          gsize length = candidate->name != NULL ? strlen (candidate->name) : 0;
+
+          if (length > 0 && strncmp (mask->dataset, candidate->name, length) == 0 && mask->dataset[length] == '.')
+            {
+              g_autofree char *candidate_path = assay_session_resolve (session, candidate->path);
+
+              if (candidate_path != NULL && assay_sqlite_file_is_database (candidate_path))
+                found = candidate;
+            }
+        }
       if (found == NULL || (path = assay_session_resolve (session, found->path)) == NULL)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
@@ -805,6 +821,19 @@ assay_cli_ask_parse_mask (AssaySession  *session,
           *dataset_name = g_strdup (dataset->name);
           *column = g_strdup (spec + length + 1);
           return TRUE;
+        }
+      /* A table's column of an SQLite dataset: DATABASE.TABLE:COLUMN, as for a connection. */
+      if (strncmp (spec, dataset->name, length) == 0 && spec[length] == '.' && strrchr (spec, ':') != NULL &&
+          strrchr (spec, ':') > spec + length + 1 && strrchr (spec, ':')[1] != '\0')
+        {
+          g_autofree char *path = assay_session_resolve (session, dataset->path);
+
+          if (path != NULL && assay_sqlite_file_is_database (path))
+            {
+              *dataset_name = g_strndup (spec, strrchr (spec, ':') - spec);
+              *column = g_strdup (strrchr (spec, ':') + 1);
+              return TRUE;
+            }
         }
       /* The file as given to --data, by its path. */
       base = strrchr (spec, ':') != NULL ? g_strndup (spec, strrchr (spec, ':') - spec) : NULL;

@@ -12,6 +12,7 @@
 
 #include <string.h>
 
+#include "assay-sqlite-file.h"
 #include "assay-conversation-private.h"
 #include "assay-prices.h"
 
@@ -506,6 +507,22 @@ assay_conversation_prepare_question (AssayConversation *self)
 
               if (g_strcmp0 (dataset->name, mask->dataset) == 0)
                 spec->path = assay_session_resolve (self->session, dataset->path);
+            }
+          /* A table's column of an SQLite dataset: "FILE.TABLE", as for a connection; the
+           * masker reads its values from the file. */
+          for (guint j = 0; j < datasets->len && spec->path == NULL; j++)
+            {
+              const AssaySessionDataset *dataset = g_ptr_array_index (datasets, j);
+              gsize length = dataset->name != NULL ? strlen (dataset->name) : 0;
+
+              if (length > 0 && strncmp (mask->dataset, dataset->name, length) == 0 && mask->dataset[length] == '.')
+                {
+                  g_autofree char *path = assay_session_resolve (self->session, dataset->path);
+
+                  /* Its header only: 16 bytes. */
+                  if (path != NULL && assay_sqlite_file_is_database (path))
+                    spec->path = g_steal_pointer (&path);
+                }
             }
           /* A column of a database's table: "NAME.TABLE". */
           if (spec->path == NULL && strchr (mask->dataset, '.') != NULL)

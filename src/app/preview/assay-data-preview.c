@@ -34,6 +34,7 @@ static GParamSpec *properties[N_PROPS];
 
 enum {
   MASK_TOGGLED,
+  TABLE_MASK_TOGGLED,
   N_SIGNALS
 };
 
@@ -46,6 +47,8 @@ assay_data_preview_update_panel (AssayDataPreview *self)
   AssayDataset *dataset;
   int column;
 
+  gtk_widget_set_visible (GTK_WIDGET (self->panel), TRUE);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->panel_button), TRUE);
   if (page == NULL)
     {
       assay_column_profile_panel_set_column (self->panel, NULL, NULL, 0);
@@ -54,6 +57,16 @@ assay_data_preview_update_panel (AssayDataPreview *self)
       return;
     }
   dataset = assay_dataset_page_get_dataset (page);
+  /* A database's page shows its own schema: the panel profiles a table's column and tells how
+   * a text file is read, neither of which it has. */
+  {
+    gboolean database = dataset != NULL && assay_dataset_is_database (dataset);
+
+    gtk_widget_set_visible (GTK_WIDGET (self->panel), !database);
+    gtk_widget_set_sensitive (GTK_WIDGET (self->panel_button), !database);
+    if (database)
+      return;
+  }
   column = assay_dataset_page_get_selected_column (page);
   assay_column_profile_panel_set_column (self->panel, dataset,
                                          column >= 0 ? assay_dataset_page_get_column_name (page, column) : NULL,
@@ -106,6 +119,16 @@ assay_data_preview_panel_apply (AssayDataPreview      *self,
 {
   if (self->watched != NULL)
     assay_dataset_page_reopen (self->watched, override);
+}
+
+static void
+assay_data_preview_table_mask_toggled (AssayDatasetPage *page,
+                                       const char       *table,
+                                       const char       *column,
+                                       gboolean          masked,
+                                       AssayDataPreview *self)
+{
+  g_signal_emit (self, signals[TABLE_MASK_TOGGLED], 0, assay_dataset_page_get_path (page), table, column, masked);
 }
 
 /* The panel's switch: the window decides, and sets the masked columns it keeps. */
@@ -217,6 +240,12 @@ assay_data_preview_class_init (AssayDataPreviewClass *klass)
   signals[MASK_TOGGLED] = g_signal_new ("mask-toggled", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                                         0, NULL, NULL, NULL, G_TYPE_NONE, 3,
                                         G_TYPE_STRING, G_TYPE_STRING, G_TYPE_BOOLEAN);
+  /* ::table-mask-toggled (const char *path, const char *table, const char *column, gboolean
+   * masked): the same for a column of a table of the SQLite database at PATH; the caller
+   * gives assay_data_preview_set_masked_columns () "TABLE.COLUMN" names. */
+  signals[TABLE_MASK_TOGGLED] = g_signal_new ("table-mask-toggled", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                              0, NULL, NULL, NULL, G_TYPE_NONE, 4,
+                                              G_TYPE_STRING, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_BOOLEAN);
 
   g_type_ensure (ASSAY_TYPE_COLUMN_PROFILE_PANEL);
   g_type_ensure (ASSAY_TYPE_DATASET_PAGE);
@@ -298,6 +327,7 @@ assay_data_preview_add_file (AssayDataPreview *self,
   adw_tab_page_set_title (tab, title);
   adw_tab_page_set_tooltip (tab, path);
   g_signal_connect_object (page, "notify::state", G_CALLBACK (assay_data_preview_page_state_changed), tab, 0);
+  g_signal_connect_object (page, "table-mask-toggled", G_CALLBACK (assay_data_preview_table_mask_toggled), self, 0);
   assay_data_preview_page_state_changed (page, NULL, tab);
   adw_tab_view_set_selected_page (self->tab_view, tab);
   assay_data_preview_selected_page_changed (self);

@@ -8,12 +8,16 @@
 #include "assay-app-types.h"
 #include "assay-column-header-strip.h"
 #include "assay-column-sparkline.h"
+#include "assay-data-text.h"
 #include "assay-dataset-page.h"
+#include "assay-source-schema.h"
+#include "assay-sqlite-file.h"
 #include "assay-xlsx.h"
 
 #define ROW_NUMBER_WIDTH 72
 #define COLUMN_WIDTH     150
 #define PROFILE_DELAY_MS 100
+#define TABLE_PREVIEW_ROWS 200
 
 typedef struct
 {
@@ -40,6 +44,17 @@ struct _AssayDatasetPage
   GtkBox            *sheets_box;
   AdwStatusPage     *error_page;
   GtkWidget         *strip;
+  GtkLabel          *database_label;
+  GtkListBox        *tables_list;
+  GtkLabel          *table_rows_label;
+  GtkColumnView     *table_rows_view;
+
+  /* An SQLite database: the table whose first rows are shown, read in a worker. */
+  char              *shown_table;
+  GListStore        *table_rows;   /* GtkStringList per row */
+  GCancellable      *rows_cancellable;
+  GPtrArray         *mask_switches; /* GtkSwitch*, one per column of a database's tables */
+  gboolean           setting_masks;
 
   char              *path;
   AssayCsvDialect   *override;
@@ -68,6 +83,13 @@ enum {
 };
 
 static GParamSpec *properties[N_PROPS];
+
+enum {
+  TABLE_MASK_TOGGLED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
 
 typedef struct
 {
@@ -538,9 +560,33 @@ assay_dataset_page_index_worker (GTask        *task,
         return;
       }
   }
+  /* Nor has a database: the profile task reads its schema. */
+  if (assay_sqlite_file_is_database (request->path))
+    {
+      g_task_return_pointer (task, NULL, NULL);
+      return;
+    }
   index = assay_csv_index_new_with_dialect (request->path, request->override, &error);
   if (index == NULL)
-    g_task_return_error (task, error);
+    {
+      /* A file named like a database that is none says so, as the dataset does. */
+      g_autofree char *name = g_path_get_basename (request->path);
+      g_autoptr(GFile) file = g_file_new_for_path (request->path);
+      g_autoptr(GFileInputStream) stream = g_file_read (file, cancellable, NULL);
+      char head[16];
+      gsize got = 0;
+      g_autofree char *reason = NULL;
+
+      if (stream != NULL)
+        g_input_stream_read_all (G_INPUT_STREAM (stream), head, sizeof head, &got, cancellable, NULL);
+      reason = assay_sqlite_file_explain_not_database (name, head, got);
+      if (reason != NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_clear_error (&error);
+          error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_INVALID_DATA, reason);
+        }
+      g_task_return_error (task, error);
+    }
   else
     g_task_return_pointer (task, index, g_object_unref);
 }
@@ -565,7 +611,7 @@ assay_dataset_page_index_ready (GObject      *source,
     }
   if (index == NULL)
     {
-      assay_dataset_page_start_profile (self);   /* a workbook: the profile lists its sheets */
+      assay_dataset_page_start_profile (self);   /* a workbook or a database: the profile lists its sheets or tables */
       return;
     }
   self->index = g_steal_pointer (&index);
@@ -611,6 +657,278 @@ assay_dataset_page_show_workbook (AssayDatasetPage *self)
   assay_dataset_page_set_state (self, "workbook");
 }
 
+
+/* ---- An SQLite database --------------------------------------------------------------- */
+
+typedef struct
+{
+  char  *path;
+  char  *table;
+  GStrv  names;
+} RowsRequest;
+
+static void
+rows_request_free (RowsRequest *request)
+{
+  g_free (request->path);
+  g_free (request->table);
+  g_strfreev (request->names);
+  g_free (request);
+}
+
+static void
+assay_dataset_page_rows_worker (GTask        *task,
+                                gpointer      source,
+                                gpointer      task_data,
+                                GCancellable *cancellable)
+{
+  RowsRequest *request = task_data;
+  GError *error = NULL;
+  GPtrArray *rows = assay_sqlite_file_read_rows (request->path, request->table, TABLE_PREVIEW_ROWS,
+                                                 &request->names, cancellable, &error);
+
+  if (rows == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, rows, (GDestroyNotify) g_ptr_array_unref);
+}
+
+static void
+assay_dataset_page_row_cell_setup (GtkSignalListItemFactory *factory,
+                                   GtkListItem              *item,
+                                   gpointer                  data)
+{
+  GtkWidget *cell = gtk_inscription_new (NULL);
+
+  gtk_inscription_set_text_overflow (GTK_INSCRIPTION (cell), GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END);
+  gtk_list_item_set_child (item, cell);
+}
+
+static void
+assay_dataset_page_row_cell_bind (GtkSignalListItemFactory *factory,
+                                  GtkListItem              *item,
+                                  gpointer                  data)
+{
+  GtkStringList *row = gtk_list_item_get_item (item);
+
+  gtk_inscription_set_text (GTK_INSCRIPTION (gtk_list_item_get_child (item)),
+                            gtk_string_list_get_string (row, GPOINTER_TO_UINT (data)));
+}
+
+static void
+assay_dataset_page_clear_rows_view (AssayDatasetPage *self)
+{
+  GListModel *columns = gtk_column_view_get_columns (self->table_rows_view);
+
+  while (g_list_model_get_n_items (columns) > 0)
+    {
+      g_autoptr(GtkColumnViewColumn) column = g_list_model_get_item (columns, 0);
+
+      gtk_column_view_remove_column (self->table_rows_view, column);
+    }
+  gtk_column_view_set_model (self->table_rows_view, NULL);
+  g_clear_object (&self->table_rows);
+}
+
+static void
+assay_dataset_page_rows_ready (GObject      *source,
+                               GAsyncResult *result,
+                               gpointer      user_data)
+{
+  AssayDatasetPage *self;
+  RowsRequest *request = g_task_get_task_data (G_TASK (result));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) rows = g_task_propagate_pointer (G_TASK (result), &error);
+  g_autofree char *table = NULL;
+  g_autofree char *text = NULL;
+  GtkNoSelection *selection;
+
+  if (g_cancellable_is_cancelled (g_task_get_cancellable (G_TASK (result))))
+    return;
+  self = user_data;
+  table = assay_data_sanitize (request->table, -1, 80);
+  if (rows == NULL)
+    {
+      gtk_label_set_label (self->table_rows_label, error->message);
+      return;
+    }
+  self->table_rows = g_list_store_new (GTK_TYPE_STRING_LIST);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      g_autoptr(GtkStringList) row = gtk_string_list_new ((const char * const *) g_ptr_array_index (rows, i));
+
+      g_list_store_append (self->table_rows, row);
+    }
+  for (guint c = 0; request->names != NULL && request->names[c] != NULL; c++)
+    {
+      GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
+      g_autoptr(GtkColumnViewColumn) column = NULL;
+
+      g_signal_connect (factory, "setup", G_CALLBACK (assay_dataset_page_row_cell_setup), NULL);
+      g_signal_connect (factory, "bind", G_CALLBACK (assay_dataset_page_row_cell_bind), GUINT_TO_POINTER (c));
+      column = gtk_column_view_column_new (request->names[c], factory);
+      gtk_column_view_column_set_fixed_width (column, COLUMN_WIDTH);
+      gtk_column_view_column_set_resizable (column, TRUE);
+      gtk_column_view_append_column (self->table_rows_view, column);
+    }
+  selection = gtk_no_selection_new (G_LIST_MODEL (g_object_ref (self->table_rows)));
+  gtk_column_view_set_model (self->table_rows_view, GTK_SELECTION_MODEL (selection));
+  g_object_unref (selection);
+  if (rows->len >= TABLE_PREVIEW_ROWS)
+    text = g_strdup_printf (_("The first %u rows of %s"), rows->len, table);
+  else
+    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s: %u row", "%s: %u rows", rows->len), table, rows->len);
+  gtk_label_set_label (self->table_rows_label, text);
+}
+
+static void
+assay_dataset_page_table_clicked (GtkButton        *button,
+                                  AssayDatasetPage *self)
+{
+  assay_dataset_page_show_table (self, g_object_get_data (G_OBJECT (button), "table"));
+}
+
+/* The analyst flipped a column's switch: the owner records it and sets the masked columns. */
+static void
+assay_dataset_page_mask_switched (GtkSwitch        *mask,
+                                  GParamSpec       *pspec,
+                                  AssayDatasetPage *self)
+{
+  if (self->setting_masks)
+    return;
+  g_signal_emit (self, signals[TABLE_MASK_TOGGLED], 0, g_object_get_data (G_OBJECT (mask), "table"),
+                 g_object_get_data (G_OBJECT (mask), "column"), gtk_switch_get_active (mask));
+}
+
+static void
+assay_dataset_page_sync_mask_switches (AssayDatasetPage *self)
+{
+  self->setting_masks = TRUE;
+  for (guint i = 0; i < self->mask_switches->len; i++)
+    {
+      GtkSwitch *mask = g_ptr_array_index (self->mask_switches, i);
+      g_autofree char *key = g_strconcat (g_object_get_data (G_OBJECT (mask), "table"), ".",
+                                          g_object_get_data (G_OBJECT (mask), "column"), NULL);
+
+      gtk_switch_set_active (mask, g_hash_table_contains (self->masked, key));
+    }
+  self->setting_masks = FALSE;
+}
+
+static char *
+assay_dataset_page_describe_column (AssaySourceTable  *table,
+                                    AssaySourceColumn *column)
+{
+  GString *out = g_string_new (column->type != NULL ? column->type : "");
+
+  if (column->primary_key)
+    g_string_append_printf (out, " · %s", _("primary key"));
+  else if (column->not_null)
+    g_string_append_printf (out, " · %s", _("not null"));
+  for (guint k = 0; k < table->foreign_keys->len; k++)
+    {
+      AssaySourceForeignKey *key = g_ptr_array_index (table->foreign_keys, k);
+
+      if (key->columns->len == 1 && g_strcmp0 (g_ptr_array_index (key->columns, 0), column->name) == 0)
+        g_string_append_printf (out, " · → %s(%s)", key->table, (char *) g_ptr_array_index (key->ref_columns, 0));
+    }
+  return g_string_free (out, FALSE);
+}
+
+static void
+assay_dataset_page_show_database (AssayDatasetPage *self)
+{
+  AssaySourceSchema *schema = assay_dataset_get_schema (self->dataset);
+  AssaySourceTable *first = NULL;
+  guint n_tables = 0, n_views = 0;
+  g_autofree char *tables_text = NULL;
+  g_autofree char *views_text = NULL;
+  g_autofree char *heading = NULL;
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->tables_list))) != NULL)
+    gtk_list_box_remove (self->tables_list, child);
+  g_ptr_array_set_size (self->mask_switches, 0);
+  self->setting_masks = TRUE;
+  for (guint i = 0; i < schema->tables->len; i++)
+    {
+      AssaySourceTable *table = g_ptr_array_index (schema->tables, i);
+      g_autofree char *name = assay_data_sanitize (table->name, -1, 200);
+      g_autofree char *subtitle = NULL;
+      g_autofree char *rows = NULL;
+      GtkWidget *row = adw_expander_row_new ();
+      GtkWidget *button;
+
+      if (table->view)
+        n_views++;
+      else
+        n_tables++;
+      if (first == NULL && !table->view)
+        first = table;
+      if (table->rows >= 0)
+        {
+          g_autofree char *count = assay_dataset_page_format_count ((guint64) table->rows);
+
+          rows = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s%s row", "%s%s rows", (gulong) table->rows), count,
+                                  table->rows_capped ? "+" : "");
+        }
+      subtitle = rows != NULL ? g_strdup_printf ("%s · %s", table->view ? _("View") : _("Table"), rows)
+                              : g_strdup (table->view ? _("View") : _("Table"));
+      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), name);
+      adw_expander_row_set_subtitle (ADW_EXPANDER_ROW (row), subtitle);
+      button = gtk_button_new_with_label (_("Show Rows"));
+      gtk_widget_set_valign (button, GTK_ALIGN_CENTER);
+      gtk_widget_add_css_class (button, "flat");
+      g_object_set_data_full (G_OBJECT (button), "table", g_strdup (table->name), g_free);
+      g_signal_connect (button, "clicked", G_CALLBACK (assay_dataset_page_table_clicked), self);
+      adw_expander_row_add_action (ADW_EXPANDER_ROW (row), button);
+      for (guint j = 0; j < table->columns->len; j++)
+        {
+          AssaySourceColumn *column = g_ptr_array_index (table->columns, j);
+          g_autofree char *column_name = assay_data_sanitize (column->name, -1, 200);
+          g_autofree char *described = assay_dataset_page_describe_column (table, column);
+          g_autofree char *clean = assay_data_sanitize (described, -1, 300);
+          GtkWidget *column_row = adw_action_row_new ();
+
+          GtkWidget *mask = gtk_switch_new ();
+          g_autofree char *key = g_strconcat (table->name, ".", column->name, NULL);
+
+          adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (column_row), FALSE);
+          adw_preferences_row_set_title (ADW_PREFERENCES_ROW (column_row), column_name);
+          adw_action_row_set_subtitle (ADW_ACTION_ROW (column_row), clean);
+          /* As the panel's switch for a text file's column. */
+          gtk_widget_set_valign (mask, GTK_ALIGN_CENTER);
+          gtk_widget_set_tooltip_text (mask, _("Never Send Values to the Model"));
+          gtk_accessible_update_property (GTK_ACCESSIBLE (mask), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                          _("Never Send Values to the Model"), -1);
+          g_object_set_data_full (G_OBJECT (mask), "table", g_strdup (table->name), g_free);
+          g_object_set_data_full (G_OBJECT (mask), "column", g_strdup (column->name), g_free);
+          gtk_switch_set_active (GTK_SWITCH (mask), g_hash_table_contains (self->masked, key));
+          g_signal_connect (mask, "notify::active", G_CALLBACK (assay_dataset_page_mask_switched), self);
+          adw_action_row_add_suffix (ADW_ACTION_ROW (column_row), mask);
+          g_ptr_array_add (self->mask_switches, mask);
+          adw_expander_row_add_row (ADW_EXPANDER_ROW (row), column_row);
+        }
+      g_object_set_data_full (G_OBJECT (row), "table", g_strdup (table->name), g_free);
+      gtk_list_box_append (self->tables_list, row);
+    }
+  self->setting_masks = FALSE;
+  tables_text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u table", "%u tables", n_tables), n_tables);
+  views_text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u view", "%u views", n_views), n_views);
+  /* Translators: "SQLite 3.40.1 database: 2 tables, 1 view". */
+  heading = g_strdup_printf (_("%s database: %s, %s"), schema->server != NULL ? schema->server : "SQLite",
+                             tables_text, views_text);
+  gtk_label_set_label (self->database_label, heading);
+  assay_dataset_page_set_state (self, "database");
+  if (first == NULL && schema->tables->len > 0)
+    first = g_ptr_array_index (schema->tables, 0);
+  if (first != NULL)
+    assay_dataset_page_show_table (self, first->name);
+  else
+    gtk_label_set_label (self->table_rows_label, _("The database holds no table or view."));
+}
+
 static void
 assay_dataset_page_dataset_ready (GObject      *source,
                                   GAsyncResult *result,
@@ -634,7 +952,9 @@ assay_dataset_page_dataset_ready (GObject      *source,
       return;
     }
   self->dataset = g_steal_pointer (&dataset);
-  if (assay_dataset_is_workbook (self->dataset))
+  if (assay_dataset_is_database (self->dataset))
+    assay_dataset_page_show_database (self);
+  else if (assay_dataset_is_workbook (self->dataset))
     assay_dataset_page_show_workbook (self);
   else
     assay_dataset_page_update_headers (self);
@@ -651,6 +971,10 @@ assay_dataset_page_open_file (AssayDatasetPage *self)
   g_clear_object (&self->cancellable);
   self->cancellable = g_cancellable_new ();
   assay_dataset_page_clear_table (self);
+  g_cancellable_cancel (self->rows_cancellable);
+  g_clear_object (&self->rows_cancellable);
+  assay_dataset_page_clear_rows_view (self);
+  g_clear_pointer (&self->shown_table, g_free);
   g_clear_object (&self->dataset);
   g_clear_pointer (&self->error_message, g_free);
   g_clear_handle_id (&self->profile_timeout_id, g_source_remove);
@@ -710,9 +1034,14 @@ assay_dataset_page_dispose (GObject *object)
   AssayDatasetPage *self = ASSAY_DATASET_PAGE (object);
 
   g_cancellable_cancel (self->cancellable);
+  g_cancellable_cancel (self->rows_cancellable);
   g_clear_handle_id (&self->profile_timeout_id, g_source_remove);
   if (self->column_view != NULL)
     assay_dataset_page_clear_table (self);
+  if (self->table_rows_view != NULL)
+    assay_dataset_page_clear_rows_view (self);
+  g_clear_object (&self->rows_cancellable);
+  g_ptr_array_set_size (self->mask_switches, 0);
   gtk_widget_dispose_template (GTK_WIDGET (self), ASSAY_TYPE_DATASET_PAGE);
   self->strip = NULL;
   g_clear_object (&self->dataset);
@@ -727,10 +1056,12 @@ assay_dataset_page_finalize (GObject *object)
   AssayDatasetPage *self = ASSAY_DATASET_PAGE (object);
 
   g_free (self->path);
+  g_free (self->shown_table);
   g_free (self->error_message);
   assay_dataset_page_free_override (self->override);
   g_array_unref (self->columns);
   g_hash_table_unref (self->masked);
+  g_ptr_array_unref (self->mask_switches);
 
   G_OBJECT_CLASS (assay_dataset_page_parent_class)->finalize (object);
 }
@@ -809,6 +1140,12 @@ assay_dataset_page_class_init (AssayDatasetPageClass *klass)
                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  /* ::table-mask-toggled (const char *table, const char *column, gboolean masked): the
+   * analyst flipped "Never Send Values to the Model" of a database table's column. */
+  signals[TABLE_MASK_TOGGLED] = g_signal_new ("table-mask-toggled", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                              0, NULL, NULL, NULL, G_TYPE_NONE, 3,
+                                              G_TYPE_STRING, G_TYPE_STRING, G_TYPE_BOOLEAN);
+
   assay_app_ensure_resources ();
   gtk_widget_class_set_template_from_resource (widget_class, "/org/assay/Assay/ui/assay-dataset-page.ui");
   gtk_widget_class_bind_template_child (widget_class, AssayDatasetPage, stack);
@@ -821,6 +1158,10 @@ assay_dataset_page_class_init (AssayDatasetPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayDatasetPage, workbook_page);
   gtk_widget_class_bind_template_child (widget_class, AssayDatasetPage, sheets_box);
   gtk_widget_class_bind_template_child (widget_class, AssayDatasetPage, error_page);
+  gtk_widget_class_bind_template_child (widget_class, AssayDatasetPage, database_label);
+  gtk_widget_class_bind_template_child (widget_class, AssayDatasetPage, tables_list);
+  gtk_widget_class_bind_template_child (widget_class, AssayDatasetPage, table_rows_label);
+  gtk_widget_class_bind_template_child (widget_class, AssayDatasetPage, table_rows_view);
   gtk_widget_class_set_css_name (widget_class, "datasetpage");
 }
 
@@ -829,6 +1170,7 @@ assay_dataset_page_init (AssayDatasetPage *self)
 {
   self->columns = g_array_new (FALSE, TRUE, sizeof (ColumnUi));
   self->masked = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->mask_switches = g_ptr_array_new ();
   self->selected_column = -1;
   gtk_widget_init_template (GTK_WIDGET (self));
 
@@ -1004,6 +1346,7 @@ assay_dataset_page_set_masked_columns (AssayDatasetPage   *self,
       gtk_widget_set_visible (ui->mask_icon,
                               g_hash_table_contains (self->masked, gtk_column_view_column_get_title (ui->column)));
     }
+  assay_dataset_page_sync_mask_switches (self);
 }
 
 gboolean
@@ -1022,4 +1365,65 @@ assay_dataset_page_get_header_masked (AssayDatasetPage *self,
   if (column >= self->columns->len)
     return FALSE;
   return gtk_widget_get_visible (g_array_index (self->columns, ColumnUi, column).mask_icon);
+}
+
+void
+assay_dataset_page_show_table (AssayDatasetPage *self,
+                               const char       *table)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *text = NULL;
+  RowsRequest *request;
+
+  g_return_if_fail (ASSAY_IS_DATASET_PAGE (self));
+  g_return_if_fail (table != NULL);
+
+  if (self->dataset == NULL || !assay_dataset_is_database (self->dataset))
+    return;
+  g_cancellable_cancel (self->rows_cancellable);
+  g_clear_object (&self->rows_cancellable);
+  self->rows_cancellable = g_cancellable_new ();
+  assay_dataset_page_clear_rows_view (self);
+  g_free (self->shown_table);
+  self->shown_table = g_strdup (table);
+  name = assay_data_sanitize (table, -1, 80);
+  text = g_strdup_printf (_("Reading the first rows of %s…"), name);
+  gtk_label_set_label (self->table_rows_label, text);
+
+  request = g_new0 (RowsRequest, 1);
+  request->path = g_strdup (self->path);
+  request->table = g_strdup (table);
+  task = g_task_new (NULL, self->rows_cancellable, assay_dataset_page_rows_ready, self);
+  g_task_set_source_tag (task, assay_dataset_page_show_table);
+  g_task_set_task_data (task, request, (GDestroyNotify) rows_request_free);
+  g_task_run_in_thread (task, assay_dataset_page_rows_worker);
+}
+
+const char *
+assay_dataset_page_get_shown_table (AssayDatasetPage *self)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET_PAGE (self), NULL);
+  return self->shown_table;
+}
+
+GListModel *
+assay_dataset_page_get_table_rows (AssayDatasetPage *self)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET_PAGE (self), NULL);
+  return self->table_rows != NULL ? G_LIST_MODEL (self->table_rows) : NULL;
+}
+
+GtkListBox *
+assay_dataset_page_get_tables_list (AssayDatasetPage *self)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET_PAGE (self), NULL);
+  return self->tables_list;
+}
+
+GtkColumnView *
+assay_dataset_page_get_table_rows_view (AssayDatasetPage *self)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET_PAGE (self), NULL);
+  return self->table_rows_view;
 }

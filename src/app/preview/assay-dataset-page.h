@@ -53,4 +53,17 @@ gboolean               assay_dataset_page_get_column_masked (AssayDatasetPage   
 gboolean               assay_dataset_page_get_header_masked (AssayDatasetPage      *self,
                                                              guint                  column);
 
+/* For a database, COLUMNS names "TABLE.COLUMN"; its columns' switches follow them. */
+/* An SQLite database (state "database"): its tables and views, each an AdwExpanderRow (the
+ * table's name, "Table · 50 rows") holding a row per column (its name; type, key, the table a
+ * foreign key names, a "Never Send Values to the Model" switch: ::table-mask-toggled). Choosing
+ * a table reads its first rows in a worker into the view below. */
+void                   assay_dataset_page_show_table        (AssayDatasetPage      *self,
+                                                             const char            *table);
+const char            *assay_dataset_page_get_shown_table   (AssayDatasetPage      *self);
+/* The shown table's rows once read (GtkStringList items), or NULL. */
+GListModel            *assay_dataset_page_get_table_rows    (AssayDatasetPage      *self);
+GtkListBox            *assay_dataset_page_get_tables_list   (AssayDatasetPage      *self);
+GtkColumnView         *assay_dataset_page_get_table_rows_view (AssayDatasetPage    *self);
+
 G_END_DECLS

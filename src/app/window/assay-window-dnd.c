@@ -7,18 +7,21 @@
 
 #include <glib/gi18n.h>
 
+#include "assay-sqlite-file.h"
 #include "assay-window-private.h"
 
+/* A table by its name, or an SQLite database by its header (16 bytes read), whatever its name. */
 static gboolean
-assay_window_is_supported (const char *name)
+assay_window_is_supported (const char *name,
+                           const char *path)
 {
-  static const char *extensions[] = { ".csv", ".tsv", ".txt", ".xlsx" };
+  static const char *extensions[] = { ".csv", ".tsv", ".txt", ".xlsx", ".db", ".sqlite", ".sqlite3", ".db3" };
   g_autofree char *lower = g_ascii_strdown (name, -1);
 
   for (guint i = 0; i < G_N_ELEMENTS (extensions); i++)
     if (g_str_has_suffix (lower, extensions[i]))
       return TRUE;
-  return FALSE;
+  return path != NULL && assay_sqlite_file_is_database (path);
 }
 
 /* Files dropped together: each is copied into the session in a worker (a large file must
@@ -141,9 +144,10 @@ assay_window_add_files (AssayWindow  *self,
           assay_window_show_toast (self, text);
           continue;
         }
-      if (!assay_window_is_supported (name))
+      if (!assay_window_is_supported (name, path))
         {
-          g_autofree char *text = g_strdup_printf (_("“%s” cannot be used: Assay reads CSV, TSV, TXT and XLSX files"), name);
+          g_autofree char *text = g_strdup_printf (_("“%s” cannot be used: Assay reads CSV, TSV, TXT and XLSX files "
+                                                     "and SQLite databases"), name);
 
           assay_window_show_toast (self, text);
           continue;

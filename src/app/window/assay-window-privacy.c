@@ -8,6 +8,8 @@
 
 #include <glib/gi18n.h>
 
+#include <string.h>
+
 #include "assay-window-private.h"
 
 /* The data page marks the session's masked columns, file by file. */
@@ -25,9 +27,27 @@ assay_window_update_masks (AssayWindow *self)
       const AssaySessionDataset *dataset = g_ptr_array_index (datasets, i);
       g_autofree char *path = assay_session_resolve (session, dataset->path);
       g_auto(GStrv) columns = assay_conversation_dup_masked_columns (self->conversation, dataset->name);
+      g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+      GPtrArray *masked = assay_session_get_masked_columns (session);
+      gsize length = strlen (dataset->name);
+      g_auto(GStrv) all = NULL;
 
+      /* An SQLite dataset's tables' columns ("FILE.TABLE", COLUMN) as "TABLE.COLUMN". */
+      g_strv_builder_addv (builder, (const char **) columns);
+      for (guint j = 0; j < masked->len; j++)
+        {
+          const AssaySessionMask *mask = g_ptr_array_index (masked, j);
+
+          if (strncmp (mask->dataset, dataset->name, length) == 0 && mask->dataset[length] == '.')
+            {
+              g_autofree char *key = g_strconcat (mask->dataset + length + 1, ".", mask->column, NULL);
+
+              g_strv_builder_add (builder, key);
+            }
+        }
+      all = g_strv_builder_end (builder);
       if (path != NULL)
-        assay_data_preview_set_masked_columns (self->data_preview, path, (const char * const *) columns);
+        assay_data_preview_set_masked_columns (self->data_preview, path, (const char * const *) all);
     }
 }
 
@@ -59,13 +79,14 @@ assay_window_set_privacy_mode_name (AssayWindow *self,
     assay_window_show_toast (self, error->message);
 }
 
+/* Masks COLUMN of the session's dataset NAME (a file's, or "FILE.TABLE" for an SQLite
+ * dataset's table, as for a connection); NAME NULL: the file is not the session's. */
 static void
-assay_window_mask_toggled_cb (AssayWindow *self,
-                              const char  *path,
-                              const char  *column,
-                              gboolean     masked)
+assay_window_set_masked (AssayWindow *self,
+                         const char  *name,
+                         const char  *column,
+                         gboolean     masked)
 {
-  g_autofree char *name = assay_conversation_dup_dataset_name (self->conversation, path);
   AssayPrivacyMode before = assay_conversation_get_privacy_mode (self->conversation);
   g_autoptr(GError) error = NULL;
 
@@ -83,6 +104,30 @@ assay_window_mask_toggled_cb (AssayWindow *self,
     }
   /* What holds, refused or not. */
   assay_window_update_masks (self);
+}
+
+static void
+assay_window_mask_toggled_cb (AssayWindow *self,
+                              const char  *path,
+                              const char  *column,
+                              gboolean     masked)
+{
+  g_autofree char *name = assay_conversation_dup_dataset_name (self->conversation, path);
+
+  assay_window_set_masked (self, name, column, masked);
+}
+
+static void
+assay_window_table_mask_toggled_cb (AssayWindow *self,
+                                    const char  *path,
+                                    const char  *table,
+                                    const char  *column,
+                                    gboolean     masked)
+{
+  g_autofree char *name = assay_conversation_dup_dataset_name (self->conversation, path);
+  g_autofree char *dataset = name != NULL ? g_strconcat (name, ".", table, NULL) : NULL;
+
+  assay_window_set_masked (self, dataset, column, masked);
 }
 
 static void
@@ -105,5 +150,9 @@ assay_window_init_privacy (AssayWindow *self)
   g_signal_connect_swapped (self->data_preview,
                             "mask-toggled",
                             G_CALLBACK (assay_window_mask_toggled_cb),
+                            self);
+  g_signal_connect_swapped (self->data_preview,
+                            "table-mask-toggled",
+                            G_CALLBACK (assay_window_table_mask_toggled_cb),
                             self);
 }

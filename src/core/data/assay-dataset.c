@@ -13,7 +13,12 @@
 #include "assay-data-text.h"
 #include "assay-dataset.h"
 #include "assay-mapped.h"
+#include "assay-source-schema.h"
+#include "assay-sql-check.h"
+#include "assay-sqlite-file.h"
 #include "assay-xlsx.h"
+
+#include <sqlite3.h>
 
 #define MAX_LINES_KEPT     5
 #define HUGE_FIELD_BYTES   (1024 * 1024)
@@ -45,6 +50,12 @@ struct _AssayDataset
   guint64          data_line;
 
   GPtrArray       *sheets;     /* AssayXlsxSheet, for a workbook */
+
+  /* An SQLite database: its schema; names holds "table.column", these the two parts. */
+  AssaySourceSchema *schema;
+  GPtrArray       *column_tables;   /* char*, borrowed from schema */
+  GPtrArray       *column_columns;  /* AssaySourceColumn*, borrowed from schema */
+  char            *connect_call;
 };
 
 G_DEFINE_FINAL_TYPE (AssayDataset, assay_dataset, G_TYPE_OBJECT)
@@ -60,6 +71,10 @@ assay_dataset_finalize (GObject *object)
   g_clear_pointer (&self->warnings, g_ptr_array_unref);
   g_clear_pointer (&self->warnings_human, g_ptr_array_unref);
   g_clear_pointer (&self->sheets, g_ptr_array_unref);
+  g_clear_pointer (&self->column_tables, g_ptr_array_unref);
+  g_clear_pointer (&self->column_columns, g_ptr_array_unref);
+  g_clear_pointer (&self->schema, assay_source_schema_free);
+  g_free (self->connect_call);
   g_clear_pointer (&self->dialect, assay_csv_dialect_free);
   g_clear_pointer (&self->converted, g_bytes_unref);
   g_clear_pointer (&self->mapped, assay_mapped_free);
@@ -583,6 +598,108 @@ assay_dataset_open_workbook (AssayDataset  *self,
   return TRUE;
 }
 
+/* Opens the file read-only as SQLite would, so that a file that is no database (or is
+ * damaged) is refused in SQLite's words made plain. */
+static gboolean
+assay_dataset_check_sqlite (AssayDataset  *self,
+                            GError       **error)
+{
+  sqlite3 *db = NULL;
+  int rc = sqlite3_open_v2 (self->path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, NULL);
+
+  if (rc == SQLITE_OK)
+    rc = sqlite3_exec (db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+  if (rc != SQLITE_OK)
+    {
+      int code = db != NULL ? sqlite3_extended_errcode (db) & 0xff : rc;
+
+      if (code == SQLITE_NOTADB)
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                     _("%s starts like an SQLite database but SQLite cannot read it: it is damaged or encrypted"),
+                     self->basename);
+      else if (code == SQLITE_CORRUPT)
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                     _("%s is a damaged SQLite database (it may be cut short)"), self->basename);
+      else
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("SQLite cannot open %s: %s"), self->basename,
+                     db != NULL ? sqlite3_errmsg (db) : sqlite3_errstr (rc));
+      sqlite3_close_v2 (db);
+      return FALSE;
+    }
+  sqlite3_close_v2 (db);
+  return TRUE;
+}
+
+static gboolean
+assay_dataset_open_sqlite (AssayDataset  *self,
+                           GCancellable  *cancellable,
+                           GError       **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *uri = NULL;
+  GString *call;
+
+  if (!assay_dataset_check_sqlite (self, error))
+    return FALSE;
+  self->schema = assay_sqlite_file_read_schema (self->path, cancellable, &local_error);
+  if (self->schema == NULL)
+    {
+      if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_propagate_error (error, g_steal_pointer (&local_error));
+      else
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("Cannot read the tables of %s: %s"), self->basename,
+                     local_error->message);
+      return FALSE;
+    }
+  g_free (self->schema->database);
+  self->schema->database = g_strdup (self->basename);
+
+  self->column_tables = g_ptr_array_new ();
+  self->column_columns = g_ptr_array_new ();
+  for (guint i = 0; i < self->schema->tables->len; i++)
+    {
+      AssaySourceTable *table = g_ptr_array_index (self->schema->tables, i);
+
+      if (!table->view && table->rows > 0)
+        self->n_rows += (guint64) table->rows;
+      for (guint j = 0; j < table->columns->len; j++)
+        {
+          AssaySourceColumn *column = g_ptr_array_index (table->columns, j);
+
+          g_ptr_array_add (self->names, g_strconcat (table->name, ".", column->name, NULL));
+          g_ptr_array_add (self->column_tables, table->name);
+          g_ptr_array_add (self->column_columns, column);
+        }
+    }
+
+  uri = assay_sqlite_file_sandbox_uri (self->basename);
+  call = g_string_new ("sqlite3.connect(");
+  assay_dataset_append_python_string (call, uri);
+  g_string_append (call, ", uri=True)");
+  self->connect_call = g_string_free (call, FALSE);
+  {
+    AssaySourceTable *first = NULL;
+    g_autofree char *quoted = NULL;
+    g_autofree char *sql = NULL;
+
+    /* The first table, else the first view. */
+    for (guint i = 0; i < self->schema->tables->len && first == NULL; i++)
+      if (!((AssaySourceTable *) g_ptr_array_index (self->schema->tables, i))->view)
+        first = g_ptr_array_index (self->schema->tables, i);
+    if (first == NULL && self->schema->tables->len > 0)
+      first = g_ptr_array_index (self->schema->tables, 0);
+    quoted = assay_sql_quote_identifier (ASSAY_SQL_SQLITE, first != NULL ? first->name : "sqlite_schema");
+    sql = g_strdup_printf ("SELECT * FROM %s", quoted);
+    call = g_string_new ("pd.read_sql(");
+    assay_dataset_append_python_string (call, sql);
+    g_string_append (call, ", con)");
+    self->read_call = g_string_free (call, FALSE);
+  }
+  if (self->schema->tables->len == 0)
+    assay_dataset_add_warning (self, N_("The database holds no table or view."));
+  return TRUE;
+}
+
 static gboolean
 assay_dataset_open_table (AssayDataset           *self,
                           const char             *data,
@@ -818,13 +935,37 @@ assay_dataset_open_with_dialect (const char             *path,
   if (data == NULL)
     data = "";
 
+  if (assay_sqlite_file_has_header (data, len))
+    {
+      /* SQLite reads it itself: the mapping only told what it is. */
+      if (!assay_sqlite_file_check_header (data, len, len, self->basename, error))
+        return NULL;
+      g_clear_pointer (&self->mapped, assay_mapped_free);
+      if (!assay_dataset_open_sqlite (self, cancellable, error))
+        return NULL;
+      return g_steal_pointer (&self);
+    }
   if (assay_xlsx_looks_like_zip (data, len))
     {
       if (!assay_dataset_open_workbook (self, data, len, error))
         return NULL;
     }
-  else if (!assay_dataset_open_table (self, data, len, override, cancellable, error))
-    return NULL;
+  else
+    {
+      g_autoptr(GError) local_error = NULL;
+
+      if (!assay_dataset_open_table (self, data, len, override, cancellable, &local_error))
+        {
+          /* A file named like a database that is none says so, not that it is odd text. */
+          g_autofree char *reason = assay_sqlite_file_explain_not_database (self->basename, data, len);
+
+          if (reason != NULL && !g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+            g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, reason);
+          else
+            g_propagate_error (error, g_steal_pointer (&local_error));
+          return NULL;
+        }
+    }
   if (!assay_mapped_check (self->mapped, path, error))
     return NULL;
   return g_steal_pointer (&self);
@@ -932,6 +1073,113 @@ assay_dataset_is_workbook (AssayDataset *self)
   return self->sheets != NULL;
 }
 
+gboolean
+assay_dataset_is_database (AssayDataset *self)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET (self), FALSE);
+  return self->schema != NULL;
+}
+
+AssaySourceSchema *
+assay_dataset_get_schema (AssayDataset *self)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET (self), NULL);
+  return self->schema;
+}
+
+const char *
+assay_dataset_get_connect_call (AssayDataset *self)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET (self), NULL);
+  return self->connect_call;
+}
+
+int
+assay_dataset_find_table_column (AssayDataset *self,
+                                 const char   *table,
+                                 const char   *column)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET (self), -1);
+
+  if (self->schema == NULL)
+    return -1;
+  for (guint c = 0; c < self->names->len; c++)
+    if (g_strcmp0 (g_ptr_array_index (self->column_tables, c), table) == 0 &&
+        g_strcmp0 (((AssaySourceColumn *) g_ptr_array_index (self->column_columns, c))->name, column) == 0)
+      return (int) c;
+  return -1;
+}
+
+const char *
+assay_dataset_get_mask_table (AssayDataset *self,
+                              const char   *dataset_name,
+                              const char   *mask_name)
+{
+  g_return_val_if_fail (ASSAY_IS_DATASET (self), NULL);
+
+  if (self->schema == NULL || dataset_name == NULL || mask_name == NULL)
+    return NULL;
+  for (guint i = 0; i < self->schema->tables->len; i++)
+    {
+      AssaySourceTable *table = g_ptr_array_index (self->schema->tables, i);
+      g_autofree char *name = assay_source_mask_dataset_name (dataset_name, table->name);
+
+      if (g_str_equal (name, mask_name))
+        return table->name;
+    }
+  return NULL;
+}
+
+/* Every non-null value of one column of an SQLite dataset, as text. */
+static gboolean
+assay_dataset_foreach_sqlite_value (AssayDataset          *self,
+                                    guint                  column,
+                                    AssayDatasetValueFunc  func,
+                                    gpointer               user_data,
+                                    GCancellable          *cancellable,
+                                    GError               **error)
+{
+  g_autofree char *table = assay_sql_quote_identifier (ASSAY_SQL_SQLITE, g_ptr_array_index (self->column_tables, column));
+  g_autofree char *name = assay_sql_quote_identifier (ASSAY_SQL_SQLITE,
+                                                      ((AssaySourceColumn *) g_ptr_array_index (self->column_columns, column))->name);
+  g_autofree char *sql = g_strdup_printf ("SELECT %s FROM %s WHERE %s IS NOT NULL", name, table, name);
+  sqlite3 *db = NULL;
+  sqlite3_stmt *stmt = NULL;
+  guint64 rows = 0;
+  int rc = sqlite3_open_v2 (self->path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, NULL);
+
+  if (rc == SQLITE_OK)
+    {
+      sqlite3_db_config (db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+      sqlite3_db_config (db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+      rc = sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL);
+    }
+  while (rc == SQLITE_OK && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      const char *text = (const char *) sqlite3_column_text (stmt, 0);
+
+      rc = SQLITE_OK;
+      if (text != NULL && !func (text, (gsize) sqlite3_column_bytes (stmt, 0), user_data))
+        {
+          rc = SQLITE_DONE;
+          break;
+        }
+      if (G_UNLIKELY (++rows % 65536 == 0) && g_cancellable_set_error_if_cancelled (cancellable, error))
+        {
+          sqlite3_finalize (stmt);
+          sqlite3_close_v2 (db);
+          return FALSE;
+        }
+    }
+  if (rc != SQLITE_DONE)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("Cannot read %s of %s: %s"),
+                 (char *) g_ptr_array_index (self->names, column), self->basename,
+                 db != NULL ? sqlite3_errmsg (db) : sqlite3_errstr (rc));
+  sqlite3_finalize (stmt);
+  sqlite3_close_v2 (db);
+  return rc == SQLITE_DONE;
+}
+
 const AssayCsvDialect *
 assay_dataset_get_dialect (AssayDataset *self)
 {
@@ -1008,6 +1256,8 @@ assay_dataset_foreach_value (AssayDataset          *self,
   g_return_val_if_fail (ASSAY_IS_DATASET (self), FALSE);
   g_return_val_if_fail (func != NULL, FALSE);
 
+  if (self->schema != NULL && column < self->names->len)
+    return assay_dataset_foreach_sqlite_value (self, column, func, user_data, cancellable, error);
   if (self->dialect == NULL || column >= self->names->len)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
@@ -1052,6 +1302,18 @@ assay_dataset_get_column_json (AssayDataset *self,
                                guint         column)
 {
   g_return_val_if_fail (ASSAY_IS_DATASET (self), NULL);
+  if (self->schema != NULL && column < self->names->len)
+    {
+      AssaySourceColumn *entry = g_ptr_array_index (self->column_columns, column);
+      JsonObject *object = json_object_new ();
+      g_autofree char *type = g_ascii_strdown (entry->type != NULL ? entry->type : "", -1);
+
+      json_object_set_string_member (object, "name", g_ptr_array_index (self->names, column));
+      json_object_set_string_member (object, "table", g_ptr_array_index (self->column_tables, column));
+      json_object_set_string_member (object, "column", entry->name);
+      json_object_set_string_member (object, "type", type);
+      return object;
+    }
   if (column >= self->profiles->len)
     return NULL;
   return assay_column_profile_to_json (g_ptr_array_index (self->profiles, column),
@@ -1070,8 +1332,22 @@ assay_dataset_to_json (AssayDataset *self)
   g_return_val_if_fail (ASSAY_IS_DATASET (self), NULL);
 
   json_object_set_string_member (object, "path", path);
-  json_object_set_string_member (object, "format", self->sheets != NULL ? "xlsx" : "csv");
-  if (self->sheets != NULL)
+  json_object_set_string_member (object, "format", self->schema != NULL ? "sqlite" : self->sheets != NULL ? "xlsx" : "csv");
+  if (self->schema != NULL)
+    {
+      JsonNode *schema = assay_source_schema_to_json (self->schema);
+      JsonObject *schema_object = json_node_get_object (schema);
+
+      json_object_set_string_member (object, "server", json_object_get_string_member (schema_object, "server"));
+      json_object_set_int_member (object, "rows", (gint64) self->n_rows);
+      json_object_set_member (object, "tables", json_node_ref (json_object_get_member (schema_object, "tables")));
+      json_object_set_int_member (object, "more_tables", json_object_get_int_member (schema_object, "more_tables"));
+      json_object_set_string_member (object, "connect", self->connect_call);
+      json_object_set_string_member (object, "read_sql", self->read_call);
+      json_object_set_null_member (object, "read_csv");
+      json_node_unref (schema);
+    }
+  else if (self->sheets != NULL)
     {
       JsonArray *sheets = json_array_new ();
 
@@ -1221,7 +1497,22 @@ assay_dataset_describe (AssayDataset *self,
   g_autoptr(JsonObject) json = assay_dataset_to_json (self);
   gsize reserve = 0;
 
-  if (self->sheets != NULL)
+  if (self->schema != NULL)
+    {
+      g_autoptr(GString) intro = g_string_new (NULL);
+      g_autofree char *schema = NULL;
+
+      g_string_append_printf (intro, assay_dataset_tr (for_model, N_("File %s: an SQLite database, at %s\n")), name, where);
+      if (for_model)
+        g_string_append_printf (intro,
+                                "Open it read-only (the folder cannot be written: without immutable=1 SQLite may fail "
+                                "creating its journal): import sqlite3; con = %s; then df = %s. Its ",
+                                self->connect_call, self->read_call);
+      schema = assay_source_schema_describe_file (self->schema, self->basename, intro->str, NULL, schema_only,
+                                                  max_chars);
+      g_string_append (out, schema);
+    }
+  else if (self->sheets != NULL)
     {
       g_string_append_printf (out, assay_dataset_tr (for_model, N_("File %s: an Excel workbook, at %s\nSheets (%u):\n")), name, where,
                               self->sheets->len);

@@ -5,6 +5,7 @@
 #include <json-glib/json-glib.h>
 
 #include "assay-csv-dialect.h"
+#include "assay-source-types.h"
 
 G_BEGIN_DECLS
 
@@ -43,11 +44,28 @@ void          assay_dataset_open_with_dialect_async (const char            *path
 
 const char   *assay_dataset_get_path          (AssayDataset         *self);
 gboolean      assay_dataset_is_workbook       (AssayDataset         *self);
-/* NULL for a workbook. */
+/* An SQLite database (recognised by its header): its tables and views are its schema, its
+ * columns are named "table.column", its rows are the tables' rows summed. */
+gboolean      assay_dataset_is_database       (AssayDataset         *self);
+/* The database's schema (owned by the dataset), or NULL for a table or a workbook. */
+AssaySourceSchema *assay_dataset_get_schema   (AssayDataset         *self);
+/* The Python call that opens the database read-only in the sandbox (sqlite3.connect(…)). */
+const char   *assay_dataset_get_connect_call  (AssayDataset         *self);
+/* The index of TABLE's COLUMN of a database, or -1. */
+int           assay_dataset_find_table_column (AssayDataset         *self,
+                                               const char           *table,
+                                               const char           *column);
+/* The table a masked column's dataset names ("DATASET_NAME.TABLE", as for connections), or
+ * NULL when MASK_NAME names none of this database's tables. */
+const char   *assay_dataset_get_mask_table    (AssayDataset         *self,
+                                               const char           *dataset_name,
+                                               const char           *mask_name);
+/* NULL for a workbook or a database. */
 const AssayCsvDialect *assay_dataset_get_dialect (AssayDataset      *self);
 guint64       assay_dataset_get_n_rows        (AssayDataset         *self);
 guint         assay_dataset_get_n_columns     (AssayDataset         *self);
-/* The pandas call that reads the file in the sandbox, where it is /data/<basename>. */
+/* The pandas call that reads the file in the sandbox, where it is /data/<basename> (for a
+ * database, pd.read_sql of its first table over the connection of the connect call). */
 const char   *assay_dataset_get_read_call     (AssayDataset         *self);
 /* Warnings in plain words (sanitised). */
 GPtrArray    *assay_dataset_get_warnings      (AssayDataset         *self);

@@ -593,7 +593,16 @@ assay_masker_add_dataset_column (AssayMasker   *self,
   g_return_val_if_fail (ASSAY_IS_MASKER (self), FALSE);
   g_return_val_if_fail (ASSAY_IS_DATASET (dataset), FALSE);
 
-  index = assay_dataset_find_column (dataset, column);
+  if (assay_dataset_is_database (dataset))
+    {
+      /* A database's column is masked as a connection's: NAME is "DATABASE.TABLE". */
+      g_autofree char *basename = g_path_get_basename (assay_dataset_get_path (dataset));
+      const char *table = assay_dataset_get_mask_table (dataset, basename, name);
+
+      index = table != NULL ? assay_dataset_find_table_column (dataset, table, column) : -1;
+    }
+  else
+    index = assay_dataset_find_column (dataset, column);
   if (index < 0)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,

@@ -52,7 +52,8 @@ G_DECLARE_FINAL_TYPE (AssayMasker, assay_masker, ASSAY, MASKER, GObject)
 AssayMasker *assay_masker_new                (void);
 
 /* Masks the column COLUMN of the dataset NAME (as the sandbox names it): every distinct
- * value of DATASET's column, read now. Adding the same column twice does nothing. */
+ * value of DATASET's column, read now. Adding the same column twice does nothing. For an
+ * SQLite database, NAME is "DATABASE.TABLE" (as for a connection) and COLUMN the table's. */
 gboolean     assay_masker_add_dataset_column (AssayMasker   *self,
                                               const char    *name,
                                               AssayDataset  *dataset,

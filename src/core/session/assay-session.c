@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "assay-kernel-session.h"
+#include "assay-sqlite-file.h"
 #include "assay-session.h"
 #include "assay-session-path.h"
 #include "assay-usage.h"
@@ -1804,9 +1805,19 @@ assay_session_copy_into_session (const char    *dir,
         }
       close (fd);
       destination = g_file_new_for_path (partial);
-      if (!g_file_copy (source, destination,
-                        G_FILE_COPY_OVERWRITE | G_FILE_COPY_NOFOLLOW_SYMLINKS,
-                        cancellable, NULL, NULL, error))
+      /* An SQLite database is copied as SQLite sees it: one consistent snapshot of what was
+       * committed, its WAL's pages included, never pages torn by a program writing it. */
+      if (assay_sqlite_file_is_database (real))
+        {
+          if (!assay_sqlite_file_backup (real, partial, cancellable, error))
+            {
+              g_unlink (partial);
+              return NULL;
+            }
+        }
+      else if (!g_file_copy (source, destination,
+                             G_FILE_COPY_OVERWRITE | G_FILE_COPY_NOFOLLOW_SYMLINKS,
+                             cancellable, NULL, NULL, error))
         {
           g_unlink (partial);
           g_prefix_error (error, _("Cannot copy %s into the session: "), path);

@@ -360,6 +360,7 @@ describe_table (GString          *out,
 static char *
 describe (AssaySourceSchema *schema,
           const char        *name,
+          const char        *intro,
           AssaySourceKind    kind,
           AssayMasker       *masker,
           Level              level,
@@ -371,12 +372,16 @@ describe (AssaySourceSchema *schema,
 
   for (guint i = 0; i < schema->tables->len; i++)
     n_views += ((AssaySourceTable *) g_ptr_array_index (schema->tables, i))->view;
-  g_string_append_printf (out, "Database \"%s\" (%s%s%s), read-only: query it with run_sql, "
-                          "database \"%s\". %u table%s",
-                          name, schema->server != NULL ? schema->server : assay_source_kind_get_label (kind),
-                          schema->database != NULL ? ", database " : "",
-                          schema->database != NULL ? schema->database : "",
-                          name, schema->tables->len - n_views, schema->tables->len - n_views == 1 ? "" : "s");
+  if (intro != NULL)
+    g_string_append_printf (out, "%s%u table%s", intro, schema->tables->len - n_views,
+                            schema->tables->len - n_views == 1 ? "" : "s");
+  else
+    g_string_append_printf (out, "Database \"%s\" (%s%s%s), read-only: query it with run_sql, "
+                            "database \"%s\". %u table%s",
+                            name, schema->server != NULL ? schema->server : assay_source_kind_get_label (kind),
+                            schema->database != NULL ? ", database " : "",
+                            schema->database != NULL ? schema->database : "",
+                            name, schema->tables->len - n_views, schema->tables->len - n_views == 1 ? "" : "s");
   if (n_views > 0)
     g_string_append_printf (out, " and %u view%s", n_views, n_views == 1 ? "" : "s");
   g_string_append (out, ":\n");
@@ -391,6 +396,37 @@ describe (AssaySourceSchema *schema,
   return g_string_free (out, FALSE);
 }
 
+static char *
+describe_within (AssaySourceSchema *schema,
+                 const char        *name,
+                 const char        *intro,
+                 AssaySourceKind    kind,
+                 AssayMasker       *masker,
+                 gboolean           schema_only,
+                 gsize              budget)
+{
+
+  for (Level level = schema_only ? LEVEL_NO_SAMPLES : LEVEL_FULL; level <= LEVEL_COMPACT; level++)
+    {
+      char *text = describe (schema, name, intro, kind, masker, level, schema->tables->len);
+
+      if (strlen (text) <= budget || level == LEVEL_COMPACT)
+        {
+          guint n_tables = schema->tables->len;
+
+          /* The last resort: the tables from the end are left out, and said to be. */
+          while (strlen (text) > budget && n_tables > 0)
+            {
+              g_free (text);
+              text = describe (schema, name, intro, kind, masker, level, --n_tables);
+            }
+          return text;
+        }
+      g_free (text);
+    }
+  g_return_val_if_reached (NULL);
+}
+
 char *
 assay_source_schema_describe (AssaySourceSchema *schema,
                               const char        *name,
@@ -402,25 +438,27 @@ assay_source_schema_describe (AssaySourceSchema *schema,
   g_return_val_if_fail (schema != NULL, NULL);
   g_return_val_if_fail (name != NULL, NULL);
 
-  for (Level level = schema_only ? LEVEL_NO_SAMPLES : LEVEL_FULL; level <= LEVEL_COMPACT; level++)
-    {
-      char *text = describe (schema, name, kind, masker, level, schema->tables->len);
+  return describe_within (schema, name, NULL, kind, masker, schema_only, budget);
+}
 
-      if (strlen (text) <= budget || level == LEVEL_COMPACT)
-        {
-          guint n_tables = schema->tables->len;
+char *
+assay_source_schema_describe_file (AssaySourceSchema *schema,
+                                   const char        *name,
+                                   const char        *intro,
+                                   AssayMasker       *masker,
+                                   gboolean           schema_only,
+                                   gsize              budget)
+{
+  gsize intro_len;
+  char *text;
 
-          /* The last resort: the tables from the end are left out, and said to be. */
-          while (strlen (text) > budget && n_tables > 0)
-            {
-              g_free (text);
-              text = describe (schema, name, kind, masker, level, --n_tables);
-            }
-          return text;
-        }
-      g_free (text);
-    }
-  g_return_val_if_reached (NULL);
+  g_return_val_if_fail (schema != NULL, NULL);
+  g_return_val_if_fail (name != NULL && intro != NULL, NULL);
+
+  intro_len = strlen (intro);
+  text = describe_within (schema, name, intro, ASSAY_SOURCE_SQLITE, masker, schema_only,
+                          budget > intro_len ? budget : intro_len + 1);
+  return text;
 }
 
 JsonNode *

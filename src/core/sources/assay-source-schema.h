@@ -89,6 +89,15 @@ char                  *assay_source_schema_describe    (AssaySourceSchema  *sche
                                                         AssayMasker        *masker,
                                                         gboolean            schema_only,
                                                         gsize               budget);
+/* The same for an SQLite file dropped as a dataset: INTRO (how to open it) comes first in
+ * place of the connection's line, and is counted in BUDGET; NAME is the dataset's name, its
+ * masked columns' tables being "NAME.TABLE". */
+char                  *assay_source_schema_describe_file (AssaySourceSchema *schema,
+                                                          const char        *name,
+                                                          const char        *intro,
+                                                          AssayMasker       *masker,
+                                                          gboolean           schema_only,
+                                                          gsize              budget);
 JsonNode              *assay_source_schema_to_json     (AssaySourceSchema  *schema);
 
 /* The name a masked column's table has in the session's masked columns: "NAME.TABLE". */
