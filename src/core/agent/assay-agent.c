@@ -398,8 +398,9 @@ assay_agent_build_system_prompt (AssayAgent *self)
         "files you saved.\n");
       if (self->state_lost)
         g_string_append (prompt,
-          "\nThe container of the earlier questions expired: this is a new one. Variables and files "
-          "of earlier code are gone; the datasets were uploaded again.\n");
+          "\nThe container of the earlier questions is gone (it expired, or the session was closed): "
+          "this is a new one. Variables and files of earlier code are gone; the datasets were uploaded "
+          "again.\n");
       g_string_append (prompt, "\nDatasets (read-only copies, in /mnt/data):\n");
       if (self->datasets->len == 0)
         g_string_append (prompt, "- none: the analyst gave no file.\n");
@@ -412,9 +413,9 @@ assay_agent_build_system_prompt (AssayAgent *self)
             {
               g_autofree char *moved = NULL;
               g_auto(GStrv) lines = NULL;
-              g_auto(GStrv) parts = g_strsplit (dataset->description, "'/data/", -1);
+              g_auto(GStrv) parts = g_strsplit (dataset->description, "/data/", -1);
 
-              moved = g_strjoinv ("'/mnt/data/", parts);
+              moved = g_strjoinv ("/mnt/data/", parts);
               lines = g_strsplit (moved, "\n", -1);
               for (guint j = 0; lines[j] != NULL; j++)
                 if (*lines[j] != '\0')
@@ -1828,7 +1829,7 @@ assay_agent_hosted_prepare (AssayAgent  *self,
 
   if (assay_openai_container_get_id (self->container) != NULL && !self->container_lost)
     return TRUE;
-  self->state_lost = self->container_lost;
+  self->state_lost = self->state_lost || self->container_lost;
   name = g_strdup_printf ("assay-%s", assay_session_get_id (self->session));
   if (!assay_openai_container_create (self->container, name, self->cancellable, error))
     return FALSE;
