@@ -284,11 +284,12 @@ assay_openai_container_exchange (AssayOpenaiContainer  *self,
     }
 }
 
+/* FAILURE: the whole sentence for the analyst ("OpenAI could not make a container"). */
 static gboolean
 assay_openai_container_check (guint        status,
                               GByteArray  *body,
                               gboolean     about_container,
-                              const char  *what,
+                              const char  *failure,
                               GError     **error)
 {
   g_autofree char *reason = NULL;
@@ -298,13 +299,13 @@ assay_openai_container_check (guint        status,
   reason = assay_openai_container_reason (body);
   if (status == 401 || status == 403)
     g_set_error (error, ASSAY_HOSTED_ERROR, ASSAY_HOSTED_ERROR_AUTH,
-                 _("OpenAI refused the key for its containers (%s): %s"), what, reason);
+                 _("OpenAI refused the key for its containers: %s"), reason);
   else if (about_container && assay_openai_container_is_expired (status, body))
     g_set_error (error, ASSAY_HOSTED_ERROR, ASSAY_HOSTED_ERROR_EXPIRED,
-                 _("OpenAI's container of this session has expired (%s): %s"), what, reason);
+                 _("OpenAI's container of this session has expired: %s"), reason);
   else
     g_set_error (error, ASSAY_HOSTED_ERROR, ASSAY_HOSTED_ERROR_FAILED,
-                 _("OpenAI's container could not %s (HTTP %u): %s"), what, status, reason);
+                 "%s (HTTP %u): %s", failure, status, reason);
   return FALSE;
 }
 
@@ -346,7 +347,7 @@ assay_openai_container_create (AssayOpenaiContainer  *self,
   if (!assay_openai_container_exchange (self, "POST", "/containers", json, NULL, NULL, MAX_REPLY_BYTES,
                                         &reply, &status, cancellable, error))
     return FALSE;
-  if (!assay_openai_container_check (status, reply, FALSE, _("be made"), error))
+  if (!assay_openai_container_check (status, reply, FALSE, _("OpenAI could not make a container"), error))
     return FALSE;
   text = g_strndup ((const char *) reply->data, reply->len);
   node = assay_json_from_untrusted (text, NULL);
@@ -375,7 +376,7 @@ assay_openai_container_upload (AssayOpenaiContainer  *self,
   g_autoptr(GByteArray) reply = NULL;
   g_autoptr(JsonNode) node = NULL;
   g_autofree char *text = NULL;
-  g_autofree char *what = g_strdup_printf (_("take the file %s"), name);
+  g_autofree char *what = g_strdup_printf (_("OpenAI's container did not take the file %s"), name);
   const char *id;
   guint status = 0;
 
@@ -415,7 +416,7 @@ assay_openai_container_download (AssayOpenaiContainer  *self,
   if (!assay_openai_container_exchange (self, "GET", url_path, NULL, NULL, NULL, max_bytes,
                                         &reply, &status, cancellable, error))
     return NULL;
-  if (!assay_openai_container_check (status, reply, FALSE, _("send a file back"), error))
+  if (!assay_openai_container_check (status, reply, FALSE, _("OpenAI's container did not send the file back"), error))
     {
       g_byte_array_unref (reply);
       return NULL;
@@ -440,7 +441,7 @@ assay_openai_container_delete (AssayOpenaiContainer  *self,
   if (!assay_openai_container_exchange (self, "DELETE", url_path, NULL, NULL, NULL, MAX_REPLY_BYTES,
                                         &reply, &status, cancellable, error))
     return FALSE;
-  if (status != 404 && !assay_openai_container_check (status, reply, FALSE, _("be removed"), error))
+  if (status != 404 && !assay_openai_container_check (status, reply, FALSE, _("OpenAI could not remove the container"), error))
     return FALSE;
   g_clear_pointer (&self->id, g_free);
   return TRUE;
