@@ -1489,16 +1489,15 @@ assay_agent_hosted_is_expiry (const GError *error)
          (strstr (lower, "expired") != NULL || strstr (lower, "not found") != NULL);
 }
 
-/* Writes DATA into the session's artifacts under NAME (made safe, never over a file there,
- * never through a link); the artifact, or NULL with ERROR. */
+/* Writes DATA into DIR, the session's artifacts, under NAME (made safe, never over a file
+ * there, never through a link); the artifact, or NULL with ERROR. Runs in a worker. */
 static AssayArtifact *
-assay_agent_hosted_store (AssayAgent  *self,
+assay_agent_hosted_store (const char  *dir,
                           const char  *name,
                           const char  *fallback,
                           GBytes      *data,
                           GError     **error)
 {
-  g_autofree char *dir = assay_session_get_artifact_dir (self->session);
   g_autofree char *safe = assay_openai_container_safe_name (name, fallback);
   g_autofree char *path = NULL;
   g_autofree char *stored_name = NULL;
@@ -1510,8 +1509,10 @@ assay_agent_hosted_store (AssayAgent  *self,
 
   if (g_mkdir_with_parents (dir, 0700) != 0)
     {
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno),
-                   _("The session's artifacts folder cannot be made: %s"), g_strerror (errno));
+      int saved = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   _("The session's artifacts folder cannot be made: %s"), g_strerror (saved));
       return NULL;
     }
   for (guint n = 1; n < 1000 && fd < 0; n++)
@@ -1535,8 +1536,10 @@ assay_agent_hosted_store (AssayAgent  *self,
     }
   if (fd < 0)
     {
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno),
-                   _("The file %s cannot be written in the session's artifacts: %s"), safe, g_strerror (errno));
+      int saved = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   _("The file %s cannot be written in the session's artifacts: %s"), safe, g_strerror (saved));
       return NULL;
     }
   for (gsize done = 0; done < len;)
@@ -1569,12 +1572,13 @@ assay_agent_hosted_store (AssayAgent  *self,
 }
 
 /* An image output's bytes: a data: URL, or a file of the container named by its content URL.
- * Any other URL is not followed (the key would go with it). */
+ * Any other URL is not followed (the key would go with it). Runs in a worker. */
 static GBytes *
-assay_agent_hosted_fetch_image (AssayAgent  *self,
-                                const char  *url,
-                                const char  *container_id,
-                                GError     **error)
+assay_agent_hosted_fetch_image (AssayOpenaiContainer  *container,
+                                const char            *url,
+                                const char            *container_id,
+                                GCancellable          *cancellable,
+                                GError               **error)
 {
   const char *files;
 
@@ -1601,8 +1605,8 @@ assay_agent_hosted_fetch_image (AssayAgent  *self,
                                             strlen (files) - strlen ("/files/") - strlen ("/content"));
 
       if (file_id[0] != '\0' && strchr (file_id, '/') == NULL)
-        return assay_openai_container_download (self->container, container_id, file_id,
-                                                ASSAY_OPENAI_CONTAINER_MAX_FILE, NULL, error);
+        return assay_openai_container_download (container, container_id, file_id,
+                                                ASSAY_OPENAI_CONTAINER_MAX_FILE, cancellable, error);
     }
   g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
                        _("The image's address is not one of OpenAI's container files; it was not fetched"));
@@ -1622,22 +1626,200 @@ assay_agent_hosted_note (AssayCellResult *result,
   assay_cell_result_add_output (result, output);
 }
 
-/* Each code_interpreter_call of RESPONSE becomes a cell of a step of its own (run on OpenAI,
- * never approved), its logs a stream output, its images artifacts; the files the answer
- * cites are fetched into the last cell's artifacts. The conversation gets an assistant
- * message with the calls and their logs as results, so the next request sends them back. */
-static void
-assay_agent_record_hosted (AssayAgent       *self,
-                           AssayLlmResponse *response)
+/* One file to bring back from the container: an image output, or a file the answer cites. */
+typedef struct
 {
-  g_autoptr(AssayLlmMessage) calls = assay_llm_message_new_assistant ("");
-  g_autoptr(GPtrArray) results = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_llm_message_free);
-  AssaySessionCell *last = NULL;
-  g_autoptr(AssayCellResult) last_result = NULL;
+  guint          cell;          /* its cell, by position in the turn */
+  gboolean       citation;
+  char          *url;           /* an image's */
+  char          *file_id;       /* a citation's */
+  char          *container_id;
+  char          *name;          /* as the server named it; may be NULL */
+  char          *fallback;
+  AssayArtifact *artifact;      /* what was stored, or */
+  char          *problem;       /* why not */
+} HostedFetch;
+
+static void
+hosted_fetch_free (HostedFetch *fetch)
+{
+  g_free (fetch->url);
+  g_free (fetch->file_id);
+  g_free (fetch->container_id);
+  g_free (fetch->name);
+  g_free (fetch->fallback);
+  g_clear_pointer (&fetch->artifact, assay_artifact_free);
+  g_free (fetch->problem);
+  g_free (fetch);
+}
+
+/* A turn whose code ran on OpenAI, between its stream and its record. */
+typedef struct
+{
+  AssayLlmResponse     *response;
+  GPtrArray            *cells;       /* AssaySessionCell*, the session's */
+  GPtrArray            *results;     /* AssayCellResult*, by cell */
+  AssayLlmMessage      *calls;       /* the assistant message with the calls */
+  GPtrArray            *tool_messages;
+  GPtrArray            *fetches;     /* HostedFetch* */
+  AssayOpenaiContainer *container;
+  char                 *artifact_dir;
+} Hosted;
+
+static void
+hosted_free (Hosted *hosted)
+{
+  assay_llm_response_free (hosted->response);
+  g_ptr_array_unref (hosted->cells);
+  g_ptr_array_unref (hosted->results);
+  g_clear_pointer (&hosted->calls, assay_llm_message_free);
+  g_ptr_array_unref (hosted->tool_messages);
+  g_ptr_array_unref (hosted->fetches);
+  assay_openai_container_unref (hosted->container);
+  g_free (hosted->artifact_dir);
+  g_free (hosted);
+}
+
+static void assay_agent_handle_response (AssayAgent       *self,
+                                         AssayLlmResponse *response,
+                                         char             *fenced);
+
+/* The worker: every file fetched and stored, or the reason it was not. */
+static void
+assay_agent_hosted_fetch_thread (GTask        *task,
+                                 gpointer      source,
+                                 gpointer      task_data,
+                                 GCancellable *cancellable)
+{
+  Hosted *hosted = task_data;
+
+  for (guint i = 0; i < hosted->fetches->len; i++)
+    {
+      HostedFetch *fetch = g_ptr_array_index (hosted->fetches, i);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GBytes) data = NULL;
+
+      if (fetch->citation)
+        data = assay_openai_container_download (hosted->container, fetch->container_id, fetch->file_id,
+                                                ASSAY_OPENAI_CONTAINER_MAX_FILE, cancellable, &error);
+      else if (fetch->url != NULL)
+        data = assay_agent_hosted_fetch_image (hosted->container, fetch->url, fetch->container_id,
+                                               cancellable, &error);
+      else
+        g_set_error_literal (&error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("it had no address"));
+      if (data != NULL)
+        fetch->artifact = assay_agent_hosted_store (hosted->artifact_dir, fetch->name, fetch->fallback, data, &error);
+      if (fetch->artifact == NULL)
+        fetch->problem = g_strdup (error != NULL ? error->message : "?");
+    }
+  g_task_return_boolean (task, TRUE);
+}
+
+/* Back on the caller's thread: the files into their cells, the cells recorded, the calls and
+ * their logs into the conversation as a finished step; then the answer, as any turn's. */
+static void
+assay_agent_hosted_fetched_cb (GObject      *source,
+                               GAsyncResult *res,
+                               gpointer      user_data)
+{
+  g_autoptr(AssayAgent) self = ASSAY_AGENT (source);
+  Hosted *hosted = g_task_get_task_data (G_TASK (res));
+  AssayLlmResponse *response;
+
+  for (guint i = 0; i < hosted->fetches->len; i++)
+    {
+      HostedFetch *fetch = g_ptr_array_index (hosted->fetches, i);
+      AssayCellResult *result = g_ptr_array_index (hosted->results, fetch->cell);
+
+      if (fetch->artifact == NULL)
+        {
+          g_autofree char *shown = assay_openai_container_safe_name (fetch->name, fetch->fallback);
+          g_autofree char *note = fetch->citation
+            ? g_strdup_printf (_("Assay did not bring back the cited file %s: %s"), shown, fetch->problem)
+            : g_strdup_printf (_("Assay did not bring back an image of this cell: %s"), fetch->problem);
+
+          assay_agent_hosted_note (result, note);
+          if (fetch->citation)
+            g_signal_emit (self, signals[ERROR], 0, note);
+          continue;
+        }
+      if (!fetch->citation)
+        {
+          g_autoptr(JsonObject) display = json_object_new ();
+          JsonObject *bundle = json_object_new ();
+
+          json_object_set_string_member (bundle, "text/plain", fetch->artifact->name);
+          json_object_set_string_member (display, "output_type", "display_data");
+          json_object_set_object_member (display, "data", bundle);
+          json_object_set_object_member (display, "metadata", json_object_new ());
+          assay_cell_result_add_output (result, display);
+        }
+      assay_cell_result_add_artifact (result, g_steal_pointer (&fetch->artifact));
+    }
+
+  for (guint i = 0; i < hosted->cells->len; i++)
+    {
+      AssaySessionCell *cell = g_ptr_array_index (hosted->cells, i);
+      AssayCellResult *result = g_ptr_array_index (hosted->results, i);
+      GPtrArray *artifacts = assay_cell_result_get_artifacts (result);
+
+      assay_session_record_result (self->session, cell, result);
+      for (guint j = 0; j < artifacts->len; j++)
+        {
+          AssayArtifact *artifact = g_ptr_array_index (artifacts, j);
+
+          g_signal_emit (self, signals[ARTIFACT_ADDED], 0, cell->id, artifact->name, artifact->path);
+        }
+      g_signal_emit (self, signals[CELL_FINISHED], 0, cell->id, result);
+    }
+
+  /* The calls and their results are a finished step; the answer is the next. */
+  assay_session_append_message (self->session, g_steal_pointer (&hosted->calls));
+  for (guint i = 0; i < hosted->tool_messages->len; i++)
+    assay_session_append_message (self->session,
+                                  assay_llm_message_copy (g_ptr_array_index (hosted->tool_messages, i)));
+  assay_agent_finish_step (self);
+  assay_agent_save (self);
+  self->timing.step = assay_session_get_n_steps (self->session) + 1;
+  self->step_started_at = g_get_monotonic_time ();
+
+  if (self->task == NULL)
+    return;
+  if (self->cancellable != NULL && g_cancellable_is_cancelled (self->cancellable))
+    {
+      assay_agent_finish (self, ASSAY_AGENT_CANCELLED,
+                          _("The analyst cancelled the question while its files came back from OpenAI."));
+      return;
+    }
+  response = g_steal_pointer (&hosted->response);
+  assay_agent_handle_response (self, response, NULL);
+  assay_llm_response_free (response);
+}
+
+/* Each code_interpreter_call of RESPONSE (taken) becomes a cell of a step of its own (run on
+ * OpenAI, never approved), its logs a stream output; its images and the files the answer
+ * cites are fetched in a worker into the session's artifacts. In the conversation: an
+ * assistant message with the calls and their logs as results, so the next request sends
+ * them back. */
+static void
+assay_agent_record_hosted_async (AssayAgent       *self,
+                                 AssayLlmResponse *response)
+{
+  g_autoptr(GTask) task = NULL;
+  Hosted *hosted = g_new0 (Hosted, 1);
   guint n = json_array_get_length (response->hosted_calls);
   guint step = assay_session_get_n_steps (self->session) + 1;
 
-  calls->reasoning = g_strdup (response->reasoning);
+  hosted->response = response;
+  hosted->cells = g_ptr_array_new ();
+  hosted->results = g_ptr_array_new_with_free_func (g_object_unref);
+  hosted->calls = assay_llm_message_new_assistant ("");
+  hosted->calls->reasoning = g_strdup (response->reasoning);
+  hosted->tool_messages = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_llm_message_free);
+  hosted->fetches = g_ptr_array_new_with_free_func ((GDestroyNotify) hosted_fetch_free);
+  hosted->container = assay_openai_container_ref (self->container);
+  hosted->artifact_dir = assay_session_get_artifact_dir (self->session);
+
   for (guint i = 0; i < n; i++)
     {
       JsonNode *node = json_array_get_element (response->hosted_calls, i);
@@ -1649,13 +1831,13 @@ assay_agent_record_hosted (AssayAgent       *self,
       JsonArray *outputs = assay_json_get_array (item, "outputs");
       g_autofree char *cell_id = NULL;
       g_autofree char *arguments = NULL;
-      g_autoptr(AssayCellResult) result = NULL;
+      g_autofree char *reason = NULL;
+      AssayCellResult *result;
       g_autoptr(GString) logs = g_string_new (NULL);
       g_autoptr(JsonObject) args = json_object_new ();
       g_autoptr(JsonNode) args_node = NULL;
       AssaySessionCell *cell;
       AssayCellStatus cell_status;
-      g_autofree char *reason = NULL;
       guint n_images = 0;
 
       if (id == NULL || !g_utf8_validate (id, -1, NULL) || strlen (id) > 256)
@@ -1710,35 +1892,14 @@ assay_agent_record_hosted (AssayAgent       *self,
             }
           else if (g_strcmp0 (type, "image") == 0)
             {
-              const char *url = assay_json_get_string (output, "url");
-              g_autoptr(GError) error = NULL;
-              g_autoptr(GBytes) data = NULL;
-              g_autofree char *fallback = g_strdup_printf ("%s-image-%u.png", cell->id, ++n_images);
-              AssayArtifact *artifact = NULL;
+              HostedFetch *fetch = g_new0 (HostedFetch, 1);
 
-              if (url != NULL)
-                data = assay_agent_hosted_fetch_image (self, url, container_id, &error);
-              if (data != NULL)
-                artifact = assay_agent_hosted_store (self, fallback, fallback, data, &error);
-              if (artifact == NULL)
-                {
-                  g_autofree char *note = g_strdup_printf (_("Assay did not bring back an image of this cell: %s"),
-                                                           error != NULL ? error->message : _("it had no address"));
-
-                  assay_agent_hosted_note (result, note);
-                  continue;
-                }
-              {
-                g_autoptr(JsonObject) display = json_object_new ();
-                JsonObject *bundle = json_object_new ();
-
-                json_object_set_string_member (bundle, "text/plain", artifact->name);
-                json_object_set_string_member (display, "output_type", "display_data");
-                json_object_set_object_member (display, "data", bundle);
-                json_object_set_object_member (display, "metadata", json_object_new ());
-                assay_cell_result_add_output (result, display);
-              }
-              assay_cell_result_add_artifact (result, artifact);
+              fetch->cell = hosted->cells->len;
+              fetch->url = g_strdup (assay_json_get_string (output, "url"));
+              fetch->container_id = g_strdup (container_id);
+              fetch->fallback = g_strdup_printf ("%s-image-%u.png", cell->id, ++n_images);
+              fetch->name = g_strdup (fetch->fallback);
+              g_ptr_array_add (hosted->fetches, fetch);
             }
         }
 
@@ -1746,115 +1907,174 @@ assay_agent_record_hosted (AssayAgent       *self,
       json_object_set_string_member (args, "container_id", container_id != NULL ? container_id : "");
       args_node = json_node_init_object (json_node_alloc (), args);
       arguments = json_to_string (args_node, FALSE);
-      g_ptr_array_add (calls->tool_calls, assay_llm_tool_call_new (id, ASSAY_LLM_HOSTED_TOOL_NAME, arguments));
-      g_ptr_array_add (results, assay_llm_message_new_tool (id, logs->str, cell_status != ASSAY_CELL_OK));
-
-      if (last != NULL)
-        {
-          assay_session_record_result (self->session, last, last_result);
-          g_signal_emit (self, signals[CELL_FINISHED], 0, last->id, last_result);
-        }
-      last = cell;
-      g_clear_object (&last_result);
-      last_result = g_steal_pointer (&result);
+      g_ptr_array_add (hosted->calls->tool_calls, assay_llm_tool_call_new (id, ASSAY_LLM_HOSTED_TOOL_NAME, arguments));
+      g_ptr_array_add (hosted->tool_messages, assay_llm_message_new_tool (id, logs->str, cell_status != ASSAY_CELL_OK));
+      g_ptr_array_add (hosted->cells, cell);
+      g_ptr_array_add (hosted->results, result);
     }
 
   /* The files the answer cites, into the last cell's artifacts. */
-  for (guint i = 0; last != NULL && response->citations != NULL && i < json_array_get_length (response->citations); i++)
+  for (guint i = 0; hosted->cells->len > 0 && response->citations != NULL &&
+                    i < json_array_get_length (response->citations); i++)
     {
       JsonObject *citation = json_array_get_object_element (response->citations, i);
       const char *file_id = assay_json_get_string (citation, "file_id");
       const char *container_id = assay_json_get_string (citation, "container_id");
       const char *filename = assay_json_get_string (citation, "filename");
-      g_autoptr(GError) error = NULL;
-      g_autoptr(GBytes) data = NULL;
-      g_autofree char *fallback = g_strdup_printf ("%s-file-%u", last->id, i + 1);
-      AssayArtifact *artifact = NULL;
+      AssaySessionCell *last = g_ptr_array_index (hosted->cells, hosted->cells->len - 1);
+      HostedFetch *fetch;
 
       if (file_id == NULL || !g_str_is_ascii (file_id) || strlen (file_id) > 128)
         continue;
       if (container_id != NULL && (!g_str_is_ascii (container_id) || strlen (container_id) > 128))
         container_id = NULL;
-      data = assay_openai_container_download (self->container, container_id, file_id,
-                                              ASSAY_OPENAI_CONTAINER_MAX_FILE, NULL, &error);
-      if (data != NULL)
-        artifact = assay_agent_hosted_store (self, filename, fallback, data, &error);
-      if (artifact == NULL)
-        {
-          g_autofree char *shown = assay_openai_container_safe_name (filename, fallback);
-          g_autofree char *note = g_strdup_printf (_("Assay did not bring back the cited file %s: %s"),
-                                                   shown, error->message);
-
-          assay_agent_hosted_note (last_result, note);
-          g_signal_emit (self, signals[ERROR], 0, note);
-          continue;
-        }
-      assay_cell_result_add_artifact (last_result, artifact);
+      fetch = g_new0 (HostedFetch, 1);
+      fetch->cell = hosted->cells->len - 1;
+      fetch->citation = TRUE;
+      fetch->file_id = g_strdup (file_id);
+      fetch->container_id = g_strdup (container_id);
+      fetch->name = g_strdup (filename);
+      fetch->fallback = g_strdup_printf ("%s-file-%u", last->id, i + 1);
+      g_ptr_array_add (hosted->fetches, fetch);
     }
-  if (last != NULL)
+
+  if (hosted->cells->len == 0)
     {
-      GPtrArray *artifacts = assay_cell_result_get_artifacts (last_result);
-
-      assay_session_record_result (self->session, last, last_result);
-      for (guint i = 0; i < artifacts->len; i++)
-        {
-          AssayArtifact *artifact = g_ptr_array_index (artifacts, i);
-
-          g_signal_emit (self, signals[ARTIFACT_ADDED], 0, last->id, artifact->name, artifact->path);
-        }
-      g_signal_emit (self, signals[CELL_FINISHED], 0, last->id, last_result);
+      /* No call could be read: the turn is an answer like any other. */
+      hosted->response = NULL;
+      hosted_free (hosted);
+      assay_agent_handle_response (self, response, NULL);
+      assay_llm_response_free (response);
+      return;
     }
-  if (calls->tool_calls->len == 0)
-    return;
-
-  /* The calls and their results are a finished step; the answer is the next. */
-  assay_session_append_message (self->session, g_steal_pointer (&calls));
-  for (guint i = 0; i < results->len; i++)
-    assay_session_append_message (self->session, assay_llm_message_copy (g_ptr_array_index (results, i)));
-  assay_agent_finish_step (self);
   assay_agent_save (self);
-  self->timing.step = assay_session_get_n_steps (self->session) + 1;
-  self->step_started_at = g_get_monotonic_time ();
+  task = g_task_new (g_object_ref (self), self->cancellable, assay_agent_hosted_fetched_cb, NULL);
+  g_task_set_source_tag (task, assay_agent_record_hosted_async);
+  g_task_set_task_data (task, hosted, (GDestroyNotify) hosted_free);
+  g_task_run_in_thread (task, assay_agent_hosted_fetch_thread);
 }
 
 /* Before a question: a container when there is none (the first question, or the one before
- * expired), the session's datasets uploaded into it. Blocks (the CLI). */
-static gboolean
-assay_agent_hosted_prepare (AssayAgent  *self,
-                            GError     **error)
+ * expired), the session's datasets uploaded into it; in a worker. */
+typedef struct
 {
-  GPtrArray *datasets = assay_session_get_datasets (self->session);
-  g_autofree char *name = NULL;
-  g_autofree char *where = NULL;
+  AssayOpenaiContainer *container;
+  char                 *name;
+  GPtrArray            *paths;   /* char*: the datasets' copies in the session, */
+  GPtrArray            *names;   /* and their names */
+} HostedPrepare;
 
-  if (assay_openai_container_get_id (self->container) != NULL && !self->container_lost)
-    return TRUE;
-  self->state_lost = self->state_lost || self->container_lost;
-  name = g_strdup_printf ("assay-%s", assay_session_get_id (self->session));
-  if (!assay_openai_container_create (self->container, name, self->cancellable, error))
-    return FALSE;
-  self->container_lost = FALSE;
-  for (guint i = 0; i < datasets->len; i++)
+static void
+hosted_prepare_free (HostedPrepare *prepare)
+{
+  assay_openai_container_unref (prepare->container);
+  g_free (prepare->name);
+  g_ptr_array_unref (prepare->paths);
+  g_ptr_array_unref (prepare->names);
+  g_free (prepare);
+}
+
+static void
+assay_agent_hosted_prepare_thread (GTask        *task,
+                                   gpointer      source,
+                                   gpointer      task_data,
+                                   GCancellable *cancellable)
+{
+  HostedPrepare *prepare = task_data;
+  GError *error = NULL;
+
+  if (!assay_openai_container_create (prepare->container, prepare->name, cancellable, &error))
     {
-      const AssaySessionDataset *dataset = g_ptr_array_index (datasets, i);
-      g_autofree char *path = assay_session_resolve (self->session, dataset->path);
+      g_task_return_error (task, error);
+      return;
+    }
+  for (guint i = 0; i < prepare->paths->len; i++)
+    {
+      const char *path = g_ptr_array_index (prepare->paths, i);
+      const char *name = g_ptr_array_index (prepare->names, i);
       g_autoptr(GError) upload_error = NULL;
 
       if (path == NULL ||
-          !assay_openai_container_upload (self->container, path, dataset->name, NULL, self->cancellable, &upload_error))
+          !assay_openai_container_upload (prepare->container, path, name, NULL, cancellable, &upload_error))
         {
-          g_set_error (error, ASSAY_HOSTED_ERROR, ASSAY_HOSTED_ERROR_FAILED,
-                       _("The dataset %s could not be uploaded to OpenAI's container: %s"), dataset->name,
-                       upload_error != NULL ? upload_error->message : _("its copy leads out of the session folder"));
-          /* The next question tries again from a new container. */
-          self->container_lost = TRUE;
-          return FALSE;
+          g_task_return_new_error (task, ASSAY_HOSTED_ERROR, ASSAY_HOSTED_ERROR_FAILED,
+                                   _("The dataset %s could not be uploaded to OpenAI's container: %s"), name,
+                                   upload_error != NULL ? upload_error->message
+                                                        : _("its copy leads out of the session folder"));
+          return;
         }
     }
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+assay_agent_hosted_prepared_cb (GObject      *source,
+                                GAsyncResult *res,
+                                gpointer      user_data)
+{
+  g_autoptr(AssayAgent) self = ASSAY_AGENT (source);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *where = NULL;
+
+  if (!g_task_propagate_boolean (G_TASK (res), &error))
+    {
+      g_autofree char *text = NULL;
+
+      /* The next question tries again from a new container. */
+      self->container_lost = TRUE;
+      if (self->task == NULL)
+        return;
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          assay_agent_finish (self, ASSAY_AGENT_CANCELLED,
+                              _("The analyst cancelled the question while OpenAI's container was made."));
+          return;
+        }
+      text = g_strdup_printf (_("The question was not sent: %s"), error->message);
+      assay_agent_finish (self, ASSAY_AGENT_SANDBOX_ERROR, text);
+      return;
+    }
+  self->container_lost = FALSE;
   where = g_strdup_printf (_("OpenAI's hosted code interpreter (container %s)"),
                            assay_openai_container_get_id (self->container));
   assay_session_set_sandbox (self->session, "openai-hosted", where);
-  return TRUE;
+  if (self->task == NULL)
+    return;
+  assay_agent_save (self);
+  assay_agent_start_step (self);
+}
+
+static void
+assay_agent_hosted_prepare_async (AssayAgent *self)
+{
+  GPtrArray *datasets = assay_session_get_datasets (self->session);
+  HostedPrepare *prepare;
+  g_autoptr(GTask) task = NULL;
+
+  if (assay_openai_container_get_id (self->container) != NULL && !self->container_lost)
+    {
+      assay_agent_save (self);
+      assay_agent_start_step (self);
+      return;
+    }
+  self->state_lost = self->state_lost || self->container_lost;
+  prepare = g_new0 (HostedPrepare, 1);
+  prepare->container = assay_openai_container_ref (self->container);
+  prepare->name = g_strdup_printf ("assay-%s", assay_session_get_id (self->session));
+  prepare->paths = g_ptr_array_new_with_free_func (g_free);
+  prepare->names = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < datasets->len; i++)
+    {
+      const AssaySessionDataset *dataset = g_ptr_array_index (datasets, i);
+
+      g_ptr_array_add (prepare->paths, assay_session_resolve (self->session, dataset->path));
+      g_ptr_array_add (prepare->names, g_strdup (dataset->name));
+    }
+  assay_agent_save (self);
+  task = g_task_new (g_object_ref (self), self->cancellable, assay_agent_hosted_prepared_cb, NULL);
+  g_task_set_source_tag (task, assay_agent_hosted_prepare_async);
+  g_task_set_task_data (task, prepare, (GDestroyNotify) hosted_prepare_free);
+  g_task_run_in_thread (task, assay_agent_hosted_prepare_thread);
 }
 
 static void
@@ -1865,7 +2085,6 @@ assay_agent_streamed_cb (GObject      *source,
   g_autoptr(AssayAgent) self = user_data;
   g_autoptr(AssayLlmResponse) response = NULL;
   g_autoptr(GError) error = NULL;
-  AssayLlmMessage *assistant;
   g_autofree char *fenced = NULL;
 
   response = assay_llm_provider_stream_finish (ASSAY_LLM_PROVIDER (source), result, &error);
@@ -1935,11 +2154,25 @@ assay_agent_streamed_cb (GObject      *source,
   g_string_truncate (self->text_held, 0);
   g_ptr_array_set_size (self->code_held, 0);
 
-  /* The code OpenAI ran for this turn: cells of their own step, then the answer. */
+  /* The code OpenAI ran for this turn: cells of their own step (their files fetched in a
+   * worker), then the answer. */
   if (self->container != NULL && response->hosted_calls != NULL && json_array_get_length (response->hosted_calls) > 0)
-    assay_agent_record_hosted (self, response);
-  if (self->task == NULL)
-    return;
+    {
+      assay_agent_record_hosted_async (self, g_steal_pointer (&response));
+      return;
+    }
+  assay_agent_handle_response (self, response, g_steal_pointer (&fenced));
+}
+
+/* A turn streamed (and unmasked): its calls answered, or its answer checked and given.
+ * FENCED (taken) is the code block of its text, unmasked; NULL when none was looked for. */
+static void
+assay_agent_handle_response (AssayAgent       *self,
+                             AssayLlmResponse *response,
+                             char             *fenced_in)
+{
+  g_autofree char *fenced = fenced_in;
+  AssayLlmMessage *assistant;
 
   assistant = assay_llm_message_new_assistant (response->text);
   /* The Responses API's reasoning goes back with the next request, as it came. */
@@ -2240,23 +2473,13 @@ assay_agent_begin (AssayAgent          *self,
   assay_session_set_provider (self->session, assay_llm_provider_get_name (self->provider), self->model);
   if (self->container != NULL)
     {
-      g_autoptr(GError) error = NULL;
-
       if (message != NULL)
         assay_session_append_message (self->session, message);
       if (message != NULL && !repair)
         assay_session_finish_question (self->session);
       assay_session_set_outcome (self->session, "running", NULL);
-      if (!assay_agent_hosted_prepare (self, &error))
-        {
-          g_autofree char *text = g_strdup_printf (_("The question was not sent: %s"), error->message);
-
-          assay_agent_finish (self, ASSAY_AGENT_SANDBOX_ERROR, text);
-          return;
-        }
-      assay_agent_save (self);
       self->needs_restore = FALSE;
-      assay_agent_start_step (self);
+      assay_agent_hosted_prepare_async (self);
       return;
     }
   {

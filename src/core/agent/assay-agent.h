@@ -88,8 +88,8 @@ AssayAgent        *assay_agent_new                  (AssayLlmProvider     *provi
  * and never approved (ASSAY_DECISION_HOSTED), its logs and images as outputs and artifacts,
  * the files the answer cites fetched into the artifacts (size-capped, names made safe).
  * PROVIDER must speak the Responses API. Databases are not offered; the container is not
- * removed here (assay_openai_container_delete when the session ends). Blocks while it makes
- * the container and fetches files (for the CLI). */
+ * removed here (assay_openai_container_delete when the session ends). The container is made,
+ * the datasets uploaded and the files fetched in workers, never on the caller's thread. */
 AssayAgent        *assay_agent_new_hosted           (AssayLlmProvider     *provider,
                                                      AssayOpenaiContainer *container,
                                                      AssaySession         *session);
