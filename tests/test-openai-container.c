@@ -55,12 +55,19 @@ fake_server_stop (FakeServer *server)
   g_autofree char *script_path = g_build_filename (server->dir, "script.json", NULL);
   g_autofree char *log_path = g_build_filename (server->dir, "requests.jsonl", NULL);
 
+  g_autoptr(GSubprocess) remove = NULL;
+
   g_subprocess_force_exit (server->process);
   g_subprocess_wait (server->process, NULL, NULL);
   g_object_unref (server->process);
   g_unlink (script_path);
   g_unlink (log_path);
-  g_rmdir (server->dir);
+  /* The fake's containers are folders beside its log. */
+  remove = g_subprocess_new (G_SUBPROCESS_FLAGS_NONE, NULL, PYTHON3, "-c",
+                             "import shutil, sys; shutil.rmtree(sys.argv[1], ignore_errors=True)",
+                             server->dir, NULL);
+  if (remove != NULL)
+    g_subprocess_wait (remove, NULL, NULL);
   g_free (server->dir);
   g_free (server->base_url);
   g_free (server);

@@ -682,8 +682,10 @@ class Handler(BaseHTTPRequestHandler):
                 return True
             import tempfile
             cid = "cntr_" + rand_id(48, string.hexdigits.lower()[:16])
+            # Beside the request log, so the test's folder holds (and removes) it.
             CONTAINERS[cid] = {"name": body["name"], "files": {}, "expired": False,
-                               "dir": tempfile.mkdtemp(prefix="fake-container-")}
+                               "dir": tempfile.mkdtemp(prefix="fake-container-",
+                                                       dir=os.path.dirname(os.path.abspath(log_path)))}
             self.send_json(200, {"id": cid, "object": "container", "created_at": int(time.time()),
                                  "status": "running", "expires_after": expires,
                                  "last_active_at": int(time.time()), "name": body["name"]})
