@@ -13,6 +13,7 @@ an oversized file; the refusals.
 Prints TAP. Never tried against OpenAI itself: nothing outside this machine is reachable."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -23,6 +24,14 @@ import ask_harness  # noqa: E402
 
 ask_harness.configure(sys.argv[1], sys.argv[2])
 CLI = sys.argv[1]
+WORKDIRS = []
+_run_case = run_case
+
+
+def run_case(*args, **kwargs):  # noqa: F811
+    r = _run_case(*args, **kwargs)
+    WORKDIRS.append(r.workdir)
+    return r
 
 data_dir = tempfile.mkdtemp(prefix="assay-hosted-data-")
 SALES = os.path.join(data_dir, "sales.csv")
@@ -93,6 +102,7 @@ def run_raw(responses, args, question="What is the total?", containers=None):
         server.kill()
         server.wait()
     requests = [json.loads(line) for line in open(log)] if os.path.exists(log) else []
+    WORKDIRS.append(workdir)
     return ask_harness.Run(proc.returncode, proc.stdout, proc.stderr, requests, workdir)
 
 
@@ -185,6 +195,7 @@ r = run_raw([hosted("The total amount is 186,875.0.", [CODE_TOTAL])],
             ARGS + ["--out", os.path.join(tempfile.mkdtemp(prefix="assay-ask-"), "session")],
             containers={"create_statuses": [429, 503]})
 r.workdir = os.path.dirname(r.json["session_dir"]) if r.json and r.json.get("session_dir") else r.workdir
+WORKDIRS.append(r.workdir)
 creates = [q for q in r.requests if q["method"] == "POST" and q["path"] == "/v1/containers"]
 report(r.rc == 0 and len(creates) == 3 and len(record_of(r).get("cells", [])) == 1,
        "hosted: 429 and 503 from the Containers API are retried", r.detail())
@@ -230,4 +241,8 @@ report(r.rc == 2 and not r.chat_requests(), "--runs-on openai with Anthropic: re
 r = run_case([answer("openai")], extra_args=ARGS + ["--backend", "bwrap"])
 report(r.rc == 2 and not r.chat_requests(), "--runs-on openai with --backend: refused", r.detail())
 
+# The sessions, and the fake's containers beside its log, go with the test (kept when it failed).
+if all(ask_harness.results):
+    for folder in WORKDIRS + [data_dir]:
+        shutil.rmtree(folder, ignore_errors=True)
 finish()
