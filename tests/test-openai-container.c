@@ -10,6 +10,7 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
+#include "assay-agent.h"
 #include "assay-llm-provider.h"
 #include "assay-openai-container.h"
 
@@ -344,6 +345,126 @@ test_code_interpreter_turn (void)
   fake_server_stop (server);
 }
 
+/* ---- the agent: an expired container, then the next question in a new one ---------------- */
+
+typedef struct
+{
+  GMainLoop         *loop;
+  AssayAgentOutcome  outcome;
+  char              *text;
+  GString           *code;
+} Asked;
+
+static void
+on_asked (GObject      *source,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  Asked *asked = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_clear_pointer (&asked->text, g_free);
+  asked->outcome = assay_agent_ask_finish (ASSAY_AGENT (source), result, &asked->text, &error);
+  g_main_loop_quit (asked->loop);
+}
+
+static void
+on_agent_code (AssayAgent *agent,
+               guint       index,
+               const char *id,
+               const char *text,
+               Asked      *asked)
+{
+  g_string_append (asked->code, text);
+}
+
+/* The requests the fake got, as JSON text, one a line. */
+static char *
+fake_server_log (FakeServer *server)
+{
+  g_autofree char *log_path = g_build_filename (server->dir, "requests.jsonl", NULL);
+  char *contents = NULL;
+
+  g_file_get_contents (log_path, &contents, NULL, NULL);
+  return contents != NULL ? contents : g_strdup ("");
+}
+
+static guint
+count (const char *haystack,
+       const char *needle)
+{
+  guint n = 0;
+
+  for (const char *p = strstr (haystack, needle); p != NULL; p = strstr (p + 1, needle))
+    n++;
+  return n;
+}
+
+static void
+test_agent_expired_then_new (void)
+{
+  FakeServer *server = fake_server_start (
+    "{\"responses\": [{\"flavor\": \"responses\", \"expire_container\": true, \"turn\": {\"text\": \"x\"}},"
+    "{\"flavor\": \"responses\", \"turn\": {\"code_interpreter\": [{\"code\": \"print(len(open('/mnt/data/d.csv').readlines()))\"}],"
+    "\"text\": \"It has 3 lines.\"}}]}");
+  g_autoptr(AssayOpenaiContainer) container = assay_openai_container_new (server->base_url, TEST_KEY);
+  g_autoptr(AssayLlmProvider) provider = assay_openai_provider_new_for_api (server->base_url, TEST_KEY,
+                                                                            ASSAY_OPENAI_API_RESPONSES);
+  g_autofree char *session_dir = g_build_filename (server->dir, "session", NULL);
+  g_autofree char *data = g_build_filename (server->dir, "d.csv", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AssaySession) session = NULL;
+  g_autoptr(AssayAgent) agent = NULL;
+  g_autofree char *first_id = NULL;
+  g_autofree char *log = NULL;
+  g_autofree char *output = NULL;
+  Asked asked = { g_main_loop_new (NULL, FALSE), 0, NULL, g_string_new (NULL) };
+  AssaySessionCell *cell;
+
+  g_file_set_contents (data, "a\n1\n2\n", -1, &error);
+  session = assay_session_new (session_dir, &error);
+  g_assert_no_error (error);
+  agent = assay_agent_new_hosted (provider, container, session);
+  assay_agent_set_model (agent, "gpt-5");
+  assay_agent_set_check_numbers (agent, FALSE);
+  g_assert_true (assay_agent_add_dataset (agent, data, NULL, &error));
+  g_assert_no_error (error);
+  g_signal_connect (agent, "code-delta", G_CALLBACK (on_agent_code), &asked);
+
+  assay_agent_ask_async (agent, "How many lines?", NULL, on_asked, &asked);
+  g_main_loop_run (asked.loop);
+  g_assert_cmpint (asked.outcome, ==, ASSAY_AGENT_MODEL_ERROR);
+  g_assert_nonnull (strstr (asked.text, "expired"));
+  g_assert_nonnull (strstr (asked.text, "lost"));
+  first_id = g_strdup (assay_openai_container_get_id (container));
+  g_assert_nonnull (strstr (assay_session_get_sandbox_where (session), first_id));
+
+  /* The next question: a new container, the dataset uploaded again, the model told. */
+  assay_agent_ask_async (agent, "How many lines now?", NULL, on_asked, &asked);
+  g_main_loop_run (asked.loop);
+  g_assert_cmpint (asked.outcome, ==, ASSAY_AGENT_ANSWERED);
+  g_assert_cmpstr (asked.text, ==, "It has 3 lines.");
+  g_assert_cmpstr (assay_openai_container_get_id (container), !=, first_id);
+  g_assert_nonnull (strstr (assay_session_get_sandbox_where (session), assay_openai_container_get_id (container)));
+  g_assert_cmpuint (assay_session_get_n_cells (session), ==, 1);
+  cell = assay_session_get_cell (session, 0);
+  g_assert_cmpint (cell->decision, ==, ASSAY_DECISION_HOSTED);
+  g_assert_cmpint (cell->status, ==, ASSAY_CELL_OK);
+  /* The code streamed as it was written, then recorded whole. */
+  g_assert_cmpstr (asked.code->str, ==, cell->code);
+  output = json_to_string (json_array_get_element (cell->outputs, 0), FALSE);
+  g_assert_nonnull (strstr (output, "3\\n"));
+  log = fake_server_log (server);
+  g_assert_cmpuint (count (log, "\"filename\": \"d.csv\""), ==, 2);
+  g_assert_nonnull (strstr (log, "this is a new one"));
+
+  g_main_loop_unref (asked.loop);
+  g_string_free (asked.code, TRUE);
+  g_free (asked.text);
+  g_clear_object (&agent);
+  fake_server_stop (server);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -353,5 +474,6 @@ main (int argc, char **argv)
   g_test_add_func ("/hosted/container-lifecycle", test_container_lifecycle);
   g_test_add_func ("/hosted/container-expired", test_container_expired);
   g_test_add_func ("/hosted/code-interpreter-turn", test_code_interpreter_turn);
+  g_test_add_func ("/hosted/agent-expired-then-new", test_agent_expired_then_new);
   return g_test_run ();
 }
