@@ -81,6 +81,17 @@ static const char *responses_2 =
   "\"tools\":[{\"type\":\"function\",\"name\":\"execute_python\",\"description\":\"Runs Python\","
   "\"parameters\":{\"type\":\"object\"},\"strict\":false}],\"stream\":true,\"store\":false}";
 
+/* "Runs on OpenAI": the code_interpreter tool, and a call that ran there sent back as its item. */
+static const char *responses_hosted =
+  "{\"model\":\"gpt-5-test\",\"instructions\":\"" SYSTEM_PROMPT "\","
+  "\"input\":[{\"type\":\"message\",\"role\":\"user\",\"content\":\"Total?\"},"
+  "{\"type\":\"code_interpreter_call\",\"id\":\"ci_1\",\"code\":\"print(6 * 7)\","
+  "\"container_id\":\"cntr_1\",\"status\":\"completed\",\"outputs\":[{\"type\":\"logs\",\"logs\":\"42\\n\"}]},"
+  "{\"type\":\"message\",\"role\":\"assistant\",\"content\":\"It is 42.\"},"
+  "{\"type\":\"message\",\"role\":\"user\",\"content\":\"Halved?\"}],"
+  "\"tools\":[{\"type\":\"code_interpreter\",\"container\":\"cntr_1\"}],\"stream\":true,\"store\":false,"
+  "\"include\":[\"reasoning.encrypted_content\",\"code_interpreter_call.outputs\"]}";
+
 static AssayRequestReading *
 read_text (const char *text)
 {
@@ -278,6 +289,26 @@ test_responses (void)
   assert_part (second, 10, ASSAY_REQUEST_PART_OTHER, ASSAY_REQUEST_PART_ADDED, "Part of type “web_search_call”", NULL);
   g_assert_cmpuint (second->n_added, ==, 7);
   g_assert_false (second->diverged);
+}
+
+static void
+test_responses_hosted (void)
+{
+  g_autoptr(AssayRequestReading) reading = read_text (responses_hosted);
+
+  g_assert_cmpuint (reading->parts->len, ==, 8);
+  assert_part (reading, 2, ASSAY_REQUEST_PART_TOOLS, ASSAY_REQUEST_PART_ADDED, "Tools offered", NULL);
+  g_assert_true (g_str_has_prefix (part (reading, 2)->text, "code_interpreter"));
+  assert_part (reading, 4, ASSAY_REQUEST_PART_TOOL_CALL, ASSAY_REQUEST_PART_ADDED, "Tool call: code_interpreter",
+               "code: print(6 * 7)");
+  g_assert_cmpstr (part (reading, 4)->call_id, ==, "ci_1");
+  g_assert_cmpuint (part (reading, 4)->step, ==, 1);
+  assert_part (reading, 5, ASSAY_REQUEST_PART_TOOL_RESULT, ASSAY_REQUEST_PART_ADDED, "Tool result", "42\n");
+  g_assert_cmpstr (part (reading, 5)->call_id, ==, "ci_1");
+  /* The answer after the call is the same reply's. */
+  assert_part (reading, 6, ASSAY_REQUEST_PART_REPLY, ASSAY_REQUEST_PART_ADDED, "Model’s reply", "It is 42.");
+  g_assert_cmpuint (part (reading, 6)->step, ==, 1);
+  assert_part (reading, 7, ASSAY_REQUEST_PART_QUESTION, ASSAY_REQUEST_PART_ADDED, "Question", "Halved?");
 }
 
 static void
@@ -608,6 +639,7 @@ main (int    argc,
   g_test_add_func ("/assay/session-requests/openai", test_openai);
   g_test_add_func ("/assay/session-requests/anthropic", test_anthropic);
   g_test_add_func ("/assay/session-requests/responses", test_responses);
+  g_test_add_func ("/assay/session-requests/responses-hosted", test_responses_hosted);
   g_test_add_func ("/assay/session-requests/hostile-text", test_hostile_text);
   g_test_add_func ("/assay/session-requests/broken", test_broken);
   g_test_add_func ("/assay/session-requests/session", test_session);

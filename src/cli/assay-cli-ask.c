@@ -864,6 +864,7 @@ assay_cli_ask (int   argc,
   g_autofree char *out_dir = NULL;
   g_autofree char *resume_dir = NULL;
   g_autofree char *backend_name = NULL;
+  g_autofree char *runs_on = NULL;
   g_auto(GStrv) data_files = NULL;
   g_auto(GStrv) words = NULL;
   int max_steps = ASSAY_AGENT_DEFAULT_MAX_STEPS;
@@ -894,6 +895,7 @@ assay_cli_ask (int   argc,
     { "requery", 0, 0, G_OPTION_ARG_NONE, &requery, N_("With --resume: ask the session's queries again of their databases (--db, else where it queried them) instead of loading its cached results"), NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print a JSON object at the end (answer, status, steps, session_dir, provenance, cells)"), NULL },
     { "backend", 0, 0, G_OPTION_ARG_STRING, &backend_name, N_("Sandbox backend: docker, bwrap or e2b (default: docker when usable)"), "NAME" },
+    { "runs-on", 0, 0, G_OPTION_ARG_STRING, &runs_on, N_("Where the code runs: sandbox (default, on this computer after approval) or openai (OpenAI's hosted code interpreter: the datasets and the code go to OpenAI, nothing is approved)"), "WHERE" },
     { "mask", 0, 0, G_OPTION_ARG_STRING_ARRAY, &masks, N_("Never send the values of this column to the model (repeatable)"), "FILE:COLUMN" },
     { "privacy", 0, 0, G_OPTION_ARG_STRING, &privacy_name, N_("What the model sees: full, masked or schema (default: the session's, else full)"), "MODE" },
     { "budget", 0, 0, G_OPTION_ARG_DOUBLE, &budget, N_("Stop before a request would take the session's cost over USD dollars"), "USD" },
@@ -912,6 +914,8 @@ assay_cli_ask (int   argc,
   g_autoptr(AssaySandboxSpec) spec = NULL;
   g_autoptr(AssaySandboxBackend) backend = NULL;
   g_autoptr(AssayKernelSession) kernel = NULL;
+  g_autoptr(AssayOpenaiContainer) container = NULL;
+  gboolean hosted = FALSE;
   g_autoptr(AssayAgent) agent = NULL;
   g_autoptr(GMainLoop) loop = NULL;
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
@@ -959,6 +963,19 @@ assay_cli_ask (int   argc,
   if (requery && resume_dir == NULL)
     {
       fprintf (stderr, _("assay-cli ask: --requery asks a resumed session's queries again; give --resume DIR\n"));
+      return EXIT_USAGE;
+    }
+  if (runs_on != NULL && !g_str_equal (runs_on, "sandbox") && !g_str_equal (runs_on, "openai"))
+    {
+      assay_cli_print (stderr, _("assay-cli ask: --runs-on is sandbox or openai, not “%s”\n"), runs_on);
+      return EXIT_USAGE;
+    }
+  hosted = runs_on != NULL && g_str_equal (runs_on, "openai");
+  if (hosted && (backend_name != NULL || db_specs != NULL || masks != NULL || requery ||
+                 (privacy_name != NULL && !g_str_equal (privacy_name, "full"))))
+    {
+      fprintf (stderr, _("assay-cli ask: --runs-on openai sends the datasets whole to OpenAI: it cannot be combined "
+                         "with --backend, --db, --mask, --privacy or --requery\n"));
       return EXIT_USAGE;
     }
   if (resume_dir != NULL && out_dir != NULL)
@@ -1013,19 +1030,38 @@ assay_cli_ask (int   argc,
       return error->domain == G_OPTION_ERROR ? EXIT_USAGE : EXIT_MODEL;
     }
 
-  spec = assay_sandbox_spec_new ();
-  image = assay_sandbox_image_new (NULL);
-  backend = assay_cli_choose_backend (backend_name, image, spec, &error);
-  if (backend == NULL)
+  if (hosted)
     {
-      fprintf (stderr, "assay-cli ask: %s\n", error->message);
-      return EXIT_SANDBOX;
-    }
-  assay_sandbox_backend_remove_leftovers (backend, NULL);
-  artifact_dir = assay_session_get_artifact_dir (session);
-  kernel = assay_kernel_session_new (backend, spec, artifact_dir);
+      const char *key = g_getenv ("OPENAI_API_KEY");
 
-  agent = assay_agent_new (provider, kernel, session);
+      if (!g_str_equal (provider_name, "openai") ||
+          g_strcmp0 (assay_llm_provider_get_wire_format (provider), "responses") != 0)
+        {
+          fprintf (stderr, _("assay-cli ask: --runs-on openai needs OpenAI's Responses API (--provider openai, "
+                             "--api responses), whose code_interpreter tool runs the code\n"));
+          return EXIT_USAGE;
+        }
+      if (key == NULL || *key == '\0')
+        key = g_getenv ("ASSAY_API_KEY");
+      container = assay_openai_container_new (assay_llm_provider_get_base_url (provider), key);
+      agent = assay_agent_new_hosted (provider, container, session);
+    }
+  else
+    {
+      spec = assay_sandbox_spec_new ();
+      image = assay_sandbox_image_new (NULL);
+      backend = assay_cli_choose_backend (backend_name, image, spec, &error);
+      if (backend == NULL)
+        {
+          fprintf (stderr, "assay-cli ask: %s\n", error->message);
+          return EXIT_SANDBOX;
+        }
+      assay_sandbox_backend_remove_leftovers (backend, NULL);
+      artifact_dir = assay_session_get_artifact_dir (session);
+      kernel = assay_kernel_session_new (backend, spec, artifact_dir);
+
+      agent = assay_agent_new (provider, kernel, session);
+    }
   if (model != NULL)
     assay_agent_set_model (agent, model);
   assay_agent_set_requery (agent, requery);
@@ -1153,10 +1189,19 @@ assay_cli_ask (int   argc,
       assay_cli_print (stderr, _("Sent to %s\n"), host != NULL ? host : "?");
     }
 
+  if (hosted)
+    assay_cli_print (stderr, _("Runs on OpenAI: the datasets of this session and the code the model writes go to "
+                               "OpenAI and run there, in its hosted code interpreter. Nothing waits for your "
+                               "approval.\n"));
+
   loop = g_main_loop_new (NULL, FALSE);
   wait.loop = loop;
-  assay_kernel_session_start_async (kernel, cancellable, assay_cli_ask_started_cb, &wait);
-  g_main_loop_run (loop);
+  wait.ok = TRUE;
+  if (kernel != NULL)
+    {
+      assay_kernel_session_start_async (kernel, cancellable, assay_cli_ask_started_cb, &wait);
+      g_main_loop_run (loop);
+    }
   if (!wait.ok)
     {
       assay_cli_print (stderr,
@@ -1196,7 +1241,17 @@ assay_cli_ask (int   argc,
   g_source_remove (sigint_source);
   g_source_remove (sigterm_source);
   g_signal_handlers_disconnect_by_data (agent, &ask);
-  assay_kernel_session_close (kernel);
+  if (kernel != NULL)
+    assay_kernel_session_close (kernel);
+  if (container != NULL)
+    {
+      /* The session ends with this command: its container goes (a --resume makes another). */
+      g_autoptr(GError) delete_error = NULL;
+
+      if (!assay_openai_container_delete (container, NULL, &delete_error))
+        assay_cli_print (stderr, _("Warning: OpenAI's container was not removed (it expires by itself after "
+                                   "%u minutes): %s\n"), ASSAY_OPENAI_CONTAINER_MINUTES, delete_error->message);
+    }
 
   status = assay_cli_ask_exit_code (ask.outcome);
   if (json)

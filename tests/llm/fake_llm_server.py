@@ -55,6 +55,31 @@ For "responses" (OpenAI's Responses API) the turn may also hold
                              end_after_events events when given)
 and error_event sends an `error` event ({"type": "error", "code", "message", "param"}).
 
+OpenAI's Containers API and the code_interpreter tool (the "Runs on OpenAI" mode), as
+documented: POST /v1/containers ({"name", "expires_after": {"anchor": "last_active_at",
+"minutes"}}, checked), POST /v1/containers/{id}/files (multipart, one "file" part with a
+filename, checked; stored as /mnt/data/<name>), GET /v1/containers/{id}/files/{file_id}/content,
+DELETE /v1/containers/{id}. A container is a temporary folder: the code of a
+code_interpreter call really runs there with this machine's python3 (/mnt/data in the code
+is that folder), and the files it writes become container files (source "assistant"). The
+script may hold
+    "containers": {"create_statuses": [429, ...]}   answers to the first POST /containers
+                             before the real one (each with retry-after: 1)
+and a "responses" RESPONSE with the turn holding
+    "code_interpreter": [{"code": "..."}, ...]   calls run in the request's container, streamed
+                             with the documented events (output_item.added with the
+                             code_interpreter_call item, .code_interpreter_call.in_progress,
+                             _code.delta, _code.done, .interpreting, .completed,
+                             output_item.done with outputs: logs, and an image per new .png
+                             whose url is the container file's content URL), before the text
+    "cite": [{"file": "out.csv", "filename": "shown name"}]   container_file_citation
+                             annotations of the text for files the code wrote
+                             (response.output_text.annotation.added, and in the message item)
+    "expire_container": true   the request's container expires: answered 400 "Container is
+                             expired." (and the container's routes 404 from then on)
+A request offering code_interpreter must name an existing container and ask for
+"code_interpreter_call.outputs" in include, or it gets 400.
+
 Bodies go out in HTTP/1.1 chunked encoding, each event in several small writes, so the
 client sees events split across reads.
 """
@@ -326,6 +351,7 @@ def responses_events(turn, request):
     add("response.created", {"response": response("in_progress", [])})
     add("response.in_progress", {"response": response("in_progress", [])})
     output = []
+    annotations = hosted_events(turn, request, add, output, request.get("_base", ""))
     if reasoning is not None:
         index = len(output)
         item_id = "rs_" + rand_id(48, string.hexdigits.lower()[:16])
@@ -364,9 +390,15 @@ def responses_events(turn, request):
             add("response.output_text.delta", {"item_id": item_id, "output_index": index,
                                                "content_index": 0, "delta": piece, "logprobs": [],
                                                "obfuscation": rand_id(6)})
+        for n, annotation in enumerate(annotations):
+            annotation = dict(annotation, start_index=len(text), end_index=len(text))
+            annotations[n] = annotation
+            add("response.output_text.annotation.added", {"item_id": item_id, "output_index": index,
+                                                          "content_index": 0, "annotation_index": n,
+                                                          "annotation": annotation})
         add("response.output_text.done", {"item_id": item_id, "output_index": index, "content_index": 0,
                                           "text": text, "logprobs": []})
-        part = {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
+        part = {"type": "output_text", "annotations": annotations, "logprobs": [], "text": text}
         add("response.content_part.done", {"item_id": item_id, "output_index": index, "content_index": 0,
                                            "part": part})
         item = {"id": item_id, "type": "message", "status": "completed", "content": [part],
@@ -405,6 +437,70 @@ def responses_events(turn, request):
     else:
         add("response.completed", {"response": response("completed", output, usage_obj)})
     return [named_event(name, dict(obj, sequence_number=n)) for n, (name, obj) in enumerate(events)]
+
+
+CONTAINERS = {}
+
+
+def container_files(cid):
+    return CONTAINERS[cid]["files"]
+
+
+def run_in_container(cid, code):
+    """Runs CODE in the container's folder, /mnt/data being that folder; the logs, and the
+    files it wrote (registered as container files)."""
+    import subprocess
+    folder = CONTAINERS[cid]["dir"]
+    before = {f: os.path.getmtime(os.path.join(folder, f)) for f in os.listdir(folder)}
+    proc = subprocess.run([sys.executable, "-c", code.replace("/mnt/data", folder)], cwd=folder,
+                          capture_output=True, text=True, timeout=120)
+    logs = proc.stdout + proc.stderr
+    new = []
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name)
+        if name not in before or os.path.getmtime(path) != before[name]:
+            fid = "cfile_" + rand_id(32, string.hexdigits.lower()[:16])
+            container_files(cid)[fid] = {"name": name, "source": "assistant"}
+            new.append((fid, name))
+    return logs, proc.returncode, new
+
+
+def hosted_events(turn, request, add, output, base):
+    tools = request.get("tools") or []
+    cid = next((t.get("container") for t in tools if t.get("type") == "code_interpreter"), None)
+    for call in turn.get("code_interpreter", []):
+        index = len(output)
+        item_id = "ci_" + rand_id(48, string.hexdigits.lower()[:16])
+        code = call["code"]
+        add("response.output_item.added", {"output_index": index, "item": {
+            "id": item_id, "type": "code_interpreter_call", "status": "in_progress", "code": "",
+            "container_id": cid, "outputs": None}})
+        add("response.code_interpreter_call.in_progress", {"output_index": index, "item_id": item_id})
+        for piece in pieces(code):
+            add("response.code_interpreter_call_code.delta", {"output_index": index, "item_id": item_id,
+                                                              "delta": piece})
+        add("response.code_interpreter_call_code.done", {"output_index": index, "item_id": item_id,
+                                                         "code": code})
+        add("response.code_interpreter_call.interpreting", {"output_index": index, "item_id": item_id})
+        logs, rc, new = run_in_container(cid, code)
+        add("response.code_interpreter_call.completed", {"output_index": index, "item_id": item_id})
+        outputs = [{"type": "logs", "logs": logs}] if logs else []
+        for fid, name in new:
+            if name.endswith(".png"):
+                outputs.append({"type": "image",
+                                "url": "%s/containers/%s/files/%s/content" % (base, cid, fid)})
+        item = {"id": item_id, "type": "code_interpreter_call", "status": "completed", "code": code,
+                "container_id": cid,
+                "outputs": outputs if "code_interpreter_call.outputs" in (request.get("include") or []) else None}
+        add("response.output_item.done", {"output_index": index, "item": item})
+        output.append(item)
+    annotations = []
+    for cite in turn.get("cite", []):
+        fid = next((f for f, v in container_files(cid).items() if v["name"] == cite["file"]), None)
+        annotations.append({"type": "container_file_citation", "container_id": cid, "file_id": fid,
+                            "filename": cite.get("filename", cite["file"]), "start_index": 0,
+                            "end_index": 0})
+    return annotations
 
 
 EVENTS = {"openai": openai_events, "responses": responses_events, "ollama": ollama_events, "llamacpp": llamacpp_events,
@@ -530,6 +626,8 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
     def answer_get(self):
+        if self.containers_route():
+            return
         self.record(b"")
         models = script.get("models", {})
         flavor = models.get("flavor", "openai")
@@ -560,7 +658,102 @@ class Handler(BaseHTTPRequestHandler):
                                  "data": [{"id": i, "object": "model", "created": 1715367049,
                                            "owned_by": owner} for i in ids]})
 
+    def containers_route(self):
+        """The Containers API; True when the path was one of its routes."""
+        parts = self.path.split("?")[0].rstrip("/").split("/")
+        if "containers" not in parts:
+            return False
+        parts = parts[parts.index("containers") + 1:]
+        length = int(self.headers.get("Content-Length", "0"))
+        raw = self.rfile.read(length) if length else b""
+        if self.command == "POST" and parts == []:
+            body = self.record(raw)
+            with lock:
+                statuses = script.setdefault("containers", {}).setdefault("create_statuses", [])
+                status = statuses.pop(0) if statuses else 200
+            if status != 200:
+                self.send_json(status, error_body("responses", status, "Rate limit reached for containers"),
+                               {"retry-after": "1"})
+                return True
+            expires = body.get("expires_after") if isinstance(body, dict) else None
+            if (not isinstance(body.get("name"), str) or not isinstance(expires, dict)
+                    or expires.get("anchor") != "last_active_at" or not isinstance(expires.get("minutes"), int)):
+                self.send_json(400, error_body("responses", 400, "Invalid container request: %r" % (body,)))
+                return True
+            import tempfile
+            cid = "cntr_" + rand_id(48, string.hexdigits.lower()[:16])
+            # Beside the request log, so the test's folder holds (and removes) it.
+            CONTAINERS[cid] = {"name": body["name"], "files": {}, "expired": False,
+                               "dir": tempfile.mkdtemp(prefix="fake-container-",
+                                                       dir=os.path.dirname(os.path.abspath(log_path)))}
+            self.send_json(200, {"id": cid, "object": "container", "created_at": int(time.time()),
+                                 "status": "running", "expires_after": expires,
+                                 "last_active_at": int(time.time()), "name": body["name"]})
+            return True
+        cid = parts[0] if parts else None
+        if cid not in CONTAINERS or CONTAINERS[cid]["expired"]:
+            self.record(b"")
+            self.send_json(404, error_body("responses", 404, "Container with id '%s' not found." % cid))
+            return True
+        folder = CONTAINERS[cid]["dir"]
+        if self.command == "DELETE" and len(parts) == 1:
+            self.record(b"")
+            CONTAINERS[cid]["expired"] = True
+            self.send_json(200, {"id": cid, "object": "container.deleted", "deleted": True})
+            return True
+        if self.command == "POST" and parts[1:] == ["files"]:
+            from email.parser import BytesParser
+            from email.policy import HTTP
+            message = BytesParser(policy=HTTP).parsebytes(
+                b"Content-Type: " + self.headers.get("Content-Type", "").encode() + b"\r\n\r\n" + raw)
+            files = [p for p in message.iter_parts() if p.get_param("name", header="content-disposition") == "file"] \
+                if message.is_multipart() else []
+            summary = {"multipart": message.is_multipart(),
+                       "parts": [p.get_param("name", header="content-disposition") for p in message.iter_parts()]
+                       if message.is_multipart() else [],
+                       "filename": files[0].get_filename() if len(files) == 1 else None}
+            self.record(json.dumps(summary).encode())
+            if len(files) != 1 or not files[0].get_filename():
+                self.send_json(400, error_body("responses", 400, "Expected one multipart 'file' part with a filename"))
+                return True
+            name = os.path.basename(files[0].get_filename())
+            data = files[0].get_payload(decode=True) or b""
+            with open(os.path.join(folder, name), "wb") as f:
+                f.write(data)
+            fid = "cfile_" + rand_id(32, string.hexdigits.lower()[:16])
+            container_files(cid)[fid] = {"name": name, "source": "user"}
+            self.send_json(200, {"id": fid, "object": "container.file", "created_at": int(time.time()),
+                                 "bytes": len(data), "container_id": cid, "path": "/mnt/data/" + name,
+                                 "source": "user"})
+            return True
+        if self.command == "GET" and len(parts) == 4 and parts[1] == "files" and parts[3] == "content":
+            self.record(b"")
+            info = container_files(cid).get(parts[2])
+            if info is None:
+                self.send_json(404, error_body("responses", 404, "File not found"))
+                return True
+            with open(os.path.join(folder, info["name"]), "rb") as f:
+                data = f.read()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            try:
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                self.close_connection = True
+            return True
+        self.record(b"")
+        self.send_json(404, error_body("responses", 404, "no such endpoint"))
+        return True
+
+    def do_DELETE(self):
+        if not self.containers_route():
+            self.send_json(404, error_body("responses", 404, "no such endpoint"))
+
     def do_POST(self):
+        if self.containers_route():
+            return
         length = int(self.headers.get("Content-Length", "0"))
         request = self.record(self.rfile.read(length))
         with lock:
@@ -569,6 +762,22 @@ class Handler(BaseHTTPRequestHandler):
             state["next"] += 1
         flavor = entry.get("flavor", "openai")
         status = entry.get("status", 200)
+
+        tools = request.get("tools") or [] if isinstance(request, dict) else []
+        hosted = [t for t in tools if isinstance(t, dict) and t.get("type") == "code_interpreter"]
+        if hosted:
+            cid = hosted[0].get("container")
+            if entry.get("expire_container") and cid in CONTAINERS:
+                CONTAINERS[cid]["expired"] = True
+                self.send_json(400, error_body("responses", 400, "Container is expired."))
+                return
+            if (not isinstance(cid, str) or cid not in CONTAINERS or CONTAINERS[cid]["expired"]
+                    or "code_interpreter_call.outputs" not in (request.get("include") or [])):
+                self.send_json(400, error_body("responses", 400,
+                                               "code_interpreter needs a live container id and "
+                                               "include code_interpreter_call.outputs"))
+                return
+            request["_base"] = "http://127.0.0.1:%d/v1" % self.server.server_address[1]
 
         if status != 200:
             self.close_connection = True
@@ -611,6 +820,11 @@ class Handler(BaseHTTPRequestHandler):
 
 class Server(ThreadingHTTPServer):
     daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        # A client that stops reading (a file over its cap) is what some tests want.
+        if not isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            super().handle_error(request, client_address)
 
 
 server = Server((os.environ.get("FAKE_LLM_BIND", "127.0.0.1"), 0), Handler)

@@ -10,6 +10,7 @@
 #include "assay-masker.h"
 #include "assay-prices.h"
 #include "assay-source.h"
+#include "assay-openai-container.h"
 
 G_BEGIN_DECLS
 
@@ -81,6 +82,19 @@ G_DECLARE_FINAL_TYPE (AssayAgent, assay_agent, ASSAY, AGENT, GObject)
 AssayAgent        *assay_agent_new                  (AssayLlmProvider     *provider,
                                                      AssayKernelSession   *kernel,
                                                      AssaySession         *session);
+/* "Runs on OpenAI": no kernel here; the model runs its code with the Responses API's
+ * code_interpreter tool in CONTAINER (made before the first question, and again after one
+ * expired, with the session's datasets uploaded), each call recorded as a cell run on OpenAI
+ * and never approved (ASSAY_DECISION_HOSTED), its logs and images as outputs and artifacts,
+ * the files the answer cites fetched into the artifacts (size-capped, names made safe).
+ * PROVIDER must speak the Responses API. Databases are not offered; the container is not
+ * removed here (assay_openai_container_delete when the session ends). The container is made,
+ * the datasets uploaded and the files fetched in workers, never on the caller's thread. */
+AssayAgent        *assay_agent_new_hosted           (AssayLlmProvider     *provider,
+                                                     AssayOpenaiContainer *container,
+                                                     AssaySession         *session);
+/* The container of a hosted agent, or NULL. */
+AssayOpenaiContainer *assay_agent_get_container     (AssayAgent           *self);
 AssaySession      *assay_agent_get_session          (AssayAgent           *self);
 /* Another server or key for the next question (not while one runs): the session and the
  * kernel stay as they are. */

@@ -60,6 +60,9 @@ typedef struct
   JsonArray          *reasoning_items; /* Responses: the turn's reasoning items, as they go back */
   gsize               reasoning_bytes;
   gsize               reasoning_summary_chars;
+  JsonArray          *hosted_calls;    /* Responses: code_interpreter_call items, when done */
+  JsonArray          *citations;       /* Responses: container_file_citation annotations */
+  gsize               hosted_bytes;    /* of the code and outputs streamed, to stop a flood */
 } AssayLlmTurn;
 
 AssayLlmTurn     *assay_llm_turn_new        (AssayLlmFlavor    flavor,

@@ -47,6 +47,8 @@ assay_llm_turn_free (AssayLlmTurn *turn)
   g_ptr_array_unref (turn->calls);
   g_free (turn->stop_reason_raw);
   g_clear_pointer (&turn->reasoning_items, json_array_unref);
+  g_clear_pointer (&turn->hosted_calls, json_array_unref);
+  g_clear_pointer (&turn->citations, json_array_unref);
   g_free (turn);
 }
 
@@ -68,6 +70,9 @@ assay_llm_turn_reset (AssayLlmTurn *turn)
   g_clear_pointer (&turn->reasoning_items, json_array_unref);
   turn->reasoning_bytes = 0;
   turn->reasoning_summary_chars = 0;
+  g_clear_pointer (&turn->hosted_calls, json_array_unref);
+  g_clear_pointer (&turn->citations, json_array_unref);
+  turn->hosted_bytes = 0;
 }
 
 void
@@ -239,6 +244,10 @@ assay_llm_turn_to_response (AssayLlmTurn *turn)
 
       response->reasoning = json_to_string (node, FALSE);
     }
+  if (turn->hosted_calls != NULL)
+    response->hosted_calls = json_array_ref (turn->hosted_calls);
+  if (turn->citations != NULL)
+    response->citations = json_array_ref (turn->citations);
   return response;
 }
 

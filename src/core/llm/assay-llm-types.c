@@ -147,6 +147,7 @@ assay_llm_request_free (AssayLlmRequest *request)
     return;
   g_free (request->model);
   g_free (request->system);
+  g_free (request->hosted_container);
   g_ptr_array_unref (request->messages);
   g_ptr_array_unref (request->tools);
   g_free (request);
@@ -181,6 +182,8 @@ assay_llm_response_free (AssayLlmResponse *response)
   g_clear_pointer (&response->request_body, g_bytes_unref);
   g_free (response->request_host);
   g_free (response->reasoning);
+  g_clear_pointer (&response->hosted_calls, json_array_unref);
+  g_clear_pointer (&response->citations, json_array_unref);
   g_free (response);
 }
 

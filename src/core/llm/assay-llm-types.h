@@ -99,7 +99,14 @@ typedef struct
   GPtrArray *tools;           /* AssayLlmTool* */
   guint      max_tokens;      /* 0: the provider's default (4096) */
   double     temperature;     /* negative: the server's default */
+  char      *hosted_container; /* Responses API only: the model runs its code on OpenAI's side
+                                * in this container ("cntr_…") with the code_interpreter tool;
+                                * NULL: Assay runs it. */
 } AssayLlmRequest;
+
+/* The name an assistant message's tool call has when it was OpenAI's code_interpreter_call
+ * (ran on OpenAI, never approved); its arguments are {"code", "container_id"}. */
+#define ASSAY_LLM_HOSTED_TOOL_NAME "code_interpreter"
 
 AssayLlmRequest *assay_llm_request_new  (void);
 void             assay_llm_request_free (AssayLlmRequest *request);
@@ -123,6 +130,11 @@ typedef struct
   char               *request_host;  /* "api.openai.com" or "127.0.0.1:11434" */
   gint64              bytes_in;      /* of the answer that was used */
   gint64              sent_at;       /* µs since the epoch */
+  /* The Responses API with a hosted container: the turn's code_interpreter_call items as the
+   * server sent them in response.output_item.done (untrusted: read with the checked getters),
+   * and the container_file_citation annotations of its text; both NULL when none. */
+  JsonArray          *hosted_calls;
+  JsonArray          *citations;
 } AssayLlmResponse;
 
 /* Whether a model server stays on this computer: HOST ("127.0.0.1:11434", "localhost",

@@ -34,6 +34,10 @@
  * sends more than this is not followed. */
 #define MAX_REASONING_BYTES          (4 * 1024 * 1024)
 #define MAX_REASONING_SUMMARY_CHARS  (64 * 1024)
+/* A hosted turn's code and outputs, and how many calls and cited files it may have. */
+#define MAX_HOSTED_BYTES             (16 * 1024 * 1024)
+#define MAX_HOSTED_CALLS             64
+#define MAX_CITATIONS                64
 
 /* ------------------------------------------------------------------------------------ */
 /* The request. */
@@ -78,10 +82,65 @@ assay_openai_responses_add_reasoning (JsonBuilder *builder,
     }
 }
 
+/* A code_interpreter_call that ran on OpenAI goes back as that item, with its logs (the tool
+ * message that follows it in Assay's conversation) as its outputs. */
+static void
+assay_openai_responses_add_hosted_call (JsonBuilder           *builder,
+                                        const AssayLlmRequest *request,
+                                        guint                  index,
+                                        const AssayLlmToolCall *call,
+                                        GHashTable            *hosted_ids)
+{
+  g_autoptr(JsonNode) arguments = assay_json_from_untrusted (call->arguments != NULL ? call->arguments : "{}", NULL);
+  JsonObject *object = arguments != NULL && JSON_NODE_HOLDS_OBJECT (arguments) ? json_node_get_object (arguments) : NULL;
+  const char *code = assay_json_get_string (object, "code");
+  const char *container = assay_json_get_string (object, "container_id");
+  const char *logs = NULL;
+
+  for (guint i = index + 1; i < request->messages->len; i++)
+    {
+      const AssayLlmMessage *message = g_ptr_array_index (request->messages, i);
+
+      if (message->role == ASSAY_LLM_ROLE_TOOL && g_strcmp0 (message->tool_call_id, call->id) == 0)
+        {
+          logs = message->text;
+          break;
+        }
+    }
+  g_hash_table_add (hosted_ids, g_strdup (call->id != NULL ? call->id : ""));
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "type");
+  json_builder_add_string_value (builder, "code_interpreter_call");
+  json_builder_set_member_name (builder, "id");
+  json_builder_add_string_value (builder, call->id != NULL ? call->id : "");
+  json_builder_set_member_name (builder, "code");
+  json_builder_add_string_value (builder, code != NULL ? code : "");
+  json_builder_set_member_name (builder, "container_id");
+  json_builder_add_string_value (builder, container != NULL ? container
+                                          : (request->hosted_container != NULL ? request->hosted_container : ""));
+  json_builder_set_member_name (builder, "status");
+  json_builder_add_string_value (builder, "completed");
+  json_builder_set_member_name (builder, "outputs");
+  json_builder_begin_array (builder);
+  if (logs != NULL && logs[0] != '\0')
+    {
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "type");
+      json_builder_add_string_value (builder, "logs");
+      json_builder_set_member_name (builder, "logs");
+      json_builder_add_string_value (builder, logs);
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+}
+
 JsonNode *
 _assay_openai_responses_build_body (const AssayLlmRequest *request)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(GHashTable) hosted_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "model");
@@ -100,6 +159,10 @@ _assay_openai_responses_build_body (const AssayLlmRequest *request)
       const AssayLlmMessage *message = g_ptr_array_index (request->messages, i);
       const char *text = message->text != NULL ? message->text : "";
 
+      /* A hosted call's result went into its code_interpreter_call item. */
+      if (message->role == ASSAY_LLM_ROLE_TOOL && g_hash_table_contains (hosted_ids, message->tool_call_id))
+        continue;
+
       switch (message->role)
         {
         case ASSAY_LLM_ROLE_USER:
@@ -114,6 +177,11 @@ _assay_openai_responses_build_body (const AssayLlmRequest *request)
             {
               const AssayLlmToolCall *call = g_ptr_array_index (message->tool_calls, j);
 
+              if (g_strcmp0 (call->name, ASSAY_LLM_HOSTED_TOOL_NAME) == 0)
+                {
+                  assay_openai_responses_add_hosted_call (builder, request, i, call, hosted_ids);
+                  continue;
+                }
               json_builder_begin_object (builder);
               json_builder_set_member_name (builder, "type");
               json_builder_add_string_value (builder, "function_call");
@@ -146,10 +214,20 @@ _assay_openai_responses_build_body (const AssayLlmRequest *request)
     }
   json_builder_end_array (builder);
 
-  if (request->tools->len > 0)
+  if (request->tools->len > 0 || request->hosted_container != NULL)
     {
       json_builder_set_member_name (builder, "tools");
       json_builder_begin_array (builder);
+      if (request->hosted_container != NULL)
+        {
+          /* OpenAI runs the code in the session's container, without asking anyone. */
+          json_builder_begin_object (builder);
+          json_builder_set_member_name (builder, "type");
+          json_builder_add_string_value (builder, "code_interpreter");
+          json_builder_set_member_name (builder, "container");
+          json_builder_add_string_value (builder, request->hosted_container);
+          json_builder_end_object (builder);
+        }
       for (guint i = 0; i < request->tools->len; i++)
         {
           const AssayLlmTool *tool = g_ptr_array_index (request->tools, i);
@@ -179,6 +257,8 @@ _assay_openai_responses_build_body (const AssayLlmRequest *request)
   json_builder_set_member_name (builder, "include");
   json_builder_begin_array (builder);
   json_builder_add_string_value (builder, "reasoning.encrypted_content");
+  if (request->hosted_container != NULL)
+    json_builder_add_string_value (builder, "code_interpreter_call.outputs");
   json_builder_end_array (builder);
 
   if (request->max_tokens > 0)
@@ -318,26 +398,101 @@ assay_openai_responses_call_of (AssayLlmTurn *turn,
   return assay_llm_turn_find_call (turn, (guint) output_index);
 }
 
+/* A code_interpreter_call as it ended: its code, status, container and outputs, kept for
+ * the agent to record as a cell. */
+static gboolean
+assay_openai_responses_keep_hosted_call (AssayLlmTurn  *turn,
+                                         JsonObject    *item,
+                                         GError       **error)
+{
+  g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), item);
+  g_autofree char *text = json_to_string (node, FALSE);
+  const char *id = assay_json_get_string (item, "id");
+
+  if (id == NULL)
+    return TRUE;
+  turn->hosted_bytes += strlen (text);
+  if (turn->hosted_bytes > MAX_HOSTED_BYTES ||
+      (turn->hosted_calls != NULL && json_array_get_length (turn->hosted_calls) >= MAX_HOSTED_CALLS))
+    {
+      g_set_error_literal (error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_PROTOCOL,
+                           _("The model server sent more code and output of its code interpreter than Assay reads in one reply"));
+      return FALSE;
+    }
+  if (turn->hosted_calls == NULL)
+    turn->hosted_calls = json_array_new ();
+  json_array_add_element (turn->hosted_calls, json_node_copy (node));
+  return TRUE;
+}
+
+/* A container_file_citation: a file the model's code wrote in its container, named by the
+ * answer. Each file once. */
 static void
-assay_openai_responses_item_added (AssayLlmTurn *turn,
-                                   JsonObject   *object,
-                                   gboolean      done)
+assay_openai_responses_keep_citation (AssayLlmTurn *turn,
+                                      JsonObject   *annotation)
+{
+  const char *file_id = assay_json_get_string (annotation, "file_id");
+
+  if (g_strcmp0 (assay_json_get_string (annotation, "type"), "container_file_citation") != 0 || file_id == NULL)
+    return;
+  if (turn->citations == NULL)
+    turn->citations = json_array_new ();
+  if (json_array_get_length (turn->citations) >= MAX_CITATIONS)
+    return;
+  for (guint i = 0; i < json_array_get_length (turn->citations); i++)
+    if (g_strcmp0 (assay_json_get_string (json_array_get_object_element (turn->citations, i), "file_id"), file_id) == 0)
+      return;
+  json_array_add_object_element (turn->citations, json_object_ref (annotation));
+}
+
+static gboolean
+assay_openai_responses_item_added (AssayLlmTurn  *turn,
+                                   JsonObject    *object,
+                                   gboolean       done,
+                                   GError       **error)
 {
   JsonObject *item = assay_json_get_object (object, "item");
   const char *type = assay_json_get_string (item, "type");
   gint64 output_index;
 
   if (item == NULL)
-    return;
+    return TRUE;
+  if (g_strcmp0 (type, "code_interpreter_call") == 0)
+    {
+      if (done)
+        return assay_openai_responses_keep_hosted_call (turn, item, error);
+      return TRUE;
+    }
+  if (g_strcmp0 (type, "message") == 0 && done)
+    {
+      /* The message's annotations again, whole: a citation not announced is kept here. */
+      JsonArray *content = assay_json_get_array (item, "content");
+
+      for (guint i = 0; content != NULL && i < json_array_get_length (content); i++)
+        {
+          JsonNode *part = json_array_get_element (content, i);
+          JsonArray *annotations = JSON_NODE_HOLDS_OBJECT (part)
+                                   ? assay_json_get_array (json_node_get_object (part), "annotations") : NULL;
+
+          for (guint j = 0; annotations != NULL && j < json_array_get_length (annotations); j++)
+            {
+              JsonNode *annotation = json_array_get_element (annotations, j);
+
+              if (JSON_NODE_HOLDS_OBJECT (annotation))
+                assay_openai_responses_keep_citation (turn, json_node_get_object (annotation));
+            }
+        }
+      return TRUE;
+    }
   if (g_strcmp0 (type, "reasoning") == 0)
     {
       if (done)
         assay_openai_responses_keep_reasoning (turn, item);
-      return;
+      return TRUE;
     }
   if (g_strcmp0 (type, "function_call") != 0 ||
       !assay_json_get_int (object, "output_index", &output_index) || output_index < 0 || output_index > G_MAXUINT)
-    return;
+    return TRUE;
 
   {
     AssayLlmTurnCall *call = assay_llm_turn_find_call (turn, (guint) output_index);
@@ -350,6 +505,7 @@ assay_openai_responses_item_added (AssayLlmTurn *turn,
     if (call->arguments->len == 0 && arguments != NULL)
       assay_llm_turn_add_arguments (turn, call, arguments);
   }
+  return TRUE;
 }
 
 gboolean
@@ -369,9 +525,37 @@ _assay_openai_responses_feed_event (AssayLlmTurn  *turn,
   if (g_str_equal (type, "response.output_text.delta") || g_str_equal (type, "response.refusal.delta"))
     assay_llm_turn_add_text (turn, assay_json_get_string (object, "delta"));
   else if (g_str_equal (type, "response.output_item.added"))
-    assay_openai_responses_item_added (turn, object, FALSE);
+    return assay_openai_responses_item_added (turn, object, FALSE, error);
   else if (g_str_equal (type, "response.output_item.done"))
-    assay_openai_responses_item_added (turn, object, TRUE);
+    return assay_openai_responses_item_added (turn, object, TRUE, error);
+  else if (g_str_equal (type, "response.code_interpreter_call_code.delta"))
+    {
+      /* The code comes whole in the item's .done, which is what is kept; the pieces are
+       * counted, so a server streaming without end is stopped. */
+      const char *delta = assay_json_get_string (object, "delta");
+
+      gint64 output_index;
+
+      turn->hosted_bytes += delta != NULL ? strlen (delta) : 0;
+      if (turn->hosted_bytes > MAX_HOSTED_BYTES)
+        {
+          g_set_error_literal (error, ASSAY_LLM_ERROR, ASSAY_LLM_ERROR_PROTOCOL,
+                               _("The model server sent more code and output of its code interpreter than Assay reads in one reply"));
+          return FALSE;
+        }
+      /* Shown while it streams, as a call of the hosted tool whose fragments are the code. */
+      if (delta != NULL && turn->emit != NULL && g_utf8_validate (delta, -1, NULL) &&
+          assay_json_get_int (object, "output_index", &output_index) && output_index >= 0 && output_index <= 1024)
+        turn->emit ((int) output_index, assay_json_get_string (object, "item_id"), ASSAY_LLM_HOSTED_TOOL_NAME,
+                    delta, turn->emit_data);
+    }
+  else if (g_str_equal (type, "response.output_text.annotation.added"))
+    {
+      JsonObject *annotation = assay_json_get_object (object, "annotation");
+
+      if (annotation != NULL)
+        assay_openai_responses_keep_citation (turn, annotation);
+    }
   else if (g_str_equal (type, "response.function_call_arguments.delta"))
     {
       AssayLlmTurnCall *call = assay_openai_responses_call_of (turn, object);
@@ -436,7 +620,8 @@ _assay_openai_responses_feed_event (AssayLlmTurn  *turn,
 
       return assay_openai_responses_set_error (nested != NULL ? nested : object, FALSE, error);
     }
-  /* response.created, .in_progress, .content_part.*, .output_text.done and every event
+  /* response.created, .in_progress, .content_part.*, .output_text.done,
+   * .code_interpreter_call.in_progress, .interpreting, .completed, _code.done and every event
    * Assay does not use are ignored. */
   return TRUE;
 }

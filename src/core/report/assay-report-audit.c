@@ -171,6 +171,9 @@ report_audit_decision_words (const ReportProposal *proposal,
     case ASSAY_DECISION_AUTO:
       return at != NULL ? g_strdup_printf (_("run without asking (automatic approval) at %s"), at)
                         : g_strdup (_("run without asking (automatic approval)"));
+    case ASSAY_DECISION_HOSTED:
+      return at != NULL ? g_strdup_printf (_("run by OpenAI's hosted code interpreter, never approved, at %s"), at)
+                        : g_strdup (_("run by OpenAI's hosted code interpreter, never approved"));
     case ASSAY_DECISION_APPROVED:
       return at != NULL ? g_strdup_printf (_("approved by the analyst and run as proposed at %s"), at)
                         : g_strdup (_("approved by the analyst and run as proposed"));

@@ -874,6 +874,10 @@ assay_report_xlsx_write_audit (XlsxWriter *self,
           decision = _("run without asking");
           by = _("automatic approval");
           break;
+        case ASSAY_DECISION_HOSTED:
+          decision = _("run on OpenAI without approval");
+          by = _("OpenAI's hosted code interpreter");
+          break;
         case ASSAY_DECISION_APPROVED:
           decision = _("approved");
           by = _("the analyst");

@@ -6,7 +6,7 @@
 #include "assay-session-cell.h"
 #include "assay-json.h"
 
-static const char *decision_names[] = { "pending", "auto", "approved", "edited", "rejected" };
+static const char *decision_names[] = { "pending", "auto", "approved", "edited", "rejected", "hosted" };
 
 const char *
 assay_decision_to_string (AssayDecision decision)

@@ -17,6 +17,7 @@ typedef enum
   ASSAY_DECISION_APPROVED,
   ASSAY_DECISION_EDITED,     /* run after the analyst changed the code */
   ASSAY_DECISION_REJECTED,   /* not run; the reason went back to the model */
+  ASSAY_DECISION_HOSTED,     /* run by OpenAI's hosted code interpreter: nobody could approve it */
 } AssayDecision;
 
 const char    *assay_decision_to_string   (AssayDecision  decision);

@@ -503,6 +503,7 @@ assay_request_read_item (GPtrArray *parts,
     type = "message";
 
   reply_item = g_strcmp0 (type, "function_call") == 0 || g_strcmp0 (type, "reasoning") == 0 ||
+               g_strcmp0 (type, "code_interpreter_call") == 0 ||
                (g_strcmp0 (type, "message") == 0 && g_strcmp0 (role, "assistant") == 0);
   if (reply_item && !*in_reply)
     (*n_replies)++;
@@ -520,6 +521,33 @@ assay_request_read_item (GPtrArray *parts,
     {
       assay_request_add_call (parts, "assistant", MAX (*n_replies, 1), assay_json_get_string (item, "call_id"),
                               assay_json_get_string (item, "name"), json_object_get_member (item, "arguments"));
+      return;
+    }
+  if (g_strcmp0 (type, "code_interpreter_call") == 0)
+    {
+      /* Code that ran on OpenAI ("Runs on OpenAI"): its code as a call, its logs as its result. */
+      g_autoptr(JsonObject) arguments = json_object_new ();
+      g_autoptr(JsonNode) node_arguments = NULL;
+      g_autoptr(GString) logs = g_string_new (NULL);
+      g_autoptr(JsonNode) node_logs = NULL;
+      JsonArray *outputs = assay_json_get_array (item, "outputs");
+      const char *code = assay_json_get_string (item, "code");
+      const char *id = assay_json_get_string (item, "id");
+
+      json_object_set_string_member (arguments, "code", code != NULL ? code : "");
+      node_arguments = json_node_init_object (json_node_alloc (), arguments);
+      assay_request_add_call (parts, "assistant", MAX (*n_replies, 1), id, "code_interpreter", node_arguments);
+      for (guint i = 0; outputs != NULL && i < json_array_get_length (outputs); i++)
+        {
+          JsonNode *output = json_array_get_element (outputs, i);
+          const char *text = JSON_NODE_HOLDS_OBJECT (output)
+                             ? assay_json_get_string (json_node_get_object (output), "logs") : NULL;
+
+          if (text != NULL)
+            g_string_append (logs, text);
+        }
+      node_logs = json_node_init_string (json_node_alloc (), logs->str);
+      assay_request_add_result (parts, "tool", MAX (*n_replies, 1), id, node_logs, FALSE);
       return;
     }
   if (g_strcmp0 (type, "function_call_output") == 0)
@@ -554,7 +582,8 @@ assay_request_tools_text (JsonArray *tools)
         continue;
       if (function != NULL)
         tool = function;
-      name = assay_request_clean_text (assay_json_get_string (tool, "name") ?: "?", TRUE);
+      name = assay_request_clean_text (assay_json_get_string (tool, "name") ?: assay_json_get_string (tool, "type") ?: "?",
+                                       TRUE);
       description = assay_request_clean_text (assay_json_get_string (tool, "description"), FALSE);
       if (text->len > 0)
         g_string_append_c (text, '\n');
