@@ -48,7 +48,7 @@ assay_e2b_backend_probe (AssaySandboxBackend  *backend,
   if (!assay_e2b_client_has_key (self->client))
     {
       if (reason != NULL)
-        *reason = g_strdup (_("no E2B key: set E2B_API_KEY in the environment"));
+        *reason = g_strdup (_("no E2B key: add it in Preferences → Sandbox, or set E2B_API_KEY in the environment"));
       return FALSE;
     }
   /* Listing the running sandboxes checks the address and the key, and starts nothing. */
