@@ -453,7 +453,8 @@ assay_session_to_json (AssaySession *self)
 
       json_object_set_string_member (sandbox, "backend", self->sandbox);
       assay_session_set_optional_string (sandbox, "where", self->sandbox_where);
-      assay_session_set_optional_string (sandbox, "resume_id", self->sandbox_resume_id);
+      if (self->sandbox_resume_id != NULL)
+        json_object_set_string_member (sandbox, "resume_id", self->sandbox_resume_id);
       json_object_set_object_member (object, "sandbox", sandbox);
     }
   json_object_set_string_member (object, "status", self->status);
