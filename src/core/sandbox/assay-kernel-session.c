@@ -1458,7 +1458,8 @@ assay_kernel_session_dup_resume_id (AssayKernelSession *self)
 {
   g_return_val_if_fail (ASSAY_IS_KERNEL_SESSION (self), NULL);
 
-  if (self->instance == NULL || (self->state != STATE_READY && self->state != STATE_RUNNING))
+  /* Only an idle sandbox is kept: one busy with a cell is ended at close. */
+  if (self->instance == NULL || self->state != STATE_READY || self->cell != NULL || self->parked != NULL)
     return NULL;
   return assay_sandbox_instance_dup_resume_id (self->instance);
 }
