@@ -31,34 +31,40 @@ assay_conversation_take_kernel (AssayConversation *self)
       g_object_notify (G_OBJECT (self), "agent");
     }
   assay_conversation_set_waiting_internal (self, NULL);
-  /* A sandbox that can wait for the session (E2B's, paused) is kept, and the record says
-   * which: opening the session again resumes it with its kernel's state. */
-  if (self->kernel != NULL && self->session != NULL)
-    {
-      g_autofree char *resume_id = assay_kernel_session_dup_resume_id (self->kernel);
-
-      if (resume_id != NULL || assay_session_get_sandbox_resume_id (self->session) != NULL)
-        {
-          assay_kernel_session_set_keep_on_close (self->kernel, resume_id != NULL);
-          assay_session_set_sandbox_resume_id (self->session, resume_id);
-          assay_session_save_async (self->session, NULL, NULL, NULL);
-        }
-    }
   return g_steal_pointer (&self->kernel);
+}
+
+/* A sandbox that can wait for the session (E2B's, paused) is kept, and the record says
+ * which: opening the session again resumes it with its kernel's state. The record is written
+ * only when that changes (SYNC: before returning, as the application may end next). */
+static void
+assay_conversation_keep_sandbox (AssayConversation *self,
+                                 gboolean           sync)
+{
+  g_autofree char *resume_id = NULL;
+
+  if (self->kernel == NULL || self->session == NULL)
+    return;
+  resume_id = assay_kernel_session_dup_resume_id (self->kernel);
+  if (resume_id == NULL && assay_session_get_sandbox_resume_id (self->session) == NULL)
+    return;
+  assay_kernel_session_set_keep_on_close (self->kernel, resume_id != NULL);
+  assay_session_set_sandbox_resume_id (self->session, resume_id);
+  if (!sync)
+    assay_session_save_async (self->session, NULL, NULL, NULL);
+  else if (!assay_session_save (self->session, NULL))
+    g_debug ("the session could not be saved before its sandbox closed");
 }
 
 void
 assay_conversation_close_agent (AssayConversation *self)
 {
-  g_autoptr(AssayKernelSession) kernel = assay_conversation_take_kernel (self);
+  g_autoptr(AssayKernelSession) kernel = NULL;
 
+  assay_conversation_keep_sandbox (self, TRUE);
+  kernel = assay_conversation_take_kernel (self);
   if (kernel != NULL)
-    {
-      /* The application may end next: the record is written before. */
-      if (self->session != NULL && !assay_session_save (self->session, NULL))
-        g_debug ("the session could not be saved before its sandbox closed");
-      assay_kernel_session_close (kernel);
-    }
+    assay_kernel_session_close (kernel);
 }
 
 static void
@@ -79,7 +85,10 @@ void
 assay_conversation_close_agent_async (AssayConversation *self)
 {
   GApplication *app = g_application_get_default ();
-  g_autoptr(AssayKernelSession) kernel = assay_conversation_take_kernel (self);
+  g_autoptr(AssayKernelSession) kernel = NULL;
+
+  assay_conversation_keep_sandbox (self, FALSE);
+  kernel = assay_conversation_take_kernel (self);
 
   if (kernel != NULL)
     {

@@ -828,18 +828,39 @@ assay_preferences_engine_row (const AssaySandboxPlace *place)
   return row;
 }
 
+/* The survey and the keyring's lookup before it hold the window weakly: closed, it goes at
+ * once, and their answers find nobody. */
+static GWeakRef *
+assay_preferences_weak_new (AssayPreferences *self)
+{
+  GWeakRef *weak = g_new0 (GWeakRef, 1);
+
+  g_weak_ref_init (weak, self);
+  return weak;
+}
+
+static AssayPreferences *
+assay_preferences_weak_steal (GWeakRef *weak)
+{
+  AssayPreferences *self = g_weak_ref_get (weak);
+
+  g_weak_ref_clear (weak);
+  g_free (weak);
+  return self;
+}
+
 static void
 assay_preferences_engines_found_cb (GObject      *source,
                                     GAsyncResult *result,
                                     gpointer      user_data)
 {
-  g_autoptr(AssayPreferences) self = user_data;
+  g_autoptr(AssayPreferences) self = assay_preferences_weak_steal (user_data);
   g_autoptr(GPtrArray) places = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *reason = NULL;
 
   places = assay_sandbox_survey_finish (result, &reason, &error);
-  if (g_cancellable_is_cancelled (self->cancellable))
+  if (self == NULL || g_cancellable_is_cancelled (self->cancellable))
     return;
   gtk_spinner_stop (self->engines_spinner);
   gtk_widget_set_visible (GTK_WIDGET (self->engines_searching_row), FALSE);
@@ -874,17 +895,17 @@ assay_preferences_e2b_found_cb (GObject      *source,
                                 GAsyncResult *result,
                                 gpointer      user_data)
 {
-  g_autoptr(AssayPreferences) self = user_data;
+  g_autoptr(AssayPreferences) self = assay_preferences_weak_steal (user_data);
   g_autoptr(AssayE2bSettings) e2b = NULL;
   g_autoptr(GError) error = NULL;
 
   e2b = assay_app_e2b_settings_lookup_finish (result, &error);
-  if (g_cancellable_is_cancelled (self->cancellable))
+  if (self == NULL || g_cancellable_is_cancelled (self->cancellable))
     return;
   if (e2b == NULL)
     g_debug ("E2B's key could not be read from the keyring: %s", error->message);
   assay_sandbox_survey_full_async (e2b, self->cancellable, assay_preferences_engines_found_cb,
-                                   g_object_ref (self));
+                                   assay_preferences_weak_new (self));
 }
 
 static void
@@ -894,7 +915,7 @@ assay_preferences_engines_refresh_cb (AssayPreferences *self)
   gtk_widget_set_visible (GTK_WIDGET (self->engines_searching_row), TRUE);
   gtk_spinner_start (self->engines_spinner);
   assay_app_e2b_settings_lookup_async (self->settings, self->cancellable, assay_preferences_e2b_found_cb,
-                                       g_object_ref (self));
+                                       assay_preferences_weak_new (self));
 }
 
 static void
