@@ -5,7 +5,7 @@
  * in Preferences and no key stored, a question fails saying so and runs nothing here; the key
  * set in Preferences → Sandbox goes to the real keyring (a gnome-keyring-daemon on a private
  * D-Bus session), never to GSettings or the session folder, and the survey's E2B row turns
- * usable; the next question's cell runs on the fake E2B, the destination popover and the
+ * usable and in use; the next question's cell runs on the fake E2B, the destination popover and the
  * record say E2B; switching to another session pauses the sandbox (kept, not ended) and the
  * record names it; opening the session again resumes it, a variable defined before still
  * there. */
@@ -321,13 +321,18 @@ test_e2b (void)
   wait[0] = preferences;
   wait[1] = (gpointer) "Not Usable";
   gui_wait (e2b_row_is, wait, 60, "E2B listed as not usable without a key");
+  g_assert_nonnull (strstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (find_row (preferences, ADW_TYPE_ACTION_ROW,
+                                                                                   "New Sessions"))),
+                            "E2B is chosen but cannot be used"));
   key_row = find_row (preferences, ADW_TYPE_PASSWORD_ENTRY_ROW, "E2B API Key");
   g_assert_nonnull (key_row);
   gtk_editable_set_text (GTK_EDITABLE (key_row), E2B_KEY);
   g_signal_emit_by_name (key_row, "apply");
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (key_row)), ==, "");
-  wait[1] = (gpointer) "Ready";
-  gui_wait (e2b_row_is, wait, 60, "E2B usable with the key from the keyring");
+  wait[1] = (gpointer) "In Use";
+  gui_wait (e2b_row_is, wait, 60, "E2B usable with the key from the keyring, and in use");
+  g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (find_row (preferences, ADW_TYPE_ACTION_ROW, "New Sessions"))),
+                   ==, "E2B, as chosen: the cells and the datasets go to E2B.");
   stored = lookup_e2b_key ();
   g_assert_cmpstr (stored, ==, E2B_KEY);
   gui_assert_not_in_settings (settings, E2B_KEY);

@@ -336,12 +336,17 @@ assay_preferences_list_models (AssayPreferences *self)
                               assay_preferences_key_found_cb, listing);
 }
 
+static void assay_preferences_engines_refresh_cb (AssayPreferences *self);
+
 static void
 assay_preferences_settings_changed_cb (AssayPreferences *self,
                                        const char       *key)
 {
   if (g_str_equal (key, "provider") || g_str_equal (key, "base-url"))
     assay_preferences_list_models (self);
+  else if ((g_str_equal (key, "sandbox-backend") || g_str_equal (key, "e2b-domain") ||
+            g_str_equal (key, "e2b-template")) && gtk_widget_get_sensitive (self->engines_refresh_button))
+    assay_preferences_engines_refresh_cb (self);
   else if (g_str_equal (key, "model"))
     assay_preferences_select_model (self);
 }
@@ -862,6 +867,25 @@ assay_preferences_engines_found_cb (GObject      *source,
   places = assay_sandbox_survey_finish (result, &reason, &error);
   if (self == NULL || g_cancellable_is_cancelled (self->cancellable))
     return;
+  /* E2B chosen in the settings: new sessions run there, or fail saying why; never here. */
+  if (places != NULL)
+    {
+      g_autofree char *backend = g_settings_get_string (self->settings, "sandbox-backend");
+
+      for (guint i = 0; g_str_equal (backend, "e2b") && i < places->len; i++)
+        {
+          AssaySandboxPlace *place = g_ptr_array_index (places, i);
+
+          place->chosen = g_str_equal (place->kind, "e2b") && place->usable;
+          if (!g_str_equal (place->kind, "e2b"))
+            continue;
+          g_free (reason);
+          reason = place->usable ? g_strdup (_("E2B, as chosen: the cells and the datasets go to E2B."))
+                                 : g_strdup_printf (_("E2B is chosen but cannot be used (%s): questions fail "
+                                                      "until it can, nothing runs on this machine instead."),
+                                                    place->detail);
+        }
+    }
   gtk_spinner_stop (self->engines_spinner);
   gtk_widget_set_visible (GTK_WIDGET (self->engines_searching_row), FALSE);
   gtk_widget_set_sensitive (self->engines_refresh_button, TRUE);
