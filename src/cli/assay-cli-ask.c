@@ -187,6 +187,11 @@ assay_cli_ask_close_kernel (AssayKernelSession *kernel,
   g_autoptr(GError) error = NULL;
 
   assay_kernel_session_set_keep_on_close (kernel, resume_id != NULL);
+  if (resume_id == NULL && assay_session_get_sandbox_resume_id (session) == NULL)
+    {
+      assay_kernel_session_close (kernel);
+      return;
+    }
   assay_session_set_sandbox_resume_id (session, resume_id);
   if (!assay_session_save (session, &error))
     assay_cli_print (stderr, _("assay-cli ask: the session could not be saved: %s\n"), error->message);
