@@ -25,6 +25,15 @@
 #define E2B_KEY "e2b_gui_test_5a1f0c3d9e7b"
 
 static GSettings *settings;
+typedef struct
+{
+  GSubprocess *process;
+  char        *state;
+  char        *url;
+} Fake;
+
+/* Started before GTK (its threads), since it sets the environment. */
+static Fake fake;
 
 typedef struct
 {
@@ -77,13 +86,6 @@ find_tree (void)
     }
   return NULL;
 }
-
-typedef struct
-{
-  GSubprocess *process;
-  char        *state;
-  char        *url;
-} Fake;
 
 static void
 fake_start (Fake *fake)
@@ -298,9 +300,7 @@ test_e2b (void)
   const char *sandbox_label;
   const char *resume_id;
   gpointer wait[2];
-  Fake fake = { 0 };
 
-  fake_start (&fake);
   g_settings_set_enum (settings, "approval-policy", 1 /* auto */);
   g_settings_set_string (settings, "sandbox-backend", "e2b");
   window = gui_open_recorded_window (dir, transcript, csv, 1200, 800);
@@ -405,7 +405,6 @@ test_e2b (void)
 
   gui_close_window (window);
   gui_spin (200);
-  fake_stop (&fake);
   g_settings_reset (settings, "sandbox-backend");
   g_settings_reset (settings, "approval-policy");
 }
@@ -416,10 +415,12 @@ main (int   argc,
 {
   int status;
 
+  fake_start (&fake);
   gui_test_init (&argc, &argv);
   settings = g_settings_new ("org.assay.Assay");
   g_test_add_func ("/assay/app/e2b/window", test_e2b);
   status = g_test_run ();
   g_object_unref (settings);
+  fake_stop (&fake);
   return status;
 }
