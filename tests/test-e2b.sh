@@ -72,7 +72,7 @@ printf 'print("never")\n# E2B_FAKE_EXPIRE\n' > "$work/expire.py"
 printf 'import os\nos._exit(1)\n' > "$work/die.py"
 printf 'for i in range(30000):\n    print("x" * 1000)\n' > "$work/flood.py"
 
-echo "1..14"
+echo "1..17"
 
 check "cells share state; stdout, an error with its traceback, a PNG, a table; the dataset read; the artifact fetched" bash -c "
   { env $(at main) '$cli' exec --backend e2b --json --data '$work/sales.csv' --out '$work/out' '$work/a.py' '$work/b.py' '$work/c.py' > '$work/exec.jsonl' 2>'$work/exec.err' || { cat '$work/exec.err'; exit 1; }; } &&
@@ -226,11 +226,65 @@ s = json.load(open(sys.argv[1]))['sandbox']
 assert s['backend'] == 'e2b' and s['where'].startswith('E2B (template code-interpreter-v1 at http://127.0.0.1:'), s
 PY"
 
+# Pause and resume: a session's E2B sandbox is paused when ask ends, and ask --resume resumes it
+# with its kernel's state (a value no replay could make again: a random stamp).
+cat > "$work/stamp1.json" <<'JSON'
+{"format": "assay-transcript", "model": "recorded-demo", "turns": [
+  {"tool_calls": [{"id": "call_1", "name": "execute_python",
+    "arguments": {"code": "import secrets\nstamp = secrets.token_hex(8)\nprint('stamp', stamp)", "description": "a stamp"}}]},
+  {"text": "Stamped."}]}
+JSON
+cat > "$work/stamp2.json" <<'JSON'
+{"format": "assay-transcript", "model": "recorded-demo", "turns": [
+  {"tool_calls": [{"id": "call_1", "name": "execute_python",
+    "arguments": {"code": "print('again', stamp)", "description": "the stamp again"}}]},
+  {"text": "Same stamp."}]}
+JSON
+api="http://127.0.0.1:$(cat "$work/main.port")"
+export api
+
+check "ask on E2B pauses its sandbox at the end (no DELETE) and the session records the sandbox's id" bash -c "
+  env $(at main) '$cli' ask --backend e2b --provider recorded --transcript '$work/stamp1.json' --yes --json --out '$work/s-pause' 'Stamp it' >'$work/p1.json' 2>'$work/p1.err' || { cat '$work/p1.err'; exit 1; }
+  id=\$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[\"sandbox\"][\"resume_id\"])' '$work/s-pause/session.json') &&
+  curl -s -H 'X-API-Key: $key' \"\$api/sandboxes/\$id\" | python3 -c 'import json,sys; s=json.load(sys.stdin); assert s[\"state\"] == \"paused\", s' &&
+  curl -s \"\$api/_fake/requests\" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+assert any(x[\"method\"] == \"POST\" and x[\"path\"] == \"/sandboxes/\" + sys.argv[1] + \"/pause\" for x in r), sys.argv[1]
+assert not any(x[\"method\"] == \"DELETE\" and x[\"path\"] == \"/sandboxes/\" + sys.argv[1] for x in r), sys.argv[1]' \"\$id\""
+
+check "ask --resume resumes the paused sandbox (/connect): a variable defined before is there, no cell replayed" bash -c "
+  id=\$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[\"sandbox\"][\"resume_id\"])' '$work/s-pause/session.json') &&
+  stamp=\$(grep -o 'stamp [0-9a-f]\{16\}' '$work/p1.err' | head -n1 | cut -d' ' -f2) && [ -n \"\$stamp\" ] &&
+  creates=\$(curl -s \"\$api/_fake/requests\" | python3 -c 'import json,sys; print(sum(x[\"method\"] == \"POST\" and x[\"path\"] == \"/sandboxes\" for x in json.load(sys.stdin)))') &&
+  env $(at main) '$cli' ask --backend e2b --provider recorded --transcript '$work/stamp2.json' --yes --json --resume '$work/s-pause' 'Again' >'$work/p2.json' 2>'$work/p2.err' || { cat '$work/p2.err'; exit 1; }
+  grep -q \"again \$stamp\" '$work/p2.err' || { echo \"the stamp \$stamp did not survive\"; cat '$work/p2.err'; exit 1; }
+  ! grep -qi 'restor\|could not be resumed' '$work/p2.err' &&
+  curl -s \"\$api/_fake/requests\" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+assert any(x[\"method\"] == \"POST\" and x[\"path\"] == \"/sandboxes/\" + sys.argv[1] + \"/connect\" for x in r), sys.argv[1]
+assert sum(x[\"method\"] == \"POST\" and x[\"path\"] == \"/sandboxes\" for x in r) == int(sys.argv[2]), \"a new sandbox was made\"' \"\$id\" \"\$creates\" &&
+  python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))[\"sandbox\"]; assert s[\"resume_id\"] == sys.argv[2], s' '$work/s-pause/session.json' \"\$id\""
+
+check "resuming a sandbox E2B forgot: a new one, the analyst told why, the cells replayed" bash -c "
+  old=\$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[\"sandbox\"][\"resume_id\"])' '$work/s-pause/session.json') &&
+  curl -s -X POST \"\$api/_fake/forget\" | grep -q \"\$old\" &&
+  env $(at main) '$cli' ask --backend e2b --provider recorded --transcript '$work/stamp2.json' --yes --json --resume '$work/s-pause' 'Again' >'$work/p3.json' 2>'$work/p3.err' || { cat '$work/p3.err'; exit 1; }
+  grep -q 'could not be resumed' '$work/p3.err' && grep -q 'run again to restore' '$work/p3.err' &&
+  grep -q 'again [0-9a-f]\{16\}' '$work/p3.err' &&
+  python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r[\"status\"] == \"answered\" and r[\"cells\"][-1][\"status\"] == \"ok\", r
+s = json.load(open(sys.argv[2]))[\"sandbox\"]
+assert s[\"resume_id\"] and s[\"resume_id\"] != sys.argv[3], s' '$work/p3.json' '$work/s-pause/session.json' \"\$old\""
+
 check "the key is in no output, log or session file" bash -c "
   for f in '$work/s-ask/session.json' '$work/out/c2-copy.csv' '$work/exec.jsonl' '$work/exec.err' '$work/ask.json' '$work/ask.err' '$work/badkey'; do
     [ -e \"\$f\" ] || { echo \"missing \$f\"; exit 1; }
   done
-  grep -r -a -l -F '$key' '$work/s-ask' '$work/out' '$work'/*.jsonl '$work'/*.err '$work/ask.json' '$work/nokey' '$work/badkey'
+  grep -r -a -l -F '$key' '$work/s-ask' '$work/s-pause' '$work'/p*.err '$work'/p*.json '$work/out' '$work'/*.jsonl '$work'/*.err '$work/ask.json' '$work/nokey' '$work/badkey'
   [ \$? -eq 1 ]"
 
 check "the fake saw E2B's headers: X-API-Key on the API, E2b-Sandbox-Id and X-Access-Token on the sandbox" bash -c "

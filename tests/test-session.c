@@ -842,6 +842,51 @@ test_dataset_identity (void)
   remove_tmp (tmp);
 }
 
+/* The sandbox kept for later: an id only (anything else is not kept, also from a record
+ * edited by hand), saved and read back, dropped when the session runs on another backend. */
+static void
+test_sandbox_resume_id (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("assay-session-resume-XXXXXX", NULL);
+  g_autofree char *record = g_build_filename (dir, "session.json", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr(AssaySession) session = NULL;
+  g_autoptr(AssaySession) loaded = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) edited = NULL;
+
+  session = assay_session_new (dir, &error);
+  g_assert_no_error (error);
+  assay_session_set_sandbox (session, "e2b", "E2B (template code-interpreter-v1 at https://api.e2b.app)");
+  assay_session_set_sandbox_resume_id (session, "../evil");
+  g_assert_null (assay_session_get_sandbox_resume_id (session));
+  assay_session_set_sandbox_resume_id (session, "i7d2c0e5f1a9b3c4d");
+  g_assert_cmpstr (assay_session_get_sandbox_resume_id (session), ==, "i7d2c0e5f1a9b3c4d");
+  g_assert_true (assay_session_save (session, &error));
+  g_assert_no_error (error);
+  loaded = assay_session_load (dir, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (assay_session_get_sandbox_resume_id (loaded), ==, "i7d2c0e5f1a9b3c4d");
+  g_clear_object (&loaded);
+
+  /* Edited by hand: a path is not an id. */
+  g_assert_true (g_file_get_contents (record, &text, NULL, NULL));
+  edited = g_string_new (text);
+  g_string_replace (edited, "i7d2c0e5f1a9b3c4d", "x/../../sandboxes", 0);
+  g_assert_true (g_file_set_contents (record, edited->str, -1, NULL));
+  loaded = assay_session_load (dir, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (assay_session_get_sandbox (loaded), ==, "e2b");
+  g_assert_null (assay_session_get_sandbox_resume_id (loaded));
+
+  /* The same backend keeps it; another cannot resume it. */
+  assay_session_set_sandbox (session, "e2b", "E2B (template code-interpreter-v1 at https://api.e2b.app)");
+  g_assert_cmpstr (assay_session_get_sandbox_resume_id (session), ==, "i7d2c0e5f1a9b3c4d");
+  assay_session_set_sandbox (session, "bwrap", "bubblewrap on this machine");
+  g_assert_null (assay_session_get_sandbox_resume_id (session));
+  assay_session_delete (dir, NULL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -850,6 +895,7 @@ main (int   argc,
 
   g_test_add_func ("/assay/session/round-trip", test_round_trip);
   g_test_add_func ("/assay/session/dataset-sandbox-name", test_dataset_sandbox_name);
+  g_test_add_func ("/assay/session/sandbox-resume-id", test_sandbox_resume_id);
   g_test_add_func ("/assay/session/dataset-identity", test_dataset_identity);
   g_test_add_func ("/assay/session/cell-status", test_cell_status);
   g_test_add_func ("/assay/session/atomic-write", test_atomic_write);

@@ -6,6 +6,7 @@
 #include <glib/gi18n.h>
 
 #include "assay-app-settings.h"
+#include "assay-keyring.h"
 
 AssaySandboxSpec *
 assay_app_sandbox_spec_new (GSettings *settings)
@@ -35,4 +36,50 @@ assay_app_add_data_filter (GtkFileChooser *chooser)
   gtk_file_filter_add_mime_type (filter, "application/vnd.sqlite3");
   gtk_file_filter_add_mime_type (filter, "application/x-sqlite3");
   gtk_file_chooser_add_filter (chooser, filter);
+}
+
+static void
+assay_app_e2b_key_found_cb (GObject      *source,
+                            GAsyncResult *result,
+                            gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  AssayE2bSettings *e2b = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  char *key = assay_keyring_lookup_finish (result, &error);
+
+  if (error != NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  e2b->api_key = g_strdup (key);
+  secret_password_free (key);
+  g_task_return_pointer (task, assay_e2b_settings_copy (e2b), (GDestroyNotify) assay_e2b_settings_free);
+}
+
+void
+assay_app_e2b_settings_lookup_async (GSettings           *settings,
+                                     GCancellable        *cancellable,
+                                     GAsyncReadyCallback  callback,
+                                     gpointer             user_data)
+{
+  GTask *task = g_task_new (NULL, cancellable, callback, user_data);
+  AssayE2bSettings *e2b = g_new0 (AssayE2bSettings, 1);
+
+  g_task_set_source_tag (task, assay_app_e2b_settings_lookup_async);
+  e2b->domain = g_settings_get_string (settings, "e2b-domain");
+  e2b->template_id = g_settings_get_string (settings, "e2b-template");
+  g_strstrip (e2b->domain);
+  g_strstrip (e2b->template_id);
+  g_task_set_task_data (task, e2b, (GDestroyNotify) assay_e2b_settings_free);
+  assay_keyring_lookup_async ("e2b", e2b->domain, cancellable, assay_app_e2b_key_found_cb, task);
+}
+
+AssayE2bSettings *
+assay_app_e2b_settings_lookup_finish (GAsyncResult  *result,
+                                      GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
 }

@@ -179,6 +179,27 @@ assay_cli_ask_checking_cb (AssayAgent *agent,
   assay_cli_print (stderr, _("Not found in any output: %s — the model is asked to check them.\n"), numbers);
 }
 
+/* A sandbox that can be kept for later (E2B's, paused) is kept, and the session records it:
+ * `ask --resume` then finds the kernel as it was, without replaying the cells. */
+static void
+assay_cli_ask_close_kernel (AssayKernelSession *kernel,
+                            AssaySession       *session)
+{
+  g_autofree char *resume_id = assay_kernel_session_dup_resume_id (kernel);
+  g_autoptr(GError) error = NULL;
+
+  assay_kernel_session_set_keep_on_close (kernel, resume_id != NULL);
+  if (resume_id == NULL && assay_session_get_sandbox_resume_id (session) == NULL)
+    {
+      assay_kernel_session_close (kernel);
+      return;
+    }
+  assay_session_set_sandbox_resume_id (session, resume_id);
+  if (!assay_session_save (session, &error))
+    assay_cli_print (stderr, _("assay-cli ask: the session could not be saved: %s\n"), error->message);
+  assay_kernel_session_close (kernel);
+}
+
 static void
 assay_cli_ask_restoring_cb (AssayAgent *agent, guint done, guint total, Ask *ask)
 {
@@ -1242,7 +1263,7 @@ assay_cli_ask (int   argc,
   g_source_remove (sigterm_source);
   g_signal_handlers_disconnect_by_data (agent, &ask);
   if (kernel != NULL)
-    assay_kernel_session_close (kernel);
+    assay_cli_ask_close_kernel (kernel, session);
   if (container != NULL)
     {
       /* The session ends with this command: its container goes (a --resume makes another). */

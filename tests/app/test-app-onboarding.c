@@ -1102,6 +1102,11 @@ test_question_fails_on_server (void)
   g_assert_nonnull (gui_find (GTK_WIDGET (chat), GTK_TYPE_LABEL, "The server answers now."));
   g_assert_cmpuint (count_questions (window), ==, 1);
   requests = read_requests (log_path);
+  /* The questions' requests: Preferences, opened meanwhile, may have listed the models
+   * (GET /models) before it closed, or not, as the keyring's lookups go. */
+  for (guint i = requests->len; i-- > 0;)
+    if (!g_str_has_suffix (request_string (requests, i, "path", NULL), "/chat/completions"))
+      g_ptr_array_remove_index (requests, i);
   g_assert_cmpuint (requests->len, ==, 6);
   for (guint i = 0; i < requests->len; i++)
     {

@@ -11,7 +11,9 @@ on one loopback port what three E2B services answer on theirs:
 - the control plane (api.<domain>): POST /sandboxes {templateID, timeout, ...} with X-API-Key
   -> 201 {sandboxID, templateID, clientID, envdVersion, envdAccessToken, domain};
   GET /sandboxes/{id}; DELETE /sandboxes/{id} -> 204; POST /sandboxes/{id}/timeout {timeout}
-  -> 204; POST /sandboxes/{id}/pause -> 204; POST /sandboxes/{id}/connect {timeout} -> 200/201.
+  -> 204; POST /sandboxes/{id}/pause -> 204; POST /sandboxes/{id}/connect {timeout} -> 200/201
+  (201 when it was paused) with the sandbox; POST /sandboxes/{id}/resume {timeout}, the older
+  form, for a paused one only.
   Errors are {"code": N, "message": "..."}.
 - envd (49983-<id>.<domain>): GET/POST /files?path=&username= (octet-stream upload answers
   [{name, type, path}]), POST /filesystem.Filesystem/ListDir (Connect's JSON: {"path","depth"}
@@ -36,7 +38,9 @@ The outputs are real: the code really runs.
 Test hooks, which E2B does not have: --create-429 N answers the first N creates with 429 and
 Retry-After; a cell whose code contains E2B_FAKE_CUT_STREAM has its response cut after the first
 event; one that contains E2B_FAKE_EXPIRE finds its sandbox expired (gone, as at its timeout).
-GET /_fake/requests lists what was asked (method, path, header names).
+GET /_fake/requests lists what was asked (method, path, header names). Pausing SIGSTOPs the
+kernel's processes (their state kept), /connect or /resume SIGCONTs them; POST /_fake/forget
+forgets every paused sandbox (as E2B does after a time), and so does --paused-lifetime S.
 """
 
 import argparse
@@ -139,6 +143,7 @@ class Sandbox:
         self.token = secrets.token_hex(16)
         self.root = os.path.join(server.state, self.id)
         self.paused = False
+        self.paused_at = 0.0
         self.killed = False
         self.end_at = time.time() + timeout
         self.lock = threading.Lock()
@@ -243,6 +248,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         url = urllib.parse.urlsplit(self.path)
         if url.path == "/_fake/requests":
             return self.send_json(200, self.server.requests)
+        if url.path == "/_fake/forget" and self.command == "POST":
+            # E2B keeps a paused sandbox for a time only: forget every paused one now.
+            with self.server.lock:
+                paused = [s for s in self.server.sandboxes.values() if s.paused]
+            for sandbox in paused:
+                self.server.remove(sandbox)
+            return self.send_json(200, [s.id for s in paused])
         if self.headers.get("E2b-Sandbox-Id"):
             return self.sandbox_request(url)
         return self.control_request(url)
@@ -293,7 +305,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 return self.error(409, "Sandbox is already paused")
             sandbox.signal(signal.SIGSTOP)
             sandbox.paused = True
+            sandbox.paused_at = time.time()
             return self.send_empty(204)
+        if action == "resume" and self.command == "POST":
+            # The older endpoint: a paused sandbox only (409 for a running one).
+            if not sandbox.paused:
+                return self.error(409, "Sandbox is already running")
+            action = "connect"
         if action == "connect" and self.command == "POST":
             sandbox.end_at = time.time() + int(json.loads(self.body() or b"{}").get("timeout", 15))
             was_paused = sandbox.paused
@@ -441,7 +459,9 @@ class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     def live(self):
         now = time.time()
         with self.lock:
-            expired = [s for s in self.sandboxes.values() if s.end_at < now and not s.paused]
+            expired = [s for s in self.sandboxes.values()
+                       if (s.end_at < now and not s.paused) or
+                       (s.paused and self.paused_lifetime is not None and s.paused_at + self.paused_lifetime < now)]
         for sandbox in expired:
             self.remove(sandbox)
         with self.lock:
@@ -463,12 +483,14 @@ def main():
     parser.add_argument("--key", required=True, help="the API key it accepts")
     parser.add_argument("--rootfs", help="Assay's sandbox tree, run with bubblewrap")
     parser.add_argument("--create-429", type=int, default=0)
+    parser.add_argument("--paused-lifetime", type=float, help="seconds a paused sandbox is kept (default: forever)")
     args = parser.parse_args()
     server = Server(("127.0.0.1", 0), Handler)
     server.key = args.key
     server.state = args.state
     server.rootfs = args.rootfs
     server.create_429 = args.create_429
+    server.paused_lifetime = args.paused_lifetime
     server.sandboxes = {}
     server.requests = []
     server.lock = threading.Lock()

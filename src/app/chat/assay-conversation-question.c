@@ -34,11 +34,35 @@ assay_conversation_take_kernel (AssayConversation *self)
   return g_steal_pointer (&self->kernel);
 }
 
+/* A sandbox that can wait for the session (E2B's, paused) is kept, and the record says
+ * which: opening the session again resumes it with its kernel's state. The record is written
+ * only when that changes (SYNC: before returning, as the application may end next). */
+static void
+assay_conversation_keep_sandbox (AssayConversation *self,
+                                 gboolean           sync)
+{
+  g_autofree char *resume_id = NULL;
+
+  if (self->kernel == NULL || self->session == NULL)
+    return;
+  resume_id = assay_kernel_session_dup_resume_id (self->kernel);
+  if (resume_id == NULL && assay_session_get_sandbox_resume_id (self->session) == NULL)
+    return;
+  assay_kernel_session_set_keep_on_close (self->kernel, resume_id != NULL);
+  assay_session_set_sandbox_resume_id (self->session, resume_id);
+  if (!sync)
+    assay_session_save_async (self->session, NULL, NULL, NULL);
+  else if (!assay_session_save (self->session, NULL))
+    g_debug ("the session could not be saved before its sandbox closed");
+}
+
 void
 assay_conversation_close_agent (AssayConversation *self)
 {
-  g_autoptr(AssayKernelSession) kernel = assay_conversation_take_kernel (self);
+  g_autoptr(AssayKernelSession) kernel = NULL;
 
+  assay_conversation_keep_sandbox (self, TRUE);
+  kernel = assay_conversation_take_kernel (self);
   if (kernel != NULL)
     assay_kernel_session_close (kernel);
 }
@@ -61,7 +85,10 @@ void
 assay_conversation_close_agent_async (AssayConversation *self)
 {
   GApplication *app = g_application_get_default ();
-  g_autoptr(AssayKernelSession) kernel = assay_conversation_take_kernel (self);
+  g_autoptr(AssayKernelSession) kernel = NULL;
+
+  assay_conversation_keep_sandbox (self, FALSE);
+  kernel = assay_conversation_take_kernel (self);
 
   if (kernel != NULL)
     {
@@ -289,8 +316,9 @@ assay_conversation_backend_chosen_cb (GObject      *source,
   guint serial = GPOINTER_TO_UINT (g_task_get_task_data (G_TASK (result)));
   gboolean waits;
 
-  backend = assay_sandbox_choose_backend_finish (g_task_propagate_pointer (G_TASK (result), NULL),
-                                                 &spec, &reason, &error);
+  g_autoptr(GAsyncResult) chosen = g_task_propagate_pointer (G_TASK (result), &error);
+
+  backend = chosen != NULL ? assay_sandbox_choose_backend_finish (chosen, &spec, &reason, &error) : NULL;
   self->choosing = FALSE;
   if (self->closing)
     return;
@@ -345,6 +373,37 @@ assay_conversation_choice_ready_cb (GObject      *source,
   g_object_unref (task);
 }
 
+/* E2B, chosen knowingly in the settings, runs with the key from the keyring; without one the
+ * question fails with that said, never on this machine instead. */
+static void
+assay_conversation_e2b_found_cb (GObject      *source,
+                                 GAsyncResult *result,
+                                 gpointer      user_data)
+{
+  GTask *task = user_data;
+  g_autoptr(AssayE2bSettings) e2b = NULL;
+  g_autoptr(GError) error = NULL;
+  AssaySandboxSpec *spec = g_object_get_data (G_OBJECT (task), "spec");
+
+  e2b = assay_app_e2b_settings_lookup_finish (result, &error);
+  if (e2b == NULL)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED,
+                               _("E2B's key could not be read from the keyring: %s"), error->message);
+      g_object_unref (task);
+      return;
+    }
+  if (e2b->api_key == NULL || e2b->api_key[0] == '\0')
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                               _("E2B is chosen in Preferences, but no E2B key is stored: add it in "
+                                 "Preferences → Sandbox."));
+      g_object_unref (task);
+      return;
+    }
+  assay_sandbox_choose_backend_e2b_async ("e2b", e2b, spec, NULL, assay_conversation_choice_ready_cb, task);
+}
+
 /* In a worker: it probes the Docker socket. Once at a time, with the limits the settings
  * give; again when they change. */
 static void
@@ -362,6 +421,12 @@ assay_conversation_choose_backend (AssayConversation *self)
   task = g_task_new (NULL, NULL, assay_conversation_backend_chosen_cb, g_object_ref (self));
   g_task_set_source_tag (task, assay_conversation_choose_backend);
   g_task_set_task_data (task, GUINT_TO_POINTER (self->backend_serial), NULL);
+  if (g_strcmp0 (name, "e2b") == 0)
+    {
+      g_object_set_data_full (G_OBJECT (task), "spec", g_steal_pointer (&spec), (GDestroyNotify) assay_sandbox_spec_free);
+      assay_app_e2b_settings_lookup_async (self->settings, self->cancellable, assay_conversation_e2b_found_cb, task);
+      return;
+    }
   assay_sandbox_choose_backend_async (name,
                                       spec,
                                       self->cancellable,
@@ -393,6 +458,9 @@ assay_conversation_prewarm (AssayConversation *self)
       assay_conversation_choose_backend (self);
       return;
     }
+  /* A hosted sandbox is not started ahead: it is billed, and a session may resume its own. */
+  if (g_strcmp0 (assay_sandbox_backend_get_name (self->backend), "e2b") == 0)
+    return;
   if (self->pool == NULL)
     self->pool = assay_sandbox_pool_new (self->backend, self->spec);
   assay_sandbox_pool_prewarm (self->pool);

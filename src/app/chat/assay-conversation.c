@@ -352,7 +352,8 @@ assay_conversation_settings_changed_cb (AssayConversation *self,
 {
   gboolean model = g_str_equal (key, "provider") || g_str_equal (key, "base-url") || g_str_equal (key, "model");
   gboolean sandbox = g_str_equal (key, "sandbox-backend") || g_str_equal (key, "memory-mb") ||
-                     g_str_equal (key, "cpus") || g_str_equal (key, "cell-timeout");
+                     g_str_equal (key, "cpus") || g_str_equal (key, "cell-timeout") ||
+                     g_str_equal (key, "e2b-domain") || g_str_equal (key, "e2b-template");
 
   /* A new provider, server or model applies to the next question. */
   if (model && !self->provider_fixed && !self->busy)

@@ -3,6 +3,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include <errno.h>
 #include <stdio.h>
 
@@ -11,6 +13,7 @@
 #include <json-glib/json-glib.h>
 #include <math.h>
 
+#include "assay-app-settings.h"
 #include "assay-keyring.h"
 #include "assay-llm-provider.h"
 #include "assay-model-choice.h"
@@ -35,6 +38,9 @@ struct _AssayPreferences
   GtkSwitch            *fenced_switch;
   GtkSwitch            *check_switch;
   AdwComboRow          *backend_row;
+  AdwPasswordEntryRow  *e2b_key_row;
+  AdwEntryRow          *e2b_domain_row;
+  AdwEntryRow          *e2b_template_row;
   AdwActionRow         *backend_reason_row;
   AdwPreferencesGroup  *engines_group;
   AdwActionRow         *engines_searching_row;
@@ -61,7 +67,7 @@ struct _AssayPreferences
 G_DEFINE_FINAL_TYPE (AssayPreferences, assay_preferences, ADW_TYPE_PREFERENCES_WINDOW)
 
 static const char *providers[] = { "openai", "anthropic", NULL };
-static const char *backends[] = { "auto", "docker", "bwrap", NULL };
+static const char *backends[] = { "auto", "docker", "bwrap", "e2b", NULL };
 static const char *openai_apis[] = { "auto", "responses", "chat", NULL };
 
 static gboolean
@@ -330,12 +336,17 @@ assay_preferences_list_models (AssayPreferences *self)
                               assay_preferences_key_found_cb, listing);
 }
 
+static void assay_preferences_engines_refresh_cb (AssayPreferences *self);
+
 static void
 assay_preferences_settings_changed_cb (AssayPreferences *self,
                                        const char       *key)
 {
   if (g_str_equal (key, "provider") || g_str_equal (key, "base-url"))
     assay_preferences_list_models (self);
+  else if ((g_str_equal (key, "sandbox-backend") || g_str_equal (key, "e2b-domain") ||
+            g_str_equal (key, "e2b-template")) && gtk_widget_get_sensitive (self->engines_refresh_button))
+    assay_preferences_engines_refresh_cb (self);
   else if (g_str_equal (key, "model"))
     assay_preferences_select_model (self);
 }
@@ -822,19 +833,59 @@ assay_preferences_engine_row (const AssaySandboxPlace *place)
   return row;
 }
 
+/* The survey and the keyring's lookup before it hold the window weakly: closed, it goes at
+ * once, and their answers find nobody. */
+static GWeakRef *
+assay_preferences_weak_new (AssayPreferences *self)
+{
+  GWeakRef *weak = g_new0 (GWeakRef, 1);
+
+  g_weak_ref_init (weak, self);
+  return weak;
+}
+
+static AssayPreferences *
+assay_preferences_weak_steal (GWeakRef *weak)
+{
+  AssayPreferences *self = g_weak_ref_get (weak);
+
+  g_weak_ref_clear (weak);
+  g_free (weak);
+  return self;
+}
+
 static void
 assay_preferences_engines_found_cb (GObject      *source,
                                     GAsyncResult *result,
                                     gpointer      user_data)
 {
-  g_autoptr(AssayPreferences) self = user_data;
+  g_autoptr(AssayPreferences) self = assay_preferences_weak_steal (user_data);
   g_autoptr(GPtrArray) places = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *reason = NULL;
 
   places = assay_sandbox_survey_finish (result, &reason, &error);
-  if (g_cancellable_is_cancelled (self->cancellable))
+  if (self == NULL || g_cancellable_is_cancelled (self->cancellable))
     return;
+  /* E2B chosen in the settings: new sessions run there, or fail saying why; never here. */
+  if (places != NULL)
+    {
+      g_autofree char *backend = g_settings_get_string (self->settings, "sandbox-backend");
+
+      for (guint i = 0; g_str_equal (backend, "e2b") && i < places->len; i++)
+        {
+          AssaySandboxPlace *place = g_ptr_array_index (places, i);
+
+          place->chosen = g_str_equal (place->kind, "e2b") && place->usable;
+          if (!g_str_equal (place->kind, "e2b"))
+            continue;
+          g_free (reason);
+          reason = place->usable ? g_strdup (_("E2B, as chosen: the cells and the datasets go to E2B."))
+                                 : g_strdup_printf (_("E2B is chosen but cannot be used (%s): questions fail "
+                                                      "until it can, nothing runs on this machine instead."),
+                                                    place->detail);
+        }
+    }
   gtk_spinner_stop (self->engines_spinner);
   gtk_widget_set_visible (GTK_WIDGET (self->engines_searching_row), FALSE);
   gtk_widget_set_sensitive (self->engines_refresh_button, TRUE);
@@ -862,13 +913,74 @@ assay_preferences_engines_found_cb (GObject      *source,
     }
 }
 
+/* E2B is surveyed with the key the keyring holds for it (and the domain and template set). */
+static void
+assay_preferences_e2b_found_cb (GObject      *source,
+                                GAsyncResult *result,
+                                gpointer      user_data)
+{
+  g_autoptr(AssayPreferences) self = assay_preferences_weak_steal (user_data);
+  g_autoptr(AssayE2bSettings) e2b = NULL;
+  g_autoptr(GError) error = NULL;
+
+  e2b = assay_app_e2b_settings_lookup_finish (result, &error);
+  if (self == NULL || g_cancellable_is_cancelled (self->cancellable))
+    return;
+  if (e2b == NULL)
+    g_debug ("E2B's key could not be read from the keyring: %s", error->message);
+  assay_sandbox_survey_full_async (e2b, self->cancellable, assay_preferences_engines_found_cb,
+                                   assay_preferences_weak_new (self));
+}
+
 static void
 assay_preferences_engines_refresh_cb (AssayPreferences *self)
 {
   gtk_widget_set_sensitive (self->engines_refresh_button, FALSE);
   gtk_widget_set_visible (GTK_WIDGET (self->engines_searching_row), TRUE);
   gtk_spinner_start (self->engines_spinner);
-  assay_sandbox_survey_async (self->cancellable, assay_preferences_engines_found_cb, g_object_ref (self));
+  assay_app_e2b_settings_lookup_async (self->settings, self->cancellable, assay_preferences_e2b_found_cb,
+                                       assay_preferences_weak_new (self));
+}
+
+static void
+assay_preferences_e2b_key_stored_cb (GObject      *source,
+                                     GAsyncResult *result,
+                                     gpointer      user_data)
+{
+  g_autoptr(AssayPreferences) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (assay_keyring_store_finish (result, &error))
+    {
+      /* The survey says now whether E2B takes the key. */
+      if (gtk_widget_get_sensitive (self->engines_refresh_button))
+        assay_preferences_engines_refresh_cb (self);
+    }
+  else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_autofree char *text = g_strdup_printf (_("The key could not be stored in the keyring: %s"), error->message);
+
+      adw_preferences_window_add_toast (ADW_PREFERENCES_WINDOW (self), adw_toast_new (text));
+    }
+}
+
+/* E2B's key goes to the keyring (provider "e2b", the domain as its base-url), never to the
+ * settings. */
+static void
+assay_preferences_e2b_key_apply_cb (AssayPreferences *self)
+{
+  g_autofree char *domain = g_settings_get_string (self->settings, "e2b-domain");
+  g_autofree char *key = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->e2b_key_row))));
+
+  if (*key == '\0')
+    return;
+  g_strstrip (domain);
+  assay_keyring_store_async ("e2b", domain, key, self->cancellable, assay_preferences_e2b_key_stored_cb,
+                             g_object_ref (self));
+  memset (key, 0, strlen (key));
+  gtk_editable_set_text (GTK_EDITABLE (self->e2b_key_row), "");
+  adw_preferences_window_add_toast (ADW_PREFERENCES_WINDOW (self),
+                                    adw_toast_new (_("E2B key saved in the keyring")));
 }
 
 static void
@@ -896,6 +1008,9 @@ assay_preferences_class_init (AssayPreferencesClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, check_switch);
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, backend_row);
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, backend_reason_row);
+  gtk_widget_class_bind_template_child (widget_class, AssayPreferences, e2b_key_row);
+  gtk_widget_class_bind_template_child (widget_class, AssayPreferences, e2b_domain_row);
+  gtk_widget_class_bind_template_child (widget_class, AssayPreferences, e2b_template_row);
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, engines_group);
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, engines_searching_row);
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, engines_spinner);
@@ -909,6 +1024,7 @@ assay_preferences_class_init (AssayPreferencesClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayPreferences, reset_prices_button);
   gtk_widget_class_bind_template_callback (widget_class, assay_preferences_key_apply_cb);
   gtk_widget_class_bind_template_callback (widget_class, assay_preferences_engines_refresh_cb);
+  gtk_widget_class_bind_template_callback (widget_class, assay_preferences_e2b_key_apply_cb);
   gtk_widget_class_bind_template_callback (widget_class, assay_preferences_add_price_cb);
   gtk_widget_class_bind_template_callback (widget_class, assay_preferences_reset_prices_cb);
 }
@@ -949,6 +1065,8 @@ assay_preferences_init (AssayPreferences *self)
   g_settings_bind (self->settings, "check-numbers", self->check_switch, "active", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind_with_mapping (self->settings, "sandbox-backend", self->backend_row, "selected",
                                 G_SETTINGS_BIND_DEFAULT, assay_preferences_get_index, assay_preferences_set_index, backends, NULL);
+  g_settings_bind (self->settings, "e2b-domain", self->e2b_domain_row, "text", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "e2b-template", self->e2b_template_row, "text", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "memory-mb", self->memory_spin, "value", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "cpus", self->cpus_spin, "value", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "cell-timeout", self->timeout_spin, "value", G_SETTINGS_BIND_DEFAULT);

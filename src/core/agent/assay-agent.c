@@ -2494,6 +2494,49 @@ assay_agent_start_restore (AssayAgent *self)
   assay_agent_restore_next (self);
 }
 
+static void
+assay_agent_resumed_cb (GObject      *source,
+                        GAsyncResult *res,
+                        gpointer      user_data)
+{
+  g_autoptr(AssayAgent) self = user_data;
+  g_autoptr(GError) error = NULL;
+  AssayKernelSession *kernel = ASSAY_KERNEL_SESSION (source);
+
+  if (self->task == NULL)
+    return;
+  if (!assay_kernel_session_start_finish (kernel, res, &error))
+    {
+      g_autofree char *message = NULL;
+
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          assay_agent_finish (self, ASSAY_AGENT_CANCELLED,
+                              _("The analyst cancelled while the session was restored."));
+          return;
+        }
+      message = g_strdup_printf (_("The sandbox could not restore the session: %s"), error->message);
+      assay_agent_finish (self, ASSAY_AGENT_SANDBOX_ERROR, message);
+      return;
+    }
+  if (assay_kernel_session_get_resumed (kernel))
+    {
+      self->needs_restore = FALSE;
+      assay_agent_start_step (self);
+      return;
+    }
+  /* Gone or expired: the analyst is told, and the cells run again in the new sandbox. */
+  if (assay_kernel_session_get_resume_note (kernel) != NULL)
+    {
+      g_autofree char *note = g_strdup_printf (_("%s The session's cells run again to restore its state."),
+                                               assay_kernel_session_get_resume_note (kernel));
+
+      g_signal_emit (self, signals[ERROR], 0, note);
+    }
+  if (self->task != NULL)
+    assay_agent_start_restore (self);
+}
+
 /* ---- asking ------------------------------------------------------------------------------ */
 
 static gboolean
@@ -2596,9 +2639,10 @@ assay_agent_begin (AssayAgent          *self,
   assay_session_set_outcome (self->session, "running", NULL);
   assay_agent_save (self);
 
-  /* A repair runs in the kernel as it is: the cells before the one that failed ran there. */
+  /* A repair runs in the kernel as it is: the cells before the one that failed ran there. A
+   * sandbox kept for later is resumed first: when it comes back, its state needs no replay. */
   if (self->needs_restore && !repair)
-    assay_agent_start_restore (self);
+    assay_kernel_session_start_async (self->kernel, self->cancellable, assay_agent_resumed_cb, g_object_ref (self));
   else
     {
       self->needs_restore = FALSE;
@@ -2994,6 +3038,11 @@ assay_agent_new (AssayLlmProvider   *provider,
   for (guint i = 0; i < assay_session_get_n_cells (session); i++)
     if (assay_session_cell_succeeded (assay_session_get_cell (session, i)))
       self->needs_restore = TRUE;
+  /* Its sandbox kept for later, when the kernel runs where it was kept. */
+  if (assay_session_get_sandbox_resume_id (session) != NULL &&
+      g_strcmp0 (assay_session_get_sandbox (session),
+                 assay_sandbox_backend_get_name (assay_kernel_session_get_backend (kernel))) == 0)
+    assay_kernel_session_set_resume_id (kernel, assay_session_get_sandbox_resume_id (session));
   return self;
 }
 

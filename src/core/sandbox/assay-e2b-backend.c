@@ -5,6 +5,7 @@
 
 #include <glib/gi18n-lib.h>
 
+#include <string.h>
 #include <unistd.h>
 
 #include "assay-e2b-backend.h"
@@ -47,7 +48,7 @@ assay_e2b_backend_probe (AssaySandboxBackend  *backend,
   if (!assay_e2b_client_has_key (self->client))
     {
       if (reason != NULL)
-        *reason = g_strdup (_("no E2B key: set E2B_API_KEY in the environment"));
+        *reason = g_strdup (_("no E2B key: add it in Preferences → Sandbox, or set E2B_API_KEY in the environment"));
       return FALSE;
     }
   /* Listing the running sandboxes checks the address and the key, and starts nothing. */
@@ -81,6 +82,7 @@ assay_e2b_backend_launch (AssaySandboxBackend     *backend,
   AssayE2bBackend *self = ASSAY_E2B_BACKEND (backend);
   g_autoptr(JsonObject) metadata = json_object_new ();
   g_autofree char *owner = NULL;
+  g_autofree char *resume_note = NULL;
   AssayE2bSandbox *sandbox;
   guint lifetime_s;
 
@@ -95,10 +97,38 @@ assay_e2b_backend_launch (AssaySandboxBackend     *backend,
     json_object_set_string_member (metadata, "assay.session", spec->session_id);
   if ((owner = assay_e2b_backend_dup_owner ()) != NULL)
     json_object_set_string_member (metadata, METADATA_OWNER, owner);
+  /* A sandbox paused for later is resumed, its kernel's state with it; when E2B no longer
+   * has it (paused sandboxes are kept for a time only), a new one starts and the instance
+   * says why, for the analyst. */
+  if (spec->resume_id != NULL)
+    {
+      g_autoptr(GError) resume_error = NULL;
+
+      sandbox = assay_e2b_client_resume_sandbox (self->client, spec->resume_id, lifetime_s, &resume_error);
+      if (sandbox != NULL)
+        {
+          AssaySandboxInstance *instance;
+
+          g_debug ("E2B sandbox %s resumed", sandbox->id);
+          instance = ASSAY_SANDBOX_INSTANCE (assay_e2b_instance_new (self->client, sandbox, spec, lifetime_s));
+          assay_sandbox_instance_set_resumed (instance, TRUE, NULL);
+          return instance;
+        }
+      resume_note = g_strdup_printf (_("The session's paused E2B sandbox could not be resumed (%s); "
+                                       "a new one was started."), resume_error->message);
+      g_debug ("%s", resume_note);
+    }
   if (!(sandbox = assay_e2b_client_create_sandbox (self->client, lifetime_s, metadata, cancellable, error)))
     return NULL;
   g_debug ("E2B sandbox %s started from %s", sandbox->id, assay_e2b_client_get_template (self->client));
-  return ASSAY_SANDBOX_INSTANCE (assay_e2b_instance_new (self->client, sandbox, spec, lifetime_s));
+  {
+    AssaySandboxInstance *instance =
+      ASSAY_SANDBOX_INSTANCE (assay_e2b_instance_new (self->client, sandbox, spec, lifetime_s));
+
+    if (resume_note != NULL)
+      assay_sandbox_instance_set_resumed (instance, FALSE, resume_note);
+    return instance;
+  }
 }
 
 /* Who started a sandbox: this boot of this machine (its random boot id), the process and its
@@ -164,6 +194,9 @@ assay_e2b_backend_remove_leftovers (AssaySandboxBackend *backend,
       const char *sandbox_owner = assay_json_get_string (assay_json_get_object (sandbox, "metadata"), METADATA_OWNER);
       g_autoptr(GError) kill_error = NULL;
 
+      /* A paused sandbox was kept on purpose: a session resumes it later. */
+      if (g_strcmp0 (assay_json_get_string (sandbox, "state"), "paused") == 0)
+        continue;
       if (id == NULL || sandbox_owner == NULL || !assay_e2b_backend_owner_is_gone (sandbox_owner, own[0]))
         continue;
       if (assay_e2b_client_kill_sandbox (self->client, id, &kill_error))
@@ -211,6 +244,44 @@ assay_e2b_backend_new (const char *api_key)
 
   self->client = assay_e2b_client_new_from_env (api_key);
   return self;
+}
+
+AssayE2bBackend *
+assay_e2b_backend_new_with_settings (const AssayE2bSettings *settings)
+{
+  AssayE2bBackend *self = g_object_new (ASSAY_TYPE_E2B_BACKEND, NULL);
+
+  self->client = assay_e2b_client_new_full (settings != NULL ? settings->api_key : NULL,
+                                            settings != NULL ? settings->domain : NULL,
+                                            settings != NULL ? settings->template_id : NULL);
+  return self;
+}
+
+AssayE2bSettings *
+assay_e2b_settings_copy (const AssayE2bSettings *settings)
+{
+  AssayE2bSettings *copy;
+
+  if (settings == NULL)
+    return NULL;
+  copy = g_new0 (AssayE2bSettings, 1);
+  copy->api_key = g_strdup (settings->api_key);
+  copy->domain = g_strdup (settings->domain);
+  copy->template_id = g_strdup (settings->template_id);
+  return copy;
+}
+
+void
+assay_e2b_settings_free (AssayE2bSettings *settings)
+{
+  if (settings == NULL)
+    return;
+  if (settings->api_key != NULL)
+    memset (settings->api_key, 0, strlen (settings->api_key));
+  g_free (settings->api_key);
+  g_free (settings->domain);
+  g_free (settings->template_id);
+  g_free (settings);
 }
 
 AssayE2bClient *

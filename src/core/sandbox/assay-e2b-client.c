@@ -83,10 +83,19 @@ assay_e2b_client_new (const char *api_key)
 AssayE2bClient *
 assay_e2b_client_new_from_env (const char *api_key)
 {
+  return assay_e2b_client_new_full (api_key, NULL, NULL);
+}
+
+AssayE2bClient *
+assay_e2b_client_new_full (const char *api_key,
+                           const char *domain,
+                           const char *template_id)
+{
   AssayE2bClient *self = assay_e2b_client_new (api_key != NULL ? api_key : g_getenv ("E2B_API_KEY"));
   const char *value;
 
-  if ((value = g_getenv ("E2B_DOMAIN")) != NULL && value[0] != '\0')
+  if (((value = domain) != NULL && value[0] != '\0') ||
+      ((value = g_getenv ("E2B_DOMAIN")) != NULL && value[0] != '\0'))
     {
       g_free (self->domain);
       self->domain = g_strdup (value);
@@ -100,7 +109,8 @@ assay_e2b_client_new_from_env (const char *api_key)
     }
   if ((value = g_getenv ("E2B_SANDBOX_URL")) != NULL && value[0] != '\0')
     self->sandbox_url = assay_e2b_strip_slash (value);
-  if ((value = g_getenv ("E2B_TEMPLATE")) != NULL && value[0] != '\0')
+  if (((value = template_id) != NULL && value[0] != '\0') ||
+      ((value = g_getenv ("E2B_TEMPLATE")) != NULL && value[0] != '\0'))
     {
       g_free (self->template_id);
       self->template_id = g_strdup (value);
@@ -490,8 +500,7 @@ assay_e2b_client_create_sandbox (AssayE2bClient  *self,
         }
       object = assay_e2b_response_get_object (&response, parser);
       id = assay_json_get_string (object, "sandboxID");
-      if (id == NULL || id[0] == '\0' || strlen (id) > 128 || strchr (id, '/') != NULL ||
-          strchr (id, '.') != NULL)
+      if (!assay_e2b_sandbox_id_is_valid (id))
         {
           g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                                _("E2B answered the sandbox's creation without a valid sandboxID"));
@@ -503,6 +512,17 @@ assay_e2b_client_create_sandbox (AssayE2bClient  *self,
       sandbox->access_token = assay_json_dup_string (object, "envdAccessToken");
       return sandbox;
     }
+}
+
+gboolean
+assay_e2b_sandbox_id_is_valid (const char *id)
+{
+  if (id == NULL || id[0] == '\0' || strlen (id) > 128)
+    return FALSE;
+  for (const char *c = id; *c != '\0'; c++)
+    if (!g_ascii_isalnum (*c) && *c != '-' && *c != '_')
+      return FALSE;
+  return TRUE;
 }
 
 static char *
@@ -569,14 +589,56 @@ assay_e2b_client_pause_sandbox (AssayE2bClient  *self,
   return assay_e2b_client_post_timeout (self, sandbox_id, "pause", 0, _("E2B could not pause the sandbox"), error);
 }
 
-gboolean
+AssayE2bSandbox *
 assay_e2b_client_resume_sandbox (AssayE2bClient  *self,
                                  const char      *sandbox_id,
                                  guint            timeout_s,
                                  GError         **error)
 {
-  return assay_e2b_client_post_timeout (self, sandbox_id, "connect", MAX (timeout_s, 1),
-                                        _("E2B could not resume the sandbox"), error);
+  g_auto(AssayE2bResponse) response = { 0, NULL, -1 };
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autofree char *path = NULL;
+  g_autofree char *body = g_strdup_printf ("{\"timeout\":%u}", MAX (timeout_s, 1));
+  AssayE2bSandbox *sandbox;
+  JsonObject *object;
+  const char *id;
+
+  g_return_val_if_fail (ASSAY_IS_E2B_CLIENT (self), NULL);
+
+  if (!assay_e2b_sandbox_id_is_valid (sandbox_id))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           _("the recorded E2B sandbox id is not valid"));
+      return NULL;
+    }
+  path = assay_e2b_sandbox_path (sandbox_id, "connect");
+  if (!assay_e2b_client_api_request (self, "POST", path, body, &response, NULL, error))
+    return NULL;
+  if (response.status == 404)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   _("E2B no longer has the sandbox %s (it expired or was ended)"), sandbox_id);
+      return NULL;
+    }
+  if (response.status != 200 && response.status != 201)
+    {
+      assay_e2b_set_status_error (error, &response, _("E2B could not resume the sandbox"));
+      return NULL;
+    }
+  /* The answer is the sandbox as at its creation: its id, domain and envd token. */
+  object = assay_e2b_response_get_object (&response, parser);
+  id = assay_json_get_string (object, "sandboxID");
+  if (id != NULL && !g_str_equal (id, sandbox_id))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                           _("E2B answered the resume with another sandbox"));
+      return NULL;
+    }
+  sandbox = g_new0 (AssayE2bSandbox, 1);
+  sandbox->id = g_strdup (sandbox_id);
+  sandbox->domain = assay_json_dup_string (object, "domain");
+  sandbox->access_token = assay_json_dup_string (object, "envdAccessToken");
+  return sandbox;
 }
 
 gboolean

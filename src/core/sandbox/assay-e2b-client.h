@@ -29,6 +29,11 @@ AssayE2bClient *assay_e2b_client_new            (const char      *api_key);
 /* From the environment: E2B_API_KEY (NULL when unset), E2B_DOMAIN, E2B_API_URL,
  * E2B_SANDBOX_URL, E2B_TEMPLATE. */
 AssayE2bClient *assay_e2b_client_new_from_env   (const char      *api_key);
+/* The same with the window's settings first: DOMAIN and TEMPLATE_ID (NULL or "": the
+ * environment's, else E2B's own). E2B_API_URL and E2B_SANDBOX_URL still apply (the tests). */
+AssayE2bClient *assay_e2b_client_new_full       (const char      *api_key,
+                                                 const char      *domain,
+                                                 const char      *template_id);
 gboolean        assay_e2b_client_has_key        (AssayE2bClient  *self);
 const char     *assay_e2b_client_get_api_url    (AssayE2bClient  *self);
 const char     *assay_e2b_client_get_template   (AssayE2bClient  *self);
@@ -85,14 +90,18 @@ gboolean assay_e2b_client_set_timeout    (AssayE2bClient  *self,
                                           const char      *sandbox_id,
                                           guint            timeout_s,
                                           GError         **error);
-/* POST /sandboxes/{id}/pause, and /connect {timeout} to resume it (or find it running). */
-gboolean assay_e2b_client_pause_sandbox  (AssayE2bClient  *self,
-                                          const char      *sandbox_id,
-                                          GError         **error);
-gboolean assay_e2b_client_resume_sandbox (AssayE2bClient  *self,
-                                          const char      *sandbox_id,
-                                          guint            timeout_s,
-                                          GError         **error);
+/* POST /sandboxes/{id}/pause, and /connect {timeout} to resume it (or find it running), as
+ * the SDKs' Sandbox.connect does (the older /resume answers the same for a paused one only):
+ * the sandbox with its envd token, or G_IO_ERROR_NOT_FOUND when E2B no longer has it. */
+gboolean         assay_e2b_client_pause_sandbox  (AssayE2bClient  *self,
+                                                  const char      *sandbox_id,
+                                                  GError         **error);
+AssayE2bSandbox *assay_e2b_client_resume_sandbox (AssayE2bClient  *self,
+                                                  const char      *sandbox_id,
+                                                  guint            timeout_s,
+                                                  GError         **error);
+/* Letters, digits, "-" and "_", at most 128: an id safe in a path and a host name. */
+gboolean         assay_e2b_sandbox_id_is_valid   (const char      *id);
 /* GET /sandboxes/{id}: TRUE when it still exists; FALSE with G_IO_ERROR_NOT_FOUND when it is
  * gone (expired or killed), other errors when that cannot be told. */
 gboolean assay_e2b_client_sandbox_exists (AssayE2bClient  *self,

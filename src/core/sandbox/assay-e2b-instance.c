@@ -1195,6 +1195,51 @@ assay_e2b_instance_destroy (AssaySandboxInstance *instance)
     assay_e2b_instance_killer (self);
 }
 
+/* The session told the kernel to shut down: the threads end, then the sandbox is paused
+ * instead of ended. One that cannot be paused is ended (the caller destroys). */
+static gboolean
+assay_e2b_instance_suspend (AssaySandboxInstance  *instance,
+                            GError               **error)
+{
+  AssayE2bInstance *self = ASSAY_E2B_INSTANCE (instance);
+  gboolean deleted;
+
+  g_mutex_lock (&self->mutex);
+  deleted = self->deleted;
+  g_mutex_unlock (&self->mutex);
+  if (deleted || g_atomic_int_get (&self->killed))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CLOSED, _("the E2B sandbox was already ended"));
+      return FALSE;
+    }
+  /* The reader ends at the shutdown the session sent, the executor after its cell; waking
+   * the reader too ends it when the session sent nothing. */
+  if (write (self->wake[1], "s", 1) < 0)
+    g_debug ("the reader's wake-up pipe is closed");
+  g_async_queue_push (self->cells, g_strdup (""));
+  assay_e2b_instance_join (self);
+  if (g_atomic_int_get (&self->killed))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CLOSED, _("the E2B sandbox was already ended"));
+      return FALSE;
+    }
+  if (!assay_e2b_client_pause_sandbox (self->client, self->sandbox->id, error))
+    return FALSE;
+  g_atomic_int_set (&self->killed, 1);
+  assay_e2b_instance_end (self, 0, 0, NULL);
+  g_mutex_lock (&self->mutex);
+  self->deleted = TRUE;    /* kept, not to be ended by destroy or dispose */
+  g_mutex_unlock (&self->mutex);
+  g_debug ("E2B sandbox %s paused", self->sandbox->id);
+  return TRUE;
+}
+
+static char *
+assay_e2b_instance_dup_resume_id (AssaySandboxInstance *instance)
+{
+  return g_strdup (ASSAY_E2B_INSTANCE (instance)->sandbox->id);
+}
+
 static char *
 assay_e2b_instance_dup_stderr_tail (AssaySandboxInstance *instance)
 {
@@ -1270,6 +1315,8 @@ assay_e2b_instance_class_init (AssayE2bInstanceClass *klass)
   instance_class->destroy = assay_e2b_instance_destroy;
   instance_class->dup_stderr_tail = assay_e2b_instance_dup_stderr_tail;
   instance_class->add_file = assay_e2b_instance_add_file;
+  instance_class->suspend = assay_e2b_instance_suspend;
+  instance_class->dup_resume_id = assay_e2b_instance_dup_resume_id;
 }
 
 static void

@@ -89,6 +89,10 @@ struct _AssayKernelSession
   gboolean              owns_data_dir;
   int                   stage_lock_fd;  /* held while the data folder is in use, or -1 */
   gboolean              no_checks;      /* the cells' checks are off */
+  gboolean              keep_on_close;  /* close keeps the sandbox for later when it can */
+  gboolean              resuming;       /* the launch under way resumes spec's resume_id */
+  gboolean              resumed;        /* the first sandbox was the one kept for later */
+  char                 *resume_note;    /* why it was not, in words */
 };
 
 G_DEFINE_FINAL_TYPE (AssayKernelSession, assay_kernel_session, G_TYPE_OBJECT)
@@ -907,6 +911,13 @@ assay_kernel_session_launched_cb (GObject      *source,
 
   self->instance = g_steal_pointer (&instance);
   self->boot_task = g_steal_pointer (&boot_task);
+  if (self->resuming)
+    {
+      self->resuming = FALSE;
+      self->resumed = assay_sandbox_instance_get_resumed (self->instance);
+      g_free (self->resume_note);
+      self->resume_note = g_strdup (assay_sandbox_instance_get_resume_note (self->instance));
+    }
   self->channel = assay_kernel_channel_new (assay_sandbox_instance_get_stdout (self->instance),
                                             assay_sandbox_instance_get_stdin (self->instance));
   g_signal_connect (self->channel, "message", G_CALLBACK (assay_kernel_session_message_cb), self);
@@ -929,6 +940,9 @@ assay_kernel_session_boot (AssayKernelSession *self,
   launch = g_new0 (Launch, 1);
   launch->backend = g_object_ref (self->backend);
   launch->spec = assay_sandbox_spec_copy (self->spec);
+  /* Only the first sandbox resumes the one kept for later; a restart starts a new one. */
+  self->resuming = self->spec->resume_id != NULL;
+  g_clear_pointer (&self->spec->resume_id, g_free);
 
   launch_task = g_task_new (self,
                             g_task_get_cancellable (task),
@@ -1187,6 +1201,7 @@ assay_kernel_session_finalize (GObject *object)
   assay_sandbox_spec_free (self->spec);
   g_free (self->artifact_dir);
   g_free (self->fatal_reason);
+  g_free (self->resume_note);
   g_clear_pointer (&self->succeeded, g_ptr_array_unref);
   g_clear_pointer (&self->context, g_main_context_unref);
 
@@ -1394,6 +1409,59 @@ assay_kernel_session_get_backend (AssayKernelSession *self)
 {
   g_return_val_if_fail (ASSAY_IS_KERNEL_SESSION (self), NULL);
   return self->backend;
+}
+
+gboolean
+assay_kernel_session_set_resume_id (AssayKernelSession *self,
+                                    const char         *resume_id)
+{
+  g_return_val_if_fail (ASSAY_IS_KERNEL_SESSION (self), FALSE);
+
+  if (self->state != STATE_NEW)
+    return FALSE;
+  g_free (self->spec->resume_id);
+  self->spec->resume_id = g_strdup (resume_id);
+  return TRUE;
+}
+
+const char *
+assay_kernel_session_get_resume_id (AssayKernelSession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_KERNEL_SESSION (self), NULL);
+  return self->state == STATE_NEW ? self->spec->resume_id : NULL;
+}
+
+gboolean
+assay_kernel_session_get_resumed (AssayKernelSession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_KERNEL_SESSION (self), FALSE);
+  return self->resumed;
+}
+
+const char *
+assay_kernel_session_get_resume_note (AssayKernelSession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_KERNEL_SESSION (self), NULL);
+  return self->resume_note;
+}
+
+void
+assay_kernel_session_set_keep_on_close (AssayKernelSession *self,
+                                        gboolean            keep)
+{
+  g_return_if_fail (ASSAY_IS_KERNEL_SESSION (self));
+  self->keep_on_close = !!keep;
+}
+
+char *
+assay_kernel_session_dup_resume_id (AssayKernelSession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_KERNEL_SESSION (self), NULL);
+
+  /* Only an idle sandbox is kept: one busy with a cell is ended at close. */
+  if (self->instance == NULL || self->state != STATE_READY || self->cell != NULL || self->parked != NULL)
+    return NULL;
+  return assay_sandbox_instance_dup_resume_id (self->instance);
 }
 
 const char *
@@ -1678,6 +1746,7 @@ typedef struct
   AssaySandboxInstance *instance;
   char                 *data_dir;   /* to remove once the sandbox is gone, or NULL */
   int                   lock_fd;    /* the lock of its stage folder, or -1 */
+  gboolean              keep;       /* suspend the sandbox rather than remove it */
 } Teardown;
 
 static void
@@ -1693,7 +1762,17 @@ assay_kernel_session_teardown_free (Teardown *teardown)
 static void
 assay_kernel_session_teardown_run (Teardown *teardown)
 {
-  if (teardown->instance != NULL)
+  if (teardown->instance != NULL && teardown->keep)
+    {
+      g_autoptr(GError) error = NULL;
+
+      if (!assay_sandbox_instance_suspend (teardown->instance, &error))
+        {
+          g_message ("The sandbox could not be kept for later, so it is ended: %s", error->message);
+          assay_sandbox_instance_destroy (teardown->instance);
+        }
+    }
+  else if (teardown->instance != NULL)
     assay_sandbox_instance_destroy (teardown->instance);
   if (teardown->data_dir != NULL && teardown->lock_fd >= 0)
     {
@@ -1742,6 +1821,8 @@ assay_kernel_session_close_begin (AssayKernelSession *self)
       g_clear_object (&self->channel);
     }
 
+  /* A sandbox is kept only between cells: one busy or booting is ended. */
+  teardown->keep = self->keep_on_close && self->cell == NULL && self->parked == NULL && self->boot_task == NULL;
   teardown->instance = g_steal_pointer (&self->instance);
 
   if (self->cell != NULL)

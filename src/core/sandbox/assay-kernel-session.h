@@ -62,6 +62,23 @@ void                assay_kernel_session_execute_async          (AssayKernelSess
 AssayCellResult    *assay_kernel_session_execute_finish         (AssayKernelSession      *self,
                                                                  GAsyncResult            *result,
                                                                  GError                 **error);
+/* Before the start (FALSE once started): the sandbox a backend kept for later (assay_kernel_session_dup_resume_id
+ * of an earlier session; E2B's paused sandbox) is resumed instead of a new one started, its
+ * kernel's state with it. After the start, get_resumed tells whether it was; when it was not
+ * (gone, expired), get_resume_note says why in words for the analyst, and the caller rebuilds
+ * the state (replays the cells). */
+gboolean            assay_kernel_session_set_resume_id          (AssayKernelSession      *self,
+                                                                 const char              *resume_id);
+/* The id to resume at the start, while it has not started; else NULL. */
+const char         *assay_kernel_session_get_resume_id          (AssayKernelSession      *self);
+gboolean            assay_kernel_session_get_resumed            (AssayKernelSession      *self);
+const char         *assay_kernel_session_get_resume_note        (AssayKernelSession      *self);
+/* With KEEP, closing an idle session keeps its sandbox for later (E2B: pauses it) where the
+ * backend can, instead of removing it; dup_resume_id is what to record to resume it (an id,
+ * never a secret; NULL when the sandbox cannot be kept or none runs). */
+void                assay_kernel_session_set_keep_on_close      (AssayKernelSession      *self,
+                                                                 gboolean                 keep);
+char               *assay_kernel_session_dup_resume_id          (AssayKernelSession      *self);
 /* Ends the kernel and removes the sandbox; blocks for at most a few seconds. */
 void                assay_kernel_session_close                  (AssayKernelSession      *self);
 /* The same without blocking: the session is closed at once (cells waiting fail with

@@ -209,6 +209,18 @@ assay_sandbox_choose_backend_full (const char         *name,
                                    gboolean           *fell_back,
                                    GError            **error)
 {
+  return assay_sandbox_choose_backend_e2b (name, NULL, image, spec, reason, fell_back, error);
+}
+
+AssaySandboxBackend *
+assay_sandbox_choose_backend_e2b (const char              *name,
+                                  const AssayE2bSettings  *e2b_settings,
+                                  AssaySandboxImage       *image,
+                                  AssaySandboxSpec        *spec,
+                                  char                   **reason,
+                                  gboolean                *fell_back,
+                                  GError                 **error)
+{
   g_autoptr(GError) docker_error = NULL;
   g_autoptr(GError) bwrap_error = NULL;
   g_autofree char *used = NULL;
@@ -237,7 +249,7 @@ assay_sandbox_choose_backend_full (const char         *name,
   /* E2B is never chosen for the analyst: the code and the data leave the machine. */
   if (g_strcmp0 (name, "e2b") == 0)
     {
-      g_autoptr(AssayE2bBackend) e2b = assay_e2b_backend_new (NULL);
+      g_autoptr(AssayE2bBackend) e2b = assay_e2b_backend_new_with_settings (e2b_settings);
       g_autofree char *why = NULL;
 
       if (!assay_sandbox_backend_probe (ASSAY_SANDBOX_BACKEND (e2b), &why, NULL))
@@ -283,6 +295,7 @@ assay_sandbox_choose_backend_full (const char         *name,
 typedef struct
 {
   char                *name;
+  AssayE2bSettings    *e2b;
   AssaySandboxSpec    *spec;
   AssaySandboxBackend *backend;
   char                *reason;
@@ -292,6 +305,7 @@ static void
 assay_sandbox_choice_free (Choice *choice)
 {
   g_free (choice->name);
+  assay_e2b_settings_free (choice->e2b);
   g_clear_pointer (&choice->spec, assay_sandbox_spec_free);
   g_clear_object (&choice->backend);
   g_free (choice->reason);
@@ -308,7 +322,8 @@ assay_sandbox_choice_choose_worker (GTask        *task,
   g_autoptr(AssaySandboxImage) image = assay_sandbox_image_new (NULL);
   GError *error = NULL;
 
-  choice->backend = assay_sandbox_choose_backend (choice->name, image, choice->spec, &choice->reason, &error);
+  choice->backend = assay_sandbox_choose_backend_e2b (choice->name, choice->e2b, image, choice->spec,
+                                                     &choice->reason, NULL, &error);
   if (choice->backend == NULL)
     {
       g_task_return_error (task, error);
@@ -325,11 +340,23 @@ assay_sandbox_choose_backend_async (const char             *name,
                                     GAsyncReadyCallback     callback,
                                     gpointer                user_data)
 {
+  assay_sandbox_choose_backend_e2b_async (name, NULL, spec, cancellable, callback, user_data);
+}
+
+void
+assay_sandbox_choose_backend_e2b_async (const char             *name,
+                                        const AssayE2bSettings *e2b_settings,
+                                        const AssaySandboxSpec *spec,
+                                        GCancellable           *cancellable,
+                                        GAsyncReadyCallback     callback,
+                                        gpointer                user_data)
+{
   g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
   Choice *choice = g_new0 (Choice, 1);
 
   g_return_if_fail (spec != NULL);
   choice->name = g_strdup (name);
+  choice->e2b = assay_e2b_settings_copy (e2b_settings);
   choice->spec = assay_sandbox_spec_copy (spec);
   g_task_set_source_tag (task, assay_sandbox_choose_backend_async);
   g_task_set_task_data (task, choice, (GDestroyNotify) assay_sandbox_choice_free);

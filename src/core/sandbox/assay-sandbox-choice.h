@@ -6,6 +6,8 @@
 #include "assay-sandbox-image.h"
 #include "assay-sandbox-limits.h"
 
+#include "assay-e2b-backend.h"
+
 G_BEGIN_DECLS
 
 /* The engines that speak Docker's Engine API to try, in order, as backends: the one
@@ -45,6 +47,21 @@ AssaySandboxBackend *assay_sandbox_choose_backend_full (const char         *name
 /* The same in a worker, for the window: the image's recipe is found there too, and the
  * chosen backend's leftovers of crashed runs are removed before it returns. SPEC is copied;
  * finish hands back the filled copy (*SPEC) and the reason. */
+/* The same with E2B reached as E2B_SETTINGS say (the window's keyring and settings; NULL:
+ * the environment). */
+AssaySandboxBackend *assay_sandbox_choose_backend_e2b  (const char              *name,
+                                                        const AssayE2bSettings  *e2b_settings,
+                                                        AssaySandboxImage       *image,
+                                                        AssaySandboxSpec        *spec,
+                                                        char                   **reason,
+                                                        gboolean                *fell_back,
+                                                        GError                 **error);
+void                 assay_sandbox_choose_backend_e2b_async (const char             *name,
+                                                             const AssayE2bSettings *e2b_settings,
+                                                             const AssaySandboxSpec *spec,
+                                                             GCancellable           *cancellable,
+                                                             GAsyncReadyCallback     callback,
+                                                             gpointer                user_data);
 void                 assay_sandbox_choose_backend_async  (const char              *name,
                                                           const AssaySandboxSpec  *spec,
                                                           GCancellable            *cancellable,

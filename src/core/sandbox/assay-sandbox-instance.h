@@ -44,8 +44,17 @@ struct _AssaySandboxInstanceClass
   gboolean       (*add_file)        (AssaySandboxInstance *self,
                                      const char           *name,
                                      GError              **error);
+  /* Keeps the sandbox for later instead of removing it (E2B: pauses it, its kernel's state
+   * with it), after the kernel was told to shut down; the instance is then ended as by
+   * destroy, without removing the sandbox. FALSE with the reason when it could not (the
+   * caller then destroys). NULL: the backend cannot. */
+  gboolean       (*suspend)         (AssaySandboxInstance *self,
+                                     GError              **error);
+  /* What a later launch names in AssaySandboxSpec.resume_id to resume this sandbox (an id,
+   * never a secret), or NULL when it cannot be kept. */
+  char          *(*dup_resume_id)   (AssaySandboxInstance *self);
 
-  gpointer padding[7];
+  gpointer padding[5];
 };
 
 GOutputStream *assay_sandbox_instance_get_stdin       (AssaySandboxInstance *self);
@@ -60,5 +69,17 @@ char          *assay_sandbox_instance_dup_stderr_tail (AssaySandboxInstance *sel
 gboolean       assay_sandbox_instance_add_file        (AssaySandboxInstance *self,
                                                        const char           *name,
                                                        GError              **error);
+
+gboolean       assay_sandbox_instance_suspend         (AssaySandboxInstance *self,
+                                                       GError              **error);
+char          *assay_sandbox_instance_dup_resume_id   (AssaySandboxInstance *self);
+/* Set by the backend's launch when it was asked to resume a sandbox: RESUMED when that
+ * sandbox is this one (its kernel's state kept), else NOTE says in words why a new one was
+ * started instead. */
+void           assay_sandbox_instance_set_resumed     (AssaySandboxInstance *self,
+                                                       gboolean              resumed,
+                                                       const char           *note);
+gboolean       assay_sandbox_instance_get_resumed     (AssaySandboxInstance *self);
+const char    *assay_sandbox_instance_get_resume_note (AssaySandboxInstance *self);
 
 G_END_DECLS

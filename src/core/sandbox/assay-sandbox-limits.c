@@ -46,6 +46,7 @@ assay_sandbox_spec_copy (const AssaySandboxSpec *spec)
   copy->rootfs_dir = g_strdup (spec->rootfs_dir);
   copy->data_dir = g_strdup (spec->data_dir);
   copy->command = g_strdupv (spec->command);
+  copy->resume_id = g_strdup (spec->resume_id);
   copy->limits = spec->limits;
   return copy;
 }
@@ -61,5 +62,6 @@ assay_sandbox_spec_free (AssaySandboxSpec *spec)
   g_free (spec->rootfs_dir);
   g_free (spec->data_dir);
   g_strfreev (spec->command);
+  g_free (spec->resume_id);
   g_free (spec);
 }

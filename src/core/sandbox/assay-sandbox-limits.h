@@ -32,6 +32,7 @@ struct _AssaySandboxSpec
   char               *rootfs_dir;   /* bubblewrap: the unpacked tree */
   char               *data_dir;     /* host folder shown read-only at /data */
   char              **command;      /* NULL: the kernel; else this program (benchmarks) */
+  char               *resume_id;    /* a sandbox kept for later to resume (E2B), or NULL */
   AssaySandboxLimits  limits;
 };
 

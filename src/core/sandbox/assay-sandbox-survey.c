@@ -66,6 +66,13 @@ assay_sandbox_survey_engine (AssayDockerBackend *engine,
 GPtrArray *
 assay_sandbox_survey (char **chosen_reason)
 {
+  return assay_sandbox_survey_full (NULL, chosen_reason);
+}
+
+GPtrArray *
+assay_sandbox_survey_full (const AssayE2bSettings  *e2b_settings,
+                           char                   **chosen_reason)
+{
   g_autoptr(AssaySandboxImage) image = assay_sandbox_image_new (NULL);
   g_autoptr(GPtrArray) engines = assay_sandbox_list_engines ();
   g_autoptr(AssayBwrapBackend) bwrap = assay_bwrap_backend_new ();
@@ -113,7 +120,7 @@ assay_sandbox_survey (char **chosen_reason)
     }
   /* E2B last, and never in use for new sessions: only a session that names it runs there. */
   {
-    g_autoptr(AssayE2bBackend) e2b = assay_e2b_backend_new (NULL);
+    g_autoptr(AssayE2bBackend) e2b = assay_e2b_backend_new_with_settings (e2b_settings);
     g_autofree char *e2b_reason = NULL;
 
     place = g_new0 (AssaySandboxPlace, 1);
@@ -152,7 +159,7 @@ assay_sandbox_survey_worker (GTask        *task,
 {
   Survey *survey = g_new0 (Survey, 1);
 
-  survey->places = assay_sandbox_survey (&survey->reason);
+  survey->places = assay_sandbox_survey_full (task_data, &survey->reason);
   g_task_return_pointer (task, survey, (GDestroyNotify) survey_free);
 }
 
@@ -161,9 +168,19 @@ assay_sandbox_survey_async (GCancellable        *cancellable,
                             GAsyncReadyCallback  callback,
                             gpointer             user_data)
 {
+  assay_sandbox_survey_full_async (NULL, cancellable, callback, user_data);
+}
+
+void
+assay_sandbox_survey_full_async (const AssayE2bSettings *e2b_settings,
+                                 GCancellable           *cancellable,
+                                 GAsyncReadyCallback     callback,
+                                 gpointer                user_data)
+{
   g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
 
   g_task_set_source_tag (task, assay_sandbox_survey_async);
+  g_task_set_task_data (task, assay_e2b_settings_copy (e2b_settings), (GDestroyNotify) assay_e2b_settings_free);
   g_task_run_in_thread (task, assay_sandbox_survey_worker);
 }
 

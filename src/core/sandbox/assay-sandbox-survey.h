@@ -3,6 +3,8 @@
 
 #include <gio/gio.h>
 
+#include "assay-e2b-backend.h"
+
 G_BEGIN_DECLS
 
 /* One place the model's code can run, as found on this machine: what `assay-cli sandbox
@@ -29,6 +31,13 @@ GPtrArray *assay_sandbox_survey        (char              **chosen_reason);
 void       assay_sandbox_survey_async  (GCancellable       *cancellable,
                                         GAsyncReadyCallback callback,
                                         gpointer            user_data);
+/* The same with E2B reached as E2B_SETTINGS say (NULL: the environment). */
+GPtrArray *assay_sandbox_survey_full   (const AssayE2bSettings  *e2b_settings,
+                                        char                   **chosen_reason);
+void       assay_sandbox_survey_full_async (const AssayE2bSettings *e2b_settings,
+                                            GCancellable           *cancellable,
+                                            GAsyncReadyCallback     callback,
+                                            gpointer                user_data);
 GPtrArray *assay_sandbox_survey_finish (GAsyncResult       *result,
                                         char              **chosen_reason,
                                         GError            **error);

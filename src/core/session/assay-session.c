@@ -35,6 +35,7 @@ struct _AssaySession
   char      *provider;
   char      *sandbox;             /* the backend the cells ran on ("docker", "bwrap"), or NULL */
   char      *sandbox_where;       /* "Docker 28.2.2 at /var/run/docker.sock", or NULL */
+  char      *sandbox_resume_id;   /* the sandbox kept for later (E2B: paused), or NULL */
   char      *model;
   char      *status;
   char      *answer;
@@ -72,6 +73,8 @@ struct _AssaySession
   GMutex     save_lock;
   guint64    written_serial;      /* under save_lock */
 };
+
+static gboolean assay_session_resume_id_is_valid (const char *id);
 
 G_DEFINE_FINAL_TYPE (AssaySession, assay_session, G_TYPE_OBJECT)
 
@@ -240,6 +243,7 @@ assay_session_finalize (GObject *object)
   g_free (self->provider);
   g_free (self->sandbox);
   g_free (self->sandbox_where);
+  g_free (self->sandbox_resume_id);
   g_free (self->model);
   g_free (self->status);
   g_free (self->answer);
@@ -450,6 +454,8 @@ assay_session_to_json (AssaySession *self)
 
       json_object_set_string_member (sandbox, "backend", self->sandbox);
       assay_session_set_optional_string (sandbox, "where", self->sandbox_where);
+      if (self->sandbox_resume_id != NULL)
+        json_object_set_string_member (sandbox, "resume_id", self->sandbox_resume_id);
       json_object_set_object_member (object, "sandbox", sandbox);
     }
   json_object_set_string_member (object, "status", self->status);
@@ -1080,6 +1086,9 @@ assay_session_load_record (const char    *dir,
             (self->sandbox_where != NULL && (strlen (self->sandbox_where) > 1024 ||
                                              !g_utf8_validate (self->sandbox_where, -1, NULL))))
           g_clear_pointer (&self->sandbox_where, g_free);
+        self->sandbox_resume_id = assay_json_dup_string (sandbox, "resume_id");
+        if (self->sandbox == NULL || !assay_session_resume_id_is_valid (self->sandbox_resume_id))
+          g_clear_pointer (&self->sandbox_resume_id, g_free);
       }
   }
   self->rerun_of = assay_json_dup_string (root, "rerun_of");
@@ -1568,6 +1577,9 @@ assay_session_set_sandbox (AssaySession *self,
                            const char   *where)
 {
   g_return_if_fail (ASSAY_IS_SESSION (self));
+  /* Another backend cannot resume the sandbox. */
+  if (g_strcmp0 (backend, self->sandbox) != 0)
+    g_clear_pointer (&self->sandbox_resume_id, g_free);
   g_free (self->sandbox);
   self->sandbox = g_strdup (backend);
   g_free (self->sandbox_where);
@@ -1586,6 +1598,41 @@ assay_session_get_sandbox_where (AssaySession *self)
 {
   g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
   return self->sandbox_where;
+}
+
+/* An id for a URL's path and a host name: letters, digits, "-" and "_", at most 128. */
+static gboolean
+assay_session_resume_id_is_valid (const char *id)
+{
+  if (id == NULL || id[0] == '\0' || strlen (id) > 128)
+    return FALSE;
+  for (const char *c = id; *c != '\0'; c++)
+    if (!g_ascii_isalnum (*c) && *c != '-' && *c != '_')
+      return FALSE;
+  return TRUE;
+}
+
+/**
+ * assay_session_set_sandbox_resume_id:
+ * @resume_id: (nullable): the sandbox kept for later, as its backend names it
+ *
+ * The sandbox the session's kernel waits in (E2B's paused sandbox): an id, never a secret.
+ * An id that is not letters, digits, "-" and "_" (at most 128) is not kept.
+ */
+void
+assay_session_set_sandbox_resume_id (AssaySession *self,
+                                     const char   *resume_id)
+{
+  g_return_if_fail (ASSAY_IS_SESSION (self));
+  g_free (self->sandbox_resume_id);
+  self->sandbox_resume_id = assay_session_resume_id_is_valid (resume_id) ? g_strdup (resume_id) : NULL;
+}
+
+const char *
+assay_session_get_sandbox_resume_id (AssaySession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  return self->sandbox_resume_id;
 }
 
 gint64

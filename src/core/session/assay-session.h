@@ -124,6 +124,9 @@ void           assay_session_set_sandbox        (AssaySession        *self,
                                                  const char          *where);
 const char    *assay_session_get_sandbox        (AssaySession        *self);
 const char    *assay_session_get_sandbox_where  (AssaySession        *self);
+void           assay_session_set_sandbox_resume_id (AssaySession     *self,
+                                                    const char       *resume_id);
+const char    *assay_session_get_sandbox_resume_id (AssaySession     *self);
 gint64         assay_session_get_created        (AssaySession        *self);
 gint64         assay_session_get_updated        (AssaySession        *self);
 /* "new", "running", "answered", "step-limit", "model-error", "sandbox-error", "cancelled",
