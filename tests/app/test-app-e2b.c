@@ -20,6 +20,7 @@
 #include "assay-preferences.h"
 #include "assay-session-cell.h"
 #include "assay-window-private.h"
+#include "assay-rerun-dialog.h"
 #include "gui-test-util.h"
 
 #define E2B_KEY "e2b_gui_test_5a1f0c3d9e7b"
@@ -272,6 +273,50 @@ assert_not_in_folder (const char *dir,
     }
 }
 
+static AssayRerunDialog *
+find_rerun_dialog (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();  /* transfer none */
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWidget) widget = g_list_model_get_item (toplevels, i);
+
+      if (ASSAY_IS_RERUN_DIALOG (widget) && gtk_widget_get_visible (widget))
+        return ASSAY_RERUN_DIALOG (widget);
+    }
+  return NULL;
+}
+
+static gboolean
+not_comparing (gpointer data)
+{
+  return !assay_rerun_dialog_get_comparing (data);
+}
+
+static void
+rerun_opened_cb (AssayRerunDialog *dialog,
+                 const char       *dir,
+                 gboolean          changes,
+                 char            **opened)
+{
+  g_free (*opened);
+  *opened = g_strdup (dir);
+}
+
+/* DATA: the window and the folder the dialog asked it to open. */
+static gboolean
+rerun_shown (gpointer data)
+{
+  gpointer *wait = data;
+  AssayWindow *window = wait[0];
+  char **opened = wait[1];
+  AssaySession *session = assay_window_get_session (window);
+
+  return *opened != NULL && !assay_window_get_opening (window) && session != NULL &&
+         g_strcmp0 (assay_session_get_dir (session), *opened) == 0;
+}
+
 static void
 test_e2b (void)
 {
@@ -402,6 +447,40 @@ test_e2b (void)
   g_assert_null (gui_find (GTK_WIDGET (assay_window_get_chat_view (window)), GTK_TYPE_LABEL,
                            "could not be resumed"));
   assert_not_in_folder (session_dir, E2B_KEY);
+
+  /* 6. Run Again on new data: the new sandbox on E2B too, with the key from the keyring. */
+  {
+    g_autofree char *new_dir = g_build_filename (dir, "new", NULL);
+    g_autofree char *new_csv = NULL;
+    g_autoptr(GFile) file = NULL;
+    g_autofree char *opened = NULL;
+    AssayRerunDialog *dialog;
+
+    g_assert_cmpint (g_mkdir_with_parents (new_dir, 0700), ==, 0);
+    new_csv = gui_write_file (new_dir, "sales.csv", "region,amount\nnorth,5\nsouth,7\neast,1\n");
+    file = g_file_new_for_path (new_csv);
+    gtk_widget_activate_action (GTK_WIDGET (window), "win.rerun", NULL);
+    dialog = find_rerun_dialog ();
+    g_assert_nonnull (dialog);
+    g_object_ref (dialog);
+    assay_rerun_dialog_set_file (dialog, "sales.csv", file);
+    gui_wait (not_comparing, dialog, 60, "the new file to be compared");
+    g_assert_true (assay_rerun_dialog_get_can_run (dialog));
+    g_signal_connect (dialog, "open-session", G_CALLBACK (rerun_opened_cb), &opened);
+    gtk_widget_activate_action (GTK_WIDGET (dialog), "rerun.run", NULL);
+    wait[0] = window;
+    wait[1] = &opened;
+    gui_wait (rerun_shown, wait, 180, "the run again to open its session");
+    g_assert_null (assay_rerun_dialog_get_message (dialog));
+    g_signal_handlers_disconnect_by_data (dialog, &opened);
+    g_object_unref (dialog);
+    session = assay_window_get_session (window);
+    g_assert_cmpstr (assay_session_get_rerun_of (session), ==, session_dir);
+    g_assert_cmpstr (assay_session_get_sandbox (session), ==, "e2b");
+    g_assert_cmpuint (assay_session_get_n_cells (session), ==, 2);
+    g_assert_true (assay_session_cell_succeeded (assay_session_get_cell (session, 1)));
+    assert_not_in_folder (opened, E2B_KEY);
+  }
 
   gui_close_window (window);
   gui_spin (200);

@@ -794,6 +794,35 @@ assay_rerun_dialog_backend_chosen_cb (GObject      *source,
                           self->run_cancellable, assay_rerun_dialog_rerun_done_cb, g_object_ref (self));
 }
 
+static void
+assay_rerun_dialog_e2b_found_cb (GObject      *source,
+                                 GAsyncResult *result,
+                                 gpointer      user_data)
+{
+  g_autoptr(AssayRerunDialog) self = user_data;
+  g_autoptr(AssayE2bSettings) e2b = NULL;
+  g_autoptr(GError) error = NULL;
+  AssaySandboxSpec *spec = g_object_get_data (G_OBJECT (self), "assay-rerun-spec");
+
+  e2b = assay_app_e2b_settings_lookup_finish (result, &error);
+  if (self->closed)
+    {
+      g_clear_object (&self->run_cancellable);
+      return;
+    }
+  if (e2b == NULL || e2b->api_key == NULL || e2b->api_key[0] == '\0')
+    {
+      g_autofree char *text = e2b == NULL
+        ? g_strdup_printf (_("E2B's key could not be read from the keyring: %s"), error->message)
+        : g_strdup (_("E2B is chosen in Preferences, but no E2B key is stored: add it in Preferences → Sandbox."));
+
+      assay_rerun_dialog_end_run (self, text, NULL, NULL);
+      return;
+    }
+  assay_sandbox_choose_backend_e2b_async ("e2b", e2b, spec, self->run_cancellable,
+                                          assay_rerun_dialog_backend_chosen_cb, g_object_ref (self));
+}
+
 void
 assay_rerun_dialog_run (AssayRerunDialog *self)
 {
@@ -815,11 +844,19 @@ assay_rerun_dialog_run (AssayRerunDialog *self)
   self->run_cancellable = g_cancellable_new ();
 
   /* The sandbox the settings name, with their limits, chosen in a worker (it probes the
-   * Docker socket). */
+   * Docker socket); E2B with its key from the keyring, as a question gets it. */
   spec = assay_app_sandbox_spec_new (self->settings);
   backend = g_settings_get_string (self->settings, "sandbox-backend");
-  assay_sandbox_choose_backend_async (backend, spec, self->run_cancellable,
-                                      assay_rerun_dialog_backend_chosen_cb, g_object_ref (self));
+  if (g_strcmp0 (backend, "e2b") == 0)
+    {
+      g_object_set_data_full (G_OBJECT (self), "assay-rerun-spec", g_steal_pointer (&spec),
+                              (GDestroyNotify) assay_sandbox_spec_free);
+      assay_app_e2b_settings_lookup_async (self->settings, self->run_cancellable,
+                                           assay_rerun_dialog_e2b_found_cb, g_object_ref (self));
+    }
+  else
+    assay_sandbox_choose_backend_async (backend, spec, self->run_cancellable,
+                                        assay_rerun_dialog_backend_chosen_cb, g_object_ref (self));
   assay_rerun_dialog_update (self);
 }
 

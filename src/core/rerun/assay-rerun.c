@@ -14,6 +14,7 @@
 #include "assay-provenance.h"
 #include "assay-rerun.h"
 #include "assay-rerun-private.h"
+#include "assay-sandbox-choice.h"
 #include "assay-session-outline.h"
 #include "assay-source.h"
 #include "assay-sql-check.h"
@@ -1188,6 +1189,13 @@ assay_rerun_prepared_cb (GObject      *source,
 
   /* The session built in the worker is this thread's from now on. */
   run->session = g_steal_pointer (&prep->session);
+  /* Where its cells run, which every session says (its reports, session show, the window). */
+  {
+    AssaySandboxBackend *backend = assay_kernel_session_get_backend (run->kernel);
+    g_autofree char *where = assay_sandbox_describe_backend (backend);
+
+    assay_session_set_sandbox (run->session, assay_sandbox_backend_get_name (backend), where);
+  }
   /* The databases it queries again, as the origin recorded them (never a password). */
   for (guint i = 0; i < assay_session_get_sources (run->origin)->len; i++)
     {
