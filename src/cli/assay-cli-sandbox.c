@@ -195,6 +195,8 @@ assay_cli_sandbox_status (int   argc,
   g_autofree char *e2b_reason = NULL;
   g_autofree char *e2b_where = NULL;
   gboolean e2b_ok;
+  const char *openai_key;
+  gboolean openai_ok;
   g_autofree char *chosen_reason = NULL;
   g_autoptr(AssayDockerEndpoint) endpoint = assay_docker_endpoint_resolve ();
   g_autofree char *source = endpoint != NULL ? assay_docker_endpoint_describe_source (endpoint) : NULL;
@@ -237,6 +239,11 @@ assay_cli_sandbox_status (int   argc,
   e2b_where = assay_e2b_backend_describe (e2b);
   /* Without a key nothing is asked of E2B. */
   e2b_ok = assay_sandbox_backend_probe (ASSAY_SANDBOX_BACKEND (e2b), &e2b_reason, NULL);
+  /* OpenAI's hosted code interpreter needs only OpenAI's key (nothing is asked of OpenAI). */
+  openai_key = g_getenv ("OPENAI_API_KEY");
+  if (openai_key == NULL || *openai_key == '\0')
+    openai_key = g_getenv ("ASSAY_API_KEY");
+  openai_ok = openai_key != NULL && *openai_key != '\0';
 
   /* What exec and ask would do, and why, with the same rules. */
   {
@@ -312,6 +319,16 @@ assay_cli_sandbox_status (int   argc,
       json_builder_set_member_name (builder, "where");
       json_builder_add_string_value (builder, e2b_where);
       json_builder_end_object (builder);
+
+      json_builder_set_member_name (builder, "openai_hosted");
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "usable");
+      json_builder_add_boolean_value (builder, openai_ok);
+      json_builder_set_member_name (builder, "reason");
+      json_builder_add_string_value (builder, openai_ok ? "" : "no OpenAI key: set OPENAI_API_KEY in the environment");
+      json_builder_set_member_name (builder, "chosen_with");
+      json_builder_add_string_value (builder, "ask --runs-on openai");
+      json_builder_end_object (builder);
       json_builder_end_object (builder);
 
       root = json_builder_get_root (builder);
@@ -350,6 +367,11 @@ assay_cli_sandbox_status (int   argc,
   assay_cli_print (stdout, "             %s\n", e2b_where);
   if (!e2b_ok)
     assay_cli_print (stdout, "             %s\n", e2b_reason);
+  printf (_("\nOpenAI:      %s\n"), openai_ok ? _("usable (only when chosen: ask --runs-on openai)") : _("not usable"));
+  printf (_("             OpenAI's hosted code interpreter: the datasets and the code go to OpenAI and run "
+            "there without approval\n"));
+  if (!openai_ok)
+    printf (_("             no OpenAI key: set OPENAI_API_KEY in the environment\n"));
   printf (_("\nSessions will use: %s\n"),
           chosen ? chosen : _("nothing — no backend is ready (see above)"));
   assay_cli_print (stdout, "             %s\n", chosen_reason);

@@ -241,6 +241,21 @@ report(r.rc == 2 and not r.chat_requests(), "--runs-on openai with Anthropic: re
 r = run_case([answer("openai")], extra_args=ARGS + ["--backend", "bwrap"])
 report(r.rc == 2 and not r.chat_requests(), "--runs-on openai with --backend: refused", r.detail())
 
+# 8. sandbox status lists it: usable with OpenAI's key (only when chosen), not without.
+env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "ASSAY_API_KEY")}
+without = subprocess.run([ask_harness.CLI, "sandbox", "status", "--json"], capture_output=True, text=True, env=env)
+env["OPENAI_API_KEY"] = "sk-test-status"
+with_key = subprocess.run([ask_harness.CLI, "sandbox", "status"], capture_output=True, text=True, env=env)
+try:
+    listed = json.loads(without.stdout).get("openai_hosted", {})
+except ValueError:
+    listed = {}
+report(listed.get("usable") is False and "OPENAI_API_KEY" in listed.get("reason", "")
+       and "OpenAI:      usable (only when chosen: ask --runs-on openai)" in with_key.stdout
+       and "sk-test-status" not in with_key.stdout,
+       "sandbox status lists OpenAI's hosted code interpreter: usable with a key, only when chosen",
+       without.stdout + with_key.stdout)
+
 # The sessions, and the fake's containers beside its log, go with the test (kept when it failed).
 if all(ask_harness.results):
     for folder in WORKDIRS + [data_dir]:

@@ -132,6 +132,16 @@ assay_sandbox_survey_full (const AssayE2bSettings  *e2b_settings,
                                   : g_steal_pointer (&e2b_reason);
     g_ptr_array_add (places, place);
   }
+  /* OpenAI's hosted code interpreter: chosen per session, never for new sessions by default. */
+  place = g_new0 (AssaySandboxPlace, 1);
+  place->kind = g_strdup ("openai");
+  place->title = g_strdup (_("OpenAI (hosted)"));
+  place->where = g_strdup (_("OpenAI's hosted code interpreter (the Responses API's code_interpreter tool)"));
+  place->usable = place->ready = TRUE;
+  place->detail = g_strdup (_("Hosted: the datasets and the code go to OpenAI and run there without approval; only "
+                              "for a session that chooses it (assay-cli ask --runs-on openai), with OpenAI's "
+                              "Responses API"));
+  g_ptr_array_add (places, place);
   if (chosen_reason != NULL)
     *chosen_reason = backend != NULL ? g_steal_pointer (&reason) : g_strdup (error->message);
   return places;

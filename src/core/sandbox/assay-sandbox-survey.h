@@ -11,7 +11,7 @@ G_BEGIN_DECLS
  * status` prints, for the window's Preferences. */
 typedef struct
 {
-  char     *kind;      /* "docker", "podman", "bwrap" or "e2b" */
+  char     *kind;      /* "docker", "podman", "bwrap", "e2b" or "openai" (hosted) */
   char     *title;     /* "Docker", "Podman", "Docker elsewhere", "bubblewrap", "E2B" */
   char     *where;     /* "Docker 28.2.2 at /var/run/docker.sock", the tree's folder */
   gboolean  usable;    /* it answers and can hold the sandbox's limits */
@@ -23,8 +23,8 @@ typedef struct
 void      assay_sandbox_place_free   (AssaySandboxPlace *place);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AssaySandboxPlace, assay_sandbox_place_free)
 
-/* Every engine the backend choice would try, then bubblewrap, then E2B (never chosen: only
- * named); CHOSEN_REASON (may be NULL)
+/* Every engine the backend choice would try, then bubblewrap, then E2B and OpenAI's hosted
+ * code interpreter (never chosen: only named); CHOSEN_REASON (may be NULL)
  * says why new sessions use the one marked chosen (or why none can run). Blocking: it probes
  * each engine. The array frees its places. */
 GPtrArray *assay_sandbox_survey        (char              **chosen_reason);
