@@ -710,6 +710,18 @@ test_run_sql (void)
   assert_not_in_folder (session_dir, reader_password);
 }
 
+/* The labels under WIDGET whose text starts with PREFIX. */
+static guint
+count_labels (GtkWidget  *widget,
+              const char *prefix)
+{
+  guint n = GTK_IS_LABEL (widget) && g_str_has_prefix (gtk_label_get_text (GTK_LABEL (widget)), prefix) ? 1 : 0;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
+    n += count_labels (child, prefix);
+  return n;
+}
+
 /* ---- run again: the queries asked again of the database ----------------------------------- */
 
 static AssayRerunDialog *
@@ -895,6 +907,7 @@ test_reopen (void)
     send ("Is it still so?");
     gui_wait (is_waiting, window, 120, "the cell waiting for approval");
     g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "Restoring the session: its 1 query is asked again of its database…"));
+    g_assert_cmpuint (count_labels (chat, "Restoring the session"), ==, 1);
     g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "The query of cell c1 was asked again: 6 rows now."));
     g_assert_false (gtk_widget_get_visible (GTK_WIDGET (check)));
     again_id = g_strdup (assay_code_review_get_cell_id (review));

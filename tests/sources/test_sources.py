@@ -474,6 +474,7 @@ try:
     bodies = [json.loads(line)["body"] for line in open(log) if line.strip()] if os.path.exists(log) else []
     system = text_of(bodies[0]["messages"][0]["content"]) if bodies and bodies[0].get("messages") else ""
     report(resumed.returncode == 0 and "The query of cell c1 was asked again: %d rows." % len(rows) in resumed.stderr
+           and resumed.stderr.count("Restoring the session") == 1
            and "again %d %s %s" % (len(rows), top_city, top_revenue + extra) in resumed.stderr
            and "The query of cell c1 was asked again of shop" in system and "when it first ran" in system
            and open(os.path.join(requery_dir, "queries", "c1.aqr"), "rb").read() == cache_before,

@@ -2341,6 +2341,17 @@ assay_agent_remove_tree (const char *path)
   g_rmdir (path);
 }
 
+/* The restore's code at its index, in the kernel (the step was announced already). */
+static void
+assay_agent_restore_run (AssayAgent *self)
+{
+  if (self->task == NULL)
+    return;
+  assay_kernel_session_execute_async (self->kernel,
+                                      g_ptr_array_index (self->restore_codes, self->restore_index),
+                                      self->cancellable, assay_agent_restored_cell_cb, g_object_ref (self));
+}
+
 /* A query asked again for the restore: its fresh result in the restore folder, loaded in place
  * of the cached one; when it cannot be asked, the cached one, said so. */
 static void
@@ -2385,7 +2396,7 @@ assay_agent_requeried_cb (GObject      *source,
                                   "Outputs printed before this were made from the old result.\n",
                                   cell->id, cell->query->database, cell->query->frame, rows, cell->query->rows);
           g_signal_emit (self, signals[REQUERIED], 0, cell->id, rows, NULL);
-          assay_agent_restore_next (self);
+          assay_agent_restore_run (self);
           return;
         }
     }
@@ -2393,7 +2404,7 @@ assay_agent_requeried_cb (GObject      *source,
                           "- The query of cell %s could not be asked again of %s; `%s` holds its cached result.\n",
                           cell->id, cell->query->database, cell->query->frame);
   g_signal_emit (self, signals[REQUERIED], 0, cell->id, (gint64) -1, error->message);
-  assay_agent_restore_next (self);
+  assay_agent_restore_run (self);
 }
 
 static void
@@ -2431,9 +2442,7 @@ assay_agent_restore_next (AssayAgent *self)
           g_signal_emit (self, signals[REQUERIED], 0, query->id, (gint64) -1,
                          error != NULL ? error->message : _("No folder for the new result"));
         }
-      assay_kernel_session_execute_async (self->kernel,
-                                          g_ptr_array_index (self->restore_codes, self->restore_index),
-                                          self->cancellable, assay_agent_restored_cell_cb, g_object_ref (self));
+      assay_agent_restore_run (self);
       return;
     }
 
