@@ -907,7 +907,7 @@ test_reopen (void)
     send ("Is it still so?");
     gui_wait (is_waiting, window, 120, "the cell waiting for approval");
     g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "Restoring the session: its 1 query is asked again of its database…"));
-    g_assert_cmpuint (count_labels (chat, "Restoring the session"), ==, 1);
+    g_assert_cmpuint (count_labels (chat, "Restoring the session: its"), ==, 1);
     g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "The query of cell c1 was asked again: 6 rows now."));
     g_assert_false (gtk_widget_get_visible (GTK_WIDGET (check)));
     again_id = g_strdup (assay_code_review_get_cell_id (review));
