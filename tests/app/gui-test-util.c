@@ -79,6 +79,21 @@ gui_open_session (AssayWindow *window,
   gui_wait (not_opening, window, 60, "the session to open");
 }
 
+GtkWidget *
+gui_find_toplevel (GType type)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();  /* transfer none */
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWidget) widget = g_list_model_get_item (toplevels, i);
+
+      if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type) && gtk_widget_get_visible (widget))
+        return widget;
+    }
+  return NULL;
+}
+
 static const char *
 widget_text (GtkWidget *widget)
 {

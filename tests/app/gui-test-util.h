@@ -26,6 +26,8 @@ void        gui_spin                 (guint        ms);
 const char *gui_text                 (GtkWidget   *widget);
 /* The first widget under ROOT (included) of TYPE whose text (gui_text) contains TEXT (NULL:
  * any). */
+/* The visible toplevel window of TYPE (a dialog the window opened), or NULL. */
+GtkWidget  *gui_find_toplevel        (GType        type);
 GtkWidget  *gui_find                 (GtkWidget   *root,
                                       GType        type,
                                       const char  *text);

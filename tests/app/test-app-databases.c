@@ -727,16 +727,7 @@ count_labels (GtkWidget  *widget,
 static AssayRerunDialog *
 find_rerun_dialog (void)
 {
-  GListModel *toplevels = gtk_window_get_toplevels ();  /* transfer none */
-
-  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
-    {
-      g_autoptr(GtkWidget) widget = g_list_model_get_item (toplevels, i);
-
-      if (ASSAY_IS_RERUN_DIALOG (widget) && gtk_widget_get_visible (widget))
-        return ASSAY_RERUN_DIALOG (widget);
-    }
-  return NULL;
+  return (AssayRerunDialog *) gui_find_toplevel (ASSAY_TYPE_RERUN_DIALOG);
 }
 
 static gboolean
