@@ -8,6 +8,7 @@
 #include "assay-dataset.h"
 #include "assay-kernel-session.h"
 #include "assay-masker.h"
+#include "assay-openai-container.h"
 #include "assay-sandbox-limits.h"
 #include "assay-sandbox-pool.h"
 
@@ -40,6 +41,11 @@ struct _AssayConversation
   AssayAgent           *agent;
   gboolean              auto_run;
   gboolean              requery;          /* the opened session's queries asked again, not cached */
+  /* "Runs on OpenAI" (assay-conversation-hosted.c): chosen for this session; the container
+   * made with the key, until the agent takes it. */
+  gboolean              runs_on_openai;
+  char                 *hosted_session_id; /* the session it was chosen for (NULL: the next made) */
+  AssayOpenaiContainer *container;
 
   /* What leaves the machine (assay-conversation-privacy.c). */
   AssayMasker          *masker;           /* the session's masked columns, made in a worker */
@@ -160,5 +166,11 @@ void assay_conversation_close_agent_async      (AssayConversation *self);
 void assay_conversation_finish_closing         (AssayConversation *self);
 
 void assay_conversation_notify_sandbox (AssayConversation *self);
+/* The notification of "runs-on-openai". */
+void assay_conversation_notify_runs_on_openai_internal (AssayConversation *self);
+
+/* assay-conversation-hosted.c */
+/* Removes CONTAINER (when it was made) in a worker, the default application held until then. */
+void assay_conversation_delete_container       (AssayOpenaiContainer *container);
 
 G_END_DECLS

@@ -27,6 +27,8 @@ assay_conversation_take_kernel (AssayConversation *self)
   if (self->agent != NULL)
     {
       g_signal_handlers_disconnect_by_data (self->agent, self);
+      /* Run on OpenAI: its container goes with the agent (a worker asks OpenAI to remove it). */
+      assay_conversation_delete_container (assay_agent_get_container (self->agent));
       g_clear_object (&self->agent);
       g_object_notify (G_OBJECT (self), "agent");
     }
@@ -240,10 +242,73 @@ assay_conversation_fail_question (AssayConversation *self,
   assay_conversation_end_question (self, outcome, message);
 }
 
+static void assay_conversation_ensure_provider (AssayConversation *self);
+
+static void
+assay_conversation_connect_agent (AssayConversation *self)
+{
+  /* The record is written by workers: fsync must not hold up the window. */
+  assay_agent_set_background_saves (self->agent, TRUE);
+  g_signal_connect (self->agent,
+                    "approval-needed",
+                    G_CALLBACK (assay_conversation_approval_needed_cb),
+                    self);
+  g_signal_connect (self->agent,
+                    "artifact-added",
+                    G_CALLBACK (assay_conversation_artifact_added_cb),
+                    self);
+  g_signal_connect (self->agent, "cell-finished", G_CALLBACK (assay_conversation_cell_finished_cb), self);
+  g_object_notify (G_OBJECT (self), "agent");
+}
+
+/* Runs on OpenAI: the agent runs the code in a container of OpenAI's (made with the key the
+ * provider was made with); what no longer allows it fails the question, said so, and
+ * nothing runs on this computer instead. FALSE: the question goes on later, or has ended. */
+static gboolean
+assay_conversation_start_hosted (AssayConversation *self)
+{
+  g_autofree char *refusal = assay_conversation_dup_hosted_refusal (self);
+
+  if (refusal == NULL && self->provider == NULL)
+    refusal = g_strdup (_("the model server's address in Preferences cannot be read."));
+  else if (refusal == NULL && g_strcmp0 (assay_llm_provider_get_wire_format (self->provider), "responses") != 0)
+    refusal = g_strdup (_("the model's server does not speak OpenAI's Responses API."));
+  if (refusal != NULL)
+    {
+      /* Translators: the reason follows. */
+      g_autofree char *text = g_strdup_printf (_("This session's code runs on OpenAI, which cannot be done now: %s"),
+                                               refusal);
+
+      assay_conversation_fail_question (self, ASSAY_AGENT_SANDBOX_ERROR, text);
+      return FALSE;
+    }
+  /* An agent of this computer's sandbox, left from before the mode was chosen. */
+  if (self->agent != NULL && assay_agent_get_container (self->agent) == NULL)
+    assay_conversation_close_agent_async (self);
+  if (self->agent != NULL)
+    return TRUE;
+  if (self->container == NULL)
+    {
+      /* The container is made with the key: read it again (its last agent had taken it). */
+      g_clear_object (&self->provider);
+      assay_conversation_ensure_provider (self);
+      return FALSE;
+    }
+  self->agent = assay_agent_new_hosted (self->provider, self->container, self->session);
+  g_clear_pointer (&self->container, assay_openai_container_unref);
+  assay_conversation_connect_agent (self);
+  return TRUE;
+}
+
 static void
 assay_conversation_start_question (AssayConversation *self)
 {
-  if (self->agent == NULL)
+  if (self->runs_on_openai)
+    {
+      if (!assay_conversation_start_hosted (self))
+        return;
+    }
+  else if (self->agent == NULL)
     {
       g_autofree char *artifact_dir = assay_session_get_artifact_dir (self->session);
 
@@ -254,18 +319,7 @@ assay_conversation_start_question (AssayConversation *self)
       self->agent = assay_agent_new (self->provider, self->kernel, self->session);
       /* Its restore asks the session's queries again when the analyst chose so. */
       assay_agent_set_requery (self->agent, self->requery);
-      /* The record is written by workers: fsync must not hold up the window. */
-      assay_agent_set_background_saves (self->agent, TRUE);
-      g_signal_connect (self->agent,
-                        "approval-needed",
-                        G_CALLBACK (assay_conversation_approval_needed_cb),
-                        self);
-      g_signal_connect (self->agent,
-                        "artifact-added",
-                        G_CALLBACK (assay_conversation_artifact_added_cb),
-                        self);
-      g_signal_connect (self->agent, "cell-finished", G_CALLBACK (assay_conversation_cell_finished_cb), self);
-      g_object_notify (G_OBJECT (self), "agent");
+      assay_conversation_connect_agent (self);
     }
   if (self->model != NULL && *self->model != '\0')
     assay_agent_set_model (self->agent, self->model);
@@ -437,7 +491,8 @@ assay_conversation_choose_backend (AssayConversation *self)
 static void
 assay_conversation_ensure_backend (AssayConversation *self)
 {
-  if (self->backend != NULL)
+  /* Run on OpenAI: no sandbox of this computer's is chosen or started. */
+  if (self->backend != NULL || self->runs_on_openai)
     {
       assay_conversation_start_question (self);
       return;
@@ -453,6 +508,8 @@ assay_conversation_prewarm (AssayConversation *self)
   if (self->closing)
     return;
   self->want_warm = TRUE;
+  if (self->runs_on_openai)
+    return;
   if (self->backend == NULL)
     {
       assay_conversation_choose_backend (self);
@@ -528,6 +585,11 @@ assay_conversation_key_found_cb (GObject      *source,
 
       self->provider = assay_llm_provider_new_for_name_and_api ("openai", server, key, api, NULL);
     }
+  /* Run on OpenAI: the container is made with the same key, for the agent to be made. */
+  g_clear_pointer (&self->container, assay_openai_container_unref);
+  if (self->runs_on_openai && self->provider != NULL &&
+      (self->agent == NULL || assay_agent_get_container (self->agent) == NULL))
+    self->container = assay_openai_container_new (assay_llm_provider_get_base_url (self->provider), key);
   secret_password_free (key);
   /* Try Again after the server or the key changed: the agent keeps its session and kernel. */
   if (self->agent != NULL)

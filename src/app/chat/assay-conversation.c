@@ -30,6 +30,7 @@ enum
   PROP_SANDBOX,
   PROP_REQUERY,
   PROP_CAN_REQUERY,
+  PROP_RUNS_ON_OPENAI,
   N_PROPS
 };
 static GParamSpec *properties[N_PROPS];
@@ -350,7 +351,8 @@ static void
 assay_conversation_settings_changed_cb (AssayConversation *self,
                                         const char        *key)
 {
-  gboolean model = g_str_equal (key, "provider") || g_str_equal (key, "base-url") || g_str_equal (key, "model");
+  gboolean model = g_str_equal (key, "provider") || g_str_equal (key, "base-url") || g_str_equal (key, "model") ||
+                   g_str_equal (key, "openai-api");
   gboolean sandbox = g_str_equal (key, "sandbox-backend") || g_str_equal (key, "memory-mb") ||
                      g_str_equal (key, "cpus") || g_str_equal (key, "cell-timeout") ||
                      g_str_equal (key, "e2b-domain") || g_str_equal (key, "e2b-template");
@@ -479,11 +481,19 @@ const char *
 assay_conversation_get_sandbox (AssayConversation *self)
 {
   g_return_val_if_fail (ASSAY_IS_CONVERSATION (self), NULL);
+  if (self->runs_on_openai)
+    return _("OpenAI's hosted code interpreter");
   if (self->backend_where != NULL)
     return self->backend_where;
   if (self->session != NULL && assay_session_get_sandbox_where (self->session) != NULL)
     return assay_session_get_sandbox_where (self->session);
   return NULL;
+}
+
+void
+assay_conversation_notify_runs_on_openai_internal (AssayConversation *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNS_ON_OPENAI]);
 }
 
 void
@@ -550,7 +560,25 @@ assay_conversation_requery_changed_cb (AssayConversation *self,
                                        GParamSpec        *pspec)
 {
   if (g_strcmp0 (g_param_spec_get_name (pspec), "session") == 0)
-    assay_conversation_set_requery (self, FALSE);
+    {
+      assay_conversation_set_requery (self, FALSE);
+      /* Chosen for one session (chosen before there was one: the one made next); another
+       * starts on this computer again. */
+      if (self->runs_on_openai && self->hosted_session_id == NULL && self->session != NULL)
+        self->hosted_session_id = g_strdup (assay_session_get_id (self->session));
+      else if (self->runs_on_openai &&
+               (self->session == NULL ||
+                g_strcmp0 (self->hosted_session_id, assay_session_get_id (self->session)) != 0))
+        {
+          g_clear_pointer (&self->hosted_session_id, g_free);
+          self->runs_on_openai = FALSE;
+          g_clear_pointer (&self->container, assay_openai_container_unref);
+          if (!self->provider_fixed)
+            g_clear_object (&self->provider);
+          assay_conversation_notify_runs_on_openai_internal (self);
+          assay_conversation_notify_sandbox (self);
+        }
+    }
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CAN_REQUERY]);
 }
 
@@ -607,6 +635,9 @@ assay_conversation_get_property (GObject    *object,
       break;
     case PROP_CAN_REQUERY:
       g_value_set_boolean (value, assay_conversation_get_can_requery (self));
+      break;
+    case PROP_RUNS_ON_OPENAI:
+      g_value_set_boolean (value, self->runs_on_openai);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -666,6 +697,8 @@ assay_conversation_finalize (GObject *object)
   g_clear_object (&self->connections_cancellable);
   g_clear_object (&self->connections);
   g_clear_pointer (&self->spec, assay_sandbox_spec_free);
+  g_clear_pointer (&self->container, assay_openai_container_unref);
+  g_free (self->hosted_session_id);
   g_free (self->model);
   g_free (self->backend_reason);
   g_free (self->backend_where);
@@ -710,6 +743,9 @@ assay_conversation_class_init (AssayConversationClass *klass)
                                                    G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY |
                                                    G_PARAM_STATIC_STRINGS);
   properties[PROP_CAN_REQUERY] = g_param_spec_boolean ("can-requery", NULL, NULL, FALSE, ro);
+  /* The session's code runs in OpenAI's hosted code interpreter (set with
+   * assay_conversation_set_runs_on_openai (), which may refuse). */
+  properties[PROP_RUNS_ON_OPENAI] = g_param_spec_boolean ("runs-on-openai", NULL, NULL, FALSE, ro);
   properties[PROP_FIXED_PROVIDER] = g_param_spec_object ("fixed-provider", NULL, NULL, ASSAY_TYPE_LLM_PROVIDER, ro);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 

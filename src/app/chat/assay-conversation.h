@@ -77,6 +77,20 @@ gboolean           assay_conversation_get_can_requery    (AssayConversation *sel
 gboolean           assay_conversation_get_requery        (AssayConversation *self);
 void               assay_conversation_set_requery        (AssayConversation *self,
                                                           gboolean           requery);
+/* "Runs on OpenAI" for this session ("runs-on-openai"): the model's code runs in OpenAI's
+ * hosted code interpreter, the datasets uploaded to OpenAI, nothing waiting for approval.
+ * Chosen knowingly (the caller says so first), never carried to another session. Refused
+ * (ERROR, in words) while busy or when assay_conversation_dup_hosted_refusal () says why; a
+ * question asked once the settings no longer allow it fails saying so, and never runs here
+ * instead. */
+gboolean           assay_conversation_get_runs_on_openai (AssayConversation *self);
+gboolean           assay_conversation_set_runs_on_openai (AssayConversation *self,
+                                                          gboolean           runs_on_openai,
+                                                          GError           **error);
+/* Why this session cannot run its code on OpenAI now, or NULL: the settings' provider is not
+ * OpenAI's Responses API, the provider is fixed (the demo), the session hides values (masked
+ * columns, schema only) or queries databases. */
+char              *assay_conversation_dup_hosted_refusal (AssayConversation *self);
 /* The id of the current kernel (its sandbox processes carry ASSAY_SESSION=<id>), or NULL. */
 const char        *assay_conversation_get_kernel_id    (AssayConversation  *self);
 

@@ -22,6 +22,8 @@ struct _AssayDestinationButton
   GtkLabel              *model_label;
   GtkLabel              *description_label;
   GtkLabel              *sandbox_label;
+  GtkWidget             *hosted_row;
+  GtkSwitch             *hosted_switch;
 
   AssayModelDestination *destination;
   GBindingGroup         *bindings;
@@ -82,6 +84,21 @@ assay_destination_button_get_sandbox (AssayDestinationButton *self)
 {
   g_return_val_if_fail (ASSAY_IS_DESTINATION_BUTTON (self), NULL);
   return gtk_widget_get_visible (GTK_WIDGET (self->sandbox_label)) ? gtk_label_get_text (self->sandbox_label) : NULL;
+}
+
+GtkSwitch *
+assay_destination_button_get_hosted_switch (AssayDestinationButton *self)
+{
+  g_return_val_if_fail (ASSAY_IS_DESTINATION_BUTTON (self), NULL);
+  return self->hosted_switch;
+}
+
+void
+assay_destination_button_set_hosted_offered (AssayDestinationButton *self,
+                                             gboolean                offered)
+{
+  g_return_if_fail (ASSAY_IS_DESTINATION_BUTTON (self));
+  gtk_widget_set_visible (self->hosted_row, offered);
 }
 
 const char *
@@ -148,6 +165,8 @@ assay_destination_button_class_init (AssayDestinationButtonClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayDestinationButton, model_label);
   gtk_widget_class_bind_template_child (widget_class, AssayDestinationButton, description_label);
   gtk_widget_class_bind_template_child (widget_class, AssayDestinationButton, sandbox_label);
+  gtk_widget_class_bind_template_child (widget_class, AssayDestinationButton, hosted_row);
+  gtk_widget_class_bind_template_child (widget_class, AssayDestinationButton, hosted_switch);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 

@@ -21,6 +21,11 @@ void       assay_destination_button_set_destination (AssayDestinationButton *sel
 void        assay_destination_button_set_sandbox (AssayDestinationButton *self,
                                                   const char             *where);
 const char *assay_destination_button_get_sandbox (AssayDestinationButton *self);
+/* The popover's "Run the Code on OpenAI" switch, shown while OFFERED; the window drives it
+ * (assay-window-destination.c: the statement asked first, the conversation's mode). */
+GtkSwitch  *assay_destination_button_get_hosted_switch  (AssayDestinationButton *self);
+void        assay_destination_button_set_hosted_offered (AssayDestinationButton *self,
+                                                         gboolean                offered);
 const char *assay_destination_button_get_title      (AssayDestinationButton *self);
 const char *assay_destination_button_get_description (AssayDestinationButton *self);
 

@@ -8,6 +8,8 @@
 
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include "assay-window-private.h"
 
 /* Preferences, or another window of ours, over this one. */
@@ -107,6 +109,127 @@ assay_window_destination_sandbox_cb (AssayWindow *self)
   assay_destination_button_set_sandbox (self->destination_button, assay_conversation_get_sandbox (self->conversation));
 }
 
+/* ---- Runs on OpenAI ------------------------------------------------------------------------ */
+
+/* Offered while the model is OpenAI's (whether its API allows it is said when it is chosen),
+ * and while it is chosen. */
+static void
+assay_window_hosted_offered_cb (AssayWindow *self)
+{
+  g_autofree char *provider = g_settings_get_string (self->settings, "provider");
+  gboolean on = assay_conversation_get_runs_on_openai (self->conversation);
+
+  assay_destination_button_set_hosted_offered (self->destination_button, on || g_str_equal (provider, "openai"));
+}
+
+static void
+assay_window_hosted_mode_cb (AssayWindow *self)
+{
+  GtkSwitch *sw = assay_destination_button_get_hosted_switch (self->destination_button);
+  gboolean on = assay_conversation_get_runs_on_openai (self->conversation);
+
+  gtk_switch_set_state (sw, on);
+  gtk_switch_set_active (sw, on);
+  assay_window_hosted_offered_cb (self);
+}
+
+static void
+assay_window_hosted_response_cb (AdwMessageDialog *dialog,
+                                 const char       *response,
+                                 AssayWindow      *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (self->hosted_dialog == dialog)
+    self->hosted_dialog = NULL;
+  if (g_strcmp0 (response, "run") == 0 &&
+      !assay_conversation_set_runs_on_openai (self->conversation, TRUE, &error))
+    assay_window_show_toast (self, error->message);
+  /* The switch shows the mode as it is now, whatever was answered. */
+  assay_window_hosted_mode_cb (self);
+}
+
+static AdwMessageDialog *
+assay_window_hosted_dialog_new (AssayWindow *self,
+                                const char  *refusal)
+{
+  AdwMessageDialog *dialog;
+
+  if (refusal != NULL)
+    {
+      dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self),
+                                                           _("The Code Cannot Run on OpenAI"), refusal));
+      adw_message_dialog_add_response (dialog, "close", _("_Close"));
+      return dialog;
+    }
+  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self),
+                                                       _("Run This Session's Code on OpenAI?"),
+                                                       _("The session's datasets are uploaded whole to OpenAI, and "
+                                                         "the code the model writes runs there, in OpenAI's hosted "
+                                                         "code interpreter, as the model writes it: nothing waits "
+                                                         "for your approval. The session's record and its reports "
+                                                         "say where the code ran. The container is removed when "
+                                                         "you leave the session.")));
+  adw_message_dialog_add_responses (dialog, "cancel", _("_Cancel"), "run", _("_Run on OpenAI"), NULL);
+  adw_message_dialog_set_response_appearance (dialog, "run", ADW_RESPONSE_DESTRUCTIVE);
+  adw_message_dialog_set_default_response (dialog, "cancel");
+  adw_message_dialog_set_close_response (dialog, "cancel");
+  return dialog;
+}
+
+/* Turning it on asks first (the plain statement, or why it cannot be); turning it off
+ * does it. */
+static gboolean
+assay_window_hosted_state_set_cb (GtkSwitch   *sw,
+                                  gboolean     state,
+                                  AssayWindow *self)
+{
+  g_autofree char *refusal = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (state == assay_conversation_get_runs_on_openai (self->conversation))
+    return FALSE;
+  if (!state)
+    {
+      if (!assay_conversation_set_runs_on_openai (self->conversation, FALSE, &error))
+        assay_window_show_toast (self, error->message);
+      assay_window_hosted_mode_cb (self);
+      return TRUE;
+    }
+  if (self->hosted_dialog != NULL)
+    return TRUE;
+  if (assay_conversation_get_busy (self->conversation))
+    refusal = g_strdup (_("Where the code runs changes between questions: wait for this one to end."));
+  else
+    refusal = assay_conversation_dup_hosted_refusal (self->conversation);
+  self->hosted_dialog = assay_window_hosted_dialog_new (self, refusal);
+  gtk_window_set_destroy_with_parent (GTK_WINDOW (self->hosted_dialog), TRUE);
+  g_signal_connect_object (self->hosted_dialog, "response",
+                           G_CALLBACK (assay_window_hosted_response_cb), self, 0);
+  gtk_window_present (GTK_WINDOW (self->hosted_dialog));
+  return TRUE;
+}
+
+static void
+assay_window_init_hosted (AssayWindow *self)
+{
+  GtkSwitch *sw = assay_destination_button_get_hosted_switch (self->destination_button);
+
+  g_signal_connect_object (sw, "state-set", G_CALLBACK (assay_window_hosted_state_set_cb), self, 0);
+  g_signal_connect_object (self->conversation, "notify::runs-on-openai",
+                           G_CALLBACK (assay_window_hosted_mode_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->settings, "changed::provider",
+                           G_CALLBACK (assay_window_hosted_offered_cb), self, G_CONNECT_SWAPPED);
+  assay_window_hosted_mode_cb (self);
+}
+
+AdwMessageDialog *
+assay_window_get_hosted_dialog (AssayWindow *self)
+{
+  g_return_val_if_fail (ASSAY_IS_WINDOW (self), NULL);
+  return self->hosted_dialog;
+}
+
 void
 assay_window_init_destination (AssayWindow *self)
 {
@@ -124,6 +247,7 @@ assay_window_init_destination (AssayWindow *self)
                            G_CALLBACK (assay_window_destination_ask), self, G_CONNECT_SWAPPED);
   /* Back from Preferences (or another window): the question waits no longer. */
   g_signal_connect (self, "notify::is-active", G_CALLBACK (assay_window_destination_ask), NULL);
+  assay_window_init_hosted (self);
 }
 
 AssayModelDestination *

@@ -82,6 +82,7 @@ struct _AssayWindow
   AssayModelDestination  *destination;
   AssaySendSessionDialog *send_dialog;       /* shown, or NULL */
   gboolean                send_dialog_dropped; /* closed by the window, not answered */
+  AdwMessageDialog       *hosted_dialog;     /* "Run This Session's Code on OpenAI?", or NULL */
   gboolean                send_when_confirmed; /* win.send waits for the answer */
 
   GtkWindow              *connect_dialog;      /* "Connect to a Database", while shown */
@@ -179,5 +180,7 @@ AssayConversation    *assay_window_get_conversation       (AssayWindow *self);
 AssayModelDestination  *assay_window_get_destination        (AssayWindow *self);
 AssayDestinationButton *assay_window_get_destination_button (AssayWindow *self);
 AdwMessageDialog       *assay_window_get_send_dialog        (AssayWindow *self);
+/* The statement asked before a session's code runs on OpenAI (or why it cannot), or NULL. */
+AdwMessageDialog       *assay_window_get_hosted_dialog      (AssayWindow *self);
 
 G_END_DECLS

@@ -131,6 +131,7 @@ struct _AssayAgent
   AssayOpenaiContainer *container;
   gboolean             container_lost;   /* the container expired: the next question makes another */
   gboolean             state_lost;       /* a new container after one was lost: the model is told */
+  GHashTable          *uploaded;         /* dataset names in the container: the others go before a question */
 };
 
 G_DEFINE_FINAL_TYPE (AssayAgent, assay_agent, G_TYPE_OBJECT)
@@ -1968,6 +1969,7 @@ typedef struct
 {
   AssayOpenaiContainer *container;
   char                 *name;
+  gboolean              create;  /* a new container, or more datasets for the one there is */
   GPtrArray            *paths;   /* char*: the datasets' copies in the session, */
   GPtrArray            *names;   /* and their names */
 } HostedPrepare;
@@ -1991,7 +1993,7 @@ assay_agent_hosted_prepare_thread (GTask        *task,
   HostedPrepare *prepare = task_data;
   GError *error = NULL;
 
-  if (!assay_openai_container_create (prepare->container, prepare->name, cancellable, &error))
+  if (prepare->create && !assay_openai_container_create (prepare->container, prepare->name, cancellable, &error))
     {
       g_task_return_error (task, error);
       return;
@@ -2023,6 +2025,7 @@ assay_agent_hosted_prepared_cb (GObject      *source,
   g_autoptr(AssayAgent) self = ASSAY_AGENT (source);
   g_autoptr(GError) error = NULL;
   g_autofree char *where = NULL;
+  HostedPrepare *prepare = g_task_get_task_data (G_TASK (res));
 
   if (!g_task_propagate_boolean (G_TASK (res), &error))
     {
@@ -2043,6 +2046,8 @@ assay_agent_hosted_prepared_cb (GObject      *source,
       return;
     }
   self->container_lost = FALSE;
+  for (guint i = 0; i < prepare->names->len; i++)
+    g_hash_table_add (self->uploaded, g_strdup (g_ptr_array_index (prepare->names, i)));
   where = g_strdup_printf (_("OpenAI's hosted code interpreter (container %s)"),
                            assay_openai_container_get_id (self->container));
   assay_session_set_sandbox (self->session, "openai-hosted", where);
@@ -2058,25 +2063,36 @@ assay_agent_hosted_prepare_async (AssayAgent *self)
   GPtrArray *datasets = assay_session_get_datasets (self->session);
   HostedPrepare *prepare;
   g_autoptr(GTask) task = NULL;
+  gboolean create = assay_openai_container_get_id (self->container) == NULL || self->container_lost;
 
-  if (assay_openai_container_get_id (self->container) != NULL && !self->container_lost)
+  if (create)
     {
-      assay_agent_save (self);
-      assay_agent_start_step (self);
-      return;
+      self->state_lost = self->state_lost || self->container_lost;
+      g_hash_table_remove_all (self->uploaded);
     }
-  self->state_lost = self->state_lost || self->container_lost;
   prepare = g_new0 (HostedPrepare, 1);
   prepare->container = assay_openai_container_ref (self->container);
   prepare->name = g_strdup_printf ("assay-%s", assay_session_get_id (self->session));
+  prepare->create = create;
   prepare->paths = g_ptr_array_new_with_free_func (g_free);
   prepare->names = g_ptr_array_new_with_free_func (g_free);
+  /* Every dataset the container lacks: all of them in a new one, and those the analyst added
+   * since the last question. */
   for (guint i = 0; i < datasets->len; i++)
     {
       const AssaySessionDataset *dataset = g_ptr_array_index (datasets, i);
 
+      if (g_hash_table_contains (self->uploaded, dataset->name))
+        continue;
       g_ptr_array_add (prepare->paths, assay_session_resolve (self->session, dataset->path));
       g_ptr_array_add (prepare->names, g_strdup (dataset->name));
+    }
+  if (!create && prepare->names->len == 0)
+    {
+      hosted_prepare_free (prepare);
+      assay_agent_save (self);
+      assay_agent_start_step (self);
+      return;
     }
   assay_agent_save (self);
   task = g_task_new (g_object_ref (self), self->cancellable, assay_agent_hosted_prepared_cb, NULL);
@@ -2887,6 +2903,7 @@ assay_agent_finalize (GObject *object)
   g_clear_object (&self->provider);
   g_clear_object (&self->kernel);
   g_clear_pointer (&self->container, assay_openai_container_unref);
+  g_clear_pointer (&self->uploaded, g_hash_table_unref);
   g_clear_object (&self->session);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_free (self->model);
@@ -2956,6 +2973,7 @@ assay_agent_init (AssayAgent *self)
   self->output_budget = DEFAULT_OUTPUT_BUDGET;
   self->context_tokens = DEFAULT_CONTEXT_TOKENS;
   self->datasets = g_ptr_array_new_with_free_func (assay_agent_dataset_free);
+  self->uploaded = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->sources = g_ptr_array_new_with_free_func (assay_agent_source_free);
   self->text_held = g_string_new (NULL);
   self->restore_notes = g_string_new (NULL);
