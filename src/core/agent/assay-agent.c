@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "assay-agent-private.h"
+#include "assay-agent-state.h"
 #include "assay-code-extractor.h"
 #include "assay-json.h"
 #include "assay-sandbox-choice.h"
@@ -57,110 +58,11 @@
   "  \"database\":{\"type\":\"string\",\"description\":\"The database to query, by its name under Databases (needed when there are several).\"}}," \
   " \"required\":[\"sql\",\"name\"]}"
 
-typedef struct
-{
-  char *name;          /* as the sandbox shows it, under /data */
-  char *description;   /* may be NULL */
-} Dataset;
-
-typedef struct
-{
-  AssaySource *source;
-  char        *description;   /* its schema for the prompt; may be NULL */
-} Source;
-
-struct _AssayAgent
-{
-  GObject              parent_instance;
-
-  AssayLlmProvider    *provider;
-  AssayKernelSession  *kernel;
-  AssaySession        *session;
-  GMainContext        *context;
-  gulong               provider_handlers[3];
-  gulong               output_handler;
-
-  char                *model;
-  guint                max_steps;
-  AssayApprovalPolicy  policy;
-  gboolean             fenced_fallback;
-  gboolean             check_numbers;    /* send an answer with untraced numbers back once */
-  gboolean             checked;          /* this question's answer was sent back */
-  gboolean             background_saves;
-  guint                pending_saves;    /* asynchronous saves not landed yet */
-  GTask               *finished_task;    /* a finished question waiting for them */
-  gsize                output_budget;
-  gsize                context_tokens;
-  GPtrArray           *datasets;         /* Dataset* */
-  GPtrArray           *sources;          /* Source*: the connected databases */
-  AssayMasker         *masker;           /* masked columns, or NULL */
-  AssayPriceTable     *prices;
-  double               budget;           /* US dollars for the session; 0: none */
-  GString             *text_held;        /* streamed text not shown yet: a placeholder may go on */
-  GPtrArray           *code_held;        /* GString*, the same per tool call */
-  gboolean             needs_restore;    /* a resumed session: replay its good cells first */
-  int                  model_error_code; /* ASSAY_LLM_ERROR's code of the provider's failure */
-  gboolean             repairing;        /* the run is a repair, not a question */
-
-  /* The question being answered. */
-  GTask               *task;
-  GCancellable        *cancellable;
-  gulong               cancel_handler;
-  guint                step;
-  gboolean             streaming;
-  GPtrArray           *extractors;       /* AssayCodeExtractor*, by tool call index */
-  AssayLlmMessage     *assistant;        /* the turn whose calls are being answered */
-  guint                call_index;
-  AssaySessionCell    *cell;             /* the cell waiting for approval or running */
-  gboolean             awaiting_approval;
-  AssayStepTiming      timing;           /* the step in progress; monotonic times */
-  gint64               step_started_at;
-  gint64               model_started_at;
-  gint64               approval_asked_at;
-  gint64               query_started_at;
-  char                *query_summary;    /* what the model is told of the query that loads */
-  GPtrArray           *restore_codes;
-  GPtrArray           *restore_queries;  /* AssaySessionCell* asked again first, or NULL; by code */
-  guint                restore_index;
-  char                *restore_dir;
-  gboolean             requery;          /* a resumed session's queries asked again, not cached */
-  GString             *restore_notes;    /* what the model is told of queries asked again */
-
-  /* "Runs on OpenAI": the model's code runs in this container with the Responses API's
-   * code_interpreter tool, no kernel here and no approval possible (NULL: Assay runs it). */
-  AssayOpenaiContainer *container;
-  gboolean             container_lost;   /* the container expired: the next question makes another */
-  gboolean             state_lost;       /* a new container after one was lost: the model is told */
-  GHashTable          *uploaded;         /* dataset names in the container: the others go before a question */
-};
-
 G_DEFINE_FINAL_TYPE (AssayAgent, assay_agent, G_TYPE_OBJECT)
 
-enum {
-  STEP,
-  TEXT_DELTA,
-  CODE_DELTA,
-  RETRYING,
-  APPROVAL_NEEDED,
-  CELL_STARTED,
-  OUTPUT,
-  ARTIFACT_ADDED,
-  CELL_FINISHED,
-  RESTORING,
-  REQUERIED,
-  CHECKING,
-  ERROR,
-  DONE,
-  N_SIGNALS
-};
+guint assay_agent_signals[ASSAY_AGENT_N_SIGNALS];
 
-static guint signals[N_SIGNALS];
-
-static void assay_agent_start_step        (AssayAgent *self);
 static void assay_agent_answer_next_call  (AssayAgent *self);
-static void assay_agent_finish            (AssayAgent        *self,
-                               AssayAgentOutcome  outcome,
-                               const char        *text);
 
 const char *
 assay_agent_outcome_to_string (AssayAgentOutcome outcome)
@@ -230,7 +132,7 @@ assay_agent_saved_cb (GObject      *source,
   GApplication *application = g_application_get_default ();
 
   if (!assay_session_save_finish (ASSAY_SESSION (source), result, &error))
-    g_signal_emit (self, signals[ERROR], 0, error->message);
+    g_signal_emit (self, assay_agent_signals[ERROR], 0, error->message);
   if (application != NULL)
     g_application_release (application);
   if (--self->pending_saves == 0 && self->finished_task != NULL)
@@ -244,7 +146,7 @@ assay_agent_saved_cb (GObject      *source,
 /* In the background (the window), the record is written by a worker, in order, and a
  * question is over only once every save of it has landed; the application is held until
  * then. Otherwise (the CLI) the caller's thread writes it. */
-static void
+void
 assay_agent_save (AssayAgent *self)
 {
   g_autoptr(GError) error = NULL;
@@ -253,7 +155,7 @@ assay_agent_save (AssayAgent *self)
   if (!self->background_saves)
     {
       if (!assay_session_save (self->session, &error))
-        g_signal_emit (self, signals[ERROR], 0, error->message);
+        g_signal_emit (self, assay_agent_signals[ERROR], 0, error->message);
       return;
     }
   if ((application = g_application_get_default ()) != NULL)
@@ -309,12 +211,12 @@ assay_agent_text_delta_cb (AssayLlmProvider *provider,
     return;
   if (self->masker == NULL)
     {
-      g_signal_emit (self, signals[TEXT_DELTA], 0, text);
+      g_signal_emit (self, assay_agent_signals[TEXT_DELTA], 0, text);
       return;
     }
   shown = assay_agent_unmask_piece (self, self->text_held, text, FALSE);
   if (*shown != '\0')
-    g_signal_emit (self, signals[TEXT_DELTA], 0, shown);
+    g_signal_emit (self, assay_agent_signals[TEXT_DELTA], 0, shown);
 }
 
 static void
@@ -333,7 +235,7 @@ assay_agent_tool_call_delta_cb (AssayLlmProvider *provider,
   if (g_strcmp0 (name, ASSAY_LLM_HOSTED_TOOL_NAME) == 0)
     {
       if (self->container != NULL && fragment != NULL && fragment[0] != '\0')
-        g_signal_emit (self, signals[CODE_DELTA], 0, index, id, fragment);
+        g_signal_emit (self, assay_agent_signals[CODE_DELTA], 0, index, id, fragment);
       return;
     }
   while (self->extractors->len <= index)
@@ -348,7 +250,7 @@ assay_agent_tool_call_delta_cb (AssayLlmProvider *provider,
       code = assay_agent_unmask_piece (self, g_ptr_array_index (self->code_held, index), masked, FALSE);
     }
   if (code[0] != '\0' && g_strcmp0 (name, ASSAY_AGENT_TOOL_NAME) == 0)
-    g_signal_emit (self, signals[CODE_DELTA], 0, index, id, code);
+    g_signal_emit (self, assay_agent_signals[CODE_DELTA], 0, index, id, code);
 }
 
 static void
@@ -364,7 +266,7 @@ assay_agent_retrying_cb (AssayLlmProvider *provider,
   g_ptr_array_set_size (self->extractors, 0);
   g_ptr_array_set_size (self->code_held, 0);
   g_string_truncate (self->text_held, 0);
-  g_signal_emit (self, signals[RETRYING], 0, attempt, delay_ms, reason);
+  g_signal_emit (self, assay_agent_signals[RETRYING], 0, attempt, delay_ms, reason);
 }
 
 static void
@@ -375,7 +277,7 @@ assay_agent_kernel_output_cb (AssayKernelSession *kernel,
 {
   /* Cells run one at a time: an output belongs to the cell we started. */
   if (self->cell != NULL && self->cell->status == ASSAY_CELL_RUNNING)
-    g_signal_emit (self, signals[OUTPUT], 0, self->cell->id, output);
+    g_signal_emit (self, assay_agent_signals[OUTPUT], 0, self->cell->id, output);
 }
 
 /* ---- the system prompt ------------------------------------------------------------------- */
@@ -558,7 +460,7 @@ assay_agent_clear_run (AssayAgent *self)
   g_ptr_array_set_size (self->extractors, 0);
 }
 
-static void
+void
 assay_agent_finish (AssayAgent        *self,
                     AssayAgentOutcome  outcome,
                     const char        *text)
@@ -573,8 +475,8 @@ assay_agent_finish (AssayAgent        *self,
     assay_session_set_outcome (self->session, assay_agent_outcome_to_string (outcome), text);
   assay_agent_save (self);
   if (outcome == ASSAY_AGENT_MODEL_ERROR || outcome == ASSAY_AGENT_SANDBOX_ERROR)
-    g_signal_emit (self, signals[ERROR], 0, text);
-  g_signal_emit (self, signals[DONE], 0, (int) outcome, text);
+    g_signal_emit (self, assay_agent_signals[ERROR], 0, text);
+  g_signal_emit (self, assay_agent_signals[DONE], 0, (int) outcome, text);
 
   g_task_set_task_data (task, g_strdup (text), g_free);
   /* What the server did, for a caller that offers to fix it (another server, another key). */
@@ -698,9 +600,9 @@ assay_agent_executed_cb (GObject      *source,
     {
       AssayArtifact *artifact = g_ptr_array_index (artifacts, i);
 
-      g_signal_emit (self, signals[ARTIFACT_ADDED], 0, cell->id, artifact->name, artifact->path);
+      g_signal_emit (self, assay_agent_signals[ARTIFACT_ADDED], 0, cell->id, artifact->name, artifact->path);
     }
-  g_signal_emit (self, signals[CELL_FINISHED], 0, cell->id, result);
+  g_signal_emit (self, assay_agent_signals[CELL_FINISHED], 0, cell->id, result);
 
   status = assay_cell_result_get_status (result);
   if (cell->kind == ASSAY_CELL_KIND_SQL)
@@ -819,7 +721,7 @@ assay_agent_query_failed (AssayAgent   *self,
     cell->query->query_ms = query_us / 1000;
   self->cell = NULL;
   self->timing.cell_us += query_us;
-  g_signal_emit (self, signals[CELL_FINISHED], 0, cell->id, result);
+  g_signal_emit (self, assay_agent_signals[CELL_FINISHED], 0, cell->id, result);
   if (self->task == NULL)
     return;
   assay_agent_add_tool_result (self, text, TRUE);
@@ -861,7 +763,7 @@ assay_agent_queried_cb (GObject      *source,
       if (cell->query != NULL)
         cell->query->query_ms = query_us / 1000;
       self->cell = NULL;
-      g_signal_emit (self, signals[CELL_FINISHED], 0, cell->id, cancelled);
+      g_signal_emit (self, assay_agent_signals[CELL_FINISHED], 0, cell->id, cancelled);
       assay_agent_end_during_step (self, ASSAY_AGENT_CANCELLED,
                                    "The analyst cancelled the question; the query was stopped on the server.");
       return;
@@ -954,7 +856,7 @@ assay_agent_run_cell (AssayAgent *self,
   cell->started_at = g_get_real_time ();
   assay_agent_save (self);
 
-  g_signal_emit (self, signals[CELL_STARTED], 0, cell->id, cell->code);
+  g_signal_emit (self, assay_agent_signals[CELL_STARTED], 0, cell->id, cell->code);
   if (cell->kind == ASSAY_CELL_KIND_SQL)
     {
       if (self->task != NULL && self->cell == cell)
@@ -1133,7 +1035,7 @@ assay_agent_parse_sql_call (AssayAgent        *self,
 }
 
 /* The step is finished: it survives a crash from now on, with where its time went. */
-static void
+void
 assay_agent_finish_step (AssayAgent *self)
 {
   self->timing.wall_us = g_get_monotonic_time () - self->step_started_at;
@@ -1225,7 +1127,7 @@ assay_agent_answer_next_call (AssayAgent *self)
   assay_agent_save (self);
   self->awaiting_approval = TRUE;
   self->approval_asked_at = g_get_monotonic_time ();
-  g_signal_emit (self, signals[APPROVAL_NEEDED], 0, self->cell->id, code, description);
+  g_signal_emit (self, assay_agent_signals[APPROVAL_NEEDED], 0, self->cell->id, code, description);
 }
 
 void
@@ -1450,7 +1352,6 @@ assay_agent_check_budget (AssayAgent            *self,
 
 /* ---- a model turn ------------------------------------------------------------------------ */
 
-static void assay_agent_start_step (AssayAgent *self);
 
 /* The answer names numbers no cell printed: the model gets one more turn to compute them or
  * correct it, told which they are. The draft stays in the record, marked by the request. */
@@ -1471,634 +1372,10 @@ assay_agent_check_answer (AssayAgent            *self,
   assay_agent_finish_step (self);
   assay_session_append_message (self->session, check);
   assay_agent_save (self);
-  g_signal_emit (self, signals[CHECKING], 0, untraced);
+  g_signal_emit (self, assay_agent_signals[CHECKING], 0, untraced);
   if (self->task == NULL)
     return;
   assay_agent_start_step (self);
-}
-
-/* ---- "Runs on OpenAI": the code interpreter's calls as cells ------------------------------ */
-
-/* The Responses API says an expired container in words ("Container is expired", a 404 of the
- * container) with a 400 or 404. */
-static gboolean
-assay_agent_hosted_is_expiry (const GError *error)
-{
-  g_autofree char *lower = NULL;
-
-  if (error == NULL)
-    return FALSE;
-  if (g_error_matches (error, ASSAY_HOSTED_ERROR, ASSAY_HOSTED_ERROR_EXPIRED))
-    return TRUE;
-  if (error->domain != ASSAY_LLM_ERROR ||
-      (error->code != ASSAY_LLM_ERROR_BAD_REQUEST && error->code != ASSAY_LLM_ERROR_NOT_FOUND))
-    return FALSE;
-  lower = g_ascii_strdown (error->message, -1);
-  return strstr (lower, "container") != NULL &&
-         (strstr (lower, "expired") != NULL || strstr (lower, "not found") != NULL);
-}
-
-/* Writes DATA into DIR, the session's artifacts, under NAME (made safe, never over a file
- * there, never through a link); the artifact, or NULL with ERROR. Runs in a worker. */
-static AssayArtifact *
-assay_agent_hosted_store (const char  *dir,
-                          const char  *name,
-                          const char  *fallback,
-                          GBytes      *data,
-                          GError     **error)
-{
-  g_autofree char *safe = assay_openai_container_safe_name (name, fallback);
-  g_autofree char *path = NULL;
-  g_autofree char *stored_name = NULL;
-  g_autofree char *type = NULL;
-  gsize len = 0;
-  const guint8 *bytes = g_bytes_get_data (data, &len);
-  AssayArtifact *artifact;
-  int fd = -1;
-
-  if (g_mkdir_with_parents (dir, 0700) != 0)
-    {
-      int saved = errno;
-
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   _("The session's artifacts folder cannot be made: %s"), g_strerror (saved));
-      return NULL;
-    }
-  for (guint n = 1; n < 1000 && fd < 0; n++)
-    {
-      g_free (stored_name);
-      if (n == 1)
-        stored_name = g_strdup (safe);
-      else
-        {
-          const char *dot = strrchr (safe, '.');
-
-          stored_name = dot != NULL && dot != safe
-                        ? g_strdup_printf ("%.*s-%u%s", (int) (dot - safe), safe, n, dot)
-                        : g_strdup_printf ("%s-%u", safe, n);
-        }
-      g_free (path);
-      path = g_build_filename (dir, stored_name, NULL);
-      fd = g_open (path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-      if (fd < 0 && errno != EEXIST)
-        break;
-    }
-  if (fd < 0)
-    {
-      int saved = errno;
-
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   _("The file %s cannot be written in the session's artifacts: %s"), safe, g_strerror (saved));
-      return NULL;
-    }
-  for (gsize done = 0; done < len;)
-    {
-      gssize n = write (fd, bytes + done, len - done);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        {
-          int saved = errno;
-
-          close (fd);
-          g_unlink (path);
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                       _("The file %s cannot be written in the session's artifacts: %s"), safe, g_strerror (saved));
-          return NULL;
-        }
-      done += (gsize) n;
-    }
-  close (fd);
-
-  type = g_content_type_guess (stored_name, bytes, MIN (len, 4096), NULL);
-  artifact = g_new0 (AssayArtifact, 1);
-  artifact->name = g_steal_pointer (&stored_name);
-  artifact->path = g_steal_pointer (&path);
-  artifact->bytes = len;
-  artifact->mime = g_content_type_get_mime_type (type);
-  return artifact;
-}
-
-/* An image output's bytes: a data: URL, or a file of the container named by its content URL.
- * Any other URL is not followed (the key would go with it). Runs in a worker. */
-static GBytes *
-assay_agent_hosted_fetch_image (AssayOpenaiContainer  *container,
-                                const char            *url,
-                                const char            *container_id,
-                                GCancellable          *cancellable,
-                                GError               **error)
-{
-  const char *files;
-
-  if (g_str_has_prefix (url, "data:image/"))
-    {
-      const char *comma = strchr (url, ',');
-      gsize len = 0;
-      guchar *decoded;
-
-      if (comma == NULL || strstr (url, ";base64,") == NULL ||
-          strlen (comma + 1) > (gsize) ASSAY_OPENAI_CONTAINER_MAX_FILE / 3 * 4 + 4)
-        {
-          g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                               _("The image is not a base64 data URL Assay takes"));
-          return NULL;
-        }
-      decoded = g_base64_decode (comma + 1, &len);
-      return g_bytes_new_take (decoded, len);
-    }
-  files = strstr (url, "/files/");
-  if (files != NULL && g_str_has_suffix (url, "/content"))
-    {
-      g_autofree char *file_id = g_strndup (files + strlen ("/files/"),
-                                            strlen (files) - strlen ("/files/") - strlen ("/content"));
-
-      if (file_id[0] != '\0' && strchr (file_id, '/') == NULL)
-        return assay_openai_container_download (container, container_id, file_id,
-                                                ASSAY_OPENAI_CONTAINER_MAX_FILE, cancellable, error);
-    }
-  g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                       _("The image's address is not one of OpenAI's container files; it was not fetched"));
-  return NULL;
-}
-
-static void
-assay_agent_hosted_note (AssayCellResult *result,
-                         const char      *text)
-{
-  g_autoptr(JsonObject) output = json_object_new ();
-  g_autofree char *line = g_strconcat (text, "\n", NULL);
-
-  json_object_set_string_member (output, "output_type", "stream");
-  json_object_set_string_member (output, "name", "stderr");
-  json_object_set_string_member (output, "text", line);
-  assay_cell_result_add_output (result, output);
-}
-
-/* One file to bring back from the container: an image output, or a file the answer cites. */
-typedef struct
-{
-  guint          cell;          /* its cell, by position in the turn */
-  gboolean       citation;
-  char          *url;           /* an image's */
-  char          *file_id;       /* a citation's */
-  char          *container_id;
-  char          *name;          /* as the server named it; may be NULL */
-  char          *fallback;
-  AssayArtifact *artifact;      /* what was stored, or */
-  char          *problem;       /* why not */
-} HostedFetch;
-
-static void
-hosted_fetch_free (HostedFetch *fetch)
-{
-  g_free (fetch->url);
-  g_free (fetch->file_id);
-  g_free (fetch->container_id);
-  g_free (fetch->name);
-  g_free (fetch->fallback);
-  g_clear_pointer (&fetch->artifact, assay_artifact_free);
-  g_free (fetch->problem);
-  g_free (fetch);
-}
-
-/* A turn whose code ran on OpenAI, between its stream and its record. */
-typedef struct
-{
-  AssayLlmResponse     *response;
-  GPtrArray            *cells;       /* AssaySessionCell*, the session's */
-  GPtrArray            *results;     /* AssayCellResult*, by cell */
-  AssayLlmMessage      *calls;       /* the assistant message with the calls */
-  GPtrArray            *tool_messages;
-  GPtrArray            *fetches;     /* HostedFetch* */
-  AssayOpenaiContainer *container;
-  char                 *artifact_dir;
-} Hosted;
-
-static void
-hosted_free (Hosted *hosted)
-{
-  assay_llm_response_free (hosted->response);
-  g_ptr_array_unref (hosted->cells);
-  g_ptr_array_unref (hosted->results);
-  g_clear_pointer (&hosted->calls, assay_llm_message_free);
-  g_ptr_array_unref (hosted->tool_messages);
-  g_ptr_array_unref (hosted->fetches);
-  assay_openai_container_unref (hosted->container);
-  g_free (hosted->artifact_dir);
-  g_free (hosted);
-}
-
-static void assay_agent_handle_response (AssayAgent       *self,
-                                         AssayLlmResponse *response,
-                                         char             *fenced);
-
-/* The worker: every file fetched and stored, or the reason it was not. */
-static void
-assay_agent_hosted_fetch_thread (GTask        *task,
-                                 gpointer      source,
-                                 gpointer      task_data,
-                                 GCancellable *cancellable)
-{
-  Hosted *hosted = task_data;
-
-  for (guint i = 0; i < hosted->fetches->len; i++)
-    {
-      HostedFetch *fetch = g_ptr_array_index (hosted->fetches, i);
-      g_autoptr(GError) error = NULL;
-      g_autoptr(GBytes) data = NULL;
-
-      if (fetch->citation)
-        data = assay_openai_container_download (hosted->container, fetch->container_id, fetch->file_id,
-                                                ASSAY_OPENAI_CONTAINER_MAX_FILE, cancellable, &error);
-      else if (fetch->url != NULL)
-        data = assay_agent_hosted_fetch_image (hosted->container, fetch->url, fetch->container_id,
-                                               cancellable, &error);
-      else
-        g_set_error_literal (&error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("it had no address"));
-      if (data != NULL)
-        fetch->artifact = assay_agent_hosted_store (hosted->artifact_dir, fetch->name, fetch->fallback, data, &error);
-      if (fetch->artifact == NULL)
-        fetch->problem = g_strdup (error != NULL ? error->message : "?");
-    }
-  g_task_return_boolean (task, TRUE);
-}
-
-/* Back on the caller's thread: the files into their cells, the cells recorded, the calls and
- * their logs into the conversation as a finished step; then the answer, as any turn's. */
-static void
-assay_agent_hosted_fetched_cb (GObject      *source,
-                               GAsyncResult *res,
-                               gpointer      user_data)
-{
-  g_autoptr(AssayAgent) self = ASSAY_AGENT (source);
-  Hosted *hosted = g_task_get_task_data (G_TASK (res));
-  AssayLlmResponse *response;
-
-  for (guint i = 0; i < hosted->fetches->len; i++)
-    {
-      HostedFetch *fetch = g_ptr_array_index (hosted->fetches, i);
-      AssayCellResult *result = g_ptr_array_index (hosted->results, fetch->cell);
-
-      if (fetch->artifact == NULL)
-        {
-          g_autofree char *shown = assay_openai_container_safe_name (fetch->name, fetch->fallback);
-          g_autofree char *note = fetch->citation
-            ? g_strdup_printf (_("Assay did not bring back the cited file %s: %s"), shown, fetch->problem)
-            : g_strdup_printf (_("Assay did not bring back an image of this cell: %s"), fetch->problem);
-
-          assay_agent_hosted_note (result, note);
-          if (fetch->citation)
-            g_signal_emit (self, signals[ERROR], 0, note);
-          continue;
-        }
-      if (!fetch->citation)
-        {
-          g_autoptr(JsonObject) display = json_object_new ();
-          JsonObject *bundle = json_object_new ();
-
-          json_object_set_string_member (bundle, "text/plain", fetch->artifact->name);
-          json_object_set_string_member (display, "output_type", "display_data");
-          json_object_set_object_member (display, "data", bundle);
-          json_object_set_object_member (display, "metadata", json_object_new ());
-          assay_cell_result_add_output (result, display);
-        }
-      assay_cell_result_add_artifact (result, g_steal_pointer (&fetch->artifact));
-    }
-
-  for (guint i = 0; i < hosted->cells->len; i++)
-    {
-      AssaySessionCell *cell = g_ptr_array_index (hosted->cells, i);
-      AssayCellResult *result = g_ptr_array_index (hosted->results, i);
-      GPtrArray *artifacts = assay_cell_result_get_artifacts (result);
-
-      assay_session_record_result (self->session, cell, result);
-      for (guint j = 0; j < artifacts->len; j++)
-        {
-          AssayArtifact *artifact = g_ptr_array_index (artifacts, j);
-
-          g_signal_emit (self, signals[ARTIFACT_ADDED], 0, cell->id, artifact->name, artifact->path);
-        }
-      g_signal_emit (self, signals[CELL_FINISHED], 0, cell->id, result);
-    }
-
-  /* The calls and their results are a finished step; the answer is the next. */
-  assay_session_append_message (self->session, g_steal_pointer (&hosted->calls));
-  for (guint i = 0; i < hosted->tool_messages->len; i++)
-    assay_session_append_message (self->session,
-                                  assay_llm_message_copy (g_ptr_array_index (hosted->tool_messages, i)));
-  assay_agent_finish_step (self);
-  assay_agent_save (self);
-  self->timing.step = assay_session_get_n_steps (self->session) + 1;
-  self->step_started_at = g_get_monotonic_time ();
-
-  if (self->task == NULL)
-    return;
-  if (self->cancellable != NULL && g_cancellable_is_cancelled (self->cancellable))
-    {
-      assay_agent_finish (self, ASSAY_AGENT_CANCELLED,
-                          _("The analyst cancelled the question while its files came back from OpenAI."));
-      return;
-    }
-  response = g_steal_pointer (&hosted->response);
-  assay_agent_handle_response (self, response, NULL);
-  assay_llm_response_free (response);
-}
-
-/* Each code_interpreter_call of RESPONSE (taken) becomes a cell of a step of its own (run on
- * OpenAI, never approved), its logs a stream output; its images and the files the answer
- * cites are fetched in a worker into the session's artifacts. In the conversation: an
- * assistant message with the calls and their logs as results, so the next request sends
- * them back. */
-static void
-assay_agent_record_hosted_async (AssayAgent       *self,
-                                 AssayLlmResponse *response)
-{
-  g_autoptr(GTask) task = NULL;
-  Hosted *hosted = g_new0 (Hosted, 1);
-  guint n = json_array_get_length (response->hosted_calls);
-  guint step = assay_session_get_n_steps (self->session) + 1;
-
-  hosted->response = response;
-  hosted->cells = g_ptr_array_new ();
-  hosted->results = g_ptr_array_new_with_free_func (g_object_unref);
-  hosted->calls = assay_llm_message_new_assistant ("");
-  hosted->calls->reasoning = g_strdup (response->reasoning);
-  hosted->tool_messages = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_llm_message_free);
-  hosted->fetches = g_ptr_array_new_with_free_func ((GDestroyNotify) hosted_fetch_free);
-  hosted->container = assay_openai_container_ref (self->container);
-  hosted->artifact_dir = assay_session_get_artifact_dir (self->session);
-
-  for (guint i = 0; i < n; i++)
-    {
-      JsonNode *node = json_array_get_element (response->hosted_calls, i);
-      JsonObject *item = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
-      const char *id = assay_json_get_string (item, "id");
-      const char *code = assay_json_get_string (item, "code");
-      const char *status = assay_json_get_string (item, "status");
-      const char *container_id = assay_json_get_string (item, "container_id");
-      JsonArray *outputs = assay_json_get_array (item, "outputs");
-      g_autofree char *cell_id = NULL;
-      g_autofree char *arguments = NULL;
-      g_autofree char *reason = NULL;
-      AssayCellResult *result;
-      g_autoptr(GString) logs = g_string_new (NULL);
-      g_autoptr(JsonObject) args = json_object_new ();
-      g_autoptr(JsonNode) args_node = NULL;
-      AssaySessionCell *cell;
-      AssayCellStatus cell_status;
-      guint n_images = 0;
-
-      if (id == NULL || !g_utf8_validate (id, -1, NULL) || strlen (id) > 256)
-        continue;
-      if (code == NULL || !g_utf8_validate (code, -1, NULL))
-        code = "";
-      if (container_id == NULL || !g_str_is_ascii (container_id) || strlen (container_id) > 128)
-        container_id = assay_openai_container_get_id (self->container);
-
-      cell_id = assay_session_next_cell_id (self->session);
-      cell = assay_session_add_cell (self->session,
-                                     assay_session_cell_new (cell_id, step, id,
-                                                             _("Ran on OpenAI's hosted code interpreter"), code));
-      cell->decision = ASSAY_DECISION_HOSTED;
-      cell->code = g_strdup (code);
-      cell->started_at = g_get_real_time ();
-      g_signal_emit (self, signals[CELL_STARTED], 0, cell->id, code);
-
-      cell_status = g_strcmp0 (status, "completed") == 0 ? ASSAY_CELL_OK
-                    : g_strcmp0 (status, "failed") == 0 ? ASSAY_CELL_ERROR
-                    : ASSAY_CELL_SANDBOX_ERROR;
-      result = assay_cell_result_new (cell->id, code);
-      if (cell_status != ASSAY_CELL_OK)
-        {
-          g_autofree char *shown = assay_openai_container_safe_name (status != NULL && strlen (status) < 64
-                                                                     ? status : NULL, "?");
-
-          reason = g_strdup_printf (_("OpenAI's code interpreter ended the call as “%s”"), shown);
-        }
-      assay_cell_result_set_status (result, cell_status, reason);
-      for (guint j = 0; outputs != NULL && j < json_array_get_length (outputs); j++)
-        {
-          JsonNode *output_node = json_array_get_element (outputs, j);
-          JsonObject *output = JSON_NODE_HOLDS_OBJECT (output_node) ? json_node_get_object (output_node) : NULL;
-          const char *type = assay_json_get_string (output, "type");
-
-          if (g_strcmp0 (type, "logs") == 0)
-            {
-              const char *text = assay_json_get_string (output, "logs");
-              g_autoptr(JsonObject) stream = json_object_new ();
-              g_autofree char *valid = NULL;
-
-              if (text == NULL)
-                continue;
-              valid = g_utf8_make_valid (text, -1);
-              g_string_append (logs, valid);
-              json_object_set_string_member (stream, "output_type", "stream");
-              json_object_set_string_member (stream, "name", "stdout");
-              json_object_set_string_member (stream, "text", valid);
-              assay_cell_result_add_output (result, stream);
-              g_signal_emit (self, signals[OUTPUT], 0, cell->id, stream);
-            }
-          else if (g_strcmp0 (type, "image") == 0)
-            {
-              HostedFetch *fetch = g_new0 (HostedFetch, 1);
-
-              fetch->cell = hosted->cells->len;
-              fetch->url = g_strdup (assay_json_get_string (output, "url"));
-              fetch->container_id = g_strdup (container_id);
-              fetch->fallback = g_strdup_printf ("%s-image-%u.png", cell->id, ++n_images);
-              fetch->name = g_strdup (fetch->fallback);
-              g_ptr_array_add (hosted->fetches, fetch);
-            }
-        }
-
-      json_object_set_string_member (args, "code", code);
-      json_object_set_string_member (args, "container_id", container_id != NULL ? container_id : "");
-      args_node = json_node_init_object (json_node_alloc (), args);
-      arguments = json_to_string (args_node, FALSE);
-      g_ptr_array_add (hosted->calls->tool_calls, assay_llm_tool_call_new (id, ASSAY_LLM_HOSTED_TOOL_NAME, arguments));
-      g_ptr_array_add (hosted->tool_messages, assay_llm_message_new_tool (id, logs->str, cell_status != ASSAY_CELL_OK));
-      g_ptr_array_add (hosted->cells, cell);
-      g_ptr_array_add (hosted->results, result);
-    }
-
-  /* The files the answer cites, into the last cell's artifacts. */
-  for (guint i = 0; hosted->cells->len > 0 && response->citations != NULL &&
-                    i < json_array_get_length (response->citations); i++)
-    {
-      JsonObject *citation = json_array_get_object_element (response->citations, i);
-      const char *file_id = assay_json_get_string (citation, "file_id");
-      const char *container_id = assay_json_get_string (citation, "container_id");
-      const char *filename = assay_json_get_string (citation, "filename");
-      AssaySessionCell *last = g_ptr_array_index (hosted->cells, hosted->cells->len - 1);
-      HostedFetch *fetch;
-
-      if (file_id == NULL || !g_str_is_ascii (file_id) || strlen (file_id) > 128)
-        continue;
-      if (container_id != NULL && (!g_str_is_ascii (container_id) || strlen (container_id) > 128))
-        container_id = NULL;
-      fetch = g_new0 (HostedFetch, 1);
-      fetch->cell = hosted->cells->len - 1;
-      fetch->citation = TRUE;
-      fetch->file_id = g_strdup (file_id);
-      fetch->container_id = g_strdup (container_id);
-      fetch->name = g_strdup (filename);
-      fetch->fallback = g_strdup_printf ("%s-file-%u", last->id, i + 1);
-      g_ptr_array_add (hosted->fetches, fetch);
-    }
-
-  if (hosted->cells->len == 0)
-    {
-      /* No call could be read: the turn is an answer like any other. */
-      hosted->response = NULL;
-      hosted_free (hosted);
-      assay_agent_handle_response (self, response, NULL);
-      assay_llm_response_free (response);
-      return;
-    }
-  assay_agent_save (self);
-  task = g_task_new (g_object_ref (self), self->cancellable, assay_agent_hosted_fetched_cb, NULL);
-  g_task_set_source_tag (task, assay_agent_record_hosted_async);
-  g_task_set_task_data (task, hosted, (GDestroyNotify) hosted_free);
-  g_task_run_in_thread (task, assay_agent_hosted_fetch_thread);
-}
-
-/* Before a question: a container when there is none (the first question, or the one before
- * expired), the session's datasets uploaded into it; in a worker. */
-typedef struct
-{
-  AssayOpenaiContainer *container;
-  char                 *name;
-  gboolean              create;  /* a new container, or more datasets for the one there is */
-  GPtrArray            *paths;   /* char*: the datasets' copies in the session, */
-  GPtrArray            *names;   /* and their names */
-} HostedPrepare;
-
-static void
-hosted_prepare_free (HostedPrepare *prepare)
-{
-  assay_openai_container_unref (prepare->container);
-  g_free (prepare->name);
-  g_ptr_array_unref (prepare->paths);
-  g_ptr_array_unref (prepare->names);
-  g_free (prepare);
-}
-
-static void
-assay_agent_hosted_prepare_thread (GTask        *task,
-                                   gpointer      source,
-                                   gpointer      task_data,
-                                   GCancellable *cancellable)
-{
-  HostedPrepare *prepare = task_data;
-  GError *error = NULL;
-
-  if (prepare->create && !assay_openai_container_create (prepare->container, prepare->name, cancellable, &error))
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-  for (guint i = 0; i < prepare->paths->len; i++)
-    {
-      const char *path = g_ptr_array_index (prepare->paths, i);
-      const char *name = g_ptr_array_index (prepare->names, i);
-      g_autoptr(GError) upload_error = NULL;
-
-      if (path == NULL ||
-          !assay_openai_container_upload (prepare->container, path, name, NULL, cancellable, &upload_error))
-        {
-          g_task_return_new_error (task, ASSAY_HOSTED_ERROR, ASSAY_HOSTED_ERROR_FAILED,
-                                   _("The dataset %s could not be uploaded to OpenAI's container: %s"), name,
-                                   upload_error != NULL ? upload_error->message
-                                                        : _("its copy leads out of the session folder"));
-          return;
-        }
-    }
-  g_task_return_boolean (task, TRUE);
-}
-
-static void
-assay_agent_hosted_prepared_cb (GObject      *source,
-                                GAsyncResult *res,
-                                gpointer      user_data)
-{
-  g_autoptr(AssayAgent) self = ASSAY_AGENT (source);
-  g_autoptr(GError) error = NULL;
-  g_autofree char *where = NULL;
-  HostedPrepare *prepare = g_task_get_task_data (G_TASK (res));
-
-  if (!g_task_propagate_boolean (G_TASK (res), &error))
-    {
-      g_autofree char *text = NULL;
-
-      /* The next question tries again from a new container. */
-      self->container_lost = TRUE;
-      if (self->task == NULL)
-        return;
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        {
-          assay_agent_finish (self, ASSAY_AGENT_CANCELLED,
-                              _("The analyst cancelled the question while OpenAI's container was made."));
-          return;
-        }
-      text = g_strdup_printf (_("The question was not sent: %s"), error->message);
-      assay_agent_finish (self, ASSAY_AGENT_SANDBOX_ERROR, text);
-      return;
-    }
-  self->container_lost = FALSE;
-  for (guint i = 0; i < prepare->names->len; i++)
-    g_hash_table_add (self->uploaded, g_strdup (g_ptr_array_index (prepare->names, i)));
-  where = g_strdup_printf (_("OpenAI's hosted code interpreter (container %s)"),
-                           assay_openai_container_get_id (self->container));
-  assay_session_set_sandbox (self->session, "openai-hosted", where);
-  if (self->task == NULL)
-    return;
-  assay_agent_save (self);
-  assay_agent_start_step (self);
-}
-
-static void
-assay_agent_hosted_prepare_async (AssayAgent *self)
-{
-  GPtrArray *datasets = assay_session_get_datasets (self->session);
-  HostedPrepare *prepare;
-  g_autoptr(GTask) task = NULL;
-  gboolean create = assay_openai_container_get_id (self->container) == NULL || self->container_lost;
-
-  if (create)
-    {
-      self->state_lost = self->state_lost || self->container_lost;
-      g_hash_table_remove_all (self->uploaded);
-    }
-  prepare = g_new0 (HostedPrepare, 1);
-  prepare->container = assay_openai_container_ref (self->container);
-  prepare->name = g_strdup_printf ("assay-%s", assay_session_get_id (self->session));
-  prepare->create = create;
-  prepare->paths = g_ptr_array_new_with_free_func (g_free);
-  prepare->names = g_ptr_array_new_with_free_func (g_free);
-  /* Every dataset the container lacks: all of them in a new one, and those the analyst added
-   * since the last question. */
-  for (guint i = 0; i < datasets->len; i++)
-    {
-      const AssaySessionDataset *dataset = g_ptr_array_index (datasets, i);
-
-      if (g_hash_table_contains (self->uploaded, dataset->name))
-        continue;
-      g_ptr_array_add (prepare->paths, assay_session_resolve (self->session, dataset->path));
-      g_ptr_array_add (prepare->names, g_strdup (dataset->name));
-    }
-  if (!create && prepare->names->len == 0)
-    {
-      hosted_prepare_free (prepare);
-      assay_agent_save (self);
-      assay_agent_start_step (self);
-      return;
-    }
-  assay_agent_save (self);
-  task = g_task_new (g_object_ref (self), self->cancellable, assay_agent_hosted_prepared_cb, NULL);
-  g_task_set_source_tag (task, assay_agent_hosted_prepare_async);
-  g_task_set_task_data (task, prepare, (GDestroyNotify) hosted_prepare_free);
-  g_task_run_in_thread (task, assay_agent_hosted_prepare_thread);
 }
 
 static void
@@ -2160,7 +1437,7 @@ assay_agent_streamed_cb (GObject      *source,
       char *text;
 
       if (*held != '\0')
-        g_signal_emit (self, signals[TEXT_DELTA], 0, held);
+        g_signal_emit (self, assay_agent_signals[TEXT_DELTA], 0, held);
       if (fenced_masked != NULL)
         fenced = assay_masker_unmask_code (self->masker, fenced_masked);
       text = assay_masker_unmask (self->masker, response->text);
@@ -2190,7 +1467,7 @@ assay_agent_streamed_cb (GObject      *source,
 
 /* A turn streamed (and unmasked): its calls answered, or its answer checked and given.
  * FENCED (taken) is the code block of its text, unmasked; NULL when none was looked for. */
-static void
+void
 assay_agent_handle_response (AssayAgent       *self,
                              AssayLlmResponse *response,
                              char             *fenced_in)
@@ -2252,7 +1529,7 @@ assay_agent_handle_response (AssayAgent       *self,
   assay_agent_answer_next_call (self);
 }
 
-static void
+void
 assay_agent_start_step (AssayAgent *self)
 {
   g_autoptr(AssayLlmRequest) request = assay_llm_request_new ();
@@ -2262,7 +1539,7 @@ assay_agent_start_step (AssayAgent *self)
   memset (&self->timing, 0, sizeof self->timing);
   self->timing.step = assay_session_get_n_steps (self->session) + 1;
   self->step_started_at = g_get_monotonic_time ();
-  g_signal_emit (self, signals[STEP], 0, self->step, self->max_steps);
+  g_signal_emit (self, assay_agent_signals[STEP], 0, self->step, self->max_steps);
   if (self->task == NULL)
     return;
 
@@ -2411,7 +1688,7 @@ assay_agent_requeried_cb (GObject      *source,
                                   "%" G_GINT64_FORMAT " rows (%" G_GINT64_FORMAT " when it first ran). "
                                   "Outputs printed before this were made from the old result.\n",
                                   cell->id, cell->query->database, cell->query->frame, rows, cell->query->rows);
-          g_signal_emit (self, signals[REQUERIED], 0, cell->id, rows, NULL);
+          g_signal_emit (self, assay_agent_signals[REQUERIED], 0, cell->id, rows, NULL);
           assay_agent_restore_run (self);
           return;
         }
@@ -2419,7 +1696,7 @@ assay_agent_requeried_cb (GObject      *source,
   g_string_append_printf (self->restore_notes,
                           "- The query of cell %s could not be asked again of %s; `%s` holds its cached result.\n",
                           cell->id, cell->query->database, cell->query->frame);
-  g_signal_emit (self, signals[REQUERIED], 0, cell->id, (gint64) -1, error->message);
+  g_signal_emit (self, assay_agent_signals[REQUERIED], 0, cell->id, (gint64) -1, error->message);
   assay_agent_restore_run (self);
 }
 
@@ -2430,7 +1707,7 @@ assay_agent_restore_next (AssayAgent *self)
     {
       AssaySessionCell *query = g_ptr_array_index (self->restore_queries, self->restore_index);
 
-      g_signal_emit (self, signals[RESTORING], 0, self->restore_index, self->restore_codes->len);
+      g_signal_emit (self, assay_agent_signals[RESTORING], 0, self->restore_index, self->restore_codes->len);
       if (self->task == NULL)
         return;
       if (query != NULL)
@@ -2455,14 +1732,14 @@ assay_agent_restore_next (AssayAgent *self)
           g_string_append_printf (self->restore_notes,
                                   "- The query of cell %s could not be asked again of %s; `%s` holds its cached result.\n",
                                   query->id, query->query->database, query->query->frame);
-          g_signal_emit (self, signals[REQUERIED], 0, query->id, (gint64) -1,
+          g_signal_emit (self, assay_agent_signals[REQUERIED], 0, query->id, (gint64) -1,
                          error != NULL ? error->message : _("No folder for the new result"));
         }
       assay_agent_restore_run (self);
       return;
     }
 
-  g_signal_emit (self, signals[RESTORING], 0, self->restore_codes->len, self->restore_codes->len);
+  g_signal_emit (self, assay_agent_signals[RESTORING], 0, self->restore_codes->len, self->restore_codes->len);
   /* The files the replay wrote again are already in the session: drop the copies. */
   if (self->restore_dir != NULL)
     {
@@ -2556,7 +1833,7 @@ assay_agent_resumed_cb (GObject      *source,
       g_autofree char *note = g_strdup_printf (_("%s The session's cells run again to restore its state."),
                                                assay_kernel_session_get_resume_note (kernel));
 
-      g_signal_emit (self, signals[ERROR], 0, note);
+      g_signal_emit (self, assay_agent_signals[ERROR], 0, note);
     }
   if (self->task != NULL)
     assay_agent_start_restore (self);
@@ -2931,35 +2208,35 @@ assay_agent_class_init (AssayAgentClass *klass)
   object_class->dispose = assay_agent_dispose;
   object_class->finalize = assay_agent_finalize;
 
-  signals[STEP] = g_signal_new ("step", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+  assay_agent_signals[STEP] = g_signal_new ("step", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                 G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_UINT);
-  signals[TEXT_DELTA] = g_signal_new ("text-delta", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+  assay_agent_signals[TEXT_DELTA] = g_signal_new ("text-delta", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                       G_TYPE_NONE, 1, G_TYPE_STRING);
-  signals[CODE_DELTA] = g_signal_new ("code-delta", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+  assay_agent_signals[CODE_DELTA] = g_signal_new ("code-delta", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                       G_TYPE_NONE, 3, G_TYPE_UINT, G_TYPE_STRING, G_TYPE_STRING);
-  signals[RETRYING] = g_signal_new ("retrying", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+  assay_agent_signals[RETRYING] = g_signal_new ("retrying", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                     G_TYPE_NONE, 3, G_TYPE_UINT, G_TYPE_UINT, G_TYPE_STRING);
-  signals[APPROVAL_NEEDED] = g_signal_new ("approval-needed", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+  assay_agent_signals[APPROVAL_NEEDED] = g_signal_new ("approval-needed", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                            G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_STRING);
-  signals[CELL_STARTED] = g_signal_new ("cell-started", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+  assay_agent_signals[CELL_STARTED] = g_signal_new ("cell-started", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                         G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
-  signals[OUTPUT] = g_signal_new ("output", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+  assay_agent_signals[OUTPUT] = g_signal_new ("output", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                   G_TYPE_NONE, 2, G_TYPE_STRING, JSON_TYPE_OBJECT);
-  signals[ARTIFACT_ADDED] = g_signal_new ("artifact-added", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+  assay_agent_signals[ARTIFACT_ADDED] = g_signal_new ("artifact-added", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                           G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_STRING);
-  signals[CELL_FINISHED] = g_signal_new ("cell-finished", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+  assay_agent_signals[CELL_FINISHED] = g_signal_new ("cell-finished", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                          G_TYPE_NONE, 2, G_TYPE_STRING, ASSAY_TYPE_CELL_RESULT);
-  signals[RESTORING] = g_signal_new ("restoring", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+  assay_agent_signals[RESTORING] = g_signal_new ("restoring", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                      G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_UINT);
   /* A resumed session's query asked again (assay_agent_set_requery): the cell, its rows now
    * (-1 when it could not be asked, its cached result used) and why not, or NULL. */
-  signals[REQUERIED] = g_signal_new ("requeried", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+  assay_agent_signals[REQUERIED] = g_signal_new ("requeried", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                      G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_INT64, G_TYPE_STRING);
-  signals[CHECKING] = g_signal_new ("checking", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+  assay_agent_signals[CHECKING] = g_signal_new ("checking", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                     G_TYPE_NONE, 1, G_TYPE_STRING);
-  signals[ERROR] = g_signal_new ("error", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+  assay_agent_signals[ERROR] = g_signal_new ("error", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                  G_TYPE_NONE, 1, G_TYPE_STRING);
-  signals[DONE] = g_signal_new ("done", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+  assay_agent_signals[DONE] = g_signal_new ("done", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                 G_TYPE_NONE, 2, G_TYPE_INT, G_TYPE_STRING);
 }
 

@@ -139,8 +139,8 @@ assay_sandbox_survey_full (const AssayE2bSettings  *e2b_settings,
   place->where = g_strdup (_("OpenAI's hosted code interpreter (the Responses API's code_interpreter tool)"));
   place->usable = place->ready = TRUE;
   place->detail = g_strdup (_("Hosted: the datasets and the code go to OpenAI and run there without approval; only "
-                              "for a session that chooses it (assay-cli ask --runs-on openai), with OpenAI's "
-                              "Responses API"));
+                              "for a session that chooses it (Run the Code on OpenAI in the window's destination "
+                              "popover, or assay-cli ask --runs-on openai), with OpenAI's Responses API"));
   g_ptr_array_add (places, place);
   if (chosen_reason != NULL)
     *chosen_reason = backend != NULL ? g_steal_pointer (&reason) : g_strdup (error->message);
