@@ -175,6 +175,22 @@ report(r2.rc == 0 and len(items) == 2 and items[0].get("code") == CODE_TOTAL
        "hosted: a resumed session sends its calls back as code_interpreter_call items, in a new container",
        r2.detail() + json.dumps(body)[:2000])
 
+# 1c. The same session resumed on this computer: refused before anything is sent, its code
+# (never approved here) not replayed in the local kernel; Run Again refuses it too.
+before = len(record_of(r).get("cells", []))
+r3 = run_raw([{"flavor": "responses", "turn": {"text": "Never asked."}}], ["--api", "responses", "--resume", session],
+             question="And locally?")
+after = json.load(open(os.path.join(session, "session.json")))
+report(r3.rc == 5 and "ran in OpenAI's hosted code interpreter" in r3.err and not model_requests(r3)
+       and len(after.get("cells", [])) == before
+       and not any(c.get("decision") != "hosted" for c in after.get("cells", [])),
+       "hosted: the session resumed on this computer is refused, its hosted code not replayed here", r3.detail())
+rerun = subprocess.run([CLI, "rerun", session, "--data", "sales.csv=" + SALES, "--out",
+                        os.path.join(tempfile.mkdtemp(prefix="assay-ask-"), "rerun")],
+                       capture_output=True, text=True, timeout=300)
+report(rerun.returncode != 0 and "Run Again runs approved cells only" in rerun.stderr,
+       "hosted: Run Again refuses a session whose code ran on OpenAI", rerun.stdout + rerun.stderr)
+
 # 2. The container expired: said plainly, nothing lost; the next question starts a new one.
 r = run_case([hosted("", [], expire_container=True)], extra_args=ARGS)
 report(r.rc != 0 and "expired" in r.err and "lost" in r.err and "uploaded again" in r.err

@@ -254,6 +254,7 @@ test_hosted (void)
   g_autofree char *base_url = NULL;
   g_autofree char *log_path = NULL;
   g_autofree char *container_path = NULL;
+  g_autofree char *session_dir = NULL;
   g_autofree char *authorization = NULL;
   g_autofree char *out = NULL;
   g_autofree char *code = NULL;
@@ -372,6 +373,7 @@ test_hosted (void)
   g_assert_true (assay_conversation_get_runs_on_openai (conversation));
 
   /* 7. Another session: back on this computer, and OpenAI's container removed. */
+  session_dir = g_strdup (assay_session_get_dir (session));
   assay_window_new_session (window);
   g_assert_false (assay_conversation_get_runs_on_openai (conversation));
   g_assert_false (gtk_switch_get_active (hosted_switch (window)));
@@ -381,7 +383,40 @@ test_hosted (void)
   label = assay_destination_button_get_sandbox (assay_window_get_destination_button (window));
   g_assert_true (label == NULL || strstr (label, "OpenAI") == NULL);
 
-  /* 8. A model that is not OpenAI's: not offered. */
+  /* 8. The session opened again: on this computer it is refused (its code was never
+   * approved here) before anything is sent; chosen again, it goes on in a new container. */
+  gui_open_session (window, session_dir);
+  g_assert_true (assay_window_is_current_session (window, session_dir));
+  g_assert_false (assay_conversation_get_runs_on_openai (conversation));
+  assay_chat_view_set_composer_text (assay_window_get_chat_view (window), "Locally?");
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.send", NULL);
+  gui_wait (is_idle, window, 60, "the question to be refused");
+  g_assert_nonnull (gui_find (GTK_WIDGET (assay_window_get_chat_view (window)), GTK_TYPE_LABEL,
+                              "was never approved here"));
+  g_assert_cmpuint (count_requests (log_path, "POST", "/v1/responses", "/v1/responses"), ==, 2);
+  g_assert_null (assay_conversation_get_kernel_id (conversation));
+  g_assert_true (assay_conversation_set_column_masked (conversation, "sales.csv", "region", FALSE, &error));
+  g_assert_no_error (error);
+  g_assert_true (assay_conversation_set_privacy_mode (conversation, ASSAY_PRIVACY_FULL, &error));
+  g_assert_no_error (error);
+  dialog = switch_on (window);
+  g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Run This Session's Code on OpenAI?");
+  answer (window, dialog, "run");
+  g_assert_true (assay_conversation_get_runs_on_openai (conversation));
+  ask (window, "Anything more?");
+  g_assert_cmpuint (count_requests (log_path, "POST", "/v1/responses", "/v1/responses"), ==, 3);
+  g_assert_cmpuint (count_requests (log_path, "POST", "/v1/containers", "/v1/containers"), ==, 2);
+  g_assert_nonnull (gui_find (GTK_WIDGET (assay_window_get_chat_view (window)), GTK_TYPE_LABEL, "Nothing more."));
+
+  /* 9. Turned off: on this computer from the next question; the new container removed. */
+  gtk_switch_set_active (hosted_switch (window), FALSE);
+  g_assert_false (assay_conversation_get_runs_on_openai (conversation));
+  g_assert_null (assay_window_get_hosted_dialog (window));
+  for (guint i = 0; i < 100 && count_requests (log_path, "DELETE", "/v1/containers/", "") < 2; i++)
+    gui_spin (100);
+  g_assert_cmpuint (count_requests (log_path, "DELETE", "/v1/containers/", ""), ==, 2);
+
+  /* 10. A model that is not OpenAI's: not offered. */
   g_settings_set_string (settings, "provider", "anthropic");
   gui_spin (50);
   g_assert_false (gtk_widget_get_visible (gtk_widget_get_parent (GTK_WIDGET (hosted_switch (window)))));

@@ -308,6 +308,16 @@ assay_conversation_start_question (AssayConversation *self)
       if (!assay_conversation_start_hosted (self))
         return;
     }
+  else if (self->agent == NULL && assay_session_ran_hosted (self->session))
+    {
+      /* Its code was never approved here: neither replayed in this computer's sandbox nor
+       * handed to a loop without the code interpreter (the agent refuses it too). */
+      assay_conversation_fail_question (self, ASSAY_AGENT_SANDBOX_ERROR,
+                                        _("This session's code ran in OpenAI's hosted code interpreter and was never "
+                                          "approved here: turn on Run the Code on OpenAI in the header's popover to "
+                                          "go on with it there, or start a new session."));
+      return;
+    }
   else if (self->agent == NULL)
     {
       g_autofree char *artifact_dir = assay_session_get_artifact_dir (self->session);

@@ -1894,6 +1894,20 @@ assay_agent_begin (AssayAgent          *self,
                                _("A question is already being answered"));
       return;
     }
+  /* Code that ran on OpenAI was never approved here: it is neither replayed in this
+   * computer's kernel nor handed to a loop without the code interpreter. */
+  if (self->container == NULL && assay_session_ran_hosted (self->session))
+    {
+      const char *text = _("This session's code ran in OpenAI's hosted code interpreter and was never approved "
+                           "here: it goes on there only (Run the Code on OpenAI in the window, or assay-cli ask "
+                           "--runs-on openai), or start a new session.");
+
+      assay_llm_message_free (message);
+      g_signal_emit (self, assay_agent_signals[ERROR], 0, text);
+      g_task_set_task_data (task, g_strdup (text), g_free);
+      g_task_return_int (task, ASSAY_AGENT_SANDBOX_ERROR);
+      return;
+    }
 
   g_clear_pointer (&self->context, g_main_context_unref);
   self->context = g_main_context_ref_thread_default ();

@@ -1272,6 +1272,15 @@ assay_rerun_async_full (AssaySession        *origin,
 
       g_hash_table_replace (run->sources, g_strdup (assay_source_get_name (source)), g_object_ref (source));
     }
+  /* Code that ran on OpenAI was never approved: there is no approved analysis to run. */
+  if (assay_session_ran_hosted (origin))
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                               _("This session's code ran in OpenAI's hosted code interpreter, never approved "
+                                 "here: Run Again runs approved cells only"));
+      g_object_unref (task);
+      return;
+    }
   /* Every database a successful query asked is asked again: each must be given. */
   for (guint i = 0; i < assay_session_get_n_cells (origin); i++)
     {

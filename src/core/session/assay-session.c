@@ -2061,6 +2061,16 @@ assay_session_get_n_cells (AssaySession *self)
   return self->cells->len;
 }
 
+gboolean
+assay_session_ran_hosted (AssaySession *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), FALSE);
+  for (guint i = 0; i < self->cells->len; i++)
+    if (((AssaySessionCell *) g_ptr_array_index (self->cells, i))->decision == ASSAY_DECISION_HOSTED)
+      return TRUE;
+  return FALSE;
+}
+
 AssaySessionCell *
 assay_session_get_cell (AssaySession *self,
                         guint         index)

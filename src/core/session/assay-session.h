@@ -200,6 +200,8 @@ AssaySessionCell *assay_session_get_cell        (AssaySession        *self,
                                                  guint                index);
 AssaySessionCell *assay_session_find_cell       (AssaySession        *self,
                                                  const char          *id);
+/* A cell of the session ran in OpenAI's hosted code interpreter (decision "hosted"). */
+gboolean       assay_session_ran_hosted         (AssaySession        *self);
 /* Takes CELL. */
 AssaySessionCell *assay_session_add_cell        (AssaySession        *self,
                                                  AssaySessionCell    *cell);
