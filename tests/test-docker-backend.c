@@ -11,6 +11,7 @@
 #include "assay-docker-backend.h"
 #include "assay-docker-client.h"
 #include "assay-docker-instance.h"
+#include "assay-kernel-session.h"
 #include "assay-sandbox-limits.h"
 
 /* These tests run against the real Docker engine at $DOCKER_HOST or
@@ -839,6 +840,72 @@ test_remove_leftovers (void)
   remove_if_exists (client, other_user);
 }
 
+/* ---- a session closed while its sandbox is being launched ------------------------------ */
+
+typedef struct
+{
+  AssayDockerBackend *backend;
+  AssaySandboxSpec   *spec;
+  AssayKernelSession *kernel;
+  GError             *error;
+} Launching;
+
+static void
+launching_started_cb (GObject      *source,
+                      GAsyncResult *result,
+                      gpointer      data)
+{
+  Launching *launching = data;
+
+  g_assert_false (assay_kernel_session_start_finish (ASSAY_KERNEL_SESSION (source), result, &launching->error));
+}
+
+static void
+launching_activate_cb (GApplication *app,
+                       Launching    *launching)
+{
+  launching->kernel = assay_kernel_session_new (ASSAY_SANDBOX_BACKEND (launching->backend), launching->spec, NULL);
+  assay_kernel_session_start_async (launching->kernel, NULL, launching_started_cb, launching);
+  /* Closed at once, the window gone say, the launch still in its worker. */
+  assay_kernel_session_close (launching->kernel);
+}
+
+/* The application does not end while a sandbox is being launched: once it has, the sandbox
+ * launched for the closed session has been removed, not left "Created" behind. */
+static void
+test_closed_while_launching (void)
+{
+  g_autoptr(AssayDockerClient) client = assay_docker_client_new (NULL);
+  g_autoptr(GApplication) app = g_application_new ("org.assay.Assay.TestLaunch", G_APPLICATION_NON_UNIQUE);
+  g_autoptr(AssaySandboxSpec) spec = new_spec ();
+  g_autoptr(JsonNode) listed = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *filters = NULL;
+  g_autofree char *escaped = NULL;
+  g_autofree char *path = NULL;
+  Launching launching = { assay_docker_backend_new (NULL), spec, NULL, NULL };
+  int status;
+
+  g_signal_connect (app, "activate", G_CALLBACK (launching_activate_cb), &launching);
+  status = g_application_run (app, 0, NULL);
+  g_assert_cmpint (status, ==, 0);
+  /* The start ended with the close. */
+  g_assert_error (launching.error, G_IO_ERROR, G_IO_ERROR_CLOSED);
+
+  /* A launch the application had not waited for would finish in its worker meanwhile. */
+  g_usleep (3 * G_USEC_PER_SEC);
+  filters = g_strdup_printf ("{\"label\":[\"assay.session=%s\"]}", assay_kernel_session_get_id (launching.kernel));
+  escaped = g_uri_escape_string (filters, NULL, FALSE);
+  path = g_strdup_printf ("/containers/json?all=1&filters=%s", escaped);
+  listed = assay_docker_client_request (client, "GET", path, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (JSON_NODE_HOLDS_ARRAY (listed));
+  g_assert_cmpuint (json_array_get_length (json_node_get_array (listed)), ==, 0);
+  g_clear_error (&launching.error);
+  g_clear_object (&launching.kernel);
+  g_clear_object (&launching.backend);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -859,6 +926,7 @@ main (int   argc,
   g_test_add_func ("/assay/docker/backend/missing-image", test_missing_image);
   g_test_add_func ("/assay/docker/backend/invalid-session-id", test_invalid_session_id);
   g_test_add_func ("/assay/docker/backend/remove-leftovers", test_remove_leftovers);
+  g_test_add_func ("/assay/docker/backend/closed-while-launching", test_closed_while_launching);
 
   return g_test_run ();
 }

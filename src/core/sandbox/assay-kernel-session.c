@@ -843,11 +843,13 @@ typedef struct
 {
   AssaySandboxBackend *backend;
   AssaySandboxSpec    *spec;
+  GApplication        *held;   /* the default application, until the launch has come back */
 } Launch;
 
 static void
 assay_kernel_session_launch_free (Launch *launch)
 {
+  g_clear_object (&launch->held);   /* released by the callback, on the caller's thread */
   g_clear_object (&launch->backend);
   assay_sandbox_spec_free (launch->spec);
   g_free (launch);
@@ -882,12 +884,11 @@ assay_kernel_session_boot_timeout_cb (gpointer user_data)
 }
 
 static void
-assay_kernel_session_launched_cb (GObject      *source,
-                                  GAsyncResult *result,
-                                  gpointer      user_data)
+assay_kernel_session_launched (AssayKernelSession *self,
+                               GAsyncResult       *result,
+                               GTask              *boot_task_in)
 {
-  AssayKernelSession *self = ASSAY_KERNEL_SESSION (source);
-  g_autoptr(GTask) boot_task = user_data;
+  g_autoptr(GTask) boot_task = boot_task_in;
   g_autoptr(AssaySandboxInstance) instance = NULL;
   GError *error = NULL;
 
@@ -926,6 +927,21 @@ assay_kernel_session_launched_cb (GObject      *source,
   assay_kernel_channel_start (self->channel);
 }
 
+static void
+assay_kernel_session_launched_cb (GObject      *source,
+                                  GAsyncResult *result,
+                                  gpointer      user_data)
+{
+  Launch *launch = g_task_get_task_data (G_TASK (result));
+  g_autoptr(GApplication) held = g_steal_pointer (&launch->held);
+
+  assay_kernel_session_launched (ASSAY_KERNEL_SESSION (source), result, user_data);
+  /* A sandbox launched for a session closed meanwhile has been removed by now: the
+   * application did not end while the launch was in flight and leave it behind. */
+  if (held != NULL)
+    g_application_release (held);
+}
+
 /* Starts a sandbox; TASK completes when the kernel says it is ready. */
 static void
 assay_kernel_session_boot (AssayKernelSession *self,
@@ -940,6 +956,12 @@ assay_kernel_session_boot (AssayKernelSession *self,
   launch = g_new0 (Launch, 1);
   launch->backend = g_object_ref (self->backend);
   launch->spec = assay_sandbox_spec_copy (self->spec);
+  launch->held = g_application_get_default ();
+  if (launch->held != NULL)
+    {
+      g_object_ref (launch->held);
+      g_application_hold (launch->held);
+    }
   /* Only the first sandbox resumes the one kept for later; a restart starts a new one. */
   self->resuming = self->spec->resume_id != NULL;
   g_clear_pointer (&self->spec->resume_id, g_free);
