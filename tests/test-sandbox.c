@@ -603,6 +603,21 @@ test_datasets (Fixture       *fixture,
  * still holds it open with committed rows in the WAL only): sqlite3 and pandas.read_sql open
  * it read-only through the URI the model is told, every committed row is there, and a write
  * fails. */
+static const AssayCheck *
+find_check (const AssayCellChecks *checks,
+            AssayCheckKind         kind,
+            guint                  nth)
+{
+  for (guint i = 0; checks != NULL && i < checks->items->len; i++)
+    {
+      const AssayCheck *check = g_ptr_array_index (checks->items, i);
+
+      if (check->kind == kind && nth-- == 0)
+        return check;
+    }
+  return NULL;
+}
+
 static void
 test_sqlite_dataset (Fixture       *fixture,
                      gconstpointer  data)
@@ -654,12 +669,27 @@ test_sqlite_dataset (Fixture       *fixture,
   read = RUN (code);
   assert_status (read, ASSAY_CELL_OK);
   assert_stdout (read, "(1000, 1000, 250250.0)\n");
+  /* The checks see the file SQLite opened (in C, with a file: URI). */
+  g_assert_nonnull (assay_cell_result_get_checks (read));
+  g_assert_cmpuint (assay_cell_result_get_checks (read)->files->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (assay_cell_result_get_checks (read)->files, 0), ==, "живые.db");
 
   pandas = RUN ("import pandas as pd\n"
                 "df = pd.read_sql('SELECT region, sum(amount) AS total FROM sales GROUP BY region ORDER BY region', con)\n"
                 "print(df.to_csv(index=False), end='')");
   assert_status (pandas, ASSAY_CELL_OK);
   assert_stdout (pandas, "region,total\nСевер,125250.0\nЮг,125000.0\n");
+  /* read_sql on the dataset is a read of it, with the shape of what the query returned. */
+  {
+    const AssayCellChecks *checks = assay_cell_result_get_checks (pandas);
+    const AssayCheck *check = find_check (checks, ASSAY_CHECK_READ, 0);
+
+    g_assert_nonnull (check);
+    g_assert_cmpstr (check->file, ==, "живые.db");
+    g_assert_cmpint (check->rows, ==, 2);
+    g_assert_cmpint (check->columns, ==, 2);
+    g_assert_null (find_check (checks, ASSAY_CHECK_READ, 1));
+  }
 
   write = RUN ("import sqlite3\n"
                "for uri in ['file:/data/живые.db?mode=ro&immutable=1', 'file:/data/живые.db']:\n"
@@ -685,21 +715,6 @@ test_sqlite_dataset (Fixture       *fixture,
 }
 
 /* ---- checks: what a cell did to its data --------------------------------------------- */
-
-static const AssayCheck *
-find_check (const AssayCellChecks *checks,
-            AssayCheckKind         kind,
-            guint                  nth)
-{
-  for (guint i = 0; checks != NULL && i < checks->items->len; i++)
-    {
-      const AssayCheck *check = g_ptr_array_index (checks->items, i);
-
-      if (check->kind == kind && nth-- == 0)
-        return check;
-    }
-  return NULL;
-}
 
 static void
 test_checks (Fixture       *fixture,

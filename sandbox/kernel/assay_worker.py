@@ -392,10 +392,43 @@ def _called_by_cell():
         return False
 
 
+def _sqlite_data_name(database):
+    """The name under /data of what sqlite3.connect opens: a path, or a "file:" URI (its
+    query, such as ?mode=ro&immutable=1, and its %-escapes undone); None otherwise."""
+    try:
+        database = os.fspath(database)
+    except TypeError:
+        return None
+    if isinstance(database, bytes):
+        database = database.decode("utf-8", "replace")
+    if not isinstance(database, str):
+        return None
+    if database.startswith("file:"):
+        import urllib.parse
+        path = urllib.parse.unquote(database[5:].split("?", 1)[0].split("#", 1)[0])
+        if path.startswith("//"):
+            # file://HOST/PATH: SQLite accepts only an empty host or localhost.
+            host, _, rest = path[2:].partition("/")
+            if host not in ("", "localhost"):
+                return None
+            path = "/" + rest
+        database = path
+    return _data_name(database)
+
+
 def _audit(event, args):
     # Runs for every audited event of the process: cheap, and never raising (that would
     # make the operation fail).
-    if event != "open" or not _checks.active:
+    if not _checks.active or (event != "open" and event != "sqlite3.connect"):
+        return
+    if event == "sqlite3.connect":
+        # SQLite opens its file in C, which the "open" event does not see.
+        try:
+            name = _sqlite_data_name(args[0]) if args else None
+            if name is not None:
+                _checks.opened(name)
+        except Exception:
+            pass
         return
     try:
         name = _data_name(args[0]) if args and not isinstance(args[0], int) else None
@@ -442,6 +475,43 @@ def _wrap_reader(orig):
                     lines = _count_lines(os.path.join(DATA_DIR, name))
                     item["bad_lines"] = max(0, lines - header - int(shape[0]))
                 _checks.add(item)
+        except Exception:
+            pass
+        return result
+    return reader
+
+
+def _sqlite_connection_name(con):
+    """The name under /data of the main database of a sqlite3 connection, or None (another
+    kind of connection, or a database elsewhere)."""
+    import sqlite3
+    if not isinstance(con, sqlite3.Connection):
+        return None
+    for row in con.execute("PRAGMA database_list").fetchall():
+        if len(row) >= 3 and row[1] == "main" and row[2]:
+            return _data_name(row[2])
+    return None
+
+
+def _wrap_sql_reader(orig):
+    """pandas.read_sql and its kin on a SQLite dataset: a read of that file, with the shape of
+    the result (a query of its tables, not the whole file)."""
+    @functools.wraps(orig)
+    def reader(*args, **kwargs):
+        if not _checks.active or _checks.depth or not _called_by_cell():
+            return orig(*args, **kwargs)
+        _checks.depth += 1
+        try:
+            result = orig(*args, **kwargs)
+        finally:
+            _checks.depth -= 1
+        try:
+            con = args[1] if len(args) > 1 else kwargs.get("con")
+            name = _sqlite_connection_name(con)
+            shape = getattr(result, "shape", None)
+            if name is not None and isinstance(shape, tuple) and len(shape) == 2:
+                _checks.add({"kind": "read", "file": name, "rows": int(shape[0]), "columns": int(shape[1])})
+                _checks.opened(name)
         except Exception:
             pass
         return result
@@ -564,6 +634,9 @@ def _install_checks():
                  "read_feather", "read_pickle"):
         if hasattr(pd, name):
             setattr(pd, name, _wrap_reader(getattr(pd, name)))
+    for name in ("read_sql", "read_sql_query", "read_sql_table"):
+        if hasattr(pd, name):
+            setattr(pd, name, _wrap_sql_reader(getattr(pd, name)))
     pd.merge = _wrap_merge(pd.merge, pd, False)
     pd.DataFrame.merge = _wrap_merge(pd.DataFrame.merge, pd, True)
     pd.DataFrame.join = _wrap_join(pd.DataFrame.join, pd)
