@@ -677,6 +677,8 @@ test_openai_ipynb_pdf (void)
   g_autofree char *text = pdf_text (pdf_path);
   const char *cell;
 
+  g_assert_true (g_str_has_prefix (pdf, "%PDF-"));
+
   /* The notebook: a markdown cell for the appendix, then one per request. */
   g_assert_nonnull (find_cell (cells, "## What was sent to the model\n\nEvery request Assay sent"));
   cell = find_cell (cells, "### Request 1\n");
@@ -727,6 +729,8 @@ test_anthropic (void)
   g_autofree char *text = pdf_text (pdf_path);
   const char *request_2 = strstr (html, "<div class=\"request\" id=\"request-2\">");
   const char *request_3 = strstr (html, "<div class=\"request\" id=\"request-3\">");
+
+  g_assert_true (g_str_has_prefix (pdf, "%PDF-"));
 
   g_assert_nonnull (request_2);
   g_assert_nonnull (request_3);
