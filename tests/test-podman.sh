@@ -19,7 +19,11 @@ cleanup () {
     podman "${podman_options[@]}" rm --all --force --time 0 >/dev/null 2>&1
     kill "$service_pid" 2>/dev/null; wait "$service_pid" 2>/dev/null
   fi
-  [ -n "$rootless_pid" ] && { kill "$rootless_pid" 2>/dev/null; wait "$rootless_pid" 2>/dev/null; }
+  if [ -n "$rootless_pid" ]; then
+    # runuser does not pass the signal on: the service itself, found by its own folder.
+    pkill -f -- "--root $work/rootless/home/root" 2>/dev/null
+    kill "$rootless_pid" 2>/dev/null; wait "$rootless_pid" 2>/dev/null
+  fi
   # Layers podman left mounted under the folder, deepest first.
   awk -v w="$work" 'index($2, w) == 1 { print $2 }' /proc/self/mounts | sort -r |
     while read -r m; do umount -l "$m" 2>/dev/null; done

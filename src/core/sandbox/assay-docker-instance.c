@@ -336,10 +336,12 @@ assay_docker_instance_kill_container (AssayDockerInstance *self)
   node = assay_docker_client_request (self->client, "POST", path, NULL, NULL, NULL, &error);
 
   /* 404: gone already; 409: not running. Both mean there is nothing to kill. Podman answers
-   * 500 where Docker answers 409 ("can only kill running containers"): its state says. */
+   * 500 where Docker answers 409, saying "container state improper" (libpod's word for a
+   * container that is not running: it stopped by itself meanwhile); else its state says. */
   if (node != NULL ||
       g_error_matches (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_NOT_FOUND) ||
       g_error_matches (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_CONFLICT) ||
+      strstr (error->message, "container state improper") != NULL ||
       !assay_docker_instance_is_running (self))
     g_atomic_int_set (&self->killed, TRUE);
   else
