@@ -125,13 +125,53 @@ assert err == 'err bytes\n', repr(err)
 PY"
 done
 
-# What is left of sandboxes on this machine: cgroups, containers, processes of the kernel.
+# What is left of this test's own sandboxes: cgroups, containers, kernel processes. Only its
+# own (a window or another run on the same machine may open and close sandboxes meanwhile):
+# the CLI runs through own-cli, which notes its pid; bubblewrap's cgroups carry their owner's
+# pid in their name, Docker's containers in the label assay.pid, and a kernel process is ours
+# when it sits in one of those cgroups or containers.
+cat > "$work/own-cli" <<SH
+#!/bin/sh
+echo \$\$ >> '$work/own-pids'
+exec '$cli' "\$@"
+SH
+chmod +x "$work/own-cli"
+: > "$work/own-pids"
+cat > "$work/leftovers.py" <<'PY'
+import os, re, subprocess, sys
+pids = set(open(sys.argv[1]).read().split())
+cgroups = []
+for root, dirs, _ in os.walk('/sys/fs/cgroup'):
+    if root.count('/') >= 7:
+        dirs[:] = []
+    for d in dirs:
+        m = re.match(r'^assay-.*-(\d+)-[^-]*-\d+$', d)
+        if m and m.group(1) in pids:
+            cgroups.append(d)
+containers = []
+try:
+    out = subprocess.run(['docker', 'ps', '-a', '--no-trunc', '--filter', 'label=assay.session',
+                          '--format', '{{.ID}} {{.Label "assay.pid"}}'],
+                         capture_output=True, text=True, timeout=60).stdout
+    containers = [line.split()[0] for line in out.splitlines() if len(line.split()) == 2 and line.split()[1] in pids]
+except (OSError, subprocess.SubprocessError):
+    pass
+marks = cgroups + containers
+procs = 0
+for pid in filter(str.isdigit, os.listdir('/proc')):
+    try:
+        cmdline = open('/proc/%s/cmdline' % pid, 'rb').read().replace(b'\0', b' ').decode(errors='replace')
+        if not re.search(r'assay_(kernel|worker)\.py|sleep 1000', cmdline):
+            continue
+        where = open('/proc/%s/cgroup' % pid).read()
+    except OSError:
+        continue
+    if any(m in where for m in marks):
+        procs += 1
+print(len(cgroups), len(containers), procs)
+PY
 leftovers () {
-  local cgroups containers procs
-  cgroups=$(find /sys/fs/cgroup -maxdepth 4 -type d -name 'assay-*' 2>/dev/null | wc -l)
-  containers=$(docker ps -aq --filter label=assay.session 2>/dev/null | wc -l)
-  procs=$(pgrep -fc 'assay_(kernel|worker)\.py|sleep 1000' || true)
-  echo "$cgroups $containers $procs"
+  python3 "$work/leftovers.py" "$work/own-pids"
 }
 # Whether nothing was added between two readings (earlier runs' leftovers may go meanwhile).
 no_more () { # before after
@@ -150,7 +190,7 @@ for backend in docker bwrap; do
   check "$backend: a fork bomb with 256 MB ends with a clear status, the next cell runs, nothing is left" bash -c "
     before=\$(leftovers)
     start=\$(date +%s%N)
-    timeout 120 '$cli' exec --backend $backend --memory 256 --timeout 8 --json '$work/bomb.py' '$work/after.py' >'$work/bomb-$backend.jsonl' 2>'$work/bomb-$backend.err'
+    timeout 120 '$work/own-cli' exec --backend $backend --memory 256 --timeout 8 --json '$work/bomb.py' '$work/after.py' >'$work/bomb-$backend.jsonl' 2>'$work/bomb-$backend.err'
     status=\$?
     echo \"# the command took \$(( (\$(date +%s%N) - start) / 1000000 )) ms\"
     cat '$work/bomb-$backend.jsonl' '$work/bomb-$backend.err' | head -c 3000
@@ -167,7 +207,7 @@ PY
   check "$backend: 50 sessions in a row leave no cgroup, container or process behind" bash -c "
     before=\$(leftovers)
     for i in \$(seq 1 50); do
-      '$cli' exec --backend $backend '$work/background.py' >'$work/bg-$backend.out' 2>&1 || { cat '$work/bg-$backend.out'; exit 1; }
+      '$work/own-cli' exec --backend $backend '$work/background.py' >'$work/bg-$backend.out' 2>&1 || { cat '$work/bg-$backend.out'; exit 1; }
       grep -qx ok '$work/bg-$backend.out' || { cat '$work/bg-$backend.out'; exit 1; }
     done
     no_more \"\$before\" \"\$(leftovers)\""

@@ -20,6 +20,7 @@ assay_cli_usage (FILE *out)
            "\n"
            "Commands:\n"
            "  ask [OPTIONS] QUESTION      ask the model; it answers by running Python in the sandbox\n"
+           "  demo [--out DIR] [--json]   the recorded demo on a sample sales CSV, its code run for real\n"
            "  exec [OPTIONS] CELL.py...   run files as successive cells of one sandboxed session\n"
            "  export SESSION_DIR --format pdf|html|ipynb -o FILE   a session as a report or a notebook\n"
            "  rerun SESSION_DIR --data NAME=FILE...   its approved cells again on new data, no model\n"
@@ -80,6 +81,8 @@ main (int   argc,
     return assay_cli_sandbox (argc - 1, argv + 1);
   if (g_str_equal (argv[1], "rerun"))
     return assay_cli_rerun (argc - 1, argv + 1);
+  if (g_str_equal (argv[1], "demo"))
+    return assay_cli_demo (argc - 1, argv + 1);
   if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") || g_str_equal (argv[1], "help"))
     {
       assay_cli_usage (stdout);

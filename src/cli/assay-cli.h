@@ -17,6 +17,7 @@ int assay_cli_session (int argc, char **argv);
 int assay_cli_sandbox (int argc, char **argv);
 int assay_cli_inspect (int argc, char **argv);
 int assay_cli_rerun   (int argc, char **argv);
+int assay_cli_demo    (int argc, char **argv);
 
 /* Picks the backend: NAME when given ("docker" or "bwrap"), else Docker or Podman when one
  * answers and has the image, else bubblewrap, said on stderr when an engine was named

@@ -7,34 +7,18 @@
 
 #include <glib/gi18n.h>
 
+#include "assay-demo.h"
 #include "assay-keyring.h"
 #include "assay-model-choice.h"
 #include "assay-window-private.h"
 
 /* ---- first run and the demo ------------------------------------------------------------- */
 
-static char *
-assay_window_find_demo_file (const char *name)
-{
-  const char *env = g_getenv ("ASSAY_DEMO_DIR");
-  g_autofree char *installed = g_build_filename (ASSAY_PKGDATADIR, "demo", name, NULL);
-
-  if (env != NULL)
-    return g_build_filename (env, name, NULL);
-  if (g_file_test (installed, G_FILE_TEST_IS_REGULAR))
-    return g_steal_pointer (&installed);
-#ifdef ASSAY_BUILD_DEMO_DIR
-  return g_build_filename (ASSAY_BUILD_DEMO_DIR, name, NULL);
-#else
-  return g_steal_pointer (&installed);
-#endif
-}
-
 void
 assay_window_start_demo (AssayWindow *self)
 {
-  g_autofree char *transcript = assay_window_find_demo_file ("sales-transcript.json");
-  g_autofree char *csv = assay_window_find_demo_file ("sales.csv");
+  g_autofree char *transcript = assay_demo_find_file (ASSAY_DEMO_TRANSCRIPT);
+  g_autofree char *csv = assay_demo_find_file (ASSAY_DEMO_DATASET);
   g_autoptr(AssayLlmProvider) provider = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GFile) file = NULL;
@@ -56,9 +40,7 @@ assay_window_start_demo (AssayWindow *self)
   gtk_stack_set_visible_child_name (self->main_stack, "main");
   file = g_file_new_for_path (csv);
   assay_window_add_files (self, &file, 1);
-  assay_chat_view_set_composer_text (self->chat_view,
-                                     "Analyse Q3 sales: check the structure, clean the data, show the monthly "
-                                     "dynamics, an ABC analysis, the conversion funnel, and make a PDF report.");
+  assay_chat_view_set_composer_text (self->chat_view, assay_demo_question ());
 }
 
 void

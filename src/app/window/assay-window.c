@@ -797,8 +797,9 @@ assay_window_finalize (GObject *object)
 }
 
 /* ASSAY_REPORT_FIRST_FRAME=1 prints the monotonic time (g_get_monotonic_time, CLOCK_MONOTONIC)
- * of the window's first painted frame to stderr; ASSAY_QUIT_AFTER_FIRST_FRAME=1 also quits
- * the application then. For the start-up benchmark (tests/bench-app.py). */
+ * of the window's first painted frame to stderr, and the page it shows (onboarding or main);
+ * ASSAY_QUIT_AFTER_FIRST_FRAME=1 also quits the application then. For the start-up benchmark
+ * (tests/bench-app.py) and the README command's test (tests/test-setup-and-run.sh). */
 static void
 assay_window_first_frame_painted_cb (GdkFrameClock *clock,
                                      AssayWindow   *self)
@@ -807,6 +808,7 @@ assay_window_first_frame_painted_cb (GdkFrameClock *clock,
 
   g_signal_handlers_disconnect_by_func (clock, assay_window_first_frame_painted_cb, self);
   g_printerr ("assay-first-frame-us %" G_GINT64_FORMAT "\n", g_get_monotonic_time ());
+  g_printerr ("assay-first-frame-page %s\n", gtk_stack_get_visible_child_name (self->main_stack));
   if (g_strcmp0 (g_getenv ("ASSAY_QUIT_AFTER_FIRST_FRAME"), "1") == 0 && application != NULL)
     g_application_quit (application);
 }
