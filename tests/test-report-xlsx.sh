@@ -176,7 +176,8 @@ record = json.load(open(path))
 record['rerun_of'] = sys.argv[2]
 record['rerun_of_title'] = 'Sum the sales (Q3)'
 record['changes'] = [
-    {'question': 1, 'before_text': '1,234', 'after_text': '1,300', 'before': 1234, 'after': 1300, 'stale': False, 'cell': 'c1'},
+    {'question': 1, 'before_text': '1,234', 'after_text': '1,300', 'before': 1234, 'after': 1300, 'stale': False, 'cell': 'c1',
+     'label': 'total: …', 'sentence': 'The total is 1,300.'},
     {'question': 1, 'before_text': '12.5%', 'after_text': '12.5%', 'before': 12.5, 'after': 12.5, 'stale': True, 'cell': 'c1'},
 ]
 record['rerun_notes'] = ['sales.csv was converted from Windows-1251 to UTF-8.']
@@ -192,18 +193,22 @@ assert len(title) == 1 and title[0][0].font.b, 'no What Changed heading'
 at = title[0][0].row
 assert 'Sum the sales (Q3)' in ws.cell(at + 1, 1).value, ws.cell(at + 1, 1).value
 assert ws.cell(at + 2, 1).value == 'sales.csv was converted from Windows-1251 to UTF-8.', ws.cell(at + 2, 1).value
-header = [ws.cell(at + 3, c).value for c in range(1, 7)]
-assert header == ['Question', 'Before', 'After', 'Change', 'Change %', 'Cell'], header
+header = [ws.cell(at + 3, c).value for c in range(1, 9)]
+assert header == ['Question', 'Number', 'Before', 'After', 'Change', 'Change %', 'Cell', 'In the answer'], header
 assert ws.cell(at + 3, 2).font.b
-first = [ws.cell(at + 4, c) for c in range(1, 7)]
-assert [c.value for c in first[:4]] == [1, 1234, 1300, 66], [c.value for c in first]
-assert all(c.data_type == 'n' for c in first[:5]), [c.data_type for c in first]
-assert first[1].number_format == '#,##0', first[1].number_format
-assert abs(first[4].value - 66 / 1234) < 1e-9 and '%' in first[4].number_format, (first[4].value, first[4].number_format)
-assert first[5].value == 'c1', first[5].value
-stale = [ws.cell(at + 5, c) for c in range(1, 7)]
-assert stale[1].value == 12.5 and stale[1].data_type == 'n' and stale[1].number_format == '#,##0.0', stale[1].value
-assert stale[3].value == 'stale', stale[3].value
+first = [ws.cell(at + 4, c) for c in range(1, 9)]
+assert [c.value for c in first[:1] + first[2:5]] == [1, 1234, 1300, 66], [c.value for c in first]
+assert first[1].value == 'total: …', first[1].value
+assert all(c.data_type == 'n' for c in first[:1] + first[2:6]), [c.data_type for c in first]
+assert first[2].number_format == '#,##0', first[2].number_format
+assert abs(first[5].value - 66 / 1234) < 1e-9 and '%' in first[5].number_format, (first[5].value, first[5].number_format)
+assert first[6].value == 'c1', first[6].value
+assert first[7].value == 'The total is 1,300.', first[7].value
+# A record without labels (an older one) says which answer the number is of.
+assert ws.cell(at + 5, 2).value == 'a number of answer 1', ws.cell(at + 5, 2).value
+stale = [ws.cell(at + 5, c) for c in range(1, 9)]
+assert stale[2].value == 12.5 and stale[2].data_type == 'n' and stale[2].number_format == '#,##0.0', stale[2].value
+assert stale[4].value == 'stale', stale[4].value
 PY
 
 # ---- what the sandbox never gives: control characters, formulas, a hostile cell id ----

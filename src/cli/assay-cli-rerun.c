@@ -197,7 +197,8 @@ assay_cli_print_changes (GPtrArray *changes)
   assay_cli_rerun_pad (line, _("after"), 18);
   assay_cli_rerun_pad (line, _("change"), 14);
   assay_cli_rerun_pad (line, "%", 10);
-  g_string_append (line, _("cell"));
+  assay_cli_rerun_pad (line, _("cell"), 6);
+  g_string_append (line, _("number"));
   assay_cli_print (stdout, "%s\n", line->str);
   for (guint i = 0; i < changes->len; i++)
     {
@@ -217,7 +218,9 @@ assay_cli_print_changes (GPtrArray *changes)
           assay_cli_rerun_pad (line, delta, 14);
           assay_cli_rerun_pad (line, percent, 10);
         }
-      g_string_append (line, change->cell_id != NULL ? change->cell_id : "");
+      assay_cli_rerun_pad (line, change->cell_id != NULL ? change->cell_id : "", 6);
+      if (change->label != NULL)
+        g_string_append (line, change->label);
       assay_cli_print (stdout, "%s\n", line->str);
     }
 }
@@ -299,6 +302,16 @@ assay_cli_rerun_json (const AssayRerunResult *result)
       json_builder_add_double_value (builder, change->after);
       json_builder_set_member_name (builder, "stale");
       json_builder_add_boolean_value (builder, change->stale);
+      json_builder_set_member_name (builder, "label");
+      if (change->label != NULL)
+        json_builder_add_string_value (builder, change->label);
+      else
+        json_builder_add_null_value (builder);
+      json_builder_set_member_name (builder, "sentence");
+      if (change->sentence != NULL)
+        json_builder_add_string_value (builder, change->sentence);
+      else
+        json_builder_add_null_value (builder);
       {
         g_autofree char *delta = assay_rerun_format_delta (change);
         g_autofree char *percent = assay_rerun_format_percent (change);

@@ -79,7 +79,8 @@ static void
 assay_changes_card_add_header (AssayChangesCard *self)
 {
   const char *titles[ASSAY_CHANGES_N_COLUMNS] = {
-    _("Question"), _("Before"), _("After"),
+    /* Translators: the column that says what each number is ("West: …", "North · revenue"). */
+    _("Number"), _("Before"), _("After"),
     /* Translators: the column of the difference, after − before. */
     _("Change"),
     /* Translators: the column of the relative change. */
@@ -88,7 +89,7 @@ assay_changes_card_add_header (AssayChangesCard *self)
 
   for (guint column = 0; column < ASSAY_CHANGES_N_COLUMNS; column++)
     {
-      GtkWidget *label = assay_changes_card_cell (titles[column], column != ASSAY_CHANGES_COLUMN_QUESTION);
+      GtkWidget *label = assay_changes_card_cell (titles[column], column != ASSAY_CHANGES_COLUMN_NUMBER);
 
       gtk_label_set_selectable (GTK_LABEL (label), FALSE);
       gtk_widget_add_css_class (label, "caption-heading");
@@ -106,6 +107,11 @@ assay_changes_card_add_row (AssayChangesCard          *self,
   const char *question = assay_changes_card_question_text (outline, change->question);
   g_autofree char *question_text = question != NULL ? g_strdup_printf ("%u. %s", change->question, question)
                                                     : g_strdup_printf (_("Question %u"), change->question);
+  /* What the number is; an older record without labels says its question. */
+  const char *label = change->label != NULL && *change->label != '\0' ? change->label : question_text;
+  /* On hover: the sentence of the answer it sits in, and its question. */
+  g_autofree char *tooltip = change->sentence != NULL ? g_strdup_printf ("“%s”\n%s", change->sentence, question_text)
+                                                      : g_strdup (question_text);
   g_autofree char *delta = NULL;
   g_autofree char *percent = NULL;
   gboolean changed = !change->stale && change->after != change->before;
@@ -114,13 +120,13 @@ assay_changes_card_add_row (AssayChangesCard          *self,
   delta = change->stale ? g_strdup (_("stale")) : assay_rerun_format_delta (change);
   percent = assay_rerun_format_percent (change);
 
-  cells[ASSAY_CHANGES_COLUMN_QUESTION] = assay_changes_card_cell (question_text, FALSE);
-  gtk_label_set_ellipsize (GTK_LABEL (cells[ASSAY_CHANGES_COLUMN_QUESTION]), PANGO_ELLIPSIZE_END);
-  gtk_label_set_width_chars (GTK_LABEL (cells[ASSAY_CHANGES_COLUMN_QUESTION]), 8);
-  gtk_label_set_max_width_chars (GTK_LABEL (cells[ASSAY_CHANGES_COLUMN_QUESTION]), 32);
-  gtk_label_set_selectable (GTK_LABEL (cells[ASSAY_CHANGES_COLUMN_QUESTION]), FALSE);
-  gtk_widget_set_hexpand (cells[ASSAY_CHANGES_COLUMN_QUESTION], TRUE);
-  gtk_widget_set_tooltip_text (cells[ASSAY_CHANGES_COLUMN_QUESTION], question_text);
+  cells[ASSAY_CHANGES_COLUMN_NUMBER] = assay_changes_card_cell (label, FALSE);
+  gtk_label_set_ellipsize (GTK_LABEL (cells[ASSAY_CHANGES_COLUMN_NUMBER]), PANGO_ELLIPSIZE_END);
+  gtk_label_set_width_chars (GTK_LABEL (cells[ASSAY_CHANGES_COLUMN_NUMBER]), 8);
+  gtk_label_set_max_width_chars (GTK_LABEL (cells[ASSAY_CHANGES_COLUMN_NUMBER]), 32);
+  gtk_label_set_selectable (GTK_LABEL (cells[ASSAY_CHANGES_COLUMN_NUMBER]), FALSE);
+  gtk_widget_set_hexpand (cells[ASSAY_CHANGES_COLUMN_NUMBER], TRUE);
+  gtk_widget_set_tooltip_text (cells[ASSAY_CHANGES_COLUMN_NUMBER], tooltip);
   cells[ASSAY_CHANGES_COLUMN_BEFORE] = assay_changes_card_cell (change->before_text, TRUE);
   cells[ASSAY_CHANGES_COLUMN_AFTER] = assay_changes_card_cell (change->after_text, TRUE);
   cells[ASSAY_CHANGES_COLUMN_CHANGE] = assay_changes_card_cell (delta, TRUE);
@@ -132,7 +138,8 @@ assay_changes_card_add_row (AssayChangesCard          *self,
       gtk_widget_add_css_class (cells[ASSAY_CHANGES_COLUMN_AFTER], "warning");
       gtk_widget_add_css_class (cells[ASSAY_CHANGES_COLUMN_CHANGE], "warning");
       gtk_widget_set_tooltip_text (cells[ASSAY_CHANGES_COLUMN_AFTER],
-                                   _("Not found again at its place in the new output: the old text is kept"));
+                                   _("Not found again in the new output (its line is gone, on several lines, or its "
+                                     "table changed): the old text is kept"));
     }
   else if (changed)
     {

@@ -13,7 +13,7 @@ G_DECLARE_FINAL_TYPE (AssayChangesCard, assay_changes_card, ASSAY, CHANGES_CARD,
 
 typedef enum
 {
-  ASSAY_CHANGES_COLUMN_QUESTION,
+  ASSAY_CHANGES_COLUMN_NUMBER,     /* what the number is: its label ("West: …") */
   ASSAY_CHANGES_COLUMN_BEFORE,
   ASSAY_CHANGES_COLUMN_AFTER,
   ASSAY_CHANGES_COLUMN_CHANGE,
@@ -24,7 +24,8 @@ typedef enum
 /* "What Changed", the first card of a session that ran another again on new data: where it
  * came from (with a button that opens that session while its folder is there, through
  * win.open-session), what the run said of its data, and a table of every traced number of
- * its answers: the question, before, after, the change and the change in percent; a number
+ * its answers: what it is (its label, the sentence it sits in on hover), before, after, the
+ * change and the change in percent; a number
  * not found again is marked stale, a changed one emphasised, numbers in tabular figures. */
 GtkWidget  *assay_changes_card_new           (AssaySession       *session);
 /* The table's rows, one per AssaySessionChange of the session, in its order. */

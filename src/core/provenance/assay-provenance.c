@@ -812,6 +812,11 @@ assay_provenance_to_json (const AssayProvenance *provenance)
         }
       json_builder_set_member_name (builder, "found");
       json_builder_add_boolean_value (builder, traced->found);
+      if (traced->stale && !traced->found)
+        {
+          json_builder_set_member_name (builder, "stale");
+          json_builder_add_boolean_value (builder, TRUE);
+        }
       if (traced->found)
         {
           json_builder_set_member_name (builder, "cell");
@@ -898,6 +903,7 @@ assay_provenance_from_json (JsonNode   *node,
         traced->value = json_object_get_double_member (item, "value");
       traced->percent = assay_json_get_boolean_or (item, "percent", FALSE);
       traced->found = assay_json_get_boolean_or (item, "found", FALSE);
+      traced->stale = !traced->found && assay_json_get_boolean_or (item, "stale", FALSE);
       if (traced->found)
         {
           const char *line_text = assay_json_get_string (item, "line_text");

@@ -39,6 +39,7 @@ typedef struct
   double    value;
   gboolean  percent;
   gboolean  found;
+  gboolean  stale;         /* a run on new data could not find it again: the old text kept, not found */
   /* Where it was found (when found). */
   char     *cell_id;
   guint     output;        /* the output's index in the cell */

@@ -53,6 +53,14 @@ report_change_delta (const AssaySessionChange *change)
 }
 
 char *
+report_change_label (const AssaySessionChange *change)
+{
+  if (change->label != NULL && *change->label != '\0')
+    return g_strdup (change->label);
+  return g_strdup_printf (_("a number of answer %u"), change->question);
+}
+
+char *
 report_change_percent (const AssaySessionChange *change)
 {
   return assay_rerun_format_percent (change);

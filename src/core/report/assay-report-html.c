@@ -559,7 +559,7 @@ assay_report_html_append_changes (GString     *html,
                                   AssayReport *report)
 {
   g_autofree char *intro = report_changes_intro (report);
-  const char *headings[] = { N_("Question"), N_("Before"), N_("After"), N_("Change"), N_("Change %"), N_("Cell") };
+  const char *headings[] = { N_("Question"), N_("Number"), N_("Before"), N_("After"), N_("Change"), N_("Change %"), N_("Cell") };
 
   g_string_append (html, "<section id=\"changes\">\n<h2>");
   assay_report_html_append_escaped (html, report_changes_title (), -1);
@@ -597,8 +597,20 @@ assay_report_html_append_changes (GString     *html,
       g_autofree char *percent = report_change_percent (change);
       const char *klass = change->stale ? "stale" : change->after != change->before ? "changed" : "same";
 
-      g_string_append_printf (html, "<tr class=\"%s\"><td class=\"num\"><a href=\"#q%u\">%u</a></td><td class=\"num\">",
+      g_autofree char *label = report_change_label (change);
+
+      g_string_append_printf (html, "<tr class=\"%s\"><td class=\"num\"><a href=\"#q%u\">%u</a></td><td",
                               klass, change->question, change->question);
+      /* The sentence it sits in, on hover. */
+      if (change->sentence != NULL)
+        {
+          g_string_append (html, " title=\"");
+          assay_report_html_append_escaped (html, change->sentence, -1);
+          g_string_append (html, "\"");
+        }
+      g_string_append (html, ">");
+      assay_report_html_append_escaped (html, label, -1);
+      g_string_append (html, "</td><td class=\"num\">");
       assay_report_html_append_escaped (html, change->before_text, -1);
       g_string_append (html, "</td><td class=\"num after\">");
       assay_report_html_append_escaped (html, change->stale ? _("not found again") : change->after_text, -1);

@@ -531,15 +531,19 @@ assay_report_ipynb_changes_markdown (AssayReport *report)
     g_string_append_c (markdown, '\n');
   if (report->changes->len == 0)
     return g_string_free (markdown, FALSE);
-  g_string_append_printf (markdown, "| %s | %s | %s | %s | %s | %s |\n|---:|---:|---:|---:|---:|:---|\n",
-                          _("Question"), _("Before"), _("After"), _("Change"), _("Change %"), _("Cell"));
+  g_string_append_printf (markdown, "| %s | %s | %s | %s | %s | %s | %s | %s |\n|---:|:---|---:|---:|---:|---:|:---|:---|\n",
+                          _("Question"), _("Number"), _("Before"), _("After"), _("Change"), _("Change %"), _("Cell"),
+                          _("In the answer"));
   for (guint i = 0; i < report->changes->len; i++)
     {
       const AssaySessionChange *change = g_ptr_array_index (report->changes, i);
       g_autofree char *delta = report_change_delta (change);
       g_autofree char *percent = report_change_percent (change);
 
+      g_autofree char *label = report_change_label (change);
+
       g_string_append_printf (markdown, "| %u ", change->question);
+      assay_report_ipynb_append_literal (markdown, "| ", label, " ");
       assay_report_ipynb_append_literal (markdown, "| ", change->before_text, " ");
       if (change->stale || change->after == change->before)
         assay_report_ipynb_append_literal (markdown, "| ", change->stale ? _("not found again") : change->after_text, " ");
@@ -547,7 +551,8 @@ assay_report_ipynb_changes_markdown (AssayReport *report)
         assay_report_ipynb_append_literal (markdown, "| **", change->after_text, "** ");
       assay_report_ipynb_append_literal (markdown, "| ", delta, " ");
       assay_report_ipynb_append_literal (markdown, "| ", percent, " ");
-      assay_report_ipynb_append_literal (markdown, "| ", change->cell_id != NULL ? change->cell_id : "", " |\n");
+      assay_report_ipynb_append_literal (markdown, "| ", change->cell_id != NULL ? change->cell_id : "", " ");
+      assay_report_ipynb_append_literal (markdown, "| ", change->sentence != NULL ? change->sentence : "", " |\n");
     }
   return g_string_free (markdown, FALSE);
 }

@@ -1182,7 +1182,7 @@ assay_report_pdf_place_changes (Layout *layout)
   g_autofree char *intro = report_changes_intro (report);
   g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   GPtrArray *head = g_ptr_array_new_with_free_func (g_free);
-  const char *headings[] = { N_("Question"), N_("Before"), N_("After"), N_("Change"), N_("Change %"), N_("Cell") };
+  const char *headings[] = { N_("Question"), N_("Number"), N_("Before"), N_("After"), N_("Change"), N_("Change %"), N_("Cell") };
 
   assay_report_pdf_add_dest (layout, report_changes_title (), 1);
   assay_report_pdf_place_heading (layout, report_changes_title (), 16, 0);
@@ -1204,18 +1204,21 @@ assay_report_pdf_place_changes (Layout *layout)
       const AssaySessionChange *change = g_ptr_array_index (report->changes, i);
       g_autofree char *delta = report_change_delta (change);
       g_autofree char *percent = report_change_percent (change);
-      const char *texts[] = { NULL, change->before_text, change->stale ? _("not found again") : change->after_text,
+      g_autofree char *label = report_change_label (change);
+      g_autofree char *label_markup = g_markup_escape_text (label, -1);
+      const char *texts[] = { NULL, NULL, change->before_text, change->stale ? _("not found again") : change->after_text,
                               delta, percent, change->cell_id != NULL ? change->cell_id : "" };
       GPtrArray *row = g_ptr_array_new_with_free_func (g_free);
 
       g_ptr_array_add (row, g_strdup_printf ("%u", change->question));
-      for (gsize c = 1; c < G_N_ELEMENTS (texts); c++)
+      g_ptr_array_add (row, g_steal_pointer (&label_markup));
+      for (gsize c = 2; c < G_N_ELEMENTS (texts); c++)
         {
           g_autofree char *escaped = g_markup_escape_text (texts[c], -1);
 
           if (change->stale)
             g_ptr_array_add (row, g_strdup_printf ("<span foreground=\"#a51d2d\">%s</span>", escaped));
-          else if (c == 2 && change->after != change->before)
+          else if (c == 3 && change->after != change->before)
             g_ptr_array_add (row, g_strdup_printf ("<b>%s</b>", escaped));
           else
             g_ptr_array_add (row, g_steal_pointer (&escaped));
@@ -1223,6 +1226,21 @@ assay_report_pdf_place_changes (Layout *layout)
       g_ptr_array_add (rows, row);
     }
   assay_report_pdf_place_table (layout, rows, G_N_ELEMENTS (headings), 1);
+
+  /* The sentence each number sits in, under the table (a cell would squeeze it). */
+  layout->y += 4;
+  for (guint i = 0; i < report->changes->len; i++)
+    {
+      const AssaySessionChange *change = g_ptr_array_index (report->changes, i);
+      g_autofree char *label = NULL;
+      g_autofree char *line = NULL;
+
+      if (change->sentence == NULL)
+        continue;
+      label = report_change_label (change);
+      line = g_strdup_printf ("%s — “%s”", label, change->sentence);
+      assay_report_pdf_place_text (layout, line, SANS, BODY_SIZE - 1, "", "", 1);
+    }
 }
 
 static gboolean

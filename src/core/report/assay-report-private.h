@@ -253,6 +253,9 @@ const char  *report_changes_title          (void);
 char        *report_changes_intro          (const AssayReport        *report);
 /* The change column ("+1,234.5", "stale") and the percent column ("+12.3 %", "—"). */
 char        *report_change_delta           (const AssaySessionChange *change);
+/* What the number is ("West: …", "North · revenue"); for a record without labels, its
+ * answer's number. */
+char        *report_change_label           (const AssaySessionChange *change);
 char        *report_change_percent         (const AssaySessionChange *change);
 
 gboolean     assay_report_write_xlsx       (AssayReport              *report,

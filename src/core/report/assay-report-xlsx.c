@@ -966,7 +966,8 @@ assay_report_xlsx_write_changes (XlsxWriter    *self,
 {
   AssayReport *report = self->report;
   g_autofree char *intro = report_changes_intro (report);
-  const char *columns[] = { _("Question"), _("Before"), _("After"), _("Change"), _("Change %"), _("Cell"), NULL };
+  const char *columns[] = { _("Question"), _("Number"), _("Before"), _("After"), _("Change"), _("Change %"), _("Cell"),
+                            _("In the answer"), NULL };
 
   worksheet_write_string (sheet, row++, 0, report_changes_title (), self->heading);
   assay_report_xlsx_write_text (sheet, row++, 0, intro, REPORT_XLSX_MAX_CELL_UNITS, NULL, cut);
@@ -984,33 +985,38 @@ assay_report_xlsx_write_changes (XlsxWriter    *self,
       g_autofree char *signed_format = assay_report_xlsx_grouped_format (decimals, "+");
       double percent;
 
+      g_autofree char *label = report_change_label (change);
+
       worksheet_write_number (sheet, row, 0, change->question, assay_report_xlsx_number_format (self, "0"));
-      worksheet_write_number (sheet, row, 1, change->before, assay_report_xlsx_number_format (self, plain));
-      worksheet_write_number (sheet, row, 2, change->after, assay_report_xlsx_number_format (self, plain));
+      assay_report_xlsx_write_text (sheet, row, 1, label, REPORT_XLSX_MAX_SHORT_TEXT, NULL, cut);
+      worksheet_write_number (sheet, row, 2, change->before, assay_report_xlsx_number_format (self, plain));
+      worksheet_write_number (sheet, row, 3, change->after, assay_report_xlsx_number_format (self, plain));
       if (change->stale)
         {
           g_autofree char *stale = report_change_delta (change);
           g_autofree char *dash = report_change_percent (change);
 
-          assay_report_xlsx_write_text (sheet, row, 3, stale, REPORT_XLSX_MAX_SHORT_TEXT, NULL, cut);
-          assay_report_xlsx_write_text (sheet, row, 4, dash, REPORT_XLSX_MAX_SHORT_TEXT, NULL, cut);
+          assay_report_xlsx_write_text (sheet, row, 4, stale, REPORT_XLSX_MAX_SHORT_TEXT, NULL, cut);
+          assay_report_xlsx_write_text (sheet, row, 5, dash, REPORT_XLSX_MAX_SHORT_TEXT, NULL, cut);
         }
       else
         {
-          worksheet_write_number (sheet, row, 3, change->after - change->before,
+          worksheet_write_number (sheet, row, 4, change->after - change->before,
                                   assay_report_xlsx_number_format (self, signed_format));
           if (assay_session_change_percent (change, &percent))
-            worksheet_write_number (sheet, row, 4, percent / 100.0,
+            worksheet_write_number (sheet, row, 5, percent / 100.0,
                                     assay_report_xlsx_number_format (self, "+0.0%;-0.0%;0.0%"));
           else
             {
               g_autofree char *dash = report_change_percent (change);
 
-              assay_report_xlsx_write_text (sheet, row, 4, dash, REPORT_XLSX_MAX_SHORT_TEXT, NULL, cut);
+              assay_report_xlsx_write_text (sheet, row, 5, dash, REPORT_XLSX_MAX_SHORT_TEXT, NULL, cut);
             }
         }
       if (change->cell_id != NULL)
-        assay_report_xlsx_write_text (sheet, row, 5, change->cell_id, REPORT_XLSX_MAX_SHORT_TEXT, NULL, cut);
+        assay_report_xlsx_write_text (sheet, row, 6, change->cell_id, REPORT_XLSX_MAX_SHORT_TEXT, NULL, cut);
+      if (change->sentence != NULL)
+        assay_report_xlsx_write_text (sheet, row, 7, change->sentence, REPORT_XLSX_MAX_SHORT_TEXT, NULL, cut);
     }
   return row + 1;
 }

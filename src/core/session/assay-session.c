@@ -608,6 +608,8 @@ assay_session_to_json (AssaySession *self)
           json_object_set_double_member (item, "after", change->after);
           json_object_set_boolean_member (item, "stale", change->stale);
           assay_session_set_optional_string (item, "cell", change->cell_id);
+          assay_session_set_optional_string (item, "label", change->label);
+          assay_session_set_optional_string (item, "sentence", change->sentence);
           json_array_add_object_element (changes, item);
         }
       json_object_set_array_member (object, "changes", changes);
@@ -916,6 +918,20 @@ assay_session_provenance_from_json (AssaySession *self,
 
 /* CHECK_DATASETS: whether each dataset's copy is compared with what was added (a stat, and a
  * hash when it moved); a listing of the sessions does not need to know. */
+
+/* A short text of the record (a change's label or sentence): valid UTF-8 of at most 1 KiB,
+ * else none. */
+static char *
+assay_session_dup_short_text (JsonObject *object,
+                              const char *member)
+{
+  const char *text = assay_json_get_string (object, member);
+
+  if (text == NULL || strlen (text) > 1024 || !g_utf8_validate (text, -1, NULL))
+    return NULL;
+  return g_strdup (text);
+}
+
 static AssaySession *
 assay_session_load_record (const char    *dir,
                            gboolean       check_datasets,
@@ -1198,6 +1214,8 @@ assay_session_load_record (const char    *dir,
                         JSON_NODE_HOLDS_VALUE (json_object_get_member (object, "stale")) &&
                         json_object_get_boolean_member (object, "stale");
         change->cell_id = assay_json_dup_string (object, "cell");
+        change->label = assay_session_dup_short_text (object, "label");
+        change->sentence = assay_session_dup_short_text (object, "sentence");
         if (!isfinite (change->before))
           change->before = 0;
         if (!isfinite (change->after))
@@ -2315,6 +2333,17 @@ assay_session_trace_answer (AssaySession *self,
   return provenance;
 }
 
+void
+assay_session_set_provenance (AssaySession    *self,
+                              guint            message,
+                              AssayProvenance *provenance)
+{
+  g_return_if_fail (ASSAY_IS_SESSION (self));
+  g_return_if_fail (provenance != NULL);
+
+  g_hash_table_replace (self->provenance, GUINT_TO_POINTER (message), provenance);
+}
+
 /* ---- runs again ------------------------------------------------------------------------- */
 
 const char *
@@ -2367,6 +2396,8 @@ assay_session_change_copy (const AssaySessionChange *change)
   copy->before_text = g_strdup (change->before_text);
   copy->after_text = g_strdup (change->after_text);
   copy->cell_id = g_strdup (change->cell_id);
+  copy->label = g_strdup (change->label);
+  copy->sentence = g_strdup (change->sentence);
   return copy;
 }
 
@@ -2378,6 +2409,8 @@ assay_session_change_free (AssaySessionChange *change)
   g_free (change->before_text);
   g_free (change->after_text);
   g_free (change->cell_id);
+  g_free (change->label);
+  g_free (change->sentence);
   g_free (change);
 }
 

@@ -250,6 +250,11 @@ const AssayProvenance *assay_session_get_provenance (AssaySession   *self,
  * result; NULL when MESSAGE is not an answer. */
 const AssayProvenance *assay_session_trace_answer   (AssaySession   *self,
                                                      guint           message);
+/* Keeps PROVENANCE (taken) as the answer's at MESSAGE: a run again's, whose numbers were
+ * followed to their new lines rather than looked up by value. */
+void                   assay_session_set_provenance (AssaySession    *self,
+                                                     guint            message,
+                                                     AssayProvenance *provenance);
 
 /* What was sent to a model server, one request each: kept in requests/ compressed, exactly
  * as sent (a body never holds a key: keys go in headers, which are not kept), within
@@ -338,8 +343,11 @@ typedef struct
   char      *after_text;    /* as the new answer writes it; the old text when stale */
   double     before;
   double     after;
-  gboolean   stale;         /* not found again at its place */
+  gboolean   stale;         /* not found again: its label gone, on several lines, or its table changed */
   char      *cell_id;       /* the cell that printed it; may be NULL */
+  char      *label;         /* what it is: its line's words, a table's row and column ("West:
+                             * …", "North · revenue"); may be NULL (an older record) */
+  char      *sentence;      /* the answer's sentence (or table row) it sits in; may be NULL */
 } AssaySessionChange;
 
 AssaySessionChange *assay_session_change_copy   (const AssaySessionChange *change);
