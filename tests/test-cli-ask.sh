@@ -55,7 +55,7 @@ JSON
 printf '#!/bin/sh\nsed -i "s/total)/total * 100)/" "$1"\n' > "$work/editor.sh"
 chmod +x "$work/editor.sh"
 
-echo "1..19"
+echo "1..20"
 
 check "--yes: the answer on stdout, exit 0, the session folder in --out" bash -c "
   '$cli' ask --backend bwrap --provider recorded --transcript '$work/happy.json' --data '$work/sales.csv' --yes --out '$work/s-happy' 'What is the total?' >'$work/out' 2>'$work/err' &&
@@ -245,6 +245,14 @@ assert len(s['provenance']) == 2, s['provenance']
 PY
   '$cli' session show '$work/s-check' > '$work/show' &&
   [ \$(grep -c '^question:' '$work/show') -eq 1 ] && grep -q 'from 12,408 orders' '$work/show'"
+
+# The draft Assay sent back is no answer: the reports' body leaves it out (issue 32).
+check "provenance: the draft sent back is not in the reports' body, the answer is, once" bash -c "
+  '$cli' export '$work/s-check' -o '$work/check.html' && '$cli' export '$work/s-check' -o '$work/check.ipynb' &&
+  '$cli' export '$work/s-check' -o '$work/check.pdf' && pdftotext '$work/check.pdf' '$work/check.txt' &&
+  for f in check.html check.ipynb check.txt; do
+    ! grep -q '12,480' \"$work/\$f\" && grep -q '12,408' \"$work/\$f\" || { echo \$f; exit 1; }
+  done"
 
 # Each dataset as it was added: rows, size and SHA-256 in session show; a copy changed since
 # then is said to be, by session show (text and --json) and by ask --resume.

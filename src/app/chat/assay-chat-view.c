@@ -184,27 +184,60 @@ static void
 assay_chat_view_add_untraced_notice (AssayChatView         *self,
                                      const AssayProvenance *provenance)
 {
-  g_autofree char *numbers = NULL;
-  g_autofree char *text = NULL;
-  guint n;
+  g_autoptr(GString) stale = g_string_new (NULL);
+  g_autoptr(GString) missing = g_string_new (NULL);
+  guint n_stale = 0, n_missing = 0;
 
-  if (provenance == NULL || (n = assay_provenance_count_untraced (provenance)) == 0)
+  if (provenance == NULL)
     return;
-  numbers = assay_provenance_dup_untraced (provenance);
-  text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                       "%u number in this answer was not found in any output: %s",
-                                       "%u numbers in this answer were not found in any output: %s", n),
-                          n, numbers);
-  assay_chat_view_add_notice (self, text, FALSE);
+  /* Stale numbers (a run on new data could not find them again) are said apart. */
+  for (guint i = 0; i < provenance->numbers->len; i++)
+    {
+      const AssayTracedNumber *number = g_ptr_array_index (provenance->numbers, i);
+      GString *list = number->stale ? stale : missing;
+
+      if (number->found)
+        continue;
+      if (list->len > 0)
+        g_string_append (list, ", ");
+      g_string_append (list, number->text);
+      if (number->stale)
+        n_stale++;
+      else
+        n_missing++;
+    }
+  if (n_missing > 0)
+    {
+      g_autofree char *text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                            "%u number in this answer was not found in any output: %s",
+                                                            "%u numbers in this answer were not found in any output: %s",
+                                                            n_missing),
+                                               n_missing, missing->str);
+
+      assay_chat_view_add_notice (self, text, FALSE);
+    }
+  if (n_stale > 0)
+    {
+      g_autofree char *text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                            "%u number in this answer is stale, not found again on the "
+                                                            "new data (the old text is kept): %s",
+                                                            "%u numbers in this answer are stale, not found again on the "
+                                                            "new data (the old text is kept): %s",
+                                                            n_stale),
+                                               n_stale, stale->str);
+
+      assay_chat_view_add_notice (self, text, FALSE);
+    }
 }
 
-/* Under a draft answer Assay sent back. */
+/* In place of a draft answer Assay sent back (the draft itself is kept in the record and the
+ * reports' audit of what was sent, not shown as an answer). */
 static void
 assay_chat_view_add_check_notice (AssayChatView *self,
                                   const char    *numbers)
 {
-  g_autofree char *text = g_strdup_printf (_("Not found in any output: %s. The model was asked to compute "
-                                             "these numbers or correct its answer."), numbers);
+  g_autofree char *text = g_strdup_printf (_("A draft answer named numbers no output printed (%s): it went back to "
+                                             "the model to compute or correct them."), numbers);
 
   assay_chat_view_add_notice (self, text, FALSE);
 }
@@ -622,6 +655,16 @@ assay_chat_view_show_session (AssayChatView *self,
           guint number = step->number_in_question;
           AssayStepCard *card;
 
+          /* A draft Assay sent back (no cells): a line, not a card. */
+          if (step->checked && step->cells->len == 0)
+            {
+              g_autofree char *numbers = step->provenance != NULL ? assay_provenance_dup_untraced (step->provenance)
+                                                                  : NULL;
+
+              if (numbers != NULL)
+                assay_chat_view_add_check_notice (self, numbers);
+              continue;
+            }
           card = assay_chat_view_begin_step (self, number, MAX (max_steps, number));
           assay_step_card_set_session_step (card, assay_chat_view_step_has_request (session, step->number)
                                                   ? step->number : 0);
@@ -741,8 +784,12 @@ assay_chat_view_agent_checking_cb (AssayChatView *self,
                                    const char    *numbers,
                                    AssayAgent    *agent)
 {
+  /* The draft is not an answer: its card goes, a line says what happened. */
   if (self->current_card != NULL)
-    assay_step_card_set_working (self->current_card, FALSE);
+    {
+      assay_step_card_set_working (self->current_card, FALSE);
+      gtk_widget_set_visible (GTK_WIDGET (self->current_card), FALSE);
+    }
   self->current_card = NULL;
   assay_chat_view_add_check_notice (self, numbers);
 }

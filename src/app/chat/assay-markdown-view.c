@@ -514,6 +514,8 @@ assay_markdown_view_append_source (Render     *render,
       if (number->found)
         /* Translators: a tooltip on a number of the answer: the cell, the line, its text. */
         title = g_strdup_printf (_("From cell %s, line %u: %s"), number->cell_id, number->line, number->line_text);
+      else if (number->stale)
+        title = g_strdup (_("Stale: not found again in the output on the new data; the old text is kept"));
       else
         title = g_strdup (_("Not found in any output of this question’s cells"));
       escaped_title = g_markup_escape_text (title, -1);

@@ -303,8 +303,8 @@ assay_report_html_append_answer (GString          *html,
       g_string_append_printf (html, "<li id=\"nf-q%u-%u\">", question, footnotes[i]);
       /* Translators: a footnote under the answer: the number as the answer wrote it. */
       {
-        g_autofree char *note = g_strdup_printf (_("%s: not found in any output of this question's cells."),
-                                                 traced->text);
+        g_autofree char *note = report_untraced_note (traced);
+
         assay_report_html_append_escaped (html, note, -1);
       }
       g_string_append (html, "</li>\n");

@@ -351,8 +351,7 @@ assay_report_ipynb_traced_answer (const char            *text,
         g_string_append_printf (out, "[%s](#cell-%s)", traced->text, traced->cell_id);
       else if (!traced->found)
         {
-          g_autofree char *note = g_strdup_printf (_("%s: not found in any output of this question's cells."),
-                                                   traced->text);
+          g_autofree char *note = report_untraced_note (traced);
 
           n_untraced++;
           g_string_append_printf (out, "%s<sup>%u</sup>", traced->text, n_untraced);

@@ -723,7 +723,7 @@ assay_report_pdf_place_answer (Layout           *layout,
 
       if (traced->found)
         continue;
-      note = g_strdup_printf (_("%s: not found in any output of this question's cells."), traced->text);
+      note = report_untraced_note (traced);
       escaped = g_markup_escape_text (note, -1);
       markup = g_strdup_printf ("<span foreground=\"#b3261e\"><sup>%u</sup></span> "
                                 "<span foreground=\"#5c1b14\">%s</span>", footnotes[i], escaped);

@@ -239,6 +239,8 @@ guint       *report_footnotes              (const AssayProvenance    *provenance
                                             guint                    *n_untraced);
 /* Where a number came from, as a tooltip or footnote says it. */
 char        *report_traced_title           (const AssayTracedNumber  *traced);
+/* The footnote of a number not traced: found nowhere, or stale after a run on new data. */
+char        *report_untraced_note          (const AssayTracedNumber  *traced);
 
 gboolean     assay_report_write_html       (AssayReport              *report,
                                             GOutputStream            *out,

@@ -412,8 +412,9 @@ assay_report_new_from_session (AssaySession             *session,
           const AssayOutlineStep *step = g_ptr_array_index (source->steps, j);
           g_autofree char *stripped = g_strstrip (g_strdup (step->text ? step->text : ""));
 
-          /* A step Assay was closed in the middle of did not run to the end: left out. */
-          if (step->interrupted)
+          /* A step Assay was closed in the middle of did not run to the end, and a draft answer
+           * Assay sent back is no answer: left out (the record and the requests keep them). */
+          if (step->interrupted || (step->checked && step->cells->len == 0))
             continue;
           if (*stripped && !step->is_answer)
             assay_report_add_item (question, REPORT_ITEM_TEXT, step->text, NULL);
@@ -893,8 +894,19 @@ report_find_cell (const AssayReport *report,
 }
 
 char *
+report_untraced_note (const AssayTracedNumber *traced)
+{
+  if (traced->stale)
+    return g_strdup_printf (_("%s: stale, not found again in the output on the new data (its line is gone, on "
+                              "several lines, or its table changed); the old text is kept."), traced->text);
+  return g_strdup_printf (_("%s: not found in any output of this question's cells."), traced->text);
+}
+
+char *
 report_traced_title (const AssayTracedNumber *traced)
 {
+  if (traced->stale)
+    return g_strdup (_("Stale: not found again in the output on the new data; the old text is kept"));
   if (!traced->found)
     return g_strdup (_("Not found in any output of this question's cells"));
   /* Translators: where a number of the answer was printed: the cell, the line, its text. */

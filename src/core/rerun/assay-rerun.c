@@ -774,10 +774,12 @@ assay_rerun_note_reordered (Run *run)
   note = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
                                        "The rows the answer's numbers were read in (cell %s) came in another order "
                                        "on the new data, or rows came or went: words such as “most”, “top” or "
-                                       "“first” may no longer hold. Rewrite updates the wording.",
+                                       "“first” may no longer hold (assay-cli rerun --rewrite has the model reword the "
+                                       "summary from the new outputs).",
                                        "The rows the answers' numbers were read in (cells %s) came in another order "
                                        "on the new data, or rows came or went: words such as “most”, “top” or "
-                                       "“first” may no longer hold. Rewrite updates the wording.",
+                                       "“first” may no longer hold (assay-cli rerun --rewrite has the model reword the "
+                                       "summary from the new outputs).",
                                        cells->len - 1),
                           list);
   assay_session_add_rerun_note (run->session, note);

@@ -20,9 +20,11 @@ G_BEGIN_DECLS
  * one first, and the new session's notes say so. Then
  * the session's successful cells run in order in a fresh sandbox, and a new session records
  * them: the same questions and replies, the new outputs and artifacts, and each answer with
- * its traced numbers re-read at the same place (the same cell, output, line and position in the
- * line) and written the way the answer wrote them. A number that cannot be found again keeps
- * its old text and is marked stale. A cell that fails stops the run there
+ * its traced numbers followed by their labels into the new outputs of the same cell (see
+ * assay-anchor.h) and written the way the answer wrote them; the new answer's provenance
+ * traces each to the line it was read in, and vouches for nothing else. A number whose label
+ * cannot be followed keeps its old text and is marked stale; a change each, named by its
+ * label and the sentence it sits in; a note when the rows read came in another order. A cell that fails stops the run there
  * (ASSAY_RERUN_ERROR_CELL); what ran is kept.
  */
 
