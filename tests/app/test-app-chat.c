@@ -557,6 +557,63 @@ test_answer_shown (void)
   gui_close_window (window);
 }
 
+/* ---- a draft answer Assay sent back -------------------------------------------------------- */
+
+static const char *with_draft =
+  "{\"format\": \"assay-transcript\", \"turns\": ["
+  "{\"text\": \"Counting.\", \"tool_calls\": [{\"id\": \"call_1\", \"name\": \"execute_python\","
+  "  \"arguments\": {\"code\": \"print(475046.3)\\n\", \"description\": \"Revenue\"}}]},"
+  "{\"text\": \"Draft: revenue was EUR 475,046 from 12,480 orders.\"},"
+  "{\"text\": \"Counting the orders.\", \"tool_calls\": [{\"id\": \"call_2\", \"name\": \"execute_python\","
+  "  \"arguments\": {\"code\": \"print('orders', 12408)\\n\", \"description\": \"Orders\"}}]},"
+  "{\"text\": \"Revenue was EUR 475,046 from 12,408 orders.\"}]}";
+
+/* Whether a label of ROOT that the analyst can see holds TEXT. */
+static gboolean
+shown_label_with (GtkWidget  *root,
+                  const char *text)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      if (!gtk_widget_get_visible (child))
+        continue;
+      if (GTK_IS_LABEL (child) && strstr (gtk_label_get_text (GTK_LABEL (child)), text) != NULL)
+        return TRUE;
+      if (shown_label_with (child, text))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* The draft whose numbers no output printed is no answer: a line says it went back, while it
+ * runs and when the session is opened again; the answer is shown once (issue 32). */
+static void
+test_draft_not_shown (void)
+{
+  AssayWindow *window = gui_open_recorded_window (work_dir, with_draft, csv_path, 1200, 800);
+  GtkWidget *chat = GTK_WIDGET (assay_window_get_chat_view (window));
+  g_autofree char *dir = NULL;
+
+  assay_conversation_set_auto_run (assay_window_get_conversation (window), TRUE);
+  send (window, "Revenue and orders?");
+  gui_wait (is_idle, window, 60, "the question to end");
+  gui_spin (300);
+  g_assert_false (shown_label_with (chat, "Draft: revenue was"));
+  g_assert_true (shown_label_with (chat, "A draft answer named numbers no output printed (12,480)"));
+  g_assert_true (shown_label_with (chat, "from 12,408 orders"));
+  shots (GTK_WIDGET (window), "chat-draft-sent-back");
+
+  dir = g_strdup (assay_session_get_dir (assay_window_get_session (window)));
+  assay_window_new_session (window);
+  gui_spin (200);
+  gui_open_session (window, dir);
+  gui_spin (300);
+  g_assert_false (shown_label_with (chat, "Draft: revenue was"));
+  g_assert_true (shown_label_with (chat, "A draft answer named numbers no output printed (12,480)"));
+  g_assert_true (shown_label_with (chat, "from 12,408 orders"));
+  gui_close_window (window);
+}
+
 /* win.send is on once the window is ready (the demo's provider, its file). */
 static gboolean
 send_when_ready (gpointer data)
@@ -775,6 +832,7 @@ main (int   argc,
   g_test_add_func ("/assay/app/chat/width-change", test_width_change);
   g_test_add_func ("/assay/app/chat/answer-shown", test_answer_shown);
   g_test_add_func ("/assay/app/chat/demo-answer", test_demo_answer);
+  g_test_add_func ("/assay/app/chat/draft-not-shown", test_draft_not_shown);
   g_test_add_func ("/assay/app/chat/agent-slow-frames", test_agent_slow_frames);
   g_test_add_func ("/assay/app/chat/narrow", test_narrow);
   status = g_test_run ();
