@@ -70,6 +70,17 @@ chat_window (int         width,
   return window;
 }
 
+/* Folded, the conversation shown and the code review unmapped. */
+static gboolean
+folded_to_chat (gpointer data)
+{
+  AssayWindow *window = data;
+
+  return adw_leaflet_get_folded (window->chat_leaflet) &&
+         adw_leaflet_get_visible_child (window->chat_leaflet) == GTK_WIDGET (assay_window_get_chat_view (window)) &&
+         !gtk_widget_get_mapped (GTK_WIDGET (assay_window_get_code_review (window)));
+}
+
 static void
 resize (GtkWidget *window,
         int        width,
@@ -742,8 +753,10 @@ test_narrow (void)
   g_assert_false (gtk_widget_get_visible (window->code_button));
   g_assert_false (gtk_widget_get_visible (window->code_back));
 
-  /* 800 px: the conversation alone, as wide as the window leaves it. */
+  /* 800 px: the conversation alone, as wide as the window leaves it (once the X server and
+   * the renderer have caught up: slow frames on software GL). */
   resize (widget, 800, 700);
+  gui_wait (folded_to_chat, window, 60, "the leaflet to fold to the conversation");
   g_assert_true (adw_leaflet_get_folded (leaflet));
   g_assert_true (adw_leaflet_get_visible_child (leaflet) == chat);
   g_assert_false (gtk_widget_get_mapped (review));
