@@ -228,6 +228,28 @@ test_no_configuration (void)
   g_assert_error (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_FAILED);
 }
 
+/* A forced removal that races a container stopping by itself: retried, not a failure. The
+ * messages as Docker 20.10 (seen under load in CI) and Podman 4.3 answer. */
+static void
+test_stopping_race (void)
+{
+  g_autoptr(GError) docker = g_error_new_literal (ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_FAILED,
+                                                  "Could not kill running container bf344de683c9, cannot remove - "
+                                                  "Container bf344de683c9 is not running");
+  g_autoptr(GError) podman = g_error_new_literal (ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_FAILED,
+                                                  "could not be stopped: container state improper: stopped");
+  g_autoptr(GError) other = g_error_new_literal (ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_FAILED,
+                                                 "driver failed removing the root file system");
+  g_autoptr(GError) missing = g_error_new_literal (ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_NOT_FOUND,
+                                                   "No such container: is not running");
+
+  g_assert_true (assay_docker_error_is_stopping_race (docker));
+  g_assert_true (assay_docker_error_is_stopping_race (podman));
+  g_assert_false (assay_docker_error_is_stopping_race (other));
+  g_assert_false (assay_docker_error_is_stopping_race (missing));
+  g_assert_false (assay_docker_error_is_stopping_race (NULL));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -247,6 +269,7 @@ main (int   argc,
   g_test_add_func ("/assay/docker/limits/podman-bounding-caps", test_podman_bounding_caps);
   g_test_add_func ("/assay/docker/limits/podman-cpu-quota", test_podman_cpu_quota);
   g_test_add_func ("/assay/docker/limits/no-configuration", test_no_configuration);
+  g_test_add_func ("/assay/docker/removal/stopping-race", test_stopping_race);
 
   return g_test_run ();
 }

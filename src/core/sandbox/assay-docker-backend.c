@@ -96,12 +96,10 @@ assay_docker_backend_remove_container (AssayDockerClient  *client,
   g_autoptr(JsonNode) node = NULL;
   g_autoptr(GError) local_error = NULL;
 
-  /* Never cancellable: this is the cleanup. Podman 4.3 may refuse to remove a container
-   * that is stopping at that moment ("container state improper"); it can once stopped. */
+  /* Never cancellable: this is the cleanup. Docker and Podman may refuse to remove a
+   * container that is stopping at that moment; they can once it stopped. */
   node = assay_docker_client_request (client, "DELETE", path, NULL, NULL, NULL, &local_error);
-  for (guint attempt = 0; attempt < 20 && node == NULL &&
-       g_error_matches (local_error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_FAILED) &&
-       strstr (local_error->message, "state improper") != NULL; attempt++)
+  for (guint attempt = 0; attempt < 20 && node == NULL && assay_docker_error_is_stopping_race (local_error); attempt++)
     {
       g_clear_error (&local_error);
       g_usleep (50 * G_TIME_SPAN_MILLISECOND);

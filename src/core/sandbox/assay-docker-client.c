@@ -63,6 +63,13 @@ G_DEFINE_TYPE (AssayDockerClient, assay_docker_client, G_TYPE_OBJECT)
 
 G_DEFINE_QUARK (assay-docker-error-quark, assay_docker_error)
 
+gboolean
+assay_docker_error_is_stopping_race (const GError *error)
+{
+  return g_error_matches (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_FAILED) &&
+         (strstr (error->message, "state improper") != NULL || strstr (error->message, "is not running") != NULL);
+}
+
 /* State of one HTTP exchange, owned by the calling thread. */
 typedef struct
 {

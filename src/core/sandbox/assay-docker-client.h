@@ -21,6 +21,12 @@ typedef enum
 
 GQuark assay_docker_error_quark (void);
 
+/* Whether ERROR, the answer to a forced removal, is the engine's race with a container that
+ * stopped by itself at that moment: Docker's 500 "Could not kill running container …, cannot
+ * remove - Container … is not running", Podman 4.3's "container state improper". Asked again
+ * once it has stopped, the removal goes through. */
+gboolean assay_docker_error_is_stopping_race (const GError *error);
+
 /* Which program answers on the socket: both speak Docker's Engine API, with differences
  * (tmpfs options, rlimits, import tags, kill statuses) that the backend adapts to. */
 typedef enum

@@ -496,12 +496,9 @@ assay_docker_instance_destroy (AssaySandboxInstance *instance)
       escaped = assay_docker_escape_path_segment (self->container_id);
       path = g_strdup_printf ("/containers/%s?force=1&v=1", escaped);
       node = assay_docker_client_request (self->client, "DELETE", path, NULL, NULL, NULL, &error);
-      /* Podman 4.3 may answer 500 to a forced removal of a container that is stopping at that
-       * moment ("could not be stopped: … container state improper: stopped"); once it has
-       * stopped, the removal goes through. */
-      for (guint attempt = 0; attempt < 20 && node == NULL &&
-           g_error_matches (error, ASSAY_DOCKER_ERROR, ASSAY_DOCKER_ERROR_FAILED) &&
-           strstr (error->message, "state improper") != NULL; attempt++)
+      /* Docker and Podman may answer 500 to a forced removal of a container that is stopping at
+       * that moment; once it has stopped, the removal goes through. */
+      for (guint attempt = 0; attempt < 20 && node == NULL && assay_docker_error_is_stopping_race (error); attempt++)
         {
           g_clear_error (&error);
           g_usleep (50 * G_TIME_SPAN_MILLISECOND);
