@@ -704,6 +704,38 @@ find_action_button (GtkWidget  *root,
   return NULL;
 }
 
+/* The leaflet shows CHILD and no transition moves its pages any more (software GL under load
+ * draws a transition's frames slowly: the pages are offset until it ends). */
+typedef struct
+{
+  AdwLeaflet *leaflet;
+  GtkWidget  *child;
+} LeafletAt;
+
+static gboolean
+leaflet_rests_on (gpointer data)
+{
+  const LeafletAt *at = data;
+
+  return adw_leaflet_get_visible_child (at->leaflet) == at->child &&
+         !adw_leaflet_get_child_transition_running (at->leaflet);
+}
+
+static void
+wait_leaflet_rests_on (AdwLeaflet *leaflet,
+                       GtkWidget  *child)
+{
+  LeafletAt at = { leaflet, child };
+
+  gui_wait (leaflet_rests_on, &at, 60, "the leaflet to come to rest on its page");
+}
+
+static gboolean
+at_most_360_wide (gpointer data)
+{
+  return gtk_widget_get_width (data) <= 360;
+}
+
 /* Where a widget lies in the window, within it. */
 static void
 assert_in_window (GtkWidget *widget,
@@ -766,7 +798,8 @@ test_narrow (void)
   /* A cell waits: the code is the page shown, its Run button in the window. */
   send (window, "Print something");
   gui_wait (is_waiting, window, 30, "a cell waiting for approval");
-  gui_spin (500);
+  wait_leaflet_rests_on (leaflet, review);
+  gui_spin (200);
   g_assert_true (adw_leaflet_get_visible_child (leaflet) == review);
   g_assert_true (gtk_widget_get_visible (window->code_back));
   g_assert_false (gtk_widget_get_visible (window->code_button));
@@ -778,6 +811,9 @@ test_narrow (void)
 
   /* 360 px: still laid out, the Run button still within reach. */
   resize (widget, 360, 700);
+  gui_wait (at_most_360_wide, widget, 60, "the window to be 360 px wide");
+  wait_leaflet_rests_on (leaflet, review);
+  gui_spin (200);
   g_assert_cmpint (gtk_widget_get_width (widget), <=, 360);
   assert_in_window (run_button, widget);
   gui_assert_laid_out (widget);
@@ -785,19 +821,21 @@ test_narrow (void)
 
   /* Back to the chat and to the code again (the header's buttons, Alt+Left, Alt+Right). */
   gtk_widget_activate_action (widget, "win.show-conversation", NULL);
-  gui_spin (500);
+  wait_leaflet_rests_on (leaflet, chat);
+  gui_spin (200);
   g_assert_true (adw_leaflet_get_visible_child (leaflet) == chat);
   g_assert_true (gtk_widget_get_visible (window->code_button));
   gui_assert_laid_out (widget);
   shots (widget, "chat-narrow-360-chat");
   gtk_widget_activate_action (widget, "win.show-code", NULL);
-  gui_spin (500);
+  wait_leaflet_rests_on (leaflet, review);
   g_assert_true (adw_leaflet_get_visible_child (leaflet) == review);
 
   /* Run: the conversation again, to follow the cell and read the answer. */
   gtk_widget_activate_action (review, "review.run", NULL);
   gui_wait (is_idle, window, 60, "the question to end");
-  gui_spin (500);
+  wait_leaflet_rests_on (leaflet, chat);
+  gui_spin (200);
   g_assert_true (adw_leaflet_get_visible_child (leaflet) == chat);
   assert_answer_shown (window, "The last line of the answer.");
   shots (widget, "chat-narrow-360-answer");
