@@ -623,15 +623,27 @@ assay_anchor_describe (const char *text,
 {
   const char *texts[] = { text };
   g_autoptr(AssayAnchorTexts) self = NULL;
+
+  if (text == NULL)
+    return NULL;
+  self = assay_anchor_texts_new (texts, 1, cells);
+  return assay_anchor_texts_describe (self, 0, line_no, k);
+}
+
+char *
+assay_anchor_texts_describe (AssayAnchorTexts *self,
+                             guint             text,
+                             guint             line_no,
+                             guint             k)
+{
   const Line *line;
   const char *s;
   GString *out;
   guint index = 0, at = 0;
 
-  if (text == NULL)
-    return NULL;
-  self = assay_anchor_texts_new (texts, 1, cells);
-  line = find_line (self, 0, line_no, &index);
+  g_return_val_if_fail (self != NULL, NULL);
+
+  line = find_line (self, text, line_no, &index);
   if (line == NULL || k >= line->n_numbers)
     return NULL;
   s = line_start (self, line);

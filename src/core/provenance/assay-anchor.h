@@ -81,6 +81,11 @@ char             *assay_anchor_describe    (const char         *text,
                                             gboolean            cells,
                                             guint               line,
                                             guint               k);
+/* The same for line LINE of SELF's text TEXT, read once already. */
+char             *assay_anchor_texts_describe (AssayAnchorTexts *self,
+                                               guint             text,
+                                               guint             line,
+                                               guint             k);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AssayAnchorTexts, assay_anchor_texts_free)
 

@@ -630,15 +630,11 @@ assay_rerun_update_answer (Run                   *run,
           change->after = traced->value;
           change->after_text = g_strdup (traced->text);
         }
-      /* What it is: its line's words then (its row and column in a table). */
+      /* What it is: its line's words then (its row and column in a table), in the old outputs
+       * the anchors read already. */
       if (place.number_in_line != G_MAXUINT)
-        {
-          g_autofree char *old_text = assay_provenance_dup_view_text (assay_rerun_origin_outputs (run, traced->cell_id),
-                                                                      traced->output, traced->view);
-
-          change->label = assay_anchor_describe (old_text, g_str_equal (traced->view, "text/html"), traced->line,
-                                                 place.number_in_line);
-        }
+        change->label = assay_anchor_texts_describe (assay_rerun_anchors (run, traced->cell_id, traced->view)->old,
+                                                     traced->output, traced->line, place.number_in_line);
       place.start = out->len;
       g_string_append (out, change->after_text);
       place.end = out->len;
