@@ -63,7 +63,7 @@ main (void)
     }
   for (guint c = 0; c < N_CELLS; c++)
     {
-      AssayProvenanceSource source = { g_ptr_array_index (ids, c), g_ptr_array_index (outputs, c) };
+      AssayProvenanceSource source = { g_ptr_array_index (ids, c), g_ptr_array_index (outputs, c), 0 };
       g_array_append_val (sources, source);
     }
 

@@ -144,6 +144,7 @@ test_corpus (void)
   guint n_expected = 0, n_claims = 0, n_claims_right = 0;
   guint n_found = 0, n_found_right = 0, n_traceable = 0, n_invented = 0, n_invented_traced = 0;
   guint n_cases_exact = 0, n_english = 0, n_russian = 0;
+  guint n_kinds = 0, n_kinds_right = 0, n_unexpected_kinds = 0;
   double claim_precision, claim_recall, precision, recall;
 
   json_parser_load_from_file (parser, PROVENANCE_CORPUS, &error);
@@ -175,13 +176,16 @@ test_corpus (void)
           JsonArray *cell = json_array_get_array_element (cells, k);
           JsonArray *specs = json_array_get_array_element (cell, 1);
           JsonArray *outputs = json_array_new ();
-          AssayProvenanceSource source;
+          AssayProvenanceSource source = { 0 };
 
           for (guint o = 0; o < json_array_get_length (specs); o++)
             json_array_add_element (outputs, output_from_spec (json_array_get_string_element (specs, o)));
           g_ptr_array_add (keep, outputs);
           source.cell_id = json_array_get_string_element (cell, 0);
           source.outputs = outputs;
+          /* A third member: how much of its output the model read. */
+          if (json_array_get_length (cell) > 2)
+            source.model_read = (gsize) json_array_get_int_element (cell, 2);
           g_array_append_val (sources, source);
         }
 
@@ -237,6 +241,32 @@ test_corpus (void)
               if (want_cell == NULL)
                 n_invented_traced++;
             }
+          /* A third member: "ambiguous", "weak" (not found, matched only among many numbers),
+           * or "line N" (the line of the label the answer names). */
+          if (json_array_get_length (want) > 2)
+            {
+              const char *kind = json_array_get_string_element (want, 2);
+              gboolean right;
+
+              if (g_str_equal (kind, "ambiguous"))
+                right = traced->found && traced->ambiguous;
+              else if (g_str_equal (kind, "weak"))
+                right = !traced->found && traced->weak;
+              else
+                right = traced->found && !traced->ambiguous &&
+                        traced->line == (guint) g_ascii_strtoull (kind + strlen ("line "), NULL, 10);
+              n_kinds++;
+              if (right)
+                n_kinds_right++;
+              else
+                {
+                  g_test_message ("%s: “%s” expected %s: found %d, ambiguous %d, weak %d, line %u", name,
+                                  traced->text, kind, traced->found, traced->ambiguous, traced->weak, traced->line);
+                  exact = FALSE;
+                }
+            }
+          else if (traced->ambiguous || traced->weak)
+            n_unexpected_kinds++;
           if (g_strcmp0 (traced->found ? traced->cell_id : NULL, want_cell) != 0)
             {
               g_test_message ("%s: “%s” traced to %s (line “%s”), expected %s", name, traced->text,
@@ -270,7 +300,13 @@ test_corpus (void)
   g_test_message ("tracing: %u traceable, %u invented; precision %.3f, recall %.3f; invented traced: %u",
                   n_traceable, n_invented, precision, recall, n_invented_traced);
 
+  g_test_message ("places: %u ambiguous, weak or label cases, %u right; %u numbers ambiguous or weak elsewhere",
+                  n_kinds, n_kinds_right, n_unexpected_kinds);
+
   g_assert_cmpuint (n_russian, >=, 15);
+  /* Which label, ambiguous, weak: each case as written. */
+  g_assert_cmpuint (n_kinds, >=, 12);
+  g_assert_cmpuint (n_kinds_right, ==, n_kinds);
   g_assert_cmpuint (n_invented, >=, 15);
   /* An invented number is never reported as traced. */
   g_assert_cmpuint (n_invented_traced, ==, 0);
@@ -291,7 +327,7 @@ test_hostile_output (void)
   g_autoptr(JsonNode) stream = NULL;
   g_autoptr(AssayProvenance) provenance = NULL;
   const AssayTracedNumber *traced;
-  AssayProvenanceSource source;
+  AssayProvenanceSource source = { 0 };
 
   /* The number sits in a 200 KB line with escapes; "xxx 9321.5" is not an identifier. */
   stream = output_from_spec ("stdout:x");

@@ -26,7 +26,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   JsonObject *stream = json_object_new ();
   JsonObject *result = json_object_new ();
   JsonObject *bundle = json_object_new ();
-  AssayProvenanceSource source = { "c1", outputs };
+  AssayProvenanceSource source = { "c1", outputs, 0 };
 
   json_object_set_string_member (stream, "output_type", "stream");
   json_object_set_string_member (stream, "name", "stdout");

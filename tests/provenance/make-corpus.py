@@ -129,6 +129,31 @@ case("index numbers are printed", "The 10 largest orders.", [["c1",["plain:   or
 case("blockquote", "> Revenue was 475,046.\n", [["c1",["stdout:475046.3\n"]]], [["475,046","c1"]])
 case("bullet list", "- 12 regions\n- 3,400 orders\n- 24.0% share\n", [["c1",["stdout:12 3400 0.2398\n"]]], [["12","c1"],["3,400","c1"],["24.0%","c1"]])
 
+# ---- places: only what the model read; the label the answer names; crowds of numbers
+# A cell's third member: bytes of its output the model read (head and tail). A number's third
+# member: "line N" (the label named), "ambiguous", "weak".
+R3 = "North: 100\nWest: 100\nSouth: 90\n"
+T2 = "  region  stores  revenue\n0   East       7   1200.5\n1   West       7    980.0\n2  North       4   1510.0\n"
+LONG = "head 4321\n" + "filler x\n" * 60 + "hidden 987654\n" + "filler y\n" * 60 + "tail 5678\n"
+case("label names the line", "West sold 100 units, as many as anyone.", [["c1",["stdout:"+R3]]], [["100","c1","line 2"]])
+case("label after the number", "The best was 100, in North.", [["c1",["stdout:"+R3]]], [["100","c1","line 1"]])
+case("value under two labels", "Two regions sold 100 units.", [["c1",["stdout:"+R3]]], [["100","c1","ambiguous"]])
+case("table row named", "East has 7 stores.", [["c1",["plain:"+T2]]], [["7","c1","line 2"]])
+case("table row not named", "Two regions have 7 stores each.", [["c1",["plain:"+T2]]], [["7","c1","ambiguous"]])
+case("table other column named", "North earned 1,510 with 4 stores.", [["c1",["plain:"+T2]]], [["1,510","c1","line 4"],["4","c1","line 4"]])
+case("earlier cell by its label", "The file has 1,204 rows.", [["c1",["stdout:rows: 1204\n"]],["c2",["stdout:customers: 1204\n"]]], [["1,204","c1","line 1"]])
+case("later cell by its label", "There are 1,204 customers.", [["c1",["stdout:rows: 1204\n"]],["c2",["stdout:customers: 1204\n"]]], [["1,204","c2","line 1"]])
+case("same label twice", "Revenue was 8,120.", [["c1",["stdout:revenue 8120\n"]],["c2",["stdout:revenue 8120\n"]]], [["8,120","c2","line 1"]])
+case("cut from the middle", "Head 4,321, tail 5,678, and 987,654 in between.", [["c1",["stdout:"+LONG],200]], [["4,321","c1"],["5,678","c1"],["987,654",None]])
+case("read in full", "Head 4,321, tail 5,678, and 987,654 in between.", [["c1",["stdout:"+LONG],6000]], [["4,321","c1"],["5,678","c1"],["987,654","c1"]])
+case("html the model never read", "Region A earned 1,320,124 (80.3%).", [["c1",["html:<table class=\"dataframe\"><thead><tr><th></th><th>region</th><th>revenue</th><th>share</th></tr></thead><tbody><tr><th>0</th><td>A</td><td>1320123.6</td><td>80.3</td></tr></tbody></table>"],6000]], [["1,320,124",None],["80.3%",None]])
+case("crowd of integers", "There were 500 failed orders.", [["c1",["stdout:" + "".join("%d\n" % i for i in range(1000))]]], [["500",None,"weak"]])
+case("crowd with one label each", "Order 512 cost 1,536.", [["c1",["stdout:" + "".join("value: %d\n" % (i * 3) for i in range(1000))]]], [["512",None],["1,536",None,"weak"]])
+case("crowd and a named total", "Total revenue was 1.65M.", [["c1",["stdout:" + "".join("day %d: %d.5\n" % (i, 4000 + 37 * i) for i in range(1, 366)) + "Total: 1651593.25\n"]]], [["1.65M","c1","line 366"]])
+case("rounded among a column", "One store made 1.65M.", [["c1",["stdout:" + "".join("store %d: %d\n" % (i, 1600000 + 1000 * i) for i in range(100))]]], [["1.65M",None,"weak"]])
+case("ru label names the line", "Запад продал 100 единиц.", [["c1",["stdout:Север: 100\nЗапад: 100\n"]]], [["100","c1","line 2"]])
+case("ru value under two labels", "Два региона продали по 100 единиц.", [["c1",["stdout:Север: 100\nЗапад: 100\n"]]], [["100","c1","ambiguous"]])
+
 json.dump({"cases": C}, open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'corpus.json'), 'w'),
           ensure_ascii=False, indent=1)
 print(len(C))

@@ -15,70 +15,21 @@ assay_agent_trim_middle (const char *text,
                          gsize       budget)
 {
   gsize length = strlen (text);
-  const char *head_end;
-  const char *tail_start;
+  gsize head_end, tail_start;
   guint cut_lines = 0;
 
-  if (length <= budget)
+  if (!assay_cell_output_cut_middle (text, length, budget, &head_end, &tail_start))
     return g_strdup (text);
 
-  /* Half each side, moved back to character boundaries. */
-  head_end = g_utf8_find_prev_char (text, text + budget / 2 + 1);
-  if (head_end == NULL)
-    head_end = text;
-  tail_start = text + length - budget / 2;
-  while (tail_start > text && (*tail_start & 0xC0) == 0x80)
-    tail_start++;
-
-  for (const char *p = head_end; p < tail_start; p++)
-    if (*p == '\n')
+  for (gsize i = head_end; i < tail_start; i++)
+    if (text[i] == '\n')
       cut_lines++;
 
   return g_strdup_printf ("%.*s\n[… %ld characters (%u lines) cut from the middle of this output; "
                           "print less, or a summary, to see it …]\n%s",
-                          (int) (head_end - text), text,
-                          g_utf8_strlen (head_end, tail_start - head_end), cut_lines,
-                          tail_start);
-}
-
-static void
-assay_agent_format_describe_output (GString    *body,
-                                    GString    *figures,
-                                    JsonObject *object)
-{
-  g_autoptr(AssayCellOutput) output = assay_cell_output_read_object (object);
-  g_autofree char *text = NULL;
-
-  switch (output->kind)
-    {
-    case ASSAY_CELL_OUTPUT_STREAM:
-      g_string_append (body, output->text);
-      break;
-    case ASSAY_CELL_OUTPUT_ERROR:
-      if (body->len > 0 && body->str[body->len - 1] != '\n')
-        g_string_append_c (body, '\n');
-      text = assay_cell_output_dup_text (output);
-      g_string_append (body, text);
-      break;
-    case ASSAY_CELL_OUTPUT_RESULT:
-    case ASSAY_CELL_OUTPUT_DISPLAY:
-      if (output->has_image)
-        {
-          g_string_append (figures, "a figure");
-          g_string_append (figures, output->png_base64 != NULL ? " (image/png)" : " (image)");
-          g_string_append (figures, "; ");
-        }
-      else if (output->plain != NULL)
-        g_string_append_printf (body, "%s%s\n",
-                                output->kind == ASSAY_CELL_OUTPUT_RESULT ? "Out: " : "",
-                                output->plain);
-      else if (output->html != NULL)
-        g_string_append (body, "[an HTML output, shown to the analyst]\n");
-      break;
-    case ASSAY_CELL_OUTPUT_OTHER:
-    default:
-      break;
-    }
+                          (int) head_end, text,
+                          g_utf8_strlen (text + head_end, (gssize) (tail_start - head_end)), cut_lines,
+                          text + tail_start);
 }
 
 char *
@@ -89,7 +40,7 @@ assay_agent_format_result (AssayCellResult *result,
   JsonArray *outputs = assay_cell_result_get_outputs (result);
   GPtrArray *artifacts = assay_cell_result_get_artifacts (result);
   g_autoptr(GString) text = g_string_new (NULL);
-  g_autoptr(GString) body = g_string_new (NULL);
+  g_autofree char *body = NULL;
   g_autoptr(GString) figures = g_string_new (NULL);
   g_autofree char *trimmed = NULL;
   const char *reason = assay_cell_result_get_reason (result);
@@ -104,19 +55,13 @@ assay_agent_format_result (AssayCellResult *result,
     g_string_append (text, "The kernel was restarted: variables and imports from earlier cells are gone"
                            " unless they were replayed.\n");
 
-  for (guint i = 0; i < json_array_get_length (outputs); i++)
-    {
-      JsonNode *node = json_array_get_element (outputs, i);
+  body = assay_cell_outputs_read_text (outputs, figures, NULL);
 
-      if (JSON_NODE_HOLDS_OBJECT (node))
-        assay_agent_format_describe_output (body, figures, json_node_get_object (node));
-    }
-
-  if (body->len == 0)
+  if (*body == '\0')
     g_string_append (text, "(no text output)\n");
   else
     {
-      trimmed = assay_agent_trim_middle (body->str, budget);
+      trimmed = assay_agent_trim_middle (body, budget);
       g_string_append (text, "Output:\n");
       g_string_append (text, trimmed);
       if (text->str[text->len - 1] != '\n')

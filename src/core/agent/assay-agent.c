@@ -626,6 +626,8 @@ assay_agent_executed_cb (GObject      *source,
   formatted = assay_session_get_privacy_mode (self->session) == ASSAY_PRIVACY_SCHEMA
               ? assay_agent_format_result_schema (result)
               : assay_agent_format_result (result, self->output_budget);
+  /* Tracing reads the answer's numbers in what the model read, not what it never saw. */
+  cell->model_read = self->output_budget;
   g_string_append (text, formatted);
 
   if (status == ASSAY_CELL_CANCELLED &&

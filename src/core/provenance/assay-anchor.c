@@ -390,23 +390,51 @@ column_of (AssayAnchorTexts *self,
     }
 }
 
+/* Lines are in order of their text, then their number: a binary search. */
 static const Line *
 find_line (AssayAnchorTexts *self,
            guint             text,
            guint             number,
            guint            *index)
 {
-  for (guint i = 0; i < self->lines->len; i++)
+  guint lo = 0, hi = self->lines->len;
+
+  while (lo < hi)
     {
-      const Line *line = &g_array_index (self->lines, Line, i);
+      guint mid = lo + (hi - lo) / 2;
+      const Line *line = &g_array_index (self->lines, Line, mid);
+
+      if (line->text < text || (line->text == text && line->line < number))
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (lo < self->lines->len)
+    {
+      const Line *line = &g_array_index (self->lines, Line, lo);
 
       if (line->text == text && line->line == number)
         {
-          *index = i;
+          *index = lo;
           return line;
         }
     }
   return NULL;
+}
+
+guint
+assay_anchor_texts_count_like (AssayAnchorTexts *self,
+                               guint             text,
+                               guint             line_no)
+{
+  guint index = 0;
+
+  g_return_val_if_fail (self != NULL, 0);
+
+  if (find_line (self, text, line_no, &index) == NULL)
+    return 0;
+  ensure_labels (self);
+  return GPOINTER_TO_UINT (g_hash_table_lookup (self->labels, g_ptr_array_index (self->label_of, index)));
 }
 
 gboolean

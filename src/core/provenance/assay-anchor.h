@@ -87,6 +87,12 @@ char             *assay_anchor_texts_describe (AssayAnchorTexts *self,
                                                guint             line,
                                                guint             k);
 
+/* How many lines of SELF have the label of line LINE (from 1) of TEXT (its words, without its
+ * numbers): 1 when it names one thing; 0 when there is no such line. */
+guint             assay_anchor_texts_count_like (AssayAnchorTexts *self,
+                                                 guint             text,
+                                                 guint             line);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AssayAnchorTexts, assay_anchor_texts_free)
 
 G_END_DECLS

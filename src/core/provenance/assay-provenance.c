@@ -12,6 +12,7 @@
 #include "assay-cell-output.h"
 #include "assay-html-table.h"
 #include "assay-json.h"
+#include "assay-anchor.h"
 #include "assay-provenance.h"
 
 /* An answer longer than this is not read past it. */
@@ -211,6 +212,10 @@ typedef struct
   const char *view;        /* static */
   char  *text;
   gsize  length;
+  gsize  read_to;          /* the model read [0, READ_TO) and [READ_FROM, LENGTH) */
+  gsize  read_from;
+  GArray *values;          /* double: every number read in it, sorted (how crowded it is) */
+  AssayAnchorTexts *anchors; /* its labels, read when needed */
 } View;
 
 typedef struct
@@ -227,6 +232,8 @@ assay_provenance_view_clear (gpointer data)
 {
   View *view = data;
   g_free (view->text);
+  g_clear_pointer (&view->values, g_array_unref);
+  g_clear_pointer (&view->anchors, assay_anchor_texts_free);
 }
 
 static int
@@ -276,9 +283,11 @@ assay_provenance_add_view (GArray     *views,
                            guint       output,
                            const char *kind,
                            char       *text,
-                           gsize       length)
+                           gsize       length,
+                           gsize       read_to,
+                           gsize       read_from)
 {
-  View view = { source, output, kind, text, length };
+  View view = { source, output, kind, text, length, 0, 0, NULL, NULL };
 
   if (text == NULL)
     return;
@@ -288,6 +297,9 @@ assay_provenance_add_view (GArray     *views,
       return;
     }
   view.length = MIN (length, *budget);
+  view.read_to = MIN (read_to, view.length);
+  view.read_from = MIN (read_from, view.length);
+  view.values = g_array_new (FALSE, FALSE, sizeof (double));
   *budget -= view.length;
   g_array_append_val (views, view);
 }
@@ -331,6 +343,27 @@ assay_provenance_dup_view_text (JsonArray  *outputs,
   return output != NULL ? assay_provenance_view_of (output, view, &length) : NULL;
 }
 
+/* What the model read of SOURCE's outputs, in each output's own text: STARTS[k] is where
+ * output K's text starts in what it was given (G_MAXSIZE: none of it); [0, HEAD) and
+ * [TAIL, its length) of that were read. */
+typedef struct
+{
+  GArray *starts;
+  gsize   head;
+  gsize   tail;
+} ReadRanges;
+
+static void
+assay_provenance_read_ranges (const AssayProvenanceSource *source,
+                              ReadRanges                  *read)
+{
+  g_autofree char *body = NULL;
+
+  read->starts = g_array_new (FALSE, FALSE, sizeof (gsize));
+  body = assay_cell_outputs_read_text (source->outputs, NULL, read->starts);
+  assay_cell_output_cut_middle (body, strlen (body), source->model_read, &read->head, &read->tail);
+}
+
 static void
 assay_provenance_collect_views (const AssayProvenanceSource *sources,
                                 guint                        n_sources,
@@ -342,23 +375,51 @@ assay_provenance_collect_views (const AssayProvenanceSource *sources,
     {
       JsonArray *outputs = sources[s].outputs;
       guint n = outputs != NULL ? json_array_get_length (outputs) : 0;
+      ReadRanges read = { NULL, 0, 0 };
+
+      if (sources[s].model_read > 0 && n > 0)
+        assay_provenance_read_ranges (&sources[s], &read);
 
       for (guint k = 0; k < n; k++)
         {
           g_autoptr(AssayCellOutput) output = assay_cell_output_read (json_array_get_element (outputs, k));
+          gsize start = read.starts != NULL ? g_array_index (read.starts, gsize, k) : 0;
 
+          /* The model read text/plain, never a table's HTML, and not what was cut. */
+          if (read.starts != NULL && start == G_MAXSIZE)
+            continue;
           for (gsize v = 0; output != NULL && v < G_N_ELEMENTS (view_names); v++)
             {
               gsize length = 0;
-              char *text = assay_provenance_view_of (output, view_names[v], &length);
+              gsize read_to = G_MAXSIZE, read_from = G_MAXSIZE;
+              char *text;
 
-              assay_provenance_add_view (views, &budget, s, k, view_names[v], text, length);
+              if (read.starts != NULL && g_str_equal (view_names[v], "text/html"))
+                continue;
+              text = assay_provenance_view_of (output, view_names[v], &length);
+              if (text != NULL && read.starts != NULL)
+                {
+                  read_to = read.head > start ? read.head - start : 0;
+                  read_from = read.tail > start ? read.tail - start : 0;
+                }
+              assay_provenance_add_view (views, &budget, s, k, view_names[v], text, length,
+                                         read_to, read_from);
             }
         }
+      g_clear_pointer (&read.starts, g_array_unref);
     }
 }
 
 static gboolean assay_provenance_in_union (GArray *merged, double value);
+
+static int
+assay_provenance_compare_doubles (gconstpointer a,
+                                  gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return x < y ? -1 : x > y;
+}
 
 static GArray *
 assay_provenance_collect_printed (GArray *views,
@@ -369,7 +430,7 @@ assay_provenance_collect_printed (GArray *views,
 
   for (guint v = 0; v < views->len; v++)
     {
-      const View *view = &g_array_index (views, View, v);
+      View *view = &g_array_index (views, View, v);
 
       g_array_set_size (numbers, 0);
       assay_number_scan (view->text, view->length, ASSAY_NUMBER_SCAN_OUTPUT, 0, numbers);
@@ -378,6 +439,10 @@ assay_provenance_collect_printed (GArray *views,
           const AssayNumber *number = &g_array_index (numbers, AssayNumber, i);
           Printed entry;
 
+          /* Not what was cut from the middle for the model. */
+          if (number->end > view->read_to && number->start < view->read_from)
+            continue;
+          g_array_append_val (view->values, number->value);
           if (!assay_provenance_in_union (wanted, number->value))
             continue;
           entry = (Printed) {
@@ -390,19 +455,13 @@ assay_provenance_collect_printed (GArray *views,
           };
           g_array_append_val (printed, entry);
         }
+      g_array_sort (view->values, assay_provenance_compare_doubles);
     }
   g_array_sort (printed, assay_provenance_compare_printed);
   return printed;
 }
 
 /* ---- matching ----------------------------------------------------------------------------- */
-
-typedef struct
-{
-  const Printed *best;
-  guint          best_source;
-  double         best_error;
-} Match;
 
 static gsize
 assay_provenance_lower_bound (GArray *printed,
@@ -419,40 +478,6 @@ assay_provenance_lower_bound (GArray *printed,
         hi = mid;
     }
   return lo;
-}
-
-/* Considers the printed numbers from LOW to HIGH as the printing of TARGET. */
-static void
-assay_provenance_consider (GArray            *printed,
-                           GArray            *views,
-                           double             low,
-                           double             high,
-                           double             target,
-                           gboolean           exact_integer,
-                           Match             *match)
-{
-  for (gsize i = assay_provenance_lower_bound (printed, low); i < printed->len; i++)
-    {
-      const Printed *entry = &g_array_index (printed, Printed, i);
-      guint source = g_array_index (views, View, entry->view).source;
-      double error;
-
-      if (entry->value > high)
-        break;
-      if (exact_integer && (!entry->integral || entry->value != target))
-        continue;
-      error = fabs (entry->value - target) / MAX (fabs (target), 1e-300);
-      if (match->best == NULL || source > match->best_source ||
-          (source == match->best_source && error < match->best_error) ||
-          (source == match->best_source && error == match->best_error &&
-           (entry->view < match->best->view ||
-            (entry->view == match->best->view && entry->start < match->best->start))))
-        {
-          match->best = entry;
-          match->best_source = source;
-          match->best_error = error;
-        }
-    }
 }
 
 /* The values a claim may have been printed as: itself; its negative when it is written
@@ -499,18 +524,401 @@ assay_provenance_claim_ranges (const AssayNumber *claim,
   return n;
 }
 
+/* A printed number a claim may be, with what it is to that claim. */
+typedef struct
+{
+  const Printed *entry;
+  guint          source;
+  double         error;      /* relative to the claim's value */
+  double         target;     /* the value of the claim it is near (the claim, a fraction, …) */
+  double         tolerance;
+  guint          group;      /* which label, among the candidates */
+} Candidate;
+
+/* The latest cell first; within it the closest value, then the first view and place. */
+static int
+assay_provenance_compare_candidates (gconstpointer a,
+                                     gconstpointer b)
+{
+  const Candidate *x = a, *y = b;
+
+  if (x->source != y->source)
+    return x->source > y->source ? -1 : 1;
+  if (x->error != y->error)
+    return x->error < y->error ? -1 : 1;
+  if (x->entry->view != y->entry->view)
+    return x->entry->view < y->entry->view ? -1 : 1;
+  return x->entry->start < y->entry->start ? -1 : x->entry->start > y->entry->start;
+}
+
 static void
-assay_provenance_match (const AssayNumber *claim,
-                        GArray            *printed,
-                        GArray            *views,
-                        Match             *match)
+assay_provenance_candidates (const AssayNumber *claim,
+                             GArray            *printed,
+                             GArray            *views,
+                             GArray            *candidates)
 {
   Range ranges[4];
   guint n = assay_provenance_claim_ranges (claim, ranges);
 
+  for (guint r = 0; r < n; r++)
+    for (gsize i = assay_provenance_lower_bound (printed, ranges[r].low); i < printed->len; i++)
+      {
+        const Printed *entry = &g_array_index (printed, Printed, i);
+        Candidate candidate;
+
+        if (entry->value > ranges[r].high)
+          break;
+        if (ranges[r].exact_integer && (!entry->integral || entry->value != ranges[r].target))
+          continue;
+        candidate = (Candidate) {
+          .entry = entry,
+          .source = g_array_index (views, View, entry->view).source,
+          .error = fabs (entry->value - ranges[r].target) / MAX (fabs (ranges[r].target), 1e-300),
+          .target = ranges[r].target,
+          .tolerance = (ranges[r].high - ranges[r].low) / 2,
+        };
+        g_array_append_val (candidates, candidate);
+      }
+  g_array_sort (candidates, assay_provenance_compare_candidates);
+
+  /* A table's HTML and its text/plain are one place. */
+  for (guint i = candidates->len; i-- > 0;)
+    {
+      const View *view = &g_array_index (views, View, g_array_index (candidates, Candidate, i).entry->view);
+      gboolean twin = FALSE;
+
+      if (!g_str_equal (view->view, "text/html"))
+        continue;
+      for (guint j = 0; j < candidates->len && !twin; j++)
+        {
+          const View *other = &g_array_index (views, View, g_array_index (candidates, Candidate, j).entry->view);
+
+          twin = j != i && other->source == view->source && other->output == view->output &&
+                 !g_str_equal (other->view, "text/html");
+        }
+      if (twin)
+        g_array_remove_index (candidates, i);
+    }
+}
+
+/* ---- telling places apart ------------------------------------------------------------------ */
+
+/* Candidates whose labels are read; with more, none is chosen by its words. */
+#define MAX_LABELLED 32
+/* A crowd: this many distinct values within CROWD_STEPS steps of the claim's precision. */
+#define CROWD_STEPS 100
+#define CROWD_WEAK 20
+
+/* A word of a label or of the answer: letters and digits with at least one letter, casefolded
+ * (a single letter kept as written: "A" is a region, "a" an article). */
+typedef struct
+{
+  gsize  start;
+  gsize  end;
+  char  *word;
+} Word;
+
+static void
+assay_provenance_word_clear (gpointer data)
+{
+  g_free (((Word *) data)->word);
+}
+
+static GArray *
+assay_provenance_words (const char *text,
+                        gsize       length)
+{
+  GArray *words = g_array_new (FALSE, FALSE, sizeof (Word));
+  const char *p = text, *end = text + length;
+
+  g_array_set_clear_func (words, assay_provenance_word_clear);
+  while (p < end)
+    {
+      const char *from = p;
+      gboolean letter = FALSE;
+      guint n_chars = 0;
+
+      while (p < end)
+        {
+          gunichar c = g_utf8_get_char_validated (p, end - p);
+
+          if (c == (gunichar) -1 || c == (gunichar) -2 || !g_unichar_isalnum (c))
+            break;
+          letter |= g_unichar_isalpha (c);
+          n_chars++;
+          p = g_utf8_next_char (p);
+        }
+      if (p == from)
+        {
+          gunichar c = g_utf8_get_char_validated (p, end - p);
+
+          p = c == (gunichar) -1 || c == (gunichar) -2 ? p + 1 : g_utf8_next_char (p);
+          continue;
+        }
+      if (letter)
+        {
+          Word word = { (gsize) (from - text), (gsize) (p - text),
+                        n_chars == 1 ? g_strndup (from, p - from) : g_utf8_casefold (from, p - from) };
+          g_array_append_val (words, word);
+        }
+    }
+  return words;
+}
+
+static gboolean
+assay_provenance_has_word (GArray     *words,
+                           const char *word)
+{
+  for (guint i = 0; i < words->len; i++)
+    if (g_str_equal (g_array_index (words, Word, i).word, word))
+      return TRUE;
+  return FALSE;
+}
+
+/* The sentence of the answer the claim [START, END) is in: up to a line's end or a full stop
+ * ("." "!" "?" ";" before a space). */
+static void
+assay_provenance_sentence (const char *answer,
+                           gsize       length,
+                           gsize       start,
+                           gsize       end,
+                           gsize      *from,
+                           gsize      *to)
+{
+  gsize f = start, t = end;
+
+  while (f > 0 && answer[f - 1] != '\n' &&
+         !(strchr (".!?;", answer[f - 1]) != NULL && g_ascii_isspace (answer[f])))
+    f--;
+  while (t < length && answer[t] != '\n' &&
+         !(strchr (".!?;", answer[t]) != NULL && (t + 1 >= length || g_ascii_isspace (answer[t + 1]))))
+    t++;
+  *from = f;
+  *to = t;
+}
+
+/* The line (from 1) and the number in it (from 0) of the printed number at AT of VIEW. */
+static void
+assay_provenance_place_of (const View *view,
+                           gsize       at,
+                           guint      *line,
+                           guint      *k)
+{
+  g_autoptr(GArray) numbers = g_array_new (FALSE, FALSE, sizeof (AssayNumber));
+  gsize line_start = at, line_end = at;
+
+  *line = 1;
+  for (const char *p = view->text; (p = memchr (p, '\n', at - (gsize) (p - view->text))) != NULL; p++)
+    (*line)++;
+  while (line_start > 0 && view->text[line_start - 1] != '\n')
+    line_start--;
+  while (line_end < view->length && view->text[line_end] != '\n')
+    line_end++;
+  if (line_end > line_start && view->text[line_end - 1] == '\r')
+    line_end--;
+  *k = G_MAXUINT;
+  assay_number_scan (view->text + line_start, line_end - line_start, ASSAY_NUMBER_SCAN_OUTPUT, 0, numbers);
+  for (guint i = 0; i < numbers->len; i++)
+    if (g_array_index (numbers, AssayNumber, i).start == at - line_start)
+      *k = i;
+}
+
+/* What the printed number stands for ("North · revenue", "West: …"), or ""; UNIQUE: whether
+ * no other line of its output has its label. */
+static char *
+assay_provenance_label_of (View          *view,
+                           const Printed *entry,
+                           gboolean      *unique)
+{
+  guint line, k;
+  char *label;
+
+  if (view->anchors == NULL)
+    {
+      g_autofree char *text = g_strndup (view->text, view->length);
+      const char *texts[] = { text };
+
+      view->anchors = assay_anchor_texts_new (texts, 1, g_str_equal (view->view, "text/html"));
+    }
+  assay_provenance_place_of (view, entry->start, &line, &k);
+  label = k != G_MAXUINT ? assay_anchor_texts_describe (view->anchors, 0, line, k) : NULL;
+  *unique = label != NULL && assay_anchor_texts_count_like (view->anchors, 0, line) == 1;
+  return label != NULL ? label : g_strdup ("");
+}
+
+/* How many distinct values VIEW printed within CROWD_STEPS steps of the claim's precision of
+ * TARGET (at most a few more than CROWD_WEAK are counted). */
+static guint
+assay_provenance_crowd (const View *view,
+                        double      target,
+                        double      tolerance)
+{
+  double reach = CROWD_STEPS * 2 * MAX (tolerance, 1e-300);
+  gsize lo = 0, hi = view->values->len;
+  guint distinct = 0;
+  double last = 0;
+
+  while (lo < hi)
+    {
+      gsize mid = lo + (hi - lo) / 2;
+      if (g_array_index (view->values, double, mid) < target - reach)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  for (gsize i = lo; i < view->values->len && distinct < 10 * CROWD_WEAK; i++)
+    {
+      double value = g_array_index (view->values, double, i);
+
+      if (value > target + reach)
+        break;
+      if (distinct == 0 || value != last)
+        distinct++;
+      last = value;
+    }
+  return distinct;
+}
+
+typedef struct
+{
+  const Candidate *chosen;
+  guint            groups;     /* distinct labels among the candidates */
+  gboolean         named;      /* the sentence names the chosen one's label */
+  guint            crowd;
+} Choice;
+
+/* How close (bytes) to the claim the sentence names a word of GROUP's label that not every
+ * label has (ALL: any of its words); G_MAXSIZE when it names none. */
+static gsize
+assay_provenance_distance (GPtrArray *group_words,
+                           guint      group,
+                           gboolean   all,
+                           GArray    *sentence,
+                           gsize      claim_start,
+                           gsize      claim_end)
+{
+  GArray *words = g_ptr_array_index (group_words, group);
+  gsize best = G_MAXSIZE;
+
+  for (guint i = 0; i < sentence->len; i++)
+    {
+      const Word *word = &g_array_index (sentence, Word, i);
+      gboolean everywhere = TRUE;
+      gsize distance;
+
+      if (word->end > claim_start && word->start < claim_end)
+        continue;
+      if (!assay_provenance_has_word (words, word->word))
+        continue;
+      for (guint g = 0; g < group_words->len && everywhere && !all; g++)
+        everywhere = assay_provenance_has_word (g_ptr_array_index (group_words, g), word->word);
+      if (everywhere && !all)
+        continue;
+      distance = word->end <= claim_start ? claim_start - word->end : word->start - claim_end;
+      best = MIN (best, distance);
+    }
+  return best;
+}
+
+static void
+assay_provenance_choose (const char        *answer,
+                         gsize              length,
+                         const AssayNumber *claim,
+                         GArray            *candidates,
+                         GArray            *views,
+                         Choice            *choice)
+{
+  g_autoptr(GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) group_words = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  g_autoptr(GArray) sentence = NULL;
+  guint n = MIN (candidates->len, MAX_LABELLED);
+  gsize from, to, best = G_MAXSIZE;
+  guint n_best = 0;
+  gboolean chosen_unique = FALSE;
+  const View *view;
+
+  *choice = (Choice) { &g_array_index (candidates, Candidate, 0), 1, FALSE, 0 };
+  view = &g_array_index (views, View, choice->chosen->entry->view);
+  choice->crowd = assay_provenance_crowd (view, choice->chosen->target, choice->chosen->tolerance);
+
+  /* One place, in an output that does not crowd it: nothing to tell apart. */
+  if (candidates->len == 1 && choice->crowd < CROWD_WEAK)
+    return;
+
+  /* The candidates' labels, grouped. */
   for (guint i = 0; i < n; i++)
-    assay_provenance_consider (printed, views, ranges[i].low, ranges[i].high, ranges[i].target,
-                               ranges[i].exact_integer, match);
+    {
+      Candidate *candidate = &g_array_index (candidates, Candidate, i);
+      gboolean unique = FALSE;
+      g_autofree char *label = assay_provenance_label_of (&g_array_index (views, View, candidate->entry->view),
+                                                          candidate->entry, &unique);
+      guint g;
+
+      if (i == 0)
+        chosen_unique = unique;
+
+      for (g = 0; g < labels->len && !g_str_equal (g_ptr_array_index (labels, g), label); g++)
+        ;
+      if (g == labels->len)
+        {
+          g_ptr_array_add (group_words, assay_provenance_words (label, strlen (label)));
+          g_ptr_array_add (labels, g_steal_pointer (&label));
+        }
+      candidate->group = g;
+    }
+  choice->groups = candidates->len > MAX_LABELLED ? MAX (labels->len, 2) : labels->len;
+
+  assay_provenance_sentence (answer, length, claim->start, claim->end, &from, &to);
+  {
+    g_autoptr(GArray) words = assay_provenance_words (answer + from, to - from);
+
+    for (guint i = 0; i < words->len; i++)
+      {
+        g_array_index (words, Word, i).start += from;
+        g_array_index (words, Word, i).end += from;
+      }
+    sentence = g_steal_pointer (&words);
+  }
+
+  /* One label: named only when no other line of the output has it ("Total: …" among the
+   * days; not "value: …" on every line). */
+  if (choice->groups == 1)
+    {
+      choice->named = chosen_unique &&
+                      assay_provenance_distance (group_words, 0, TRUE, sentence,
+                                                 claim->start, claim->end) != G_MAXSIZE;
+      return;
+    }
+  if (candidates->len > MAX_LABELLED)
+    return;
+
+  /* Several labels: the one the sentence names closest to the number. */
+  for (guint g = 0; g < labels->len; g++)
+    {
+      gsize distance = assay_provenance_distance (group_words, g, FALSE, sentence, claim->start, claim->end);
+
+      if (distance < best)
+        best = distance, n_best = 1;
+      else if (distance == best && distance != G_MAXSIZE)
+        n_best++;
+    }
+  if (best == G_MAXSIZE || n_best != 1)
+    return;
+  for (guint i = 0; i < n; i++)
+    {
+      const Candidate *candidate = &g_array_index (candidates, Candidate, i);
+
+      if (assay_provenance_distance (group_words, candidate->group, FALSE, sentence,
+                                     claim->start, claim->end) == best)
+        {
+          choice->chosen = candidate;
+          choice->groups = 1;
+          choice->named = TRUE;
+          view = &g_array_index (views, View, candidate->entry->view);
+          choice->crowd = assay_provenance_crowd (view, candidate->target, candidate->tolerance);
+          return;
+        }
+    }
 }
 
 /* The union of the values the claims may have been printed as, as sorted disjoint intervals:
@@ -758,7 +1166,8 @@ assay_provenance_trace (const char                  *answer,
     {
       const AssayNumber *claim = &g_array_index (claims, AssayNumber, i);
       AssayTracedNumber *traced = g_new0 (AssayTracedNumber, 1);
-      Match match = { 0 };
+      g_autoptr(GArray) candidates = g_array_new (FALSE, FALSE, sizeof (Candidate));
+      Choice choice;
 
       traced->number_in_line = G_MAXUINT;
       traced->start = claim->start;
@@ -767,13 +1176,25 @@ assay_provenance_trace (const char                  *answer,
       traced->value = claim->value;
       traced->percent = (claim->flags & ASSAY_NUMBER_PERCENT) != 0;
 
-      assay_provenance_match (claim, printed, views, &match);
-      if (match.best != NULL)
+      assay_provenance_candidates (claim, printed, views, candidates);
+      if (candidates->len > 0)
         {
-          const View *view = &g_array_index (views, View, match.best->view);
+          const View *view;
 
+          assay_provenance_choose (answer, (gsize) length, claim, candidates, views, &choice);
+          view = &g_array_index (views, View, choice.chosen->entry->view);
           traced->cell_id = g_strdup (sources[view->source].cell_id);
-          assay_provenance_fill_place (traced, view, match.best);
+          assay_provenance_fill_place (traced, view, choice.chosen->entry);
+          traced->places = choice.groups;
+          traced->crowd = choice.crowd;
+          /* Among many numbers near it, a match proves nothing unless its label is named. */
+          if (choice.crowd >= CROWD_WEAK && !choice.named)
+            {
+              traced->found = FALSE;
+              traced->weak = TRUE;
+            }
+          else
+            traced->ambiguous = choice.groups > 1;
         }
       g_ptr_array_add (provenance->numbers, traced);
     }
@@ -817,7 +1238,21 @@ assay_provenance_to_json (const AssayProvenance *provenance)
           json_builder_set_member_name (builder, "stale");
           json_builder_add_boolean_value (builder, TRUE);
         }
-      if (traced->found)
+      if (traced->found && traced->ambiguous)
+        {
+          json_builder_set_member_name (builder, "ambiguous");
+          json_builder_add_boolean_value (builder, TRUE);
+          json_builder_set_member_name (builder, "places");
+          json_builder_add_int_value (builder, traced->places);
+        }
+      if (traced->weak && !traced->found)
+        {
+          json_builder_set_member_name (builder, "weak");
+          json_builder_add_boolean_value (builder, TRUE);
+          json_builder_set_member_name (builder, "crowd");
+          json_builder_add_int_value (builder, traced->crowd);
+        }
+      if (traced->found || traced->weak)
         {
           json_builder_set_member_name (builder, "cell");
           json_builder_add_string_value (builder, traced->cell_id);
@@ -904,7 +1339,11 @@ assay_provenance_from_json (JsonNode   *node,
       traced->percent = assay_json_get_boolean_or (item, "percent", FALSE);
       traced->found = assay_json_get_boolean_or (item, "found", FALSE);
       traced->stale = !traced->found && assay_json_get_boolean_or (item, "stale", FALSE);
-      if (traced->found)
+      traced->ambiguous = traced->found && assay_json_get_boolean_or (item, "ambiguous", FALSE);
+      traced->places = traced->ambiguous ? (guint) CLAMP (assay_json_get_int_or (item, "places", 2), 2, G_MAXINT32) : 0;
+      traced->weak = !traced->found && !traced->stale && assay_json_get_boolean_or (item, "weak", FALSE);
+      traced->crowd = traced->weak ? (guint) CLAMP (assay_json_get_int_or (item, "crowd", 0), 0, G_MAXINT32) : 0;
+      if (traced->found || traced->weak)
         {
           const char *line_text = assay_json_get_string (item, "line_text");
           gint64 match_start = assay_json_get_int_or (item, "match_start", 0);
@@ -931,6 +1370,7 @@ assay_provenance_from_json (JsonNode   *node,
               g_clear_pointer (&traced->view, g_free);
               g_clear_pointer (&traced->line_text, g_free);
               traced->found = FALSE;
+              traced->ambiguous = traced->weak = FALSE;
             }
         }
       g_ptr_array_add (provenance->numbers, traced);

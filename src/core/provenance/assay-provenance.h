@@ -23,12 +23,22 @@ G_BEGIN_DECLS
  * have been printed exactly: small numbers are everywhere (indexes, counts), and a claim that
  * rounds to them proves nothing. When several cells printed it, the latest wins; within a
  * cell, the closest value, then the first.
+ *
+ * Only what the model read counts: of a cell whose outputs were cut for the model (head and
+ * tail, MODEL_READ), the middle is not looked in, nor any table's HTML (the model reads
+ * text/plain). A value printed under several labels (the words of its line, or its table's
+ * row and column) goes to the one whose words the answer's sentence names closest to it; when
+ * it names none (or two as close), the number is AMBIGUOUS: found, at the latest place, but a
+ * run on new data cannot follow it. A match in an output crowded with numbers near it (20 or
+ * more distinct values within 100 steps of the claim's precision either side: a range, a
+ * long column) proves nothing unless the sentence names its label: it is WEAK, not found.
  */
 
 typedef struct
 {
   const char *cell_id;
   JsonArray  *outputs;     /* nbformat outputs */
+  gsize       model_read;  /* bytes of its text the model read, head and tail; 0: all */
 } AssayProvenanceSource;
 
 typedef struct
@@ -49,6 +59,10 @@ typedef struct
   guint     match_start;   /* bytes in line_text */
   guint     match_end;
   guint     number_in_line; /* which number of the whole line it is, from 0; G_MAXUINT: unknown */
+  gboolean  ambiguous;     /* found under PLACES labels, the answer names none of them: the place is one */
+  guint     places;
+  gboolean  weak;          /* not found: matched only among many numbers (the place says where) */
+  guint     crowd;         /* weak: how many distinct numbers were printed near it */
 } AssayTracedNumber;
 
 #define ASSAY_PROVENANCE_MAX_LINE 240

@@ -162,3 +162,94 @@ assay_cell_output_join_streams (JsonArray *outputs)
   assay_cell_output_flush_stream (joined, &text, name);
   return joined;
 }
+
+static void
+assay_cell_output_read_one (GString               *body,
+                            GString               *figures,
+                            const AssayCellOutput *output,
+                            gsize                 *start)
+{
+  g_autofree char *text = NULL;
+
+  *start = G_MAXSIZE;
+  switch (output->kind)
+    {
+    case ASSAY_CELL_OUTPUT_STREAM:
+      *start = body->len;
+      g_string_append (body, output->text);
+      break;
+    case ASSAY_CELL_OUTPUT_ERROR:
+      if (body->len > 0 && body->str[body->len - 1] != '\n')
+        g_string_append_c (body, '\n');
+      text = assay_cell_output_dup_text (output);
+      g_string_append (body, text);
+      break;
+    case ASSAY_CELL_OUTPUT_RESULT:
+    case ASSAY_CELL_OUTPUT_DISPLAY:
+      if (output->has_image)
+        {
+          if (figures != NULL)
+            g_string_append_printf (figures, "a figure%s; ",
+                                    output->png_base64 != NULL ? " (image/png)" : " (image)");
+        }
+      else if (output->plain != NULL)
+        {
+          if (output->kind == ASSAY_CELL_OUTPUT_RESULT)
+            g_string_append (body, "Out: ");
+          *start = body->len;
+          g_string_append (body, output->plain);
+          g_string_append_c (body, '\n');
+        }
+      else if (output->html != NULL)
+        g_string_append (body, "[an HTML output, shown to the analyst]\n");
+      break;
+    case ASSAY_CELL_OUTPUT_OTHER:
+    default:
+      break;
+    }
+}
+
+char *
+assay_cell_outputs_read_text (JsonArray *outputs,
+                              GString   *figures,
+                              GArray    *starts)
+{
+  GString *body = g_string_new (NULL);
+
+  for (guint i = 0; outputs != NULL && i < json_array_get_length (outputs); i++)
+    {
+      g_autoptr(AssayCellOutput) output = assay_cell_output_read (json_array_get_element (outputs, i));
+      gsize start = G_MAXSIZE;
+
+      if (output != NULL)
+        assay_cell_output_read_one (body, figures, output, &start);
+      if (starts != NULL)
+        g_array_append_val (starts, start);
+    }
+  return g_string_free (body, FALSE);
+}
+
+gboolean
+assay_cell_output_cut_middle (const char *text,
+                              gsize       length,
+                              gsize       budget,
+                              gsize      *head_end,
+                              gsize      *tail_start)
+{
+  const char *head;
+  gsize tail;
+
+  *head_end = length;
+  *tail_start = length;
+  if (length <= budget)
+    return FALSE;
+
+  /* Half each side, moved back to character boundaries. */
+  head = g_utf8_find_prev_char (text, text + budget / 2 + 1);
+  *head_end = head != NULL ? (gsize) (head - text) : 0;
+  tail = length - budget / 2;
+  while (tail > 0 && tail < length && ((guchar) text[tail] & 0xC0) == 0x80)
+    tail++;
+  *tail_start = tail;
+  return TRUE;
+}

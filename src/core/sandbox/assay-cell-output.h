@@ -57,6 +57,24 @@ char            *assay_cell_output_dup_text  (const AssayCellOutput *output);
  * what shows a cell whole (the reports). */
 JsonArray       *assay_cell_output_join_streams (JsonArray          *outputs);
 
+/* What the model reads of OUTPUTS, before its budget: each stream's text (stdout and stderr),
+ * each error's traceback, each rich output's text/plain ("Out: " before a result's) unless it
+ * shows an image, a note for a rich output with only HTML; figures are named in FIGURES (when
+ * not NULL). STARTS (when not NULL) gets, per output, where its text (the stream's text, the
+ * text/plain) starts in the returned text, or G_MAXSIZE when the model reads none of it. */
+char            *assay_cell_outputs_read_text (JsonArray           *outputs,
+                                               GString             *figures,
+                                               GArray              *starts);
+
+/* Where a text of LENGTH bytes is cut for a model that reads BUDGET bytes of it: the head
+ * [0, *HEAD_END) and the tail [*TAIL_START, LENGTH) are read, at character boundaries. FALSE
+ * (and all of it read) when it fits. */
+gboolean         assay_cell_output_cut_middle (const char          *text,
+                                               gsize                length,
+                                               gsize                budget,
+                                               gsize               *head_end,
+                                               gsize               *tail_start);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AssayCellOutput, assay_cell_output_free)
 
 G_END_DECLS

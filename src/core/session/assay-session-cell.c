@@ -169,6 +169,8 @@ assay_session_cell_to_json (const AssaySessionCell *cell)
   json_object_set_int_member (object, "started_at", cell->started_at);
   json_object_set_int_member (object, "finished_at", cell->finished_at);
   json_object_set_int_member (object, "elapsed_ms", cell->elapsed_ms);
+  if (cell->model_read > 0)
+    json_object_set_int_member (object, "model_read", (gint64) cell->model_read);
   if (cell->kind == ASSAY_CELL_KIND_SQL)
     {
       JsonObject *query = json_object_new ();
@@ -269,6 +271,7 @@ assay_session_cell_from_json (JsonNode *node)
   cell->started_at = assay_json_get_int_or (object, "started_at", 0);
   cell->finished_at = assay_json_get_int_or (object, "finished_at", 0);
   cell->elapsed_ms = assay_json_get_int_or (object, "elapsed_ms", 0);
+  cell->model_read = (gsize) CLAMP (assay_json_get_int_or (object, "model_read", 0), 0, G_MAXINT32);
   /* Records from before run_sql have no kind: Python. */
   if (g_strcmp0 (assay_json_get_string (object, "kind"), "sql") == 0)
     {

@@ -71,6 +71,9 @@ typedef struct
   gint64         elapsed_ms;
   AssayCellKind  kind;
   AssaySessionQuery *query;      /* kind SQL; NULL otherwise */
+  /* How much of its text outputs the model read: bytes of their head and tail
+   * (assay_cell_output_cut_middle over assay_cell_outputs_read_text); 0: all, or not known. */
+  gsize          model_read;
 } AssaySessionCell;
 
 AssaySessionCell *assay_session_cell_new       (const char             *id,

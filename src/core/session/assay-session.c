@@ -2317,7 +2317,7 @@ assay_session_trace_answer (AssaySession *self,
           for (guint k = 0; k < step->cells->len; k++)
             {
               const AssaySessionCell *cell = g_ptr_array_index (step->cells, k);
-              AssayProvenanceSource source = { cell->id, cell->outputs };
+              AssayProvenanceSource source = { cell->id, cell->outputs, cell->model_read };
 
               if (cell->code != NULL)
                 g_array_append_val (sources, source);
