@@ -55,7 +55,7 @@ JSON
 printf '#!/bin/sh\nsed -i "s/total)/total * 100)/" "$1"\n' > "$work/editor.sh"
 chmod +x "$work/editor.sh"
 
-echo "1..20"
+echo "1..21"
 
 check "--yes: the answer on stdout, exit 0, the session folder in --out" bash -c "
   '$cli' ask --backend bwrap --provider recorded --transcript '$work/happy.json' --data '$work/sales.csv' --yes --out '$work/s-happy' 'What is the total?' >'$work/out' 2>'$work/err' &&
@@ -245,6 +245,33 @@ assert len(s['provenance']) == 2, s['provenance']
 PY
   '$cli' session show '$work/s-check' > '$work/show' &&
   [ \$(grep -c '^question:' '$work/show') -eq 1 ] && grep -q 'from 12,408 orders' '$work/show'"
+
+# Provenance vouches only for what it can tell apart (issue 32): a number from the middle of
+# an output the model read cut is not traced; one matched only among a thousand printed
+# numbers is weak. Both go back to the model, each said for what it is.
+cat > "$work/unread.json" <<'JSON'
+{"turns": [
+  {"tool_calls": [{"id": "call_1", "name": "execute_python",
+    "arguments": {"code": "for i in range(1000):\n    print(i)\nfor i in range(3000):\n    print('filler line', i * 7 + 100000)\nprint('hidden 987654')\nfor i in range(3000):\n    print('filler line', i * 7 + 200000)"}}]},
+  {"text": "There were 500 failed orders and 987,654 in the middle."},
+  {"text": "I cannot tell."}]}
+JSON
+check "provenance: a number the model never read and one among a thousand go back, each said for what it is" bash -c "
+  '$cli' ask --backend bwrap --provider recorded --transcript '$work/unread.json' --yes --json --out '$work/s-unread' 'Failures?' >'$work/out' 2>'$work/err' &&
+  python3 - '$work/s-unread/session.json' <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+checks = [m for m in s['messages'] if m.get('check')]
+assert len(checks) == 1, checks
+text = checks[0]['text']
+assert '500, 987,654' in text and 'Of these, 500 match only among many numbers' in text, text
+cell = s['cells'][0]
+assert cell['model_read'] == 6000, cell.get('model_read')
+first = s['provenance'][0]['numbers']
+assert [n['found'] for n in first] == [False, False], first
+assert first[0].get('weak') and first[0]['crowd'] >= 20 and first[0]['cell'] == 'c1', first[0]
+assert not first[1].get('weak') and 'cell' not in first[1], first[1]
+PY"
 
 # The draft Assay sent back is no answer: the reports' body leaves it out (issue 32).
 check "provenance: the draft sent back is not in the reports' body, the answer is, once" bash -c "

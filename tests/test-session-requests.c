@@ -444,6 +444,9 @@ test_check_named (void)
   assert_part (reading, 3, ASSAY_REQUEST_PART_QUESTION, ASSAY_REQUEST_PART_ADDED, "Question", NULL);
   assert_part (reading, 9, ASSAY_REQUEST_PART_CHECK, ASSAY_REQUEST_PART_ADDED, "Assay’s check of the answer",
                "Check 42.");
+  /* The reply it checked is marked as the draft it sent back, not an answer. */
+  assert_part (reading, 8, ASSAY_REQUEST_PART_DRAFT, ASSAY_REQUEST_PART_ADDED,
+               "Draft answer, sent back by the number check", "It is 42.");
   /* No cell was recorded for toolu_1: its parts keep the tool's name. */
   g_assert_cmpstr (part (reading, 5)->label, ==, "Tool call: execute_python");
   g_assert_null (part (reading, 5)->cell_id);

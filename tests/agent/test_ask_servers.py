@@ -176,6 +176,17 @@ for flavor in ("openai", "anthropic"):
            and "Not found in any output: 41" in r.err,
            "%s: an answer with a number no cell printed goes back once as a user message" % flavor,
            r.detail())
+    # The reports leave the draft out of their body; what was sent keeps it, marked as a draft.
+    html = os.path.join(r.workdir, "report.html")
+    exported = subprocess.run([CLI, "export", os.path.join(r.workdir, "session"), "--with-requests", "-o", html],
+                              capture_output=True, text=True)
+    page = open(html, encoding="utf-8").read() if exported.returncode == 0 else ""
+    body = page.split("Draft answer, sent back by the number check")[0]
+    report(exported.returncode == 0 and "Draft answer, sent back by the number check" in page
+           and "The answer is 41." in page.split("Draft answer, sent back by the number check", 1)[-1]
+           and "The answer is 41." not in body,
+           "%s: the reports' record of what was sent marks the draft as one" % flavor,
+           exported.stderr[-1000:] + page[-1500:])
 
 # What was sent: every request body kept in the session exactly as the server received it
 # (its SHA-256 and size), with the host and the usage the server reported; never the key.

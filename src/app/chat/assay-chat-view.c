@@ -186,7 +186,8 @@ assay_chat_view_add_untraced_notice (AssayChatView         *self,
 {
   g_autoptr(GString) stale = g_string_new (NULL);
   g_autoptr(GString) missing = g_string_new (NULL);
-  guint n_stale = 0, n_missing = 0;
+  g_autoptr(GString) weak = g_string_new (NULL);
+  guint n_stale = 0, n_missing = 0, n_weak = 0;
 
   if (provenance == NULL)
     return;
@@ -194,7 +195,7 @@ assay_chat_view_add_untraced_notice (AssayChatView         *self,
   for (guint i = 0; i < provenance->numbers->len; i++)
     {
       const AssayTracedNumber *number = g_ptr_array_index (provenance->numbers, i);
-      GString *list = number->stale ? stale : missing;
+      GString *list = number->stale ? stale : number->weak ? weak : missing;
 
       if (number->found)
         continue;
@@ -203,8 +204,22 @@ assay_chat_view_add_untraced_notice (AssayChatView         *self,
       g_string_append (list, number->text);
       if (number->stale)
         n_stale++;
+      else if (number->weak)
+        n_weak++;
       else
         n_missing++;
+    }
+  if (n_weak > 0)
+    {
+      g_autofree char *text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                            "%u number in this answer is not traced: it matches only "
+                                                            "among many numbers an output printed near it: %s",
+                                                            "%u numbers in this answer are not traced: they match only "
+                                                            "among many numbers an output printed near them: %s",
+                                                            n_weak),
+                                               n_weak, weak->str);
+
+      assay_chat_view_add_notice (self, text, FALSE);
     }
   if (n_missing > 0)
     {

@@ -511,9 +511,18 @@ assay_markdown_view_append_source (Render     *render,
       if (number->start < at || number->end > end)
         continue;
       assay_markdown_view_append_escaped (render, doc + at, number->start - at);
-      if (number->found)
+      if (number->found && number->ambiguous)
+        /* Translators: a tooltip on a number of the answer printed on several lines under
+         * different labels: how many, then one of them (cell, line, its text). */
+        title = g_strdup_printf (_("Printed under %u labels, and the answer does not say which; one is cell %s, "
+                                   "line %u: %s"), number->places, number->cell_id, number->line, number->line_text);
+      else if (number->found)
         /* Translators: a tooltip on a number of the answer: the cell, the line, its text. */
         title = g_strdup_printf (_("From cell %s, line %u: %s"), number->cell_id, number->line, number->line_text);
+      else if (number->weak)
+        title = g_strdup_printf (_("Not traced: cell %s printed %u numbers near it (line %u: %s); a match among "
+                                   "so many proves nothing"), number->cell_id, number->crowd, number->line,
+                                 number->line_text);
       else if (number->stale)
         title = g_strdup (_("Stale: not found again in the output on the new data; the old text is kept"));
       else

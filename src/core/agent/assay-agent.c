@@ -1365,9 +1365,14 @@ assay_agent_check_answer (AssayAgent            *self,
   g_autofree char *text = NULL;
   AssayLlmMessage *check;
 
+  g_autofree char *weak = assay_provenance_dup_weak (provenance);
+
   text = g_strdup_printf ("Before this answer is shown to the analyst: these numbers in it appear in no "
-                          "output of the cells you ran: %s. Compute each of them with code, or correct "
-                          "the answer; then give the final answer again.", untraced);
+                          "output of the cells you ran: %s.%s%s%s Compute each of them with code, or correct "
+                          "the answer; then give the final answer again.", untraced,
+                          weak != NULL ? " Of these, " : "", weak != NULL ? weak : "",
+                          weak != NULL ? " match only among many numbers an output printed near them, which "
+                                         "proves nothing: print each on a line of its own, with what it is." : "");
   check = assay_llm_message_new_user (text);
   check->is_check = TRUE;
   self->checked = TRUE;

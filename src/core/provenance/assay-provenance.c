@@ -1133,6 +1133,28 @@ assay_provenance_dup_untraced (const AssayProvenance *provenance)
   return list != NULL ? g_string_free (list, FALSE) : NULL;
 }
 
+char *
+assay_provenance_dup_weak (const AssayProvenance *provenance)
+{
+  GString *list = NULL;
+
+  g_return_val_if_fail (provenance != NULL, NULL);
+
+  for (guint i = 0; i < provenance->numbers->len; i++)
+    {
+      const AssayTracedNumber *traced = g_ptr_array_index (provenance->numbers, i);
+
+      if (traced->found || !traced->weak)
+        continue;
+      if (list == NULL)
+        list = g_string_new (NULL);
+      else
+        g_string_append (list, ", ");
+      g_string_append (list, traced->text);
+    }
+  return list != NULL ? g_string_free (list, FALSE) : NULL;
+}
+
 AssayProvenance *
 assay_provenance_trace (const char                  *answer,
                         gssize                       length,

@@ -94,6 +94,8 @@ void             assay_provenance_free            (AssayProvenance             *
 guint            assay_provenance_count_untraced  (const AssayProvenance       *provenance);
 /* The untraced numbers as the answer wrote them, ", "-separated; NULL when there are none. */
 char            *assay_provenance_dup_untraced    (const AssayProvenance       *provenance);
+/* Of those, the weak ones (matched only among many numbers); NULL when there are none. */
+char            *assay_provenance_dup_weak        (const AssayProvenance       *provenance);
 
 JsonNode        *assay_provenance_to_json         (const AssayProvenance       *provenance);
 /* Reads what to_json wrote, from a record anyone may have edited: entries whose span is not

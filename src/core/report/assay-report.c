@@ -899,6 +899,9 @@ report_untraced_note (const AssayTracedNumber *traced)
   if (traced->stale)
     return g_strdup_printf (_("%s: stale, not found again in the output on the new data (its line is gone, on "
                               "several lines, or its table changed); the old text is kept."), traced->text);
+  if (traced->weak)
+    return g_strdup_printf (_("%s: not traced: it matches only among %u numbers cell %s printed near it, which "
+                              "proves nothing."), traced->text, traced->crowd, traced->cell_id);
   return g_strdup_printf (_("%s: not found in any output of this question's cells."), traced->text);
 }
 
@@ -907,8 +910,14 @@ report_traced_title (const AssayTracedNumber *traced)
 {
   if (traced->stale)
     return g_strdup (_("Stale: not found again in the output on the new data; the old text is kept"));
+  if (traced->weak)
+    return g_strdup_printf (_("Not traced: cell %s printed %u numbers near it (line %u: %s); a match among so "
+                              "many proves nothing"), traced->cell_id, traced->crowd, traced->line, traced->line_text);
   if (!traced->found)
     return g_strdup (_("Not found in any output of this question's cells"));
+  if (traced->ambiguous)
+    return g_strdup_printf (_("Printed under %u labels, and the answer does not say which; one is cell %s, "
+                              "line %u: %s"), traced->places, traced->cell_id, traced->line, traced->line_text);
   /* Translators: where a number of the answer was printed: the cell, the line, its text. */
   return g_strdup_printf (_("Cell %s, line %u: %s"), traced->cell_id, traced->line, traced->line_text);
 }

@@ -469,6 +469,12 @@ assay_rerun_read_again (Run                     *run,
   match->status = ASSAY_ANCHOR_INVALID;
   if (!traced->found || traced->cell_id == NULL || traced->line_text == NULL || traced->view == NULL)
     return FALSE;
+  /* Printed under several labels, the answer naming none: which one to follow is not known. */
+  if (traced->ambiguous)
+    {
+      match->status = ASSAY_ANCHOR_AMBIGUOUS;
+      return FALSE;
+    }
   anchors = assay_rerun_anchors (run, traced->cell_id, traced->view);
   if (anchors == NULL)
     return FALSE;
@@ -705,6 +711,8 @@ assay_rerun_trace_answer (Run    *run,
       g_clear_pointer (&number->line_text, g_free);
       number->found = FALSE;
       number->stale = FALSE;
+      number->ambiguous = number->weak = FALSE;
+      number->places = number->crowd = 0;
       number->number_in_line = G_MAXUINT;
       if (place == NULL)
         continue;

@@ -89,6 +89,8 @@ assay_request_part_kind_label (AssayRequestPartKind kind)
       return _("Assay’s check of the answer");
     case ASSAY_REQUEST_PART_REPLY:
       return _("Model’s reply");
+    case ASSAY_REQUEST_PART_DRAFT:
+      return _("Draft answer, sent back by the number check");
     case ASSAY_REQUEST_PART_TOOL_CALL:
       return _("Tool call");
     case ASSAY_REQUEST_PART_TOOL_RESULT:
@@ -774,8 +776,10 @@ static gboolean
 assay_request_part_same_slot (const AssayRequestPart *a,
                               const AssayRequestPart *b)
 {
-  AssayRequestPartKind kind_a = a->kind == ASSAY_REQUEST_PART_CHECK ? ASSAY_REQUEST_PART_QUESTION : a->kind;
-  AssayRequestPartKind kind_b = b->kind == ASSAY_REQUEST_PART_CHECK ? ASSAY_REQUEST_PART_QUESTION : b->kind;
+  AssayRequestPartKind kind_a = a->kind == ASSAY_REQUEST_PART_CHECK ? ASSAY_REQUEST_PART_QUESTION
+                                : a->kind == ASSAY_REQUEST_PART_DRAFT ? ASSAY_REQUEST_PART_REPLY : a->kind;
+  AssayRequestPartKind kind_b = b->kind == ASSAY_REQUEST_PART_CHECK ? ASSAY_REQUEST_PART_QUESTION
+                                : b->kind == ASSAY_REQUEST_PART_DRAFT ? ASSAY_REQUEST_PART_REPLY : b->kind;
 
   return kind_a == kind_b && g_strcmp0 (a->role, b->role) == 0 && g_strcmp0 (a->call_id, b->call_id) == 0 &&
          (a->kind != ASSAY_REQUEST_PART_OTHER || g_strcmp0 (a->label, b->label) == 0);
@@ -958,6 +962,20 @@ assay_request_reading_name_cells (AssayRequestReading *self,
             {
               part->kind = ASSAY_REQUEST_PART_CHECK;
               assay_request_part_update_label (part);
+              /* The reply it answers is the draft it sent back. */
+              for (guint k = i; k-- > 0;)
+                {
+                  AssayRequestPart *reply = g_ptr_array_index (self->parts, k);
+
+                  if (reply->kind == ASSAY_REQUEST_PART_QUESTION || reply->kind == ASSAY_REQUEST_PART_CHECK)
+                    break;
+                  if (reply->kind != ASSAY_REQUEST_PART_REPLY)
+                    continue;
+                  reply->kind = ASSAY_REQUEST_PART_DRAFT;
+                  g_clear_pointer (&reply->label, g_free);
+                  assay_request_part_update_label (reply);
+                  break;
+                }
             }
           break;
         }

@@ -44,6 +44,7 @@ typedef enum
   ASSAY_REQUEST_PART_QUESTION,       /* the text of a user message */
   ASSAY_REQUEST_PART_CHECK,          /* a user message Assay wrote to check an answer (once named) */
   ASSAY_REQUEST_PART_REPLY,          /* the text of an assistant message */
+  ASSAY_REQUEST_PART_DRAFT,          /* a reply Assay's check sent back: a draft, not the answer (once named) */
   ASSAY_REQUEST_PART_TOOL_CALL,      /* the arguments of a call the model made */
   ASSAY_REQUEST_PART_TOOL_RESULT,    /* what a call got back */
   ASSAY_REQUEST_PART_OTHER,          /* what Assay does not send: an image, another role, ... */
