@@ -90,12 +90,7 @@ assay_cli_rerun_rewrite (Wait                *wait,
       assay_cli_print (stderr, _("assay-cli rerun: --rewrite: %s\n"), error->message);
       return FALSE;
     }
-  instruction = g_strdup_printf ("This analysis ran again, unchanged, on new data: the tool results above are the "
-                                 "new outputs. Below is the final answer with its numbers updated one by one from "
-                                 "those outputs. Rewrite it so that it reads right for the new outputs: the same "
-                                 "structure and about the same length, every number taken from the outputs above, "
-                                 "no claim the outputs do not support. Reply with the answer's text only: no code, "
-                                 "no tool.\n\n<answer>\n%s\n</answer>", answer);
+  instruction = assay_rerun_rewrite_instruction (answer);
   fprintf (stderr, _("Asking the model to rewrite the summary…\n"));
   assay_agent_rewrite_async (agent, instruction, NULL, assay_cli_rerun_rewritten_cb, wait);
   g_main_loop_run (wait->loop);

@@ -422,54 +422,97 @@ typedef int (*FakeButtonFunc) (Display *, unsigned int, Bool, unsigned long);
 typedef int (*FakeMotionFunc) (Display *, int, int, int, unsigned long);
 typedef int (*FakeKeyFunc)    (Display *, unsigned int, Bool, unsigned long);
 
+typedef struct
+{
+  Display        *display;
+  FakeButtonFunc  button;
+  FakeMotionFunc  motion;
+  FakeKeyFunc     key;
+} XTest;
+
+/* XTest, and the pointer moved to the middle of WIDGET on the X screen (which must show it:
+ * inside its window, and not scrolled out of view). */
+static void
+gui_xtest_point_at (GtkWidget *widget,
+                    XTest     *xtest)
+{
+  static void *library;
+  GdkDisplay *display = gtk_widget_get_display (widget);
+  GtkNative *native = gtk_widget_get_native (widget);
+  graphene_point_t point;
+  double surface_x, surface_y;
+  int root_x, root_y;
+  Window child;
+
+  g_assert_true (GDK_IS_X11_DISPLAY (display));
+  if (library == NULL)
+    library = dlopen ("libXtst.so.6", RTLD_NOW);
+  g_assert_nonnull (library);
+  xtest->button = (FakeButtonFunc) dlsym (library, "XTestFakeButtonEvent");
+  xtest->motion = (FakeMotionFunc) dlsym (library, "XTestFakeMotionEvent");
+  xtest->key = (FakeKeyFunc) dlsym (library, "XTestFakeKeyEvent");
+  g_assert_true (xtest->button != NULL && xtest->motion != NULL && xtest->key != NULL);
+  xtest->display = gdk_x11_display_get_xdisplay (display);
+
+  g_assert_true (gtk_widget_get_mapped (widget));
+  g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (native),
+                                           &GRAPHENE_POINT_INIT (gtk_widget_get_width (widget) / 2.0,
+                                                                 gtk_widget_get_height (widget) / 2.0),
+                                           &point));
+  g_assert_true (point.x >= 0 && point.y >= 0 &&
+                 point.x < gtk_widget_get_width (GTK_WIDGET (native)) &&
+                 point.y < gtk_widget_get_height (GTK_WIDGET (native)));
+  /* What the pointer lands on must be WIDGET or inside it: nothing covers it. */
+  {
+    GtkWidget *picked = gtk_widget_pick (GTK_WIDGET (native), point.x, point.y, GTK_PICK_DEFAULT);
+
+    if (picked != widget && (picked == NULL || !gtk_widget_is_ancestor (picked, widget)))
+      g_error ("the pointer at the middle of %s lands on %s", G_OBJECT_TYPE_NAME (widget),
+               picked != NULL ? G_OBJECT_TYPE_NAME (picked) : "nothing");
+  }
+  gtk_native_get_surface_transform (native, &surface_x, &surface_y);
+  XTranslateCoordinates (xtest->display, gdk_x11_surface_get_xid (gtk_native_get_surface (native)),
+                         DefaultRootWindow (xtest->display), (int) (point.x + surface_x), (int) (point.y + surface_y),
+                         &root_x, &root_y, &child);
+  xtest->motion (xtest->display, -1, root_x, root_y, 0);
+  XSync (xtest->display, False);
+  gui_spin (50);
+}
+
+void
+gui_click (GtkWidget *widget)
+{
+  XTest xtest;
+
+  gui_xtest_point_at (widget, &xtest);
+  xtest.button (xtest.display, 1, True, 0);
+  XSync (xtest.display, False);
+  gui_spin (50);
+  xtest.button (xtest.display, 1, False, 0);
+  XSync (xtest.display, False);
+  gui_spin (200);
+}
+
 void
 gui_wheel (GtkWidget *widget,
            int        clicks,
            gboolean   shift)
 {
-  static void *xtst;
-  GdkDisplay *display = gtk_widget_get_display (widget);
-  GtkNative *native = gtk_widget_get_native (widget);
-  Display *xdisplay;
-  FakeButtonFunc fake_button;
-  FakeMotionFunc fake_motion;
-  FakeKeyFunc fake_key;
-  graphene_point_t point;
-  double surface_x, surface_y;
-  int root_x, root_y;
-  Window child;
+  XTest xtest;
   KeyCode shift_key;
 
-  g_assert_true (GDK_IS_X11_DISPLAY (display));
-  if (xtst == NULL)
-    xtst = dlopen ("libXtst.so.6", RTLD_NOW);
-  g_assert_nonnull (xtst);
-  fake_button = (FakeButtonFunc) dlsym (xtst, "XTestFakeButtonEvent");
-  fake_motion = (FakeMotionFunc) dlsym (xtst, "XTestFakeMotionEvent");
-  fake_key = (FakeKeyFunc) dlsym (xtst, "XTestFakeKeyEvent");
-  g_assert_true (fake_button != NULL && fake_motion != NULL && fake_key != NULL);
-
-  xdisplay = gdk_x11_display_get_xdisplay (display);
-  g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (native),
-                                           &GRAPHENE_POINT_INIT (gtk_widget_get_width (widget) / 2.0,
-                                                                 gtk_widget_get_height (widget) / 2.0),
-                                           &point));
-  gtk_native_get_surface_transform (native, &surface_x, &surface_y);
-  XTranslateCoordinates (xdisplay, gdk_x11_surface_get_xid (gtk_native_get_surface (native)),
-                         DefaultRootWindow (xdisplay), (int) (point.x + surface_x), (int) (point.y + surface_y),
-                         &root_x, &root_y, &child);
-  fake_motion (xdisplay, -1, root_x, root_y, 0);
-  shift_key = XKeysymToKeycode (xdisplay, XK_Shift_L);
+  gui_xtest_point_at (widget, &xtest);
+  shift_key = XKeysymToKeycode (xtest.display, XK_Shift_L);
   if (shift)
-    fake_key (xdisplay, shift_key, True, 0);
+    xtest.key (xtest.display, shift_key, True, 0);
   for (int i = 0; i < ABS (clicks); i++)
     {
-      fake_button (xdisplay, clicks > 0 ? 5 : 4, True, 0);
-      fake_button (xdisplay, clicks > 0 ? 5 : 4, False, 0);
+      xtest.button (xtest.display, clicks > 0 ? 5 : 4, True, 0);
+      xtest.button (xtest.display, clicks > 0 ? 5 : 4, False, 0);
     }
   if (shift)
-    fake_key (xdisplay, shift_key, False, 0);
-  XSync (xdisplay, False);
+    xtest.key (xtest.display, shift_key, False, 0);
+  XSync (xtest.display, False);
   gui_spin (300);
 }
 

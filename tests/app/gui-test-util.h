@@ -89,6 +89,9 @@ guint        gui_slow_frames          (GtkWidget   *widget,
                                        guint        ms);
 /* The name of the GSK renderer WIDGET's window draws with ("GskGLRenderer", ...). */
 const char  *gui_renderer_name        (GtkWidget   *widget);
+/* A real click (button 1, through XTest) at the middle of WIDGET, which must be on screen and
+ * not covered. */
+void         gui_click                (GtkWidget   *widget);
 /* Real wheel clicks from the X server (XTest) with the pointer over the middle of WIDGET:
  * CLICKS > 0 down, < 0 up; with SHIFT held, as an analyst scrolls sideways. */
 void         gui_wheel                (GtkWidget   *widget,

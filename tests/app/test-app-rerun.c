@@ -411,6 +411,18 @@ static const char *ranking_transcript =
   "  \"arguments\": {\"code\": \"" CELL_RANKING "\", \"description\": \"Revenue per region\"}}]},"
   "{\"text\": \"" RANKING_ANSWER "\"}]}";
 
+#define REWRITE "South now sells most with 30.00; north follows with 12.00."
+
+static const char *rewrite_transcript =
+  "{\"format\": \"assay-transcript\", \"model\": \"recorded-gui\", \"turns\": ["
+  "{\"text\": \"" REWRITE "\"}]}";
+
+static gboolean
+rewritten (gpointer data)
+{
+  return assay_changes_card_get_rewrite (data) != NULL;
+}
+
 /* The regions' ranking changes and east is gone: through the dialog, each number of the new
  * answer is its own region's (south 30.00, north 12.00, as the new file sums them) or stale
  * (east), never another region's; What Changed names each by its line and says the order
@@ -467,6 +479,48 @@ test_ranking (void)
   notes = assay_session_get_rerun_notes (session);
   g_assert_cmpuint (notes->len, ==, 1);
   g_assert_nonnull (strstr (g_ptr_array_index (notes, 0), "another order"));
+
+  /* The order changed: Rewrite Summary, clicked, has the model reword the summary from the new
+   * outputs; the rewrite is shown and kept beside the summary, which stays the answer. */
+  {
+    g_autofree char *path = gui_write_file (work_dir, "rewrite.json", rewrite_transcript);
+    g_autoptr(AssayLlmProvider) provider = NULL;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(AssaySession) reopened = NULL;
+    GtkWidget *label, *button;
+
+    provider = assay_recorded_provider_new (path, &error);
+    g_assert_no_error (error);
+    assay_window_set_provider (window, provider, "recorded-gui", FALSE);
+    g_assert_null (assay_changes_card_get_rewrite (card));
+    g_assert_true (assay_chat_view_reveal_changes (assay_window_get_chat_view (window)));
+    gui_spin (300);
+    /* The button's own label (the note names it too). */
+    label = gui_find (GTK_WIDGET (card), GTK_TYPE_LABEL, "Rewrite Summary");
+    while (label != NULL && gtk_widget_get_ancestor (label, GTK_TYPE_BUTTON) == NULL)
+      {
+        GtkWidget *next = label;
+
+        /* The next label with that text, after this one. */
+        label = NULL;
+        for (GtkWidget *w = next; w != NULL && label == NULL; w = gtk_widget_get_parent (w))
+          for (GtkWidget *sibling = gtk_widget_get_next_sibling (w); sibling != NULL && label == NULL;
+               sibling = gtk_widget_get_next_sibling (sibling))
+            label = gui_find (sibling, GTK_TYPE_LABEL, "Rewrite Summary");
+      }
+    g_assert_nonnull (label);
+    button = gtk_widget_get_ancestor (label, GTK_TYPE_BUTTON);
+    gui_click (button);
+    gui_wait (rewritten, card, 120, "the model's rewrite to be shown");
+    gui_wait (is_idle, window, 60, "the rewrite to end");
+    g_assert_cmpstr (assay_changes_card_get_rewrite (card), ==, REWRITE);
+    g_assert_cmpstr (assay_session_get_rewrite (session), ==, REWRITE);
+    g_assert_cmpstr (assay_session_get_answer (session), ==,
+                     "north sells most with 12.00, then south with 30.00 and east with 5.75.");
+    reopened = assay_session_load (assay_session_get_dir (session), &error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (assay_session_get_rewrite (reopened), ==, REWRITE);
+  }
   gui_save_screenshot (GTK_WIDGET (window), "rerun-ranking.png");
   gtk_window_set_default_size (GTK_WINDOW (window), 400, 800);
   gui_spin (500);

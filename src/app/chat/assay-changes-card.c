@@ -20,6 +20,9 @@ struct _AssayChangesCard
   GtkWidget *origin_button;
   GtkLabel  *summary_label;
   GtkBox    *notes_box;
+  GtkWidget *rewrite_row;
+  GtkWidget *rewrite_box;
+  GtkLabel  *rewrite_label;
   GtkGrid   *table;
 
   guint      n_rows;
@@ -195,6 +198,11 @@ assay_changes_card_set_session (AssayChangesCard *self,
       gtk_box_append (self->notes_box, label);
     }
   gtk_widget_set_visible (GTK_WIDGET (self->notes_box), notes->len > 0);
+  /* The summary reworded from the new outputs: offered when there is one to reword. */
+  gtk_widget_set_visible (self->rewrite_row,
+                          assay_session_get_answer (session) != NULL && *assay_session_get_answer (session) != '\0');
+  if (assay_session_get_rewrite (session) != NULL)
+    assay_changes_card_show_rewrite (self, assay_session_get_rewrite (session));
 
   for (guint i = 0; i < changes->len; i++)
     {
@@ -223,6 +231,23 @@ assay_changes_card_set_session (AssayChangesCard *self,
   assay_changes_card_add_header (self);
   for (guint i = 0; i < changes->len; i++)
     assay_changes_card_add_row (self, outline, g_ptr_array_index (changes, i));
+}
+
+void
+assay_changes_card_show_rewrite (AssayChangesCard *self,
+                                 const char       *rewrite)
+{
+  g_return_if_fail (ASSAY_IS_CHANGES_CARD (self));
+
+  gtk_label_set_text (self->rewrite_label, rewrite != NULL ? rewrite : "");
+  gtk_widget_set_visible (self->rewrite_box, rewrite != NULL);
+}
+
+const char *
+assay_changes_card_get_rewrite (AssayChangesCard *self)
+{
+  g_return_val_if_fail (ASSAY_IS_CHANGES_CARD (self), NULL);
+  return gtk_widget_get_visible (self->rewrite_box) ? gtk_label_get_text (self->rewrite_label) : NULL;
 }
 
 guint
@@ -300,6 +325,9 @@ assay_changes_card_class_init (AssayChangesCardClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayChangesCard, origin_button);
   gtk_widget_class_bind_template_child (widget_class, AssayChangesCard, summary_label);
   gtk_widget_class_bind_template_child (widget_class, AssayChangesCard, notes_box);
+  gtk_widget_class_bind_template_child (widget_class, AssayChangesCard, rewrite_row);
+  gtk_widget_class_bind_template_child (widget_class, AssayChangesCard, rewrite_box);
+  gtk_widget_class_bind_template_child (widget_class, AssayChangesCard, rewrite_label);
   gtk_widget_class_bind_template_child (widget_class, AssayChangesCard, table);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "changes-card");

@@ -36,6 +36,10 @@ const char *assay_changes_card_get_text      (AssayChangesCard   *self,
                                               AssayChangesColumn  column);
 gboolean    assay_changes_card_get_row_stale (AssayChangesCard   *self,
                                               guint               row);
+/* The summary as the model rewrote it, shown under the notes (NULL: none). */
+void        assay_changes_card_show_rewrite  (AssayChangesCard   *self,
+                                              const char         *rewrite);
+const char *assay_changes_card_get_rewrite   (AssayChangesCard   *self);
 /* The folder of the session it ran again, when the card offers to open it (else NULL). */
 const char *assay_changes_card_get_origin_dir (AssayChangesCard  *self);
 

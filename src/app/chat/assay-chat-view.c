@@ -1018,6 +1018,14 @@ assay_chat_view_conversation_finished_cb (AssayChatView *self,
 }
 
 static void
+assay_chat_view_conversation_rewritten_cb (AssayChatView *self,
+                                           const char    *rewrite)
+{
+  if (self->changes_card != NULL)
+    assay_changes_card_show_rewrite (ASSAY_CHANGES_CARD (self->changes_card), rewrite);
+}
+
+static void
 assay_chat_view_conversation_responded_cb (AssayChatView *self,
                                            const char    *cell_id,
                                            int            response,
@@ -1184,6 +1192,11 @@ assay_chat_view_setup_signal_groups (AssayChatView *self)
   g_signal_group_connect_object (self->conversation_signals,
                                  "finished",
                                  G_CALLBACK (assay_chat_view_conversation_finished_cb),
+                                 self,
+                                 G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->conversation_signals,
+                                 "rewritten",
+                                 G_CALLBACK (assay_chat_view_conversation_rewritten_cb),
                                  self,
                                  G_CONNECT_SWAPPED);
   g_signal_group_connect_object (self->conversation_signals,

@@ -59,6 +59,7 @@ struct _AssayConversation
   gboolean              busy;
   gboolean              asking;           /* assay_agent_ask_async is in flight */
   gboolean              continuing;       /* Try Again: the question goes on, nothing added */
+  gboolean              rewriting;        /* not a question: a run's summary rewritten from its outputs */
   char                 *server_problem;   /* why the last question stopped at the model server */
   gboolean              exportable;
   /* Closed while a question runs: the kernel is closed once the agent has recorded how it

@@ -14,6 +14,7 @@
 #include "assay-kernel-session.h"
 #include "assay-keyring.h"
 #include "assay-model-choice.h"
+#include "assay-rerun.h"
 #include "assay-sandbox-choice.h"
 #include "assay-sandbox-pool.h"
 
@@ -157,6 +158,7 @@ assay_conversation_end_question (AssayConversation *self,
   g_clear_object (&self->ask_cancellable);
   g_clear_pointer (&self->question, g_free);
   self->continuing = FALSE;
+  self->rewriting = FALSE;
   assay_conversation_set_waiting_internal (self, NULL);
   assay_conversation_update_exportable (self);
   assay_conversation_set_busy_internal (self, FALSE);
@@ -344,13 +346,56 @@ assay_conversation_start_question (AssayConversation *self)
   assay_conversation_prepare_question (self);
 }
 
+static void
+assay_conversation_rewritten_cb (GObject      *source,
+                                 GAsyncResult *result,
+                                 gpointer      user_data)
+{
+  g_autoptr(AssayConversation) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) save_error = NULL;
+  g_autofree char *rewrite = assay_agent_rewrite_finish (ASSAY_AGENT (source), result, &error);
+  g_autofree char *text = NULL;
+
+  self->asking = FALSE;
+  self->rewriting = FALSE;
+  if (self->closing)
+    {
+      assay_conversation_finish_closing (self);
+      return;
+    }
+  if (rewrite != NULL)
+    {
+      assay_session_set_rewrite (self->session, rewrite);
+      if (!assay_session_save (self->session, &save_error))
+        g_warning ("the rewrite was not saved: %s", save_error->message);
+      g_clear_object (&self->ask_cancellable);
+      assay_conversation_set_busy_internal (self, FALSE);
+      g_signal_emit_by_name (self, "rewritten", rewrite);
+      return;
+    }
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    text = g_strdup (_("Stopped."));
+  else
+    /* Translators: the reason follows. */
+    text = g_strdup_printf (_("The model could not rewrite the summary: %s"), error->message);
+  assay_conversation_end_question (self, ASSAY_AGENT_MODEL_ERROR, text);
+}
+
 void
 assay_conversation_ask_agent (AssayConversation *self)
 {
   g_autofree char *question = g_steal_pointer (&self->question);
 
   self->asking = TRUE;
-  if (self->continuing)
+  if (self->rewriting)
+    {
+      g_autofree char *instruction = assay_rerun_rewrite_instruction (assay_session_get_answer (self->session));
+
+      assay_agent_rewrite_async (self->agent, instruction, self->ask_cancellable,
+                                 assay_conversation_rewritten_cb, g_object_ref (self));
+    }
+  else if (self->continuing)
     assay_agent_continue_async (self->agent,
                                 self->ask_cancellable,
                                 assay_conversation_asked_cb,
@@ -663,6 +708,27 @@ assay_conversation_ask (AssayConversation  *self,
   assay_conversation_set_server_problem_internal (self, NULL);
   assay_conversation_set_busy_internal (self, TRUE);
   g_signal_emit_by_name (self, "asked", text);
+  assay_conversation_ensure_provider (self);
+  return TRUE;
+}
+
+gboolean
+assay_conversation_rewrite (AssayConversation *self)
+{
+  const char *answer;
+
+  g_return_val_if_fail (ASSAY_IS_CONVERSATION (self), FALSE);
+
+  if (self->busy || self->session == NULL || assay_session_get_rerun_of (self->session) == NULL)
+    return FALSE;
+  answer = assay_session_get_answer (self->session);
+  if (answer == NULL || *answer == '\0')
+    return FALSE;
+  self->rewriting = TRUE;
+  g_clear_object (&self->ask_cancellable);
+  self->ask_cancellable = g_cancellable_new ();
+  assay_conversation_set_server_problem_internal (self, NULL);
+  assay_conversation_set_busy_internal (self, TRUE);
   assay_conversation_ensure_provider (self);
   return TRUE;
 }

@@ -35,7 +35,7 @@ enum
 };
 static GParamSpec *properties[N_PROPS];
 
-enum { ASKED, FINISHED, NEEDS_MODEL, RESPONDED, ERROR, PRIVACY_CHANGED, N_SIGNALS };
+enum { ASKED, FINISHED, NEEDS_MODEL, RESPONDED, ERROR, PRIVACY_CHANGED, REWRITTEN, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 /* A report has something to say once a question was answered or a cell finished. */
@@ -761,6 +761,9 @@ assay_conversation_class_init (AssayConversationClass *klass)
                                      G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_INT, G_TYPE_STRING);
   signals[PRIVACY_CHANGED] = g_signal_new ("privacy-changed", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                            G_TYPE_NONE, 0);
+  /* A run's summary as the model rewrote it (assay_conversation_rewrite), kept in the session. */
+  signals[REWRITTEN] = g_signal_new ("rewritten", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                     G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 static void

@@ -112,6 +112,12 @@ void               assay_conversation_set_session      (AssayConversation  *self
 gboolean           assay_conversation_ask              (AssayConversation  *self,
                                                         const char         *question,
                                                         GError            **error);
+/* A session run again on new data: its summary (updated number by number) goes to the model
+ * once, after the new outputs, with no tool; its rewrite is kept in the session beside the
+ * summary (which stays the answer), then ::rewritten, or ::finished with the error. The key,
+ * the backend and the masker as for a question; no ::asked. FALSE while busy, or when the
+ * session is no run again or has no summary. */
+gboolean           assay_conversation_rewrite          (AssayConversation  *self);
 /* Why the last question stopped at the model server, or NULL ("server-problem"). */
 const char        *assay_conversation_get_server_problem (AssayConversation *self);
 /* After a question stopped at the model server: the question goes on from where it stopped

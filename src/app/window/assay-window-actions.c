@@ -27,6 +27,15 @@ assay_window_session_can_rerun (AssaySession *session)
   return FALSE;
 }
 
+/* Whether SESSION is a run again whose summary the model can reword. */
+static gboolean
+assay_window_session_can_rewrite (AssaySession *session)
+{
+  const char *answer = session != NULL ? assay_session_get_answer (session) : NULL;
+
+  return session != NULL && assay_session_get_rerun_of (session) != NULL && answer != NULL && *answer != '\0';
+}
+
 /* The one function that decides which actions are enabled. */
 void
 assay_window_update_actions (AssayWindow *self)
@@ -57,6 +66,8 @@ assay_window_update_actions (AssayWindow *self)
   gtk_widget_action_set_enabled (widget, "win.cancel-export", exporting);
   gtk_widget_action_set_enabled (widget, "win.rerun",
                                  !busy && !opening && assay_window_session_can_rerun (assay_window_current_session (self)));
+  gtk_widget_action_set_enabled (widget, "win.rewrite-summary",
+                                 !busy && !opening && assay_window_session_can_rewrite (assay_window_current_session (self)));
   /* What was sent to the model: the current session's requests. */
   gtk_widget_action_set_enabled (widget, "win.show-requests",
                                  !opening && assay_window_current_session (self) != NULL);
@@ -611,6 +622,19 @@ assay_window_rerun_action (GtkWidget  *widget,
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
+/* A run's summary reworded by the model from the new outputs, kept beside it. */
+static void
+assay_window_rewrite_summary_action (GtkWidget  *widget,
+                                     const char *action_name,
+                                     GVariant   *parameter)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+
+  if (!assay_window_session_can_rewrite (assay_window_current_session (self)))
+    return;
+  assay_conversation_rewrite (self->conversation);
+}
+
 /* ---- what was sent to the model ----------------------------------------------------------- */
 
 /* The viewer of the current session's requests, on STEP's request (0: the last one sent). */
@@ -691,6 +715,7 @@ assay_window_class_init_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.open-report", "s", assay_window_open_report_action);
   /* The current session's successful cells again on new files, into a new session. */
   gtk_widget_class_install_action (widget_class, "win.rerun", NULL, assay_window_rerun_action);
+  gtk_widget_class_install_action (widget_class, "win.rewrite-summary", NULL, assay_window_rewrite_summary_action);
   /* What the model sees of the current session: "full", "masked" or "schema". */
   gtk_widget_class_install_property_action (widget_class, "win.privacy-mode", "privacy-mode");
   gtk_widget_class_install_action (widget_class, "win.show-requests", NULL, assay_window_show_requests_action);

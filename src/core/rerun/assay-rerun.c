@@ -778,15 +778,28 @@ assay_rerun_note_reordered (Run *run)
   note = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
                                        "The rows the answer's numbers were read in (cell %s) came in another order "
                                        "on the new data, or rows came or went: words such as “most”, “top” or "
-                                       "“first” may no longer hold (assay-cli rerun --rewrite has the model reword the "
-                                       "summary from the new outputs).",
+                                       "“first” may no longer hold (Rewrite Summary, or assay-cli rerun --rewrite, has "
+                                       "the model reword the summary from the new outputs).",
                                        "The rows the answers' numbers were read in (cells %s) came in another order "
                                        "on the new data, or rows came or went: words such as “most”, “top” or "
-                                       "“first” may no longer hold (assay-cli rerun --rewrite has the model reword the "
-                                       "summary from the new outputs).",
+                                       "“first” may no longer hold (Rewrite Summary, or assay-cli rerun --rewrite, has "
+                                       "the model reword the summary from the new outputs).",
                                        cells->len - 1),
                           list);
   assay_session_add_rerun_note (run->session, note);
+}
+
+char *
+assay_rerun_rewrite_instruction (const char *answer)
+{
+  g_return_val_if_fail (answer != NULL, NULL);
+
+  return g_strdup_printf ("This analysis ran again, unchanged, on new data: the tool results above are the "
+                          "new outputs. Below is the final answer with its numbers updated one by one from "
+                          "those outputs. Rewrite it so that it reads right for the new outputs: the same "
+                          "structure and about the same length, every number taken from the outputs above, "
+                          "no claim the outputs do not support. Reply with the answer's text only: no code, "
+                          "no tool.\n\n<answer>\n%s\n</answer>", answer);
 }
 
 static void assay_rerun_next (GTask *task);

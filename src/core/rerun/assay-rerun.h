@@ -76,6 +76,10 @@ void              assay_rerun_result_free (AssayRerunResult   *result);
 /* A change as the tables show it: the difference written the way the answer wrote the number,
  * signed ("+37,014", "−1.2%"), and the relative change ("+7.8 %"); "—" when there is none
  * (stale, or nothing to compare with). */
+/* What the model is asked for a rewrite of a run's summary (ANSWER, its numbers updated one by
+ * one): sent after the new session's conversation, once, with no tool. */
+char             *assay_rerun_rewrite_instruction (const char          *answer);
+
 char             *assay_rerun_format_delta   (const AssaySessionChange *change);
 char             *assay_rerun_format_percent (const AssaySessionChange *change);
 /* Compares NEW_PATH with the dataset NAME's file OLD_PATH. */
