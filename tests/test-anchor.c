@@ -143,6 +143,14 @@ test_frame (void)
   g_assert_cmpstr (label, ==, "Top customer: egor.3 with …");
   g_assert_null (assay_anchor_describe (REGIONS_OLD, FALSE, 3, 1));
   g_assert_null (assay_anchor_describe (REGIONS_OLD, FALSE, 40, 0));
+  /* A title over a table's header is not its header; over rows, the rows are no table. */
+  label = assay_anchor_describe ("Class A products:\n           revenue  cum_pct class\nproduct                          \n"
+                                 "Keyra TKL  46862.2     80.3     A\n", FALSE, 4, 1);
+  g_assert_cmpstr (label, ==, "Keyra TKL A · cum_pct");
+  g_clear_pointer (&label, g_free);
+  label = assay_anchor_describe ("Removed:\n  exact duplicate rows      667\n  total                     953\n", FALSE, 3, 0);
+  g_assert_cmpstr (label, ==, "total …");
+  g_clear_pointer (&label, g_free);
 }
 
 /* Dates and times are values, not labels: a line keeps its label when its dates change; lines

@@ -154,6 +154,12 @@ case("rounded among a column", "One store made 1.65M.", [["c1",["stdout:" + "".j
 case("ru label names the line", "Запад продал 100 единиц.", [["c1",["stdout:Север: 100\nЗапад: 100\n"]]], [["100","c1","line 2"]])
 case("ru value under two labels", "Два региона продали по 100 единиц.", [["c1",["stdout:Север: 100\nЗапад: 100\n"]]], [["100","c1","ambiguous"]])
 
+ABC = "       products    revenue  share_pct\nclass                                \nA             7  1320123.6       80.3\nB            12   248504.5       15.1\n\nClass A products:\n                       revenue  share_pct  cum_pct class\nproduct                                                 \nNordia Laptop Pro 14  401456.0       24.4     24.4     A\nKeyra Keyboard TKL     46862.2        2.9     80.3     A\n"
+case("row label over a value in the row", "7 of 40 products (class A) make 80.3% of the revenue.", [["c1",["stdout:"+ABC]]], [["7","c1","line 3"],["40",None],["80.3%","c1","line 3"]])
+case("one row, two columns, neither named", "The Nordia Laptop Pro 14 leads with 24.4%.", [["c1",["stdout:"+ABC]]], [["14","c1"],["24.4%","c1","ambiguous"]])
+case("a word named whole beats one named by its start", "That makes 5,435 purchases.", [["c1",["stdout:Purchases: 5,435, revenue EUR 1,651,593.25\n"]],["c2",["stdout:          events\nvisit      20258\npurchase    5435\n"]]], [["5,435","c1","line 1"]])
+case("a word named by its start", "Of 20,258 visits, 55.7% reached the cart.", [["c1",["stdout:          events  from_previous_pct  from_visit_pct\nvisit      20258                NaN           100.0\ncart       11290               55.7            55.7\n"]]], [["20,258","c1"],["55.7%","c1","line 3"]])
+
 json.dump({"cases": C}, open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'corpus.json'), 'w'),
           ensure_ascii=False, indent=1)
 print(len(C))

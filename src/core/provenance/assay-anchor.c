@@ -321,22 +321,38 @@ column_of (AssayAnchorTexts *self,
   const char *s = line_start (self, line);
   const Line *first;
   const char *header;
+  guint header_index = line->block_first;
 
-  if (line->block_first == index)
+  /* A title just above the table ("Class A products:") is not its header. */
+  while (header_index + 1 < index)
+    {
+      const Line *title = &g_array_index (self->lines, Line, header_index);
+      const char *text = line_start (self, title);
+      guint length = title->length;
+
+      while (length > 0 && g_ascii_isspace (text[length - 1]))
+        length--;
+      /* A title, over a header of names (a row of numbers under a title is no header). */
+      if (title->n_numbers > 0 || length == 0 || text[length - 1] != ':' || g_ascii_isspace (text[0]) ||
+          g_array_index (self->lines, Line, header_index + 1).n_numbers > 0)
+        break;
+      header_index++;
+    }
+  if (header_index == index)
     return NULL;
   /* A first line like the others ("rank 1: #" over "rank 2: #") is a row, not a header. */
   ensure_labels (self);
-  if (g_str_equal (g_ptr_array_index (self->label_of, line->block_first), g_ptr_array_index (self->label_of, index)))
+  if (g_str_equal (g_ptr_array_index (self->label_of, header_index), g_ptr_array_index (self->label_of, index)))
     return NULL;
-  first = &g_array_index (self->lines, Line, line->block_first);
+  first = &g_array_index (self->lines, Line, header_index);
   header = line_start (self, first);
   /* Printed, a DataFrame's header is indented (over the index), or followed by the line that
    * names the index (no number in it); a first line that is neither is a row like the others. */
   if (!self->cells)
     {
-      const Line *second = &g_array_index (self->lines, Line, line->block_first + 1);
+      const Line *second = &g_array_index (self->lines, Line, header_index + 1);
       gboolean indented = first->length > 0 && g_ascii_isspace (header[0]);
-      gboolean named_index = line->block_first + 1 < index && second->n_numbers == 0;
+      gboolean named_index = header_index + 1 < index && second->n_numbers == 0;
 
       if (!indented && !named_index)
         return NULL;

@@ -665,13 +665,20 @@ assay_provenance_words (const char *text,
   return words;
 }
 
+/* Whether the label's WORDS name the answer's WORD: the same, or (unless EXACT) the start of
+ * it when four letters or longer ("visit" names "visits"). */
 static gboolean
 assay_provenance_has_word (GArray     *words,
-                           const char *word)
+                           const char *word,
+                           gboolean    exact)
 {
   for (guint i = 0; i < words->len; i++)
-    if (g_str_equal (g_array_index (words, Word, i).word, word))
-      return TRUE;
+    {
+      const char *have = g_array_index (words, Word, i).word;
+
+      if (g_str_equal (have, word) || (!exact && g_utf8_strlen (have, -1) >= 4 && g_str_has_prefix (word, have)))
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -697,15 +704,18 @@ assay_provenance_sentence (const char *answer,
   *to = t;
 }
 
-/* The line (from 1) and the number in it (from 0) of the printed number at AT of VIEW. */
+/* The line (from 1) and the number in it (from 0) of the printed number at AT of VIEW; the
+ * line's words before its first number that follows a word (a table's row label, after its
+ * index), in ROW_LABEL. */
 static void
 assay_provenance_place_of (const View *view,
                            gsize       at,
                            guint      *line,
-                           guint      *k)
+                           guint      *k,
+                           char      **row_label)
 {
   g_autoptr(GArray) numbers = g_array_new (FALSE, FALSE, sizeof (AssayNumber));
-  gsize line_start = at, line_end = at;
+  gsize line_start = at, line_end = at, label_from, label_to;
 
   *line = 1;
   for (const char *p = view->text; (p = memchr (p, '\n', at - (gsize) (p - view->text))) != NULL; p++)
@@ -721,17 +731,50 @@ assay_provenance_place_of (const View *view,
   for (guint i = 0; i < numbers->len; i++)
     if (g_array_index (numbers, AssayNumber, i).start == at - line_start)
       *k = i;
+
+  /* Leading numbers (an index) are skipped; the label ends at the next number. */
+  label_from = 0;
+  label_to = line_end - line_start;
+  for (guint i = 0; i < numbers->len; i++)
+    {
+      const AssayNumber *number = &g_array_index (numbers, AssayNumber, i);
+      gboolean words_before = FALSE;
+
+      for (gsize j = label_from; j < number->start && !words_before; j++)
+        words_before = g_ascii_isalpha (view->text[line_start + j]) || (guchar) view->text[line_start + j] >= 0x80;
+      if (words_before)
+        {
+          label_to = number->start;
+          break;
+        }
+      label_from = number->end;
+    }
+  *row_label = g_strndup (view->text + line_start + label_from, label_to > label_from ? label_to - label_from : 0);
 }
 
-/* What the printed number stands for ("North · revenue", "West: …"), or ""; UNIQUE: whether
- * no other line of its output has its label. */
-static char *
+static int
+assay_provenance_compare_words (gconstpointer a,
+                                gconstpointer b)
+{
+  return strcmp (((const Word *) a)->word, ((const Word *) b)->word);
+}
+
+/* The words of what the printed number stands for: in a table's row, its row label and its
+ * column ("North", "revenue"); else its line's words ("West", "Top customer egor with").
+ * KEY: them sorted, one string: two labels of the same words are one. UNIQUE: whether no
+ * other line of its output has its label. */
+static GArray *
 assay_provenance_label_of (View          *view,
                            const Printed *entry,
+                           char         **key,
                            gboolean      *unique)
 {
+  g_autofree char *label = NULL;
+  g_autofree char *row_label = NULL;
+  const char *column;
+  GArray *words;
+  GString *sorted = g_string_new (NULL);
   guint line, k;
-  char *label;
 
   if (view->anchors == NULL)
     {
@@ -740,10 +783,42 @@ assay_provenance_label_of (View          *view,
 
       view->anchors = assay_anchor_texts_new (texts, 1, g_str_equal (view->view, "text/html"));
     }
-  assay_provenance_place_of (view, entry->start, &line, &k);
+  assay_provenance_place_of (view, entry->start, &line, &k, &row_label);
   label = k != G_MAXUINT ? assay_anchor_texts_describe (view->anchors, 0, line, k) : NULL;
   *unique = label != NULL && assay_anchor_texts_count_like (view->anchors, 0, line) == 1;
-  return label != NULL ? label : g_strdup ("");
+  if (label == NULL)
+    label = g_strdup ("");
+
+  /* A table's row ("… · column"): its label is the row's, not every word of the row (a class
+   * "A" in a product's row does not make it class A's). */
+  column = g_strrstr (label, " · ");
+  if (column != NULL)
+    {
+      g_autofree char *both = g_strconcat (row_label, " ", column + strlen (" · "), NULL);
+
+      words = assay_provenance_words (both, strlen (both));
+    }
+  else
+    {
+      words = assay_provenance_words (label, strlen (label));
+      /* Numbers of one line are places apart, of the same words. */
+      g_string_append_printf (sorted, "#%u ", k);
+    }
+
+  {
+    g_autoptr(GArray) copy = g_array_copy (words);
+
+    g_array_sort (copy, assay_provenance_compare_words);
+    for (guint i = 0; i < copy->len; i++)
+      {
+        g_string_append (sorted, g_array_index (copy, Word, i).word);
+        g_string_append_c (sorted, ' ');
+      }
+    /* The copy shares the words' strings. */
+    g_array_set_clear_func (copy, NULL);
+  }
+  *key = g_string_free (sorted, FALSE);
+  return words;
 }
 
 /* How many distinct values VIEW printed within CROWD_STEPS steps of the claim's precision of
@@ -804,17 +879,28 @@ assay_provenance_distance (GPtrArray *group_words,
     {
       const Word *word = &g_array_index (sentence, Word, i);
       gboolean everywhere = TRUE;
+      gboolean exact;
       gsize distance;
 
       if (word->end > claim_start && word->start < claim_end)
         continue;
-      if (!assay_provenance_has_word (words, word->word))
+      if (!(exact = assay_provenance_has_word (words, word->word, TRUE)) &&
+          !assay_provenance_has_word (words, word->word, FALSE))
         continue;
+      /* A word every label names as well tells none apart. */
       for (guint g = 0; g < group_words->len && everywhere && !all; g++)
-        everywhere = assay_provenance_has_word (g_ptr_array_index (group_words, g), word->word);
+        {
+          GArray *other = g_ptr_array_index (group_words, g);
+
+          everywhere = exact ? assay_provenance_has_word (other, word->word, TRUE)
+                             : assay_provenance_has_word (other, word->word, FALSE) &&
+                               !assay_provenance_has_word (other, word->word, TRUE);
+        }
       if (everywhere && !all)
         continue;
-      distance = word->end <= claim_start ? claim_start - word->end : word->start - claim_end;
+      /* In bytes, twice, and one more for a word named by its start only: the same word
+       * named as close wins. */
+      distance = 2 * (word->end <= claim_start ? claim_start - word->end : word->start - claim_end) + !exact;
       best = MIN (best, distance);
     }
   return best;
@@ -850,19 +936,20 @@ assay_provenance_choose (const char        *answer,
     {
       Candidate *candidate = &g_array_index (candidates, Candidate, i);
       gboolean unique = FALSE;
-      g_autofree char *label = assay_provenance_label_of (&g_array_index (views, View, candidate->entry->view),
-                                                          candidate->entry, &unique);
+      g_autofree char *key = NULL;
+      g_autoptr(GArray) words = assay_provenance_label_of (&g_array_index (views, View, candidate->entry->view),
+                                                           candidate->entry, &key, &unique);
       guint g;
 
       if (i == 0)
         chosen_unique = unique;
 
-      for (g = 0; g < labels->len && !g_str_equal (g_ptr_array_index (labels, g), label); g++)
+      for (g = 0; g < labels->len && !g_str_equal (g_ptr_array_index (labels, g), key); g++)
         ;
       if (g == labels->len)
         {
-          g_ptr_array_add (group_words, assay_provenance_words (label, strlen (label)));
-          g_ptr_array_add (labels, g_steal_pointer (&label));
+          g_ptr_array_add (group_words, g_steal_pointer (&words));
+          g_ptr_array_add (labels, g_steal_pointer (&key));
         }
       candidate->group = g;
     }
