@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Provenance of a 2,000-word answer against 50 cells holding 1 MB of output (DataFrame-like
- * tables and printed values). The baseline, measured in the same run, is reading the same
+ * tables and printed values), read whole (a record that does not say what the model read)
+ * and as the agent's model reads it (6,000 bytes a cell, head and tail). Most of the answer's
+ * percentages match a share only by chance among thousands: weak, found only after reading
+ * the labels of every candidate. The baseline, measured in the same run, is reading the same
  * outputs through AssayCellOutput (what any use of them costs). Prints figures; never fails
  * on them. */
 #include "config.h"
@@ -37,6 +40,9 @@ main (void)
   g_autoptr(GString) answer = g_string_new (NULL);
   g_autoptr(GArray) baseline = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr(GArray) traced = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr(GArray) traced_read = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr(GArray) read_sources = g_array_new (FALSE, FALSE, sizeof (AssayProvenanceSource));
+  guint n_untraced_read = 0;
   g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
   GRand *rand = g_rand_new_with_seed (42);
   gsize total = 0;
@@ -64,7 +70,10 @@ main (void)
   for (guint c = 0; c < N_CELLS; c++)
     {
       AssayProvenanceSource source = { g_ptr_array_index (ids, c), g_ptr_array_index (outputs, c), 0 };
+      AssayProvenanceSource read = { g_ptr_array_index (ids, c), g_ptr_array_index (outputs, c), 6000 };
+
       g_array_append_val (sources, source);
+      g_array_append_val (read_sources, read);
     }
 
   /* 2,000 words of prose, one number in about eight words, half of them printed. */
@@ -110,16 +119,28 @@ main (void)
         n_numbers = provenance->numbers->len;
         n_untraced = assay_provenance_count_untraced (provenance);
       }
+      start = g_get_monotonic_time ();
+      {
+        g_autoptr(AssayProvenance) provenance =
+          assay_provenance_trace (answer->str, (gssize) answer->len,
+                                  (AssayProvenanceSource *) (gpointer) read_sources->data, read_sources->len);
+        double ms = (g_get_monotonic_time () - start) / 1000.0;
+
+        g_array_append_val (traced_read, ms);
+        n_untraced_read = assay_provenance_count_untraced (provenance);
+      }
     }
 
   {
-    double base = median (baseline), trace = median (traced);
+    double base = median (baseline), trace = median (traced), trace_read = median (traced_read);
 
     g_print ("provenance: answer %u words, %u numbers (%u untraced); %u cells, %.2f MB of output\n",
              words, n_numbers, n_untraced, N_CELLS, total / 1048576.0);
     g_print ("  baseline (read the outputs): median %.2f ms\n", base);
-    g_print ("  trace the answer:            median %.2f ms  (%.1f× the baseline; goal ≤ 20 ms)\n",
+    g_print ("  trace the answer (all read): median %.2f ms  (%.1f× the baseline; goal ≤ 20 ms)\n",
              trace, base > 0 ? trace / base : 0);
+    g_print ("  as the model read it:        median %.2f ms  (%.1f× the baseline; %u untraced; goal ≤ 20 ms)\n",
+             trace_read, base > 0 ? trace_read / base : 0, n_untraced_read);
   }
   g_rand_free (rand);
   return 0;

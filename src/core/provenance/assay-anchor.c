@@ -305,6 +305,28 @@ count_label (AssayAnchorTexts *self,
   return count;
 }
 
+/* Whether LINE has letters outside its numbers: names and values, a row ("  0  North  12"),
+ * not a header of names or of numbers alone. */
+static gboolean
+has_letters_between_numbers (AssayAnchorTexts *self,
+                             const Line       *line)
+{
+  const char *s = line_start (self, line);
+  guint at = 0;
+
+  for (guint i = 0; i <= line->n_numbers; i++)
+    {
+      guint end = i < line->n_numbers ? nth_number (self, line, i)->start : line->length;
+
+      for (; at < end; at++)
+        if (g_ascii_isalpha (s[at]) || (guchar) s[at] >= 0x80)
+          return TRUE;
+      if (i < line->n_numbers)
+        at = nth_number (self, line, i)->end;
+    }
+  return FALSE;
+}
+
 /* The column of the K-th number of line INDEX in a table: the header (the first line of its
  * block, no blank line between; printed, one that is indented or followed by the index's
  * name) above it. In a table's cells (text/html), the header's cell
@@ -341,9 +363,13 @@ column_of (AssayAnchorTexts *self,
   if (header_index == index)
     return NULL;
   /* A first line like the others ("rank 1: #" over "rank 2: #") is a row, not a header. */
-  ensure_labels (self);
-  if (g_str_equal (g_ptr_array_index (self->label_of, header_index), g_ptr_array_index (self->label_of, index)))
-    return NULL;
+  {
+    g_autofree char *header_label = line_label (self, &g_array_index (self->lines, Line, header_index), 0, 0);
+    g_autofree char *row_label = line_label (self, line, 0, 0);
+
+    if (g_str_equal (header_label, row_label))
+      return NULL;
+  }
   first = &g_array_index (self->lines, Line, header_index);
   header = line_start (self, first);
   /* Printed, a DataFrame's header is indented (over the index), or followed by the line that
@@ -351,7 +377,8 @@ column_of (AssayAnchorTexts *self,
   if (!self->cells)
     {
       const Line *second = &g_array_index (self->lines, Line, header_index + 1);
-      gboolean indented = first->length > 0 && g_ascii_isspace (header[0]);
+      gboolean indented = first->length > 0 && g_ascii_isspace (header[0]) &&
+                          !(first->n_numbers > 0 && has_letters_between_numbers (self, first));
       gboolean named_index = header_index + 1 < index && second->n_numbers == 0;
 
       if (!indented && !named_index)
@@ -436,6 +463,42 @@ find_line (AssayAnchorTexts *self,
         }
     }
   return NULL;
+}
+
+gboolean
+assay_anchor_texts_locate (AssayAnchorTexts *self,
+                           guint             text,
+                           gsize             offset,
+                           guint            *line_no,
+                           guint            *k)
+{
+  guint lo = 0, hi = self->lines->len;
+  const Line *line;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  /* The last line of TEXT that starts at or before OFFSET. */
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      const Line *at = &g_array_index (self->lines, Line, mid);
+
+      if (at->text < text || (at->text == text && at->start <= offset))
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (lo == 0)
+    return FALSE;
+  line = &g_array_index (self->lines, Line, lo - 1);
+  if (line->text != text || offset > (gsize) line->start + line->length)
+    return FALSE;
+  *line_no = line->line;
+  *k = G_MAXUINT;
+  for (guint i = 0; i < line->n_numbers; i++)
+    if (line->start + nth_number (self, line, i)->start == offset)
+      *k = i;
+  return *k != G_MAXUINT;
 }
 
 guint

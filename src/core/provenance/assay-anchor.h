@@ -87,6 +87,13 @@ char             *assay_anchor_texts_describe (AssayAnchorTexts *self,
                                                guint             line,
                                                guint             k);
 
+/* The line (from 1) of TEXT the number that starts at byte OFFSET of that text is on, and
+ * which number of it (from 0) it is; FALSE when no number starts there. */
+gboolean          assay_anchor_texts_locate    (AssayAnchorTexts *self,
+                                                guint             text,
+                                                gsize             offset,
+                                                guint            *line,
+                                                guint            *k);
 /* How many lines of SELF have the label of line LINE (from 1) of TEXT (its words, without its
  * numbers): 1 when it names one thing; 0 when there is no such line. */
 guint             assay_anchor_texts_count_like (AssayAnchorTexts *self,

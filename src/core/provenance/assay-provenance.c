@@ -214,7 +214,8 @@ typedef struct
   gsize  length;
   gsize  read_to;          /* the model read [0, READ_TO) and [READ_FROM, LENGTH) */
   gsize  read_from;
-  GArray *values;          /* double: every number read in it, sorted (how crowded it is) */
+  GArray *values;          /* double: every number read in it (how crowded it is), sorted when asked */
+  gboolean sorted;
   AssayAnchorTexts *anchors; /* its labels, read when needed */
 } View;
 
@@ -287,7 +288,7 @@ assay_provenance_add_view (GArray     *views,
                            gsize       read_to,
                            gsize       read_from)
 {
-  View view = { source, output, kind, text, length, 0, 0, NULL, NULL };
+  View view = { source, output, kind, text, length, 0, 0, NULL, FALSE, NULL };
 
   if (text == NULL)
     return;
@@ -433,7 +434,11 @@ assay_provenance_collect_printed (GArray *views,
       View *view = &g_array_index (views, View, v);
 
       g_array_set_size (numbers, 0);
-      assay_number_scan (view->text, view->length, ASSAY_NUMBER_SCAN_OUTPUT, 0, numbers);
+      /* What the model read: the head, and the tail when the middle was cut. */
+      assay_number_scan (view->text, MIN (view->read_to, view->length), ASSAY_NUMBER_SCAN_OUTPUT, 0, numbers);
+      if (view->read_from < view->length && view->read_from >= view->read_to)
+        assay_number_scan (view->text + view->read_from, view->length - view->read_from, ASSAY_NUMBER_SCAN_OUTPUT,
+                           (guint) view->read_from, numbers);
       for (guint i = 0; i < numbers->len; i++)
         {
           const AssayNumber *number = &g_array_index (numbers, AssayNumber, i);
@@ -455,7 +460,6 @@ assay_provenance_collect_printed (GArray *views,
           };
           g_array_append_val (printed, entry);
         }
-      g_array_sort (view->values, assay_provenance_compare_doubles);
     }
   g_array_sort (printed, assay_provenance_compare_printed);
   return printed;
@@ -604,7 +608,7 @@ assay_provenance_candidates (const AssayNumber *claim,
 /* ---- telling places apart ------------------------------------------------------------------ */
 
 /* Candidates whose labels are read; with more, none is chosen by its words. */
-#define MAX_LABELLED 32
+#define MAX_LABELLED 16
 /* A crowd: this many distinct values within CROWD_STEPS steps of the claim's precision. */
 #define CROWD_STEPS 100
 #define CROWD_WEAK 20
@@ -704,33 +708,20 @@ assay_provenance_sentence (const char *answer,
   *to = t;
 }
 
-/* The line (from 1) and the number in it (from 0) of the printed number at AT of VIEW; the
- * line's words before its first number that follows a word (a table's row label, after its
- * index), in ROW_LABEL. */
-static void
-assay_provenance_place_of (const View *view,
-                           gsize       at,
-                           guint      *line,
-                           guint      *k,
-                           char      **row_label)
+/* The words of the line AT is on, before its first number that follows a word (a table's
+ * row label, after its index). */
+static char *
+assay_provenance_row_label (const View *view,
+                            gsize       at)
 {
   g_autoptr(GArray) numbers = g_array_new (FALSE, FALSE, sizeof (AssayNumber));
   gsize line_start = at, line_end = at, label_from, label_to;
 
-  *line = 1;
-  for (const char *p = view->text; (p = memchr (p, '\n', at - (gsize) (p - view->text))) != NULL; p++)
-    (*line)++;
   while (line_start > 0 && view->text[line_start - 1] != '\n')
     line_start--;
   while (line_end < view->length && view->text[line_end] != '\n')
     line_end++;
-  if (line_end > line_start && view->text[line_end - 1] == '\r')
-    line_end--;
-  *k = G_MAXUINT;
   assay_number_scan (view->text + line_start, line_end - line_start, ASSAY_NUMBER_SCAN_OUTPUT, 0, numbers);
-  for (guint i = 0; i < numbers->len; i++)
-    if (g_array_index (numbers, AssayNumber, i).start == at - line_start)
-      *k = i;
 
   /* Leading numbers (an index) are skipped; the label ends at the next number. */
   label_from = 0;
@@ -749,7 +740,7 @@ assay_provenance_place_of (const View *view,
         }
       label_from = number->end;
     }
-  *row_label = g_strndup (view->text + line_start + label_from, label_to > label_from ? label_to - label_from : 0);
+  return g_strndup (view->text + line_start + label_from, label_to > label_from ? label_to - label_from : 0);
 }
 
 static int
@@ -774,18 +765,24 @@ assay_provenance_label_of (View          *view,
   const char *column;
   GArray *words;
   GString *sorted = g_string_new (NULL);
-  guint line, k;
+  guint line = 0, k = G_MAXUINT;
 
   if (view->anchors == NULL)
     {
       g_autofree char *text = g_strndup (view->text, view->length);
       const char *texts[] = { text };
 
+      /* What the model did not read is blank (its lines kept, so places stay where they are). */
+      for (gsize i = MIN (view->read_to, view->length); i < MIN (view->read_from, view->length); i++)
+        if (text[i] != '\n')
+          text[i] = ' ';
       view->anchors = assay_anchor_texts_new (texts, 1, g_str_equal (view->view, "text/html"));
     }
-  assay_provenance_place_of (view, entry->start, &line, &k, &row_label);
-  label = k != G_MAXUINT ? assay_anchor_texts_describe (view->anchors, 0, line, k) : NULL;
-  *unique = label != NULL && assay_anchor_texts_count_like (view->anchors, 0, line) == 1;
+  if (assay_anchor_texts_locate (view->anchors, 0, entry->start, &line, &k))
+    label = assay_anchor_texts_describe (view->anchors, 0, line, k);
+  /* Asked only of a crowded number's one label: it reads every line's label. */
+  if (unique != NULL)
+    *unique = label != NULL && assay_anchor_texts_count_like (view->anchors, 0, line) == 1;
   if (label == NULL)
     label = g_strdup ("");
 
@@ -794,7 +791,10 @@ assay_provenance_label_of (View          *view,
   column = g_strrstr (label, " · ");
   if (column != NULL)
     {
-      g_autofree char *both = g_strconcat (row_label, " ", column + strlen (" · "), NULL);
+      g_autofree char *both = NULL;
+
+      row_label = assay_provenance_row_label (view, entry->start);
+      both = g_strconcat (row_label, " ", column + strlen (" · "), NULL);
 
       words = assay_provenance_words (both, strlen (both));
     }
@@ -824,15 +824,20 @@ assay_provenance_label_of (View          *view,
 /* How many distinct values VIEW printed within CROWD_STEPS steps of the claim's precision of
  * TARGET (at most a few more than CROWD_WEAK are counted). */
 static guint
-assay_provenance_crowd (const View *view,
-                        double      target,
-                        double      tolerance)
+assay_provenance_crowd (View   *view,
+                        double  target,
+                        double  tolerance)
 {
   double reach = CROWD_STEPS * 2 * MAX (tolerance, 1e-300);
   gsize lo = 0, hi = view->values->len;
   guint distinct = 0;
   double last = 0;
 
+  if (!view->sorted)
+    {
+      g_array_sort (view->values, assay_provenance_compare_doubles);
+      view->sorted = TRUE;
+    }
   while (lo < hi)
     {
       gsize mid = lo + (hi - lo) / 2;
@@ -917,11 +922,11 @@ assay_provenance_choose (const char        *answer,
   g_autoptr(GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) group_words = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   g_autoptr(GArray) sentence = NULL;
-  guint n = MIN (candidates->len, MAX_LABELLED);
+  guint n = candidates->len;
   gsize from, to, best = G_MAXSIZE;
   guint n_best = 0;
   gboolean chosen_unique = FALSE;
-  const View *view;
+  View *view;
 
   *choice = (Choice) { &g_array_index (candidates, Candidate, 0), 1, FALSE, 0 };
   view = &g_array_index (views, View, choice->chosen->entry->view);
@@ -930,19 +935,21 @@ assay_provenance_choose (const char        *answer,
   /* One place, in an output that does not crowd it: nothing to tell apart. */
   if (candidates->len == 1 && choice->crowd < CROWD_WEAK)
     return;
+  /* Too many places for words to pick one: ambiguous (or weak, when crowded). */
+  if (candidates->len > MAX_LABELLED)
+    {
+      choice->groups = candidates->len;
+      return;
+    }
 
   /* The candidates' labels, grouped. */
   for (guint i = 0; i < n; i++)
     {
       Candidate *candidate = &g_array_index (candidates, Candidate, i);
-      gboolean unique = FALSE;
       g_autofree char *key = NULL;
       g_autoptr(GArray) words = assay_provenance_label_of (&g_array_index (views, View, candidate->entry->view),
-                                                           candidate->entry, &key, &unique);
+                                                           candidate->entry, &key, NULL);
       guint g;
-
-      if (i == 0)
-        chosen_unique = unique;
 
       for (g = 0; g < labels->len && !g_str_equal (g_ptr_array_index (labels, g), key); g++)
         ;
@@ -953,7 +960,7 @@ assay_provenance_choose (const char        *answer,
         }
       candidate->group = g;
     }
-  choice->groups = candidates->len > MAX_LABELLED ? MAX (labels->len, 2) : labels->len;
+  choice->groups = labels->len;
 
   assay_provenance_sentence (answer, length, claim->start, claim->end, &from, &to);
   {
@@ -971,13 +978,16 @@ assay_provenance_choose (const char        *answer,
    * days; not "value: …" on every line). */
   if (choice->groups == 1)
     {
+      if (choice->crowd >= CROWD_WEAK)
+        {
+          g_autofree char *key = NULL;
+          g_autoptr(GArray) words = assay_provenance_label_of (view, choice->chosen->entry, &key, &chosen_unique);
+        }
       choice->named = chosen_unique &&
                       assay_provenance_distance (group_words, 0, TRUE, sentence,
                                                  claim->start, claim->end) != G_MAXSIZE;
       return;
     }
-  if (candidates->len > MAX_LABELLED)
-    return;
 
   /* Several labels: the one the sentence names closest to the number. */
   for (guint g = 0; g < labels->len; g++)
