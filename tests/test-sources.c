@@ -87,6 +87,10 @@ test_check_accepts_queries (void)
   assert_accepted (ASSAY_SQL_MYSQL, "SELECT CAST(x AS CHAR CHARACTER SET utf8mb4), 5--3 FROM t", NULL);
   assert_accepted (ASSAY_SQL_SQLITE, "SELECT [odd;name] FROM t", NULL);
   assert_accepted (ASSAY_SQL_SQLITE, "SELECT * FROM pragma_table_info('orders')", NULL);
+  /* Names like the refused functions, not called: columns and tables. */
+  assert_accepted (ASSAY_SQL_POSTGRESQL, "SELECT t.\"lo_export\", pg_catalog.pg_class.relname FROM pg_catalog.pg_class, t", NULL);
+  assert_accepted (ASSAY_SQL_POSTGRESQL, "SELECT upper(\"name\"), pg_catalog.lower(x) FROM t", NULL);
+  assert_accepted (ASSAY_SQL_MYSQL, "SELECT `get_lock` FROM t", NULL);
 }
 
 static void
@@ -144,6 +148,26 @@ test_check_refuses_writes (void)
   assert_refused (ASSAY_SQL_SQLITE, "PRAGMA query_only = 0", "PRAGMA");
   assert_refused (ASSAY_SQL_SQLITE, "SELECT load_extension('/tmp/evil')", "load_extension");
   assert_refused (ASSAY_SQL_SQLITE, "VACUUM INTO '/tmp/copy.db'", "Writes");
+
+  /* A function is known by its name however it is spelled (issue 33): after its schema, as a
+   * quoted identifier, in PostgreSQL's Unicode escapes, with a comment before its "(". */
+  assert_refused (ASSAY_SQL_POSTGRESQL, "SELECT pg_catalog.pg_terminate_backend(123)", "pg_terminate_backend");
+  assert_refused (ASSAY_SQL_POSTGRESQL, "SELECT \"pg_catalog\".\"pg_terminate_backend\"(123)", "pg_terminate_backend");
+  assert_refused (ASSAY_SQL_POSTGRESQL, "SELECT \"lo_export\"(1, '/tmp/x')", "lo_export");
+  assert_refused (ASSAY_SQL_POSTGRESQL, "SELECT pg_catalog.pg_read_file('/etc/passwd')", "pg_read_file");
+  assert_refused (ASSAY_SQL_POSTGRESQL, "SELECT * FROM public.dblink_exec('host=x', 'DELETE FROM t')", "dblink_exec");
+  assert_refused (ASSAY_SQL_POSTGRESQL, "SELECT U&\"\\0070g_read_file\"('/etc/passwd')", "pg_read_file");
+  assert_refused (ASSAY_SQL_POSTGRESQL, "SELECT U&\"pg\\+00005Fread_file\"('/etc/passwd')", "pg_read_file");
+  assert_refused (ASSAY_SQL_POSTGRESQL, "SELECT U&\"!0070g_read_file\" UESCAPE '!' ('/etc/passwd')", "UESCAPE");
+  assert_refused (ASSAY_SQL_POSTGRESQL, "SELECT U&\"\\00zz\"(1)", "cannot be read");
+  assert_refused (ASSAY_SQL_POSTGRESQL, "SELECT pg_advisory_lock /* a lock */ (1)", "pg_advisory_lock");
+  assert_refused (ASSAY_SQL_MYSQL, "SELECT `GET_LOCK`('a', 10)", "get_lock");
+  assert_refused (ASSAY_SQL_MYSQL, "SELECT `Get_Lock` ('a', 10)", "get_lock");
+  assert_refused (ASSAY_SQL_MYSQL, "SELECT mysql.load_file('/etc/passwd')", "load_file");
+  assert_refused (ASSAY_SQL_MYSQL, "SELECT `load_file`('/etc/passwd')", "load_file");
+  assert_refused (ASSAY_SQL_SQLITE, "SELECT \"load_extension\"('/tmp/evil')", "load_extension");
+  assert_refused (ASSAY_SQL_SQLITE, "SELECT [load_extension]('/tmp/evil')", "load_extension");
+  assert_refused (ASSAY_SQL_SQLITE, "SELECT `writefile`('/tmp/x', 'y')", "writefile");
 }
 
 static void

@@ -160,6 +160,11 @@ case("one row, two columns, neither named", "The Nordia Laptop Pro 14 leads with
 case("a word named whole beats one named by its start", "That makes 5,435 purchases.", [["c1",["stdout:Purchases: 5,435, revenue EUR 1,651,593.25\n"]],["c2",["stdout:          events\nvisit      20258\npurchase    5435\n"]]], [["5,435","c1","line 1"]])
 case("a word named by its start", "Of 20,258 visits, 55.7% reached the cart.", [["c1",["stdout:          events  from_previous_pct  from_visit_pct\nvisit      20258                NaN           100.0\ncart       11290               55.7            55.7\n"]]], [["20,258","c1"],["55.7%","c1","line 3"]])
 
+case("the label the sentence names whole", "Riga brings the most: 35975.00.", [["c1",["plain:    city  revenue\n0   Riga  35975.0\n1  Tartu  20000.0\n"]],["c2",["stdout:Riga 35975.0\n"]]], [["35975.00","c2","line 1"]])
+case("the label named whole in a table", "Riga's revenue is 35975.00.", [["c1",["plain:    city  revenue\n0   Riga  35975.0\n1  Tartu  20000.0\n"]],["c2",["stdout:top 35975.0\n"]]], [["35975.00","c1","line 2"]])
+
+case("a table under a title line", "Riga brings the most: 35975.00.", [["c1",["stdout:3 rows × 2 columns\n      city  revenue\n0     Riga  35975.0\n1    Tartu  20000.0\n"]],["c2",["stdout:Riga 35975.0\n"]]], [["35975.00","c2","line 1"]])
+
 json.dump({"cases": C}, open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'corpus.json'), 'w'),
           ensure_ascii=False, indent=1)
 print(len(C))

@@ -99,6 +99,12 @@ def folder_text(folder):
 class Postgres:
     label = "postgresql"
     dialect_write = "COPY (SELECT * FROM orders) TO PROGRAM 'touch /tmp/assay-pwned'"
+    # Refused functions spelled so that a check of bare names misses them (issue 33).
+    spelled = ["SELECT pg_catalog.pg_advisory_lock(4242)",
+               'SELECT "pg_catalog"."pg_advisory_lock"(4243)',
+               'SELECT U&"\\0070g_advisory_lock"(4244)',
+               "SELECT pg_catalog.pg_read_file('/etc/hostname')"]
+    no_locks = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
     sleep_sql = "SELECT pg_sleep(120)"
     slow_sql = "SELECT pg_sleep(30)"
 
@@ -135,6 +141,9 @@ class Postgres:
 class MariaDB:
     label = "mariadb"
     dialect_write = "SELECT * FROM orders INTO OUTFILE '/tmp/assay-pwned'"
+    spelled = ["SELECT `GET_LOCK`('assay-lock', 10)", "SELECT `Get_Lock` ('assay-lock', 10)",
+               "SELECT `load_file`('/etc/hostname')"]
+    no_locks = "SELECT 1 - IS_FREE_LOCK('assay-lock')"
     sleep_sql = "SELECT count(*) FROM events a JOIN events b ON a.note < b.note"
     slow_sql = sleep_sql
 
@@ -171,6 +180,8 @@ class MariaDB:
 class SQLite:
     label = "sqlite"
     dialect_write = "ATTACH DATABASE '/tmp/assay-pwned.db' AS pwned"
+    spelled = ['SELECT "load_extension"(\'/tmp/assay-pwned\')', "SELECT [load_extension]('/tmp/assay-pwned')"]
+    no_locks = None
     sleep_sql = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
     slow_sql = sleep_sql
 
@@ -534,6 +545,16 @@ try:
         after_ok = after_ok and target.digest() == digest
     report(after_ok, "the database is unchanged after the refused writes",
            "orders %s → %s" % (before_orders, target.scalar("SELECT count(*) FROM orders")))
+
+    # ---- refused functions, however spelled (issue 33) ------------------------------------------
+    calls = [sql_call(sql, "f%d" % i) for i, sql in enumerate(target.spelled)]
+    r = ask(target, [turn(*calls), answer("Nothing ran.")], user="owner")
+    tools = tool_texts(r)
+    refused = [i for i, text in enumerate(tools[:len(calls)]) if "is refused" in text and "Nothing ran" in text]
+    locks = target.scalar(target.no_locks) if target.no_locks else "0"
+    report(r.rc == 0 and len(refused) == len(calls) and str(locks).strip() == "0",
+           "functions refused however spelled: schema-qualified, quoted, in Unicode escapes; no lock is held",
+           "locks: %s\n" % locks + "\n---\n".join(tools) + r.detail())
 
     # ---- the statement timeout and the row cap -----------------------------------------------
     began = time.monotonic()

@@ -345,18 +345,18 @@ column_of (AssayAnchorTexts *self,
   const char *header;
   guint header_index = line->block_first;
 
-  /* A title just above the table ("Class A products:") is not its header. */
+  /* A title just above the table ("Class A products:", "3 rows × 2 columns") is not its
+   * header: a line that is not indented, over an indented line of names (a DataFrame's
+   * header over its index; a row of numbers under a title is no header). */
   while (header_index + 1 < index)
     {
       const Line *title = &g_array_index (self->lines, Line, header_index);
+      const Line *next = &g_array_index (self->lines, Line, header_index + 1);
       const char *text = line_start (self, title);
-      guint length = title->length;
+      const char *next_text = line_start (self, next);
 
-      while (length > 0 && g_ascii_isspace (text[length - 1]))
-        length--;
-      /* A title, over a header of names (a row of numbers under a title is no header). */
-      if (title->n_numbers > 0 || length == 0 || text[length - 1] != ':' || g_ascii_isspace (text[0]) ||
-          g_array_index (self->lines, Line, header_index + 1).n_numbers > 0)
+      if (title->length == 0 || g_ascii_isspace (text[0]) ||
+          next->n_numbers > 0 || next->length == 0 || !g_ascii_isspace (next_text[0]))
         break;
       header_index++;
     }

@@ -537,6 +537,7 @@ typedef struct
   double         target;     /* the value of the claim it is near (the claim, a fraction, …) */
   double         tolerance;
   guint          group;      /* which label, among the candidates */
+  guint          line;       /* its line, once its label is read */
 } Candidate;
 
 /* The latest cell first; within it the closest value, then the first view and place. */
@@ -686,6 +687,27 @@ assay_provenance_has_word (GArray     *words,
   return FALSE;
 }
 
+/* Whether every word of a label (at least one) is named in the SENTENCE's words. */
+static gboolean
+assay_provenance_fully_named (GArray *label,
+                              GArray *sentence)
+{
+  if (label->len == 0)
+    return FALSE;
+  for (guint i = 0; i < label->len; i++)
+    {
+      g_autoptr(GArray) one = g_array_new (FALSE, FALSE, sizeof (Word));
+      gboolean found = FALSE;
+
+      g_array_append_val (one, g_array_index (label, Word, i));
+      for (guint j = 0; j < sentence->len && !found; j++)
+        found = assay_provenance_has_word (one, g_array_index (sentence, Word, j).word, FALSE);
+      if (!found)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /* The sentence of the answer the claim [START, END) is in: up to a line's end or a full stop
  * ("." "!" "?" ";" before a space). */
 static void
@@ -752,12 +774,13 @@ assay_provenance_compare_words (gconstpointer a,
 
 /* The words of what the printed number stands for: in a table's row, its row label and its
  * column ("North", "revenue"); else its line's words ("West", "Top customer egor with").
- * KEY: them sorted, one string: two labels of the same words are one. UNIQUE: whether no
- * other line of its output has its label. */
+ * KEY: them sorted, one string: two labels of the same words are one. LINE_OUT: its line
+ * (from 1; 0 when unknown). UNIQUE: whether no other line of its output has its label. */
 static GArray *
 assay_provenance_label_of (View          *view,
                            const Printed *entry,
                            char         **key,
+                           guint         *line_out,
                            gboolean      *unique)
 {
   g_autofree char *label = NULL;
@@ -799,11 +822,8 @@ assay_provenance_label_of (View          *view,
       words = assay_provenance_words (both, strlen (both));
     }
   else
-    {
-      words = assay_provenance_words (label, strlen (label));
-      /* Numbers of one line are places apart, of the same words. */
-      g_string_append_printf (sorted, "#%u ", k);
-    }
+    words = assay_provenance_words (label, strlen (label));
+  *line_out = line;
 
   {
     g_autoptr(GArray) copy = g_array_copy (words);
@@ -947,10 +967,27 @@ assay_provenance_choose (const char        *answer,
     {
       Candidate *candidate = &g_array_index (candidates, Candidate, i);
       g_autofree char *key = NULL;
+      guint line = 0;
       g_autoptr(GArray) words = assay_provenance_label_of (&g_array_index (views, View, candidate->entry->view),
-                                                           candidate->entry, &key, NULL);
+                                                           candidate->entry, &key, &line, NULL);
       guint g;
 
+      /* Numbers of one line are places apart, though their words are the same. */
+      for (guint j = 0; j < i; j++)
+        {
+          const Candidate *other = &g_array_index (candidates, Candidate, j);
+
+          if (other->entry->view == candidate->entry->view && other->line == line && line != 0 &&
+              other->entry->start != candidate->entry->start)
+            {
+              char *apart = g_strdup_printf ("%s#%u", key, candidate->entry->start);
+
+              g_free (key);
+              key = apart;
+              break;
+            }
+        }
+      candidate->line = line;
       for (g = 0; g < labels->len && !g_str_equal (g_ptr_array_index (labels, g), key); g++)
         ;
       if (g == labels->len)
@@ -981,7 +1018,9 @@ assay_provenance_choose (const char        *answer,
       if (choice->crowd >= CROWD_WEAK)
         {
           g_autofree char *key = NULL;
-          g_autoptr(GArray) words = assay_provenance_label_of (view, choice->chosen->entry, &key, &chosen_unique);
+          guint line;
+          g_autoptr(GArray) words = assay_provenance_label_of (view, choice->chosen->entry, &key, &line,
+                                                               &chosen_unique);
         }
       choice->named = chosen_unique &&
                       assay_provenance_distance (group_words, 0, TRUE, sentence,
@@ -1000,7 +1039,35 @@ assay_provenance_choose (const char        *answer,
         n_best++;
     }
   if (best == G_MAXSIZE || n_best != 1)
-    return;
+    {
+      /* No word tells one apart: the one label the sentence names whole ("Riga brings the
+       * most" names "Riga …", not "Riga · revenue"), if there is one. */
+      guint named = G_MAXUINT, n_named = 0;
+
+      for (guint g = 0; g < labels->len; g++)
+        if (assay_provenance_fully_named (g_ptr_array_index (group_words, g), sentence))
+          {
+            named = g;
+            n_named++;
+          }
+      if (n_named != 1)
+        return;
+      for (guint i = 0; i < n; i++)
+        {
+          const Candidate *candidate = &g_array_index (candidates, Candidate, i);
+
+          if (candidate->group == named)
+            {
+              choice->chosen = candidate;
+              choice->groups = 1;
+              choice->named = TRUE;
+              view = &g_array_index (views, View, candidate->entry->view);
+              choice->crowd = assay_provenance_crowd (view, candidate->target, candidate->tolerance);
+              return;
+            }
+        }
+      return;
+    }
   for (guint i = 0; i < n; i++)
     {
       const Candidate *candidate = &g_array_index (candidates, Candidate, i);

@@ -317,6 +317,98 @@ token_word (const char  *sql,
   word[n] = '\0';
 }
 
+/* A name as the server reads it, upper-cased (at most 63 bytes): a word; a quoted identifier
+ * without its quotes ("a""b", `a``b`, [a]); PostgreSQL's U&"…" with its \XXXX and \+XXXXXX
+ * escapes read. FALSE for any other token, or a U&"…" whose escapes cannot be read (then
+ * *UNREADABLE). Dotted names are read part by part: the caller sees the last. */
+static gboolean
+token_name (const char  *sql,
+            GArray      *code,
+            guint        index,
+            char         name[64],
+            gboolean    *unreadable)
+{
+  const Token *token = &g_array_index (code, Token, index);
+  g_autoptr(GString) text = NULL;
+  gboolean unicode = FALSE;
+
+  *unreadable = FALSE;
+  if (token->kind == TOKEN_WORD)
+    {
+      token_word (sql, token, name);
+      return TRUE;
+    }
+  if (token->kind != TOKEN_QUOTED)
+    return FALSE;
+
+  /* U&"…": the word U and "&" right before it, no space between. */
+  if (token->quote == '"' && index >= 2)
+    {
+      const Token *amp = &g_array_index (code, Token, index - 1);
+      const Token *u = &g_array_index (code, Token, index - 2);
+
+      unicode = amp->kind == TOKEN_SYMBOL && sql[amp->start] == '&' && amp->end == token->start &&
+                u->kind == TOKEN_WORD && u->end == amp->start && u->end - u->start == 1 &&
+                (sql[u->start] == 'U' || sql[u->start] == 'u');
+    }
+
+  text = g_string_new (NULL);
+  for (gsize i = token->start + 1; i + 1 < token->end; i++)
+    {
+      char close = token->quote == '[' ? ']' : token->quote;
+
+      if (sql[i] == close && token->quote != '[' && i + 2 < token->end && sql[i + 1] == close)
+        {
+          g_string_append_c (text, close);
+          i++;
+        }
+      else if (unicode && sql[i] == '\\')
+        {
+          guint digits = i + 1 < token->end && sql[i + 1] == '+' ? 6 : 4;
+          gsize from = sql[i + 1] == '+' ? i + 2 : i + 1;
+          gunichar c = 0;
+
+          if (i + 1 < token->end && sql[i + 1] == '\\')
+            {
+              g_string_append_c (text, '\\');
+              i++;
+              continue;
+            }
+          if (from + digits >= token->end)
+            {
+              *unreadable = TRUE;
+              return FALSE;
+            }
+          for (guint d = 0; d < digits; d++)
+            {
+              if (!g_ascii_isxdigit (sql[from + d]))
+                {
+                  *unreadable = TRUE;
+                  return FALSE;
+                }
+              c = c * 16 + g_ascii_xdigit_value (sql[from + d]);
+            }
+          if (!g_unichar_validate (c) || c == 0)
+            {
+              *unreadable = TRUE;
+              return FALSE;
+            }
+          g_string_append_unichar (text, c);
+          i = from + digits - 1;
+        }
+      else
+        g_string_append_c (text, sql[i]);
+    }
+  {
+    gsize n = MIN (text->len, 63);
+
+    for (gsize i = 0; i < n; i++)
+      name[i] = g_ascii_toupper (text->str[i]);
+    name[n] = '\0';
+  }
+  return TRUE;
+}
+
 static gboolean
 token_is_symbol (const char  *sql,
                  const Token *token,
@@ -530,11 +622,40 @@ assay_sql_check_read_only (const char            *sql,
           refuse (error, "Assigning variables (:=) is refused: the query only reads.");
           return NULL;
         }
+      /* A function is known by its name however it is written: quoted, in Unicode escapes,
+       * after its schema (pg_catalog.lo_export, `get_lock`, U&"\0070g_read_file"). */
+      if (called)
+        {
+          gboolean unreadable = FALSE;
+
+          if (token_name (sql, code, i, word, &unreadable) &&
+              (word_in (word, functions) || word_has_prefix_in (word, prefixes)))
+            {
+              g_autofree char *name = g_ascii_strdown (word, -1);
+
+              refuse (error, "The function %s() is refused: it changes settings, writes, reads server files, "
+                             "takes locks or reaches another server. The query may only read the database's "
+                             "tables.", name);
+              return NULL;
+            }
+          if (unreadable)
+            {
+              refuse (error, "A name in U&\"…\" escapes that cannot be read is refused: write the name plainly.");
+              return NULL;
+            }
+        }
       if (token->kind != TOKEN_WORD || qualified)
         continue;
       token_word (sql, token, word);
       if (next != NULL)
         token_word (sql, next, next_word);
+
+      /* Another escape character for U&: the names it spells are not read here. */
+      if (syntax->dialect == ASSAY_SQL_POSTGRESQL && g_str_equal (word, "UESCAPE"))
+        {
+          refuse (error, "UESCAPE is refused: write names and strings plainly.");
+          return NULL;
+        }
 
       if (g_str_equal (word, "FOR") &&
           (g_str_equal (next_word, "UPDATE") || g_str_equal (next_word, "SHARE") ||
@@ -572,15 +693,6 @@ assay_sql_check_read_only (const char            *sql,
       if (syntax->dialect == ASSAY_SQL_MYSQL && g_str_equal (word, "NEXT") && g_str_equal (next_word, "VALUE"))
         {
           refuse (error, "NEXT VALUE FOR advances a sequence, which writes: refused.");
-          return NULL;
-        }
-      if (called && (word_in (word, functions) || word_has_prefix_in (word, prefixes)))
-        {
-          g_autofree char *name = g_ascii_strdown (word, -1);
-
-          refuse (error, "The function %s() is refused: it changes settings, writes, reads server files, takes "
-                         "locks or reaches another server. The query may only read the database's tables.",
-                  name);
           return NULL;
         }
     }
