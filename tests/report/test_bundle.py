@@ -347,6 +347,51 @@ if run([PY, "-c", "import pandas, matplotlib"]).returncode == 0:
 else:
     skip("a cell that fails", "no pandas in " + PY)
 
+# ---- only what the analyst approved runs (issue 33) -----------------------------------------
+def check_unapproved():
+    # A record whose second cell ran in OpenAI's hosted interpreter and whose third was
+    # rejected (a record anyone may edit): their code is comments in analysis.py and in the
+    # notebook, never code; the script runs without them.
+    copy = shutil.copytree(session, os.path.join(work, "unapproved-session"))
+    path = os.path.join(copy, "session.json")
+    edited = json.load(open(path))
+    marker = os.path.join(work, "unapproved-ran")
+    for cell in edited["cells"]:
+        if cell["id"] == "c2":
+            cell["decision"] = "hosted"
+        if cell["id"] == "c3":
+            cell["decision"] = "rejected"
+            cell["code"] = "open(%r, 'w').write('ran')\nprint('\\r# not a comment')" % marker
+    json.dump(edited, open(path, "w"))
+    out = os.path.join(work, "unapproved.zip")
+    done = run([CLI, "export", copy, "--format", "bundle", "--with-data", "-o", out], env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    where = unpack(out, os.path.join(work, "unapproved"))
+    script = open(os.path.join(where, "analysis.py"), encoding="utf-8").read()
+    tree = ast.parse(script)
+    cells_list = [node for node in tree.body if isinstance(node, ast.Assign)
+                  and any(isinstance(t, ast.Name) and t.id == "CELLS" for t in node.targets)]
+    ids = [element.elts[0].value for element in cells_list[0].value.elts]
+    assert ids == ["c1"], ids
+    assert "# Cell c2 is not run by this script. It ran in OpenAI's hosted code interpreter" in script, script
+    assert "# Cell c3 is not run by this script. The analyst did not approve it" in script, script
+    for line in script.splitlines():
+        if marker in line or "not a comment" in line:
+            assert line.startswith("#     "), line
+    notebook = json.load(open(os.path.join(where, "notebook.ipynb"), encoding="utf-8"))
+    sources = ["".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code"]
+    hostile = [src for src in sources if marker in src]
+    assert hostile and all(all(l.startswith("# ") for l in src.split("\n")) for src in hostile), hostile
+    if run([PY, "-c", "import pandas, matplotlib"]).returncode == 0:
+        ran = run([PY, "analysis.py", "--out", "o"], cwd=where)
+        assert ran.returncode == 0, ran.stdout + ran.stderr
+        assert "# ---- cell c1" in ran.stdout and "# ---- cell c2" not in ran.stdout, ran.stdout
+        assert not os.path.exists(marker), "the rejected cell ran"
+
+
+check("cells nobody approved (hosted, rejected) are comments in analysis.py and the notebook, never run",
+      check_unapproved)
+
 # ---- without the data ----------------------------------------------------------------------
 plain = os.path.join(work, "plain.zip")
 done = export(plain)   # the extension says which format

@@ -246,6 +246,24 @@ report_cell_decision_note (const ReportCell *cell)
   return NULL;
 }
 
+gboolean
+report_cell_approved (const ReportCell *cell)
+{
+  return cell->decision == ASSAY_DECISION_AUTO || cell->decision == ASSAY_DECISION_APPROVED ||
+         cell->decision == ASSAY_DECISION_EDITED;
+}
+
+const char *
+report_cell_unapproved_note (const ReportCell *cell)
+{
+  if (report_cell_approved (cell))
+    return NULL;
+  if (cell->decision == ASSAY_DECISION_HOSTED)
+    return _("It ran in OpenAI's hosted code interpreter, where nobody approved it: its code is kept as "
+             "comments, not to be run here.");
+  return _("The analyst did not approve it: its code is kept as comments, not to be run.");
+}
+
 char *
 report_cell_query_note (const ReportCell *cell)
 {

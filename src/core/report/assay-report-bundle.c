@@ -424,6 +424,27 @@ report_bundle_append_python_string (GString    *out,
 
 /* TEXT as a Python expression over several lines: one literal a line of TEXT, which Python
  * joins, so the code reads as it was written. INDENT starts each continuation line. */
+/* TEXT as the rest of a "#" comment line: one line, nothing a terminal or an editor would
+ * read as another line or as code. */
+static void
+report_bundle_append_comment (GString    *out,
+                              const char *text)
+{
+  g_autofree char *valid = g_utf8_make_valid (text != NULL ? text : "", -1);
+
+  for (const char *p = valid; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == 0x2028 || c == 0x2029 ||
+          report_bundle_is_invisible (c))
+        g_string_append_c (out, ' ');
+      else
+        g_string_append_unichar (out, c);
+    }
+  g_string_append_c (out, '\n');
+}
+
 static void
 report_bundle_append_python_lines (GString    *out,
                                    const char *text,
@@ -1083,7 +1104,7 @@ report_bundle_analysis_script (AssayReport *report,
     {
       const ReportCell *cell = g_ptr_array_index (report->cells, i);
 
-      if (!cell->succeeded || cell->code == NULL)
+      if (!cell->succeeded || cell->code == NULL || !report_cell_approved (cell))
         continue;
       g_string_append (script, "    (");
       report_bundle_append_python_string (script, cell->id);
@@ -1094,6 +1115,23 @@ report_bundle_analysis_script (AssayReport *report,
       g_string_append (script, "),\n");
     }
   g_string_append (script, "]\n");
+  /* What nobody approved (OpenAI's hosted interpreter, a record that says so) is never code. */
+  for (guint i = 0; i < report->cells->len; i++)
+    {
+      const ReportCell *cell = g_ptr_array_index (report->cells, i);
+      g_auto(GStrv) lines = NULL;
+
+      if (cell->code == NULL || report_cell_approved (cell))
+        continue;
+      g_string_append_printf (script, "\n# Cell %s is not run by this script. ", cell->id);
+      report_bundle_append_comment (script, report_cell_unapproved_note (cell));
+      lines = g_strsplit (cell->code, "\n", -1);
+      for (guint k = 0; lines[k] != NULL; k++)
+        {
+          g_string_append (script, "#     ");
+          report_bundle_append_comment (script, lines[k]);
+        }
+    }
   g_string_append (script, analysis_body);
   return g_string_free (script, FALSE);
 }

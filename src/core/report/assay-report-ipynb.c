@@ -788,7 +788,25 @@ assay_report_write_ipynb (AssayReport   *report,
                   assay_report_ipynb_add_markdown (cells, &n_markdown, query);
                   loader = assay_report_ipynb_query_loader (source);
                 }
-              cell = assay_report_ipynb_new_cell ("code", id, loader ? loader : source->code);
+              if (!report_cell_approved (source))
+                {
+                  /* Nobody approved it: in the notebook as comments, so Run All does not run it. */
+                  g_autoptr(GString) commented = g_string_new (NULL);
+                  g_auto(GStrv) lines = g_strsplit (loader ? loader : source->code, "\n", -1);
+                  g_autoptr(GString) note = g_string_new (NULL);
+
+                  assay_report_ipynb_append_literal (note, "*", report_cell_unapproved_note (source), "*");
+                  assay_report_ipynb_add_markdown (cells, &n_markdown, note->str);
+                  for (guint k = 0; lines[k] != NULL; k++)
+                    {
+                      g_autofree char *line = g_strdelimit (g_strdup (lines[k]), "\r\f\v", ' ');
+
+                      g_string_append_printf (commented, "%s# %s", k > 0 ? "\n" : "", line);
+                    }
+                  cell = assay_report_ipynb_new_cell ("code", id, commented->str);
+                }
+              else
+                cell = assay_report_ipynb_new_cell ("code", id, loader ? loader : source->code);
               JsonObject *cell_metadata = json_object_get_object_member (cell, "metadata");
               JsonObject *cell_assay = json_object_new ();
 

@@ -206,6 +206,11 @@ const char  *report_proposal_code_label    (const ReportProposal     *proposal);
 char        *report_rejected_note          (const ReportProposal     *proposal);
 /* The appendix's mark on a cell the analyst edited, or NULL. */
 const char  *report_cell_decision_note     (const ReportCell         *cell);
+/* Whether CELL ran as the analyst approved it (or their policy did): its code may be run again.
+ * Cells of OpenAI's hosted interpreter, rejected or undecided ones are not. */
+gboolean     report_cell_approved          (const ReportCell         *cell);
+/* Why CELL's code is kept as comments (not approved), or NULL. */
+const char  *report_cell_unapproved_note   (const ReportCell         *cell);
 /* A SQL cell's line: its database, rows and DataFrame; NULL for Python. */
 char        *report_cell_query_note        (const ReportCell         *cell);
 /* Where an edit's diff stands when the code is left out: "3 lines changed". */
