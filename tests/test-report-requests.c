@@ -10,6 +10,7 @@
 #include <glib/gstdio.h>
 #include <poppler.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "assay-json.h"
 #include "assay-report.h"
@@ -833,6 +834,75 @@ test_long_conversation (void)
   remove_all (parent);
 }
 
+/* Bodies a record may hold that were never sent (issue 33): a role of 50,000 characters, 45
+ * messages of 10,000 in each of 60 requests. What the report shows stays capped: labels cut,
+ * at most 8 MiB of text in all, then a note. */
+static void
+test_hostile_bodies (void)
+{
+  g_autofree char *parent = g_dir_make_tmp ("assay-report-requests-XXXXXX", NULL);
+  g_autoptr(AssaySession) session = new_session (parent, "hostile", "Hostile bodies");
+  g_autofree char *dir = g_strdup (assay_session_get_dir (session));
+  g_autofree char *path = g_build_filename (parent, "report.html", NULL);
+  g_autofree char *role = g_strnfill (50000, 'r');
+  g_autofree char *content = g_strnfill (10000, 'y');
+  g_autofree char *long_label = g_strnfill (300, 'r');
+  g_autofree char *html = NULL;
+  g_autoptr(GError) error = NULL;
+
+  for (guint r = 1; r <= 60; r++)
+    {
+      JsonObject *body = json_object_new ();
+      JsonArray *messages = json_array_new ();
+
+      json_object_set_string_member (body, "model", "gpt-test");
+      for (guint m = 0; m < 45; m++)
+        {
+          g_autofree char *text = g_strdup_printf ("R%u-M%u %s", r, m, content);
+
+          json_array_add_element (messages, message (m % 2 == 0 ? role : "user", text));
+        }
+      json_object_set_array_member (body, "messages", messages);
+      record (session, r, "127.0.0.1:1", "gpt-test", to_bytes (object_node (body)), -1, -1, -1, -1);
+    }
+  g_assert_true (assay_session_save (session, &error));
+  g_assert_no_error (error);
+  html = export (dir, ASSAY_REPORT_FORMAT_HTML, TRUE, path);
+  /* At most 8 MiB of text shown, escaped in HTML. */
+  g_assert_cmpuint (strlen (html), <, 16 * 1024 * 1024);
+  g_assert_nonnull (strstr (html, "Not shown: a report shows at most 8.0"));
+  g_assert_null (strstr (html, long_label));
+  g_assert_nonnull (strstr (html, "R1-M0"));
+  g_assert_null (strstr (html, "R60-M0"));
+  remove_all (parent);
+}
+
+/* A FIFO planted where a body was kept neither blocks reading it nor the report (issue 33). */
+static void
+test_fifo_body (void)
+{
+  g_autofree char *parent = g_dir_make_tmp ("assay-report-requests-XXXXXX", NULL);
+  g_autofree char *dir = write_openai_session (parent);
+  g_autofree char *body = g_build_filename (dir, "requests", "0001.json.gz", NULL);
+  g_autofree char *path = g_build_filename (parent, "report.html", NULL);
+  g_autofree char *html = NULL;
+  g_autoptr(AssaySession) session = NULL;
+  g_autoptr(GBytes) read = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (g_unlink (body), ==, 0);
+  g_assert_cmpint (mkfifo (body, 0600), ==, 0);
+  session = assay_session_load (dir, &error);
+  g_assert_no_error (error);
+  read = assay_session_read_request_body (session, g_ptr_array_index (assay_session_get_requests (session), 0),
+                                          &error);
+  g_assert_null (read);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE);
+  html = export (dir, ASSAY_REPORT_FORMAT_HTML, TRUE, path);
+  g_assert_nonnull (strstr (html, "is not a regular file"));
+  remove_all (parent);
+}
+
 static void
 test_no_requests (void)
 {
@@ -905,6 +975,8 @@ main (int   argc,
   g_test_add_func ("/assay/report/requests/preamble", test_preamble);
   g_test_add_func ("/assay/report/requests/long-conversation", test_long_conversation);
   g_test_add_func ("/assay/report/requests/none", test_no_requests);
+  g_test_add_func ("/assay/report/requests/hostile-bodies", test_hostile_bodies);
+  g_test_add_func ("/assay/report/requests/fifo-body", test_fifo_body);
   g_test_add_func ("/assay/report/requests/cli", test_cli);
   return g_test_run ();
 }

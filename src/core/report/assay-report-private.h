@@ -124,6 +124,8 @@ typedef struct
 #define REPORT_REQUEST_MAX_CHARS    4000   /* of one message shown: its head and its tail */
 #define REPORT_REQUEST_MAX_LINES    100
 #define REPORT_REQUEST_MAX_ENTRIES  40     /* of one request: the first and the last */
+#define REPORT_REQUEST_MAX_LABEL    200    /* characters of a part's label (a role, a tool's name) */
+#define REPORT_REQUESTS_MAX_BYTES   (8 * 1024 * 1024)  /* of all the requests' text shown */
 
 typedef struct
 {

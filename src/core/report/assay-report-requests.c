@@ -102,7 +102,11 @@ assay_report_requests_entry_new (const char *label,
 
   for (const char *p = text; (p = strchr (p, '\n')) != NULL; p++)
     n_lines++;
-  entry->label = g_strdup (label);
+  /* A label names a role or a tool the body chose: a line, not a message. */
+  if (label != NULL && g_utf8_strlen (label, -1) > REPORT_REQUEST_MAX_LABEL)
+    entry->label = g_strconcat (g_utf8_substring (label, 0, REPORT_REQUEST_MAX_LABEL - 1), "…", NULL);
+  else
+    entry->label = g_strdup (label);
   if (n_chars <= REPORT_REQUEST_MAX_CHARS && n_lines <= REPORT_REQUEST_MAX_LINES)
     {
       entry->head = g_strdup (text);
@@ -204,6 +208,7 @@ typedef struct
 {
   GPtrArray *requests;                               /* ReportRequest*, the snapshot's */
   guint      shown_in[ASSAY_REQUEST_PART_OTHER + 1];  /* by AssayRequestPartKind; 0: none yet */
+  gsize      shown_bytes;                            /* of all the text shown so far */
 } ReportRequestsWalk;
 
 /* What READING added to the request it was compared with, into REQUEST. The preamble that
@@ -226,12 +231,13 @@ assay_report_requests_reduce (ReportRequestsWalk        *walk,
 
       if (part->change == ASSAY_REQUEST_PART_REPEATED)
         {
-          if (preamble)
+          if (preamble && same->len < REPORT_REQUEST_MAX_ENTRIES)
             {
               guint shown_in = walk->shown_in[part->kind] > 0 ? walk->shown_in[part->kind] : compared_with;
+              g_autofree char *label = g_utf8_substring (part->label, 0, REPORT_REQUEST_MAX_LABEL);
 
               /* Translators: "System prompt: same as request 1."; %s is the part's label. */
-              g_ptr_array_add (same, g_strdup_printf (_("%s: same as request %u."), part->label, shown_in));
+              g_ptr_array_add (same, g_strdup_printf (_("%s: same as request %u."), label, shown_in));
             }
           continue;
         }
@@ -328,7 +334,25 @@ assay_report_requests_add (AssaySession              *session,
       request->problem = assay_report_requests_sentence (error != NULL ? error->message : "?");
       return;
     }
+  if (walk->shown_bytes >= REPORT_REQUESTS_MAX_BYTES)
+    {
+      g_autofree char *cap = g_format_size_full (REPORT_REQUESTS_MAX_BYTES, G_FORMAT_SIZE_IEC_UNITS);
+
+      request->problem = g_strdup_printf (_("Not shown: a report shows at most %s of what was sent, and the "
+                                            "requests before this one reached it. assay-cli session request "
+                                            "prints its body."), cap);
+      return;
+    }
   assay_report_requests_reduce (walk, request, reading);
+  walk->shown_bytes += request->system_note != NULL ? strlen (request->system_note) : 0;
+  for (guint i = 0; i < request->entries->len; i++)
+    {
+      const ReportRequestEntry *entry = g_ptr_array_index (request->entries, i);
+
+      walk->shown_bytes += (entry->label != NULL ? strlen (entry->label) : 0) +
+                           (entry->head != NULL ? strlen (entry->head) : 0) +
+                           (entry->tail != NULL ? strlen (entry->tail) : 0);
+    }
 }
 
 GPtrArray *
