@@ -30,7 +30,7 @@ JSON
 "$cli" ask --backend bwrap --provider recorded --transcript "$work/small.json" --data "$work/old/sales.csv" \
   --mask sales.csv:region --yes --out "$work/s-old" q >/dev/null 2>&1
 
-echo "1..10"
+echo "1..12"
 
 check "the answer's numbers are re-read in the new outputs; both sessions linked" bash -c "
   '$cli' rerun '$work/s-old' --backend bwrap --data sales.csv='$work/new/sales.csv' --out '$work/s-new' --report '$work/s-new.xlsx' --json >'$work/out' 2>'$work/err' &&
@@ -248,5 +248,31 @@ assert 'What Changed' in pdf, pdf[:2000]
 line = [l for l in pdf.splitlines() if rev['before_text'] in l and rev['after_text'] in l]
 assert line and rev['change'] in line[0], line
 PY"
+
+# Approved code cannot be changed behind the analyst's back (issue 33): an approved cell's code
+# edited in session.json is refused by rerun (exit 10, the cell named, nothing run) and by
+# ask --resume, until `session approve` shows it and the analyst approves it again.
+cp -r "$work/s-old" "$work/s-edited"
+printf '{"turns": [{"text": "Done."}]}' >"$work/done.json"
+"$PY" - "$work/s-edited/session.json" <<'PY'
+import json, sys
+record = json.load(open(sys.argv[1]))
+record["cells"][0]["code"] += "\nprint('not approved')\n"
+json.dump(record, open(sys.argv[1], "w"))
+PY
+check "an approved cell edited in the record: rerun and resume refuse it by name, nothing runs" bash -c "
+  '$cli' rerun '$work/s-edited' --backend bwrap --data sales.csv='$work/new/sales.csv' --out '$work/s-edited-run' >'$work/out' 2>'$work/err';
+  [ \$? -eq 10 ] && grep -q 'Cell c1 is not the code that was approved here' '$work/err' &&
+  grep -q 'assay-cli session approve .*s-edited c1' '$work/err' && [ ! -e '$work/s-edited-run' ] &&
+  ! '$cli' ask --backend bwrap --provider recorded --transcript '$work/done.json' --resume '$work/s-edited' --yes q2 \
+      >'$work/out' 2>'$work/err' && grep -q 'Cell c1 is not the code that was approved here' '$work/err' &&
+  ! grep -rq 'not approved' '$work/s-edited/artifacts' 2>/dev/null"
+check "session approve shows the edited code and, answered y, approves it: rerun runs it" bash -c "
+  echo n | '$cli' session approve '$work/s-edited' >'$work/shown' 2>'$work/err' && grep -q 'Cell c1 is not approved' '$work/err' &&
+  ! '$cli' rerun '$work/s-edited' --backend bwrap --data sales.csv='$work/new/sales.csv' --out '$work/s-edited-run' >/dev/null 2>&1 &&
+  echo y | '$cli' session approve '$work/s-edited' >'$work/shown' 2>'$work/err' &&
+  grep -q \"print('not approved')\" '$work/shown' && grep -q '1 cell approved' '$work/err' &&
+  '$cli' rerun '$work/s-edited' --backend bwrap --data sales.csv='$work/new/sales.csv' --out '$work/s-edited-run2' >'$work/out' 2>&1 &&
+  grep -q 'not approved' '$work/s-edited-run2/session.json'"
 
 exit $((failed > 0))

@@ -23,6 +23,7 @@
 #define EXIT_CELL       8
 #define EXIT_DATABASE   9
 #define EXIT_REWRITE    3
+#define EXIT_UNAPPROVED 10
 
 #define USAGE_EXIT_CODES \
   "Exit codes:\n" \
@@ -35,6 +36,8 @@
   "  8  a cell failed on the new data (what ran before it is kept); with --repair, the model\n" \
   "     could not fix it\n" \
   "  9  a database the session queries cannot be reached or refuses the login\n" \
+  " 10  a cell's code is not the code that was approved here (the record was edited, or another\n" \
+  "     user approved it): nothing ran; assay-cli session approve shows it and asks\n" \
   "\n" \
   "--rewrite sends the new session's conversation (the new outputs) and its updated summary\n" \
   "to the model once, with no tool; its rewrite is kept beside the summary updated number\n" \
@@ -482,6 +485,8 @@ assay_cli_rerun (int    argc,
     status = EXIT_DATA;
   else if (g_error_matches (wait.error, ASSAY_RERUN_ERROR, ASSAY_RERUN_ERROR_CELL))
     status = EXIT_CELL;
+  else if (g_error_matches (wait.error, ASSAY_RERUN_ERROR, ASSAY_RERUN_ERROR_UNAPPROVED))
+    status = EXIT_UNAPPROVED;
   else if (wait.error != NULL && wait.error->domain == G_IO_ERROR &&
            wait.error->code == G_IO_ERROR_INVALID_ARGUMENT)
     status = EXIT_USAGE;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "assay-cli.h"
+#include "assay-approval.h"
 #include "assay-session.h"
 #include "assay-prices.h"
 #include "assay-session-outline.h"
@@ -27,6 +28,8 @@ assay_cli_session_usage (FILE *out)
            "  assay-cli session delete SESSION_DIR\n"
            "  assay-cli session requests [--json] SESSION_DIR  what was sent to the model, request by request\n"
            "  assay-cli session request SESSION_DIR N       the body of request N, exactly as it was sent\n"
+           "  assay-cli session approve [--yes] SESSION_DIR [CELL…]  shows each cell whose code is not sealed as\n"
+           "                                                approved here (named, or all) and asks to approve it\n"
            "\n"
            "Exit status: 0 done, 1 the session cannot be read or changed, 2 usage.\n"),
            "~/.local/share/assay/sessions");
@@ -392,12 +395,90 @@ assay_cli_session_requests (GPtrArray *rest,
   return 0;
 }
 
+/* The cells of a session whose code is not sealed as approved here (assay-approval.h), shown
+ * and approved again on the terminal: then a run again, a resume and the window run them. */
+static int
+assay_cli_session_approve (GPtrArray *rest,
+                           gboolean   yes)
+{
+  g_autoptr(AssaySession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  guint n_approved = 0, n_named = rest->len > 1 ? rest->len - 1 : 0;
+
+  if (rest->len < 1)
+    {
+      assay_cli_session_usage (stderr);
+      return 2;
+    }
+  session = assay_session_load (g_ptr_array_index (rest, 0), &error);
+  if (session == NULL)
+    {
+      assay_cli_print (stderr, "assay-cli session approve: %s\n", error->message);
+      return 1;
+    }
+  for (guint k = 1; k < rest->len; k++)
+    {
+      gboolean known = FALSE;
+
+      for (guint i = 0; i < assay_session_get_n_cells (session) && !known; i++)
+        known = g_strcmp0 (assay_session_get_cell (session, i)->id, g_ptr_array_index (rest, k)) == 0;
+      if (!known)
+        {
+          assay_cli_print (stderr, _("assay-cli session approve: the session has no cell %s\n"),
+                           (const char *) g_ptr_array_index (rest, k));
+          return 2;
+        }
+    }
+  for (guint i = 0; i < assay_session_get_n_cells (session); i++)
+    {
+      AssaySessionCell *cell = assay_session_get_cell (session, i);
+      gboolean named = n_named == 0;
+      char answer[16] = "";
+
+      for (guint k = 1; k < rest->len && !named; k++)
+        named = g_strcmp0 (cell->id, g_ptr_array_index (rest, k)) == 0;
+      if (!named || !assay_session_cell_succeeded (cell) || assay_approval_check (cell))
+        continue;
+      if (cell->decision == ASSAY_DECISION_HOSTED)
+        {
+          assay_cli_print (stderr, _("Cell %s ran in OpenAI's hosted code interpreter: it is not approved here.\n"),
+                           cell->id);
+          continue;
+        }
+      assay_cli_print (stdout, _("Cell %s (%s):\n"), cell->id, cell->kind == ASSAY_CELL_KIND_SQL ? "SQL" : "Python");
+      assay_cli_print (stdout, "%s\n", cell->code);
+      if (!yes)
+        {
+          assay_cli_print (stderr, _("Approve cell %s as it is above? [y/N] "), cell->id);
+          if (fgets (answer, sizeof answer, stdin) == NULL || (answer[0] != 'y' && answer[0] != 'Y'))
+            {
+              assay_cli_print (stderr, _("Cell %s is not approved.\n"), cell->id);
+              continue;
+            }
+        }
+      if (!assay_approval_seal (cell, &error))
+        {
+          assay_cli_print (stderr, "assay-cli session approve: %s\n", error->message);
+          return 1;
+        }
+      n_approved++;
+    }
+  if (n_approved > 0 && !assay_session_save (session, &error))
+    {
+      assay_cli_print (stderr, "assay-cli session approve: %s\n", error->message);
+      return 1;
+    }
+  assay_cli_print (stderr, g_dngettext (GETTEXT_PACKAGE, "%u cell approved.\n", "%u cells approved.\n", n_approved),
+                   n_approved);
+  return 0;
+}
+
 int
 assay_cli_session (int   argc,
                    char *argv[])
 {
   g_autoptr(GError) error = NULL;
-  gboolean json = FALSE;
+  gboolean json = FALSE, yes = FALSE;
   g_autoptr(GPtrArray) rest = g_ptr_array_new ();
   const char *command;
 
@@ -416,6 +497,8 @@ assay_cli_session (int   argc,
     {
       if (g_str_equal (argv[i], "--json"))
         json = TRUE;
+      else if (g_str_equal (argv[i], "--yes") || g_str_equal (argv[i], "-y"))
+        yes = TRUE;
       else if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h"))
         {
           assay_cli_session_usage (stdout);
@@ -466,6 +549,8 @@ assay_cli_session (int   argc,
       return 0;
     }
 
+  if (g_str_equal (command, "approve"))
+    return assay_cli_session_approve (rest, yes);
   if (g_str_equal (command, "requests") || g_str_equal (command, "request"))
     return assay_cli_session_requests (rest, json, g_str_equal (command, "request"));
 

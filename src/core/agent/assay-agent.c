@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "assay-agent-private.h"
+#include "assay-approval.h"
 #include "assay-agent-state.h"
 #include "assay-code-extractor.h"
 #include "assay-json.h"
@@ -856,6 +857,16 @@ assay_agent_run_cell (AssayAgent *self,
   cell->code = g_strdup (code);
   cell->status = ASSAY_CELL_RUNNING;
   cell->started_at = g_get_real_time ();
+  /* What the analyst (or their policy) approved is sealed: an edit of the record later is
+   * seen before the code runs again. */
+  if (cell->decision == ASSAY_DECISION_AUTO || cell->decision == ASSAY_DECISION_APPROVED ||
+      cell->decision == ASSAY_DECISION_EDITED)
+    {
+      g_autoptr(GError) error = NULL;
+
+      if (!assay_approval_seal (cell, &error))
+        g_warning ("cell %s is not sealed: %s", cell->id, error->message);
+    }
   assay_agent_save (self);
 
   g_signal_emit (self, assay_agent_signals[CELL_STARTED], 0, cell->id, cell->code);
@@ -1766,6 +1777,25 @@ assay_agent_restore_next (AssayAgent *self)
 static void
 assay_agent_start_restore (AssayAgent *self)
 {
+  /* Only code as it was approved runs again: a cell whose record was changed since (or that
+   * another user approved) is named, and nothing runs. */
+  for (guint i = 0; i < assay_session_get_n_cells (self->session); i++)
+    {
+      AssaySessionCell *cell = assay_session_get_cell (self->session, i);
+
+      if (assay_session_cell_succeeded (cell) && !assay_approval_check (cell))
+        {
+          g_autofree char *message =
+            g_strdup_printf (_("Cell %s is not the code that was approved here: the session's record was changed "
+                               "since, or another user approved it. Nothing ran again. Read its code and approve it "
+                               "again: assay-cli session approve %s %s"),
+                             cell->id, assay_session_get_dir (self->session), cell->id);
+
+          assay_agent_finish (self, ASSAY_AGENT_SANDBOX_ERROR, message);
+          return;
+        }
+    }
+
   self->restore_codes = g_ptr_array_new_with_free_func (g_free);
   self->restore_queries = g_ptr_array_new ();
   self->restore_index = 0;

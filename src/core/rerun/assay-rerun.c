@@ -10,6 +10,7 @@
 
 #include "assay-agent-private.h"
 #include "assay-anchor.h"
+#include "assay-approval.h"
 #include "assay-dataset.h"
 #include "assay-number.h"
 #include "assay-provenance.h"
@@ -775,6 +776,8 @@ assay_rerun_next (GTask *task)
 
             cell->decision = ASSAY_DECISION_APPROVED;
             cell->code = g_strdup (item->cell->code);
+            /* The origin's seal, checked before the run: the same code, the same approval. */
+            cell->approval = g_strdup (item->cell->approval);
             cell->status = ASSAY_CELL_RUNNING;
             cell->proposed_at = cell->started_at = g_get_real_time ();
             if (item->cell->kind == ASSAY_CELL_KIND_SQL && item->cell->query != NULL)
@@ -1159,6 +1162,22 @@ assay_rerun_async_full (AssaySession        *origin,
                                  "here: Run Again runs approved cells only"));
       g_object_unref (task);
       return;
+    }
+  /* Only code as it was approved runs again: an edited record is named, nothing runs. */
+  for (guint i = 0; i < assay_session_get_n_cells (origin); i++)
+    {
+      const AssaySessionCell *cell = assay_session_get_cell (origin, i);
+
+      if (assay_session_cell_succeeded (cell) && !assay_approval_check (cell))
+        {
+          g_task_return_new_error (task, ASSAY_RERUN_ERROR, ASSAY_RERUN_ERROR_UNAPPROVED,
+                                   _("Cell %s is not the code that was approved here: the session's record was "
+                                     "changed since, or another user approved it. Nothing ran. Read its code and "
+                                     "approve it again: assay-cli session approve %s %s"),
+                                   cell->id, assay_session_get_dir (origin), cell->id);
+          g_object_unref (task);
+          return;
+        }
     }
   /* Every database a successful query asked is asked again: each must be given. */
   for (guint i = 0; i < assay_session_get_n_cells (origin); i++)

@@ -35,6 +35,7 @@ typedef enum
 {
   ASSAY_RERUN_ERROR_DATA,   /* a new file does not match its dataset */
   ASSAY_RERUN_ERROR_CELL,   /* a cell failed on the new data */
+  ASSAY_RERUN_ERROR_UNAPPROVED, /* a cell's code is not what was approved (assay-approval.h): nothing ran */
 } AssayRerunError;
 
 /* How a new file compares with the dataset it stands in for. */

@@ -109,6 +109,7 @@ assay_session_cell_free (AssaySessionCell *cell)
   g_free (cell->code);
   g_free (cell->reason);
   g_free (cell->status_reason);
+  g_free (cell->approval);
   g_clear_pointer (&cell->outputs, json_array_unref);
   g_clear_pointer (&cell->artifacts, g_ptr_array_unref);
   g_clear_pointer (&cell->checks, assay_cell_checks_free);
@@ -171,6 +172,7 @@ assay_session_cell_to_json (const AssaySessionCell *cell)
   json_object_set_int_member (object, "elapsed_ms", cell->elapsed_ms);
   if (cell->model_read > 0)
     json_object_set_int_member (object, "model_read", (gint64) cell->model_read);
+  assay_session_cell_set_optional_string (object, "approval", cell->approval);
   if (cell->kind == ASSAY_CELL_KIND_SQL)
     {
       JsonObject *query = json_object_new ();
@@ -272,6 +274,7 @@ assay_session_cell_from_json (JsonNode *node)
   cell->finished_at = assay_json_get_int_or (object, "finished_at", 0);
   cell->elapsed_ms = assay_json_get_int_or (object, "elapsed_ms", 0);
   cell->model_read = (gsize) CLAMP (assay_json_get_int_or (object, "model_read", 0), 0, G_MAXINT32);
+  cell->approval = assay_json_dup_string (object, "approval");
   /* Records from before run_sql have no kind: Python. */
   if (g_strcmp0 (assay_json_get_string (object, "kind"), "sql") == 0)
     {

@@ -74,6 +74,7 @@ typedef struct
   /* How much of its text outputs the model read: bytes of their head and tail
    * (assay_cell_output_cut_middle over assay_cell_outputs_read_text); 0: all, or not known. */
   gsize          model_read;
+  char          *approval;       /* the seal of the code approved (assay-approval.h); may be NULL */
 } AssaySessionCell;
 
 AssaySessionCell *assay_session_cell_new       (const char             *id,
