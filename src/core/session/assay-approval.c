@@ -106,27 +106,43 @@ assay_approval_key (guchar   key[KEY_BYTES],
         }
       done += (gsize) n;
     }
-  fd = g_open (path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0)
-    {
-      /* Made by another process meanwhile: that one is the key. */
-      if (errno == EEXIST)
-        return assay_approval_read_key (path, key, error);
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), _("Cannot make the approval key %s: %s"),
-                   path, g_strerror (errno));
-      return FALSE;
-    }
-  if (write (fd, key, KEY_BYTES) != KEY_BYTES || fsync (fd) != 0)
-    {
-      int saved = errno;
+  /* Written whole under another name, then linked in place: another process sees no key or
+   * the whole key, and of two made at once one wins (link fails on the other). */
+  {
+    g_autofree char *temp = g_strconcat (path, ".XXXXXX", NULL);
+    int saved;
 
-      close (fd);
-      g_unlink (path);
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), _("Cannot write the approval key %s: %s"),
-                   path, g_strerror (saved));
-      return FALSE;
-    }
-  close (fd);
+    fd = g_mkstemp_full (temp, O_WRONLY | O_CLOEXEC, 0600);
+    if (fd < 0)
+      {
+        saved = errno;
+        g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), _("Cannot make the approval key %s: %s"),
+                     path, g_strerror (saved));
+        return FALSE;
+      }
+    if (write (fd, key, KEY_BYTES) != KEY_BYTES || fsync (fd) != 0)
+      {
+        saved = errno;
+        close (fd);
+        g_unlink (temp);
+        g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), _("Cannot write the approval key %s: %s"),
+                     path, g_strerror (saved));
+        return FALSE;
+      }
+    close (fd);
+    if (link (temp, path) != 0)
+      {
+        saved = errno;
+        g_unlink (temp);
+        /* Made by another process meanwhile: that one is the key. */
+        if (saved == EEXIST)
+          return assay_approval_read_key (path, key, error);
+        g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), _("Cannot make the approval key %s: %s"),
+                     path, g_strerror (saved));
+        return FALSE;
+      }
+    g_unlink (temp);
+  }
   return TRUE;
 }
 
