@@ -87,6 +87,19 @@ assay_report_requests_tail_start (const char *text,
   return p;
 }
 
+/* A label names a role or a tool the body chose: a line, not a message. LABEL cut to
+ * REPORT_REQUEST_MAX_LABEL characters (NULL stays NULL). */
+static char *
+assay_report_requests_cap_label (const char *label)
+{
+  g_autofree char *head = NULL;
+
+  if (label == NULL || g_utf8_strlen (label, -1) <= REPORT_REQUEST_MAX_LABEL)
+    return g_strdup (label);
+  head = g_utf8_substring (label, 0, REPORT_REQUEST_MAX_LABEL - 1);
+  return g_strconcat (head, "…", NULL);
+}
+
 /* TEXT under LABEL, cut in the middle when long: its head and tail stay, since the head
  * says what a message is and the tail where it ended (a traceback's last line). */
 static ReportRequestEntry *
@@ -102,11 +115,7 @@ assay_report_requests_entry_new (const char *label,
 
   for (const char *p = text; (p = strchr (p, '\n')) != NULL; p++)
     n_lines++;
-  /* A label names a role or a tool the body chose: a line, not a message. */
-  if (label != NULL && g_utf8_strlen (label, -1) > REPORT_REQUEST_MAX_LABEL)
-    entry->label = g_strconcat (g_utf8_substring (label, 0, REPORT_REQUEST_MAX_LABEL - 1), "…", NULL);
-  else
-    entry->label = g_strdup (label);
+  entry->label = assay_report_requests_cap_label (label);
   if (n_chars <= REPORT_REQUEST_MAX_CHARS && n_lines <= REPORT_REQUEST_MAX_LINES)
     {
       entry->head = g_strdup (text);
@@ -234,7 +243,7 @@ assay_report_requests_reduce (ReportRequestsWalk        *walk,
           if (preamble && same->len < REPORT_REQUEST_MAX_ENTRIES)
             {
               guint shown_in = walk->shown_in[part->kind] > 0 ? walk->shown_in[part->kind] : compared_with;
-              g_autofree char *label = g_utf8_substring (part->label, 0, REPORT_REQUEST_MAX_LABEL);
+              g_autofree char *label = assay_report_requests_cap_label (part->label);
 
               /* Translators: "System prompt: same as request 1."; %s is the part's label. */
               g_ptr_array_add (same, g_strdup_printf (_("%s: same as request %u."), label, shown_in));
