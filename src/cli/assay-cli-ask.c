@@ -47,7 +47,9 @@ enum {
   "  5  the sandbox cannot be used\n" \
   "  6  cancelled: SIGINT/SIGTERM, or the analyst stopped (EOF at the approval prompt);\n" \
   "     the session is saved\n" \
-  "  7  a --db database cannot be reached, refused the login, or its schema cannot be read\n" \
+  "  7  a --db database cannot be reached, refused the login, its login can do more than\n" \
+  "     read (superuser, server files, signals; --db-accept-risk NAME to use it anyway), or\n" \
+  "     its schema cannot be read\n" \
   "  9  stopped before a request that would have gone over --budget (the session is saved)\n" \
   "\n" \
   "Databases (--db NAME=URL, repeatable): postgresql://[user@]host[:port]/db?sslmode=…\n" \
@@ -897,6 +899,7 @@ assay_cli_ask (int   argc,
   double budget = 0;
   g_auto(GStrv) db_specs = NULL;
   g_auto(GStrv) db_tables = NULL;
+  g_auto(GStrv) db_accept_risk = NULL;
   int db_timeout = 0;
   gint64 db_max_rows = 0;
   g_autoptr(GPtrArray) sources = NULL;
@@ -922,6 +925,7 @@ assay_cli_ask (int   argc,
     { "budget", 0, 0, G_OPTION_ARG_DOUBLE, &budget, N_("Stop before a request would take the session's cost over USD dollars"), "USD" },
     { "db", 0, 0, G_OPTION_ARG_STRING_ARRAY, &db_specs, N_("A database the model may query read-only with run_sql (repeatable; the URL's password is never saved or printed)"), "NAME=URL" },
     { "db-tables", 0, 0, G_OPTION_ARG_STRING_ARRAY, &db_tables, N_("Show the model only these tables and views of database NAME"), "NAME=T1,T2" },
+    { "db-accept-risk", 0, 0, G_OPTION_ARG_STRING_ARRAY, &db_accept_risk, N_("Let database NAME's login connect although it can do more than read"), "NAME" },
     { "db-timeout", 0, 0, G_OPTION_ARG_INT, &db_timeout, N_("The statement timeout of each query (default 120)"), "SECONDS" },
     { "db-max-rows", 0, 0, G_OPTION_ARG_INT64, &db_max_rows, N_("Refuse results with more rows (default 5,000,000)"), "N" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &words, NULL, N_("QUESTION") },
@@ -1012,7 +1016,7 @@ assay_cli_ask (int   argc,
       }
 
   sources = assay_cli_db_make_sources (db_specs, db_tables, db_timeout, db_max_rows, &error);
-  if (sources == NULL)
+  if (sources == NULL || !assay_cli_db_accept_risk (sources, db_accept_risk, &error))
     {
       assay_cli_print (stderr, "assay-cli ask: %s\n", error->message);
       return EXIT_USAGE;
@@ -1131,6 +1135,8 @@ assay_cli_ask (int   argc,
       assay_session_set_column_masked (session, dataset_name, column, TRUE);
     }
   /* The databases are reached before anything goes to the model: a wrong password stops here. */
+  if (resume_dir != NULL)
+    assay_cli_db_apply_recorded_risk (sources, session);
   if (requery && !assay_cli_db_add_recorded (sources, session, db_timeout, db_max_rows, &error))
     {
       assay_cli_print (stderr, "assay-cli ask: %s\n", error->message);

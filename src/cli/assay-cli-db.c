@@ -119,6 +119,7 @@ assay_cli_db_add_recorded (GPtrArray     *sources,
       made = assay_cli_db_make_sources (specs, NULL, timeout_seconds, max_rows, error);
       if (made == NULL)
         return FALSE;
+      assay_session_source_apply_risk (recorded, g_ptr_array_index (made, 0));
       g_ptr_array_add (sources, g_object_ref (g_ptr_array_index (made, 0)));
     }
   return TRUE;
@@ -132,12 +133,54 @@ assay_cli_db_connect (GPtrArray  *sources,
     {
       AssaySource *source = g_ptr_array_index (sources, i);
 
+      g_autofree char *powers = NULL;
+
       if (!assay_source_open_sync (source, NULL, error))
         return FALSE;
-      assay_cli_print (stderr, _("Database %s: %s (%s), read-only\n"), assay_source_get_name (source),
-                       assay_source_get_display_url (source), assay_source_get_server (source));
+      powers = assay_source_dup_powers (source);
+      if (powers != NULL)
+        assay_cli_print (stderr, _("Database %s: %s (%s), read-only transactions, but the login can do more "
+                                   "than read (%s): risk accepted\n"), assay_source_get_name (source),
+                         assay_source_get_display_url (source), assay_source_get_server (source), powers);
+      else
+        assay_cli_print (stderr, _("Database %s: %s (%s), read-only\n"), assay_source_get_name (source),
+                         assay_source_get_display_url (source), assay_source_get_server (source));
     }
   return TRUE;
+}
+
+gboolean
+assay_cli_db_accept_risk (GPtrArray  *sources,
+                          char      **names,
+                          GError    **error)
+{
+  for (guint i = 0; names != NULL && names[i] != NULL; i++)
+    {
+      AssaySource *source = assay_cli_db_find (sources, names[i]);
+
+      if (source == NULL)
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       _("--db-accept-risk takes the NAME of a --db NAME=URL, not “%s”"), names[i]);
+          return FALSE;
+        }
+      assay_source_set_accept_risk (source, TRUE);
+    }
+  return TRUE;
+}
+
+void
+assay_cli_db_apply_recorded_risk (GPtrArray    *sources,
+                                  AssaySession *session)
+{
+  for (guint i = 0; i < assay_session_get_sources (session)->len; i++)
+    {
+      const AssaySessionSource *recorded = g_ptr_array_index (assay_session_get_sources (session), i);
+      AssaySource *source = assay_cli_db_find (sources, recorded->name);
+
+      if (source != NULL && g_strcmp0 (assay_source_get_display_url (source), recorded->url) == 0)
+        assay_session_source_apply_risk (recorded, source);
+    }
 }
 
 AssaySource *
@@ -262,7 +305,8 @@ assay_cli_inspect_db (const char *url,
                       const char *tables,
                       gboolean    json,
                       int         model_chars,
-                      gboolean    schema_only)
+                      gboolean    schema_only,
+                      gboolean    accept_risk)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(AssaySource) source = assay_source_new ("db", url, &error);
@@ -274,6 +318,7 @@ assay_cli_inspect_db (const char *url,
       assay_cli_print (stderr, "assay-cli inspect: %s\n", error->message);
       return 2;
     }
+  assay_source_set_accept_risk (source, accept_risk);
   if (tables != NULL)
     {
       g_autoptr(GPtrArray) kept = g_ptr_array_new ();

@@ -21,12 +21,14 @@ assay_cli_inspect (int   argc,
   g_autofree char *db_url = NULL;
   g_autofree char *db_tables = NULL;
   gboolean schema_only = FALSE;
+  gboolean accept_risk = FALSE;
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print a JSON object per file (an array for several)"), NULL },
     { "model", 0, 0, G_OPTION_ARG_INT, &model_chars, N_("Print the summary the model gets, in at most N characters"), "N" },
     { "db", 0, 0, G_OPTION_ARG_STRING, &db_url, N_("Describe a database instead, as the model reads it (the URL's password is never printed)"), "URL" },
     { "db-tables", 0, 0, G_OPTION_ARG_STRING, &db_tables, N_("With --db: only these tables and views"), "T1,T2" },
     { "schema-only", 0, 0, G_OPTION_ARG_NONE, &schema_only, N_("With --db: no sample values, as in schema-only mode"), NULL },
+    { "accept-risk", 0, 0, G_OPTION_ARG_NONE, &accept_risk, N_("With --db: connect although the login can do more than read"), NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_("FILE…") },
     { NULL }
   };
@@ -40,7 +42,8 @@ assay_cli_inspect (int   argc,
   g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
   g_option_context_set_description (context,
     _("Exit status: 0 read; 1 a file cannot be read; 2 usage (a bad option or URL, a table that is\n"
-      "not there); 7 the --db database cannot be reached or refused the login.\n"
+      "not there); 7 the --db database cannot be reached, refused the login, or the login can do\n"
+      "more than read (--accept-risk to use it anyway).\n"
       "\n"
       "--db URL: postgresql://…, mysql://…, mariadb://… or sqlite:///path/file.db. Passwords come\n"
       "from PGPASSWORD, ~/.pgpass, MYSQL_PWD or ~/.my.cnf; one written in the URL is used, never shown."));
@@ -56,7 +59,7 @@ assay_cli_inspect (int   argc,
           fprintf (stderr, _("assay-cli inspect: give --db or files, not both\n"));
           return 2;
         }
-      return assay_cli_inspect_db (db_url, db_tables, json, model_chars, schema_only);
+      return assay_cli_inspect_db (db_url, db_tables, json, model_chars, schema_only, accept_risk);
     }
   if (files == NULL || files[0] == NULL)
     {

@@ -347,6 +347,7 @@ assay_cli_rerun (int    argc,
   g_autofree char *api = NULL;
   g_autofree char *transcript = NULL;
   g_auto(GStrv) db_specs = NULL;
+  g_auto(GStrv) db_accept_risk = NULL;
   g_autoptr(GPtrArray) sources = NULL;
   int db_timeout = 0;
   gint64 db_max_rows = 0;
@@ -365,6 +366,8 @@ assay_cli_rerun (int    argc,
     { "data", 0, 0, G_OPTION_ARG_STRING_ARRAY, &data, N_("The new file for the dataset NAME (repeatable)"), "NAME=FILE" },
     { "db", 0, 0, G_OPTION_ARG_STRING_ARRAY, &db_specs,
       N_("Query the database NAME at URL again (default: where the session queried it)"), "NAME=URL" },
+    { "db-accept-risk", 0, 0, G_OPTION_ARG_STRING_ARRAY, &db_accept_risk,
+      N_("Let database NAME's login connect although it can do more than read"), "NAME" },
     { "db-timeout", 0, 0, G_OPTION_ARG_INT, &db_timeout, N_("The statement timeout of each query (default 120)"), "SECONDS" },
     { "db-max-rows", 0, 0, G_OPTION_ARG_INT64, &db_max_rows, N_("Refuse results with more rows (default 5,000,000)"), "N" },
     { "out", 0, 0, G_OPTION_ARG_FILENAME, &out_dir, N_("Write the new session to DIR (default: beside the old one)"), "DIR" },
@@ -428,11 +431,12 @@ assay_cli_rerun (int    argc,
    * session recorded (its password, never recorded, from the environment, .pgpass or an
    * option file). Each is opened before anything runs. */
   sources = assay_cli_db_make_sources (db_specs, NULL, db_timeout, db_max_rows, &error);
-  if (sources == NULL)
+  if (sources == NULL || !assay_cli_db_accept_risk (sources, db_accept_risk, &error))
     {
       assay_cli_print (stderr, "assay-cli rerun: %s\n", error->message);
       return EXIT_USAGE;
     }
+  assay_cli_db_apply_recorded_risk (sources, origin);
   if (!assay_cli_db_add_recorded (sources, origin, db_timeout, db_max_rows, &error))
     {
       assay_cli_print (stderr, "assay-cli rerun: %s\n", error->message);

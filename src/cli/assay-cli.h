@@ -73,6 +73,15 @@ gboolean     assay_cli_db_add_recorded      (GPtrArray         *sources,
                                              GError           **error);
 gboolean     assay_cli_db_connect           (GPtrArray         *sources,
                                              GError           **error);
+/* --db-accept-risk NAME: database NAME's login may connect although it can do more than
+ * read. G_OPTION_ERROR for a NAME not given to --db. */
+gboolean     assay_cli_db_accept_risk       (GPtrArray         *sources,
+                                             char             **names,
+                                             GError           **error);
+/* Each of SOURCES that SESSION recorded under its name and URL connects with the powers the
+ * analyst accepted then (under their seal). */
+void         assay_cli_db_apply_recorded_risk (GPtrArray       *sources,
+                                               AssaySession    *session);
 AssaySource *assay_cli_db_find              (GPtrArray         *sources,
                                              const char        *name);
 /* --mask NAME.TABLE:COLUMN for a --db NAME. */
@@ -102,7 +111,8 @@ int          assay_cli_inspect_db           (const char        *url,
                                              const char        *tables,
                                              gboolean           json,
                                              int                model_chars,
-                                             gboolean           schema_only);
+                                             gboolean           schema_only,
+                                             gboolean           accept_risk);
 
 /* fprintf for text that carries what came from outside (the model, the sandbox, a session
  * record, a server): the whole line is written without terminal escapes (OSC 52 clipboard,

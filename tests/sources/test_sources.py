@@ -298,6 +298,83 @@ def ask(target, responses, extra=(), env_extra=None, url=None, user="reader", qu
                     extra_args=["--db", "shop=" + (url or target.url(user))] + list(extra))
 
 
+# Logins that can do more than read, each with the power the server names, and how it got it.
+PRIVILEGED = {
+    "postgresql": [
+        ("boss", "CREATE ROLE boss LOGIN SUPERUSER PASSWORD '%s'", "superuser"),
+        ("signaller", "CREATE ROLE ops NOLOGIN; GRANT pg_signal_backend TO ops; "
+                      "CREATE ROLE signaller LOGIN PASSWORD '%s' IN ROLE ops", "member of pg_signal_backend"),
+        ("filer", "CREATE ROLE filer LOGIN PASSWORD '%s' IN ROLE pg_read_server_files",
+         "member of pg_read_server_files"),
+        ("heir", "CREATE ROLE heir LOGIN PASSWORD '%s' IN ROLE boss", "member of boss"),
+    ],
+    "mariadb": [
+        ("filer", "CREATE USER 'filer'@'%%' IDENTIFIED BY '%s'; GRANT FILE ON *.* TO 'filer'@'%%'; "
+                  "GRANT SELECT ON shop.* TO 'filer'@'%%'", "FILE"),
+        ("watcher", "CREATE USER 'watcher'@'%%' IDENTIFIED BY '%s'; GRANT PROCESS ON *.* TO 'watcher'@'%%'; "
+                    "GRANT SELECT ON shop.* TO 'watcher'@'%%'",
+         "PROCESS"),
+        ("everyreader", "CREATE USER 'everyreader'@'%%' IDENTIFIED BY '%s'; "
+                        "GRANT SELECT ON *.* TO 'everyreader'@'%%'", "SELECT"),
+        ("roled", "CREATE ROLE filing; GRANT FILE ON *.* TO filing; "
+                  "CREATE USER 'roled'@'%%' IDENTIFIED BY '%s'; GRANT filing TO 'roled'@'%%'; "
+                  "SET DEFAULT ROLE filing FOR 'roled'@'%%'; GRANT SELECT ON shop.* TO 'roled'@'%%'", "FILE"),
+    ],
+}
+
+
+def check_privileged_logins(target):
+    """Each login that can do more than read is refused when it connects, naming what it can
+    do; --accept-risk lets it in and the record keeps the acceptance under the analyst's seal;
+    run again honours the seal and refuses a record whose acceptance was edited."""
+    password = "Pr1v-S3cret-pw"
+    for user, sql, power in PRIVILEGED[KIND]:
+        target.scalar(sql % password)
+    env = target.env(password=password)
+    for user, _, power in PRIVILEGED[KIND]:
+        r = cli(["inspect", "--db", target.url(user)], env)
+        report(r.returncode == 7 and "can do more than read" in r.stderr and power in r.stderr
+               and password not in r.stdout + r.stderr,
+               "inspect --db as %s: refused, naming “%s”" % (user, power), r.stdout[-2000:] + r.stderr)
+    r = cli(["inspect", "--db", target.url(PRIVILEGED[KIND][0][0]), "--accept-risk"], env)
+    report(r.returncode == 0 and "- orders (table" in r.stdout, "inspect --db --accept-risk: the login is used",
+           r.stdout[-2000:] + r.stderr)
+    r = cli(["inspect", "--db", target.url()], target.env())
+    report(r.returncode == 0 and "can do more" not in r.stderr, "a login that only reads connects as before",
+           r.stderr)
+
+    user, _, power = PRIVILEGED[KIND][0]
+    refused = ask(target, [turn(sql_call("SELECT count(*) AS n FROM orders", "n")), answer("Counted.")],
+                  env_extra=env, url=target.url(user))
+    report(refused.rc == 7 and "can do more than read" in refused.err and not refused.chat_requests(),
+           "ask --db with a privileged login: refused before anything goes to the model, exit 7",
+           refused.detail())
+    accepted = ask(target, [turn(sql_call("SELECT count(*) AS n FROM orders", "n")), answer("Counted.")],
+                   env_extra=env, url=target.url(user), extra=["--db-accept-risk", "shop"])
+    record = session_record(accepted)
+    risk = (record.get("sources") or [{}])[0].get("accepted_risk") or {}
+    report(accepted.rc == 0 and [c["status"] for c in accepted.cells()] == ["ok"] and "risk accepted" in accepted.err
+           and power in accepted.err and power in risk.get("powers", "") and len(risk.get("seal", "")) == 64,
+           "ask --db-accept-risk: the login is used, said on stderr, the acceptance recorded and sealed",
+           json.dumps(risk) + accepted.detail())
+
+    session_dir = os.path.join(accepted.workdir, "session")
+    again = cli(["rerun", "--backend", "bwrap", "--out", os.path.join(accepted.workdir, "again"), session_dir], env)
+    report(again.returncode == 0 and "risk accepted" in again.stderr,
+           "run again: the recorded acceptance lets the same login in", again.stdout[-2000:] + again.stderr)
+    # Someone edits what was accepted: the seal no longer matches, the login is refused.
+    path = os.path.join(session_dir, "session.json")
+    edited = json.load(open(path))
+    edited["sources"][0]["accepted_risk"]["powers"] = power + ", everything"
+    json.dump(edited, open(path, "w"))
+    tampered = cli(["rerun", "--backend", "bwrap", "--out", os.path.join(accepted.workdir, "tampered"),
+                    session_dir], env)
+    report(tampered.returncode == 9 and "can do more than read" in tampered.stderr
+           and not os.path.exists(os.path.join(accepted.workdir, "tampered", "queries")),
+           "run again with an edited acceptance: the login is refused, nothing is queried",
+           tampered.stdout[-2000:] + tampered.stderr)
+
+
 target = {"postgresql": Postgres, "mariadb": MariaDB, "sqlite": SQLite}[KIND]()
 try:
     # ---- inspect --db -----------------------------------------------------------------------
@@ -555,6 +632,10 @@ try:
     report(r.rc == 0 and len(refused) == len(calls) and str(locks).strip() == "0",
            "functions refused however spelled: schema-qualified, quoted, in Unicode escapes; no lock is held",
            "locks: %s\n" % locks + "\n---\n".join(tools) + r.detail())
+
+    # ---- logins that can do more than read (issue 33) --------------------------------------------
+    if KIND != "sqlite":
+        check_privileged_logins(target)
 
     # ---- the statement timeout and the row cap -----------------------------------------------
     began = time.monotonic()

@@ -307,8 +307,7 @@ assay_conversation_add_source (AssayConversation  *self,
 
   /* In the record at once (without a password, and without a description until the next
    * question makes one under the session's mode); the agent gets it then. */
-  assay_session_add_source (self->session, name, assay_source_kind_to_string (assay_source_get_kind (source)),
-                            assay_source_get_display_url (source), assay_source_get_tables (source), NULL);
+  assay_session_record_source (self->session, source, NULL);
   assay_conversation_save (self);
   /* Tested by the dialog, so this returns at once; a source from elsewhere connects now. */
   assay_conversation_open_connection (self, connection);

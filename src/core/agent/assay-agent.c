@@ -2523,9 +2523,7 @@ assay_agent_add_source (AssayAgent  *self,
   entry->source = g_object_ref (source);
   g_free (entry->description);
   entry->description = g_strdup (description);
-  assay_session_add_source (self->session, assay_source_get_name (source),
-                            assay_source_kind_to_string (assay_source_get_kind (source)),
-                            assay_source_get_display_url (source), assay_source_get_tables (source), description);
+  assay_session_record_source (self->session, source, description);
   assay_agent_save (self);
 }
 

@@ -1084,6 +1084,9 @@ assay_rerun_prepared_cb (GObject      *source,
 
       assay_session_add_source (run->session, old->name, old->kind, old->url,
                                 (const char * const *) old->tables, old->description);
+      /* The analyst's acceptance carries over only under their own seal. */
+      if (assay_session_source_risk_accepted (old))
+        assay_session_set_source_risk (run->session, old->name, old->accepted_risk, NULL);
     }
   {
     g_autofree char *artifacts = assay_session_get_artifact_dir (run->session);

@@ -179,13 +179,80 @@ assay_approval_seal (AssaySessionCell  *cell,
   return TRUE;
 }
 
+static gboolean
+assay_approval_same (const char *mac,
+                     const char *seal)
+{
+  guchar diff = 0;
+
+  if (seal == NULL || strlen (seal) != 64)
+    return FALSE;
+  /* In constant time. */
+  for (guint i = 0; i < 64; i++)
+    diff |= (guchar) (mac[i] ^ seal[i]);
+  return diff == 0;
+}
+
+static char *
+assay_approval_mac_fields (const char         *kind,
+                           const char * const *fields,
+                           const guchar        key[KEY_BYTES])
+{
+  g_autoptr(GHmac) hmac = g_hmac_new (G_CHECKSUM_SHA256, key, KEY_BYTES);
+
+  g_hmac_update (hmac, (const guchar *) "assay-decision-1", sizeof "assay-decision-1");
+  g_hmac_update (hmac, (const guchar *) kind, strlen (kind) + 1);
+  for (guint i = 0; fields[i] != NULL; i++)
+    g_hmac_update (hmac, (const guchar *) fields[i], strlen (fields[i]) + 1);
+  return g_strdup (g_hmac_get_string (hmac));
+}
+
+char *
+assay_approval_seal_fields (const char          *kind,
+                            const char * const  *fields,
+                            GError             **error)
+{
+  guchar key[KEY_BYTES];
+  char *mac;
+
+  g_return_val_if_fail (kind != NULL && fields != NULL, NULL);
+
+  if (!assay_approval_key (key, error))
+    return NULL;
+  mac = assay_approval_mac_fields (kind, fields, key);
+  memset (key, 0, sizeof key);
+  return mac;
+}
+
+gboolean
+assay_approval_check_fields (const char         *kind,
+                             const char * const *fields,
+                             const char         *seal)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *mac = NULL;
+  guchar key[KEY_BYTES];
+
+  g_return_val_if_fail (kind != NULL && fields != NULL, FALSE);
+
+  if (seal == NULL || strlen (seal) != 64)
+    return FALSE;
+  if (!assay_approval_key (key, &error))
+    {
+      g_debug ("%s", error->message);
+      return FALSE;
+    }
+  mac = assay_approval_mac_fields (kind, fields, key);
+  memset (key, 0, sizeof key);
+  return assay_approval_same (mac, seal);
+}
+
 gboolean
 assay_approval_check (const AssaySessionCell *cell)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *mac = NULL;
   guchar key[KEY_BYTES];
-  gboolean same;
 
   g_return_val_if_fail (cell != NULL, FALSE);
 
@@ -198,14 +265,5 @@ assay_approval_check (const AssaySessionCell *cell)
     }
   mac = assay_approval_mac (cell, key);
   memset (key, 0, sizeof key);
-  /* In constant time. */
-  same = TRUE;
-  {
-    guchar diff = 0;
-
-    for (guint i = 0; i < 64; i++)
-      diff |= (guchar) (mac[i] ^ cell->approval[i]);
-    same = diff == 0;
-  }
-  return same;
+  return assay_approval_same (mac, cell->approval);
 }

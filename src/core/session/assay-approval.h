@@ -23,4 +23,13 @@ gboolean assay_approval_seal   (AssaySessionCell        *cell,
 /* Whether CELL's seal is this user's seal of its code as it is now. */
 gboolean assay_approval_check  (const AssaySessionCell  *cell);
 
+/* The same seal for another of the analyst's decisions, a list of texts (KIND names what is
+ * decided, e.g. "accept-risk"; FIELDS the texts it covers, NULL-terminated). */
+char    *assay_approval_seal_fields  (const char               *kind,
+                                      const char * const       *fields,
+                                      GError                  **error);
+gboolean assay_approval_check_fields (const char               *kind,
+                                      const char * const       *fields,
+                                      const char               *seal);
+
 G_END_DECLS

@@ -19,11 +19,13 @@
 #include "assay-kernel-session.h"
 #include "assay-sqlite-file.h"
 #include "assay-session.h"
+#include "assay-approval.h"
 #include "assay-session-path.h"
 #include "assay-usage.h"
 #include "assay-data-text.h"
 #include "assay-json.h"
 #include "assay-session-outline.h"
+#include "assay-source.h"
 #include "assay-source-url.h"
 
 struct _AssaySession
@@ -218,6 +220,8 @@ assay_session_source_free (gpointer data)
   g_free (source->url);
   g_strfreev (source->tables);
   g_free (source->description);
+  g_free (source->accepted_risk);
+  g_free (source->risk_seal);
   g_free (source);
 }
 
@@ -501,6 +505,14 @@ assay_session_to_json (AssaySession *self)
               json_object_set_array_member (item, "tables", tables);
             }
           assay_session_set_optional_string (item, "description", source->description);
+          if (source->accepted_risk != NULL && source->risk_seal != NULL)
+            {
+              JsonObject *risk = json_object_new ();
+
+              json_object_set_string_member (risk, "powers", source->accepted_risk);
+              json_object_set_string_member (risk, "seal", source->risk_seal);
+              json_object_set_object_member (item, "accepted_risk", risk);
+            }
           json_array_add_object_element (sources, item);
         }
       json_object_set_array_member (object, "sources", sources);
@@ -1044,6 +1056,8 @@ assay_session_load_record (const char    *dir,
     for (guint i = 0; i < json_array_get_length (array) && i < 64; i++)
       {
         JsonNode *item = json_array_get_element (array, i);
+        AssaySessionSource *source;
+        JsonObject *risk;
         JsonArray *tables;
         g_autoptr(GPtrArray) names = g_ptr_array_new ();
 
@@ -1060,12 +1074,18 @@ assay_session_load_record (const char    *dir,
                 g_ptr_array_add (names, (gpointer) json_node_get_string (table));
             }
         g_ptr_array_add (names, NULL);
-        assay_session_add_source (self,
+        source = (AssaySessionSource *) assay_session_add_source (self,
                                   assay_json_get_string (json_node_get_object (item), "name"),
                                   assay_json_get_string (json_node_get_object (item), "kind"),
                                   assay_json_get_string (json_node_get_object (item), "url"),
                                   names->len > 1 ? (const char * const *) names->pdata : NULL,
                                   assay_json_get_string (json_node_get_object (item), "description"));
+        if ((risk = assay_json_get_object (json_node_get_object (item), "accepted_risk")) != NULL &&
+            assay_json_get_string (risk, "powers") != NULL && assay_json_get_string (risk, "seal") != NULL)
+          {
+            source->accepted_risk = g_strndup (assay_json_get_string (risk, "powers"), 1024);
+            source->risk_seal = g_strndup (assay_json_get_string (risk, "seal"), 64);
+          }
       }
 
   node = json_object_get_member (root, "finished");
@@ -1767,6 +1787,95 @@ assay_session_add_source (AssaySession       *self,
   g_free (source->description);
   source->description = g_strdup (description);
   return source;
+}
+
+gboolean
+assay_session_set_source_risk (AssaySession  *self,
+                               const char    *name,
+                               const char    *powers,
+                               GError       **error)
+{
+  AssaySessionSource *source = NULL;
+  g_autofree char *seal = NULL;
+
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), FALSE);
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  for (guint i = 0; i < self->sources->len && source == NULL; i++)
+    if (g_str_equal (((AssaySessionSource *) g_ptr_array_index (self->sources, i))->name, name))
+      source = g_ptr_array_index (self->sources, i);
+  if (source == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("The session has no database named %s"), name);
+      return FALSE;
+    }
+  if (powers != NULL)
+    {
+      const char *fields[] = { source->name, source->url, powers, NULL };
+
+      seal = assay_approval_seal_fields ("accept-risk", fields, error);
+      if (seal == NULL)
+        return FALSE;
+    }
+  g_free (source->accepted_risk);
+  source->accepted_risk = g_strdup (powers);
+  g_free (source->risk_seal);
+  source->risk_seal = g_steal_pointer (&seal);
+  return TRUE;
+}
+
+const AssaySessionSource *
+assay_session_record_source (AssaySession *self,
+                             AssaySource  *source,
+                             const char   *description)
+{
+  const AssaySessionSource *recorded;
+  g_autofree char *powers = NULL;
+
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), NULL);
+  g_return_val_if_fail (ASSAY_IS_SOURCE (source), NULL);
+
+  recorded = assay_session_add_source (self, assay_source_get_name (source),
+                                       assay_source_kind_to_string (assay_source_get_kind (source)),
+                                       assay_source_get_display_url (source), assay_source_get_tables (source),
+                                       description);
+  /* Powers are read when it connects; a source with powers connected only as accepted. */
+  powers = assay_source_dup_powers (source);
+  if (powers != NULL)
+    {
+      g_autoptr(GError) error = NULL;
+
+      if (!assay_session_set_source_risk (self, recorded->name, powers, &error))
+        g_warning ("%s", error->message);
+    }
+  return recorded;
+}
+
+void
+assay_session_source_apply_risk (const AssaySessionSource *recorded,
+                                 AssaySource              *source)
+{
+  g_return_if_fail (recorded != NULL);
+  g_return_if_fail (ASSAY_IS_SOURCE (source));
+
+  if (assay_session_source_risk_accepted (recorded))
+    assay_source_set_accepted_powers (source, recorded->accepted_risk);
+}
+
+gboolean
+assay_session_source_risk_accepted (const AssaySessionSource *source)
+{
+  const char *fields[4];
+
+  g_return_val_if_fail (source != NULL, FALSE);
+
+  if (source->accepted_risk == NULL || source->risk_seal == NULL)
+    return FALSE;
+  fields[0] = source->name;
+  fields[1] = source->url;
+  fields[2] = source->accepted_risk;
+  fields[3] = NULL;
+  return assay_approval_check_fields ("accept-risk", fields, source->risk_seal);
 }
 
 gboolean

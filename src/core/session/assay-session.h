@@ -59,6 +59,11 @@ typedef struct
   char  *url;          /* the connection URL without its password */
   char **tables;       /* the tables and views the analyst picked; NULL: all */
   char  *description;  /* what the model was told of its schema; may be NULL */
+  /* The analyst let a login that can do more than read connect: its powers as the server
+   * named them, and the analyst's seal over name, URL and powers (assay-approval.h); NULL:
+   * not accepted. */
+  char  *accepted_risk;
+  char  *risk_seal;
 } AssaySessionSource;
 
 /* Where sessions live by default: $XDG_DATA_HOME/assay/sessions. */
@@ -153,6 +158,24 @@ const AssaySessionSource *assay_session_add_source (AssaySession       *self,
                                                     const char         *url,
                                                     const char * const *tables,
                                                     const char         *description);
+/* Records that the analyst accepted the risk of database NAME's login, which can do POWERS
+ * (assay_source_dup_powers ()), sealed with their key; NULL POWERS forgets it. FALSE, with
+ * ERROR, when NAME is not recorded or the key cannot be read. */
+gboolean       assay_session_set_source_risk    (AssaySession       *self,
+                                                 const char         *name,
+                                                 const char         *powers,
+                                                 GError            **error);
+/* Records the live SOURCE (assay_session_add_source ()) and, once it has connected with
+ * powers beyond reading that the analyst accepted, that risk (sealed). */
+const AssaySessionSource *assay_session_record_source (AssaySession   *self,
+                                                       AssaySource    *source,
+                                                       const char     *description);
+/* Lets SOURCE connect with the powers RECORDED's analyst accepted, when the seal is theirs. */
+void           assay_session_source_apply_risk  (const AssaySessionSource *recorded,
+                                                 AssaySource              *source);
+/* Whether SOURCE's risk was accepted by this user (its seal is theirs, over what is
+ * recorded now): a session from elsewhere, or edited, accepts nothing. */
+gboolean       assay_session_source_risk_accepted (const AssaySessionSource *source);
 /* Forgets the database NAME (its SQL cells and their cached results stay); FALSE when the
  * session has none of that name. */
 gboolean       assay_session_remove_source      (AssaySession       *self,

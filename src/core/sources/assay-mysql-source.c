@@ -774,6 +774,57 @@ assay_mysql_source_distinct (AssaySource   *source,
   return g_steal_pointer (&values);
 }
 
+/* The privileges of one line of SHOW GRANTS that grants on *.* ("GRANT FILE, PROCESS ON *.*
+ * TO …"), USAGE (no privilege) left out; the rest of the line (which may hold a password
+ * hash) is never kept. */
+static void
+add_global_grants (GPtrArray  *powers,
+                   const char *line)
+{
+  const char *on = strstr (line, " ON *.* TO ");
+  g_autofree char *list = NULL;
+  g_auto(GStrv) parts = NULL;
+
+  if (!g_str_has_prefix (line, "GRANT ") || on == NULL)
+    return;
+  list = g_strndup (line + strlen ("GRANT "), on - line - strlen ("GRANT "));
+  parts = g_strsplit (list, ",", -1);
+  for (guint i = 0; parts[i] != NULL && powers->len < 32; i++)
+    {
+      const char *power = g_strstrip (parts[i]);
+
+      if (*power != '\0' && g_ascii_strcasecmp (power, "USAGE") != 0)
+        g_ptr_array_add (powers, g_strndup (power, 64));
+    }
+  if (strstr (on, " WITH GRANT OPTION") != NULL && powers->len < 32)
+    g_ptr_array_add (powers, g_strdup ("GRANT OPTION"));
+}
+
+/* Any privilege on *.* (FILE, SUPER, PROCESS, SELECT on every database …), the user's own
+ * and its active roles'. */
+static GPtrArray *
+assay_mysql_source_powers (AssaySource   *source,
+                           GCancellable  *cancellable,
+                           GError       **error)
+{
+  AssayMysqlSource *self = ASSAY_MYSQL_SOURCE (source);
+  GPtrArray *powers;
+  MYSQL_RES *res;
+  MYSQL_ROW row;
+
+  if (mysql_query (self->conn, "SHOW GRANTS") != 0 || (res = mysql_store_result (self->conn)) == NULL)
+    {
+      set_query_error (self, 0, NULL, error);
+      return NULL;
+    }
+  powers = g_ptr_array_new_with_free_func (g_free);
+  while ((row = mysql_fetch_row (res)) != NULL)
+    if (row[0] != NULL)
+      add_global_grants (powers, row[0]);
+  mysql_free_result (res);
+  return powers;
+}
+
 static void
 assay_mysql_source_finalize (GObject *object)
 {
@@ -796,6 +847,7 @@ assay_mysql_source_class_init (AssayMysqlSourceClass *klass)
   source_class->query = assay_mysql_source_query;
   source_class->distinct = assay_mysql_source_distinct;
   source_class->interrupt = assay_mysql_source_interrupt;
+  source_class->powers = assay_mysql_source_powers;
 }
 
 static void

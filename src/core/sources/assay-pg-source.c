@@ -898,6 +898,40 @@ assay_pg_source_distinct (AssaySource   *source,
   return error != NULL && *error != NULL ? NULL : g_steal_pointer (&values);
 }
 
+/* Superuser (also as a member of a superuser role), and the predefined roles that reach the
+ * server's files, programs and other sessions, also through roles in between. */
+static const char powers_sql[] =
+  "SELECT 'superuser' FROM pg_catalog.pg_roles WHERE rolname = current_user AND rolsuper "
+  "UNION ALL "
+  "SELECT 'member of ' || quote_ident (g.rolname) FROM pg_catalog.pg_roles g "
+  "WHERE g.rolname <> current_user AND (g.rolsuper OR g.rolname IN ('pg_read_server_files', "
+  "'pg_write_server_files', 'pg_execute_server_program', 'pg_signal_backend')) "
+  "AND pg_catalog.pg_has_role (current_user, g.oid, 'MEMBER') "
+  "AND NOT EXISTS (SELECT FROM pg_catalog.pg_roles s WHERE s.rolname = current_user AND s.rolsuper) "
+  "ORDER BY 1";
+
+static GPtrArray *
+assay_pg_source_powers (AssaySource   *source,
+                        GCancellable  *cancellable,
+                        GError       **error)
+{
+  AssayPgSource *self = ASSAY_PG_SOURCE (source);
+  PGresult *res = PQexec (self->conn, powers_sql);
+  GPtrArray *powers;
+
+  if (PQresultStatus (res) != PGRES_TUPLES_OK)
+    {
+      set_query_error (self, res, 0, 0, NULL, error);
+      PQclear (res);
+      return NULL;
+    }
+  powers = g_ptr_array_new_with_free_func (g_free);
+  for (int i = 0; i < PQntuples (res) && i < 32; i++)
+    g_ptr_array_add (powers, g_strndup (PQgetvalue (res, i, 0), 200));
+  PQclear (res);
+  return powers;
+}
+
 static void
 assay_pg_source_finalize (GObject *object)
 {
@@ -920,6 +954,7 @@ assay_pg_source_class_init (AssayPgSourceClass *klass)
   source_class->query = assay_pg_source_query;
   source_class->distinct = assay_pg_source_distinct;
   source_class->interrupt = assay_pg_source_interrupt;
+  source_class->powers = assay_pg_source_powers;
 }
 
 static void

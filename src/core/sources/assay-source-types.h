@@ -26,6 +26,8 @@ typedef enum
   ASSAY_SOURCE_ERROR_TIMEOUT,       /* the statement timeout came first */
   ASSAY_SOURCE_ERROR_TOO_LARGE,     /* more rows or bytes than the caps */
   ASSAY_SOURCE_ERROR_NOT_FOUND,     /* a table the analyst named is not there */
+  ASSAY_SOURCE_ERROR_PRIVILEGED,    /* the login can do more than read, and the analyst has not
+                                     * accepted the risk (assay_source_set_accept_risk ()) */
 } AssaySourceError;
 
 /* Which server a connection talks to. */

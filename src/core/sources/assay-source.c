@@ -23,6 +23,10 @@ typedef struct
   AssayQueryLimits   limits;
   AssaySqlSyntax     syntax;
   char              *server;
+  char              *powers;     /* joined; NULL: none, or not read yet */
+  gboolean           powers_read;
+  gboolean           accept_risk;
+  char              *accepted_powers;
   GMutex             lock;       /* held by the worker using the backend */
 } AssaySourcePrivate;
 
@@ -73,6 +77,8 @@ assay_source_finalize (GObject *object)
   g_free (priv->password);
   g_strfreev (priv->tables);
   g_free (priv->server);
+  g_free (priv->powers);
+  g_free (priv->accepted_powers);
   g_mutex_clear (&priv->lock);
   G_OBJECT_CLASS (assay_source_parent_class)->finalize (object);
 }
@@ -439,6 +445,133 @@ assay_source_redact_error (AssaySource  *self,
   error->message = redacted;
 }
 
+void
+assay_source_set_accept_risk (AssaySource *self,
+                              gboolean     accept)
+{
+  AssaySourcePrivate *priv;
+
+  g_return_if_fail (ASSAY_IS_SOURCE (self));
+  priv = PRIV (self);
+  g_mutex_lock (&priv->lock);
+  priv->accept_risk = !!accept;
+  g_mutex_unlock (&priv->lock);
+}
+
+gboolean
+assay_source_get_accept_risk (AssaySource *self)
+{
+  g_return_val_if_fail (ASSAY_IS_SOURCE (self), FALSE);
+  return PRIV (self)->accept_risk;
+}
+
+void
+assay_source_set_accepted_powers (AssaySource *self,
+                                  const char  *powers)
+{
+  AssaySourcePrivate *priv;
+
+  g_return_if_fail (ASSAY_IS_SOURCE (self));
+  priv = PRIV (self);
+  g_mutex_lock (&priv->lock);
+  g_free (priv->accepted_powers);
+  priv->accepted_powers = g_strdup (powers);
+  g_mutex_unlock (&priv->lock);
+}
+
+/* The powers of POWERS that ACCEPTED does not name, joined; NULL when none. */
+static char *
+assay_source_new_powers (GPtrArray  *powers,
+                         const char *accepted)
+{
+  g_auto(GStrv) known = g_strsplit (accepted != NULL ? accepted : "", ", ", -1);
+  g_autoptr(GPtrArray) unknown = g_ptr_array_new ();
+
+  for (guint i = 0; i < powers->len; i++)
+    if (!g_strv_contains ((const char * const *) known, g_ptr_array_index (powers, i)))
+      g_ptr_array_add (unknown, g_ptr_array_index (powers, i));
+  if (unknown->len == 0)
+    return NULL;
+  g_ptr_array_add (unknown, NULL);
+  return g_strjoinv (", ", (char **) unknown->pdata);
+}
+
+char *
+assay_source_dup_powers (AssaySource *self)
+{
+  AssaySourcePrivate *priv;
+  char *powers;
+
+  g_return_val_if_fail (ASSAY_IS_SOURCE (self), NULL);
+  priv = PRIV (self);
+  g_mutex_lock (&priv->lock);
+  powers = g_strdup (priv->powers);
+  g_mutex_unlock (&priv->lock);
+  return powers;
+}
+
+/* Reads the login's powers once per connection (the lock is held); FALSE when it may not be
+ * used. */
+static gboolean
+assay_source_check_powers (AssaySource   *self,
+                           GCancellable  *cancellable,
+                           GError       **error)
+{
+  AssaySourceClass *klass = ASSAY_SOURCE_GET_CLASS (self);
+  AssaySourcePrivate *priv = PRIV (self);
+  g_autoptr(GPtrArray) powers = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *unknown = NULL;
+  const char *user = priv->url->user != NULL ? priv->url->user : g_get_user_name ();
+
+  if (priv->powers_read || klass->powers == NULL)
+    return TRUE;
+  powers = klass->powers (self, cancellable, &local_error);
+  if (powers == NULL)
+    {
+      if (priv->accept_risk)
+        {
+          g_clear_pointer (&priv->powers, g_free);
+          /* Translators: what a connection whose risk was accepted can do, when the server
+           * would not say. */
+          priv->powers = g_strdup (_("unknown (the server did not say)"));
+          priv->powers_read = TRUE;
+          return TRUE;
+        }
+      klass->close (self);
+      g_set_error (error, ASSAY_SOURCE_ERROR, ASSAY_SOURCE_ERROR_PRIVILEGED,
+                   _("Cannot tell what the login “%s” may do on this server (%s), so it is not used: "
+                     "connect with a login that only reads, or accept the risk for this connection"),
+                   user, local_error->message);
+      return FALSE;
+    }
+  unknown = priv->accept_risk ? NULL : assay_source_new_powers (powers, priv->accepted_powers);
+  g_clear_pointer (&priv->powers, g_free);
+  if (powers->len > 0)
+    {
+      g_ptr_array_add (powers, NULL);
+      priv->powers = g_strjoinv (", ", (char **) powers->pdata);
+    }
+  if (unknown != NULL)
+    {
+      klass->close (self);
+      if (priv->accepted_powers != NULL)
+        g_set_error (error, ASSAY_SOURCE_ERROR, ASSAY_SOURCE_ERROR_PRIVILEGED,
+                     _("The login “%s” can now do more on this server than the analyst accepted (%s), "
+                       "so it is not used: accept the risk again, or connect with a login that only reads"),
+                     user, unknown);
+      else
+        g_set_error (error, ASSAY_SOURCE_ERROR, ASSAY_SOURCE_ERROR_PRIVILEGED,
+                     _("The login “%s” can do more than read on this server (%s): a read-only "
+                       "transaction does not stop signals, locks or the server's files. Connect with a "
+                       "login that only reads, or accept the risk for this connection"),
+                     user, unknown);
+      return FALSE;
+    }
+  priv->powers_read = TRUE;
+  return TRUE;
+}
+
 static gpointer
 assay_source_run_job (AssaySource   *self,
                       Job           *job,
@@ -453,7 +586,8 @@ assay_source_run_job (AssaySource   *self,
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
   g_mutex_lock (&priv->lock);
-  if (!klass->open (self, cancellable, &local_error))
+  if (!klass->open (self, cancellable, &local_error) ||
+      !assay_source_check_powers (self, cancellable, &local_error))
     goto out;
   switch (job->kind)
     {
@@ -692,5 +826,7 @@ assay_source_close (AssaySource *self)
   priv = PRIV (self);
   g_mutex_lock (&priv->lock);
   ASSAY_SOURCE_GET_CLASS (self)->close (self);
+  /* Another connection may be another login's, or the same one with other grants. */
+  priv->powers_read = FALSE;
   g_mutex_unlock (&priv->lock);
 }

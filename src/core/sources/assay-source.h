@@ -64,6 +64,13 @@ struct _AssaySourceClass
                                       GError                   **error);
   /* From any thread while query runs: asks the server to stop; never blocks. */
   void                  (*interrupt) (AssaySource               *self);
+  /* Run once per connection, after open: what the login can do beyond reading, in the
+   * server's own words ("superuser", "pg_signal_backend", "FILE"), an empty array when
+   * nothing; NULL and ERROR when that cannot be read (the connection is then refused unless
+   * the risk is accepted). NULL: the source has no such powers (SQLite). */
+  GPtrArray            *(*powers)    (AssaySource               *self,
+                                      GCancellable              *cancellable,
+                                      GError                   **error);
 };
 
 /* NAME is how the analyst and the model call it (a Python identifier's letters: it names
@@ -95,6 +102,25 @@ const char          *assay_source_get_server       (AssaySource         *self);
  * libraries, which never print it, but might. */
 char                *assay_source_redact           (AssaySource         *self,
                                                     const char          *text);
+
+/* A login that can do more than read (a superuser; PostgreSQL's pg_read_server_files,
+ * pg_write_server_files, pg_execute_server_program and pg_signal_backend, also through a
+ * role it is a member of; MySQL's and MariaDB's FILE, SUPER, PROCESS or any other privilege
+ * on *.*) is refused when it connects (ASSAY_SOURCE_ERROR_PRIVILEGED, naming the powers):
+ * the read-only transaction does not stop signals, locks, the server's files or a second,
+ * writable connection, and the statement check would be the only wall left. ACCEPT lets
+ * such a login connect; the analyst chose it, and the row that shows the connection says so. */
+void                 assay_source_set_accept_risk  (AssaySource         *self,
+                                                    gboolean             accept);
+gboolean             assay_source_get_accept_risk  (AssaySource         *self);
+/* The risk the analyst accepted earlier, as recorded (POWERS as assay_source_dup_powers ()
+ * said then): a login with those powers or fewer connects, one with more is refused, naming
+ * what is new. NULL: nothing accepted. */
+void                 assay_source_set_accepted_powers (AssaySource      *self,
+                                                       const char       *powers);
+/* Once connected: the login's powers beyond reading, joined with ", " ("superuser",
+ * "pg_signal_backend, FILE"); NULL when it has none or has not connected yet. */
+char                *assay_source_dup_powers       (AssaySource         *self);
 
 /* Connects (a test of the connection); the others connect first when needed. */
 void                 assay_source_open_async       (AssaySource         *self,
