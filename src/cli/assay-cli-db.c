@@ -173,14 +173,8 @@ void
 assay_cli_db_apply_recorded_risk (GPtrArray    *sources,
                                   AssaySession *session)
 {
-  for (guint i = 0; i < assay_session_get_sources (session)->len; i++)
-    {
-      const AssaySessionSource *recorded = g_ptr_array_index (assay_session_get_sources (session), i);
-      AssaySource *source = assay_cli_db_find (sources, recorded->name);
-
-      if (source != NULL && g_strcmp0 (assay_source_get_display_url (source), recorded->url) == 0)
-        assay_session_source_apply_risk (recorded, source);
-    }
+  for (guint i = 0; i < sources->len; i++)
+    assay_session_apply_recorded_risk (session, g_ptr_array_index (sources, i));
 }
 
 AssaySource *

@@ -232,6 +232,17 @@ not_testing (gpointer data)
   return !assay_connect_dialog_get_testing (data);
 }
 
+static AssayConnectDialog *waited_dialog;
+
+/* Not testing, and the status no longer the one given (a test ran since). */
+static gboolean
+dialog_tested (gpointer data)
+{
+  const char *status = assay_connect_dialog_get_status (waited_dialog, NULL);
+
+  return !assay_connect_dialog_get_testing (waited_dialog) && g_strcmp0 (status, data) != 0;
+}
+
 static void
 dialog_test (AssayConnectDialog *dialog)
 {
@@ -497,11 +508,63 @@ test_connect_dialog (void)
   g_assert_nonnull (strstr (status, "SSL"));
   assay_connect_dialog_set_tls (dialog, 0 /* the client's default */);
 
+  /* A login that can do more than read is refused, naming what it can do; the analyst may
+   * accept the risk (a real click), which tests again and connects; taking it back refuses
+   * again. */
+  {
+    g_autofree char *made = db_query ("CREATE ROLE boss LOGIN SUPERUSER PASSWORD 'b0ss-S3cret-pw'");
+    GtkWidget *risk = GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (dialog), ASSAY_TYPE_CONNECT_DIALOG,
+                                                                   "risk_check"));
+
+    g_assert_null (strstr (made, "error"));
+    g_assert_false (gtk_widget_get_visible (risk));
+    set_entry (dialog, "user", "boss");
+    set_entry (dialog, "password", "b0ss-S3cret-pw");
+    dialog_test (dialog);
+    status = assay_connect_dialog_get_status (dialog, &error);
+    g_assert_true (error);
+    g_assert_nonnull (strstr (status, "can do more than read"));
+    g_assert_nonnull (strstr (status, "superuser"));
+    g_assert_false (assay_connect_dialog_get_can_connect (dialog));
+    g_assert_true (gtk_widget_get_visible (risk));
+    gui_spin (200);
+    waited_dialog = dialog;
+    {
+      g_autofree char *before = g_strdup (status);
+
+      gui_click (risk);
+      gui_wait (dialog_tested, before, 30, "the test with the risk accepted");
+    }
+    status = assay_connect_dialog_get_status (dialog, &error);
+    g_assert_false (error);
+    g_assert_nonnull (strstr (status, "Connected to PostgreSQL 15"));
+    g_assert_nonnull (strstr (status, "risk accepted"));
+    g_assert_nonnull (strstr (status, "superuser"));
+    g_assert_true (assay_connect_dialog_get_can_connect (dialog));
+    gui_save_screenshot (GTK_WIDGET (dialog), "connect-dialog-risk.png");
+    {
+      g_autofree char *before = g_strdup (status);
+
+      gui_click (risk);
+      gui_wait (dialog_tested, before, 30, "the test with the risk withdrawn");
+    }
+    status = assay_connect_dialog_get_status (dialog, &error);
+    g_assert_true (error);
+    g_assert_nonnull (strstr (status, "can do more than read"));
+    g_assert_false (assay_connect_dialog_get_can_connect (dialog));
+    set_entry (dialog, "user", "reader");
+    set_entry (dialog, "password", reader_password);
+  }
+
   /* The right one: the server and every table and view the login reads. */
   dialog_test (dialog);
   status = assay_connect_dialog_get_status (dialog, &error);
   g_assert_false (error);
   g_assert_nonnull (strstr (status, "Connected to PostgreSQL 15"));
+  g_assert_null (strstr (status, "risk"));
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (dialog),
+                                                                                     ASSAY_TYPE_CONNECT_DIALOG,
+                                                                                     "risk_check"))));
   tables = assay_connect_dialog_dup_tables (dialog);
   for (const char *const *name = (const char * const[]) { "customers", "orders", "order_items", "products",
                                                           "events", "big_spenders", NULL }; *name; name++)

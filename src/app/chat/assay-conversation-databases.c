@@ -190,6 +190,8 @@ assay_conversation_password_found_cb (GObject      *object,
     }
   assay_source_set_password (source, password);
   assay_source_set_tables (source, assay_connection_get_tables (data->connection));
+  /* A login the analyst let in earlier, under their seal, as long as it can do no more. */
+  assay_session_apply_recorded_risk (self->session, source);
   assay_connection_set_source (data->connection, source);
   assay_conversation_open_connection (self, data->connection);
 

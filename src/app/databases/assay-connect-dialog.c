@@ -47,6 +47,7 @@ struct _AssayConnectDialog
   GtkWidget           *test_button;
   GtkSpinner          *spinner;
   GtkLabel            *status_label;
+  GtkCheckButton      *risk_check;
   AdwPreferencesGroup *tables_group;
   GtkListBox          *tables_list;
 
@@ -329,6 +330,7 @@ assay_connect_dialog_set_status (AssayConnectDialog *self,
                                  gboolean            error)
 {
   self->status_error = error;
+  gtk_widget_remove_css_class (GTK_WIDGET (self->status_label), "warning");
   gtk_label_set_text (self->status_label, text != NULL ? text : "");
   gtk_widget_set_visible (GTK_WIDGET (self->status_label), text != NULL);
   if (error)
@@ -587,6 +589,15 @@ assay_connect_dialog_reveal_cb (GtkWidget     *scroller,
 }
 
 static void
+assay_connect_dialog_reveal (AssayConnectDialog *self)
+{
+  self->reveal_frames = 0;
+  if (self->reveal_tick == 0)
+    self->reveal_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self->scroller), assay_connect_dialog_reveal_cb,
+                                                      self, NULL);
+}
+
+static void
 assay_connect_dialog_described_cb (GObject      *object,
                                    GAsyncResult *result,
                                    gpointer      user_data)
@@ -595,6 +606,7 @@ assay_connect_dialog_described_cb (GObject      *object,
   g_autoptr(AssaySourceSchema) schema = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *text = NULL;
+  g_autofree char *powers = NULL;
   guint n;
 
   schema = assay_source_describe_finish (ASSAY_SOURCE (object), result, &error);
@@ -624,16 +636,28 @@ assay_connect_dialog_described_cb (GObject      *object,
     text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Connected to %s: %u table or view",
                                          "Connected to %s: %u tables and views", n),
                             assay_source_get_server (self->tested), n);
+  powers = assay_source_dup_powers (self->tested);
+  if (powers != NULL)
+    {
+      g_autofree char *plain = g_steal_pointer (&text);
+
+      /* Translators: after "Connected to PostgreSQL 15.4: 7 tables and views"; %s is what the
+       * login can do beyond reading, "superuser". */
+      text = g_strdup_printf (_("%s. This login can do more than read (%s): risk accepted"), plain, powers);
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->risk_check), powers != NULL);
   assay_connect_dialog_set_status (self, text, FALSE);
+  if (powers != NULL)
+    {
+      gtk_widget_remove_css_class (GTK_WIDGET (self->status_label), "success");
+      gtk_widget_add_css_class (GTK_WIDGET (self->status_label), "warning");
+    }
   assay_connect_dialog_show_tables (self, schema);
   assay_connect_dialog_end_test (self);
   /* On to the pick: in sight once the list is laid out. */
   if (self->tables->len > 0)
     gtk_widget_grab_focus (GTK_WIDGET (((TableRow *) g_ptr_array_index (self->tables, 0))->check));
-  self->reveal_frames = 0;
-  if (self->reveal_tick == 0)
-    self->reveal_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self->scroller), assay_connect_dialog_reveal_cb,
-                                                      self, NULL);
+  assay_connect_dialog_reveal (self);
 }
 
 static void
@@ -651,6 +675,12 @@ assay_connect_dialog_opened_cb (GObject      *object,
     {
       /* The server's own words: refused, wrong password, unknown database, TLS. */
       assay_connect_dialog_set_status (self, error->message, TRUE);
+      /* A login that can do more than read: the analyst may still choose it, knowingly. */
+      if (g_error_matches (error, ASSAY_SOURCE_ERROR, ASSAY_SOURCE_ERROR_PRIVILEGED))
+        {
+          gtk_widget_set_visible (GTK_WIDGET (self->risk_check), TRUE);
+          assay_connect_dialog_reveal (self);
+        }
       assay_connect_dialog_end_test (self);
       return;
     }
@@ -711,6 +741,8 @@ assay_connect_dialog_test (AssayConnectDialog *self)
       assay_connect_dialog_set_status (self, error->message, TRUE);
       return;
     }
+  assay_source_set_accept_risk (self->candidate, gtk_widget_get_visible (GTK_WIDGET (self->risk_check)) &&
+                                                gtk_check_button_get_active (self->risk_check));
   self->candidate_url = g_steal_pointer (&url);
   self->candidate_typed = g_strdup (typed);
   self->test_cancellable = g_cancellable_new ();
@@ -727,6 +759,17 @@ assay_connect_dialog_test (AssayConnectDialog *self)
   /* Nothing typed: the keyring's, when this connection has one. */
   assay_keyring_lookup_password_async (assay_source_get_display_url (self->candidate), self->test_cancellable,
                                        assay_connect_dialog_password_found_cb, g_object_ref (self));
+}
+
+/* Accepting the risk tests the connection again with it; withdrawing it forgets the test. */
+static void
+assay_connect_dialog_risk_toggled_cb (AssayConnectDialog *self)
+{
+  if (!gtk_widget_get_visible (GTK_WIDGET (self->risk_check)))
+    return;
+  /* What was tested under the other choice cannot be connected any more. */
+  g_clear_object (&self->tested);
+  assay_connect_dialog_test (self);
 }
 
 static void
@@ -796,6 +839,7 @@ assay_connect_dialog_connect_action (GtkWidget  *widget,
           return;
         }
       assay_source_set_password (source, self->tested_password);
+      assay_source_set_accept_risk (source, assay_source_get_accept_risk (self->tested));
     }
   /* Every table listed picked: all of them, also those made later. */
   assay_source_set_tables (source, all ? NULL : (const char * const *) picked->pdata);
@@ -1004,9 +1048,11 @@ assay_connect_dialog_class_init (AssayConnectDialogClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayConnectDialog, test_button);
   gtk_widget_class_bind_template_child (widget_class, AssayConnectDialog, spinner);
   gtk_widget_class_bind_template_child (widget_class, AssayConnectDialog, status_label);
+  gtk_widget_class_bind_template_child (widget_class, AssayConnectDialog, risk_check);
   gtk_widget_class_bind_template_child (widget_class, AssayConnectDialog, tables_group);
   gtk_widget_class_bind_template_child (widget_class, AssayConnectDialog, tables_list);
   gtk_widget_class_bind_template_callback (widget_class, assay_connect_dialog_url_applied_cb);
+  gtk_widget_class_bind_template_callback (widget_class, assay_connect_dialog_risk_toggled_cb);
 
   gtk_widget_class_install_action (widget_class, "connect.test", NULL, assay_connect_dialog_test_action);
   gtk_widget_class_install_action (widget_class, "connect.connect", NULL, assay_connect_dialog_connect_action);

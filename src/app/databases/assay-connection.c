@@ -235,6 +235,17 @@ assay_connection_dup_status_text (AssayConnection *self)
     case ASSAY_CONNECTION_CONNECTING:
       return g_strdup (_("Connecting…"));
     case ASSAY_CONNECTION_CONNECTED:
+      {
+        g_autofree char *powers = assay_connection_dup_powers (self);
+
+        if (powers != NULL)
+          /* Translators: %s is the server, "PostgreSQL 15.4", then what the login can do
+           * beyond reading: "superuser", "FILE, PROCESS". */
+          return g_strdup_printf (_("Connected to %s in read-only transactions, but this login can do more "
+                                    "than read (%s): risk accepted"),
+                                  assay_connection_get_server (self) != NULL ? assay_connection_get_server (self) : "",
+                                  powers);
+      }
       if (assay_connection_get_server (self) != NULL)
         /* Translators: %s is the server, "PostgreSQL 15.4". */
         return g_strdup_printf (_("Connected to %s, read-only"), assay_connection_get_server (self));
@@ -243,6 +254,13 @@ assay_connection_dup_status_text (AssayConnection *self)
     default:
       return g_strdup (self->message != NULL ? self->message : _("Not connected"));
     }
+}
+
+char *
+assay_connection_dup_powers (AssayConnection *self)
+{
+  g_return_val_if_fail (ASSAY_IS_CONNECTION (self), NULL);
+  return self->source != NULL ? assay_source_dup_powers (self->source) : NULL;
 }
 
 void

@@ -41,6 +41,8 @@ AssaySource         *assay_connection_get_source   (AssayConnection     *self);
  * show a connection and for tests. */
 char                *assay_connection_dup_summary  (AssayConnection     *self);
 char                *assay_connection_dup_status_text (AssayConnection  *self);
+/* What its login can do beyond reading, once connected with the risk accepted; else NULL. */
+char                *assay_connection_dup_powers   (AssayConnection     *self);
 
 /* For the conversation. */
 void                 assay_connection_set_tables   (AssayConnection     *self,

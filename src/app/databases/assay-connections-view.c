@@ -37,17 +37,24 @@ assay_connections_view_update_row (AdwActionRow    *row,
   g_autofree char *summary = assay_connection_dup_summary (connection);
   g_autofree char *status_text = assay_connection_dup_status_text (connection);
   g_autofree char *subtitle = g_strdup_printf ("%s\n%s", summary, status_text);
+  g_autofree char *powers = assay_connection_dup_powers (connection);
+  gboolean risky = status == ASSAY_CONNECTION_CONNECTED && powers != NULL;
 
   adw_action_row_set_subtitle (row, subtitle);
   gtk_widget_set_visible (GTK_WIDGET (parts->spinner), status == ASSAY_CONNECTION_CONNECTING);
   gtk_spinner_set_spinning (parts->spinner, status == ASSAY_CONNECTION_CONNECTING);
   gtk_widget_set_visible (parts->icon, status != ASSAY_CONNECTION_CONNECTING);
-  gtk_image_set_from_icon_name (GTK_IMAGE (parts->icon), status == ASSAY_CONNECTION_CONNECTED
-                                                         ? "assay-network-server-symbolic" : "dialog-error-symbolic");
+  gtk_image_set_from_icon_name (GTK_IMAGE (parts->icon),
+                                status != ASSAY_CONNECTION_CONNECTED ? "dialog-error-symbolic"
+                                : risky ? "dialog-warning-symbolic" : "assay-network-server-symbolic");
   if (status == ASSAY_CONNECTION_FAILED)
     gtk_widget_add_css_class (parts->icon, "error");
   else
     gtk_widget_remove_css_class (parts->icon, "error");
+  if (risky)
+    gtk_widget_add_css_class (parts->icon, "warning");
+  else
+    gtk_widget_remove_css_class (parts->icon, "warning");
   gtk_accessible_update_property (GTK_ACCESSIBLE (parts->icon), GTK_ACCESSIBLE_PROPERTY_LABEL, status_text, -1);
 }
 

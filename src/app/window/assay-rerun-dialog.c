@@ -562,6 +562,7 @@ assay_rerun_dialog_make_sources (AssayRerunDialog  *self,
         return NULL;
       assay_source_set_password (source, row->password);
       assay_source_set_tables (source, (const char * const *) row->tables);
+      assay_session_apply_recorded_risk (self->origin, source);
       g_ptr_array_add (sources, source);
     }
   return g_steal_pointer (&sources);

@@ -1862,6 +1862,23 @@ assay_session_source_apply_risk (const AssaySessionSource *recorded,
     assay_source_set_accepted_powers (source, recorded->accepted_risk);
 }
 
+void
+assay_session_apply_recorded_risk (AssaySession *self,
+                                   AssaySource  *source)
+{
+  g_return_if_fail (ASSAY_IS_SESSION (self));
+  g_return_if_fail (ASSAY_IS_SOURCE (source));
+
+  for (guint i = 0; i < self->sources->len; i++)
+    {
+      const AssaySessionSource *recorded = g_ptr_array_index (self->sources, i);
+
+      if (g_str_equal (recorded->name, assay_source_get_name (source)) &&
+          g_strcmp0 (recorded->url, assay_source_get_display_url (source)) == 0)
+        assay_session_source_apply_risk (recorded, source);
+    }
+}
+
 gboolean
 assay_session_source_risk_accepted (const AssaySessionSource *source)
 {

@@ -173,6 +173,9 @@ const AssaySessionSource *assay_session_record_source (AssaySession   *self,
 /* Lets SOURCE connect with the powers RECORDED's analyst accepted, when the seal is theirs. */
 void           assay_session_source_apply_risk  (const AssaySessionSource *recorded,
                                                  AssaySource              *source);
+/* The same for the database the session recorded under SOURCE's name and URL, if any. */
+void           assay_session_apply_recorded_risk (AssaySession            *self,
+                                                  AssaySource             *source);
 /* Whether SOURCE's risk was accepted by this user (its seal is theirs, over what is
  * recorded now): a session from elsewhere, or edited, accepts nothing. */
 gboolean       assay_session_source_risk_accepted (const AssaySessionSource *source);
