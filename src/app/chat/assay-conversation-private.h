@@ -35,6 +35,7 @@ struct _AssayConversation
   guint                 backend_serial;   /* bumped when the settings change the sandbox */
   gboolean              choosing;         /* a backend is being chosen in a worker */
   gboolean              question_waits;   /* for that choice */
+  GPtrArray            *unsealed;         /* cells changed since approved: the question waits */
   AssaySandboxPool     *pool;             /* a warm sandbox for the next session's first cell */
   gboolean              want_warm;        /* a session got a dataset, or a model was set */
   AssayKernelSession   *kernel;

@@ -302,6 +302,66 @@ assay_conversation_start_hosted (AssayConversation *self)
   return TRUE;
 }
 
+/* Before a new agent restores the session: every cell it would run again is the code the
+ * analyst approved here. Otherwise the question waits for the analyst's word. */
+static gboolean
+assay_conversation_check_sealed (AssayConversation *self)
+{
+  g_autoptr(GPtrArray) cells = assay_session_dup_unsealed_cells (self->session);
+
+  if (cells->len == 0)
+    return TRUE;
+  g_clear_pointer (&self->unsealed, g_ptr_array_unref);
+  self->unsealed = g_ptr_array_ref (cells);
+  g_signal_emit_by_name (self, "unsealed-cells", cells);
+  return FALSE;
+}
+
+gboolean
+assay_conversation_get_awaiting_approval (AssayConversation *self)
+{
+  g_return_val_if_fail (ASSAY_IS_CONVERSATION (self), FALSE);
+  return self->unsealed != NULL;
+}
+
+static void assay_conversation_start_question (AssayConversation *self);
+
+void
+assay_conversation_approve_unsealed (AssayConversation *self,
+                                     gboolean           approve)
+{
+  g_autoptr(GPtrArray) cells = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) names = g_string_new (NULL);
+
+  g_return_if_fail (ASSAY_IS_CONVERSATION (self));
+
+  if (self->unsealed == NULL)
+    return;
+  cells = g_steal_pointer (&self->unsealed);
+  if (approve && assay_session_approve_cells (self->session, cells, &error))
+    {
+      assay_conversation_start_question (self);
+      return;
+    }
+  for (guint i = 0; i < cells->len; i++)
+    g_string_append_printf (names, "%s%s", i > 0 ? ", " : "", ((AssaySessionCell *) g_ptr_array_index (cells, i))->id);
+  if (error != NULL)
+    {
+      g_autofree char *text = g_strdup_printf (_("The cells could not be approved: %s"), error->message);
+
+      assay_conversation_fail_question (self, ASSAY_AGENT_SANDBOX_ERROR, text);
+    }
+  else
+    {
+      /* Translators: %s lists cells, "c2, c5". */
+      g_autofree char *text = g_strdup_printf (_("Nothing ran: the code of %s is not the code approved here, and it "
+                                                 "was not approved again."), names->str);
+
+      assay_conversation_fail_question (self, ASSAY_AGENT_SANDBOX_ERROR, text);
+    }
+}
+
 static void
 assay_conversation_start_question (AssayConversation *self)
 {
@@ -320,6 +380,8 @@ assay_conversation_start_question (AssayConversation *self)
                                           "go on with it there, or start a new session."));
       return;
     }
+  else if (self->agent == NULL && !assay_conversation_check_sealed (self))
+    return;
   else if (self->agent == NULL)
     {
       g_autofree char *artifact_dir = assay_session_get_artifact_dir (self->session);
@@ -775,6 +837,13 @@ assay_conversation_stop (AssayConversation *self)
   g_return_if_fail (ASSAY_IS_CONVERSATION (self));
   if (!self->busy)
     return;
+  /* Waiting for the analyst to approve changed code again: nothing ran. */
+  if (self->unsealed != NULL)
+    {
+      g_clear_pointer (&self->unsealed, g_ptr_array_unref);
+      assay_conversation_fail_question (self, ASSAY_AGENT_CANCELLED, _("Stopped."));
+      return;
+    }
   /* Still waiting for a database of the session to connect: nothing was sent yet. */
   if (self->question_waits_connections)
     {

@@ -35,7 +35,7 @@ enum
 };
 static GParamSpec *properties[N_PROPS];
 
-enum { ASKED, FINISHED, NEEDS_MODEL, RESPONDED, ERROR, PRIVACY_CHANGED, REWRITTEN, N_SIGNALS };
+enum { ASKED, FINISHED, NEEDS_MODEL, RESPONDED, ERROR, PRIVACY_CHANGED, REWRITTEN, UNSEALED_CELLS, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 /* A report has something to say once a question was answered or a cell finished. */
@@ -677,6 +677,7 @@ assay_conversation_dispose (GObject *object)
   if (self->settings != NULL)
     g_signal_handlers_disconnect_by_data (self->settings, self);
   assay_conversation_finish_closing (self);
+  g_clear_pointer (&self->unsealed, g_ptr_array_unref);
   g_clear_object (&self->artifacts);
   g_clear_object (&self->session);
   g_clear_object (&self->provider);
@@ -764,6 +765,8 @@ assay_conversation_class_init (AssayConversationClass *klass)
   /* A run's summary as the model rewrote it (assay_conversation_rewrite), kept in the session. */
   signals[REWRITTEN] = g_signal_new ("rewritten", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                      G_TYPE_NONE, 1, G_TYPE_STRING);
+  signals[UNSEALED_CELLS] = g_signal_new ("unsealed-cells", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                          G_TYPE_NONE, 1, G_TYPE_PTR_ARRAY);
 }
 
 static void

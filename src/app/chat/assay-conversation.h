@@ -118,6 +118,13 @@ gboolean           assay_conversation_ask              (AssayConversation  *self
  * the backend and the masker as for a question; no ::asked. FALSE while busy, or when the
  * session is no run again or has no summary. */
 gboolean           assay_conversation_rewrite          (AssayConversation  *self);
+/* A question on an opened session whose approved code was changed since (its seal no longer
+ * matches, assay-approval.h) waits, busy, after ::unsealed-cells (a GPtrArray of the
+ * session's AssaySessionCell): APPROVE seals them as the analyst's and the question goes on;
+ * otherwise it ends with the reason, and nothing runs. */
+void               assay_conversation_approve_unsealed (AssayConversation  *self,
+                                                        gboolean            approve);
+gboolean           assay_conversation_get_awaiting_approval (AssayConversation *self);
 /* Why the last question stopped at the model server, or NULL ("server-problem"). */
 const char        *assay_conversation_get_server_problem (AssayConversation *self);
 /* After a question stopped at the model server: the question goes on from where it stopped

@@ -83,6 +83,7 @@ struct _AssayWindow
   AssaySendSessionDialog *send_dialog;       /* shown, or NULL */
   gboolean                send_dialog_dropped; /* closed by the window, not answered */
   AdwMessageDialog       *hosted_dialog;     /* "Run This Session's Code on OpenAI?", or NULL */
+  AdwMessageDialog       *approval_dialog;   /* "Approve Changed Code?", or NULL */
   gboolean                send_when_confirmed; /* win.send waits for the answer */
 
   GtkWindow              *connect_dialog;      /* "Connect to a Database", while shown */
@@ -135,6 +136,8 @@ void          assay_window_set_privacy_mode_name (AssayWindow     *self,
 
 /* assay-window-destination.c */
 void          assay_window_init_destination    (AssayWindow       *self);
+/* assay-window-approval.c: code changed since approved is read and approved again. */
+void          assay_window_init_approval       (AssayWindow       *self);
 /* Before a question: TRUE when the model setting's move to a server elsewhere waits for the
  * analyst (who is asked now; the question goes once they say Send). */
 gboolean      assay_window_destination_holds_send (AssayWindow    *self);
@@ -182,5 +185,6 @@ AssayDestinationButton *assay_window_get_destination_button (AssayWindow *self);
 AdwMessageDialog       *assay_window_get_send_dialog        (AssayWindow *self);
 /* The statement asked before a session's code runs on OpenAI (or why it cannot), or NULL. */
 AdwMessageDialog       *assay_window_get_hosted_dialog      (AssayWindow *self);
+AdwMessageDialog       *assay_window_get_approval_dialog    (AssayWindow *self);
 
 G_END_DECLS

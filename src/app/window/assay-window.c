@@ -977,6 +977,7 @@ assay_window_init (AssayWindow *self)
                            G_CALLBACK (assay_window_update_data_page), self, G_CONNECT_SWAPPED);
   assay_chat_view_set_conversation (self->chat_view, self->conversation);
   assay_window_init_destination (self);
+  assay_window_init_approval (self);
   assay_code_review_set_conversation (self->code_review, self->conversation);
 
   assay_window_init_dnd (self);

@@ -2206,6 +2206,38 @@ assay_session_get_n_cells (AssaySession *self)
   return self->cells->len;
 }
 
+GPtrArray *
+assay_session_dup_unsealed_cells (AssaySession *self)
+{
+  GPtrArray *cells = g_ptr_array_new ();
+
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), cells);
+
+  for (guint i = 0; i < assay_session_get_n_cells (self); i++)
+    {
+      AssaySessionCell *cell = assay_session_get_cell (self, i);
+
+      if (assay_session_cell_succeeded (cell) && cell->decision != ASSAY_DECISION_HOSTED &&
+          !assay_approval_check (cell))
+        g_ptr_array_add (cells, cell);
+    }
+  return cells;
+}
+
+gboolean
+assay_session_approve_cells (AssaySession  *self,
+                             GPtrArray     *cells,
+                             GError       **error)
+{
+  g_return_val_if_fail (ASSAY_IS_SESSION (self), FALSE);
+  g_return_val_if_fail (cells != NULL, FALSE);
+
+  for (guint i = 0; i < cells->len; i++)
+    if (!assay_approval_seal (g_ptr_array_index (cells, i), error))
+      return FALSE;
+  return assay_session_save (self, error);
+}
+
 gboolean
 assay_session_ran_hosted (AssaySession *self)
 {

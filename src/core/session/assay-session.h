@@ -228,6 +228,15 @@ AssaySessionCell *assay_session_find_cell       (AssaySession        *self,
                                                  const char          *id);
 /* A cell of the session ran in OpenAI's hosted code interpreter (decision "hosted"). */
 gboolean       assay_session_ran_hosted         (AssaySession        *self);
+/* The cells that ran (and were approved here once) whose code is not sealed with this user's
+ * key as it is now (assay-approval.h): a resume or a run again refuses them until they are
+ * approved again. Cells of the hosted interpreter are left out (never approved here). The
+ * array holds the session's own cells. */
+GPtrArray     *assay_session_dup_unsealed_cells (AssaySession        *self);
+/* Seals CELLS (from assay_session_dup_unsealed_cells ()) as approved now, and saves. */
+gboolean       assay_session_approve_cells      (AssaySession        *self,
+                                                 GPtrArray           *cells,
+                                                 GError             **error);
 /* Takes CELL. */
 AssaySessionCell *assay_session_add_cell        (AssaySession        *self,
                                                  AssaySessionCell    *cell);
