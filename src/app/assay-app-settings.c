@@ -7,6 +7,8 @@
 
 #include "assay-app-settings.h"
 #include "assay-keyring.h"
+#include "assay-llm-provider.h"
+#include "assay-model-choice.h"
 
 AssaySandboxSpec *
 assay_app_sandbox_spec_new (GSettings *settings)
@@ -82,4 +84,22 @@ assay_app_e2b_settings_lookup_finish (GAsyncResult  *result,
 {
   g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+gboolean
+assay_app_settings_speak_responses (GSettings *settings)
+{
+  g_autofree char *provider = g_settings_get_string (settings, "provider");
+  g_autofree char *base_url = NULL;
+  g_autofree char *api = NULL;
+  g_autoptr(AssayLlmProvider) llm = NULL;
+  const char *server;
+
+  if (!g_str_equal (provider, "openai"))
+    return FALSE;
+  base_url = g_settings_get_string (settings, "base-url");
+  api = g_settings_get_string (settings, "openai-api");
+  server = *base_url != '\0' ? base_url : assay_model_choice_get_cloud_base_url (provider);
+  llm = assay_llm_provider_new_for_name_and_api ("openai", server, NULL, api, NULL);
+  return llm != NULL && g_strcmp0 (assay_llm_provider_get_wire_format (llm), "responses") == 0;
 }

@@ -19,6 +19,9 @@ void              assay_app_e2b_settings_lookup_async  (GSettings           *set
                                                         gpointer             user_data);
 AssayE2bSettings *assay_app_e2b_settings_lookup_finish (GAsyncResult        *result,
                                                         GError             **error);
+/* Whether the settings (provider, base-url, openai-api) make the next question's provider speak
+ * OpenAI's Responses API, which the hosted code interpreter needs (the key does not matter). */
+gboolean          assay_app_settings_speak_responses (GSettings *settings);
 /* Adds the "Tables (CSV, TSV, TXT, XLSX)" filter to CHOOSER. */
 void              assay_app_add_data_filter  (GtkFileChooser *chooser);
 

@@ -215,6 +215,34 @@ e2b_row_is (gpointer data)
          g_strcmp0 (row_status (row), status) == 0;
 }
 
+/* Preferences → Sandbox opened with BASE_URL set (NULL: OpenAI's own): the row of OpenAI's
+ * hosted interpreter reads STATUS, its subtitle WHY. */
+static void
+check_hosted_row (AssayWindow *window,
+                  const char  *base_url,
+                  const char  *status,
+                  const char  *why)
+{
+  GtkWidget *preferences;
+  GtkWidget *row;
+  gpointer wait[2];
+
+  g_settings_set_string (settings, "base-url", base_url != NULL ? base_url : "");
+  preferences = assay_preferences_new (GTK_WINDOW (window), NULL);
+  gtk_window_present (GTK_WINDOW (preferences));
+  adw_preferences_window_set_visible_page_name (ADW_PREFERENCES_WINDOW (preferences), "sandbox");
+  wait[0] = preferences;
+  wait[1] = (gpointer) "In Use";
+  gui_wait (e2b_row_is, wait, 60, "the engines listed");
+  row = find_row (preferences, ADW_TYPE_ACTION_ROW, "OpenAI (hosted)");
+  g_assert_nonnull (row);
+  g_assert_cmpstr (row_status (row), ==, status);
+  g_assert_nonnull (strstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)), why));
+  gtk_window_destroy (GTK_WINDOW (preferences));
+  g_settings_reset (settings, "base-url");
+  gui_spin (50);
+}
+
 static gboolean
 is_idle (gpointer data)
 {
@@ -375,6 +403,13 @@ test_e2b (void)
   gui_save_screenshot (preferences, "preferences-e2b.png");
   gtk_window_destroy (GTK_WINDOW (preferences));
   gui_spin (50);
+  /* OpenAI's hosted interpreter (it said "Ready" whatever the provider, server and key):
+   * not usable without OpenAI's Responses API, not prepared without an OpenAI key. */
+  check_hosted_row (window, NULL, "Not Usable", "Responses API");
+  g_settings_set_string (settings, "provider", "openai");
+  check_hosted_row (window, NULL, "Not Prepared", "No OpenAI API key");
+  check_hosted_row (window, "http://127.0.0.1:9/v1", "Not Usable", "Responses API");
+  g_settings_reset (settings, "provider");
 
   /* 3. The cell runs on E2B; the popover and the record say so. */
   ask (window, "Stamp it again");

@@ -11,26 +11,8 @@
 #include <glib/gi18n.h>
 
 #include "assay-conversation-private.h"
+#include "assay-app-settings.h"
 #include "assay-model-choice.h"
-
-/* What the settings make the next question's provider speak (the key does not matter). */
-static gboolean
-assay_conversation_settings_speak_responses (AssayConversation *self)
-{
-  g_autofree char *provider = g_settings_get_string (self->settings, "provider");
-  g_autofree char *base_url = NULL;
-  g_autofree char *api = NULL;
-  g_autoptr(AssayLlmProvider) llm = NULL;
-  const char *server;
-
-  if (!g_str_equal (provider, "openai"))
-    return FALSE;
-  base_url = g_settings_get_string (self->settings, "base-url");
-  api = g_settings_get_string (self->settings, "openai-api");
-  server = *base_url != '\0' ? base_url : assay_model_choice_get_cloud_base_url (provider);
-  llm = assay_llm_provider_new_for_name_and_api ("openai", server, NULL, api, NULL);
-  return llm != NULL && g_strcmp0 (assay_llm_provider_get_wire_format (llm), "responses") == 0;
-}
 
 char *
 assay_conversation_dup_hosted_refusal (AssayConversation *self)
@@ -42,7 +24,7 @@ assay_conversation_dup_hosted_refusal (AssayConversation *self)
   if (self->provider_fixed || self->recorded)
     return g_strdup (_("This session answers from a model Assay was given for it (the demo's recording), "
                        "which has no code interpreter."));
-  if (!assay_conversation_settings_speak_responses (self))
+  if (!assay_app_settings_speak_responses (self->settings))
     return g_strdup (_("Running the code on OpenAI needs OpenAI's Responses API: choose OpenAI as the model "
                        "provider in Preferences, with the Responses API (or “Automatic” on OpenAI's own "
                        "server)."));

@@ -34,6 +34,7 @@ struct _AssayPreferences
   AdwComboRow          *api_row;
   AdwPasswordEntryRow  *key_row;
   GtkSpinButton        *max_steps_spin;
+  gboolean              openai_key;        /* for OpenAI's hosted interpreter: a key to make it with */
   GtkSwitch            *auto_switch;
   GtkSwitch            *fenced_switch;
   GtkSwitch            *check_switch;
@@ -886,6 +887,32 @@ assay_preferences_engines_found_cb (GObject      *source,
                                                     place->detail);
         }
     }
+  /* OpenAI's hosted interpreter needs the Responses API and a key, which only the settings
+   * and the keyring know. */
+  for (guint i = 0; places != NULL && i < places->len; i++)
+    {
+      AssaySandboxPlace *place = g_ptr_array_index (places, i);
+
+      if (!g_str_equal (place->kind, "openai"))
+        continue;
+      g_free (place->detail);
+      if (!assay_app_settings_speak_responses (self->settings))
+        {
+          place->usable = place->ready = FALSE;
+          place->detail = g_strdup (_("Needs OpenAI's Responses API: choose OpenAI as the model provider, with the "
+                                      "Responses API (or “Automatic” on OpenAI's own server)"));
+        }
+      else if (!self->openai_key)
+        {
+          place->usable = TRUE;
+          place->ready = FALSE;
+          place->detail = g_strdup (_("No OpenAI API key: store one under Model, or set OPENAI_API_KEY"));
+        }
+      else
+        place->detail = g_strdup (_("Hosted: the datasets and the code go to OpenAI and run there without approval; "
+                                    "only for a session that chooses it (Run the Code on OpenAI in the window's "
+                                    "destination popover)"));
+    }
   gtk_spinner_stop (self->engines_spinner);
   gtk_widget_set_visible (GTK_WIDGET (self->engines_searching_row), FALSE);
   gtk_widget_set_sensitive (self->engines_refresh_button, TRUE);
@@ -932,14 +959,42 @@ assay_preferences_e2b_found_cb (GObject      *source,
                                    assay_preferences_weak_new (self));
 }
 
+/* Whether OpenAI's hosted interpreter would have a key: the keyring's for the server the
+ * settings name, or the environment's. Then E2B's. */
+static void
+assay_preferences_openai_key_found_cb (GObject      *source,
+                                       GAsyncResult *result,
+                                       gpointer      user_data)
+{
+  g_autoptr(AssayPreferences) self = assay_preferences_weak_steal (user_data);
+  g_autoptr(GError) error = NULL;
+  char *key = assay_keyring_lookup_finish (result, &error);
+
+  if (self == NULL || g_cancellable_is_cancelled (self->cancellable))
+    {
+      secret_password_free (key);
+      return;
+    }
+  self->openai_key = (key != NULL && *key != '\0') ||
+                     (g_getenv ("OPENAI_API_KEY") != NULL && *g_getenv ("OPENAI_API_KEY") != '\0') ||
+                     (g_getenv ("ASSAY_API_KEY") != NULL && *g_getenv ("ASSAY_API_KEY") != '\0');
+  secret_password_free (key);
+  assay_app_e2b_settings_lookup_async (self->settings, self->cancellable, assay_preferences_e2b_found_cb,
+                                       assay_preferences_weak_new (self));
+}
+
 static void
 assay_preferences_engines_refresh_cb (AssayPreferences *self)
 {
   gtk_widget_set_sensitive (self->engines_refresh_button, FALSE);
   gtk_widget_set_visible (GTK_WIDGET (self->engines_searching_row), TRUE);
   gtk_spinner_start (self->engines_spinner);
-  assay_app_e2b_settings_lookup_async (self->settings, self->cancellable, assay_preferences_e2b_found_cb,
-                                       assay_preferences_weak_new (self));
+  {
+    g_autofree char *base_url = g_settings_get_string (self->settings, "base-url");
+
+    assay_keyring_lookup_async ("openai", base_url, self->cancellable, assay_preferences_openai_key_found_cb,
+                                assay_preferences_weak_new (self));
+  }
 }
 
 static void
