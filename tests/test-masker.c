@@ -317,6 +317,58 @@ test_masker_cut (void)
               "0    ⟨note 2⟩\ntop  ⟨note 2⟩\n");
 }
 
+/* The summary for the model shows a masked column's samples as placeholders, found whole
+ * before the summary cuts them at 30 characters and makes their line breaks spaces. */
+static void
+test_masker_samples (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("assay-masker-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "people.csv", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AssayDataset) dataset = NULL;
+  g_autoptr(AssayMasker) masker = assay_masker_new ();
+  g_autofree char *plain = NULL;
+  g_autofree char *summary = NULL;
+  g_autofree char *masked = NULL;
+
+  g_assert_true (g_file_set_contents (path,
+                                      "note,long,city,n\n"
+                                      "\"Called twice\nAsked for a refund\",Account history: opened at branch 17 of the north,Paris,1\n"
+                                      "\"Calls ok\nNo Monday\",Account history: reopened after a dormant period,Lyon,2\n"
+                                      "\"Moved in March\nNew address pending\",Account history: transferred from a partner bank,Nice,3\n",
+                                      -1, &error));
+  g_assert_no_error (error);
+  dataset = assay_dataset_open (path, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (assay_masker_add_dataset_column (masker, "people.csv", dataset, "note", NULL, &error));
+  g_assert_true (assay_masker_add_dataset_column (masker, "people.csv", dataset, "long", NULL, &error));
+  g_assert_no_error (error);
+
+  /* Without it the summary holds what no masking of its text can find. */
+  plain = assay_dataset_describe_for_prompt (dataset, NULL, 1);
+  g_assert_nonnull (strstr (plain, "Calls ok No Monday"));
+  masked = assay_masker_mask (masker, plain);
+  g_assert_nonnull (strstr (masked, "Calls ok No Monday"));
+
+  assay_masker_mask_samples (masker, dataset, "people.csv");
+  summary = assay_dataset_describe_for_prompt (dataset, NULL, 1);
+  g_assert_null (strstr (summary, "Called twice"));
+  g_assert_null (strstr (summary, "Calls ok"));
+  g_assert_null (strstr (summary, "Account history"));
+  g_assert_nonnull (strstr (summary, "“⟨note 1⟩”"));
+  g_assert_nonnull (strstr (summary, "“⟨long 1⟩”"));
+  /* Columns not masked keep their samples. */
+  g_assert_nonnull (strstr (summary, "Paris"));
+  /* The human summary is the analyst's: values as they are. */
+  g_clear_pointer (&plain, g_free);
+  plain = assay_dataset_describe_for_human (dataset);
+  g_assert_nonnull (strstr (plain, "Called twice"));
+
+  g_clear_object (&dataset);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 static void
 test_masker_modes (void)
 {
@@ -343,6 +395,7 @@ main (int    argc,
   g_test_add_func ("/assay/privacy/masker/escapes", test_masker_escapes);
   g_test_add_func ("/assay/privacy/masker/times", test_masker_times);
   g_test_add_func ("/assay/privacy/masker/cut", test_masker_cut);
+  g_test_add_func ("/assay/privacy/masker/samples", test_masker_samples);
   g_test_add_func ("/assay/privacy/masker/modes", test_masker_modes);
   return g_test_run ();
 }

@@ -1101,6 +1101,78 @@ assay_masker_mask (AssayMasker *self,
   return g_string_free (out, FALSE);
 }
 
+/* ---- a dataset's samples ----------------------------------------------------------------- */
+
+typedef struct
+{
+  AssayMasker *masker;
+  char        *name;
+} Samples;
+
+static void
+assay_masker_samples_free (gpointer data)
+{
+  Samples *samples = data;
+
+  g_object_unref (samples->masker);
+  g_free (samples->name);
+  g_free (samples);
+}
+
+/* A masked column's value as its placeholder; one the masker does not hold (past the cap)
+ * as the column's name in brackets, which stands for no value. */
+static char *
+assay_masker_mask_sample_cb (const char *column,
+                             const char *value,
+                             gpointer    user_data)
+{
+  Samples *samples = user_data;
+  AssayMasker *self = samples->masker;
+  gsize length = strlen (value);
+  g_autofree char *copy = NULL;
+
+  for (guint i = 0; i < self->columns->len; i++)
+    {
+      Column *entry = g_ptr_array_index (self->columns, i);
+      guint number;
+
+      if (!g_str_equal (entry->dataset, samples->name) || !g_str_equal (entry->column, column))
+        continue;
+      while (length > 0 && g_ascii_isspace (*value))
+        value++, length--;
+      while (length > 0 && g_ascii_isspace (value[length - 1]))
+        length--;
+      copy = g_strndup (value, length);
+      number = GPOINTER_TO_UINT (g_hash_table_lookup (entry->numbers, copy));
+      if (number == 0)
+        return g_strdup_printf (OPEN_BRACKET "%s" CLOSE_BRACKET, entry->label);
+      {
+        g_autoptr(GString) out = g_string_new (NULL);
+
+        assay_masker_append_placeholder (self, out, g_array_index (entry->values, guint32, number - 1));
+        return g_string_free (g_steal_pointer (&out), FALSE);
+      }
+    }
+  return NULL;
+}
+
+void
+assay_masker_mask_samples (AssayMasker  *self,
+                           AssayDataset *dataset,
+                           const char   *name)
+{
+  Samples *samples;
+
+  g_return_if_fail (ASSAY_IS_MASKER (self));
+  g_return_if_fail (ASSAY_IS_DATASET (dataset));
+  g_return_if_fail (name != NULL);
+
+  samples = g_new0 (Samples, 1);
+  samples->masker = g_object_ref (self);
+  samples->name = g_strdup (name);
+  assay_dataset_set_mask_func (dataset, assay_masker_mask_sample_cb, samples, assay_masker_samples_free);
+}
+
 /* ---- unmasking --------------------------------------------------------------------------- */
 
 /* The value a placeholder stands for, or NULL. */

@@ -90,6 +90,13 @@ gboolean     assay_masker_has_column         (AssayMasker   *self,
  * language, or NULL. */
 const char  *assay_masker_get_warning        (AssayMasker   *self);
 
+/* The summaries DATASET (named NAME, as the sandbox names it) makes for the model show the
+ * masked columns' samples and frequent values as their placeholders, found before the
+ * summary cuts them or makes their line breaks spaces (assay_dataset_set_mask_func ()). */
+void         assay_masker_mask_samples       (AssayMasker   *self,
+                                              AssayDataset  *dataset,
+                                              const char    *name);
+
 /* TEXT with every masked value replaced by its placeholder. Never NULL. */
 char        *assay_masker_mask               (AssayMasker   *self,
                                               const char    *text);
