@@ -308,6 +308,45 @@ test_masked_question (void)
   gui_fake_server_stop (server, log_path);
 }
 
+/* A masked column of multi-line notes: the summary would show a note with its line break
+ * made a space, which no masking of the summary's text finds; its samples become
+ * placeholders before. */
+static void
+test_masked_summary (void)
+{
+  g_autofree char *base_url = NULL;
+  g_autofree char *log_path = NULL;
+  g_autofree char *notes = gui_write_file (work_dir, "notes.csv",
+                                           "note,amount\n\"Calls ok\nNo Monday\",1\n\"Ring 1st\nThen mail\",2\n"
+                                           "\"Fax only\nNo calls\",3\n");
+  const char * const lines[] = { "Calls ok", "No Monday", "Ring 1st", "Then mail", "Fax only", "No calls" };
+  g_autoptr(GSubprocess) server = NULL;
+  g_autoptr(GPtrArray) bodies = NULL;
+  g_autoptr(AssayLlmProvider) provider = NULL;
+  AssayWindow *window;
+  const char *body;
+
+  server = gui_fake_server_start_on (NULL, "{\"responses\": [{\"flavor\": \"openai\", \"turn\": {\"text\": \"Noted.\"}}]}",
+                                     &base_url, &log_path);
+  window = gui_open_recorded_window (work_dir, hello, notes, 1400, 900);
+  provider = assay_openai_provider_new (base_url, NULL);
+  assay_window_set_provider (window, provider, "fake-model", FALSE);
+  toggle_mask (window, 0, TRUE);
+  send (window, "What do the notes say?");
+  wait_idle (window);
+
+  bodies = logged_bodies (log_path);
+  g_assert_cmpuint (bodies->len, ==, 1);
+  body = g_ptr_array_index (bodies, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (lines); i++)
+    if (strstr (body, lines[i]) != NULL)
+      g_error ("the request holds the masked note's line %s: %s", lines[i], body);
+  g_assert_nonnull (strstr (body, "“⟨note 1⟩”"));
+
+  gui_close_window (window);
+  gui_fake_server_stop (server, log_path);
+}
+
 /* ---- (c) schema-only, and refused once values were sent -------------------------------------- */
 
 static gboolean
@@ -662,6 +701,7 @@ main (int   argc,
 
   g_test_add_func ("/assay/app/privacy/mask-switch", test_mask_switch);
   g_test_add_func ("/assay/app/privacy/masked-question", test_masked_question);
+  g_test_add_func ("/assay/app/privacy/masked-summary", test_masked_summary);
   g_test_add_func ("/assay/app/privacy/schema-only", test_schema_only);
   g_test_add_func ("/assay/app/privacy/budget", test_budget);
   g_test_add_func ("/assay/app/privacy/preferences", test_preferences);

@@ -373,7 +373,11 @@ assay_conversation_prepare_worker (GTask        *task,
       DescribeSpec *spec = g_ptr_array_index (job->describe, i);
       g_autoptr(GError) error = NULL;
       AssayDataset *dataset = assay_conversation_prepare_open (opened, spec->path, cancellable, &error);
+      AssayMasker *masker = job->masks != NULL ? job->masker : job->held_masker;
 
+      /* The masked columns' samples as placeholders, before the summary cuts them. */
+      if (dataset != NULL && masker != NULL && job->mode == ASSAY_PRIVACY_MASKED)
+        assay_masker_mask_samples (masker, dataset, spec->name);
       if (job->mode == ASSAY_PRIVACY_SCHEMA)
         spec->description = assay_dataset_describe_schema_for_prompt (dataset, error, job->n_datasets);
       else
@@ -546,14 +550,18 @@ assay_conversation_prepare_question (AssayConversation *self)
       g_clear_pointer (&self->masker_key, g_free);
     }
 
-  /* The descriptions made for another mode than this question's. */
+  /* The descriptions made for another mode than this question's, and in masked mode those
+   * of the files whose masked columns changed (their samples become placeholders). */
   for (guint i = 0; i < datasets->len; i++)
     {
       const AssaySessionDataset *dataset = g_ptr_array_index (datasets, i);
       g_autofree char *path = NULL;
       DescribeSpec *spec;
+      gboolean remask = FALSE;
 
-      if (assay_conversation_description_fits (self, dataset, job->mode) ||
+      for (guint j = 0; job->masks != NULL && job->mode == ASSAY_PRIVACY_MASKED && j < masked->len && !remask; j++)
+        remask = g_strcmp0 (((const AssaySessionMask *) g_ptr_array_index (masked, j))->dataset, dataset->name) == 0;
+      if ((!remask && assay_conversation_description_fits (self, dataset, job->mode)) ||
           (path = assay_session_resolve (self->session, dataset->path)) == NULL)
         continue;
       spec = g_new0 (DescribeSpec, 1);
