@@ -259,6 +259,8 @@ test_masker_escapes (void)
   check_mask (masker, "KeyError: 'Called twice\\nAsked for a refund'", "KeyError: '⟨note 1⟩'");
   check_mask (masker, "{'n': 'Zo\\xeb \\U0001f600 \\xd8deg\\xe5rd'}", "{'n': '⟨name 2⟩'}");
   check_mask (masker, "0    Called twice\\nAsked for a refund\nName: note", "0    ⟨note 1⟩\nName: note");
+  /* A database's error quotes a literal with its quotes doubled. */
+  check_mask (masker, "near \"'O''Brien \"Jr\"'\": syntax error", "near \"'⟨name 3⟩'\": syntax error");
   /* A value printed as it is, backslashes and all; a line break a program wrote. */
   check_mask (masker, "path C:\\temp\\new here", "path ⟨name 4⟩ here");
   check_mask (masker, "x\\nJürgen Groß\\n", "x\\n⟨name 1⟩\\n");

@@ -5,8 +5,8 @@ real sandbox against the fake model server (which logs every request body), on a
 here whose masked columns hold each shape of value: non-ASCII names, URLs, e-mails,
 multi-line notes, datetimes, zero-padded codes, long strings. Scripted cells print them every
 way: print of a frame and of a series, to_json, to_dict, json.dumps, the repr of a list,
-to_markdown, describe, value_counts, f-strings, tracebacks, SQL errors (sqlite3's), and the
-answer's numbers go through the number check.
+to_markdown, describe, value_counts, f-strings, tracebacks, SQL errors (sqlite3's, a literal's
+quotes doubled), and the answer's numbers go through the number check.
 
 Each value's spellings are computed here with Python alone (json, repr, datetime), not with
 Assay's code: as written, JSON-escaped (\\uXXXX, \\/), repr-escaped, a line break as a literal
@@ -32,7 +32,7 @@ import ask_harness  # noqa: E402
 ask_harness.configure(sys.argv[1], sys.argv[2])
 
 COLUMNS = {
-    "name": ["Jürgen Großmann", "Zoë Ødegård", "Siobhán Ó Briain", "Łukasz Żółćkiewicz"],
+    "name": ["Jürgen Großmann", "Zoë Ødegård", "Siobhán O'Briain", "Łukasz Żółćkiewicz"],
     "url": ["https://shop.example.org/u/jgross?ref=a1", "https://shop.example.org/u/zoe-odegard",
             "https://shop.example.org/u/siobhan/x", "https://shop.example.org/u/lukasz-z"],
     "email": ["jurgen.gross+vip@example.net", "zoe.odegard@example.net", "siobhan.obriain@example.net",
@@ -80,6 +80,8 @@ def spellings(column, value):
         # pandas cuts a long string at 50 characters, the summary at 30: the start is the value.
         found.add(value.replace("\n", "\\n")[:30])
         found.add(value.replace("\n", " ")[:30])
+    if "'" in value:
+        found.add(value.replace("'", "''"))   # in an SQL literal
     if column == "when":
         found |= set(time_spellings(value))
     if column in ("code", "ref"):
@@ -121,6 +123,10 @@ ROUTES = [
                    "    for v in df[c].astype(str):\n"
                    "        try:\n"
                    "            con.execute(\"select x from t where x = '\" + v)\n"
+                   "        except sqlite3.Error as e:\n"
+                   "            print(e)\n"
+                   "        try:\n"
+                   "            con.execute(\"select '\" + v.replace(\"'\", \"''\"))\n"
                    "        except sqlite3.Error as e:\n"
                    "            print(e)\n"
                    "con.execute(\"select x from t where x = '\" + df['name'].iloc[2])\n"),

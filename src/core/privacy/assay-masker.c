@@ -1033,7 +1033,7 @@ assay_masker_escape_at (const char *at,
     }
 }
 
-/* TEXT with the escapes of JSON and Python's repr decoded; *MAP (one more than the copy's
+/* TEXT with the escapes of JSON and Python's repr, and SQL's doubled quotes, decoded; *MAP (one more than the copy's
  * length) gives the offset in TEXT of each of its bytes. */
 static char *
 assay_masker_decode (const char  *text,
@@ -1048,6 +1048,10 @@ assay_masker_decode (const char  *text,
     {
       gsize escape_length = 0;
       gunichar c = text[i] == '\\' && i + 1 < length ? assay_masker_escape_at (text + i, &escape_length) : 0;
+
+      /* SQL doubles a quote inside a literal: a database's error quotes it so. */
+      if (text[i] == '\'' && text[i + 1] == '\'')
+        c = '\'', escape_length = 2;
 
       if (c == 0)
         {
@@ -1083,10 +1087,10 @@ assay_masker_mask (AssayMasker *self,
 
   length = strlen (text);
   out = g_string_sized_new (length + 64);
-  /* Text with backslashes is read first with the escapes of JSON and Python's repr decoded
-   * (to_json's \u00fc and \/, repr's and pandas' \n), then as it is (a value that holds a
-   * backslash, printed as it is). */
-  if (memchr (text, '\\', length) != NULL)
+  /* Text with backslashes (or doubled quotes) is read first with the escapes of JSON and
+   * Python's repr decoded (to_json's \u00fc and \/, repr's and pandas' \n; SQL's ''), then
+   * as it is (a value that holds a backslash, printed as it is). */
+  if (memchr (text, '\\', length) != NULL || strstr (text, "''") != NULL)
     {
       g_autofree gsize *map = NULL;
       gsize decoded_length;
