@@ -58,7 +58,7 @@ test_masker_tokens (void)
    * shortest form, a dd.mm.yyyy date as yyyy-mm-dd. */
   check_mask (masker, "id 7, 7.0, 007", "id ⟨customer_id 4⟩, ⟨customer_id 4⟩, ⟨customer_id 4⟩");
   check_mask (masker, "price 12.5 or 12.50", "price ⟨customer_id 5⟩ or ⟨customer_id 5⟩");
-  check_mask (masker, "2024-01-05 00:00:00 and 05.01.2024", "⟨customer_id 6⟩ 00:00:00 and ⟨customer_id 6⟩");
+  check_mask (masker, "2024-01-05 00:00:00 and 05.01.2024", "⟨customer_id 6⟩ and ⟨customer_id 6⟩");
   /* A value longer than pandas shows in a table, cut as pandas cuts it. */
   {
     guint notes = assay_masker_add_column (masker, "sales.csv", "notes");
@@ -227,6 +227,150 @@ test_masker_dataset (void)
   g_rmdir (dir);
 }
 
+/* What JSON and Python's repr make of a value: \uXXXX (a surrogate pair past U+FFFF), \/,
+ * \n, \', \\, \xNN; the text around a value stays as it was, byte for byte. */
+static void
+test_masker_escapes (void)
+{
+  g_autoptr(AssayMasker) masker = assay_masker_new ();
+  guint names = assay_masker_add_column (masker, "p.csv", "name");
+  guint urls = assay_masker_add_column (masker, "p.csv", "url");
+  guint notes = assay_masker_add_column (masker, "p.csv", "note");
+  const char *name_values[] = { "Jürgen Groß", "Zoë 😀 Ødegård", "O'Brien \"Jr\"", "C:\\temp\\new", "Tab\there" };
+  const char *url = "https://ex.org/u/jg?ref=a1";
+  const char *note = "Called twice\nAsked for a refund";
+
+  for (guint i = 0; i < G_N_ELEMENTS (name_values); i++)
+    assay_masker_add_value (masker, names, name_values[i], strlen (name_values[i]));
+  assay_masker_add_value (masker, urls, url, strlen (url));
+  assay_masker_add_value (masker, notes, note, strlen (note));
+
+  /* to_json and json.dumps */
+  check_mask (masker, "{\"name\":\"J\\u00fcrgen Gro\\u00df\",\"url\":\"https:\\/\\/ex.org\\/u\\/jg?ref=a1\"}",
+              "{\"name\":\"⟨name 1⟩\",\"url\":\"⟨url 1⟩\"}");
+  g_assert_cmpuint (assay_masker_get_last_count (masker), ==, 2);
+  check_mask (masker, "[\"Zo\\u00eb \\ud83d\\ude00 \\u00d8deg\\u00e5rd\", \"J\\u00FCrgen Gro\\u00DF\"]",
+              "[\"⟨name 2⟩\", \"⟨name 1⟩\"]");
+  check_mask (masker, "{\"note\": \"Called twice\\nAsked for a refund\", \"n\": \"O'Brien \\\"Jr\\\"\"}",
+              "{\"note\": \"⟨note 1⟩\", \"n\": \"⟨name 3⟩\"}");
+  /* repr, a traceback's KeyError, pandas' table of a multi-line string */
+  check_mask (masker, "['Called twice\\nAsked for a refund', 'O\\'Brien \"Jr\"', 'C:\\\\temp\\\\new', 'Tab\\there']",
+              "['⟨note 1⟩', '⟨name 3⟩', '⟨name 4⟩', '⟨name 5⟩']");
+  check_mask (masker, "KeyError: 'Called twice\\nAsked for a refund'", "KeyError: '⟨note 1⟩'");
+  check_mask (masker, "{'n': 'Zo\\xeb \\U0001f600 \\xd8deg\\xe5rd'}", "{'n': '⟨name 2⟩'}");
+  check_mask (masker, "0    Called twice\\nAsked for a refund\nName: note", "0    ⟨note 1⟩\nName: note");
+  /* A database's error quotes a literal with its quotes doubled. */
+  check_mask (masker, "near \"'O''Brien \"Jr\"'\": syntax error", "near \"'⟨name 3⟩'\": syntax error");
+  /* A value printed as it is, backslashes and all; a line break a program wrote. */
+  check_mask (masker, "path C:\\temp\\new here", "path ⟨name 4⟩ here");
+  check_mask (masker, "x\\nJürgen Groß\\n", "x\\n⟨name 1⟩\\n");
+  /* Escapes that stand for nothing, or for a NUL, stay; text with no value stays whole. */
+  check_mask (masker, "\\d+ \\u00 \\ud83d \\x00 \\u0000 \\", "\\d+ \\u00 \\ud83d \\x00 \\u0000 \\");
+  g_assert_cmpuint (assay_masker_get_last_count (masker), ==, 0);
+  /* Not inside a longer word once decoded. */
+  check_mask (masker, "\"J\\u00fcrgen Gro\\u00dfe\"", "\"J\\u00fcrgen Gro\\u00dfe\"");
+}
+
+/* Dates and times as pandas, numpy and str () print them, from ISO with a T or a space. */
+static void
+test_masker_times (void)
+{
+  g_autoptr(AssayMasker) masker = assay_masker_new ();
+  guint times = assay_masker_add_column (masker, "p.csv", "when");
+  guint days = assay_masker_add_column (masker, "p.csv", "day");
+  guint zoned = assay_masker_add_column (masker, "p.csv", "zoned");
+
+  assay_masker_add_value (masker, times, "1984-03-05T08:15:00", 19);
+  assay_masker_add_value (masker, times, "1991-11-23 17:40:05", 19);
+  assay_masker_add_value (masker, days, "2003-07-14", 10);
+  assay_masker_add_value (masker, zoned, "2010-01-02T03:04:05+02:00", 25);
+
+  check_mask (masker, "Timestamp('1984-03-05 08:15:00') 1984-03-05T08:15:00.000000000",
+              "Timestamp('⟨when 1⟩') ⟨when 1⟩");
+  check_mask (masker, "{\"when\":\"1984-03-05T08:15:00.000\",\"t\":447322500000}", "{\"when\":\"⟨when 1⟩\",\"t\":⟨when 1⟩}");
+  check_mask (masker, "1991-11-23T17:40:05 and 1991-11-23 17:40:05, 1991-11-23T17:40:05.000000000",
+              "⟨when 2⟩ and ⟨when 2⟩, ⟨when 2⟩");
+  check_mask (masker, "2003-07-14 00:00:00|2003-07-14T00:00:00.000|1058140800000|2003-07-14",
+              "⟨day 1⟩|⟨day 1⟩|⟨day 1⟩|⟨day 1⟩");
+  /* Another time of that day is no value of theirs; a zoned time is found as written. */
+  check_mask (masker, "1984-03-05 08:15:01 1984-03-05", "1984-03-05 08:15:01 1984-03-05");
+  check_mask (masker, "2010-01-02T03:04:05+02:00 2010-01-02 03:04:05", "⟨zoned 1⟩ 2010-01-02 03:04:05");
+}
+
+/* pandas cuts a long string at 46 of its characters after a cell's space (and escapes line
+ * breaks first). */
+static void
+test_masker_cut (void)
+{
+  g_autoptr(AssayMasker) masker = assay_masker_new ();
+  guint notes = assay_masker_add_column (masker, "p.csv", "note");
+  const char *note = "Called twice about the parcel\nAsked for a refund by mail";
+  const char *history = "Account history: opened at branch 17 of the northern region, migrated twice";
+
+  assay_masker_add_value (masker, notes, note, strlen (note));
+  assay_masker_add_value (masker, notes, history, strlen (history));
+  check_mask (masker, "0    Called twice about the parcel\\nAsked for a ref...\n",
+              "0    ⟨note 1⟩\n");
+  /* to_markdown's rows of one cell's lines. */
+  check_mask (masker, "| Called twice about the parcel |\n|  Asked for a refund by mail  |\n",
+              "| ⟨note 1⟩ |\n|  ⟨note 1⟩  |\n");
+  check_mask (masker, "0    Account history: opened at branch 17 of the no...\n"
+                      "top  Account history: opened at branch 17 of the nor...\n",
+              "0    ⟨note 2⟩\ntop  ⟨note 2⟩\n");
+}
+
+/* The summary for the model shows a masked column's samples as placeholders, found whole
+ * before the summary cuts them at 30 characters and makes their line breaks spaces. */
+static void
+test_masker_samples (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("assay-masker-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "people.csv", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AssayDataset) dataset = NULL;
+  g_autoptr(AssayMasker) masker = assay_masker_new ();
+  g_autofree char *plain = NULL;
+  g_autofree char *summary = NULL;
+  g_autofree char *masked = NULL;
+
+  g_assert_true (g_file_set_contents (path,
+                                      "note,long,city,n\n"
+                                      "\"Called twice\nAsked for a refund\",Account history: opened at branch 17 of the north,Paris,1\n"
+                                      "\"Calls ok\nNo Monday\",Account history: reopened after a dormant period,Lyon,2\n"
+                                      "\"Moved in March\nNew address pending\",Account history: transferred from a partner bank,Nice,3\n",
+                                      -1, &error));
+  g_assert_no_error (error);
+  dataset = assay_dataset_open (path, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (assay_masker_add_dataset_column (masker, "people.csv", dataset, "note", NULL, &error));
+  g_assert_true (assay_masker_add_dataset_column (masker, "people.csv", dataset, "long", NULL, &error));
+  g_assert_no_error (error);
+
+  /* Without it the summary holds what no masking of its text can find. */
+  plain = assay_dataset_describe_for_prompt (dataset, NULL, 1);
+  g_assert_nonnull (strstr (plain, "Calls ok No Monday"));
+  masked = assay_masker_mask (masker, plain);
+  g_assert_nonnull (strstr (masked, "Calls ok No Monday"));
+
+  assay_masker_mask_samples (masker, dataset, "people.csv");
+  summary = assay_dataset_describe_for_prompt (dataset, NULL, 1);
+  g_assert_null (strstr (summary, "Called twice"));
+  g_assert_null (strstr (summary, "Calls ok"));
+  g_assert_null (strstr (summary, "Account history"));
+  g_assert_nonnull (strstr (summary, "“⟨note 1⟩”"));
+  g_assert_nonnull (strstr (summary, "“⟨long 1⟩”"));
+  /* Columns not masked keep their samples. */
+  g_assert_nonnull (strstr (summary, "Paris"));
+  /* The human summary is the analyst's: values as they are. */
+  g_clear_pointer (&plain, g_free);
+  plain = assay_dataset_describe_for_human (dataset);
+  g_assert_nonnull (strstr (plain, "Called twice"));
+
+  g_clear_object (&dataset);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 static void
 test_masker_modes (void)
 {
@@ -250,6 +394,10 @@ main (int    argc,
   g_test_add_func ("/assay/privacy/masker/cap", test_masker_cap);
   g_test_add_func ("/assay/privacy/masker/many", test_masker_many);
   g_test_add_func ("/assay/privacy/masker/dataset", test_masker_dataset);
+  g_test_add_func ("/assay/privacy/masker/escapes", test_masker_escapes);
+  g_test_add_func ("/assay/privacy/masker/times", test_masker_times);
+  g_test_add_func ("/assay/privacy/masker/cut", test_masker_cut);
+  g_test_add_func ("/assay/privacy/masker/samples", test_masker_samples);
   g_test_add_func ("/assay/privacy/masker/modes", test_masker_modes);
   return g_test_run ();
 }

@@ -694,6 +694,38 @@ assay_cli_ask_describe_dataset (const char      *path,
   return assay_dataset_describe_for_prompt (dataset, error, n_datasets);
 }
 
+/* The summaries of the datasets with masked columns made again, their samples masked
+ * before they are cut or their line breaks made spaces. */
+static void
+assay_cli_ask_describe_masked (AssayAgent   *agent,
+                               AssaySession *session,
+                               AssayMasker  *masker,
+                               guint         n_datasets)
+{
+  GPtrArray *datasets = assay_session_get_datasets (session);
+  GPtrArray *masked = assay_session_get_masked_columns (session);
+
+  for (guint i = 0; i < datasets->len; i++)
+    {
+      const AssaySessionDataset *stored = g_ptr_array_index (datasets, i);
+      g_autofree char *path = NULL;
+      g_autofree char *description = NULL;
+      g_autoptr(AssayDataset) dataset = NULL;
+      g_autoptr(GError) error = NULL;
+      gboolean has_mask = FALSE;
+
+      for (guint j = 0; j < masked->len && !has_mask; j++)
+        has_mask = g_strcmp0 (((const AssaySessionMask *) g_ptr_array_index (masked, j))->dataset, stored->name) == 0;
+      if (!has_mask || (path = assay_session_resolve (session, stored->path)) == NULL)
+        continue;
+      dataset = assay_dataset_open (path, NULL, &error);
+      if (dataset != NULL)
+        assay_masker_mask_samples (masker, dataset, stored->name);
+      description = assay_dataset_describe_for_prompt (dataset, error, MAX (n_datasets, datasets->len));
+      assay_agent_set_dataset_description (agent, stored->name, description);
+    }
+}
+
 /* The session's masked columns, each read from its dataset's copy in the session: every
  * distinct value gets its placeholder. */
 static AssayMasker *
@@ -1167,6 +1199,8 @@ assay_cli_ask (int   argc,
       if (mode != ASSAY_PRIVACY_FULL)
         {
           assay_agent_set_masker (agent, masker);
+          if (mode == ASSAY_PRIVACY_MASKED)
+            assay_cli_ask_describe_masked (agent, session, masker, n_data);
           assay_cli_print (stderr, g_dngettext (GETTEXT_PACKAGE,
                                                 "Masked: %s (%u value never sent to the model)\n",
                                                 "Masked: %s (%u values never sent to the model)\n",

@@ -308,6 +308,81 @@ test_masked_question (void)
   gui_fake_server_stop (server, log_path);
 }
 
+/* A masked column of multi-line notes: the summary would show a note with its line break
+ * made a space, which no masking of the summary's text finds; its samples become
+ * placeholders before. The file replaced by one with another note: read again (the new
+ * note is masked too, in the summary and in a cell's output). */
+static const char * const note_lines[] = { "Calls ok", "No Monday", "Ring 1st", "Then mail", "Fax only",
+                                           "No calls", "Tel only", "No fax", NULL };
+#define NOTES "note,amount\n\"Calls ok\nNo Monday\",1\n\"Ring 1st\nThen mail\",2\n\"Fax only\nNo calls\",3\n"
+
+static void
+assert_no_note (const char *body)
+{
+  for (guint i = 0; note_lines[i] != NULL; i++)
+    if (strstr (body, note_lines[i]) != NULL)
+      g_error ("the request holds the masked note's line %s: %s", note_lines[i], body);
+}
+
+static gboolean
+has_four_rows (gpointer data)
+{
+  const AssaySessionDataset *dataset = g_ptr_array_index (assay_session_get_datasets (data), 0);
+
+  return dataset->description != NULL && strstr (dataset->description, "4 rows") != NULL;
+}
+
+static void
+test_masked_summary (void)
+{
+  g_autofree char *base_url = NULL;
+  g_autofree char *log_path = NULL;
+  g_autofree char *notes = gui_write_file (work_dir, "notes.csv", NOTES);
+  g_autoptr(GSubprocess) server = NULL;
+  g_autoptr(GPtrArray) bodies = NULL;
+  g_autoptr(AssayLlmProvider) provider = NULL;
+  g_autoptr(GError) error = NULL;
+  AssayWindow *window;
+
+  server = gui_fake_server_start_on (NULL, "{\"responses\": ["
+                         "{\"flavor\": \"openai\", \"turn\": {\"text\": \"Noted.\"}},"
+                         "{\"flavor\": \"openai\", \"turn\": {\"tool_calls\": [{\"name\": \"execute_python\","
+                         "  \"arguments\": \"{\\\"code\\\": \\\"import pandas as pd\\\\n"
+                         "print(pd.read_csv('/data/notes.csv')['note'].tolist())\\\\n\\\", \\\"description\\\": \\\"Notes\\\"}\"}]}},"
+                         "{\"flavor\": \"openai\", \"turn\": {\"text\": \"Done.\"}}]}",
+                                     &base_url, &log_path);
+  window = gui_open_recorded_window (work_dir, hello, notes, 1400, 900);
+  provider = assay_openai_provider_new (base_url, NULL);
+  assay_window_set_provider (window, provider, "fake-model", FALSE);
+  assay_conversation_set_auto_run (assay_window_get_conversation (window), TRUE);
+  toggle_mask (window, 0, TRUE);
+  send (window, "What do the notes say?");
+  wait_idle (window);
+
+  bodies = logged_bodies (log_path);
+  g_assert_cmpuint (bodies->len, ==, 1);
+  assert_no_note (g_ptr_array_index (bodies, 0));
+  g_assert_nonnull (strstr (g_ptr_array_index (bodies, 0), "“⟨note 1⟩”"));
+
+  /* The file again, with a fourth note. */
+  g_free (gui_write_file (work_dir, "notes.csv", NOTES "\"Tel only\nNo fax\",4\n"));
+  g_assert_true (assay_conversation_add_dataset (assay_window_get_conversation (window), notes, &error));
+  g_assert_no_error (error);
+  gui_wait (has_four_rows, assay_window_get_session (window), 30, "the new file's summary");
+  send (window, "And now?");
+  wait_idle (window);
+
+  g_clear_pointer (&bodies, g_ptr_array_unref);
+  bodies = logged_bodies (log_path);
+  g_assert_cmpuint (bodies->len, ==, 3);
+  for (guint i = 1; i < bodies->len; i++)
+    assert_no_note (g_ptr_array_index (bodies, i));
+  g_assert_nonnull (strstr (g_ptr_array_index (bodies, 2), "⟨note 4⟩"));
+
+  gui_close_window (window);
+  gui_fake_server_stop (server, log_path);
+}
+
 /* ---- (c) schema-only, and refused once values were sent -------------------------------------- */
 
 static gboolean
@@ -662,6 +737,7 @@ main (int   argc,
 
   g_test_add_func ("/assay/app/privacy/mask-switch", test_mask_switch);
   g_test_add_func ("/assay/app/privacy/masked-question", test_masked_question);
+  g_test_add_func ("/assay/app/privacy/masked-summary", test_masked_summary);
   g_test_add_func ("/assay/app/privacy/schema-only", test_schema_only);
   g_test_add_func ("/assay/app/privacy/budget", test_budget);
   g_test_add_func ("/assay/app/privacy/preferences", test_preferences);

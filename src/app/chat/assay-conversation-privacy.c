@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 
 #include <string.h>
 
@@ -219,6 +220,30 @@ assay_conversation_description_fits (AssayConversation         *self,
 
 /* ---- before a question ------------------------------------------------------------------- */
 
+/* Which content the session's copy of the file NAME has (its size and time of change): a
+ * file replaced by another of its name has new values to mask. */
+static void
+assay_conversation_append_identity (AssayConversation *self,
+                                    GString           *out,
+                                    const char        *name)
+{
+  GPtrArray *datasets = assay_session_get_datasets (self->session);
+
+  for (guint i = 0; i < datasets->len; i++)
+    {
+      const AssaySessionDataset *dataset = g_ptr_array_index (datasets, i);
+      g_autofree char *path = NULL;
+      GStatBuf st;
+
+      if (g_strcmp0 (dataset->name, name) != 0 ||
+          (path = assay_session_resolve (self->session, dataset->path)) == NULL || g_stat (path, &st) != 0)
+        continue;
+      g_string_append_printf (out, "%" G_GINT64_FORMAT ":%" G_GINT64_FORMAT ".%ld", (gint64) st.st_size,
+                              (gint64) st.st_mtim.tv_sec, (long) st.st_mtim.tv_nsec);
+    }
+  g_string_append_c (out, '\x1e');
+}
+
 /* Distinct values read from a masked database column at most (as assay-cli ask does): a
  * column with more is a key of a large table, and the masker says so. */
 #define MAX_MASKED_VALUES 200000
@@ -373,7 +398,11 @@ assay_conversation_prepare_worker (GTask        *task,
       DescribeSpec *spec = g_ptr_array_index (job->describe, i);
       g_autoptr(GError) error = NULL;
       AssayDataset *dataset = assay_conversation_prepare_open (opened, spec->path, cancellable, &error);
+      AssayMasker *masker = job->masks != NULL ? job->masker : job->held_masker;
 
+      /* The masked columns' samples as placeholders, before the summary cuts them. */
+      if (dataset != NULL && masker != NULL && job->mode == ASSAY_PRIVACY_MASKED)
+        assay_masker_mask_samples (masker, dataset, spec->name);
       if (job->mode == ASSAY_PRIVACY_SCHEMA)
         spec->description = assay_dataset_describe_schema_for_prompt (dataset, error, job->n_datasets);
       else
@@ -467,6 +496,7 @@ assay_conversation_prepare_question (AssayConversation *self)
   GPtrArray *masked = assay_session_get_masked_columns (self->session);
   GPtrArray *datasets = assay_session_get_datasets (self->session);
   g_autoptr(GString) key = g_string_new (NULL);
+  g_autoptr(GString) files = g_string_new (NULL);   /* KEY and the masked files' contents */
   g_autoptr(GTask) task = NULL;
 
   /* A database of a session just opened is still being connected: the question waits for it
@@ -482,18 +512,21 @@ assay_conversation_prepare_question (AssayConversation *self)
   job->n_datasets = datasets->len;
   job->describe = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_conversation_describe_spec_free);
 
-  /* The masked columns, each with its dataset's copy in the session. */
+  /* The masked columns, each with its dataset's copy in the session (a file replaced by
+   * another of its name is read again: its values are new). */
   for (guint i = 0; i < masked->len; i++)
     {
       const AssaySessionMask *mask = g_ptr_array_index (masked, i);
 
       g_string_append_printf (key, "%s\x1f%s\x1e", mask->dataset, mask->column);
+      assay_conversation_append_identity (self, files, mask->dataset);
     }
+  g_string_prepend (files, key->str);
   if (job->mode != ASSAY_PRIVACY_FULL && masked->len > 0 &&
-      (self->masker == NULL || g_strcmp0 (self->masker_key, key->str) != 0))
+      (self->masker == NULL || g_strcmp0 (self->masker_key, files->str) != 0))
     {
       job->masks = g_ptr_array_new_with_free_func ((GDestroyNotify) assay_conversation_mask_spec_free);
-      job->masker_key = g_strdup (key->str);
+      job->masker_key = g_strdup (files->str);
       for (guint i = 0; i < masked->len; i++)
         {
           const AssaySessionMask *mask = g_ptr_array_index (masked, i);
@@ -546,14 +579,18 @@ assay_conversation_prepare_question (AssayConversation *self)
       g_clear_pointer (&self->masker_key, g_free);
     }
 
-  /* The descriptions made for another mode than this question's. */
+  /* The descriptions made for another mode than this question's, and in masked mode those
+   * of the files whose masked columns changed (their samples become placeholders). */
   for (guint i = 0; i < datasets->len; i++)
     {
       const AssaySessionDataset *dataset = g_ptr_array_index (datasets, i);
       g_autofree char *path = NULL;
       DescribeSpec *spec;
+      gboolean remask = FALSE;
 
-      if (assay_conversation_description_fits (self, dataset, job->mode) ||
+      for (guint j = 0; job->masks != NULL && job->mode == ASSAY_PRIVACY_MASKED && j < masked->len && !remask; j++)
+        remask = g_strcmp0 (((const AssaySessionMask *) g_ptr_array_index (masked, j))->dataset, dataset->name) == 0;
+      if ((!remask && assay_conversation_description_fits (self, dataset, job->mode)) ||
           (path = assay_session_resolve (self->session, dataset->path)) == NULL)
         continue;
       spec = g_new0 (DescribeSpec, 1);

@@ -56,6 +56,10 @@ struct _AssayDataset
   GPtrArray       *column_tables;   /* char*, borrowed from schema */
   GPtrArray       *column_columns;  /* AssaySourceColumn*, borrowed from schema */
   char            *connect_call;
+
+  AssayDatasetMaskFunc mask_func;
+  gpointer         mask_data;
+  GDestroyNotify   mask_destroy;
 };
 
 G_DEFINE_FINAL_TYPE (AssayDataset, assay_dataset, G_TYPE_OBJECT)
@@ -74,6 +78,8 @@ assay_dataset_finalize (GObject *object)
   g_clear_pointer (&self->column_tables, g_ptr_array_unref);
   g_clear_pointer (&self->column_columns, g_ptr_array_unref);
   g_clear_pointer (&self->schema, assay_source_schema_free);
+  if (self->mask_destroy != NULL)
+    self->mask_destroy (self->mask_data);
   g_free (self->connect_call);
   g_clear_pointer (&self->dialect, assay_csv_dialect_free);
   g_clear_pointer (&self->converted, g_bytes_unref);
@@ -1434,6 +1440,35 @@ assay_dataset_tr (gboolean    for_model,
   return for_model ? s : _(s);
 }
 
+void
+assay_dataset_set_mask_func (AssayDataset         *self,
+                             AssayDatasetMaskFunc  func,
+                             gpointer              user_data,
+                             GDestroyNotify        destroy)
+{
+  g_return_if_fail (ASSAY_IS_DATASET (self));
+
+  if (self->mask_destroy != NULL)
+    self->mask_destroy (self->mask_data);
+  self->mask_func = func;
+  self->mask_data = user_data;
+  self->mask_destroy = destroy;
+}
+
+/* A value of COLUMN as the summary shows it: masked whole first, then made printable and cut. */
+static char *
+assay_dataset_show_value (AssayDataset *self,
+                          gboolean      for_model,
+                          const char   *column,
+                          const char   *value)
+{
+  g_autofree char *masked = NULL;
+
+  if (for_model && self->mask_func != NULL && value != NULL)
+    masked = self->mask_func (column, value, self->mask_data);
+  return assay_data_sanitize (masked != NULL ? masked : value, -1, 30);
+}
+
 static char *
 assay_dataset_describe_column (AssayDataset *self,
                                gboolean      for_model,
@@ -1443,6 +1478,7 @@ assay_dataset_describe_column (AssayDataset *self,
   GString *line = g_string_new (NULL);
   AssayColumnProfile *profile = g_ptr_array_index (self->profiles, c);
   const char *type = json_object_get_string_member (column, "type");
+  const char *name = json_object_get_string_member (column, "name");
   g_autofree char *min = assay_dataset_format_stat (column, "min");
   g_autofree char *max = assay_dataset_format_stat (column, "max");
   g_autofree char *mean = assay_dataset_format_stat (column, "mean");
@@ -1451,7 +1487,7 @@ assay_dataset_describe_column (AssayDataset *self,
   gboolean exact;
   guint64 distinct = assay_column_profile_get_distinct (profile, &exact);
 
-  g_string_append_printf (line, "- %s: %s", json_object_get_string_member (column, "name"), type);
+  g_string_append_printf (line, "- %s: %s", name, type);
   if (assay_column_profile_is_day_first (profile))
     g_string_append (line, assay_dataset_tr (for_model, N_(" (day first)")));
   g_string_append_printf (line, assay_dataset_tr (for_model, N_(", %lld nulls, %s%llu distinct")),
@@ -1467,7 +1503,8 @@ assay_dataset_describe_column (AssayDataset *self,
       for (guint i = 0; i < MIN (json_array_get_length (top), 3u); i++)
         {
           JsonObject *entry = json_array_get_object_element (top, i);
-          g_autofree char *value = assay_data_sanitize (json_object_get_string_member (entry, "value"), -1, 30);
+          g_autofree char *value = assay_dataset_show_value (self, for_model, name,
+                                                             json_object_get_string_member (entry, "value"));
           g_string_append_printf (line, "%s “%s” ×%" G_GINT64_FORMAT, i > 0 ? "," : "", value,
                                   json_object_get_int_member (entry, "count"));
         }
@@ -1477,7 +1514,7 @@ assay_dataset_describe_column (AssayDataset *self,
       g_string_append (line, assay_dataset_tr (for_model, N_("; e.g.")));
       for (guint i = 0; samples[i] != NULL; i++)
         {
-          g_autofree char *value = assay_data_sanitize (samples[i], -1, 30);
+          g_autofree char *value = assay_dataset_show_value (self, for_model, name, samples[i]);
           g_string_append_printf (line, "%s “%s”", i > 0 ? "," : "", value);
         }
     }

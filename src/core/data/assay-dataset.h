@@ -92,6 +92,18 @@ gboolean      assay_dataset_foreach_value     (AssayDataset          *self,
 JsonObject   *assay_dataset_get_column_json   (AssayDataset         *self,
                                                guint                 column);
 
+/* What the summary for the model shows of a value of COLUMN (its samples, its most frequent
+ * values): a new string in place of the value, or NULL for the value itself. */
+typedef char *(*AssayDatasetMaskFunc) (const char *column,
+                                       const char *value,
+                                       gpointer    user_data);
+/* Values of the summaries for the model go through FUNC before they are cut and their line
+ * breaks made spaces (masked values are found whole). */
+void          assay_dataset_set_mask_func     (AssayDataset         *self,
+                                               AssayDatasetMaskFunc  func,
+                                               gpointer              user_data,
+                                               GDestroyNotify        destroy);
+
 /* The `assay-cli inspect --json` object. */
 JsonObject   *assay_dataset_to_json           (AssayDataset         *self);
 /* A compact summary for the model, at most MAX_CHARS bytes. */

@@ -22,6 +22,7 @@
 
 #define PREFIX_HASHED 48
 #define PANDAS_MAX_COLWIDTH 50
+#define MIN_LINE      10
 #define FNV_OFFSET    G_GUINT64_CONSTANT (14695981039346656037)
 #define FNV_PRIME     G_GUINT64_CONSTANT (1099511628211)
 
@@ -443,8 +444,134 @@ assay_masker_update_warning (AssayMasker *self)
   self->warning = text->len > 0 ? g_strdup (text->str) : NULL;
 }
 
+/* A date or time as pandas, numpy and str () print it, the time of day whole seconds: with
+ * a space (Timestamp, str, a table) or a T (isoformat, to_json's ISO dates in milliseconds,
+ * numpy's datetime64 in nanoseconds), and to_json's default, milliseconds since 1970. */
+static void
+assay_masker_add_time_forms (AssayMasker *self,
+                             guint32      value,
+                             double       seconds)
+{
+  static const char * const formats[] = {
+    "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M:%S.000", "%Y-%m-%dT%H:%M:%S.000000000",
+  };
+  g_autoptr(GDateTime) time = NULL;
+  char buffer[32];
+
+  if (!isfinite (seconds) || seconds != floor (seconds) || fabs (seconds) > 1e13)
+    return;
+  time = g_date_time_new_from_unix_utc ((gint64) seconds);
+  if (time == NULL)
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+    {
+      g_autofree char *shown = g_date_time_format (time, formats[i]);
+
+      if (shown != NULL)
+        assay_masker_add_key (self, value, shown, strlen (shown));
+    }
+  g_snprintf (buffer, sizeof buffer, "%" G_GINT64_FORMAT, (gint64) seconds * 1000);
+  assay_masker_add_key (self, value, buffer, strlen (buffer));
+}
+
+/* pandas shows a longer string in a table cut to display.max_colwidth (50) characters, the
+ * last three "...", after writing its tabs and line breaks as \t, \r and \n: that start
+ * of it is the value too, kept as pandas prints it and with those escapes decoded (as the
+ * masker reads text with escapes; an escape cut in two keeps its backslash). The 50 count
+ * the space pandas puts before a cell (WIDTH 46 of the value show); a cut of 47 is kept for
+ * a cell written without it. */
+static void
+assay_masker_add_cut (AssayMasker *self,
+                      guint32      value,
+                      const char  *text,
+                      gsize        length,
+                      glong        width)
+{
+  g_autoptr(GString) shown = g_string_new (NULL);
+  g_autoptr(GString) decoded = g_string_new (NULL);
+  const char *end = text + length;
+  glong used = 0;
+  const char *p;
+
+  for (p = text; p < end; p = g_utf8_next_char (p))
+    {
+      const char *escape = *p == '\n' ? "\\n" : *p == '\r' ? "\\r" : *p == '\t' ? "\\t" : NULL;
+      glong needed = escape != NULL ? 2 : 1;
+
+      if (used + needed > width)
+        {
+          if (escape != NULL && used + 1 == width)
+            {
+              g_string_append_c (shown, '\\');
+              g_string_append_c (decoded, '\\');
+            }
+          break;
+        }
+      if (escape != NULL)
+        g_string_append (shown, escape);
+      else
+        g_string_append_len (shown, p, g_utf8_next_char (p) - p);
+      g_string_append_len (decoded, p, g_utf8_next_char (p) - p);
+      used += needed;
+    }
+  if (p >= end)
+    return;
+  g_string_append (shown, "...");
+  g_string_append (decoded, "...");
+  assay_masker_add_key (self, value, shown->str, shown->len);
+  assay_masker_add_key (self, value, decoded->str, decoded->len);
+}
+
+static void
+assay_masker_add_cut_form (AssayMasker *self,
+                           guint32      value,
+                           const char  *text,
+                           gsize        length)
+{
+  glong shown = 0;
+
+  for (const char *p = text; p < text + length; p = g_utf8_next_char (p))
+    shown += *p == '\n' || *p == '\r' || *p == '\t' ? 2 : 1;
+  /* Cut when the cell (a space and the value) is wider than 50. */
+  if (shown + 1 > PANDAS_MAX_COLWIDTH)
+    assay_masker_add_cut (self, value, text, length, PANDAS_MAX_COLWIDTH - 4);
+  if (shown > PANDAS_MAX_COLWIDTH)
+    assay_masker_add_cut (self, value, text, length, PANDAS_MAX_COLWIDTH - 3);
+}
+
+/* A multi-line value's lines, each on its own: to_markdown (tabulate) writes a cell's lines
+ * on rows of their own. A line shorter than MIN_LINE is not looked for (it would be found in
+ * too many places that are not the value). */
+static void
+assay_masker_add_line_forms (AssayMasker *self,
+                             guint32      value,
+                             const char  *text,
+                             gsize        length)
+{
+  const char *end = text + length;
+
+  if (memchr (text, '\n', length) == NULL)
+    return;
+  for (const char *line = text; line < end;)
+    {
+      const char *next = memchr (line, '\n', end - line);
+      const char *stop = next != NULL ? next : end;
+
+      while (line < stop && g_ascii_isspace (*line))
+        line++;
+      while (stop > line && g_ascii_isspace (stop[-1]))
+        stop--;
+      if (g_utf8_strlen (line, stop - line) >= MIN_LINE)
+        assay_masker_add_key (self, value, line, stop - line);
+      line = next != NULL ? next + 1 : end;
+    }
+}
+
 /* The other ways Python prints the value TEXT: an integer without leading zeros, signs or
- * separators, a float in its shortest form, a date as yyyy-mm-dd. */
+ * separators, a float in its shortest form, a date as yyyy-mm-dd, a date or time as pandas
+ * prints it, a long string as a table cuts it, the lines of a multi-line one. The escapes
+ * of JSON and of Python's repr are not forms: the text is read with them decoded
+ * (assay_masker_mask ()). */
 static void
 assay_masker_add_forms (AssayMasker *self,
                         guint32      value,
@@ -455,23 +582,16 @@ assay_masker_add_forms (AssayMasker *self,
     { '.', "", 0 },
     { ',', "", 0 },
   };
-  glong characters = g_utf8_strlen (text, length);
 
-  /* pandas shows a longer string in a table cut to display.max_colwidth (50) characters, the
-   * last three "...": that start of it is the value too. */
-  if (characters > PANDAS_MAX_COLWIDTH)
-    {
-      const char *cut = g_utf8_offset_to_pointer (text, PANDAS_MAX_COLWIDTH - 3);
-      g_autofree char *shown = g_strdup_printf ("%.*s...", (int) (cut - text), text);
-
-      assay_masker_add_key (self, value, shown, strlen (shown));
-    }
+  assay_masker_add_cut_form (self, value, text, length);
+  assay_masker_add_line_forms (self, value, text, length);
 
   for (guint f = 0; f < G_N_ELEMENTS (formats); f++)
     {
       AssayValue parsed = { 0 };
       guint kinds = assay_value_classify (text, length, &formats[f],
-                                          ASSAY_VALUE_INTEGER | ASSAY_VALUE_FLOAT | ASSAY_VALUE_DATE,
+                                          ASSAY_VALUE_INTEGER | ASSAY_VALUE_FLOAT | ASSAY_VALUE_DATE |
+                                          ASSAY_VALUE_DATETIME,
                                           &parsed);
 
       if (kinds & ASSAY_VALUE_INTEGER && fabs (parsed.number) < 9e15)
@@ -504,6 +624,14 @@ assay_masker_add_forms (AssayMasker *self,
             assay_masker_add_key (self, value, month_first, strlen (month_first));
           if (day_first != NULL)
             assay_masker_add_key (self, value, day_first, strlen (day_first));
+        }
+      /* A time zone moves the time pandas prints: only a local time is followed. */
+      if (kinds & (ASSAY_VALUE_DATE | ASSAY_VALUE_DATETIME) && !(parsed.flags & ASSAY_VALUE_HAS_TIMEZONE))
+        {
+          if (!(parsed.flags & ASSAY_VALUE_SLASH_DATE) || parsed.flags & ASSAY_VALUE_MDY_VALID)
+            assay_masker_add_time_forms (self, value, parsed.number);
+          if (parsed.flags & ASSAY_VALUE_SLASH_DATE && parsed.flags & ASSAY_VALUE_DMY_VALID)
+            assay_masker_add_time_forms (self, value, parsed.number_dmy);
         }
     }
 }
@@ -779,26 +907,20 @@ assay_masker_append_placeholder (AssayMasker *self,
   g_string_append_printf (out, OPEN_BRACKET "%s %u" CLOSE_BRACKET, column->label, value->number);
 }
 
-char *
-assay_masker_mask (AssayMasker *self,
-                   const char  *text)
+/* Replaces every key found in SCAN (LENGTH bytes) in SOURCE: SCAN is SOURCE itself when MAP
+ * is NULL, else a decoded copy of it whose byte I stands for SOURCE's byte MAP[I]. */
+static void
+assay_masker_replace (AssayMasker  *self,
+                      const char   *scan,
+                      gsize         length,
+                      const char   *source,
+                      const gsize  *map,
+                      GString      *out)
 {
-  GString *out;
-  const char *end;
-  const char *copied;
-  const char *p;
+  const char *end = scan + length;
+  const char *p = scan;
+  gsize copied = 0;
 
-  g_return_val_if_fail (ASSAY_IS_MASKER (self), NULL);
-
-  self->last_count = 0;
-  if (text == NULL)
-    return g_strdup ("");
-  if (self->keys->len == 0)
-    return g_strdup (text);
-
-  end = text + strlen (text);
-  out = g_string_sized_new (end - text + 64);
-  copied = p = text;
   while (p < end)
     {
       const char *label;
@@ -814,7 +936,7 @@ assay_masker_mask (AssayMasker *self,
           p += skip;
           continue;
         }
-      if (!self->first_bytes[(guint8) *p] || !assay_masker_starts_token (text, p))
+      if (!self->first_bytes[(guint8) *p] || !assay_masker_starts_token (scan, p))
         {
           p++;
           continue;
@@ -841,14 +963,218 @@ assay_masker_mask (AssayMasker *self,
           p++;
           continue;
         }
-      g_string_append_len (out, copied, p - copied);
-      assay_masker_append_placeholder (self, out, best->value);
-      self->last_count++;
-      p += best_length;
-      copied = p;
+      {
+        gsize from = map != NULL ? map[p - scan] : (gsize) (p - scan);
+
+        g_string_append_len (out, source + copied, from - copied);
+        assay_masker_append_placeholder (self, out, best->value);
+        self->last_count++;
+        p += best_length;
+        copied = map != NULL ? map[p - scan] : (gsize) (p - scan);
+      }
     }
-  g_string_append_len (out, copied, end - copied);
+  g_string_append (out, source + copied);
+}
+
+static int
+assay_masker_hex (const char *at,
+                  guint       digits)
+{
+  int number = 0;
+
+  for (guint i = 0; i < digits; i++)
+    {
+      if (!g_ascii_isxdigit (at[i]))
+        return -1;
+      number = number * 16 + g_ascii_xdigit_value (at[i]);
+    }
+  return number;
+}
+
+/* The character the escape at AT (a backslash) stands for, in JSON or a Python string's
+ * repr; its length in *LENGTH. 0 for none (an unknown escape, a NUL, a lone surrogate). */
+static gunichar
+assay_masker_escape_at (const char *at,
+                        gsize      *length)
+{
+  int high, low;
+
+  *length = 2;
+  switch (at[1])
+    {
+    case 'n': return '\n';
+    case 't': return '\t';
+    case 'r': return '\r';
+    case 'b': return '\b';
+    case 'f': return '\f';
+    case '"': case '\'': case '\\': case '/':
+      return (gunichar) at[1];
+    case 'x':
+      high = assay_masker_hex (at + 2, 2);
+      *length = 4;
+      return high > 0 ? (gunichar) high : 0;
+    case 'U':
+      high = assay_masker_hex (at + 2, 8);
+      *length = 10;
+      return high > 0 && g_unichar_validate ((gunichar) high) ? (gunichar) high : 0;
+    case 'u':
+      high = assay_masker_hex (at + 2, 4);
+      *length = 6;
+      if (high < 0xd800 || high > 0xdfff)
+        return high > 0 ? (gunichar) high : 0;
+      /* JSON writes a character past U+FFFF as a surrogate pair. */
+      if (high > 0xdbff || at[6] != '\\' || at[7] != 'u' || (low = assay_masker_hex (at + 8, 4)) < 0xdc00 ||
+          low > 0xdfff)
+        return 0;
+      *length = 12;
+      return 0x10000 + ((high - 0xd800) << 10) + (low - 0xdc00);
+    default:
+      return 0;
+    }
+}
+
+/* TEXT with the escapes of JSON and Python's repr, and SQL's doubled quotes, decoded; *MAP (one more than the copy's
+ * length) gives the offset in TEXT of each of its bytes. */
+static char *
+assay_masker_decode (const char  *text,
+                     gsize        length,
+                     gsize      **map,
+                     gsize       *decoded_length)
+{
+  GString *out = g_string_sized_new (length);
+  gsize *offsets = g_new (gsize, length + 1);
+
+  for (gsize i = 0; i < length;)
+    {
+      gsize escape_length = 0;
+      gunichar c = text[i] == '\\' && i + 1 < length ? assay_masker_escape_at (text + i, &escape_length) : 0;
+
+      /* SQL doubles a quote inside a literal: a database's error quotes it so. */
+      if (text[i] == '\'' && text[i + 1] == '\'')
+        c = '\'', escape_length = 2;
+
+      if (c == 0)
+        {
+          offsets[out->len] = i;
+          g_string_append_c (out, text[i]);
+          i++;
+          continue;
+        }
+      for (gsize start = out->len, n = (g_string_append_unichar (out, c), out->len); start < n; start++)
+        offsets[start] = i;
+      i += escape_length;
+    }
+  offsets[out->len] = length;
+  *map = offsets;
+  *decoded_length = out->len;
   return g_string_free (out, FALSE);
+}
+
+char *
+assay_masker_mask (AssayMasker *self,
+                   const char  *text)
+{
+  GString *out;
+  gsize length;
+
+  g_return_val_if_fail (ASSAY_IS_MASKER (self), NULL);
+
+  self->last_count = 0;
+  if (text == NULL)
+    return g_strdup ("");
+  if (self->keys->len == 0)
+    return g_strdup (text);
+
+  length = strlen (text);
+  out = g_string_sized_new (length + 64);
+  /* Text with backslashes (or doubled quotes) is read first with the escapes of JSON and
+   * Python's repr decoded (to_json's \u00fc and \/, repr's and pandas' \n; SQL's ''), then
+   * as it is (a value that holds a backslash, printed as it is). */
+  if (memchr (text, '\\', length) != NULL || strstr (text, "''") != NULL)
+    {
+      g_autofree gsize *map = NULL;
+      gsize decoded_length;
+      g_autofree char *decoded = assay_masker_decode (text, length, &map, &decoded_length);
+      g_autoptr(GString) first = g_string_sized_new (length + 64);
+
+      assay_masker_replace (self, decoded, decoded_length, text, map, first);
+      assay_masker_replace (self, first->str, first->len, first->str, NULL, out);
+    }
+  else
+    assay_masker_replace (self, text, length, text, NULL, out);
+  return g_string_free (out, FALSE);
+}
+
+/* ---- a dataset's samples ----------------------------------------------------------------- */
+
+typedef struct
+{
+  AssayMasker *masker;
+  char        *name;
+} Samples;
+
+static void
+assay_masker_samples_free (gpointer data)
+{
+  Samples *samples = data;
+
+  g_object_unref (samples->masker);
+  g_free (samples->name);
+  g_free (samples);
+}
+
+/* A masked column's value as its placeholder; one the masker does not hold (past the cap)
+ * as the column's name in brackets, which stands for no value. */
+static char *
+assay_masker_mask_sample_cb (const char *column,
+                             const char *value,
+                             gpointer    user_data)
+{
+  Samples *samples = user_data;
+  AssayMasker *self = samples->masker;
+  gsize length = strlen (value);
+  g_autofree char *copy = NULL;
+
+  for (guint i = 0; i < self->columns->len; i++)
+    {
+      Column *entry = g_ptr_array_index (self->columns, i);
+      guint number;
+
+      if (!g_str_equal (entry->dataset, samples->name) || !g_str_equal (entry->column, column))
+        continue;
+      while (length > 0 && g_ascii_isspace (*value))
+        value++, length--;
+      while (length > 0 && g_ascii_isspace (value[length - 1]))
+        length--;
+      copy = g_strndup (value, length);
+      number = GPOINTER_TO_UINT (g_hash_table_lookup (entry->numbers, copy));
+      if (number == 0)
+        return g_strdup_printf (OPEN_BRACKET "%s" CLOSE_BRACKET, entry->label);
+      {
+        g_autoptr(GString) out = g_string_new (NULL);
+
+        assay_masker_append_placeholder (self, out, g_array_index (entry->values, guint32, number - 1));
+        return g_string_free (g_steal_pointer (&out), FALSE);
+      }
+    }
+  return NULL;
+}
+
+void
+assay_masker_mask_samples (AssayMasker  *self,
+                           AssayDataset *dataset,
+                           const char   *name)
+{
+  Samples *samples;
+
+  g_return_if_fail (ASSAY_IS_MASKER (self));
+  g_return_if_fail (ASSAY_IS_DATASET (dataset));
+  g_return_if_fail (name != NULL);
+
+  samples = g_new0 (Samples, 1);
+  samples->masker = g_object_ref (self);
+  samples->name = g_strdup (name);
+  assay_dataset_set_mask_func (dataset, assay_masker_mask_sample_cb, samples, assay_masker_samples_free);
 }
 
 /* ---- unmasking --------------------------------------------------------------------------- */

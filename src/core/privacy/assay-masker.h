@@ -40,9 +40,14 @@ G_DECLARE_FINAL_TYPE (AssayMasker, assay_masker, ASSAY, MASKER, GObject)
  * stable placeholder, "⟨customer_id 17⟩" (the 17th distinct value in the file's order), and
  * every text bound for the model is rewritten: a value is found as written in the file and
  * as Python prints it (integers without leading zeros or separators, floats in their
- * shortest form, dd.mm.yyyy and a/b/yyyy dates as yyyy-mm-dd, a string longer than pandas'
- * display.max_colwidth as a table shows it, cut with "..."), as a whole token (not inside
- * a longer word or number), the longest first. Placeholders the model writes are mapped
+ * shortest form, dd.mm.yyyy and a/b/yyyy dates as yyyy-mm-dd, dates and times without a
+ * zone as pandas, numpy and str () print them — a space or a T, ".000", ".000000000", and
+ * to_json's milliseconds since 1970 —, a string longer than pandas' display.max_colwidth as
+ * a table shows it, cut with "...", each line of ten characters or more of a multi-line
+ * value), as a whole token (not inside a longer word or number), the longest first. Text
+ * with backslashes is read twice: with the escapes of JSON and Python's repr decoded
+ * (\u00fc, \/, \n, \', \xe9: to_json, json.dumps, a list's repr, a KeyError, pandas'
+ * table of a multi-line string), then as it is. Placeholders the model writes are mapped
  * back: in its text to the value, in its code to a Python literal (inside a string literal,
  * to the value escaped for that literal).
  *
@@ -84,6 +89,13 @@ gboolean     assay_masker_has_column         (AssayMasker   *self,
 /* Why some values may still reach the model (the cap, values too long), in the analyst's
  * language, or NULL. */
 const char  *assay_masker_get_warning        (AssayMasker   *self);
+
+/* The summaries DATASET (named NAME, as the sandbox names it) makes for the model show the
+ * masked columns' samples and frequent values as their placeholders, found before the
+ * summary cuts them or makes their line breaks spaces (assay_dataset_set_mask_func ()). */
+void         assay_masker_mask_samples       (AssayMasker   *self,
+                                              AssayDataset  *dataset,
+                                              const char    *name);
 
 /* TEXT with every masked value replaced by its placeholder. Never NULL. */
 char        *assay_masker_mask               (AssayMasker   *self,
