@@ -103,8 +103,8 @@ assert d[\"usable\"] and d[\"engine\"] == \"podman\" and d[\"image_present\"] an
 assert s[\"backend\"] == \"docker\" and \"Podman\" in s[\"reason\"] and not s[\"fell_back\"], s'"
 
 printf 'import os\nprint(os.getuid(), os.getcwd(), open("/proc/1/cmdline").read().split("\\0")[2])\n' > "$work/basic.py"
-check "a basic cell: the kernel is PID 1, as uid 2147480000, in /workspace" bash -c "
-  '$cli' exec --backend docker --json '$work/basic.py' | tee /dev/stderr | grep -q '2147480000 /workspace /opt/assay/kernel/assay_kernel.py'"
+check "a basic cell: the kernel is PID 1, as a uid of its own (2147420000 and up), in /workspace" bash -c "
+  '$cli' exec --backend docker --json '$work/basic.py' | tee /dev/stderr | grep -Eq '21474[2-8][0-9]{4} /workspace /opt/assay/kernel/assay_kernel.py'"
 printf 'region,amount\nnorth,1\nsouth,2\n' > "$work/sales.csv"
 printf 'import pandas as pd\ndf = pd.read_csv("/data/sales.csv")\nprint(df.amount.sum())\ndf.to_csv("/workspace/copy.csv", index=False)\ntry:\n    open("/data/sales.csv", "a")\nexcept OSError as e:\n    print("data read-only", e.errno)\n' > "$work/data.py"
 check "a dataset read at /data (read-only) and an artifact written back" bash -c "

@@ -12,6 +12,9 @@
 #include <math.h>
 #include <signal.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -29,6 +32,10 @@
 #define ROOTFS_FD 3
 #define DATA_FD 4
 #define SECCOMP_FD 5
+/* Only while the child sets the tree up (see assay_bwrap_backend_hide_tree). */
+#define TREE_LOWER_FD 6
+#define TREE_EMPTY_FD 7
+#define TREE_LAYERS "lowerdir=/proc/self/fd/6:/proc/self/fd/7"
 /* /dev/shm is a tmpfs of its own, and without a memory cgroup nothing else would bound it. */
 #define SHM_BYTES (64 * 1024 * 1024)
 
@@ -345,7 +352,83 @@ typedef struct
   gboolean drop_root;
   struct rlimit as, nproc, fsize, cpu, core;
   gboolean set_as, set_nproc;
+  gboolean hide_tree;
+  char     tree[PATH_MAX];       /* the image tree, absolute, no links */
+  char     uid_map[64], gid_map[64];
 } ChildSetup;
+
+static gboolean
+assay_bwrap_backend_write_all (const char *path,
+                               const char *text)
+{
+  int fd = open (path, O_WRONLY | O_CLOEXEC);
+  gboolean ok;
+
+  if (fd < 0)
+    return FALSE;
+  ok = write (fd, text, strlen (text)) == (ssize_t) strlen (text);
+  close (fd);
+  return ok;
+}
+
+/* A bind mount shows in /proc/self/mountinfo the folder it came from within its filesystem,
+ * and the image tree's names the user when it lives in their home. So bubblewrap is handed
+ * an overlay instead, whose root is its own ("/") and whose layers are named by descriptor
+ * (/proc/self/fd/6:7): the tree, and an empty read-only tmpfs (an overlay without an upper
+ * layer needs two). Both are mounted over the tree's own path in a mount namespace of the
+ * child's, in a user namespace that maps only its own uid. Where any step is refused (no
+ * unprivileged user namespaces, no overlayfs in them before Linux 5.11) the tree is bound
+ * as it is: the sandbox then still works, and mountinfo names the folder. */
+static void
+assay_bwrap_backend_hide_tree (ChildSetup *setup)
+{
+  gboolean tmpfs = FALSE;
+  int fd;
+
+  /* Reachable by path, as bubblewrap must reach it; else leave everything as it is. */
+  fd = open (setup->tree, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return;
+  close (fd);
+  if (unshare (CLONE_NEWUSER | CLONE_NEWNS) != 0)
+    return;
+  /* Dropping root left the process undumpable, its /proc/self files root's. Without its
+   * uid mapped, bubblewrap could make no namespace of its own. */
+  prctl (PR_SET_DUMPABLE, 1, 0, 0, 0);
+  if (!assay_bwrap_backend_write_all ("/proc/self/setgroups", "deny") ||
+      !assay_bwrap_backend_write_all ("/proc/self/uid_map", setup->uid_map) ||
+      !assay_bwrap_backend_write_all ("/proc/self/gid_map", setup->gid_map))
+    _exit (126);
+  /* From here on the tree is reopened by path in this namespace whatever happens. */
+  if (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+    goto reopen;
+
+  fd = open (setup->tree, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 || dup2 (fd, TREE_LOWER_FD) < 0)
+    goto reopen;
+  close (fd);
+  if (mount ("tmpfs", setup->tree, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+             "size=4k,nr_inodes=1,mode=0755") != 0)
+    goto reopen;
+  tmpfs = TRUE;
+  fd = open (setup->tree, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 || dup2 (fd, TREE_EMPTY_FD) < 0)
+    goto reopen;
+  close (fd);
+  if (mount ("overlay", setup->tree, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV, TREE_LAYERS) != 0)
+    goto reopen;
+  tmpfs = FALSE;
+
+reopen:
+  if (tmpfs)
+    umount2 (setup->tree, MNT_DETACH);
+  close (TREE_LOWER_FD);
+  close (TREE_EMPTY_FD);
+  fd = open (setup->tree, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 || dup2 (fd, ROOTFS_FD) < 0)
+    _exit (126);
+  close (fd);
+}
 
 static void
 assay_bwrap_backend_child_setup (gpointer user_data)
@@ -377,6 +460,74 @@ assay_bwrap_backend_child_setup (gpointer user_data)
       if (setgroups (1, &gid) != 0 || setgid (gid) != 0 || setuid (UNPRIVILEGED_HOST_ID) != 0)
         _exit (126);
     }
+
+  if (setup->hide_tree)
+    assay_bwrap_backend_hide_tree (setup);
+}
+
+/* Fills in SETUP's part for hiding TREE; FALSE when the path is too long to hold. */
+static gboolean
+assay_bwrap_backend_prepare_hide_tree (ChildSetup *setup,
+                                       const char *tree)
+{
+  guint uid = setup->drop_root ? UNPRIVILEGED_HOST_ID : (guint) getuid ();
+  guint gid = setup->drop_root ? UNPRIVILEGED_HOST_ID : (guint) getgid ();
+
+  if (tree == NULL || strlen (tree) >= sizeof setup->tree)
+    return FALSE;
+  setup->hide_tree = TRUE;
+  g_strlcpy (setup->tree, tree, sizeof setup->tree);
+  g_snprintf (setup->uid_map, sizeof setup->uid_map, "%u %u 1", uid, uid);
+  g_snprintf (setup->gid_map, sizeof setup->gid_map, "%u %u 1", gid, gid);
+  return TRUE;
+}
+
+/* Whether bubblewrap still starts once the tree is hidden: a kernel or a security module
+ * (Ubuntu's AppArmor restricts unprivileged user namespaces) may allow the namespaces and
+ * refuse what follows. Asked once per tree and process, with a bubblewrap that runs `true`. */
+static gboolean
+assay_bwrap_backend_can_hide_tree (const char *tree)
+{
+  static GMutex mutex;
+  static GHashTable *answers;
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  ChildSetup *setup;
+  gboolean works;
+  const char *argv[] = {
+    "bwrap", "--ro-bind-fd", G_STRINGIFY (ROOTFS_FD), "/",
+    "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
+    "--uid", SANDBOX_UID, "--gid", SANDBOX_GID, "/bin/true", NULL
+  };
+
+  g_mutex_lock (&mutex);
+  if (answers == NULL)
+    answers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  if (g_hash_table_contains (answers, tree))
+    {
+      works = GPOINTER_TO_INT (g_hash_table_lookup (answers, tree));
+      g_mutex_unlock (&mutex);
+      return works;
+    }
+
+  setup = g_new0 (ChildSetup, 1);
+  setup->drop_root = geteuid () == 0;
+  setup->fsize.rlim_cur = setup->fsize.rlim_max = RLIM_INFINITY;
+  setup->cpu.rlim_cur = setup->cpu.rlim_max = RLIM_INFINITY;
+  works = assay_bwrap_backend_prepare_hide_tree (setup, tree);
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE |
+                                        G_SUBPROCESS_FLAGS_STDERR_SILENCE);
+  g_subprocess_launcher_set_cwd (launcher, "/");
+  g_subprocess_launcher_set_child_setup (launcher, assay_bwrap_backend_child_setup, setup, g_free);
+  if (works)
+    process = g_subprocess_launcher_spawnv (launcher, argv, NULL);
+  works = process != NULL && g_subprocess_wait (process, NULL, NULL) &&
+          g_subprocess_get_successful (process);
+  if (!works)
+    g_debug ("bubblewrap does not start with the tree hidden; it is bound as it is");
+  g_hash_table_insert (answers, g_strdup (tree), GINT_TO_POINTER (works));
+  g_mutex_unlock (&mutex);
+  return works;
 }
 
 /* ---- the instance --------------------------------------------------------------------- */
@@ -823,6 +974,12 @@ assay_bwrap_backend_launch (AssaySandboxBackend     *backend,
   setup->cpu.rlim_cur = setup->cpu.rlim_max = 6 * 3600;
   setup->core.rlim_cur = setup->core.rlim_max = 0;
   setup->drop_root = geteuid () == 0;
+  {
+    g_autofree char *tree = realpath (spec->rootfs_dir, NULL);
+
+    if (tree != NULL && assay_bwrap_backend_can_hide_tree (tree))
+      assay_bwrap_backend_prepare_hide_tree (setup, tree);
+  }
 
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE |
                                         G_SUBPROCESS_FLAGS_STDOUT_PIPE |

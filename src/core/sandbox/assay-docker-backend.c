@@ -19,10 +19,12 @@
 
 #define KERNEL_PATH        "/opt/assay/kernel/assay_kernel.py"
 /* Not 1000: without user namespaces the container's uid is the host's, and per-user kernel
- * quotas (inotify instances, message queues, processes) would be shared with the desktop
- * user who is usually 1000. A uid no account, system user or subordinate range uses. */
-#define SANDBOX_UID        "2147480000"
-#define SANDBOX_USER       SANDBOX_UID ":" SANDBOX_UID
+ * quotas (inotify instances, the bytes of message queues) would be shared with the desktop
+ * user who is usually 1000. Nor one uid for every sandbox, or one hostile cell could spend
+ * them for all the others: each draws its own from ids no account, system user or
+ * subordinate range uses (above systemd's foreign range, below 2^31 where Docker stops). */
+#define SANDBOX_UID_FIRST  2147420000
+#define SANDBOX_UID_LAST   2147483646
 /* A rootless engine maps only a subordinate range (usually 65536 ids) into its user
  * namespace: there uid 1000 inside is one of those subordinate ids outside, not the user's. */
 #define ROOTLESS_USER      "1000:1000"
@@ -32,6 +34,7 @@
 #define LABEL_PID_START    "assay.pid-start"
 #define LABEL_BOOT_ID      "assay.boot-id"
 #define LABEL_UID          "assay.uid"
+#define LABEL_SANDBOX_UID  "assay.sandbox-uid"
 
 struct _AssayDockerBackend
 {
@@ -266,10 +269,57 @@ assay_docker_backend_process_rlimit (void)
   return (gint64) CLAMP (limit.rlim_cur, 1, 32768);
 }
 
-static const char *
-assay_docker_backend_get_user (AssayDockerClient *client)
+/* The container's "uid:gid": one no other sandbox of this engine has (their labels say which
+ * they have; one created at the same moment may draw the same, a chance of 1 in 63,647).
+ * A rootless engine's containers all count against the user who runs it whatever their uid. */
+static char *
+assay_docker_backend_pick_user (AssayDockerClient *client,
+                                GCancellable      *cancellable)
 {
-  return assay_docker_client_is_rootless (client) ? ROOTLESS_USER : SANDBOX_USER;
+  g_autoptr(GHashTable) used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(JsonNode) listed = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *filters = NULL;
+  g_autofree char *path = NULL;
+  guint uid = 0;
+
+  if (assay_docker_client_is_rootless (client))
+    return g_strdup (ROOTLESS_USER);
+
+  filters = g_uri_escape_string ("{\"label\":[\"" LABEL_SANDBOX_UID "\"]}", NULL, FALSE);
+  path = g_strdup_printf ("/containers/json?all=1&filters=%s", filters);
+  listed = assay_docker_client_request (client, "GET", path, NULL, NULL, cancellable, &error);
+  if (listed == NULL)
+    g_debug ("Cannot list the sandboxes' uids: %s", error->message);
+  else if (JSON_NODE_HOLDS_ARRAY (listed))
+    {
+      JsonArray *containers = json_node_get_array (listed);
+
+      for (guint i = 0; i < json_array_get_length (containers); i++)
+        {
+          JsonNode *element = json_array_get_element (containers, i);
+          JsonObject *labels;
+          const char *taken;
+
+          if (!JSON_NODE_HOLDS_OBJECT (element))
+            continue;
+          labels = assay_json_get_object (json_node_get_object (element), "Labels");
+          taken = labels != NULL ? assay_json_get_string (labels, LABEL_SANDBOX_UID) : NULL;
+          if (taken != NULL)
+            g_hash_table_add (used, g_strdup (taken));
+        }
+    }
+
+  for (guint attempt = 0; attempt < 64; attempt++)
+    {
+      g_autofree char *text = NULL;
+
+      uid = (guint) g_random_int_range (SANDBOX_UID_FIRST, SANDBOX_UID_LAST + 1);
+      text = g_strdup_printf ("%u", uid);
+      if (!g_hash_table_contains (used, text))
+        break;
+    }
+  return g_strdup_printf ("%u:%u", uid, uid);
 }
 
 /* The container's whole configuration. Nothing comes from the host's
@@ -278,10 +328,10 @@ assay_docker_backend_get_user (AssayDockerClient *client)
 static JsonNode *
 assay_docker_backend_build_create_body (const AssaySandboxSpec *spec,
                                         AssayDockerClient      *client,
+                                        const char             *user,
                                         const char             *data_volume)
 {
   gboolean podman = assay_docker_client_get_engine (client) == ASSAY_DOCKER_ENGINE_PODMAN;
-  const char *user = assay_docker_backend_get_user (client);
   g_autofree char *uid_part = g_strndup (user, strcspn (user, ":"));
   const AssaySandboxLimits *limits = &spec->limits;
   g_autoptr(JsonBuilder) builder = json_builder_new ();
@@ -383,6 +433,8 @@ assay_docker_backend_build_create_body (const AssaySandboxSpec *spec,
     }
   json_builder_set_member_name (builder, LABEL_UID);
   json_builder_add_string_value (builder, uid);
+  json_builder_set_member_name (builder, LABEL_SANDBOX_UID);
+  json_builder_add_string_value (builder, uid_part);
   json_builder_end_object (builder);
 
   json_builder_set_member_name (builder, "HostConfig");
@@ -542,6 +594,7 @@ static gboolean
 assay_docker_backend_read_back (AssayDockerBackend      *self,
                                 const char              *container_id,
                                 const AssaySandboxSpec  *spec,
+                                const char              *user,
                                 GCancellable            *cancellable,
                                 GError                 **error)
 {
@@ -553,7 +606,7 @@ assay_docker_backend_read_back (AssayDockerBackend      *self,
   g_autoptr(JsonNode) inspected = NULL;
   g_autoptr(GError) local_error = NULL;
   AssayDockerHardening hardening = {
-    .user = assay_docker_backend_get_user (self->client),
+    .user = user,
     .open_files = SANDBOX_NOFILE,
   };
 
@@ -611,6 +664,7 @@ assay_docker_backend_launch (AssaySandboxBackend     *backend,
   g_autofree char *container_id = NULL;
   g_autofree char *volume = NULL;
   g_autofree char *uploader = NULL;
+  g_autofree char *user = NULL;
   AssaySandboxInstance *instance;
   const char *id;
 
@@ -653,7 +707,8 @@ assay_docker_backend_launch (AssaySandboxBackend     *backend,
           return NULL;
         }
     }
-  body = assay_docker_backend_build_create_body (spec, self->client, volume);
+  user = assay_docker_backend_pick_user (self->client, cancellable);
+  body = assay_docker_backend_build_create_body (spec, self->client, user, volume);
 
   created = assay_docker_client_request (self->client, "POST", path, body, NULL,
                                          cancellable, &local_error);
@@ -687,7 +742,7 @@ assay_docker_backend_launch (AssaySandboxBackend     *backend,
   if (!assay_docker_backend_check_create_warnings (json_node_get_object (created), &local_error))
     goto fail;
 
-  if (!assay_docker_backend_read_back (self, container_id, spec, cancellable, &local_error))
+  if (!assay_docker_backend_read_back (self, container_id, spec, user, cancellable, &local_error))
     goto fail;
 
   /* Attached before the start, so no output of the kernel is missed. */
