@@ -1025,6 +1025,88 @@ count_questions (AssayWindow *window)
   return n;
 }
 
+/* ---- a model chosen after the demo (issue 34) -------------------------------------------- */
+
+static gboolean
+demo_idle (gpointer data)
+{
+  return !assay_window_get_busy (data) && !assay_window_get_adding_files (data);
+}
+
+/* The demo first (no provider chosen), then a model and a server set in Preferences: the
+ * provider shown there is chosen with them, and a question goes to that server (it said
+ * "Choose a model first." and sent the analyst to onboarding). With no provider at all, a
+ * question waits on the onboarding page and is sent once a model is chosen there: no error
+ * left in the conversation, the question asked once. */
+static void
+test_after_demo (void)
+{
+  g_autofree char *base_url = NULL;
+  g_autofree char *log_path = NULL;
+  g_autofree char *provider = NULL;
+  g_autoptr(GSubprocess) server = NULL;
+  g_autoptr(GPtrArray) requests = NULL;
+  GtkWidget *preferences;
+  GtkWidget *chat;
+  AssayWindow *window;
+
+  server = gui_fake_server_start ("{\"responses\": ["
+                                  "{\"flavor\": \"openai\", \"turn\": {\"text\": \"First answer.\", \"finish\": \"stop\"}},"
+                                  "{\"flavor\": \"openai\", \"turn\": {\"text\": \"Second answer.\", \"finish\": \"stop\"}}],"
+                                  " \"models\": {\"flavor\": \"openai\", \"key\": \"" SERVER_KEY "\","
+                                  " \"ids\": [\"mistral-small\"]}}",
+                                  &base_url, &log_path);
+  forget_keys ();
+  store_server_key (base_url, SERVER_KEY);
+  g_settings_set_enum (settings, "sandbox-backend", 2 /* bwrap */);
+  window = open_onboarding ();
+  chat = GTK_WIDGET (assay_window_get_chat_view (window));
+  assay_window_start_demo (window);
+  gui_wait (demo_idle, window, 60, "the demo's file");
+  assay_window_new_session (window);
+
+  /* Preferences: a server and a model typed; the provider the row shows is chosen too. */
+  preferences = assay_preferences_new (GTK_WINDOW (window), NULL);
+  gtk_window_present (GTK_WINDOW (preferences));
+  gtk_editable_set_text (GTK_EDITABLE (find_row (preferences, ADW_TYPE_ENTRY_ROW,
+                                                    "Base URL (empty: the vendor's own)")), base_url);
+  gtk_editable_set_text (GTK_EDITABLE (find_row (preferences, ADW_TYPE_ENTRY_ROW, "Model")), "mistral-small");
+  provider = g_settings_get_string (settings, "provider");
+  g_assert_cmpstr (provider, ==, "openai");
+  gtk_window_destroy (GTK_WINDOW (preferences));
+  gui_spin (100);
+  assay_chat_view_set_composer_text (assay_window_get_chat_view (window), "Hello?");
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.send", NULL);
+  gui_wait (is_idle, window, 60, "the first answer");
+  g_assert_cmpstr (assay_window_get_page (window), ==, "main");
+  g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "First answer."));
+  g_assert_null (gui_find (chat, GTK_TYPE_LABEL, "Choose a model first"));
+
+  /* No provider at all: the question waits while the analyst chooses one, then goes. */
+  g_settings_reset (settings, "provider");
+  assay_window_new_session (window);
+  assay_chat_view_set_composer_text (assay_window_get_chat_view (window), "Again?");
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.send", NULL);
+  g_assert_cmpstr (assay_window_get_page (window), ==, "onboarding");
+  g_assert_true (assay_window_get_busy (window));
+  assay_window_onboarding_configured (window, "openai", base_url, "mistral-small", NULL);
+  g_assert_cmpstr (assay_window_get_page (window), ==, "main");
+  gui_wait (is_idle, window, 60, "the second answer");
+  g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "Second answer."));
+  g_assert_null (gui_find (chat, GTK_TYPE_LABEL, "Choose a model first"));
+  g_assert_cmpuint (count_questions (window), ==, 1);
+  requests = read_requests (log_path);
+  g_assert_cmpstr (request_string (requests, requests->len - 1, "path", NULL), ==, "/v1/chat/completions");
+
+  gui_close_window (window);
+  forget_keys ();
+  g_settings_reset (settings, "provider");
+  g_settings_reset (settings, "base-url");
+  g_settings_reset (settings, "model");
+  g_settings_reset (settings, "sandbox-backend");
+  stop_server (server, log_path);
+}
+
 static void
 test_question_fails_on_server (void)
 {
@@ -1208,6 +1290,7 @@ main (int   argc,
   g_test_add_func ("/assay/app/onboarding/preferences", test_preferences);
   g_test_add_func ("/assay/app/onboarding/preferences-engines", test_preferences_engines);
   g_test_add_func ("/assay/app/onboarding/question-fails-on-server", test_question_fails_on_server);
+  g_test_add_func ("/assay/app/onboarding/after-demo", test_after_demo);
   status = g_test_run ();
   g_settings_reset (settings, "provider");
   g_settings_reset (settings, "base-url");

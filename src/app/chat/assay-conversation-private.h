@@ -36,6 +36,7 @@ struct _AssayConversation
   gboolean              choosing;         /* a backend is being chosen in a worker */
   gboolean              question_waits;   /* for that choice */
   GPtrArray            *unsealed;         /* cells changed since approved: the question waits */
+  gboolean              awaiting_model;   /* no provider chosen: the question waits for one */
   AssaySandboxPool     *pool;             /* a warm sandbox for the next session's first cell */
   gboolean              want_warm;        /* a session got a dataset, or a model was set */
   AssayKernelSession   *kernel;

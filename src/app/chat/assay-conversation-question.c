@@ -736,7 +736,8 @@ assay_conversation_ensure_provider (AssayConversation *self)
   provider = g_settings_get_string (self->settings, "provider");
   if (*provider == '\0')
     {
-      assay_conversation_fail_question (self, ASSAY_AGENT_MODEL_ERROR, _("Choose a model first."));
+      /* The question waits (busy) while the analyst chooses one: assay_conversation_model_chosen (). */
+      self->awaiting_model = TRUE;
       g_signal_emit_by_name (self, "needs-model");
       return;
     }
@@ -746,6 +747,26 @@ assay_conversation_ensure_provider (AssayConversation *self)
                               self->ask_cancellable,
                               assay_conversation_key_found_cb,
                               g_object_ref (self));
+}
+
+void
+assay_conversation_model_chosen (AssayConversation *self)
+{
+  g_return_if_fail (ASSAY_IS_CONVERSATION (self));
+
+  if (!self->provider_fixed)
+    g_clear_object (&self->provider);
+  if (!self->awaiting_model)
+    return;
+  self->awaiting_model = FALSE;
+  assay_conversation_ensure_provider (self);
+}
+
+gboolean
+assay_conversation_get_awaiting_model (AssayConversation *self)
+{
+  g_return_val_if_fail (ASSAY_IS_CONVERSATION (self), FALSE);
+  return self->awaiting_model;
 }
 
 gboolean
@@ -837,6 +858,13 @@ assay_conversation_stop (AssayConversation *self)
   g_return_if_fail (ASSAY_IS_CONVERSATION (self));
   if (!self->busy)
     return;
+  /* Waiting for a model to be chosen: nothing was sent. */
+  if (self->awaiting_model)
+    {
+      self->awaiting_model = FALSE;
+      assay_conversation_fail_question (self, ASSAY_AGENT_CANCELLED, _("Stopped."));
+      return;
+    }
   /* Waiting for the analyst to approve changed code again: nothing ran. */
   if (self->unsealed != NULL)
     {

@@ -118,6 +118,11 @@ gboolean           assay_conversation_ask              (AssayConversation  *self
  * the backend and the masker as for a question; no ::asked. FALSE while busy, or when the
  * session is no run again or has no summary. */
 gboolean           assay_conversation_rewrite          (AssayConversation  *self);
+/* With no model chosen, a question waits (busy) after ::needs-model; once the settings name
+ * one, this makes the provider again and the waiting question goes on (assay_conversation_stop ()
+ * drops it). */
+void               assay_conversation_model_chosen     (AssayConversation  *self);
+gboolean           assay_conversation_get_awaiting_model (AssayConversation *self);
 /* A question on an opened session whose approved code was changed since (its seal no longer
  * matches, assay-approval.h) waits, busy, after ::unsealed-cells (a GPtrArray of the
  * session's AssaySessionCell): APPROVE seals them as the analyst's and the question goes on;

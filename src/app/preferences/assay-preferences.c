@@ -339,10 +339,29 @@ assay_preferences_list_models (AssayPreferences *self)
 
 static void assay_preferences_engines_refresh_cb (AssayPreferences *self);
 
+/* No provider chosen yet (a first run that went to the demo), but the row shows one: a model
+ * or a server set here is for the provider shown, which is then chosen too. */
+static void
+assay_preferences_commit_provider (AssayPreferences *self,
+                                   const char       *key)
+{
+  g_autofree char *provider = g_settings_get_string (self->settings, "provider");
+  g_autofree char *value = NULL;
+  guint selected;
+
+  if (*provider != '\0' || (!g_str_equal (key, "model") && !g_str_equal (key, "base-url")))
+    return;
+  value = g_settings_get_string (self->settings, key);
+  selected = adw_combo_row_get_selected (self->provider_row);
+  if (*g_strstrip (value) != '\0' && selected < G_N_ELEMENTS (providers) - 1)
+    g_settings_set_string (self->settings, "provider", providers[selected]);
+}
+
 static void
 assay_preferences_settings_changed_cb (AssayPreferences *self,
                                        const char       *key)
 {
+  assay_preferences_commit_provider (self, key);
   if (g_str_equal (key, "provider") || g_str_equal (key, "base-url"))
     assay_preferences_list_models (self);
   else if ((g_str_equal (key, "sandbox-backend") || g_str_equal (key, "e2b-domain") ||

@@ -24,6 +24,9 @@ assay_window_start_demo (AssayWindow *self)
   g_autoptr(GFile) file = NULL;
 
   g_return_if_fail (ASSAY_IS_WINDOW (self));
+  /* The question that waited for a model is dropped: the demo is a session of its own. */
+  if (assay_conversation_get_awaiting_model (self->conversation))
+    assay_conversation_stop (self->conversation);
   if (assay_conversation_get_busy (self->conversation))
     return;
   provider = assay_recorded_provider_new (transcript, &error);
@@ -85,8 +88,9 @@ assay_window_onboarding_configured (AssayWindow *self,
                                self->cancellable,
                                assay_window_key_stored_cb,
                                g_object_ref (self));
-  assay_conversation_forget_provider (self->conversation);
   gtk_stack_set_visible_child_name (self->main_stack, "main");
   assay_chat_view_focus_composer (self->chat_view);
+  /* The question that sent the analyst here goes on with the model chosen. */
+  assay_conversation_model_chosen (self->conversation);
 }
 
