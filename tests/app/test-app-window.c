@@ -1060,7 +1060,15 @@ test_step_card (void)
   g_autoptr(JsonObject) output = json_object_new ();
   GtkWidget *expander;
 
-  g_assert_nonnull (gui_find (card, GTK_TYPE_LABEL, "Step 3 of 8"));
+  g_assert_nonnull (gui_find (card, GTK_TYPE_LABEL, "Step 3"));
+  /* The limit is a ceiling, not a plan: no "of 8"; the last step allowed says so. */
+  g_assert_null (gui_find (card, GTK_TYPE_LABEL, "of 8"));
+  {
+    GtkWidget *last = g_object_ref_sink (assay_step_card_new (8, 8));
+
+    g_assert_nonnull (gui_find (last, GTK_TYPE_LABEL, "Step 8, the last allowed"));
+    g_object_unref (last);
+  }
   for (guint i = 0; i < 40; i++)
     g_string_append_printf (long_text, "line %u\n", i);
   json_object_set_string_member (output, "output_type", "stream");

@@ -140,8 +140,13 @@ assay_step_card_update_title (AssayStepCard *self)
 
   if (self->max_steps == 0)
     title = g_strdup (_("Answer"));
+  else if (self->step >= self->max_steps)
+    /* Translators: the last step the setting "max-steps" allows; why a question stopped
+     * there is said below the card. */
+    title = g_strdup_printf (_("Step %u, the last allowed"), self->step);
   else
-    title = g_strdup_printf (_("Step %u of %u"), self->step, self->max_steps);
+    /* Not "of N": the limit is a ceiling, not a plan. */
+    title = g_strdup_printf (_("Step %u"), self->step);
   gtk_label_set_text (self->title_label, title);
 }
 
