@@ -11,6 +11,7 @@
 #include <sys/prctl.h>
 
 #include <gdk/x11/gdkx.h>
+#include <X11/XKBlib.h>
 
 #include "assay-app-types.h"
 #include "assay-llm-provider.h"
@@ -430,20 +431,11 @@ typedef struct
   FakeKeyFunc     key;
 } XTest;
 
-/* XTest, and the pointer moved to the middle of WIDGET on the X screen (which must show it:
- * inside its window, and not scrolled out of view). */
 static void
-gui_xtest_point_at (GtkWidget *widget,
-                    gboolean   strict,
-                    XTest     *xtest)
+gui_xtest_load (GdkDisplay *display,
+                XTest      *xtest)
 {
   static void *library;
-  GdkDisplay *display = gtk_widget_get_display (widget);
-  GtkNative *native = gtk_widget_get_native (widget);
-  graphene_point_t point;
-  double surface_x, surface_y;
-  int root_x, root_y;
-  Window child;
 
   g_assert_true (GDK_IS_X11_DISPLAY (display));
   if (library == NULL)
@@ -454,17 +446,81 @@ gui_xtest_point_at (GtkWidget *widget,
   xtest->key = (FakeKeyFunc) dlsym (library, "XTestFakeKeyEvent");
   g_assert_true (xtest->button != NULL && xtest->motion != NULL && xtest->key != NULL);
   xtest->display = gdk_x11_display_get_xdisplay (display);
+}
 
-  g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (native),
-                                           &GRAPHENE_POINT_INIT (gtk_widget_get_width (widget) / 2.0,
-                                                                 gtk_widget_get_height (widget) / 2.0),
-                                           &point));
-  /* A click lands on what the analyst sees: on screen, not covered. */
+/* The middle of WIDGET in its window's coordinates, when WIDGET is mapped and that point is
+ * inside the window and lands on WIDGET: what the analyst can click. */
+static gboolean
+gui_middle_on_screen (GtkWidget        *widget,
+                      graphene_point_t *point)
+{
+  GtkWidget *native = GTK_WIDGET (gtk_widget_get_native (widget));
+  GtkWidget *picked;
+
+  if (native == NULL || !gtk_widget_get_mapped (widget) ||
+      !gtk_widget_compute_point (widget, native,
+                                 &GRAPHENE_POINT_INIT (gtk_widget_get_width (widget) / 2.0,
+                                                       gtk_widget_get_height (widget) / 2.0),
+                                 point) ||
+      point->x < 0 || point->y < 0 ||
+      point->x >= gtk_widget_get_width (native) || point->y >= gtk_widget_get_height (native))
+    return FALSE;
+  picked = gtk_widget_pick (native, point->x, point->y, GTK_PICK_DEFAULT);
+  return picked == widget || (picked != NULL && gtk_widget_is_ancestor (picked, widget));
+}
+
+static gboolean
+gui_clickable (gpointer data)
+{
+  graphene_point_t point;
+
+  return gui_middle_on_screen (data, &point);
+}
+
+/* XTest, and the pointer moved to the middle of WIDGET on the X screen (which must show it:
+ * inside its window, and not scrolled out of view). */
+static void
+gui_xtest_point_at (GtkWidget *widget,
+                    gboolean   strict,
+                    XTest     *xtest)
+{
+  GdkDisplay *display = gtk_widget_get_display (widget);
+  GtkNative *native = gtk_widget_get_native (widget);
+  graphene_point_t point;
+  double surface_x, surface_y;
+  int root_x, root_y;
+  Window child;
+
+  gui_xtest_load (display, xtest);
+  /* A click lands on what the analyst sees: on screen, not covered, and standing still (a
+   * widget just shown, or sliding in with its page, is given the frames that lay it out and
+   * move it: its middle stays put for half a second first). */
   if (strict)
     {
+      gboolean timed_out = FALSE;
+      guint source = g_timeout_add_seconds (10, timeout_cb, &timed_out);
+      graphene_point_t last = GRAPHENE_POINT_INIT (-1, -1);
+      guint still = 0;
       GtkWidget *picked;
 
+      while (still < 2 && !timed_out)
+        {
+          if (gui_middle_on_screen (widget, &point))
+            {
+              still = graphene_point_equal (&point, &last) ? still + 1 : 0;
+              last = point;
+            }
+          else
+            still = 0;
+          gui_spin (250);
+        }
+      if (!timed_out)
+        g_source_remove (source);
       g_assert_true (gtk_widget_get_mapped (widget));
+      g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (native),
+                                               &GRAPHENE_POINT_INIT (gtk_widget_get_width (widget) / 2.0,
+                                                                     gtk_widget_get_height (widget) / 2.0),
+                                               &point));
       g_assert_true (point.x >= 0 && point.y >= 0 &&
                      point.x < gtk_widget_get_width (GTK_WIDGET (native)) &&
                      point.y < gtk_widget_get_height (GTK_WIDGET (native)));
@@ -473,6 +529,11 @@ gui_xtest_point_at (GtkWidget *widget,
         g_error ("the pointer at the middle of %s lands on %s", G_OBJECT_TYPE_NAME (widget),
                  picked != NULL ? G_OBJECT_TYPE_NAME (picked) : "nothing");
     }
+  else
+    g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (native),
+                                             &GRAPHENE_POINT_INIT (gtk_widget_get_width (widget) / 2.0,
+                                                                   gtk_widget_get_height (widget) / 2.0),
+                                             &point));
   gtk_native_get_surface_transform (native, &surface_x, &surface_y);
   XTranslateCoordinates (xtest->display, gdk_x11_surface_get_xid (gtk_native_get_surface (native)),
                          DefaultRootWindow (xtest->display), (int) (point.x + surface_x), (int) (point.y + surface_y),
@@ -517,6 +578,119 @@ gui_wheel (GtkWidget *widget,
     xtest.key (xtest.display, shift_key, False, 0);
   XSync (xtest.display, False);
   gui_spin (300);
+}
+
+/* The keyboard focus of WIDGET's window is WIDGET or within it (an entry's text). */
+static gboolean
+gui_has_focus_within (GtkWidget *widget)
+{
+  GtkWidget *focus = gtk_root_get_focus (gtk_widget_get_root (widget));
+
+  return focus != NULL && (focus == widget || gtk_widget_is_ancestor (focus, widget));
+}
+
+static gboolean
+gui_ready_for_keys (gpointer data)
+{
+  return gui_has_focus_within (data) && gui_clickable (data);
+}
+
+/* The analyst types into what they see and what has the focus: a click that gives WIDGET the
+ * focus, or a field being revealed, is given its frames first. */
+static void
+gui_wait_ready_for_keys (GtkWidget *widget)
+{
+  gboolean timed_out = FALSE;
+  guint source = g_timeout_add_seconds (10, timeout_cb, &timed_out);
+
+  while (!gui_ready_for_keys (widget) && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+  if (timed_out)
+    {
+      GtkWidget *focus = gtk_root_get_focus (gtk_widget_get_root (widget));
+
+      g_error ("keys for %s (%s) would go to %s", G_OBJECT_TYPE_NAME (widget),
+               gui_clickable (widget) ? "on screen" : "not on screen",
+               focus != NULL ? G_OBJECT_TYPE_NAME (focus) : "no widget");
+    }
+  g_source_remove (source);
+}
+
+/* Presses and releases KEYSYM with the modifiers of MODIFIERS (GDK_SHIFT_MASK,
+ * GDK_CONTROL_MASK, GDK_ALT_MASK) held, and with Shift when the keyboard map has KEYSYM on
+ * a key's shifted level. */
+static void
+gui_xtest_key (XTest           *xtest,
+               KeySym           keysym,
+               GdkModifierType  modifiers)
+{
+  static const struct { GdkModifierType mask; KeySym keysym; } held[] = {
+    { GDK_CONTROL_MASK, XK_Control_L },
+    { GDK_ALT_MASK, XK_Alt_L },
+    { GDK_SHIFT_MASK, XK_Shift_L },
+  };
+  KeyCode keycode = XKeysymToKeycode (xtest->display, keysym);
+
+  g_assert_cmpuint (keycode, !=, 0);
+  if (XkbKeycodeToKeysym (xtest->display, keycode, 0, 0) != keysym &&
+      XkbKeycodeToKeysym (xtest->display, keycode, 0, 1) == keysym)
+    modifiers |= GDK_SHIFT_MASK;
+  for (guint i = 0; i < G_N_ELEMENTS (held); i++)
+    if (modifiers & held[i].mask)
+      xtest->key (xtest->display, XKeysymToKeycode (xtest->display, held[i].keysym), True, 0);
+  xtest->key (xtest->display, keycode, True, 0);
+  xtest->key (xtest->display, keycode, False, 0);
+  for (guint i = G_N_ELEMENTS (held); i > 0; i--)
+    if (modifiers & held[i - 1].mask)
+      xtest->key (xtest->display, XKeysymToKeycode (xtest->display, held[i - 1].keysym), False, 0);
+  XSync (xtest->display, False);
+}
+
+void
+gui_key (GtkWidget       *widget,
+         guint            keysym,
+         GdkModifierType  modifiers)
+{
+  XTest xtest;
+
+  gui_wait_ready_for_keys (widget);
+  gui_xtest_load (gtk_widget_get_display (widget), &xtest);
+  gui_xtest_key (&xtest, keysym, modifiers);
+  gui_spin (200);
+}
+
+void
+gui_type (GtkWidget  *widget,
+          const char *text)
+{
+  XTest xtest;
+
+  gui_wait_ready_for_keys (widget);
+  gui_xtest_load (gtk_widget_get_display (widget), &xtest);
+  for (const char *c = text; *c != '\0'; c++)
+    {
+      /* Latin-1 keysyms are the characters' codes. */
+      g_assert_true (g_ascii_isprint (*c) || *c == '\n');
+      gui_xtest_key (&xtest, *c == '\n' ? XK_Return : (KeySym) *c, 0);
+      gui_spin (20);
+    }
+  gui_spin (200);
+}
+
+GtkWidget *
+gui_find_button (GtkWidget  *root,
+                 const char *action)
+{
+  if (GTK_IS_BUTTON (root) && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (root)), action) == 0)
+    return root;
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = gui_find_button (child, action);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
 }
 
 static char *

@@ -89,9 +89,24 @@ guint        gui_slow_frames          (GtkWidget   *widget,
                                        guint        ms);
 /* The name of the GSK renderer WIDGET's window draws with ("GskGLRenderer", ...). */
 const char  *gui_renderer_name        (GtkWidget   *widget);
-/* A real click (button 1, through XTest) at the middle of WIDGET, which must be on screen and
- * not covered. */
+/* A real click (button 1, through XTest) at the middle of WIDGET, which must be on screen,
+ * not covered and standing still (within 10 s: a widget just shown or sliding in is waited
+ * for). */
 void         gui_click                (GtkWidget   *widget);
+/* Real key presses from the X server (XTest) typing TEXT (printable ASCII, '\n' as Return)
+ * into WIDGET, which must be on screen and have the keyboard focus (or hold it: an entry's
+ * text), within 10 s. */
+void         gui_type                 (GtkWidget   *widget,
+                                       const char  *text);
+/* A real press and release of KEYSYM (GDK_KEY_Return, GDK_KEY_a, ...) with MODIFIERS held
+ * (GDK_CONTROL_MASK, GDK_SHIFT_MASK, GDK_ALT_MASK), sent to WIDGET, which must be on screen
+ * and have the keyboard focus, within 10 s. */
+void         gui_key                  (GtkWidget       *widget,
+                                       guint            keysym,
+                                       GdkModifierType  modifiers);
+/* The button under ROOT (included) whose action is ACTION ("review.run"), or NULL. */
+GtkWidget   *gui_find_button          (GtkWidget   *root,
+                                       const char  *action);
 /* Real wheel clicks from the X server (XTest) with the pointer over the middle of WIDGET:
  * CLICKS > 0 down, < 0 up; with SHIFT held, as an analyst scrolls sideways. */
 void         gui_wheel                (GtkWidget   *widget,

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The window driving the agent: the recorded provider, the real sandbox (bubblewrap). Type a
- * question, send, review the code, run / edit / reject / run without asking / stop; the step
- * cards, outputs, figure thumbnails and the Markdown answer; reopening the session (and not
- * while a question runs); the retry banner against the fake model server. Screenshots of the
- * window in light and dark. */
+ * question, send, review the code (Run, Edit, Reject and its reason with real clicks and keys,
+ * the text cursor blinking, at 1400 and 400 px), run without asking, stop; the step cards,
+ * outputs, figure thumbnails and the Markdown answer; reopening the session (and not while a
+ * question runs); the retry banner against the fake model server. Screenshots of the window
+ * in light and dark, and of each step of the review. */
 #include "config.h"
 
 #include <glib/gstdio.h>
@@ -95,6 +96,33 @@ cell_status (AssayWindow *window,
   return assay_step_card_get_cell_status (card, cell_id);
 }
 
+/* The review's button for ACTION ("review.run"). */
+static GtkWidget *
+review_button (AssayCodeReview *review,
+               const char      *action)
+{
+  GtkWidget *button = gui_find_button (GTK_WIDGET (review), action);
+
+  g_assert_nonnull (button);
+  return button;
+}
+
+/* The review is driven as the analyst drives it: clicks and keys from the X server, with
+ * GTK's own settings, where the text cursor blinks. After each step the main loop runs for
+ * two blinks and more, so a blink timeout left pending by the step fires (GTK asserts in it
+ * that the cursor is shown: the app would abort here). */
+static void
+let_cursor_blink (GtkWidget *widget)
+{
+  gboolean blink;
+  int blink_time;
+
+  g_object_get (gtk_widget_get_settings (widget), "gtk-cursor-blink", &blink,
+                "gtk-cursor-blink-time", &blink_time, NULL);
+  g_assert_true (blink);
+  gui_spin (2 * blink_time + 600);
+}
+
 /* A screenshot for the AppStream metainfo and the README (build-aux/update-screenshots.sh
  * copies them into data/screenshots). */
 static void
@@ -166,11 +194,15 @@ test_run (void)
   g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "Step 1"));
   g_assert_cmpstr (cell_status (window, first_id), ==, "proposed");
 
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL);
+  /* Run, clicked: the code as proposed runs. */
+  gui_click (review_button (review, "review.run"));
+  let_cursor_blink (GTK_WIDGET (review));
   wait_for_approval (window);
   second_id = g_strdup (assay_code_review_get_cell_id (review));
   g_assert_cmpstr (second_id, !=, first_id);
   g_assert_cmpstr (cell_status (window, first_id), ==, "ok");
+  g_assert_cmpint (assay_session_get_cell (assay_window_get_session (window), 0)->decision, ==,
+                   ASSAY_DECISION_APPROVED);
   g_assert_nonnull (gui_find (chat, GTK_TYPE_TEXT_VIEW, "(2, 2)"));
   g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "Step 2"));
   /* The second attempt: a diff against the first is one click away. */
@@ -238,12 +270,18 @@ test_run (void)
   gui_close_window (window);
 }
 
+/* Edit, the code typed over, Run clicked, in a window WIDTH wide: narrow, the code is a page
+ * of its own and Run goes back to the conversation. */
 static void
-test_edit (void)
+edit_and_run (int width,
+              int height)
 {
-  AssayWindow *window = gui_open_recorded_window (work_dir, one_cell, csv_path, 1400, 900);
+  AssayWindow *window = gui_open_recorded_window (work_dir, one_cell, csv_path, width, height);
   AssayCodeReview *review = assay_window_get_code_review (window);
   GtkWidget *chat = GTK_WIDGET (assay_window_get_chat_view (window));
+  g_autofree char *proposed = g_strdup_printf ("review-proposed-%d.png", width);
+  g_autofree char *edited = g_strdup_printf ("review-edited-%d.png", width);
+  g_autofree char *ran = g_strdup_printf ("review-edited-ran-%d.png", width);
   GtkWidget *view;
   GtkWidget *mark;
   AssaySessionCell *cell;
@@ -252,12 +290,32 @@ test_edit (void)
   wait_for_approval (window);
   view = gui_find (GTK_WIDGET (review), GTK_SOURCE_TYPE_VIEW, NULL);
   g_assert_false (gtk_text_view_get_editable (GTK_TEXT_VIEW (view)));
-  gtk_widget_activate_action (GTK_WIDGET (review), "review.edit", NULL);
+  shot (window, proposed);
+  /* Edit, clicked: the code takes the keys; all of it selected and typed over. */
+  gui_click (review_button (review, "review.edit"));
+  gui_key (view, GDK_KEY_a, GDK_CONTROL_MASK);
   g_assert_true (gtk_text_view_get_editable (GTK_TEXT_VIEW (view)));
-  gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (view)), "print('edited by the analyst')\n", -1);
+  g_assert_true (gtk_widget_has_focus (view));
+  gui_type (view, "print('edited by the analyst')\n");
+  g_assert_cmpstr (gui_text (view), ==, "print('edited by the analyst')\n");
+  shot (window, edited);
   g_assert_null (gui_find (chat, GTK_TYPE_LABEL, "Edited by you"));
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL);
+  /* Run, clicked while the view has the focus and its cursor blinks. */
+  gui_click (review_button (review, "review.run"));
+  let_cursor_blink (view);
+  g_assert_false (gtk_text_view_get_editable (GTK_TEXT_VIEW (view)));
   wait_idle (window);
+  let_cursor_blink (view);
+  shot (window, ran);
+  /* The code that ran, clicked (to select from it): read-only, without a cursor. Narrow,
+   * the conversation is the page shown now. */
+  if (gtk_widget_get_mapped (view))
+    {
+      gui_click (view);
+      g_assert_true (gtk_widget_has_focus (view));
+      g_assert_false (gtk_text_view_get_cursor_visible (GTK_TEXT_VIEW (view)));
+      let_cursor_blink (view);
+    }
 
   g_assert_nonnull (gui_find (chat, GTK_TYPE_TEXT_VIEW, "edited by the analyst"));
   /* The step card says whose code ran, then and when the session is shown again. */
@@ -279,22 +337,87 @@ test_edit (void)
 }
 
 static void
-test_reject (void)
+test_edit (void)
+{
+  edit_and_run (1400, 900);
+}
+
+static void
+test_edit_narrow (void)
+{
+  edit_and_run (400, 800);
+}
+
+/* Edit clicked on, typed into, clicked off (the button takes the focus from the blinking
+ * cursor) and on again: the code stays as typed, takes the keys again, and Ctrl+A typed over
+ * it is what runs. */
+static void
+test_edit_off (void)
 {
   AssayWindow *window = gui_open_recorded_window (work_dir, one_cell, csv_path, 1400, 900);
   AssayCodeReview *review = assay_window_get_code_review (window);
+  GtkWidget *view;
+  AssaySessionCell *cell;
+
+  send (window, "Print something");
+  wait_for_approval (window);
+  view = gui_find (GTK_WIDGET (review), GTK_SOURCE_TYPE_VIEW, NULL);
+  gui_click (review_button (review, "review.edit"));
+  gui_key (view, GDK_KEY_End, GDK_CONTROL_MASK);
+  gui_type (view, "print('typed')\n");
+  gui_click (review_button (review, "review.edit"));
+  let_cursor_blink (view);
+  g_assert_false (gtk_text_view_get_editable (GTK_TEXT_VIEW (view)));
+  g_assert_cmpstr (gui_text (view), ==, "print('original')\nprint('typed')\n");
+  gui_click (review_button (review, "review.edit"));
+  gui_key (view, GDK_KEY_a, GDK_CONTROL_MASK);
+  g_assert_true (gtk_text_view_get_editable (GTK_TEXT_VIEW (view)));
+  g_assert_true (gtk_widget_has_focus (view));
+  gui_type (view, "print('typed again')\n");
+  gui_click (review_button (review, "review.run"));
+  let_cursor_blink (view);
+  wait_idle (window);
+  cell = assay_session_get_cell (assay_window_get_session (window), 0);
+  g_assert_cmpint (cell->decision, ==, ASSAY_DECISION_EDITED);
+  g_assert_cmpstr (cell->code, ==, "print('typed again')\n");
+  g_assert_nonnull (gui_find (GTK_WIDGET (assay_window_get_chat_view (window)), GTK_TYPE_TEXT_VIEW, "typed again"));
+  gui_close_window (window);
+}
+
+/* Edit begun, then Reject clicked, the reason typed and Enter, in a window WIDTH wide. */
+static void
+edit_and_reject (int width,
+                 int height)
+{
+  AssayWindow *window = gui_open_recorded_window (work_dir, one_cell, csv_path, width, height);
+  AssayCodeReview *review = assay_window_get_code_review (window);
+  g_autofree char *reason_shot = g_strdup_printf ("review-reason-%d.png", width);
+  g_autofree char *rejected_shot = g_strdup_printf ("review-rejected-%d.png", width);
   g_autofree char *record_path = NULL;
   g_autofree char *record = NULL;
   AssaySessionCell *cell;
   GtkWidget *entry;
+  GtkWidget *view;
 
   send (window, "Print something");
   wait_for_approval (window);
-  gtk_widget_activate_action (GTK_WIDGET (review), "review.reject", NULL);
+  /* The analyst starts to edit, then thinks better of it: Reject, clicked (it takes the
+   * focus from the code while its cursor blinks), the reason typed, Enter. */
+  view = gui_find (GTK_WIDGET (review), GTK_SOURCE_TYPE_VIEW, NULL);
+  gui_click (review_button (review, "review.edit"));
+  gui_key (view, GDK_KEY_End, GDK_CONTROL_MASK);
+  gui_type (view, "print('and more')\n");
+  gui_click (review_button (review, "review.reject"));
   entry = gui_find (GTK_WIDGET (review), GTK_TYPE_ENTRY, NULL);
-  gtk_editable_set_text (GTK_EDITABLE (entry), "do not print, just count the rows");
-  gtk_widget_activate_action (GTK_WIDGET (review), "review.confirm-reject", NULL);
+  gui_type (entry, "do not print, just count the rows");
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (entry)), ==, "do not print, just count the rows");
+  shot (window, reason_shot);
+  gui_key (entry, GDK_KEY_Return, 0);
+  let_cursor_blink (entry);
   wait_idle (window);
+  let_cursor_blink (entry);
+  shot (window, rejected_shot);
+  g_assert_false (gtk_text_view_get_editable (GTK_TEXT_VIEW (view)));
 
   cell = assay_session_get_cell (assay_window_get_session (window), 0);
   g_assert_cmpint (cell->decision, ==, ASSAY_DECISION_REJECTED);
@@ -306,6 +429,18 @@ test_reject (void)
   g_assert_true (g_file_get_contents (record_path, &record, NULL, NULL));
   g_assert_nonnull (strstr (record, "do not print, just count the rows"));
   gui_close_window (window);
+}
+
+static void
+test_reject (void)
+{
+  edit_and_reject (1400, 900);
+}
+
+static void
+test_reject_narrow (void)
+{
+  edit_and_reject (400, 800);
 }
 
 static void
@@ -589,7 +724,10 @@ main (int   argc,
 
   g_test_add_func ("/assay/app/agent/run", test_run);
   g_test_add_func ("/assay/app/agent/edit", test_edit);
+  g_test_add_func ("/assay/app/agent/edit-narrow", test_edit_narrow);
+  g_test_add_func ("/assay/app/agent/edit-off", test_edit_off);
   g_test_add_func ("/assay/app/agent/reject", test_reject);
+  g_test_add_func ("/assay/app/agent/reject-narrow", test_reject_narrow);
   g_test_add_func ("/assay/app/agent/auto", test_auto);
   g_test_add_func ("/assay/app/agent/warm-sandbox", test_warm_sandbox);
   g_test_add_func ("/assay/app/agent/stop", test_stop);

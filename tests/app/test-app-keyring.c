@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* (This file runs with a private D-Bus session: the application test needs one too.)
+/* (This file runs with a private D-Bus session: the application tests need one too.)
  * API keys go to the keyring (a real gnome-keyring-daemon on a private D-Bus session) and come
- * back from it to the provider; they are never written to GSettings or a session file. */
+ * back from it to the provider; they are never written to GSettings or a session file. The
+ * application's accelerators: Ctrl+Enter runs an edited cell. */
 #include "config.h"
 
 #include <glib/gstdio.h>
+#include <gtksourceview/gtksource.h>
 #include <string.h>
 
 #include "assay-application.h"
 #include "assay-chat-view.h"
+#include "assay-code-review.h"
 #include "assay-keyring.h"
 #include "assay-onboarding.h"
 #include "assay-window-private.h"
@@ -182,6 +185,79 @@ test_application_open (void)
   g_rmdir (dir);
 }
 
+static gboolean
+is_waiting (gpointer data)
+{
+  return assay_code_review_get_waiting (assay_window_get_code_review (data));
+}
+
+/* Edit, typed into, then Ctrl+Enter (the application's accelerator for win.run): the edited
+ * code runs in the sandbox. Clicks and keys from the X server, GTK's own settings (the cursor
+ * blinks), and time for a blink after the keys. */
+static void
+test_application_edit_ctrl_enter (void)
+{
+  g_autoptr(AssayApplication) app = assay_application_new ();
+  g_autoptr(GSettings) settings = g_settings_new ("org.assay.Assay");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("assay-gui-keys-XXXXXX", NULL);
+  g_autofree char *csv = gui_write_file (dir, "regions.csv", "region,amount\nnorth,120\n");
+  g_autofree char *transcript = g_build_filename (dir, "transcript.json", NULL);
+  AssayWindow *window;
+  AssayCodeReview *review;
+  AssaySessionCell *cell;
+  GtkWidget *edit_button;
+  GtkWidget *view;
+  gboolean blink;
+  int blink_time;
+
+  g_settings_set_string (settings, "provider", "openai");
+  g_settings_set_enum (settings, "sandbox-backend", 2 /* bwrap */);
+  /* The open test's application still holds the name and the object path on the bus. */
+  g_application_set_application_id (G_APPLICATION (app), "org.assay.Assay.Keys");
+  g_application_register (G_APPLICATION (app), NULL, &error);
+  g_assert_no_error (error);
+  window = gui_open_recorded_window (dir,
+    "{\"format\": \"assay-transcript\", \"turns\": ["
+    "{\"text\": \"A first look.\", \"tool_calls\": [{\"id\": \"call_1\", \"name\": \"execute_python\","
+    "  \"arguments\": {\"code\": \"print('original')\\n\", \"description\": \"Print\"}}]},"
+    "{\"text\": \"Done.\"}]}",
+    csv, 1400, 900);
+  gtk_application_add_window (GTK_APPLICATION (app), GTK_WINDOW (window));
+  review = assay_window_get_code_review (window);
+  assay_chat_view_set_composer_text (assay_window_get_chat_view (window), "Print something");
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.send", NULL);
+  gui_wait (is_waiting, window, 90, "a cell waiting for approval");
+
+  view = gui_find (GTK_WIDGET (review), GTK_SOURCE_TYPE_VIEW, NULL);
+  edit_button = gui_find_button (GTK_WIDGET (review), "review.edit");
+  g_assert_nonnull (edit_button);
+  gui_click (edit_button);
+  gui_key (view, GDK_KEY_a, GDK_CONTROL_MASK);
+  gui_type (view, "print('sent with the keys')\n");
+  gui_key (view, GDK_KEY_Return, GDK_CONTROL_MASK);
+  g_object_get (gtk_widget_get_settings (view), "gtk-cursor-blink", &blink,
+                "gtk-cursor-blink-time", &blink_time, NULL);
+  g_assert_true (blink);
+  gui_spin (2 * blink_time + 600);
+  gui_wait (is_idle, window, 120, "the question to end");
+  gui_spin (2 * blink_time + 600);
+
+  cell = assay_session_get_cell (assay_window_get_session (window), 0);
+  g_assert_cmpint (cell->decision, ==, ASSAY_DECISION_EDITED);
+  g_assert_cmpstr (cell->code, ==, "print('sent with the keys')\n");
+  g_assert_cmpint (cell->status, ==, ASSAY_CELL_OK);
+  g_assert_nonnull (gui_find (GTK_WIDGET (assay_window_get_chat_view (window)), GTK_TYPE_TEXT_VIEW,
+                              "sent with the keys"));
+  g_assert_false (gtk_text_view_get_editable (GTK_TEXT_VIEW (view)));
+  gui_save_screenshot (GTK_WIDGET (window), "review-ctrl-enter-1400.png");
+  gui_close_window (window);
+  g_settings_reset (settings, "sandbox-backend");
+  g_unlink (csv);
+  g_unlink (transcript);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -190,5 +266,6 @@ main (int   argc,
   g_test_add_func ("/assay/app/keyring/store-and-lookup", test_store_and_lookup);
   g_test_add_func ("/assay/app/keyring/onboarding-key", test_onboarding_key);
   g_test_add_func ("/assay/app/application/open", test_application_open);
+  g_test_add_func ("/assay/app/application/edit-ctrl-enter", test_application_edit_ctrl_enter);
   return g_test_run ();
 }

@@ -125,6 +125,24 @@ assay_code_review_get_language (AssayCodeReview *self)
   return language != NULL ? gtk_source_language_get_id (language) : NULL;
 }
 
+/* The code's text cursor is shown while it is edited. GTK 4.8 leaves the cursor's blink
+ * running when the view loses the focus with the cursor shown (a click on Run or Reject takes
+ * the focus first), until the blink times out seconds later; it looks at the blink again only
+ * when the cursor is shown or hidden while the view has the focus. A blink that finds the
+ * cursor hidden aborts the app (gtktextview.c, blink_cb: "assertion failed:
+ * (cursor_visible (text_view))"). So the cursor is hidden only while the view has the focus,
+ * which stops the blink; a view without it keeps its cursor (it draws none unfocused) until
+ * it gets the focus again. */
+static void
+assay_code_review_update_cursor (AssayCodeReview *self)
+{
+  GtkTextView *view = GTK_TEXT_VIEW (self->source_view);
+  gboolean shown = self->cell_id != NULL && self->editing;
+
+  if (shown || gtk_widget_has_focus (GTK_WIDGET (view)))
+    gtk_text_view_set_cursor_visible (view, shown);
+}
+
 /* The one place that decides which actions are enabled. */
 static void
 assay_code_review_update_actions (AssayCodeReview *self)
@@ -140,7 +158,7 @@ assay_code_review_update_actions (AssayCodeReview *self)
                                  gtk_text_buffer_get_char_count (buffer) > 0);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "review.toggle-diff", self->diff != NULL);
   gtk_text_view_set_editable (GTK_TEXT_VIEW (self->source_view), waiting && self->editing);
-  gtk_text_view_set_cursor_visible (GTK_TEXT_VIEW (self->source_view), waiting && self->editing);
+  assay_code_review_update_cursor (self);
   if (!waiting)
     gtk_revealer_set_reveal_child (self->reject_revealer, FALSE);
 }
@@ -755,6 +773,8 @@ assay_code_review_init (AssayCodeReview *self)
                            G_CALLBACK (assay_code_review_update_style_scheme), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (assay_code_review_code_buffer (self), "changed",
                            G_CALLBACK (assay_code_review_buffer_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->source_view, "notify::has-focus",
+                           G_CALLBACK (assay_code_review_update_cursor), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->auto_switch, "notify::active",
                            G_CALLBACK (assay_code_review_auto_switch_notify_cb), self, G_CONNECT_SWAPPED);
   assay_code_review_reset (self);
