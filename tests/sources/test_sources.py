@@ -18,12 +18,15 @@ server (tests/llm/fake_llm_server.py, which logs every request):
   the output, the session folder or what the model was sent, also when the URL holds one.
 - Types checked from inside the kernel: NULLs in integer columns (Int64 with <NA>),
   numeric(20,4) as exact Decimals, timestamptz, date, bool, text with newlines and Cyrillic.
+- The reproducible bundle: the kept result, or analysis.py --requery / --db asking again; an
+  edited SQL cell refused by the bundle's statement check before the database is asked.
 - A masked column never reaches the model (its samples and the printed result are
   placeholders); schema-only mode sends no value.
 
     test_sources.py postgresql|mariadb|sqlite ASSAY_CLI FAKE_SERVER.py
 
 Prints TAP."""
+import ast
 import gzip
 import hashlib
 import json
@@ -578,6 +581,44 @@ try:
            and "%s %s" % (top_city, top_revenue + extra) in ran.stdout,
            "bundle: analysis.py --requery asks the database again at its recorded address (%s → %s)"
            % (top_revenue, top_revenue + extra), ran.stdout + ran.stderr)
+    # A bundle made from a session.json whose SQL cell was edited: analysis.py applies Assay's
+    # statement check before it asks the database, and refuses what Assay would never send.
+    before_orders = target.scalar("SELECT count(*) FROM orders")
+    for label, edited_sql in (("a refused function", target.spelled[0]),
+                              ("a second statement", JOIN_SQL + "; DELETE FROM orders")):
+        edited_dir = os.path.join(r.workdir, "edited-session")
+        shutil.rmtree(edited_dir, ignore_errors=True)
+        shutil.copytree(os.path.join(r.workdir, "session"), edited_dir)
+        edited = json.load(open(os.path.join(edited_dir, "session.json")))
+        edited["cells"][0]["code"] = edited_sql
+        json.dump(edited, open(os.path.join(edited_dir, "session.json"), "w"))
+        path = os.path.join(r.workdir, "edited.zip")
+        done = cli(["export", edited_dir, "--format", "bundle", "--with-data", "-o", path])
+        folder = os.path.join(r.workdir, "edited")
+        shutil.rmtree(folder, ignore_errors=True)
+        if done.returncode == 0:
+            with zipfile.ZipFile(path) as archive:
+                archive.extractall(folder)
+        tops = os.listdir(folder) if os.path.isdir(folder) else []
+        top = os.path.join(folder, tops[0]) if len(tops) == 1 else folder
+        script = open(os.path.join(top, "analysis.py")).read() if done.returncode == 0 else ""
+        cells = next((ast.literal_eval(node.value) for node in ast.parse(script).body
+                      if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "CELLS"), [])
+        ran = analysis(top, "--requery", env_extra=target.env())
+        locks = target.scalar(target.no_locks) if target.no_locks else "0"
+        report(done.returncode == 0 and any(c[0] == "c1" and c[2] == edited_sql for c in cells)
+               and os.path.isfile(os.path.join(top, "assay_sql_check.py"))
+               and ran.returncode == 1 and "cell c1 failed: the SQL of cell c1 is refused by Assay's statement check, "
+               "so the database shop was not asked" in ran.stderr
+               and "asked shop again" not in ran.stderr and "Traceback" not in ran.stderr
+               and str(locks).strip() == "0" and target.scalar("SELECT count(*) FROM orders") == before_orders,
+               "bundle: analysis.py --requery refuses an edited SQL cell (%s) before it asks the database "
+               "(exit 1, the cell named; no lock, no change)" % label, done.stderr + ran.stdout + ran.stderr)
+        if KIND != "mariadb":
+            # PostgreSQL and SQLite are not even connected to (MySQL first reads its sql_mode).
+            ran = analysis(top, "--db", "shop=" + target.refused_url(), env_extra=target.env())
+            report(ran.returncode == 1 and "refused by Assay's statement check" in ran.stderr,
+                   "bundle: --db refuses the edited SQL cell (%s) before it connects" % label, ran.stderr)
     ran = analysis(without, "--db", "shop=" + target.url(), env_extra=target.env())
     report(ran.returncode == 0 and "%s %s" % (top_city, top_revenue + extra) in ran.stdout,
            "bundle without data: --db NAME=URL asks the database there", ran.stdout + ran.stderr)

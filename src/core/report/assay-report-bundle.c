@@ -3,8 +3,11 @@
  * named after the session: the notebook and the PDF report (the other writers, on the same
  * snapshot), analysis.py (the cells that succeeded, each as a Python string literal, never
  * pasted as code), datasets.sha256, environment.txt (the sandbox image's package versions),
- * a README and, when asked for, the datasets. Everything the session holds is untrusted: it is
- * escaped for the file it goes in, and zip entry names are made of cleaned names only. */
+ * a README and, when asked for, the datasets. With SQL cells, the loader of their results
+ * (assay_frames.py) and the statement check analysis.py applies before it asks a database
+ * again (assay_sql_check.py, the port of assay_sql_check_read_only). Everything the session
+ * holds is untrusted: it is escaped for the file it goes in, and zip entry names are made of
+ * cleaned names only. */
 #define G_LOG_DOMAIN "Assay-Report"
 
 #include "config.h"
@@ -23,6 +26,7 @@
 #include <zip.h>
 
 #include "assay-report-private.h"
+#include "assay-report-resources.h"
 #include "assay-sandbox-image.h"
 
 #define BUNDLE_MAX_NAME_BYTES  120   /* of the folder's name, made from the session's title */
@@ -53,10 +57,17 @@ static const char analysis_body[] =
   "ASK_AGAIN = {}\n"
   "FRAMES = None\n"
   "connections = {}\n"
+  "# How each database asked again reads SQL, for the statement check: dialect, then for MySQL\n"
+  "# whether a backslash escapes and whether \"...\" is a string (from its sql_mode).\n"
+  "syntaxes = {}\n"
   "\n"
   "\n"
   "class QueryUnavailable(Exception):\n"
   "    \"\"\"A SQL cell whose result is neither in this bundle nor asked for again.\"\"\"\n"
+  "\n"
+  "\n"
+  "class QueryRefused(QueryUnavailable):\n"
+  "    \"\"\"A SQL cell whose statement Assay's check refuses: the database is not asked.\"\"\"\n"
   "\n"
   "\n"
   "def warn(message):\n"
@@ -167,6 +178,36 @@ static const char analysis_body[] =
   "    return module\n"
   "\n"
   "\n"
+  "def load_sql_check():\n"
+  "    \"\"\"assay_sql_check.py beside this script: the check Assay applies to a statement before\n"
+  "    it asks a database (one query that only reads).\"\"\"\n"
+  "    import importlib.util\n"
+  "    path = os.path.join(HERE, \"assay_sql_check.py\")\n"
+  "    if not os.path.isfile(path):\n"
+  "        raise QueryRefused(\"%s is missing: without Assay's statement check no database is asked\" % path)\n"
+  "    spec = importlib.util.spec_from_file_location(\"assay_sql_check\", path)\n"
+  "    module = importlib.util.module_from_spec(spec)\n"
+  "    spec.loader.exec_module(module)\n"
+  "    return module\n"
+  "\n"
+  "\n"
+  "def dialect_of(url):\n"
+  "    scheme = url.split(\":\", 1)[0].lower()\n"
+  "    return {\"postgresql\": \"postgresql\", \"postgres\": \"postgresql\", \"mysql\": \"mysql\",\n"
+  "            \"mariadb\": \"mysql\", \"sqlite\": \"sqlite\"}.get(scheme)\n"
+  "\n"
+  "\n"
+  "def checked(cell_id, database, sql):\n"
+  "    \"\"\"The statement of cell CELL_ID as Assay's check lets it through to DATABASE, or\n"
+  "    QueryRefused saying why.\"\"\"\n"
+  "    check = load_sql_check()\n"
+  "    try:\n"
+  "        return check.check_read_only(sql, *syntaxes[database])\n"
+  "    except check.Refused as exc:\n"
+  "        raise QueryRefused(\"the SQL of cell %s is refused by Assay's statement check, so the \"\n"
+  "                           \"database %s was not asked: %s\" % (cell_id, database, exc)) from None\n"
+  "\n"
+  "\n"
   "def connect(name, url):\n"
   "    \"\"\"A read-only connection to the database NAME at URL (passwords as the drivers find\n"
   "    them: in the URL, PGPASSWORD or ~/.pgpass, MYSQL_PWD or ~/.my.cnf).\"\"\"\n"
@@ -201,7 +242,16 @@ static const char analysis_body[] =
   "        if os.path.isfile(os.path.expanduser(\"~/.my.cnf\")):\n"
   "            options[\"read_default_file\"] = os.path.expanduser(\"~/.my.cnf\")\n"
   "        con = MySQLdb.connect(**options)\n"
-  "        con.cursor().execute(\"SET SESSION TRANSACTION READ ONLY\")\n"
+  "        cursor = con.cursor()\n"
+  "        cursor.execute(\"SET SESSION TRANSACTION READ ONLY\")\n"
+  "        # How this server reads quotes, for the statement check (as Assay reads it).\n"
+  "        cursor.execute(\"SELECT @@SESSION.sql_mode\")\n"
+  "        row = cursor.fetchone()\n"
+  "        mode = row[0] if row else None\n"
+  "        if isinstance(mode, bytes):\n"
+  "            mode = mode.decode(\"utf-8\", \"replace\")\n"
+  "        syntaxes[name] = (\"mysql\", mode is None or \"NO_BACKSLASH_ESCAPES\" not in mode,\n"
+  "                          mode is None or \"ANSI_QUOTES\" not in mode)\n"
   "    elif scheme == \"sqlite\":\n"
   "        import sqlite3\n"
   "        path = urllib.parse.unquote(urllib.parse.urlsplit(url).path)\n"
@@ -218,7 +268,15 @@ static const char analysis_body[] =
   "    if database in ASK_AGAIN:\n"
   "        import warnings\n"
   "        import pandas\n"
+  "        # Assay's check first, as Assay runs it: PostgreSQL and SQLite before connecting;\n"
+  "        # MySQL once the connection (read-only, nothing of the cell's sent) has its sql_mode.\n"
+  "        dialect = dialect_of(ASK_AGAIN[database])\n"
+  "        if dialect in (\"postgresql\", \"sqlite\"):\n"
+  "            syntaxes[database] = (dialect, False, False)\n"
+  "            sql = checked(cell_id, database, sql)\n"
   "        con = connect(database, ASK_AGAIN[database])\n"
+  "        if dialect == \"mysql\":\n"
+  "            sql = checked(cell_id, database, sql)\n"
   "        with warnings.catch_warnings():\n"
   "            # pandas prefers SQLAlchemy; a DB-API connection reads the same rows.\n"
   "            warnings.simplefilter(\"ignore\", UserWarning)\n"
@@ -1285,6 +1343,10 @@ report_bundle_readme (AssayReport *report,
   if (queries->len > 0)
     g_string_append_printf (text, "- `assay_frames.py`: %s\n",
                             _("how Assay’s sandbox loads a query’s result into a DataFrame"));
+  if (queries->len > 0)
+    g_string_append_printf (text, "- `assay_sql_check.py`: %s\n",
+                            _("the check Assay applies to a query before it asks a database, which "
+                              "analysis.py applies before it asks one again"));
   if (queries->len > 0 && report->options.include_data)
     g_string_append_printf (text, "- `queries/`: %s\n", _("the results of the SQL cells, as Assay kept them"));
   g_string_append_c (text, '\n');
@@ -1548,6 +1610,18 @@ report_bundle_add_frames_loader (Bundle *bundle)
   return report_bundle_add_text (bundle, "assay_frames.py", contents);
 }
 
+/* assay_sql_check.py, the statement check analysis.py applies before it asks a database. */
+static gboolean
+report_bundle_add_sql_check (Bundle *bundle)
+{
+  g_autoptr(GBytes) check = g_resource_lookup_data (assay_report_get_resource (),
+                                                    "/org/assay/Assay/report/assay_sql_check.py",
+                                                    G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
+
+  g_assert (check != NULL);   /* compiled in */
+  return report_bundle_add_bytes (bundle, "assay_sql_check.py", check);
+}
+
 static void
 report_bundle_zip_progress (zip_t  *archive,
                             double  fraction,
@@ -1592,7 +1666,7 @@ report_bundle_fill (Bundle *bundle)
   queries = report_bundle_queries (report, cancellable, &bundle->error);
   if (queries == NULL)
     return FALSE;
-  if (queries->len > 0 && !report_bundle_add_frames_loader (bundle))
+  if (queries->len > 0 && (!report_bundle_add_frames_loader (bundle) || !report_bundle_add_sql_check (bundle)))
     return FALSE;
 
   notebook = report_bundle_render (report, assay_report_write_ipynb, 0.05, 0.15, cancellable, &bundle->error);

@@ -7,7 +7,10 @@
  * The check is the first of two walls: the query also runs in a read-only transaction with
  * a statement timeout. The check refuses early, in words the model can act on, and closes
  * what a read-only transaction lets through (settings, locks, server files, other
- * servers). Its errors are for the model and never translated. */
+ * servers). Its errors are for the model and never translated.
+ *
+ * assay_sql_check.py beside this file is the same check in Python, for the bundle's
+ * analysis.py: change both (test-sql-check-port compares them statement by statement). */
 #define G_LOG_DOMAIN "Assay-Sources"
 
 #include "config.h"
