@@ -384,6 +384,34 @@ test_edit_off (void)
   gui_close_window (window);
 }
 
+/* Edit turned off after typing, then Run: the code shown is the code that runs (it ran the
+ * model's code while showing the analyst's). */
+static void
+test_edit_off_run (void)
+{
+  AssayWindow *window = gui_open_recorded_window (work_dir, one_cell, csv_path, 1400, 900);
+  AssayCodeReview *review = assay_window_get_code_review (window);
+  GtkWidget *view;
+  AssaySessionCell *cell;
+
+  send (window, "Print something");
+  wait_for_approval (window);
+  view = gui_find (GTK_WIDGET (review), GTK_SOURCE_TYPE_VIEW, NULL);
+  gui_click (review_button (review, "review.edit"));
+  gui_key (view, GDK_KEY_End, GDK_CONTROL_MASK);
+  gui_type (view, "print('kept')\n");
+  gui_click (review_button (review, "review.edit"));
+  g_assert_false (gtk_text_view_get_editable (GTK_TEXT_VIEW (view)));
+  gui_click (review_button (review, "review.run"));
+  let_cursor_blink (view);
+  wait_idle (window);
+  cell = assay_session_get_cell (assay_window_get_session (window), 0);
+  g_assert_cmpint (cell->decision, ==, ASSAY_DECISION_EDITED);
+  g_assert_cmpstr (cell->code, ==, "print('original')\nprint('kept')\n");
+  g_assert_nonnull (gui_find (GTK_WIDGET (assay_window_get_chat_view (window)), GTK_TYPE_TEXT_VIEW, "kept"));
+  gui_close_window (window);
+}
+
 /* Edit begun, then Reject clicked, the reason typed and Enter, in a window WIDTH wide. */
 static void
 edit_and_reject (int width,
@@ -726,6 +754,7 @@ main (int   argc,
   g_test_add_func ("/assay/app/agent/edit", test_edit);
   g_test_add_func ("/assay/app/agent/edit-narrow", test_edit_narrow);
   g_test_add_func ("/assay/app/agent/edit-off", test_edit_off);
+  g_test_add_func ("/assay/app/agent/edit-off-run", test_edit_off_run);
   g_test_add_func ("/assay/app/agent/reject", test_reject);
   g_test_add_func ("/assay/app/agent/reject-narrow", test_reject_narrow);
   g_test_add_func ("/assay/app/agent/auto", test_auto);

@@ -382,7 +382,8 @@ assay_code_review_run_action (GtkWidget  *widget,
   AssayCodeReview *self = ASSAY_CODE_REVIEW (widget);
   g_autofree char *code = assay_code_review_get_code (self);
 
-  if (self->editing && g_strcmp0 (code, self->proposed_code) != 0)
+  /* What runs is the code shown: edits stay edits after Edit is turned off. */
+  if (g_strcmp0 (code, self->proposed_code) != 0)
     assay_code_review_respond (self, ASSAY_APPROVAL_EDIT, code);
   else
     assay_code_review_respond (self, ASSAY_APPROVAL_RUN, NULL);
