@@ -23,8 +23,10 @@ typedef struct
   AssayQueryLimits   limits;
   AssaySqlSyntax     syntax;
   char              *server;
-  char              *powers;     /* joined; NULL: none, or not read yet */
-  gboolean           powers_read;
+  gboolean           powers_read; /* for this connection (the lock is held) */
+  GMutex             risk_lock;   /* the three below, read from any thread without waiting
+                                   * for a query in flight */
+  char              *powers;      /* joined, once let in; NULL: none, or not yet */
   gboolean           accept_risk;
   char              *accepted_powers;
   GMutex             lock;       /* held by the worker using the backend */
@@ -79,6 +81,7 @@ assay_source_finalize (GObject *object)
   g_free (priv->server);
   g_free (priv->powers);
   g_free (priv->accepted_powers);
+  g_mutex_clear (&priv->risk_lock);
   g_mutex_clear (&priv->lock);
   G_OBJECT_CLASS (assay_source_parent_class)->finalize (object);
 }
@@ -101,6 +104,7 @@ assay_source_init (AssaySource *self)
   AssaySourcePrivate *priv = PRIV (self);
 
   g_mutex_init (&priv->lock);
+  g_mutex_init (&priv->risk_lock);
   assay_query_limits_init (&priv->limits);
 }
 
@@ -453,16 +457,23 @@ assay_source_set_accept_risk (AssaySource *self,
 
   g_return_if_fail (ASSAY_IS_SOURCE (self));
   priv = PRIV (self);
-  g_mutex_lock (&priv->lock);
+  g_mutex_lock (&priv->risk_lock);
   priv->accept_risk = !!accept;
-  g_mutex_unlock (&priv->lock);
+  g_mutex_unlock (&priv->risk_lock);
 }
 
 gboolean
 assay_source_get_accept_risk (AssaySource *self)
 {
+  AssaySourcePrivate *priv;
+  gboolean accept;
+
   g_return_val_if_fail (ASSAY_IS_SOURCE (self), FALSE);
-  return PRIV (self)->accept_risk;
+  priv = PRIV (self);
+  g_mutex_lock (&priv->risk_lock);
+  accept = priv->accept_risk;
+  g_mutex_unlock (&priv->risk_lock);
+  return accept;
 }
 
 void
@@ -473,10 +484,10 @@ assay_source_set_accepted_powers (AssaySource *self,
 
   g_return_if_fail (ASSAY_IS_SOURCE (self));
   priv = PRIV (self);
-  g_mutex_lock (&priv->lock);
+  g_mutex_lock (&priv->risk_lock);
   g_free (priv->accepted_powers);
   priv->accepted_powers = g_strdup (powers);
-  g_mutex_unlock (&priv->lock);
+  g_mutex_unlock (&priv->risk_lock);
 }
 
 /* The powers of POWERS that ACCEPTED does not name, joined; NULL when none. */
@@ -504,10 +515,23 @@ assay_source_dup_powers (AssaySource *self)
 
   g_return_val_if_fail (ASSAY_IS_SOURCE (self), NULL);
   priv = PRIV (self);
-  g_mutex_lock (&priv->lock);
+  g_mutex_lock (&priv->risk_lock);
   powers = g_strdup (priv->powers);
-  g_mutex_unlock (&priv->lock);
+  g_mutex_unlock (&priv->risk_lock);
   return powers;
+}
+
+/* What the worker found the login may do: kept for the rows that show the connection. */
+static void
+assay_source_set_powers (AssaySource *self,
+                         const char  *powers)
+{
+  AssaySourcePrivate *priv = PRIV (self);
+
+  g_mutex_lock (&priv->risk_lock);
+  g_free (priv->powers);
+  priv->powers = g_strdup (powers);
+  g_mutex_unlock (&priv->risk_lock);
 }
 
 /* Reads the login's powers once per connection (the lock is held); FALSE when it may not be
@@ -521,41 +545,44 @@ assay_source_check_powers (AssaySource   *self,
   AssaySourcePrivate *priv = PRIV (self);
   g_autoptr(GPtrArray) powers = NULL;
   g_autoptr(GError) local_error = NULL;
+  g_autofree char *accepted = NULL;
   g_autofree char *unknown = NULL;
+  g_autofree char *joined = NULL;
   const char *user = priv->url->user != NULL ? priv->url->user : g_get_user_name ();
+  gboolean accept;
 
   if (priv->powers_read || klass->powers == NULL)
     return TRUE;
+  g_mutex_lock (&priv->risk_lock);
+  accept = priv->accept_risk;
+  accepted = g_strdup (priv->accepted_powers);
+  g_mutex_unlock (&priv->risk_lock);
+
   powers = klass->powers (self, cancellable, &local_error);
+  if (powers == NULL && accept)
+    {
+      /* Translators: what a connection whose risk was accepted can do, when the server
+       * would not say. */
+      assay_source_set_powers (self, _("unknown (the server did not say)"));
+      priv->powers_read = TRUE;
+      return TRUE;
+    }
   if (powers == NULL)
     {
-      if (priv->accept_risk)
-        {
-          g_clear_pointer (&priv->powers, g_free);
-          /* Translators: what a connection whose risk was accepted can do, when the server
-           * would not say. */
-          priv->powers = g_strdup (_("unknown (the server did not say)"));
-          priv->powers_read = TRUE;
-          return TRUE;
-        }
       klass->close (self);
+      assay_source_set_powers (self, NULL);
       g_set_error (error, ASSAY_SOURCE_ERROR, ASSAY_SOURCE_ERROR_PRIVILEGED,
                    _("Cannot tell what the login “%s” may do on this server (%s), so it is not used: "
                      "connect with a login that only reads, or accept the risk for this connection"),
                    user, local_error->message);
       return FALSE;
     }
-  unknown = priv->accept_risk ? NULL : assay_source_new_powers (powers, priv->accepted_powers);
-  g_clear_pointer (&priv->powers, g_free);
-  if (powers->len > 0)
-    {
-      g_ptr_array_add (powers, NULL);
-      priv->powers = g_strjoinv (", ", (char **) powers->pdata);
-    }
+  unknown = accept ? NULL : assay_source_new_powers (powers, accepted);
   if (unknown != NULL)
     {
       klass->close (self);
-      if (priv->accepted_powers != NULL)
+      assay_source_set_powers (self, NULL);
+      if (accepted != NULL)
         g_set_error (error, ASSAY_SOURCE_ERROR, ASSAY_SOURCE_ERROR_PRIVILEGED,
                      _("The login “%s” can now do more on this server than the analyst accepted (%s), "
                        "so it is not used: accept the risk again, or connect with a login that only reads"),
@@ -568,6 +595,12 @@ assay_source_check_powers (AssaySource   *self,
                      user, unknown);
       return FALSE;
     }
+  if (powers->len > 0)
+    {
+      g_ptr_array_add (powers, NULL);
+      joined = g_strjoinv (", ", (char **) powers->pdata);
+    }
+  assay_source_set_powers (self, joined);
   priv->powers_read = TRUE;
   return TRUE;
 }
