@@ -209,6 +209,37 @@ test_demo (void)
   gui_close_window (window);
 }
 
+/* 1400 → 400 → 1024 → 400 → 1400 px on the demo's session: every width shows the conversation
+ * (mapped, laid out, with a size), and GTK warns of nothing (the tests run with warnings
+ * fatal: "Trying to snapshot … without a current allocation" would end it). */
+static void
+test_resize_round_trip (void)
+{
+  AssayWindow *window;
+  GtkWidget *chat;
+  int widths[] = { 1400, 400, 1024, 400, 1400 };
+
+  g_settings_reset (settings, "provider");
+  window = open_window ();
+  g_signal_emit_by_name (assay_window_get_onboarding (window), "demo-requested");
+  gui_wait_files_added (window);
+  chat = GTK_WIDGET (assay_window_get_chat_view (window));
+  for (guint i = 0; i < G_N_ELEMENTS (widths); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("resize-%u-%d.png", i, widths[i]);
+
+      gtk_window_set_default_size (GTK_WINDOW (window), widths[i], 800);
+      gui_spin (600);
+      g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window)), <=, widths[i] + 1);
+      g_assert_true (gtk_widget_get_mapped (chat));
+      g_assert_cmpint (gtk_widget_get_width (chat), >, 200);
+      g_assert_cmpint (gtk_widget_get_height (chat), >, 200);
+      gui_assert_laid_out (GTK_WIDGET (window));
+      gui_save_screenshot (GTK_WIDGET (window), name);
+    }
+  gui_close_window (window);
+}
+
 static char *
 make_session (const char *question,
               const char *answer)
@@ -1368,6 +1399,7 @@ main (int   argc,
   g_test_add_func ("/assay/app/window/open-latest-wins", test_open_latest_wins);
   g_test_add_func ("/assay/app/window/open-damaged", test_open_damaged);
   g_test_add_func ("/assay/app/window/demo", test_demo);
+  g_test_add_func ("/assay/app/window/resize-round-trip", test_resize_round_trip);
   g_test_add_func ("/assay/app/window/sandbox-prepare", test_sandbox_prepare);
   g_test_add_func ("/assay/app/markdown", test_markdown);
   g_test_add_func ("/assay/app/markdown-streaming", test_markdown_streaming);
