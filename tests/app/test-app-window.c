@@ -206,27 +206,6 @@ test_demo (void)
   question = assay_chat_view_get_composer_text (assay_window_get_chat_view (window));
   g_assert_nonnull (strstr (question, "Analyse Q3 sales"));
   g_assert_nonnull (gui_find (GTK_WIDGET (window), GTK_TYPE_LABEL, "Demo: the model's answers are recorded"));
-  /* The file shows in the conversation: a chip above the composer, and the empty state no
-   * longer asks for files. A click on the chip shows it on the Data page. */
-  {
-    GtkWidget *chat = GTK_WIDGET (assay_window_get_chat_view (window));
-    GtkWidget *chip_label = gui_find (chat, GTK_TYPE_LABEL, "sales.csv");
-    AssayDatasetPage *page;
-
-    g_assert_nonnull (chip_label);
-    g_assert_null (gui_find (chat, GTK_TYPE_LABEL, "Drop CSV, TSV"));
-    g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "Ask a question about the data below"));
-    gui_spin (300);
-    gui_save_screenshot (GTK_WIDGET (window), "demo-chips.png");
-    gui_click (gtk_widget_get_ancestor (chip_label, GTK_TYPE_BUTTON));
-    gui_spin (300);
-    g_assert_cmpstr (adw_view_stack_get_visible_child_name (window->view_stack), ==, "data");
-    page = assay_data_preview_get_selected_page (assay_window_get_data_preview (window));
-    g_assert_nonnull (page);
-    g_assert_true (g_str_has_suffix (assay_dataset_page_get_path (page), "sales.csv"));
-    adw_view_stack_set_visible_child_name (window->view_stack, "chat");
-    gui_spin (300);
-  }
   gui_close_window (window);
 }
 
