@@ -13,7 +13,6 @@
 #include "assay-markdown-view.h"
 #include "assay-output-view.h"
 #include "assay-step-card.h"
-#include "assay-table-scroller.h"
 
 /* Output longer than this starts collapsed. */
 #define LONG_OUTPUT_LINES 15
@@ -360,14 +359,7 @@ assay_step_card_add_cell (AssayStepCard *self,
   gtk_widget_add_css_class (row->output_view, "cell-output");
   gtk_accessible_update_property (GTK_ACCESSIBLE (row->output_view),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Cell output"), -1);
-  /* Never wrapped: a line wider than the card scrolls sideways (Shift with the wheel, a
-   * touchpad's swipe, the scrollbar); the wheel alone scrolls the conversation. */
-  {
-    GtkWidget *sideways = assay_table_scroller_new ();
-
-    assay_table_scroller_set_child (ASSAY_TABLE_SCROLLER (sideways), output_view);
-    gtk_box_append (GTK_BOX (output_box), sideways);
-  }
+  gtk_box_append (GTK_BOX (output_box), output_view);
   row->expander = gtk_expander_new (_("Output"));
   gtk_expander_set_expanded (GTK_EXPANDER (row->expander), TRUE);
   gtk_expander_set_child (GTK_EXPANDER (row->expander), output_box);
@@ -903,9 +895,7 @@ assay_step_card_cell_query (AssayStepCard *self,
       gtk_accessible_update_property (GTK_ACCESSIBLE (row->query_view),
                                       GTK_ACCESSIBLE_PROPERTY_LABEL, _("The query"), -1);
       /* As tall as all of its lines, like an output. */
-      wrapper = assay_table_scroller_new ();
-      assay_table_scroller_set_child (ASSAY_TABLE_SCROLLER (wrapper),
-                                      assay_output_view_new_with_view (GTK_TEXT_VIEW (row->query_view)));
+      wrapper = assay_output_view_new_with_view (GTK_TEXT_VIEW (row->query_view));
       gtk_box_insert_child_after (GTK_BOX (row->box), wrapper, row->checks_label);
 
       row->query_label = gtk_label_new (NULL);
