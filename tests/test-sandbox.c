@@ -50,8 +50,21 @@ fixture_tear_down (Fixture       *fixture,
 
   if (fixture->session != NULL)
     {
+      gpointer weak = fixture->session;
+
       harness_close_and_check (fixture->session, fixture->backend);
-      g_assert_finalize_object (fixture->session);
+      /* A worker of the close (the channel's reaper) hands the session back on this main
+       * context: it is let run, then the session must be gone. */
+      g_object_add_weak_pointer (G_OBJECT (fixture->session), &weak);
+      g_object_unref (fixture->session);
+      {
+        gint64 deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+
+        while (weak != NULL && g_get_monotonic_time () < deadline)
+          if (!g_main_context_iteration (NULL, FALSE))
+            g_usleep (1000);
+      }
+      g_assert_null (weak);
     }
   g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
   g_free (fixture->out_dir);
