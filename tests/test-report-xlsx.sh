@@ -144,7 +144,7 @@ assert [c.value for c in ws[1]] == ['#', 'Cell', 'Description', 'Status', 'Reaso
 assert all('import' not in str(c.value) for row in ws.iter_rows() for c in row)
 PY
 
-check "summary: title, data, the question and its answer as plain text" "$PY" - "$work/s.xlsx" <<'PY'
+check "summary: title, data, the question and its answer a block a row, its table as cells" "$PY" - "$work/s.xlsx" <<'PY'
 import sys, re, openpyxl
 ws = openpyxl.load_workbook(sys.argv[1])['Summary']
 assert ws['A1'].value == 'Sum the sales' and ws['A1'].font.b, ws['A1'].value
@@ -157,12 +157,22 @@ number = [c for c in ws['A'] if c.value == '#']
 assert len(number) == 1 and number[0].font.b, 'no header of the questions'
 assert ws.cell(number[0].row + 1, 1).value == 1, ws.cell(number[0].row + 1, 1).value
 assert ws.cell(number[0].row + 1, 2).value == 'Sum the sales', ws.cell(number[0].row + 1, 2).value
-answers = [c.value for row in ws.iter_rows() for c in row if isinstance(c.value, str) and 'total amount' in c.value]
-assert len(answers) == 1, answers
-answer = answers[0]
-assert answer.startswith('Result\n\nThe total amount is 1,300, over 3 regions:'), answer
-assert '• north sells the most' in answer and 'the notes (https://example.org/notes)' in answer, answer
-assert '**' not in answer and '`' not in answer and '#' not in answer, answer
+# The answer beside its question, a block a row: the heading, the paragraph, each list item;
+# its table as cells, the header bold, the numbers as numbers.
+q = number[0].row + 1
+answer = []
+r = q
+while ws.cell(r, 3).value is not None:
+    answer.append([ws.cell(r, c).value for c in range(3, 5)])
+    r += 1
+texts = [a[0] for a in answer]
+assert texts[:6] == ['Result', 'The total amount is 1,300, over 3 regions:', '• north sells the most',
+                     '• see the notes (https://example.org/notes)', '• questions to sales@example.org', 'region'], texts
+assert ws.cell(q, 3).font.b, 'the heading is not bold'
+assert not any('mailto' in str(t) for row in answer for t in row), answer
+assert '**' not in ''.join(map(str, texts)) and '`' not in ''.join(map(str, texts)), texts
+assert answer[5:] == [['region', 'amount'], ['north', 1234], ['south', -20], ['east', 86]], answer[5:]
+assert ws.cell(q + 5, 4).font.b and ws.cell(q + 6, 4).data_type == 'n', 'the table is not cells'
 assert 'What Changed' not in cells, 'a What changed section in a session that ran nothing again'
 assert cells['c1 table 1'].column == 1, 'the tables listed'
 PY

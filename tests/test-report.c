@@ -266,11 +266,52 @@ test_export_async (void)
   g_rmdir (dir);
 }
 
+/* The export's suggested file name: a title as analysts write it, as a file name every
+ * system takes. */
+static void
+test_suggest_file_name (void)
+{
+  static const struct { const char *title; AssayReportFormat format; const char *name; } cases[] = {
+    { "Make a 2-page report with a chart.", ASSAY_REPORT_FORMAT_PDF, "Make a 2-page report with a chart.pdf" },
+    { "Which region sells the most?", ASSAY_REPORT_FORMAT_XLSX, "Which region sells the most.xlsx" },
+    { "Revenue by month\u2026", ASSAY_REPORT_FORMAT_HTML, "Revenue by month.html" },
+    { "Revenue by month...", ASSAY_REPORT_FORMAT_HTML, "Revenue by month.html" },
+    { "../../etc/passwd", ASSAY_REPORT_FORMAT_IPYNB, "etc-passwd.ipynb" },
+    { "  .hidden  name \t\n x ", ASSAY_REPORT_FORMAT_BUNDLE, "hidden name x.zip" },
+    { "A \"quoted\" <b>|*</b>", ASSAY_REPORT_FORMAT_PDF, "A quoted b--b.pdf" },
+    { "\u0412\u044b\u0440\u0443\u0447\u043a\u0430 \u043f\u043e \u0440\u0435\u0433\u0438\u043e\u043d\u0430\u043c?", ASSAY_REPORT_FORMAT_PDF,
+      "\u0412\u044b\u0440\u0443\u0447\u043a\u0430 \u043f\u043e \u0440\u0435\u0433\u0438\u043e\u043d\u0430\u043c.pdf" },
+    { "???", ASSAY_REPORT_FORMAT_PDF, "Report.pdf" },
+    { NULL, ASSAY_REPORT_FORMAT_XLSX, "Report.xlsx" },
+    { "bad \xff utf8", ASSAY_REPORT_FORMAT_PDF, "Report.pdf" },
+  };
+  g_autofree char *long_title = NULL;
+  g_autofree char *long_name = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *name = assay_report_suggest_file_name (cases[i].title, cases[i].format);
+
+      g_assert_cmpstr (name, ==, cases[i].name);
+    }
+
+  /* Cut at 120 bytes on a character's boundary, never in the middle of a Cyrillic letter,
+   * and never ending on the space before the cut. */
+  long_title = g_strnfill (200, 'x');
+  for (guint i = 0; i < 100; i++)
+    memcpy (long_title + 2 * i, "\u044f", 2);
+  long_name = assay_report_suggest_file_name (long_title, ASSAY_REPORT_FORMAT_PDF);
+  g_assert_true (g_utf8_validate (long_name, -1, NULL));
+  g_assert_true (g_str_has_suffix (long_name, ".pdf"));
+  g_assert_cmpuint (strlen (long_name) - strlen (".pdf"), ==, 120);
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/assay/report/suggest-file-name", test_suggest_file_name);
   g_test_add_func ("/assay/report/markdown/headings-spans", test_markdown_headings_and_spans);
   g_test_add_func ("/assay/report/markdown/lists", test_markdown_lists);
   g_test_add_func ("/assay/report/markdown/table-code-rule", test_markdown_table_code_rule);

@@ -190,6 +190,26 @@ test_header (void)
   g_assert_null (assay_window_get_send_dialog (window));
   gui_save_screenshot (GTK_WIDGET (window), "destination-remote.png");
 
+  /* A real click opens the popover: its description is there to read (and select), not
+   * opened highlighted as if selected for the analyst. */
+  {
+    GtkWidget *menu_button = gui_find (GTK_WIDGET (button), GTK_TYPE_MENU_BUTTON, NULL);
+    GtkPopover *popover = gtk_menu_button_get_popover (GTK_MENU_BUTTON (menu_button));
+    GtkWidget *description;
+    int start = -1, end = -1;
+
+    gui_click (menu_button);
+    gui_wait ((GuiCondition) gtk_widget_get_mapped, popover, 10, "the destination's popover to open");
+    gui_spin (100);
+    description = gui_find (GTK_WIDGET (popover), GTK_TYPE_LABEL, assay_destination_button_get_description (button));
+    g_assert_nonnull (description);
+    g_assert_true (gtk_label_get_selectable (GTK_LABEL (description)));
+    g_assert_false (gtk_label_get_selection_bounds (GTK_LABEL (description), &start, &end));
+    gui_save_screenshot (GTK_WIDGET (window), "destination-popover.png");
+    gtk_popover_popdown (popover);
+    gui_spin (100);
+  }
+
   /* The vendor's own server when base-url is empty. */
   g_settings_set_string (settings, "base-url", "");
   g_settings_set_string (settings, "model", "gpt-4.1");

@@ -780,6 +780,31 @@ test_preferences_and_shortcuts (void)
   GtkSpinButton *spin;
 
   g_assert_true (GTK_IS_SHORTCUTS_WINDOW (gtk_builder_get_object (builder, "help_overlay")));
+  /* Each shortcut shows keys an analyst reads: "Ctrl Enter", never a keysym's name such as
+   * "KP_Enter" (win.run's second accelerator showed so). */
+  {
+    g_autoptr(GSList) objects = gtk_builder_get_objects (builder);
+    gboolean run_seen = FALSE;
+
+    for (GSList *l = objects; l != NULL; l = l->next)
+      {
+        g_autofree char *title = NULL;
+        g_autofree char *accelerator = NULL;
+        g_autofree char *action = NULL;
+
+        if (!GTK_IS_SHORTCUTS_SHORTCUT (l->data))
+          continue;
+        g_object_get (l->data, "title", &title, "accelerator", &accelerator, "action-name", &action, NULL);
+        g_assert_true (accelerator == NULL || strstr (accelerator, "KP_") == NULL);
+        if (g_strcmp0 (title, "Run the proposed code") == 0)
+          {
+            run_seen = TRUE;
+            g_assert_cmpstr (accelerator, ==, "<Control>Return");
+            g_assert_null (action);
+          }
+      }
+    g_assert_true (run_seen);
+  }
   gtk_window_destroy (GTK_WINDOW (gtk_builder_get_object (builder, "help_overlay")));
 
   preferences = g_object_ref (assay_preferences_new (NULL, "bubblewrap, because Docker is not running."));

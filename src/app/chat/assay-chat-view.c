@@ -179,6 +179,30 @@ assay_chat_view_add_answer (AssayChatView         *self,
   self->current_card = NULL;
 }
 
+/* A notice the analyst must not miss before signing off (numbers not traced, stale): a
+ * warning with its icon, on the warning colour, not the small grey text of a remark. */
+static void
+assay_chat_view_add_warning (AssayChatView *self,
+                             const char    *text)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+  GtkWidget *icon = gtk_image_new_from_icon_name ("dialog-warning-symbolic");
+  GtkWidget *label = gtk_label_new (text);
+
+  gtk_widget_set_valign (icon, GTK_ALIGN_START);
+  gtk_widget_add_css_class (icon, "warning");
+  gtk_accessible_update_property (GTK_ACCESSIBLE (icon), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Warning"), -1);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_xalign (GTK_LABEL (label), 0.0);
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  gtk_widget_set_hexpand (label, TRUE);
+  gtk_box_append (GTK_BOX (box), icon);
+  gtk_box_append (GTK_BOX (box), label);
+  gtk_widget_add_css_class (box, "warning-notice");
+  assay_chat_view_append_message (self, box);
+}
+
 /* Under an answer: the numbers in it that no output of its question printed. */
 static void
 assay_chat_view_add_untraced_notice (AssayChatView         *self,
@@ -219,7 +243,7 @@ assay_chat_view_add_untraced_notice (AssayChatView         *self,
                                                             n_weak),
                                                n_weak, weak->str);
 
-      assay_chat_view_add_notice (self, text, FALSE);
+      assay_chat_view_add_warning (self, text);
     }
   if (n_missing > 0)
     {
@@ -229,7 +253,7 @@ assay_chat_view_add_untraced_notice (AssayChatView         *self,
                                                             n_missing),
                                                n_missing, missing->str);
 
-      assay_chat_view_add_notice (self, text, FALSE);
+      assay_chat_view_add_warning (self, text);
     }
   if (n_stale > 0)
     {
@@ -241,7 +265,7 @@ assay_chat_view_add_untraced_notice (AssayChatView         *self,
                                                             n_stale),
                                                n_stale, stale->str);
 
-      assay_chat_view_add_notice (self, text, FALSE);
+      assay_chat_view_add_warning (self, text);
     }
 }
 

@@ -535,7 +535,10 @@ assay_markdown_view_append_source (Render     *render,
       g_string_append_printf (render->markup, "<a href=\"" NUMBER_URI "%u\" title=\"%s\">",
                               render->next_number - 1, escaped_title);
       if (!number->found)
-        g_string_append (render->markup, "<span underline=\"error\" underline_color=\"#e01b24\">");
+        /* A red that reads on the light and the dark style alike (#e01b24 was lost on dark
+         * grey), over a faint tint of it: the squiggle alone is a hairline. */
+        g_string_append (render->markup, "<span underline=\"error\" underline_color=\"#f66151\" "
+                                         "bgcolor=\"#f66151\" bgalpha=\"18%\">");
       assay_markdown_view_append_escaped (render, doc + number->start, number->end - number->start);
       if (!number->found)
         g_string_append (render->markup, "</span>");

@@ -144,6 +144,19 @@ assay_destination_button_ensure_icons (void)
     gtk_icon_theme_add_resource_path (theme, "/org/assay/Assay/icons");
 }
 
+/* The popover gives its first label the focus, and a label that gets the focus selects all
+ * of its text: the description opened highlighted. It stays selectable (a host to copy),
+ * unselected until the analyst selects. */
+static void
+assay_destination_button_popover_shown_cb (AssayDestinationButton *self)
+{
+  GtkLabel *labels[] = { self->description_label, self->sandbox_label };
+
+  for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
+    if (gtk_widget_has_focus (GTK_WIDGET (labels[i])))
+      gtk_label_select_region (labels[i], 0, 0);
+}
+
 static void
 assay_destination_button_class_init (AssayDestinationButtonClass *klass)
 {
@@ -167,6 +180,7 @@ assay_destination_button_class_init (AssayDestinationButtonClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayDestinationButton, sandbox_label);
   gtk_widget_class_bind_template_child (widget_class, AssayDestinationButton, hosted_row);
   gtk_widget_class_bind_template_child (widget_class, AssayDestinationButton, hosted_switch);
+  gtk_widget_class_bind_template_callback (widget_class, assay_destination_button_popover_shown_cb);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 

@@ -141,44 +141,6 @@ assay_window_get_exporting (AssayWindow *self)
   return self->export_cancellable != NULL;
 }
 
-static const char *
-assay_window_format_extension (AssayReportFormat format)
-{
-  return format == ASSAY_REPORT_FORMAT_BUNDLE ? "zip" : assay_report_format_to_string (format);
-}
-
-/* The session's title as a file name: no folder separators, no leading dot. */
-static char *
-assay_window_suggested_file_name (AssaySession      *session,
-                                  AssayReportFormat  format)
-{
-  const char *title = assay_session_get_title (session);
-  g_autoptr(GString) name = g_string_new (NULL);
-
-  for (const char *p = title != NULL ? title : ""; *p != '\0'; p = g_utf8_next_char (p))
-    {
-      gunichar c = g_utf8_get_char (p);
-
-      if (c == '/' || c == '\\' || c == ':' || g_unichar_iscntrl (c))
-        c = '-';
-      if (name->len == 0 && (c == '.' || g_unichar_isspace (c)))
-        continue;
-      g_string_append_unichar (name, c);
-    }
-  while (name->len > 0 && g_ascii_isspace (name->str[name->len - 1]))
-    g_string_truncate (name, name->len - 1);
-  if (name->len > 120)
-    {
-      const char *end = g_utf8_find_prev_char (name->str, name->str + 120);
-
-      g_string_truncate (name, end != NULL ? (gsize) (end - name->str) : 120);
-    }
-  if (name->len == 0)
-    g_string_assign (name, _("Report"));
-  g_string_append_printf (name, ".%s", assay_window_format_extension (format));
-  return g_string_free (g_steal_pointer (&name), FALSE);
-}
-
 static void
 assay_window_export_chooser_response_cb (GtkNativeDialog *chooser,
                                          int              response,
@@ -222,11 +184,12 @@ assay_window_choose_export_file (AssayWindow              *self,
   chooser = gtk_file_chooser_native_new (_("Export Report"), GTK_WINDOW (self),
                                          GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
   gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
-  name = assay_window_suggested_file_name (assay_window_current_session (self), self->export_format);
+  name = assay_report_suggest_file_name (assay_session_get_title (assay_window_current_session (self)),
+                                         self->export_format);
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), name);
   G_STATIC_ASSERT (G_N_ELEMENTS (names) == ASSAY_REPORT_FORMAT_BUNDLE + 1);
   gtk_file_filter_set_name (filter, _(names[MIN (self->export_format, ASSAY_REPORT_FORMAT_BUNDLE)]));
-  gtk_file_filter_add_suffix (filter, assay_window_format_extension (self->export_format));
+  gtk_file_filter_add_suffix (filter, assay_report_format_extension (self->export_format));
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), filter);
   g_signal_connect_object (chooser,
                            "response",

@@ -132,6 +132,22 @@ assay_report_xlsx_text_width (const char *text)
   return width;
 }
 
+/* Whether a link to HREF says where it points by its TEXT alone: an address written out
+ * ("sales@example.org" to mailto:sales@example.org, "example.org/x" to https://example.org/x). */
+static gboolean
+assay_report_xlsx_link_is_text (const char *href,
+                                const char *text)
+{
+  static const char *schemes[] = { "mailto:", "https://", "http://" };
+
+  if (href == NULL || *href == '\0' || g_strcmp0 (href, text) == 0)
+    return TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (schemes); i++)
+    if (g_str_has_prefix (href, schemes[i]) && g_strcmp0 (href + strlen (schemes[i]), text) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 static void
 assay_report_xlsx_append_spans (GString   *text,
                                 GPtrArray *spans)
@@ -142,72 +158,45 @@ assay_report_xlsx_append_spans (GString   *text,
 
       g_string_append (text, span->text);
       /* A link keeps where it pointed, as text: a cell never becomes a hyperlink. */
-      if ((span->style & ASSAY_MD_LINK) && span->href != NULL && *span->href != '\0' &&
-          g_strcmp0 (span->href, span->text) != 0)
+      if ((span->style & ASSAY_MD_LINK) && !assay_report_xlsx_link_is_text (span->href, span->text))
         g_string_append_printf (text, " (%s)", span->href);
     }
 }
 
-/* The model's Markdown as plain text: headings and paragraphs as lines, lists with their
- * markers, code as it was, tables with tabs between the cells. */
+/* A block of the model's Markdown as plain text: a list item with its marker, code as it
+ * was; a table's rows are not one block's text (see assay_report_xlsx_write_answer). */
 static char *
-assay_report_xlsx_markdown_text (const char *markdown)
+assay_report_xlsx_block_text (const AssayMdBlock *block)
 {
-  g_autoptr(GPtrArray) blocks = assay_markdown_parse (markdown != NULL ? markdown : "", -1);
   GString *text = g_string_new (NULL);
-  AssayMdBlockKind last = ASSAY_MD_BLOCK_PARAGRAPH;
 
-  for (guint i = 0; i < blocks->len; i++)
+  switch (block->kind)
     {
-      const AssayMdBlock *block = g_ptr_array_index (blocks, i);
-
-      if (i > 0)
-        g_string_append (text, block->kind == ASSAY_MD_BLOCK_LIST_ITEM && last == ASSAY_MD_BLOCK_LIST_ITEM
-                               ? "\n" : "\n\n");
-      last = block->kind;
-      switch (block->kind)
-        {
-        case ASSAY_MD_BLOCK_HEADING:
-          assay_report_xlsx_append_spans (text, block->spans);
-          break;
-        case ASSAY_MD_BLOCK_PARAGRAPH:
-          for (guint level = 0; level < MIN (block->level, 8); level++)
-            g_string_append (text, "   ");
-          assay_report_xlsx_append_spans (text, block->spans);
-          break;
-        case ASSAY_MD_BLOCK_LIST_ITEM:
-          for (guint level = 1; level < MIN (block->level, 8); level++)
-            g_string_append (text, "   ");
-          if (block->ordinal > 0)
-            g_string_append_printf (text, "%u. ", block->ordinal);
-          else
-            g_string_append (text, "• ");
-          assay_report_xlsx_append_spans (text, block->spans);
-          break;
-        case ASSAY_MD_BLOCK_CODE:
-          g_string_append (text, block->code != NULL ? block->code : "");
-          break;
-        case ASSAY_MD_BLOCK_TABLE:
-          for (guint r = 0; block->rows != NULL && r < block->rows->len; r++)
-            {
-              GPtrArray *row = g_ptr_array_index (block->rows, r);
-
-              if (r > 0)
-                g_string_append_c (text, '\n');
-              for (guint c = 0; c < row->len; c++)
-                {
-                  if (c > 0)
-                    g_string_append_c (text, '\t');
-                  assay_report_xlsx_append_spans (text, g_ptr_array_index (row, c));
-                }
-            }
-          break;
-        case ASSAY_MD_BLOCK_RULE:
-          g_string_append (text, "———");
-          break;
-        default:
-          break;
-        }
+    case ASSAY_MD_BLOCK_HEADING:
+      assay_report_xlsx_append_spans (text, block->spans);
+      break;
+    case ASSAY_MD_BLOCK_PARAGRAPH:
+      for (guint level = 0; level < MIN (block->level, 8); level++)
+        g_string_append (text, "   ");
+      assay_report_xlsx_append_spans (text, block->spans);
+      break;
+    case ASSAY_MD_BLOCK_LIST_ITEM:
+      for (guint level = 1; level < MIN (block->level, 8); level++)
+        g_string_append (text, "   ");
+      if (block->ordinal > 0)
+        g_string_append_printf (text, "%u. ", block->ordinal);
+      else
+        g_string_append (text, "• ");
+      assay_report_xlsx_append_spans (text, block->spans);
+      break;
+    case ASSAY_MD_BLOCK_CODE:
+      g_string_append (text, block->code != NULL ? block->code : "");
+      break;
+    case ASSAY_MD_BLOCK_RULE:
+      g_string_append (text, "———");
+      break;
+    default:
+      break;
     }
   return g_string_free (text, FALSE);
 }
@@ -475,6 +464,73 @@ assay_report_xlsx_write_header (XlsxWriter    *self,
 {
   for (lxw_col_t c = 0; columns[c] != NULL; c++)
     worksheet_write_string (sheet, row, c, columns[c], self->header);
+}
+
+/* Rows the answer of a question takes at most: the rest is cut, and the cut is noted. */
+#define REPORT_XLSX_MAX_ANSWER_ROWS 2000
+
+/* The answer's Markdown from ROW down in COLUMN: a block (a heading, a paragraph, a list item,
+ * code) a row, a table's rows as rows whose cells are cells (numbers as numbers, its first row
+ * as a header), so that an analyst can sort, sum and copy them. Returns the row after it. */
+static lxw_row_t
+assay_report_xlsx_write_answer (XlsxWriter    *self,
+                                lxw_worksheet *sheet,
+                                lxw_row_t      row,
+                                lxw_col_t      column,
+                                const char    *markdown,
+                                gboolean      *cut)
+{
+  g_autoptr(GPtrArray) blocks = assay_markdown_parse (markdown != NULL ? markdown : "", -1);
+  lxw_row_t first = row;
+
+  for (guint i = 0; i < blocks->len; i++)
+    {
+      const AssayMdBlock *block = g_ptr_array_index (blocks, i);
+
+      if (row - first >= REPORT_XLSX_MAX_ANSWER_ROWS)
+        {
+          *cut = TRUE;
+          break;
+        }
+      if (block->kind == ASSAY_MD_BLOCK_TABLE)
+        {
+          for (guint r = 0; block->rows != NULL && r < block->rows->len; r++)
+            {
+              GPtrArray *cells = g_ptr_array_index (block->rows, r);
+
+              if (row - first >= REPORT_XLSX_MAX_ANSWER_ROWS)
+                {
+                  *cut = TRUE;
+                  break;
+                }
+              for (guint c = 0; c < cells->len && column + c < LXW_COL_MAX; c++)
+                {
+                  g_autoptr(GString) cell = g_string_new (NULL);
+
+                  assay_report_xlsx_append_spans (cell, g_ptr_array_index (cells, c));
+                  if (r == 0)
+                    {
+                      g_autofree char *clean = assay_report_xlsx_clean (cell->str, REPORT_XLSX_MAX_SHORT_TEXT, cut);
+
+                      worksheet_write_string (sheet, row, column + c, clean, self->header);
+                    }
+                  else
+                    assay_report_xlsx_write_value (self, sheet, row, column + c, cell->str, cut);
+                }
+              row++;
+            }
+        }
+      else
+        {
+          g_autofree char *text = assay_report_xlsx_block_text (block);
+
+          assay_report_xlsx_write_text (sheet, row, column, text, REPORT_XLSX_MAX_CELL_UNITS,
+                                        block->kind == ASSAY_MD_BLOCK_HEADING ? self->heading :
+                                        block->kind == ASSAY_MD_BLOCK_CODE ? self->code : self->wrap, cut);
+          row++;
+        }
+    }
+  return MAX (row, first + 1);
 }
 
 /* ---- sheets ------------------------------------------------------------------------------- */
@@ -1078,21 +1134,19 @@ assay_report_xlsx_write_summary (XlsxWriter    *self,
       for (guint i = 0; i < report->questions->len && row < LXW_ROW_MAX / 2; i++, row++)
         {
           const ReportQuestion *question = g_ptr_array_index (report->questions, i);
-          g_autoptr(GString) answer = g_string_new (NULL);
+          lxw_row_t next = row;
 
+          worksheet_write_number (sheet, row, 0, question->number, assay_report_xlsx_number_format (self, "0"));
+          assay_report_xlsx_write_text (sheet, row, 1, question->text, REPORT_XLSX_MAX_CELL_UNITS, self->wrap, &cut);
+          /* The answer beside its question, a block a row. */
           for (guint j = 0; j < question->items->len; j++)
             {
               const ReportItem *item = g_ptr_array_index (question->items, j);
-              g_autofree char *text = NULL;
 
-              if (item->kind != REPORT_ITEM_ANSWER)
-                continue;
-              text = assay_report_xlsx_markdown_text (item->text);
-              g_string_append_printf (answer, "%s%s", answer->len > 0 ? "\n\n" : "", text);
+              if (item->kind == REPORT_ITEM_ANSWER)
+                next = assay_report_xlsx_write_answer (self, sheet, next, 2, item->text, &cut);
             }
-          worksheet_write_number (sheet, row, 0, question->number, assay_report_xlsx_number_format (self, "0"));
-          assay_report_xlsx_write_text (sheet, row, 1, question->text, REPORT_XLSX_MAX_CELL_UNITS, self->wrap, &cut);
-          assay_report_xlsx_write_text (sheet, row, 2, answer->str, REPORT_XLSX_MAX_CELL_UNITS, self->wrap, &cut);
+          row = MAX (next, row + 1) - 1;
         }
       row++;
     }

@@ -84,6 +84,77 @@ assay_report_format_to_string (AssayReportFormat format)
     }
 }
 
+const char *
+assay_report_format_extension (AssayReportFormat format)
+{
+  return format == ASSAY_REPORT_FORMAT_BUNDLE ? "zip" : assay_report_format_to_string (format);
+}
+
+/* Whether C may end a file name's stem: not a dot, an ellipsis, a space or a dash. */
+static gboolean
+assay_report_name_may_end_with (gunichar c)
+{
+  return c != '.' && c != 0x2026 && c != '-' && c != ',' && c != ';' && !g_unichar_isspace (c);
+}
+
+static void
+assay_report_name_trim_end (GString *name)
+{
+  while (name->len > 0)
+    {
+      const char *last = g_utf8_find_prev_char (name->str, name->str + name->len);
+
+      if (last == NULL)
+        last = name->str;
+      if (assay_report_name_may_end_with (g_utf8_get_char (last)))
+        break;
+      g_string_truncate (name, last - name->str);
+    }
+}
+
+char *
+assay_report_suggest_file_name (const char        *title,
+                                AssayReportFormat  format)
+{
+  g_autoptr(GString) name = g_string_new (NULL);
+  gboolean space = FALSE;
+
+  if (title != NULL && !g_utf8_validate (title, -1, NULL))
+    title = NULL;
+  for (const char *p = title != NULL ? title : ""; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (c == '/' || c == '\\' || c == ':' || c == '|')
+        c = '-';
+      else if (c == '?' || c == '*' || c == '"' || c == '<' || c == '>' || g_unichar_iscntrl (c) ||
+               g_unichar_type (c) == G_UNICODE_FORMAT)
+        continue;
+      if (g_unichar_isspace (c))
+        {
+          space = name->len > 0;
+          continue;
+        }
+      if (name->len == 0 && (c == '.' || c == '-'))
+        continue;
+      if (space)
+        g_string_append_c (name, ' ');
+      space = FALSE;
+      g_string_append_unichar (name, c);
+    }
+  if (name->len > 120)
+    {
+      const char *end = g_utf8_find_prev_char (name->str, name->str + 121);
+
+      g_string_truncate (name, end != NULL ? (gsize) (end - name->str) : 120);
+    }
+  assay_report_name_trim_end (name);
+  if (name->len == 0)
+    g_string_assign (name, _("Report"));
+  g_string_append_printf (name, ".%s", assay_report_format_extension (format));
+  return g_string_free (g_steal_pointer (&name), FALSE);
+}
+
 /* ---- the snapshot ------------------------------------------------------------------------ */
 
 static void

@@ -50,6 +50,14 @@ gboolean            assay_report_format_from_string  (const char          *text,
 gboolean            assay_report_format_from_path    (const char          *path,
                                                       AssayReportFormat   *format);
 const char         *assay_report_format_to_string    (AssayReportFormat    format);
+/* The extension a file of FORMAT gets: "pdf", "html", "ipynb", "xlsx", "zip". */
+const char         *assay_report_format_extension    (AssayReportFormat    format);
+/* A file name for an export of a session titled TITLE (NULL: "Report"): the title without
+ * folder separators, the characters other systems refuse (? * " < > |), control characters,
+ * leading dots or dashes, or trailing dots and ellipses (no "chart..pdf"), cut at 120 bytes, with the
+ * format's extension. */
+char               *assay_report_suggest_file_name   (const char          *title,
+                                                      AssayReportFormat    format);
 
 /* Writes the export of SESSION to PATH, atomically: a failed or cancelled export leaves
  * nothing behind and never replaces an existing file with half of one. PROGRESS, when
