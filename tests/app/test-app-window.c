@@ -206,6 +206,27 @@ test_demo (void)
   question = assay_chat_view_get_composer_text (assay_window_get_chat_view (window));
   g_assert_nonnull (strstr (question, "Analyse Q3 sales"));
   g_assert_nonnull (gui_find (GTK_WIDGET (window), GTK_TYPE_LABEL, "Demo: the model's answers are recorded"));
+  /* The file shows in the conversation: a chip above the composer, and the empty state no
+   * longer asks for files. A click on the chip shows it on the Data page. */
+  {
+    GtkWidget *chat = GTK_WIDGET (assay_window_get_chat_view (window));
+    GtkWidget *chip_label = gui_find (chat, GTK_TYPE_LABEL, "sales.csv");
+    AssayDatasetPage *page;
+
+    g_assert_nonnull (chip_label);
+    g_assert_null (gui_find (chat, GTK_TYPE_LABEL, "Drop CSV, TSV"));
+    g_assert_nonnull (gui_find (chat, GTK_TYPE_LABEL, "Ask a question about the data below"));
+    gui_spin (300);
+    gui_save_screenshot (GTK_WIDGET (window), "demo-chips.png");
+    gui_click (gtk_widget_get_ancestor (chip_label, GTK_TYPE_BUTTON));
+    gui_spin (300);
+    g_assert_cmpstr (adw_view_stack_get_visible_child_name (window->view_stack), ==, "data");
+    page = assay_data_preview_get_selected_page (assay_window_get_data_preview (window));
+    g_assert_nonnull (page);
+    g_assert_true (g_str_has_suffix (assay_dataset_page_get_path (page), "sales.csv"));
+    adw_view_stack_set_visible_child_name (window->view_stack, "chat");
+    gui_spin (300);
+  }
   gui_close_window (window);
 }
 
@@ -236,6 +257,45 @@ test_resize_round_trip (void)
       g_assert_cmpint (gtk_widget_get_height (chat), >, 200);
       gui_assert_laid_out (GTK_WIDGET (window));
       gui_save_screenshot (GTK_WIDGET (window), name);
+    }
+  gui_close_window (window);
+}
+
+/* The same round trip on each page (the Data page's tabs, column strip and profile panel
+ * resize with it, the Files page's gallery): every page comes back drawn, nothing left without
+ * an allocation (G_DEBUG=fatal-warnings makes GTK's "snapshot without a current allocation"
+ * fail the test). */
+static void
+test_resize_pages (void)
+{
+  static const char *pages[] = { "artifacts", "chat", "data" };
+  int widths[] = { 1400, 400, 1024, 400, 1400 };
+  AssayWindow *window;
+
+  g_settings_reset (settings, "provider");
+  window = open_window ();
+  g_signal_emit_by_name (assay_window_get_onboarding (window), "demo-requested");
+  gui_wait_files_added (window);
+  for (guint p = 0; p < G_N_ELEMENTS (pages); p++)
+    {
+      GtkWidget *stack = GTK_WIDGET (window->view_stack);
+
+      adw_view_stack_set_visible_child_name (ADW_VIEW_STACK (stack), pages[p]);
+      for (guint i = 0; i < G_N_ELEMENTS (widths); i++)
+        {
+          g_autofree char *name = g_strdup_printf ("resize-%s-%u-%d.png", pages[p], i, widths[i]);
+          GtkWidget *visible;
+
+          g_test_message ("%s at %d px", pages[p], widths[i]);
+          gtk_window_set_default_size (GTK_WINDOW (window), widths[i], 800);
+          gui_spin (400);
+          visible = adw_view_stack_get_visible_child (ADW_VIEW_STACK (stack));
+          g_assert_true (gtk_widget_get_mapped (visible));
+          g_assert_cmpint (gtk_widget_get_width (visible), >, 200);
+          g_assert_cmpint (gtk_widget_get_height (visible), >, 200);
+          gui_assert_laid_out (GTK_WIDGET (window));
+          gui_save_screenshot (GTK_WIDGET (window), name);
+        }
     }
   gui_close_window (window);
 }
@@ -1425,6 +1485,7 @@ main (int   argc,
   g_test_add_func ("/assay/app/window/open-damaged", test_open_damaged);
   g_test_add_func ("/assay/app/window/demo", test_demo);
   g_test_add_func ("/assay/app/window/resize-round-trip", test_resize_round_trip);
+  g_test_add_func ("/assay/app/window/resize-pages", test_resize_pages);
   g_test_add_func ("/assay/app/window/sandbox-prepare", test_sandbox_prepare);
   g_test_add_func ("/assay/app/markdown", test_markdown);
   g_test_add_func ("/assay/app/markdown-streaming", test_markdown_streaming);

@@ -31,6 +31,7 @@ struct _AssayChatView
   GtkBox            *messages_box;
   GtkSpinner        *loading_spinner;
   GtkWidget         *empty_page;
+  GtkFlowBox        *sources_box;
   GtkTextView       *composer_view;
   GtkWidget         *stop_button;
   GtkWidget         *send_button;
@@ -403,6 +404,52 @@ assay_chat_view_get_composer_text (AssayChatView *self)
   buffer = gtk_text_view_get_buffer (self->composer_view);
   gtk_text_buffer_get_bounds (buffer, &start, &end);
   return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+}
+
+void
+assay_chat_view_set_sources (AssayChatView       *self,
+                             const char * const  *names,
+                             const char * const  *targets,
+                             const char * const  *icons)
+{
+  GtkWidget *child;
+  guint n = names != NULL ? g_strv_length ((char **) names) : 0;
+
+  g_return_if_fail (ASSAY_IS_CHAT_VIEW (self));
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->sources_box))) != NULL)
+    gtk_flow_box_remove (self->sources_box, child);
+  for (guint i = 0; i < n; i++)
+    {
+      GtkWidget *button = gtk_button_new ();
+      GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+      GtkWidget *label = gtk_label_new (names[i]);
+      /* Translators: the tooltip of a dataset's or database's chip above the composer. */
+      g_autofree char *tooltip = g_strdup_printf (_("Show %s on the Data page"), names[i]);
+
+      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_MIDDLE);
+      gtk_label_set_max_width_chars (GTK_LABEL (label), 28);
+      gtk_box_append (GTK_BOX (box), gtk_image_new_from_icon_name (icons[i]));
+      gtk_box_append (GTK_BOX (box), label);
+      gtk_button_set_child (GTK_BUTTON (button), box);
+      gtk_widget_set_tooltip_text (button, tooltip);
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "win.show-data");
+      gtk_actionable_set_action_target (GTK_ACTIONABLE (button), "s", targets[i]);
+      gtk_widget_add_css_class (button, "session-source");
+      gtk_flow_box_append (self->sources_box, button);
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->sources_box), n > 0);
+  /* The empty conversation says what it has to ask about. */
+  if (n > 0)
+    adw_status_page_set_description (ADW_STATUS_PAGE (self->empty_page),
+                                     _("Ask a question about the data below. Each piece of code and each query "
+                                       "waits for your approval before it runs. Drop more files here, or "
+                                       "connect a database."));
+  else
+    adw_status_page_set_description (ADW_STATUS_PAGE (self->empty_page),
+                                     _("Drop CSV, TSV, TXT or XLSX files here, open them with Ctrl+O or connect to "
+                                       "a database, then ask a question. Each piece of code and each query waits "
+                                       "for your approval before it runs."));
 }
 
 void
@@ -1322,6 +1369,7 @@ assay_chat_view_class_init (AssayChatViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayChatView, loading_spinner);
   gtk_widget_class_bind_template_child (widget_class, AssayChatView, messages_box);
   gtk_widget_class_bind_template_child (widget_class, AssayChatView, empty_page);
+  gtk_widget_class_bind_template_child (widget_class, AssayChatView, sources_box);
   gtk_widget_class_bind_template_child (widget_class, AssayChatView, composer_view);
   gtk_widget_class_bind_template_child (widget_class, AssayChatView, stop_button);
   gtk_widget_class_bind_template_child (widget_class, AssayChatView, send_button);

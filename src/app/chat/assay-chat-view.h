@@ -58,6 +58,13 @@ void           assay_chat_view_set_loading        (AssayChatView *self,
                                                    gboolean       loading);
 gboolean       assay_chat_view_get_loading        (AssayChatView *self);
 char          *assay_chat_view_get_composer_text  (AssayChatView *self);
+/* The session's datasets and databases as chips above the composer (NAMES shown, each with
+ * its icon; a click activates win.show-data with its TARGET); none: the empty conversation
+ * asks for data. */
+void           assay_chat_view_set_sources        (AssayChatView       *self,
+                                                   const char * const  *names,
+                                                   const char * const  *targets,
+                                                   const char * const  *icons);
 void           assay_chat_view_set_composer_text  (AssayChatView *self,
                                                    const char    *text);
 void           assay_chat_view_focus_composer     (AssayChatView *self);

@@ -86,6 +86,17 @@ assay_table_scroller_measure (GtkWidget      *widget,
     }
 }
 
+/* Scrolled: the child moves. A resize, not an allocation: GTK lays out a queued allocation
+ * without measuring the window again, and a text view in the child that measures lines it
+ * has not laid out yet (an output that grew) then asks for a size up to the window, which
+ * nothing lays out before the frame is drawn (a blank conversation for a frame, "snapshot
+ * without a current allocation"). */
+static void
+assay_table_scroller_value_changed_cb (AssayTableScroller *self)
+{
+  gtk_widget_queue_resize (GTK_WIDGET (self));
+}
+
 static void
 assay_table_scroller_size_allocate (GtkWidget *widget,
                                     int        width,
@@ -106,7 +117,10 @@ assay_table_scroller_size_allocate (GtkWidget *widget,
   overflows = child_width > width;
   child_height = height - (overflows ? assay_table_scroller_scrollbar_height (self) : 0);
   value = CLAMP (gtk_adjustment_get_value (self->adjustment), 0, MAX (0, child_width - width));
+  /* Not a change to lay out again: this is the layout. */
+  g_signal_handlers_block_by_func (self->adjustment, assay_table_scroller_value_changed_cb, self);
   gtk_adjustment_configure (self->adjustment, value, 0, child_width, width * 0.1, width * 0.9, width);
+  g_signal_handlers_unblock_by_func (self->adjustment, assay_table_scroller_value_changed_cb, self);
 
   gtk_widget_allocate (self->child, child_width, MAX (child_height, 0), -1,
                        gsk_transform_translate (NULL, &GRAPHENE_POINT_INIT (-round (value), 0)));
@@ -114,12 +128,6 @@ assay_table_scroller_size_allocate (GtkWidget *widget,
   if (overflows)
     gtk_widget_allocate (self->scrollbar, width, height - child_height, -1,
                          gsk_transform_translate (NULL, &GRAPHENE_POINT_INIT (0, child_height)));
-}
-
-static void
-assay_table_scroller_value_changed_cb (AssayTableScroller *self)
-{
-  gtk_widget_queue_allocate (GTK_WIDGET (self));
 }
 
 /* Sideways only: a vertical wheel or swipe is left to the conversation's scroller. */

@@ -303,6 +303,20 @@ assay_data_preview_get_page (AssayDataPreview *self,
   return NULL;
 }
 
+gboolean
+assay_data_preview_select_file (AssayDataPreview *self,
+                                const char       *path)
+{
+  AssayDatasetPage *page;
+
+  g_return_val_if_fail (ASSAY_IS_DATA_PREVIEW (self), FALSE);
+  page = assay_data_preview_get_page (self, path);
+  if (page == NULL)
+    return FALSE;
+  adw_tab_view_set_selected_page (self->tab_view, adw_tab_view_get_page (self->tab_view, GTK_WIDGET (page)));
+  return TRUE;
+}
+
 AssayDatasetPage *
 assay_data_preview_add_file (AssayDataPreview *self,
                              const char       *path)

@@ -28,6 +28,9 @@ guint             assay_data_preview_get_n_files      (AssayDataPreview   *self)
 AssayDatasetPage *assay_data_preview_get_page         (AssayDataPreview   *self,
                                                        const char         *path);
 AssayDatasetPage *assay_data_preview_get_selected_page (AssayDataPreview  *self);
+/* Shows the file at PATH's page; FALSE when it has none. */
+gboolean          assay_data_preview_select_file      (AssayDataPreview   *self,
+                                                       const char         *path);
 AssayColumnProfilePanel *assay_data_preview_get_panel (AssayDataPreview   *self);
 /* Whether the side panel shows ("show-panel"). */
 void              assay_data_preview_set_show_panel   (AssayDataPreview   *self,

@@ -339,6 +339,19 @@ assay_window_show_code_action (GtkWidget  *widget,
 
 /* The chat's figure thumbnails open the same viewer; the target is the file's path. */
 static void
+assay_window_show_data_action (GtkWidget  *widget,
+                               const char *action_name,
+                               GVariant   *parameter)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+  const char *target = g_variant_get_string (parameter, NULL);
+
+  adw_view_stack_set_visible_child_name (self->view_stack, "data");
+  if (!g_str_has_prefix (target, "db:"))
+    assay_data_preview_select_file (self->data_preview, target);
+}
+
+static void
 assay_window_show_artifact_action (GtkWidget  *widget,
                                    const char *action_name,
                                    GVariant   *parameter)
@@ -703,6 +716,8 @@ assay_window_class_init_actions (GtkWidgetClass *widget_class)
                                    "s",
                                    assay_window_delete_session_action);
   gtk_widget_class_install_action (widget_class, "win.show-artifact", "s", assay_window_show_artifact_action);
+  /* A chip above the composer: the Data page, at that file (or the databases). */
+  gtk_widget_class_install_action (widget_class, "win.show-data", "s", assay_window_show_data_action);
   gtk_widget_class_install_action (widget_class,
                                    "win.artifacts-back",
                                    NULL,

@@ -458,6 +458,12 @@ assay_window_update_chat_buttons (AssayWindow *self)
 static void
 assay_window_view_stack_notify_cb (AssayWindow *self)
 {
+  /* The page now shown was not laid out while hidden. A stack only queues an allocation for
+   * it: GTK then lays it out without measuring the window again, and a text view on the page
+   * that measures its lines as it is allocated asks for a new size up to the window, which
+   * nothing lays out before the frame is drawn ("snapshot without a current allocation", a
+   * blank window until the next frame). A resize lays the window out from the top. */
+  gtk_widget_queue_resize (GTK_WIDGET (self->view_stack));
   assay_window_update_back_button (self);
   assay_window_update_chat_buttons (self);
 }
@@ -514,6 +520,47 @@ assay_window_reset_data_preview (AssayWindow *self)
   assay_window_update_data_page (self);
 }
 
+/* The chips above the composer: the session's datasets (targets their copies' paths) and
+ * databases ("db:NAME"). */
+static void
+assay_window_update_sources (AssayWindow *self)
+{
+  g_autoptr(GStrvBuilder) names = g_strv_builder_new ();
+  g_autoptr(GStrvBuilder) targets = g_strv_builder_new ();
+  g_autoptr(GStrvBuilder) icons = g_strv_builder_new ();
+  GListModel *connections = assay_conversation_get_connections (self->conversation);
+  AssaySession *session = assay_window_current_session (self);
+  g_auto(GStrv) name_list = NULL;
+  g_auto(GStrv) target_list = NULL;
+  g_auto(GStrv) icon_list = NULL;
+
+  for (guint i = 0; session != NULL && i < assay_session_get_datasets (session)->len; i++)
+    {
+      AssaySessionDataset *dataset = g_ptr_array_index (assay_session_get_datasets (session), i);
+      g_autofree char *path = assay_session_resolve (session, dataset->path);
+
+      if (path == NULL)
+        continue;
+      g_strv_builder_add (names, dataset->name);
+      g_strv_builder_add (targets, path);
+      g_strv_builder_add (icons, "x-office-spreadsheet-symbolic");
+    }
+  for (guint i = 0; i < g_list_model_get_n_items (connections); i++)
+    {
+      g_autoptr(AssayConnection) connection = g_list_model_get_item (connections, i);
+      g_autofree char *target = g_strconcat ("db:", assay_connection_get_name (connection), NULL);
+
+      g_strv_builder_add (names, assay_connection_get_name (connection));
+      g_strv_builder_add (targets, target);
+      g_strv_builder_add (icons, "assay-network-server-symbolic");
+    }
+  name_list = g_strv_builder_end (names);
+  target_list = g_strv_builder_end (targets);
+  icon_list = g_strv_builder_end (icons);
+  assay_chat_view_set_sources (self->chat_view, (const char * const *) name_list, (const char * const *) target_list,
+                               (const char * const *) icon_list);
+}
+
 void
 assay_window_update_data_page (AssayWindow *self)
 {
@@ -526,6 +573,7 @@ assay_window_update_data_page (AssayWindow *self)
                  g_list_model_get_n_items (assay_conversation_get_connections (self->conversation)) > 0;
 
   gtk_stack_set_visible_child_name (self->data_stack, any ? "content" : "empty");
+  assay_window_update_sources (self);
   /* Databases alone: no empty preview under them. */
   gtk_widget_set_visible (GTK_WIDGET (self->data_preview), assay_data_preview_get_n_files (self->data_preview) > 0);
 }
