@@ -177,6 +177,17 @@ gui_find (GtkWidget  *root,
   return NULL;
 }
 
+void
+gui_collect (GtkWidget *root,
+             GType      type,
+             GPtrArray *found)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type))
+    g_ptr_array_add (found, root);
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child; child = gtk_widget_get_next_sibling (child))
+    gui_collect (child, type, found);
+}
+
 guint
 gui_count (GtkWidget *root,
            GType      type)

@@ -31,6 +31,10 @@ GtkWidget  *gui_find_toplevel        (GType        type);
 GtkWidget  *gui_find                 (GtkWidget   *root,
                                       GType        type,
                                       const char  *text);
+/* Every widget of TYPE under ROOT (included), in order, added to FOUND. */
+void        gui_collect              (GtkWidget   *root,
+                                      GType        type,
+                                      GPtrArray   *found);
 guint       gui_count                (GtkWidget   *root,
                                       GType        type);
 /* Renders WIDGET into a PNG. */

@@ -653,6 +653,39 @@ test_demo_answer (void)
   gui_wait (is_idle, window, 240, "the demo to end");
   gui_spin (500);
   assert_answer_shown (window, "2-page report with the key numbers, tables and the three charts");
+  /* The charts are shown at the card's width, their labels readable (they were 200×130
+   * thumbnails): each as wide as its card's content, or as it was drawn, its shape kept. */
+  {
+    GtkWidget *chat = GTK_WIDGET (assay_window_get_chat_view (window));
+    g_autoptr(GPtrArray) pictures = g_ptr_array_new ();
+    guint n = 0;
+
+    gui_collect (chat, GTK_TYPE_PICTURE, pictures);
+    for (guint i = 0; i < pictures->len; i++)
+      {
+        GtkWidget *picture = g_ptr_array_index (pictures, i);
+        GdkPaintable *paintable = gtk_picture_get_paintable (GTK_PICTURE (picture));
+        GtkWidget *card = gtk_widget_get_ancestor (picture, ASSAY_TYPE_STEP_CARD);
+        int drawn_width, drawn_height, width;
+
+        if (paintable == NULL || card == NULL || !gtk_widget_get_mapped (picture))
+          continue;
+        n++;
+        drawn_width = gdk_paintable_get_intrinsic_width (paintable);
+        drawn_height = gdk_paintable_get_intrinsic_height (paintable);
+        width = gtk_widget_get_width (picture);
+        g_assert_cmpint (width, >, 300);
+        g_assert_cmpint (width, >=, MIN (drawn_width, gtk_widget_get_width (card) - 64));
+        g_assert_cmpint (width, <=, drawn_width);
+        g_test_message ("chart %d×%d drawn %d×%d in a card %d wide", width, gtk_widget_get_height (picture), drawn_width, drawn_height, gtk_widget_get_width (card));
+        g_assert_cmpfloat (ABS ((double) gtk_widget_get_height (picture) / width - (double) drawn_height / drawn_width), <, 0.03);
+      }
+    g_assert_cmpuint (n, >=, 3);
+    /* Scrolled to the first one, as Tab would: the chart to look at. */
+    gtk_widget_grab_focus (gui_find_button (chat, "win.show-artifact"));
+    gui_spin (300);
+    gui_save_screenshot (GTK_WIDGET (window), "chat-demo-chart.png");
+  }
   shots (GTK_WIDGET (window), "chat-demo-answer");
   gui_close_window (window);
   g_settings_set_string (settings, "provider", "openai");

@@ -78,10 +78,6 @@ enum
 
 static guint signals[N_SIGNALS];
 
-static void assay_step_card_figure_activated_cb (GtkFlowBox      *box,
-                                                 GtkFlowBoxChild *child,
-                                                 gpointer         user_data);
-
 static void
 assay_step_card_cell_row_free (CellRow *row)
 {
@@ -366,10 +362,9 @@ assay_step_card_add_cell (AssayStepCard *self,
   gtk_widget_set_visible (row->expander, FALSE);
   gtk_box_append (GTK_BOX (row->box), row->expander);
 
-  row->figures = gtk_flow_box_new ();
-  gtk_flow_box_set_selection_mode (GTK_FLOW_BOX (row->figures), GTK_SELECTION_NONE);
-  g_signal_connect (row->figures, "child-activated", G_CALLBACK (assay_step_card_figure_activated_cb), NULL);
-  gtk_flow_box_set_max_children_per_line (GTK_FLOW_BOX (row->figures), 4);
+  /* Charts one under the other, each as wide as the card (never wider than it was drawn):
+   * an analyst reads their labels here, not in 200-pixel thumbnails. */
+  row->figures = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
   gtk_widget_set_visible (row->figures, FALSE);
   gtk_box_append (GTK_BOX (row->box), row->figures);
 
@@ -520,6 +515,52 @@ assay_step_card_append_output (CellRow    *row,
     row->n_newlines += *p == '\n';
 }
 
+/* A chart as wide as the card, its height keeping the chart's shape, never wider than it
+ * was drawn (a small chart is not blown up): the picture fills a clamp as wide as the chart.
+ * On a HiDPI screen the card's width in device pixels is still about the PNG's (matplotlib
+ * draws 640 to 1,200 pixels wide). The chart's width is known once it is read. */
+static void
+assay_step_card_figure_fit (GtkWidget    *picture,
+                            GdkPaintable *paintable)
+{
+  GtkWidget *clamp = gtk_widget_get_ancestor (picture, ADW_TYPE_CLAMP);
+  int width = paintable != NULL ? gdk_paintable_get_intrinsic_width (paintable) : 0;
+
+  if (clamp != NULL && width > 0)
+    {
+      adw_clamp_set_maximum_size (ADW_CLAMP (clamp), width);
+      adw_clamp_set_tightening_threshold (ADW_CLAMP (clamp), width);
+    }
+}
+
+/* The chart's picture, in CHILD (the picture itself or a button around it) in a clamp added
+ * to the cell's figures. */
+static GtkWidget *
+assay_step_card_figure_picture (GdkPaintable *paintable,
+                                const char   *text)
+{
+  GtkWidget *picture = gtk_picture_new_for_paintable (paintable);
+
+  gtk_picture_set_can_shrink (GTK_PICTURE (picture), TRUE);
+  gtk_picture_set_content_fit (GTK_PICTURE (picture), GTK_CONTENT_FIT_CONTAIN);
+  gtk_widget_add_css_class (picture, "figure");
+  gtk_picture_set_alternative_text (GTK_PICTURE (picture), text);
+  return picture;
+}
+
+static void
+assay_step_card_add_figure (CellRow   *row,
+                            GtkWidget *child,
+                            GtkWidget *picture)
+{
+  GtkWidget *clamp = adw_clamp_new ();
+
+  adw_clamp_set_child (ADW_CLAMP (clamp), child);
+  gtk_box_append (GTK_BOX (row->figures), clamp);
+  assay_step_card_figure_fit (picture, gtk_picture_get_paintable (GTK_PICTURE (picture)));
+  gtk_widget_set_visible (row->figures, TRUE);
+}
+
 /* Inline figures are decoded here, on the main thread: cap what a cell can make it do. */
 #define MAX_INLINE_FIGURE_BYTES (8 * 1024 * 1024)
 
@@ -547,14 +588,8 @@ assay_step_card_add_inline_figure (CellRow    *row,
   if (texture == NULL)
     return;
 
-  picture = gtk_picture_new_for_paintable (GDK_PAINTABLE (texture));
-  gtk_picture_set_can_shrink (GTK_PICTURE (picture), TRUE);
-  gtk_picture_set_content_fit (GTK_PICTURE (picture), GTK_CONTENT_FIT_CONTAIN);
-  gtk_widget_set_size_request (picture, 200, 130);
-  gtk_widget_add_css_class (picture, "figure-thumbnail");
-  gtk_picture_set_alternative_text (GTK_PICTURE (picture), _("Figure"));
-  gtk_flow_box_append (GTK_FLOW_BOX (row->figures), picture);
-  gtk_widget_set_visible (row->figures, TRUE);
+  picture = assay_step_card_figure_picture (GDK_PAINTABLE (texture), _("Figure"));
+  assay_step_card_add_figure (row, picture, picture);
 }
 
 void
@@ -605,19 +640,6 @@ assay_step_card_cell_output (AssayStepCard *self,
     assay_step_card_queue_output_update (row);
   else
     assay_step_card_update_output (row);
-}
-
-/* A click on a thumbnail opens the figure in the window's artifact viewer (win.show-artifact,
- * the path as target); outside a window that has the action, nothing happens. */
-static void
-assay_step_card_figure_activated_cb (GtkFlowBox      *box,
-                                     GtkFlowBoxChild *child,
-                                     gpointer         user_data)
-{
-  const char *path = g_object_get_data (G_OBJECT (child), "artifact-path");
-
-  if (path != NULL)
-    gtk_widget_activate_action (GTK_WIDGET (box), "win.show-artifact", "s", path);
 }
 
 static gboolean
@@ -684,7 +706,10 @@ assay_step_card_figure_loaded_cb (GObject      *source,
       return;
     }
   if ((picture = g_weak_ref_get (&load->picture)) != NULL)
-    gtk_picture_set_paintable (picture, GDK_PAINTABLE (texture));
+    {
+      gtk_picture_set_paintable (picture, GDK_PAINTABLE (texture));
+      assay_step_card_figure_fit (GTK_WIDGET (picture), GDK_PAINTABLE (texture));
+    }
 }
 
 static void
@@ -713,28 +738,26 @@ assay_step_card_cell_artifact (AssayStepCard *self,
 {
   CellRow *row;
   GtkWidget *picture;
+  GtkWidget *button;
   g_autofree char *tooltip = NULL;
 
   g_return_if_fail (ASSAY_IS_STEP_CARD (self));
   if ((row = assay_step_card_find_cell (self, cell_id)) == NULL || name == NULL || path == NULL || !assay_step_card_is_figure (name))
     return;
 
-  picture = gtk_picture_new ();
+  picture = assay_step_card_figure_picture (NULL, name);
   assay_step_card_load_figure (self, picture, path);
-  gtk_picture_set_can_shrink (GTK_PICTURE (picture), TRUE);
-  gtk_picture_set_content_fit (GTK_PICTURE (picture), GTK_CONTENT_FIT_CONTAIN);
-  gtk_widget_set_size_request (picture, 200, 130);
-  gtk_widget_add_css_class (picture, "figure-thumbnail");
-  gtk_picture_set_alternative_text (GTK_PICTURE (picture), name);
+  /* A click (or Enter) opens it in the window's artifact viewer, zoomable; outside a window
+   * that has win.show-artifact the button does nothing. */
+  button = gtk_button_new ();
+  gtk_button_set_child (GTK_BUTTON (button), picture);
+  gtk_widget_add_css_class (button, "flat");
+  gtk_widget_add_css_class (button, "figure-button");
   tooltip = g_strdup_printf (_("Figure %s"), name);
-  gtk_widget_set_tooltip_text (picture, tooltip);
-  gtk_flow_box_append (GTK_FLOW_BOX (row->figures), picture);
-  g_object_set_data_full (G_OBJECT (gtk_widget_get_parent (picture)),
-                          "artifact-path",
-                          g_strdup (path),
-                          g_free);
-  gtk_widget_add_css_class (gtk_widget_get_parent (picture), "activatable");
-  gtk_widget_set_visible (row->figures, TRUE);
+  gtk_widget_set_tooltip_text (button, tooltip);
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "win.show-artifact");
+  gtk_actionable_set_action_target (GTK_ACTIONABLE (button), "s", path);
+  assay_step_card_add_figure (row, button, picture);
 }
 
 void
