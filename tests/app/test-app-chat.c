@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <glib/gstdio.h>
+#include <gtksourceview/gtksource.h>
 #include <string.h>
 
 #include "assay-chat-view.h"
@@ -827,6 +828,14 @@ test_narrow (void)
   g_assert_false (gtk_widget_get_mapped (review));
   g_assert_cmpint (gtk_widget_get_width (chat), >=, 440);
   g_assert_true (gtk_widget_get_visible (window->code_button));
+  /* Alt+Right shows the code page before there is any code too (its empty state says what
+   * comes there), Alt+Left comes back. */
+  assay_chat_view_focus_composer (ASSAY_CHAT_VIEW (chat));
+  gui_spin (100);
+  gui_key (gtk_root_get_focus (GTK_ROOT (widget)), GDK_KEY_Right, GDK_ALT_MASK);
+  wait_leaflet_rests_on (leaflet, review);
+  gui_key (gtk_root_get_focus (GTK_ROOT (widget)), GDK_KEY_Left, GDK_ALT_MASK);
+  wait_leaflet_rests_on (leaflet, chat);
 
   /* A cell waits: the code is the page shown, its Run button in the window. */
   send (window, "Print something");
@@ -852,15 +861,30 @@ test_narrow (void)
   gui_assert_laid_out (widget);
   shots (widget, "chat-narrow-360-code");
 
-  /* Back to the chat and to the code again (the header's buttons, Alt+Left, Alt+Right). */
-  gtk_widget_activate_action (widget, "win.show-conversation", NULL);
+  /* Back to the chat and to the code again with the keys the shortcuts window names: Alt+Left
+   * from the code (the code view focused: a GtkSourceView, which takes Alt+arrows itself, and
+   * then the Run button), Alt+Right from the composer. */
+  {
+    GtkWidget *code_view = gui_find (review, GTK_SOURCE_TYPE_VIEW, NULL);
+
+    g_assert_nonnull (code_view);
+    gtk_widget_grab_focus (code_view);
+    gui_key (code_view, GDK_KEY_Left, GDK_ALT_MASK);
+    wait_leaflet_rests_on (leaflet, chat);
+    gtk_widget_activate_action (widget, "win.show-code", NULL);
+    wait_leaflet_rests_on (leaflet, review);
+  }
+  gtk_widget_grab_focus (run_button);
+  gui_key (run_button, GDK_KEY_Left, GDK_ALT_MASK);
   wait_leaflet_rests_on (leaflet, chat);
   gui_spin (200);
   g_assert_true (adw_leaflet_get_visible_child (leaflet) == chat);
   g_assert_true (gtk_widget_get_visible (window->code_button));
   gui_assert_laid_out (widget);
   shots (widget, "chat-narrow-360-chat");
-  gtk_widget_activate_action (widget, "win.show-code", NULL);
+  assay_chat_view_focus_composer (ASSAY_CHAT_VIEW (chat));
+  gui_spin (100);
+  gui_key (gtk_root_get_focus (GTK_ROOT (widget)), GDK_KEY_Right, GDK_ALT_MASK);
   wait_leaflet_rests_on (leaflet, review);
   g_assert_true (adw_leaflet_get_visible_child (leaflet) == review);
 

@@ -688,6 +688,43 @@ assay_window_show_step_requests_action (GtkWidget  *widget,
   assay_window_show_requests (ASSAY_WINDOW (widget), g_variant_get_uint32 (parameter));
 }
 
+/* Alt+Left and Alt+Right where the window is too narrow for the conversation and the code
+ * side by side: before the focused widget sees them (the code view, a GtkSourceView, takes
+ * Alt+arrows to move words, so they did nothing from the code). Elsewhere they go on. */
+static gboolean
+assay_window_narrow_arrow_cb (GtkWidget *widget,
+                              GVariant  *args,
+                              gpointer   user_data)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+  gboolean forward = GPOINTER_TO_INT (user_data);
+  GtkWidget *target = forward ? GTK_WIDGET (self->code_review) : GTK_WIDGET (self->chat_view);
+
+  if (!adw_leaflet_get_folded (self->chat_leaflet) ||
+      g_strcmp0 (adw_view_stack_get_visible_child_name (self->view_stack), "chat") != 0 ||
+      adw_leaflet_get_visible_child (self->chat_leaflet) == target)
+    return FALSE;
+  adw_leaflet_set_visible_child (self->chat_leaflet, target);
+  return TRUE;
+}
+
+void
+assay_window_init_narrow_keys (AssayWindow *self)
+{
+  GtkEventController *keys = gtk_shortcut_controller_new ();
+
+  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (keys),
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Right, GDK_ALT_MASK),
+                                                          gtk_callback_action_new (assay_window_narrow_arrow_cb,
+                                                                                   GINT_TO_POINTER (TRUE), NULL)));
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (keys),
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Left, GDK_ALT_MASK),
+                                                          gtk_callback_action_new (assay_window_narrow_arrow_cb,
+                                                                                   GINT_TO_POINTER (FALSE), NULL)));
+  gtk_widget_add_controller (GTK_WIDGET (self), keys);
+}
+
 void
 assay_window_class_init_actions (GtkWidgetClass *widget_class)
 {

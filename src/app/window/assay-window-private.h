@@ -107,6 +107,7 @@ void          assay_window_show_artifact       (AssayWindow       *self,
 
 /* assay-window-actions.c */
 void          assay_window_class_init_actions  (GtkWidgetClass    *widget_class);
+void          assay_window_init_narrow_keys    (AssayWindow       *self);
 /* The one function that decides which actions are enabled. */
 void          assay_window_update_actions      (AssayWindow       *self);
 

@@ -962,6 +962,7 @@ assay_window_init (AssayWindow *self)
   static const char * const local_names[] = { "Ollama", "llama.cpp", NULL };
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  assay_window_init_narrow_keys (self);
   self->cancellable = g_cancellable_new ();
   self->store = assay_session_store_new (NULL);
   assay_sessions_sidebar_set_store (self->sidebar, self->store);
