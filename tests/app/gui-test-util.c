@@ -178,6 +178,22 @@ gui_find (GtkWidget  *root,
 }
 
 void
+gui_assert_not_ellipsized (GtkWidget *root)
+{
+  g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+
+  gui_collect (root, GTK_TYPE_LABEL, labels);
+  for (guint i = 0; i < labels->len; i++)
+    {
+      GtkLabel *label = g_ptr_array_index (labels, i);
+
+      if (gtk_widget_get_mapped (GTK_WIDGET (label)) && gtk_widget_get_width (GTK_WIDGET (label)) > 0 &&
+          pango_layout_is_ellipsized (gtk_label_get_layout (label)))
+        g_error ("“%s” is cut short (%d px wide)", gtk_label_get_text (label), gtk_widget_get_width (GTK_WIDGET (label)));
+    }
+}
+
+void
 gui_collect (GtkWidget *root,
              GType      type,
              GPtrArray *found)

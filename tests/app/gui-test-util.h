@@ -31,6 +31,8 @@ GtkWidget  *gui_find_toplevel        (GType        type);
 GtkWidget  *gui_find                 (GtkWidget   *root,
                                       GType        type,
                                       const char  *text);
+/* No label shown under ROOT is ellipsized ("Reproducible Bundle (…"): fails naming it. */
+void        gui_assert_not_ellipsized (GtkWidget  *root);
 /* Every widget of TYPE under ROOT (included), in order, added to FOUND. */
 void        gui_collect              (GtkWidget   *root,
                                       GType        type,

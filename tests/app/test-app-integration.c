@@ -287,6 +287,14 @@ test_artifacts_and_export (void)
   g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (dialog)) == GTK_WINDOW (window));
   g_assert_nonnull (gui_find (dialog, ADW_TYPE_COMBO_ROW, NULL));
   g_assert_cmpuint (gui_count (dialog, GTK_TYPE_SWITCH), ==, 3);
+  /* Every format's name is read in full in the dialog ("Reproducible Bundle (…" was cut). */
+  for (guint i = 0; i < 5; i++)
+    {
+      adw_combo_row_set_selected (ADW_COMBO_ROW (gui_find (dialog, ADW_TYPE_COMBO_ROW, NULL)), i);
+      gui_spin (100);
+      gui_assert_not_ellipsized (dialog);
+    }
+  adw_combo_row_set_selected (ADW_COMBO_ROW (gui_find (dialog, ADW_TYPE_COMBO_ROW, NULL)), 0);
   /* What was sent to the model is left out unless asked for. */
   {
     GtkWidget *row = gui_find (dialog, ADW_TYPE_ACTION_ROW, "Include What Was Sent to the Model");
