@@ -8,6 +8,7 @@
 #include "assay-html-table.h"
 #include "assay-markdown.h"
 #include "assay-report.h"
+#include "assay-report-private.h"
 #include "assay-session.h"
 
 static AssayMdBlock *
@@ -306,12 +307,96 @@ test_suggest_file_name (void)
   g_assert_cmpuint (strlen (long_name) - strlen (".pdf"), ==, 120);
 }
 
+/* The PDF's tables break between pages as a reader expects, over random tables and starting
+ * points: rows never run past the foot of a page (but a row taller than a page), the header
+ * never ends a page with fewer than two rows under it, the last row never stands alone on a
+ * page when the row before it could go with it, and a page breaks only when its next row does
+ * not fit (or to keep the last two together). */
+static void
+test_pdf_table_breaks (void)
+{
+  const double top = 62, bottom = 782;
+
+  for (guint round = 0; round < 20000; round++)
+    {
+      guint n_rows = g_test_rand_int_range (1, 40);
+      guint n_header = g_test_rand_int_range (0, 3);
+      double y0 = g_test_rand_double_range (top, bottom);
+      g_autofree double *heights = g_new (double, n_rows);
+      g_autofree gboolean *breaks = g_new (gboolean, n_rows);
+      g_autofree guint *page_of = g_new (guint, n_rows);
+      double header = 0, y;
+      guint page = 0, n_body, on_page = 0, last_page_rows = 0, before_last_rows = 0;
+
+      n_header = MIN (n_header, n_rows);
+      n_body = n_rows - n_header;
+
+      for (guint r = 0; r < n_rows; r++)
+        heights[r] = g_test_rand_int_range (0, 10) == 0 ? g_test_rand_double_range (80, 300)
+                                                        : g_test_rand_double_range (12, 40);
+      for (guint h = 0; h < n_header; h++)
+        header += heights[h];
+      report_pdf_table_breaks (heights, n_rows, n_header, y0, top, bottom, breaks);
+
+      y = breaks[0] ? top : y0;
+      page = breaks[0] ? 1 : 0;
+      for (guint r = 0; r < n_rows; r++)
+        {
+          if (r > 0 && breaks[r])
+            {
+              g_assert_cmpuint (r, >=, n_header);
+              /* Only when needed: the row did not fit, or it is the second-to-last kept with
+               * the last. */
+              g_assert_true (y + heights[r] > bottom || r + 2 == n_rows);
+              page++;
+              before_last_rows = on_page;
+              on_page = 0;
+              y = top + header;
+            }
+          page_of[r] = page;
+          y += heights[r];
+          if (r >= n_header)
+            on_page++;
+          /* Within the page, unless the row alone is taller than what is left of a page. */
+          if (y > bottom + 0.001)
+            g_assert_true (r < n_header ? top + header > bottom : top + header + heights[r] > bottom);
+        }
+      last_page_rows = on_page;
+      /* The header and its first rows together where a fresh page would hold them. */
+      if (n_body >= 2 && !breaks[0] && y0 > top + 1)
+        {
+          guint on_first = 0;
+
+          for (guint r = n_header; r < n_rows && page_of[r] == 0; r++)
+            on_first++;
+          if (top + header + heights[n_header] + heights[n_header + 1] <= bottom)
+            g_assert_cmpuint (on_first, >=, 2);
+        }
+      /* The last row not alone on a page it could share. */
+      if (page > 0 && last_page_rows == 1 && n_body >= 2 && page_of[n_rows - 2] != page_of[n_rows - 1])
+        g_assert_true (before_last_rows <= 2 ||
+                       top + header + heights[n_rows - 2] + heights[n_rows - 1] > bottom);
+    }
+
+  /* The case seen: a table whose last row went alone onto the next page. */
+  {
+    double heights[] = { 20, 20, 20, 20, 20 };
+    gboolean breaks[5];
+
+    report_pdf_table_breaks (heights, 5, 1, bottom - 4 * 20 - 5, top, bottom, breaks);
+    g_assert_false (breaks[0]);
+    g_assert_false (breaks[4]);
+    g_assert_true (breaks[3]);
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/assay/report/suggest-file-name", test_suggest_file_name);
+  g_test_add_func ("/assay/report/pdf-table-breaks", test_pdf_table_breaks);
   g_test_add_func ("/assay/report/markdown/headings-spans", test_markdown_headings_and_spans);
   g_test_add_func ("/assay/report/markdown/lists", test_markdown_lists);
   g_test_add_func ("/assay/report/markdown/table-code-rule", test_markdown_table_code_rule);

@@ -510,9 +510,12 @@ assay_report_pdf_place_table (Layout    *layout,
         g_ptr_array_add (row_cells, cells);
       }
 
+    g_autofree gboolean *breaks = g_new0 (gboolean, rows->len);
+
+    report_pdf_table_breaks (heights, rows->len, n_header_rows, layout->y, BODY_TOP, BODY_BOTTOM, breaks);
     for (guint r = 0; r < rows->len; r++)
       {
-        if (layout->y + heights[r] > BODY_BOTTOM && layout->y > BODY_TOP + 1)
+        if (breaks[r])
           {
             assay_report_pdf_new_page (layout);
             /* The header rows again at the top of the new page. */
@@ -526,6 +529,65 @@ assay_report_pdf_place_table (Layout    *layout,
       }
   }
   layout->y += 8;
+}
+
+void
+report_pdf_table_breaks (const double *heights,
+                         guint         n_rows,
+                         guint         n_header,
+                         double        y,
+                         double        top,
+                         double        bottom,
+                         gboolean     *breaks)
+{
+  double header = 0;
+  guint first_body = MIN (n_header, n_rows);
+  guint on_page = 0;     /* body rows placed on the current page */
+
+  for (guint h = 0; h < first_body; h++)
+    header += heights[h];
+  memset (breaks, 0, n_rows * sizeof (gboolean));
+  if (n_rows == 0)
+    return;
+  /* The header and the first two rows (or all, if fewer) together, or the table starts on
+   * the next page: a header with one row under it at a page's foot reads as a fragment. */
+  for (guint with = 2; y > top + 1; with--)
+    {
+      double start = header;
+
+      for (guint r = first_body; r < MIN (n_rows, first_body + with); r++)
+        start += heights[r];
+      if (y + start <= bottom)
+        break;
+      /* Moved when a fresh page holds what this one does not (with fewer rows if need be). */
+      if (top + start <= bottom || with == 0)
+        {
+          breaks[0] = TRUE;
+          y = top;
+          break;
+        }
+    }
+  for (guint r = 0; r < first_body; r++)
+    y += heights[r];
+  for (guint r = first_body; r < n_rows; r++)
+    {
+      gboolean fits = y + heights[r] <= bottom;
+
+      /* The last row would go alone onto the next page: the row before it goes with it,
+       * when this page keeps at least two rows and the next page has room for both. */
+      if (fits && r + 2 == n_rows && on_page >= 2 && y + heights[r] + heights[r + 1] > bottom &&
+          top + header + heights[r] + heights[r + 1] <= bottom)
+        fits = FALSE;
+      /* Not when the page holds nothing but the header yet: a row taller than a page. */
+      if (!fits && y > top + header + 1)
+        {
+          breaks[r] = TRUE;
+          y = top + header;
+          on_page = 0;
+        }
+      y += heights[r];
+      on_page++;
+    }
 }
 
 /* ---- Markdown ----------------------------------------------------------------------------- */

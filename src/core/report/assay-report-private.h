@@ -282,4 +282,17 @@ gboolean     assay_report_write_pdf        (AssayReport              *report,
                                             GCancellable             *cancellable,
                                             GError                  **error);
 
+/* Where a table of N_ROWS rows (HEIGHTS, the first N_HEADER of them its header, repeated at
+ * the top of each page) starting at Y on a page whose body runs from TOP to BOTTOM goes on to
+ * a new page: BREAKS[r] is TRUE when row r starts a page (BREAKS[0]: the whole table moves
+ * down). Never the header and a single row at the foot of a page, never the last row alone on
+ * a page, where the page can take more. */
+void         report_pdf_table_breaks       (const double             *heights,
+                                            guint                     n_rows,
+                                            guint                     n_header,
+                                            double                    y,
+                                            double                    top,
+                                            double                    bottom,
+                                            gboolean                 *breaks);
+
 G_END_DECLS
