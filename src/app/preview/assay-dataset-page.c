@@ -280,6 +280,46 @@ assay_dataset_page_header_pressed (GtkGestureClick *gesture,
   assay_dataset_page_select_column (self, GPOINTER_TO_INT (g_object_get_data (G_OBJECT (box), "column")));
 }
 
+/* A click on a column's name in the table's own header shows that column in the panel, as a
+ * click on its histogram above does. The header's titles are GtkColumnView's own widgets,
+ * one per column in the order of its columns (the row number's first). */
+static void
+assay_dataset_page_title_pressed (GtkGestureClick  *gesture,
+                                  int               n_press,
+                                  double            x,
+                                  double            y,
+                                  AssayDatasetPage *self)
+{
+  GtkWidget *title = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (gesture));
+  int column = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (title), "assay-column")) - 1;
+
+  if (column >= 0 && column < (int) self->columns->len)
+    assay_dataset_page_select_column (self, column);
+}
+
+static void
+assay_dataset_page_connect_titles (AssayDatasetPage *self)
+{
+  GtkWidget *header = gtk_widget_get_first_child (GTK_WIDGET (self->column_view));
+  int index = 0;
+
+  if (header == NULL || g_strcmp0 (gtk_widget_get_css_name (header), "header") != 0)
+    return;
+  for (GtkWidget *title = gtk_widget_get_first_child (header); title != NULL; title = gtk_widget_get_next_sibling (title))
+    {
+      /* Index from 1: 0 is "not a column's title". */
+      g_object_set_data (G_OBJECT (title), "assay-column", GINT_TO_POINTER (index++));
+      if (g_object_get_data (G_OBJECT (title), "assay-click") == NULL)
+        {
+          GtkGesture *click = gtk_gesture_click_new ();
+
+          g_signal_connect (click, "pressed", G_CALLBACK (assay_dataset_page_title_pressed), self);
+          gtk_widget_add_controller (title, GTK_EVENT_CONTROLLER (click));
+          g_object_set_data (G_OBJECT (title), "assay-click", click);
+        }
+    }
+}
+
 static void
 assay_dataset_page_clear_table (AssayDatasetPage *self)
 {
@@ -522,6 +562,7 @@ assay_dataset_page_build_table (AssayDatasetPage *self)
       g_array_append_val (self->columns, ui);
     }
 
+  assay_dataset_page_connect_titles (self);
   selection = gtk_no_selection_new (G_LIST_MODEL (g_object_ref (self->model)));
   gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (selection));
   g_object_unref (selection);
