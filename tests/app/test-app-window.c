@@ -261,6 +261,23 @@ test_resize_round_trip (void)
   gui_close_window (window);
 }
 
+/* The one toast shown stands above the conversation's foot (chips, composer, send button). */
+static gboolean
+toast_above_foot (gpointer data)
+{
+  AssayWindow *window = data;
+  GtkWidget *foot = assay_chat_view_get_foot (assay_window_get_chat_view (window));
+  g_autoptr(GPtrArray) toasts = g_ptr_array_new ();
+  graphene_rect_t toast_bounds, foot_bounds;
+
+  gui_collect (GTK_WIDGET (window), g_type_from_name ("AdwToastWidget"), toasts);
+  return toasts->len == 1 &&
+         gtk_widget_compute_bounds (g_ptr_array_index (toasts, 0), GTK_WIDGET (window), &toast_bounds) &&
+         gtk_widget_compute_bounds (foot, GTK_WIDGET (window), &foot_bounds) &&
+         toast_bounds.origin.y + toast_bounds.size.height <= foot_bounds.origin.y + 1 &&
+         toast_bounds.origin.y + toast_bounds.size.height >= foot_bounds.origin.y - 40;
+}
+
 /* The same round trip on each page (the Data page's tabs, column strip and profile panel
  * resize with it, the Files page's gallery): every page comes back drawn, nothing left without
  * an allocation (G_DEBUG=fatal-warnings makes GTK's "snapshot without a current allocation"
@@ -294,6 +311,17 @@ test_resize_pages (void)
           g_assert_cmpint (gtk_widget_get_width (visible), >, 200);
           g_assert_cmpint (gtk_widget_get_height (visible), >, 200);
           gui_assert_laid_out (GTK_WIDGET (window));
+          /* A toast stands above the data's chips, the composer and its send button (taller
+           * when narrow, the page switcher under them), never over them. */
+          if (g_strcmp0 (pages[p], "chat") == 0)
+            {
+              g_autofree char *text = g_strdup_printf ("A toast at %d px", widths[i]);
+
+              assay_window_dismiss_toast (window);
+              assay_window_show_toast (window, text);
+              /* Once it has slid in (slow frames on software GL). */
+              gui_wait (toast_above_foot, window, 20, "the toast to stand above the composer");
+            }
           gui_save_screenshot (GTK_WIDGET (window), name);
         }
     }

@@ -32,6 +32,7 @@ struct _AssayChatView
   GtkSpinner        *loading_spinner;
   GtkWidget         *empty_page;
   GtkFlowBox        *sources_box;
+  GtkWidget         *composer_box;
   GtkTextView       *composer_view;
   GtkWidget         *stop_button;
   GtkWidget         *send_button;
@@ -404,6 +405,20 @@ assay_chat_view_get_composer_text (AssayChatView *self)
   buffer = gtk_text_view_get_buffer (self->composer_view);
   gtk_text_buffer_get_bounds (buffer, &start, &end);
   return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+}
+
+GtkWidget *
+assay_chat_view_get_composer_area (AssayChatView *self)
+{
+  g_return_val_if_fail (ASSAY_IS_CHAT_VIEW (self), NULL);
+  return self->composer_box;
+}
+
+GtkWidget *
+assay_chat_view_get_foot (AssayChatView *self)
+{
+  g_return_val_if_fail (ASSAY_IS_CHAT_VIEW (self), NULL);
+  return gtk_widget_get_visible (GTK_WIDGET (self->sources_box)) ? GTK_WIDGET (self->sources_box) : self->composer_box;
 }
 
 void
@@ -1370,6 +1385,7 @@ assay_chat_view_class_init (AssayChatViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayChatView, messages_box);
   gtk_widget_class_bind_template_child (widget_class, AssayChatView, empty_page);
   gtk_widget_class_bind_template_child (widget_class, AssayChatView, sources_box);
+  gtk_widget_class_bind_template_child (widget_class, AssayChatView, composer_box);
   gtk_widget_class_bind_template_child (widget_class, AssayChatView, composer_view);
   gtk_widget_class_bind_template_child (widget_class, AssayChatView, stop_button);
   gtk_widget_class_bind_template_child (widget_class, AssayChatView, send_button);

@@ -43,6 +43,8 @@ struct _AssayWindow
   GtkWidget            *code_back;
   GtkWidget            *code_button;
   guint                 chat_buttons_idle; /* the buttons above follow the leaflet after its layout */
+  GtkCssProvider       *toast_css;         /* toasts above the composer (its height changes) */
+  int                   toast_margin;
   AssayOnboarding      *onboarding;
   GtkWidget            *artifacts_back;
   GtkStack             *artifacts_stack;

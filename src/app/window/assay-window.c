@@ -744,10 +744,72 @@ assay_window_shut_down (AssayWindow *self)
                               G_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))));
 }
 
+/* Toasts stand above what they would cover at the window's foot: the data's chips and the
+ * composer with its send button (taller as a question grows, and at narrow widths, where the page switcher is
+ * under it), or the page switcher alone. Measured after each frame is drawn; a change of
+ * more than a few pixels restyles the toasts. */
+static void
+assay_window_place_toasts_cb (GdkFrameClock *clock,
+                              AssayWindow   *self)
+{
+  GtkWidget *composer = assay_chat_view_get_foot (self->chat_view);
+  GtkWidget *foot = gtk_widget_get_mapped (composer) ? composer : GTK_WIDGET (self->view_stack);
+  graphene_rect_t bounds;
+  int margin = 0;
+
+  if (gtk_widget_compute_bounds (foot, GTK_WIDGET (self->toast_overlay), &bounds))
+    margin = gtk_widget_get_height (GTK_WIDGET (self->toast_overlay)) -
+             (int) (foot == composer ? bounds.origin.y : bounds.origin.y + bounds.size.height);
+  margin = CLAMP (margin, 0, 400);
+  if (ABS (margin - self->toast_margin) <= 2)
+    return;
+  self->toast_margin = margin;
+  {
+    g_autofree char *css = g_strdup_printf (".%s toast { margin-bottom: %dpx; }",
+                                            (const char *) g_object_get_data (G_OBJECT (self), "assay-toast-class"),
+                                            margin + 6);
+
+    gtk_css_provider_load_from_data (self->toast_css, css, -1);
+  }
+}
+
+static void
+assay_window_realize (GtkWidget *widget)
+{
+  AssayWindow *self = ASSAY_WINDOW (widget);
+
+  GTK_WIDGET_CLASS (assay_window_parent_class)->realize (widget);
+  if (self->toast_css == NULL)
+    {
+      static guint n_windows;
+      char *css_class = g_strdup_printf ("assay-toasts-%u", ++n_windows);
+
+      /* This window's toasts only: another window's composer may be taller. */
+      gtk_widget_add_css_class (widget, css_class);
+      g_object_set_data_full (G_OBJECT (widget), "assay-toast-class", css_class, g_free);
+      self->toast_css = gtk_css_provider_new ();
+      gtk_style_context_add_provider_for_display (gtk_widget_get_display (widget), GTK_STYLE_PROVIDER (self->toast_css),
+                                                  GTK_STYLE_PROVIDER_PRIORITY_APPLICATION + 1);
+    }
+  g_signal_connect_object (gtk_widget_get_frame_clock (widget), "after-paint",
+                           G_CALLBACK (assay_window_place_toasts_cb), self, 0);
+}
+
 static void
 assay_window_unrealize (GtkWidget *widget)
 {
-  assay_window_shut_down (ASSAY_WINDOW (widget));
+  AssayWindow *self = ASSAY_WINDOW (widget);
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (widget);
+
+  if (clock != NULL)
+    g_signal_handlers_disconnect_by_func (clock, assay_window_place_toasts_cb, self);
+  if (self->toast_css != NULL)
+    {
+      gtk_style_context_remove_provider_for_display (gtk_widget_get_display (widget),
+                                                     GTK_STYLE_PROVIDER (self->toast_css));
+      g_clear_object (&self->toast_css);
+    }
+  assay_window_shut_down (self);
   GTK_WIDGET_CLASS (assay_window_parent_class)->unrealize (widget);
 }
 
@@ -883,6 +945,7 @@ assay_window_class_init (AssayWindowClass *klass)
   object_class->get_property = assay_window_get_property;
   object_class->set_property = assay_window_set_property;
   window_class->close_request = assay_window_close_request;
+  widget_class->realize = assay_window_realize;
   widget_class->unrealize = assay_window_unrealize;
 
   properties[PROP_BUSY] = g_param_spec_boolean ("busy", NULL, NULL, FALSE,
