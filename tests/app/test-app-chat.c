@@ -682,12 +682,12 @@ test_demo_answer (void)
         g_assert_cmpfloat (ABS ((double) gtk_widget_get_height (picture) / width - (double) drawn_height / drawn_width), <, 0.03);
       }
     g_assert_cmpuint (n, >=, 3);
+    shots (GTK_WIDGET (window), "chat-demo-answer");
     /* Scrolled to the first one, as Tab would: the chart to look at. */
     gtk_widget_grab_focus (gui_find_button (chat, "win.show-artifact"));
     gui_spin (300);
     gui_save_screenshot (GTK_WIDGET (window), "chat-demo-chart.png");
   }
-  shots (GTK_WIDGET (window), "chat-demo-answer");
   gui_close_window (window);
   g_settings_set_string (settings, "provider", "openai");
 }
@@ -918,6 +918,147 @@ test_narrow (void)
   g_object_set (gtk_settings_get_default (), "gtk-decoration-layout", layout, NULL);
 }
 
+/* ---- traced numbers are underlined on every renderer ------------------------------------------ */
+
+/* Of columns X0..X1 of PIXELS (BGRA premultiplied, as GdkTexture downloads, seen over
+ * white), how many have a pixel darker than DARK in rows Y0..Y1. */
+static guint
+dark_columns (const guchar *pixels,
+              gsize         stride,
+              int           x0,
+              int           x1,
+              int           y0,
+              int           y1,
+              int           dark)
+{
+  guint n = 0;
+
+  for (int x = x0; x <= x1; x++)
+    for (int y = y0; y <= y1; y++)
+      {
+        const guchar *p = pixels + y * stride + x * 4;
+
+        /* Over white: the view draws no background of its own. */
+        if ((p[0] + p[1] + p[2]) / 3 + (255 - p[3]) < dark)
+          {
+            n++;
+            break;
+          }
+      }
+  return n;
+}
+
+/* Each traced number of an answer carries its underline, drawn: on GL (llvmpipe) the
+ * theme's thin underline fell between pixel rows and vanished on most numbers. Read from
+ * the pixels the window's own renderer draws, under each number's glyphs; and nothing under
+ * a word that is not a number (the check can see an underline's absence). */
+static void
+test_traced_underlines (void)
+{
+  static const char *answer = "Revenue was 12480 in July and 9310 in August, from 3872 customers; "
+                               "class B makes up a further slice of the products and of the revenue, "
+                               "and class C the rest: 151 products, 21 regions, 46 stores.";
+  static const char *numbers[] = { "12480", "9310", "3872", "151", "21", "46" };
+  AssayProvenance *provenance = assay_provenance_new ();
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *view = assay_markdown_view_new ();
+  g_autoptr(GdkPaintable) paintable = NULL;
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autofree guchar *pixels = NULL;
+  GtkSnapshot *snapshot;
+  GtkWidget *label;
+  PangoLayout *layout;
+  int width, height, lx, ly;
+  graphene_point_t origin;
+  AdwStyleManager *style = adw_style_manager_get_default ();
+
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_LIGHT);
+  for (guint i = 0; i < G_N_ELEMENTS (numbers); i++)
+    {
+      AssayTracedNumber *number = g_new0 (AssayTracedNumber, 1);
+      const char *at = strstr (answer, numbers[i]);
+
+      number->start = at - answer;
+      number->end = number->start + strlen (numbers[i]);
+      number->text = g_strdup (numbers[i]);
+      number->value = g_ascii_strtod (numbers[i], NULL);
+      number->found = TRUE;
+      number->cell_id = g_strdup ("c1");
+      number->view = g_strdup ("stream");
+      number->line = i + 1;
+      number->line_text = g_strdup_printf ("total: %s", numbers[i]);
+      number->number_in_line = 0;
+      g_ptr_array_add (provenance->numbers, number);
+    }
+  assay_markdown_view_set_provenance (ASSAY_MARKDOWN_VIEW (view), provenance);
+  assay_markdown_view_set_markdown (ASSAY_MARKDOWN_VIEW (view), answer);
+  assay_provenance_free (provenance);
+  gtk_widget_set_margin_start (view, 16);
+  gtk_widget_set_margin_top (view, 16);
+  gtk_window_set_child (GTK_WINDOW (window), view);
+  gtk_window_set_default_size (GTK_WINDOW (window), 720, 120);
+  gtk_window_present (GTK_WINDOW (window));
+  gui_spin (500);
+
+  width = gtk_widget_get_width (view);
+  height = gtk_widget_get_height (view);
+  paintable = gtk_widget_paintable_new (view);
+  snapshot = gtk_snapshot_new ();
+  gdk_paintable_snapshot (paintable, snapshot, width, height);
+  node = gtk_snapshot_free_to_node (snapshot);
+  g_assert_nonnull (node);
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node,
+                                         &GRAPHENE_RECT_INIT (0, 0, width, height));
+  pixels = g_malloc (width * height * 4);
+  gdk_texture_download (texture, pixels, width * 4);
+  g_test_message ("renderer %s", gui_renderer_name (window));
+
+  label = gui_find (view, GTK_TYPE_LABEL, "Revenue was");
+  g_assert_nonnull (label);
+  layout = gtk_label_get_layout (GTK_LABEL (label));
+  gtk_label_get_layout_offsets (GTK_LABEL (label), &lx, &ly);
+  g_assert_true (gtk_widget_compute_point (label, view, &GRAPHENE_POINT_INIT (0, 0), &origin));
+  for (guint i = 0; i <= G_N_ELEMENTS (numbers); i++)
+    {
+      const char *word = i < G_N_ELEMENTS (numbers) ? numbers[i] : "Revenue";
+      int start = strstr (gtk_label_get_text (GTK_LABEL (label)), word) - gtk_label_get_text (GTK_LABEL (label));
+      PangoRectangle from, to;
+      int baseline, x0, x1, y0, y1;
+      PangoLayoutIter *iter = pango_layout_get_iter (layout);
+      guint dark, columns;
+
+      {
+        int line_no = 0, x_pos = 0;
+
+        /* The baseline of the line the word is on (the paragraph wraps). */
+        pango_layout_index_to_line_x (layout, start, FALSE, &line_no, &x_pos);
+        for (int l = 0; l < line_no; l++)
+          pango_layout_iter_next_line (iter);
+      }
+      baseline = pango_layout_iter_get_baseline (iter) / PANGO_SCALE;
+      pango_layout_iter_free (iter);
+      pango_layout_index_to_pos (layout, start, &from);
+      pango_layout_index_to_pos (layout, start + strlen (word) - 1, &to);
+      x0 = origin.x + lx + from.x / PANGO_SCALE + 2;
+      x1 = origin.x + lx + (to.x + to.width) / PANGO_SCALE - 2;
+      /* Below the digits' baseline, above the next line: where an underline is. */
+      y0 = origin.y + ly + baseline + 1;
+      y1 = MIN (origin.y + ly + (from.y + from.height) / PANGO_SCALE + 1, height - 1);
+      g_assert_cmpint (x1, >, x0);
+      g_assert_cmpint (x1, <, width);
+      columns = x1 - x0 + 1;
+      dark = dark_columns (pixels, width * 4, x0, x1, y0, y1, 200);
+      g_test_message ("%s: %u of %u columns marked below the baseline (rows %d..%d, x %d..%d)", word, dark, columns, y0, y1, x0, x1);
+      if (i < G_N_ELEMENTS (numbers))
+        g_assert_cmpuint (dark, >=, columns * 9 / 10);
+      else
+        g_assert_cmpuint (dark, ==, 0);
+    }
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -943,6 +1084,7 @@ main (int   argc,
   g_test_add_func ("/assay/app/chat/draft-not-shown", test_draft_not_shown);
   g_test_add_func ("/assay/app/chat/agent-slow-frames", test_agent_slow_frames);
   g_test_add_func ("/assay/app/chat/narrow", test_narrow);
+  g_test_add_func ("/assay/app/chat/traced-underlines", test_traced_underlines);
   status = g_test_run ();
 
   g_object_unref (settings);

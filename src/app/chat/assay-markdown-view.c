@@ -918,6 +918,127 @@ assay_markdown_view_size_allocate (GtkWidget *widget,
     }
 }
 
+/* ---- underlines ----------------------------------------------------------------------------- */
+
+/* The theme underlines a link (a traced number) with a line a fraction of a pixel thick, where
+ * the font puts it: GTK's GL renderer fills only the pixel rows whose centres it covers, and
+ * on most numbers it covered none (cairo blends it into the rows it touches). There the
+ * underline of each link of the view's labels is drawn again, a whole device pixel on a pixel
+ * row, in the link's underline colour. */
+static void
+assay_markdown_view_snapshot_label_underlines (AssayMarkdownView *self,
+                                               GtkLabel          *label,
+                                               GtkSnapshot       *snapshot)
+{
+  PangoLayout *layout = gtk_label_get_layout (label);
+  PangoAttrList *attrs = pango_layout_get_attributes (layout);
+  g_autoptr(GArray) ranges = NULL;      /* start, end, colour: an underlined link */
+  PangoAttrIterator *it;
+  PangoFontMetrics *metrics;
+  PangoLayoutIter *lines;
+  graphene_point_t origin;
+  double scale = gtk_widget_get_scale_factor (GTK_WIDGET (self));
+  int lx, ly, position, thickness;
+  typedef struct { int start, end; GdkRGBA color; } Range;
+
+  if (attrs == NULL || !gtk_widget_compute_point (GTK_WIDGET (label), GTK_WIDGET (self), &GRAPHENE_POINT_INIT (0, 0), &origin))
+    return;
+  ranges = g_array_new (FALSE, FALSE, sizeof (Range));
+  it = pango_attr_list_get_iterator (attrs);
+  do
+    {
+      PangoAttrInt *underline = (PangoAttrInt *) pango_attr_iterator_get (it, PANGO_ATTR_UNDERLINE);
+      PangoAttrColor *color = (PangoAttrColor *) pango_attr_iterator_get (it, PANGO_ATTR_UNDERLINE_COLOR);
+      PangoAttrColor *foreground = (PangoAttrColor *) pango_attr_iterator_get (it, PANGO_ATTR_FOREGROUND);
+      Range range;
+
+      if (underline == NULL || underline->value != PANGO_UNDERLINE_SINGLE)
+        continue;
+      pango_attr_iterator_range (it, &range.start, &range.end);
+      if (color == NULL)
+        color = foreground;
+      range.color = color != NULL ? (GdkRGBA) { color->color.red / 65535., color->color.green / 65535.,
+                                                color->color.blue / 65535., 0.55 }
+                                  : (GdkRGBA) { 0.5, 0.5, 0.5, 0.55 };
+      g_array_append_val (ranges, range);
+    }
+  while (pango_attr_iterator_next (it));
+  pango_attr_iterator_destroy (it);
+  if (ranges->len == 0)
+    return;
+
+  gtk_label_get_layout_offsets (label, &lx, &ly);
+  metrics = pango_context_get_metrics (pango_layout_get_context (layout), pango_layout_get_font_description (layout), NULL);
+  position = pango_font_metrics_get_underline_position (metrics);
+  thickness = pango_font_metrics_get_underline_thickness (metrics);
+  pango_font_metrics_unref (metrics);
+
+  lines = pango_layout_get_iter (layout);
+  do
+    {
+      PangoLayoutLine *line = pango_layout_iter_get_line_readonly (lines);
+      PangoRectangle extents;
+      double y, height;
+
+      pango_layout_iter_get_line_extents (lines, NULL, &extents);
+      /* Below the baseline by the font's underline position, on a whole device pixel. */
+      y = round ((origin.y + ly + (pango_layout_iter_get_baseline (lines) - position) / (double) PANGO_SCALE) * scale) / scale;
+      height = MAX (1.0, round (thickness / (double) PANGO_SCALE * scale)) / scale;
+      for (guint i = 0; i < ranges->len; i++)
+        {
+          const Range *range = &g_array_index (ranges, Range, i);
+          int start = MAX (range->start, line->start_index);
+          int end = MIN (range->end, line->start_index + line->length);
+          int x0, x1;
+
+          if (start >= end)
+            continue;
+          pango_layout_line_index_to_x (line, start, FALSE, &x0);
+          pango_layout_line_index_to_x (line, end, FALSE, &x1);
+          if (x1 < x0)
+            {
+              int swap = x0;
+
+              x0 = x1;
+              x1 = swap;
+            }
+          gtk_snapshot_append_color (snapshot, &range->color,
+                                     &GRAPHENE_RECT_INIT (origin.x + lx + (extents.x + x0) / (double) PANGO_SCALE, y,
+                                                          (x1 - x0) / (double) PANGO_SCALE, height));
+        }
+    }
+  while (pango_layout_iter_next_line (lines));
+  pango_layout_iter_free (lines);
+}
+
+static void
+assay_markdown_view_snapshot_underlines (AssayMarkdownView *self,
+                                         GtkWidget         *widget,
+                                         GtkSnapshot       *snapshot)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      if (!gtk_widget_get_mapped (child))
+        continue;
+      if (GTK_IS_LABEL (child))
+        assay_markdown_view_snapshot_label_underlines (self, GTK_LABEL (child), snapshot);
+      else
+        assay_markdown_view_snapshot_underlines (self, child, snapshot);
+    }
+}
+
+static void
+assay_markdown_view_snapshot (GtkWidget   *widget,
+                              GtkSnapshot *snapshot)
+{
+  GtkNative *native = gtk_widget_get_native (widget);
+
+  GTK_WIDGET_CLASS (assay_markdown_view_parent_class)->snapshot (widget, snapshot);
+  /* Cairo blends the theme's own line into the rows it touches: drawn once is enough. */
+  if (native == NULL || !GSK_IS_CAIRO_RENDERER (gtk_native_get_renderer (native)))
+    assay_markdown_view_snapshot_underlines (ASSAY_MARKDOWN_VIEW (widget), widget, snapshot);
+}
+
 static void
 assay_markdown_view_class_init (AssayMarkdownViewClass *klass)
 {
@@ -929,6 +1050,7 @@ assay_markdown_view_class_init (AssayMarkdownViewClass *klass)
   widget_class->get_request_mode = assay_markdown_view_get_request_mode;
   widget_class->measure = assay_markdown_view_measure;
   widget_class->size_allocate = assay_markdown_view_size_allocate;
+  widget_class->snapshot = assay_markdown_view_snapshot;
   gtk_widget_class_set_css_name (widget_class, "markdown");
 
   /* ::number-activated (guint index): the answer's number INDEX of the provenance was
