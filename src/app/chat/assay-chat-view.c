@@ -408,13 +408,6 @@ assay_chat_view_get_composer_text (AssayChatView *self)
 }
 
 GtkWidget *
-assay_chat_view_get_composer_area (AssayChatView *self)
-{
-  g_return_val_if_fail (ASSAY_IS_CHAT_VIEW (self), NULL);
-  return self->composer_box;
-}
-
-GtkWidget *
 assay_chat_view_get_foot (AssayChatView *self)
 {
   g_return_val_if_fail (ASSAY_IS_CHAT_VIEW (self), NULL);

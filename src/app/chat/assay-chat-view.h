@@ -68,8 +68,6 @@ void           assay_chat_view_set_sources        (AssayChatView       *self,
 void           assay_chat_view_set_composer_text  (AssayChatView *self,
                                                    const char    *text);
 void           assay_chat_view_focus_composer     (AssayChatView *self);
-/* The composer with its send button: what toasts must not cover. */
-GtkWidget     *assay_chat_view_get_composer_area  (AssayChatView *self);
 /* What stands at the foot of the conversation: the data's chips when shown, else the composer. */
 GtkWidget     *assay_chat_view_get_foot           (AssayChatView *self);
 /* Rebuilds the conversation of a saved session: questions, steps with their cells,

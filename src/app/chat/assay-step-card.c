@@ -533,8 +533,7 @@ assay_step_card_figure_fit (GtkWidget    *picture,
     }
 }
 
-/* The chart's picture, in CHILD (the picture itself or a button around it) in a clamp added
- * to the cell's figures. */
+/* A chart's picture, shrinking to the width it is given, its shape kept. */
 static GtkWidget *
 assay_step_card_figure_picture (GdkPaintable *paintable,
                                 const char   *text)
@@ -548,6 +547,7 @@ assay_step_card_figure_picture (GdkPaintable *paintable,
   return picture;
 }
 
+/* CHILD (the picture itself, or a button around it) in a clamp, under the cell's figures. */
 static void
 assay_step_card_add_figure (CellRow   *row,
                             GtkWidget *child,

@@ -337,7 +337,7 @@ assay_window_show_code_action (GtkWidget  *widget,
   adw_leaflet_set_visible_child (self->chat_leaflet, GTK_WIDGET (self->code_review));
 }
 
-/* The chat's figure thumbnails open the same viewer; the target is the file's path. */
+/* A chip above the composer: the Data page, at that file (or the databases, "db:NAME"). */
 static void
 assay_window_show_data_action (GtkWidget  *widget,
                                const char *action_name,
@@ -351,6 +351,7 @@ assay_window_show_data_action (GtkWidget  *widget,
     assay_data_preview_select_file (self->data_preview, target);
 }
 
+/* The chat's charts open the same viewer; the target is the file's path. */
 static void
 assay_window_show_artifact_action (GtkWidget  *widget,
                                    const char *action_name,

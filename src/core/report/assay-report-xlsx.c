@@ -509,11 +509,8 @@ assay_report_xlsx_write_answer (XlsxWriter    *self,
 
                   assay_report_xlsx_append_spans (cell, g_ptr_array_index (cells, c));
                   if (r == 0)
-                    {
-                      g_autofree char *clean = assay_report_xlsx_clean (cell->str, REPORT_XLSX_MAX_SHORT_TEXT, cut);
-
-                      worksheet_write_string (sheet, row, column + c, clean, self->header);
-                    }
+                    assay_report_xlsx_write_text (sheet, row, column + c, cell->str, REPORT_XLSX_MAX_SHORT_TEXT,
+                                                  self->header, cut);
                   else
                     assay_report_xlsx_write_value (self, sheet, row, column + c, cell->str, cut);
                 }
