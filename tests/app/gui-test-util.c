@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #include <glib/gstdio.h>
@@ -215,19 +216,22 @@ gui_count (GtkWidget *root,
   return n;
 }
 
-void
-gui_screenshot (GtkWidget  *widget,
-                const char *path)
+GdkTexture *
+gui_render (GtkWidget *widget)
 {
   g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
   g_autoptr(GskRenderNode) node = NULL;
-  g_autoptr(GdkTexture) texture = NULL;
-  g_autofree char *dir = g_path_get_dirname (path);
   GskRenderer *renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
-  int width = gtk_widget_get_width (widget);
-  int height = gtk_widget_get_height (widget);
+  graphene_rect_t bounds;
+  int width, height;
 
   g_assert_nonnull (renderer);
+  /* Drawn at its own size, pixel for pixel: a window's bounds take in its frame's shadow, and
+   * squeezed into its width the picture was scaled by 0.99, which moved lines a pixel thick
+   * between pixel rows (on GL they vanished from the picture, not from the window). */
+  g_assert_true (gtk_widget_compute_bounds (widget, widget, &bounds));
+  width = ceil (bounds.size.width);
+  height = ceil (bounds.size.height);
   g_assert_cmpint (width, >, 0);
   /* A widget waiting for its layout (the next frame, which on software GL can take a while
    * after a theme change) draws nothing yet. */
@@ -241,7 +245,16 @@ gui_screenshot (GtkWidget  *widget,
       node = gtk_snapshot_free_to_node (snapshot);
     }
   g_assert_nonnull (node);
-  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  return gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, width, height));
+}
+
+void
+gui_screenshot (GtkWidget  *widget,
+                const char *path)
+{
+  g_autoptr(GdkTexture) texture = gui_render (widget);
+  g_autofree char *dir = g_path_get_dirname (path);
+
   g_mkdir_with_parents (dir, 0755);
   g_assert_true (gdk_texture_save_to_png (texture, path));
 }
@@ -535,21 +548,24 @@ gui_clickable (gpointer data)
   return gui_middle_on_screen (data, &point);
 }
 
-/* XTest, and the pointer moved to the middle of WIDGET on the X screen (which must show it:
- * inside its window, and not scrolled out of view). */
+/* XTest, and the pointer moved to the middle of WIDGET (or to AT, in WIDGET's coordinates)
+ * on the X screen (which must show it: inside its window, and not scrolled out of view). */
 static void
-gui_xtest_point_at (GtkWidget *widget,
-                    gboolean   strict,
-                    XTest     *xtest)
+gui_xtest_point_at (GtkWidget              *widget,
+                    gboolean                strict,
+                    const graphene_point_t *at,
+                    XTest                  *xtest)
 {
   GdkDisplay *display = gtk_widget_get_display (widget);
   GtkNative *native = gtk_widget_get_native (widget);
-  graphene_point_t point;
+  graphene_point_t point, target;
   double surface_x, surface_y;
   int root_x, root_y;
   Window child;
 
   gui_xtest_load (display, xtest);
+  target = at != NULL ? *at : GRAPHENE_POINT_INIT (gtk_widget_get_width (widget) / 2.0,
+                                                   gtk_widget_get_height (widget) / 2.0);
   /* A click lands on what the analyst sees: on screen, not covered, and standing still (a
    * widget just shown, or sliding in with its page, is given the frames that lay it out and
    * move it: its middle stays put for half a second first). */
@@ -575,23 +591,17 @@ gui_xtest_point_at (GtkWidget *widget,
       if (!timed_out)
         g_source_remove (source);
       g_assert_true (gtk_widget_get_mapped (widget));
-      g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (native),
-                                               &GRAPHENE_POINT_INIT (gtk_widget_get_width (widget) / 2.0,
-                                                                     gtk_widget_get_height (widget) / 2.0),
-                                               &point));
+      g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (native), &target, &point));
       g_assert_true (point.x >= 0 && point.y >= 0 &&
                      point.x < gtk_widget_get_width (GTK_WIDGET (native)) &&
                      point.y < gtk_widget_get_height (GTK_WIDGET (native)));
       picked = gtk_widget_pick (GTK_WIDGET (native), point.x, point.y, GTK_PICK_DEFAULT);
       if (picked != widget && (picked == NULL || !gtk_widget_is_ancestor (picked, widget)))
-        g_error ("the pointer at the middle of %s lands on %s", G_OBJECT_TYPE_NAME (widget),
+        g_error ("the pointer at %s of %s lands on %s", at != NULL ? "a point" : "the middle", G_OBJECT_TYPE_NAME (widget),
                  picked != NULL ? G_OBJECT_TYPE_NAME (picked) : "nothing");
     }
   else
-    g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (native),
-                                             &GRAPHENE_POINT_INIT (gtk_widget_get_width (widget) / 2.0,
-                                                                   gtk_widget_get_height (widget) / 2.0),
-                                             &point));
+    g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (native), &target, &point));
   gtk_native_get_surface_transform (native, &surface_x, &surface_y);
   XTranslateCoordinates (xtest->display, gdk_x11_surface_get_xid (gtk_native_get_surface (native)),
                          DefaultRootWindow (xtest->display), (int) (point.x + surface_x), (int) (point.y + surface_y),
@@ -601,18 +611,33 @@ gui_xtest_point_at (GtkWidget *widget,
   gui_spin (50);
 }
 
-void
-gui_click (GtkWidget *widget)
+static void
+gui_click_point (GtkWidget              *widget,
+                 const graphene_point_t *at)
 {
   XTest xtest;
 
-  gui_xtest_point_at (widget, TRUE, &xtest);
+  gui_xtest_point_at (widget, TRUE, at, &xtest);
   xtest.button (xtest.display, 1, True, 0);
   XSync (xtest.display, False);
   gui_spin (50);
   xtest.button (xtest.display, 1, False, 0);
   XSync (xtest.display, False);
   gui_spin (200);
+}
+
+void
+gui_click (GtkWidget *widget)
+{
+  gui_click_point (widget, NULL);
+}
+
+void
+gui_click_at (GtkWidget *widget,
+              double     x,
+              double     y)
+{
+  gui_click_point (widget, &GRAPHENE_POINT_INIT (x, y));
 }
 
 void
@@ -623,7 +648,7 @@ gui_wheel (GtkWidget *widget,
   XTest xtest;
   KeyCode shift_key;
 
-  gui_xtest_point_at (widget, FALSE, &xtest);
+  gui_xtest_point_at (widget, FALSE, NULL, &xtest);
   shift_key = XKeysymToKeycode (xtest.display, XK_Shift_L);
   if (shift)
     xtest.key (xtest.display, shift_key, True, 0);

@@ -40,6 +40,8 @@ void        gui_collect              (GtkWidget   *root,
 guint       gui_count                (GtkWidget   *root,
                                       GType        type);
 /* Renders WIDGET into a PNG. */
+/* WIDGET drawn by its window's renderer, pixel for pixel (a window with its frame's shadow). */
+GdkTexture *gui_render               (GtkWidget   *widget);
 void        gui_screenshot           (GtkWidget   *widget,
                                       const char  *path);
 char       *gui_write_file           (const char  *dir,
@@ -99,6 +101,10 @@ const char  *gui_renderer_name        (GtkWidget   *widget);
  * not covered and standing still (within 10 s: a widget just shown or sliding in is waited
  * for). */
 void         gui_click                (GtkWidget   *widget);
+/* The same at X, Y of WIDGET (a word of a label). */
+void         gui_click_at             (GtkWidget   *widget,
+                                       double       x,
+                                       double       y);
 /* Real key presses from the X server (XTest) typing TEXT (printable ASCII, '\n' as Return)
  * into WIDGET, which must be on screen and have the keyboard focus (or hold it: an entry's
  * text), within 10 s. */

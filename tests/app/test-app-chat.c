@@ -447,6 +447,8 @@ test_width_change (void)
   GtkWidget *chat;
   GtkWidget *window = chat_window (1200, 900, &chat);
   AssayStepCard *card;
+  GtkWidget *output;
+  int wide_height;
 
   /* A saved conversation, then a question still running: its step's text streamed in while
    * the card was first shown empty. */
@@ -464,6 +466,9 @@ test_width_change (void)
   gui_spin (500);
   gui_assert_laid_out (window);
   shots (window, "chat-1200");
+  output = gui_find (chat, GTK_TYPE_TEXT_VIEW, "a line the cell printed");
+  g_assert_nonnull (output);
+  wide_height = gtk_widget_get_height (output);
 
   resize (window, 800, 900);
   gui_assert_laid_out (window);
@@ -471,6 +476,17 @@ test_width_change (void)
 
   resize (window, 360, 900);
   gui_assert_laid_out (window);
+  shots (window, "chat-360");
+  /* Output is never wrapped (pandas' columns stay aligned): as tall as at 1200 px, wider than
+   * the card, which scrolls it sideways. */
+  g_assert_cmpint (gtk_widget_get_height (output), ==, wide_height);
+  g_assert_cmpint (gtk_widget_get_width (output), >,
+                   gtk_widget_get_width (gtk_widget_get_ancestor (output, ASSAY_TYPE_TABLE_SCROLLER)));
+  /* Focused (a click to select in it), the wide output stays where it is: its lines' starts. */
+  gtk_widget_grab_focus (output);
+  gui_spin (200);
+  g_assert_cmpfloat (gtk_adjustment_get_value (assay_table_scroller_get_hadjustment (
+                       ASSAY_TABLE_SCROLLER (gtk_widget_get_ancestor (output, ASSAY_TYPE_TABLE_SCROLLER)))), ==, 0);
 
   resize (window, 1200, 900);
   gui_assert_laid_out (window);
@@ -635,6 +651,121 @@ send_when_ready (gpointer data)
   return assay_window_get_busy (data);
 }
 
+/* ---- a traced number whose output is folded ---------------------------------------------- */
+
+/* Pixels of TEXTURE inside RECT (in its coordinates) that differ from the rectangle's first
+ * one: text drawn there, or nothing (a blank). */
+static guint
+count_inked (GdkTexture            *texture,
+             const graphene_rect_t *rect)
+{
+  int width = gdk_texture_get_width (texture);
+  int height = gdk_texture_get_height (texture);
+  g_autofree guchar *pixels = g_malloc ((gsize) width * height * 4);
+  int x0 = MAX (0, (int) rect->origin.x), y0 = MAX (0, (int) rect->origin.y);
+  int x1 = MIN (width, (int) (rect->origin.x + rect->size.width));
+  int y1 = MIN (height, (int) (rect->origin.y + rect->size.height));
+  guint32 background;
+  guint inked = 0;
+
+  gdk_texture_download (texture, pixels, width * 4);
+  if (x0 >= x1 || y0 >= y1)
+    return 0;
+  memcpy (&background, pixels + ((gsize) y0 * width + x0) * 4, 4);
+  for (int y = y0; y < y1; y++)
+    for (int x = x0; x < x1; x++)
+      {
+        guint32 pixel;
+
+        memcpy (&pixel, pixels + ((gsize) y * width + x) * 4, 4);
+        inked += pixel != background;
+      }
+  return inked;
+}
+
+typedef struct
+{
+  AssayStepCard *card;
+  const char    *cell_id;
+} CellRef;
+
+static gboolean
+output_line_selected (gpointer data)
+{
+  CellRef *ref = data;
+  g_autofree char *selected = assay_step_card_dup_selected_output (ref->card, ref->cell_id);
+
+  return assay_step_card_get_output_expanded (ref->card, ref->cell_id) && selected != NULL;
+}
+
+/* Clicks NUMBER in LABEL for real (scrolled into sight first, as the analyst would), then:
+ * CELL_ID's output in SOURCE is open, LINE_TEXT selected, in sight in the conversation and
+ * drawn there. */
+static void
+click_traced_number (GtkWidget     *label,
+                     const char    *number,
+                     AssayStepCard *source,
+                     const char    *cell_id,
+                     const char    *line_text,
+                     const char    *shot)
+{
+  GtkWidget *scroller = gtk_widget_get_ancestor (label, GTK_TYPE_SCROLLED_WINDOW);
+  GtkAdjustment *vadjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
+  PangoLayout *layout = gtk_label_get_layout (GTK_LABEL (label));
+  const char *text = pango_layout_get_text (layout);
+  const char *at = strstr (text, number);
+  CellRef ref = { source, cell_id };
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autofree char *selected = NULL;
+  GtkTextBuffer *buffer;
+  GtkTextIter start, end;
+  GtkWidget *output;
+  PangoRectangle pos;
+  GdkRectangle line;
+  graphene_rect_t bounds;
+  graphene_point_t top;
+  int lx, ly, wx, wy;
+
+  g_assert_nonnull (at);
+  g_assert_true (gtk_widget_compute_bounds (label, scroller, &bounds));
+  gtk_adjustment_set_value (vadjustment, gtk_adjustment_get_value (vadjustment) + bounds.origin.y - 40);
+  gui_spin (300);
+  pango_layout_index_to_pos (layout, at - text, &pos);
+  gtk_label_get_layout_offsets (GTK_LABEL (label), &lx, &ly);
+  gui_click_at (label, lx + (pos.x + pango_units_from_double (3)) / (double) PANGO_SCALE,
+                ly + (pos.y + pos.height / 2) / (double) PANGO_SCALE);
+  gui_wait (output_line_selected, &ref, 10, "the output to open at its line");
+  gui_spin (500);
+  gui_assert_laid_out (gtk_widget_get_ancestor (label, GTK_TYPE_WINDOW));
+  shots (gtk_widget_get_ancestor (label, GTK_TYPE_WINDOW), shot);
+
+  selected = assay_step_card_dup_selected_output (source, cell_id);
+  g_assert_cmpstr (selected, ==, line_text);
+  output = gui_find (GTK_WIDGET (source), GTK_TYPE_TEXT_VIEW, line_text);
+  g_assert_nonnull (output);
+  /* As tall as its lines: nothing scrolled inside it. */
+  g_assert_cmpfloat (gtk_adjustment_get_value (gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (output))), ==, 0);
+
+  /* The line is in sight in the conversation... */
+  buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (output));
+  g_assert_true (gtk_text_buffer_get_selection_bounds (buffer, &start, &end));
+  gtk_text_view_get_iter_location (GTK_TEXT_VIEW (output), &start, &line);
+  gtk_text_view_buffer_to_window_coords (GTK_TEXT_VIEW (output), GTK_TEXT_WINDOW_WIDGET, line.x, line.y, &wx, &wy);
+  g_assert_true (gtk_widget_compute_point (output, scroller, &GRAPHENE_POINT_INIT (wx, wy), &top));
+  g_test_message ("the selected line at %.0f of a conversation %d px tall", top.y, gtk_widget_get_height (scroller));
+  g_assert_cmpfloat (top.y, >=, 0);
+  g_assert_cmpfloat (top.y + line.height, <=, gtk_widget_get_height (scroller));
+  /* ... its start too, in the output's sideways scroller (focus scrolled it to the far end) ... */
+  g_assert_true (gtk_widget_compute_point (output, gtk_widget_get_ancestor (output, ASSAY_TYPE_TABLE_SCROLLER),
+                                           &GRAPHENE_POINT_INIT (wx, wy), &top));
+  g_assert_cmpfloat (top.x, >=, 0);
+  g_assert_cmpfloat (top.x, <, gtk_widget_get_width (gtk_widget_get_ancestor (output, ASSAY_TYPE_TABLE_SCROLLER)) / 2);
+
+  /* ... and drawn: the output's pixels on that line are not one colour. */
+  texture = gui_render (output);
+  g_assert_cmpuint (count_inked (texture, &GRAPHENE_RECT_INIT (0, wy, gtk_widget_get_width (output), line.height)), >, 50);
+}
+
 /* The recorded demo, run without asking: its answer (a table, then the files it made) ends
  * the chat, laid out, and the chat scrolls down to its last line. */
 static void
@@ -687,6 +818,45 @@ test_demo_answer (void)
     gtk_widget_grab_focus (gui_find_button (chat, "win.show-artifact"));
     gui_spin (300);
     gui_save_screenshot (GTK_WIDGET (window), "chat-demo-chart.png");
+  }
+  /* A number whose cell's output is folded, clicked for real in the window: the output opens
+   * at the line that printed it, drawn (it stayed blank on GL). */
+  {
+    GtkWidget *chat = GTK_WIDGET (assay_window_get_chat_view (window));
+    AssayStepCard *answer = ASSAY_STEP_CARD (gtk_widget_get_ancestor (gui_find (chat, GTK_TYPE_LABEL, "2-page report"),
+                                                                      ASSAY_TYPE_STEP_CARD));
+    const AssayProvenance *provenance = assay_markdown_view_get_provenance (assay_step_card_get_text_view (answer));
+    gboolean clicked = FALSE;
+
+    g_assert_nonnull (provenance);
+    for (guint i = 0; i < provenance->numbers->len && !clicked; i++)
+      {
+        const AssayTracedNumber *number = g_ptr_array_index (provenance->numbers, i);
+        g_autofree char *href = g_strdup_printf ("href=\"assay-number:%u\"", i);
+        AssayStepCard *source;
+        GtkWidget *label = NULL;
+        g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+        const char *text, *first;
+
+        if (!number->found || (source = assay_chat_view_find_cell_card (ASSAY_CHAT_VIEW (chat), number->cell_id)) == NULL ||
+            assay_step_card_get_output_expanded (source, number->cell_id))
+          continue;
+        gui_collect (GTK_WIDGET (answer), GTK_TYPE_LABEL, labels);
+        for (guint j = 0; j < labels->len && label == NULL; j++)
+          if (strstr (gtk_label_get_label (g_ptr_array_index (labels, j)), href) != NULL)
+            label = g_ptr_array_index (labels, j);
+        if (label == NULL)
+          continue;
+        /* A number its label shows once: the click lands on it. */
+        text = pango_layout_get_text (gtk_label_get_layout (GTK_LABEL (label)));
+        first = strstr (text, number->text);
+        if (first == NULL || strstr (first + 1, number->text) != NULL)
+          continue;
+        g_test_message ("clicking %s, printed by %s: %s", number->text, number->cell_id, number->line_text);
+        click_traced_number (label, number->text, source, number->cell_id, number->line_text, "chat-demo-folded-click");
+        clicked = TRUE;
+      }
+    g_assert_true (clicked);
   }
   gui_close_window (window);
   g_settings_set_string (settings, "provider", "openai");
@@ -1059,6 +1229,50 @@ test_traced_underlines (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* A number of the answer clicked for real, its cell's long output folded: the output opens,
+ * its line is selected, in sight in the conversation and drawn (on GL it opened blank). */
+static void
+test_folded_output_click (void)
+{
+  g_autofree char *parent = g_dir_make_tmp ("assay-gui-chat-XXXXXX", NULL);
+  g_autofree char *dir = g_build_filename (parent, "s", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AssaySession) session = assay_session_new (dir, &error);
+  g_autoptr(GString) printed = g_string_new (NULL);
+  GtkWidget *chat;
+  GtkWidget *window;
+  AssayStepCard *source;
+
+  g_assert_no_error (error);
+  for (guint i = 1; i <= 60; i++)
+    if (i == 45)
+      g_string_append (printed, "total: 12345.6\n");
+    else
+      g_string_append_printf (printed, "row %u: region %u sold %u units\n", i, i % 7, i * 37 % 1000);
+  session_fixture_ask (session, "How much?");
+  session_fixture_reply (session, "Summing.", 1, "call_1");
+  session_fixture_run_cell (session, "c1", 1, "call_1", printed->str, FALSE);
+  assay_session_finish_step (session);
+  session_fixture_reply (session, "The total is **12,346**.", 0);
+  assay_session_finish_step (session);
+  g_assert_nonnull (assay_session_trace_answer (session, assay_session_get_messages (session)->len - 1));
+  g_assert_true (assay_session_save (session, &error));
+  g_assert_no_error (error);
+
+  window = chat_window (900, 700, &chat);
+  assay_chat_view_show_session (ASSAY_CHAT_VIEW (chat), session, 0);
+  gui_spin (500);
+  source = assay_chat_view_find_cell_card (ASSAY_CHAT_VIEW (chat), "c1");
+  g_assert_nonnull (source);
+  g_assert_false (assay_step_card_get_output_expanded (source, "c1"));
+  click_traced_number (gui_find (chat, GTK_TYPE_LABEL, "The total is"), "12,346", source, "c1",
+                       "total: 12345.6", "chat-folded-output-click");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_assert_true (assay_session_delete (dir, NULL));
+  g_rmdir (parent);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1085,6 +1299,7 @@ main (int   argc,
   g_test_add_func ("/assay/app/chat/agent-slow-frames", test_agent_slow_frames);
   g_test_add_func ("/assay/app/chat/narrow", test_narrow);
   g_test_add_func ("/assay/app/chat/traced-underlines", test_traced_underlines);
+  g_test_add_func ("/assay/app/chat/folded-output-click", test_folded_output_click);
   status = g_test_run ();
 
   g_object_unref (settings);

@@ -10,91 +10,91 @@
 /* What GtkTextView keeps free after the widest line for the cursor. */
 #define SPACE_FOR_CURSOR 1
 
+typedef struct
+{
+  int width;
+  int height;
+} LineSize;
+
 struct _AssayOutputView
 {
   GtkWidget    parent_instance;
 
   GtkWidget   *text_view;
-  /* The height of each line of text (a paragraph, as the text view lays it out on its own)
-   * at each width asked for (GTK asks for a few), in the font of context_serial: a cell
-   * appends lines and drops the oldest, and only the new ones are laid out again. */
+  /* The size of each line of text as the text view lays it out on its own (never wrapped:
+   * the view scrolls sideways in an AssayTableScroller), in the font of context_serial: a
+   * cell appends lines and drops the oldest, and only the new ones are laid out. */
   PangoLayout *layout;
-  GHashTable  *widths;        /* width → GHashTable of char* → height in pixels */
-  guint        n_cached;      /* lines in all of them */
+  GHashTable  *lines;         /* char* → LineSize */
   guint        context_serial;
+  LineSize     size;          /* of all of the text, while size_valid */
+  gboolean     size_valid;
 };
 
 G_DEFINE_FINAL_TYPE (AssayOutputView, assay_output_view, GTK_TYPE_WIDGET)
 
-/* Enough for every line of a cell's output (a card keeps 256 KiB of it) at a few widths. */
+/* Enough for every line of a cell's output (a card keeps 256 KiB of it). */
 #define MAX_CACHED_LINES 16384
-#define MAX_CACHED_WIDTHS 4
 
 static void
 assay_output_view_buffer_changed_cb (AssayOutputView *self)
 {
+  self->size_valid = FALSE;
   gtk_widget_queue_resize (GTK_WIDGET (self));
 }
 
-/* The height of the text at WIDTH pixels, as the text view lays it out when it has got to
- * every line: each line on its own, wrapped at any character. */
-static int
-assay_output_view_text_height (AssayOutputView *self,
-                               int              width)
+/* The size of the text as the text view lays it out when it has got to every line: each
+ * line on its own, as long as it is. */
+static void
+assay_output_view_text_size (AssayOutputView *self,
+                             int             *width,
+                             int             *height)
 {
   GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->text_view));
   guint serial = pango_context_get_serial (gtk_widget_get_pango_context (self->text_view));
   g_autofree char *text = NULL;
-  GHashTable *line_heights;
   GtkTextIter start, end;
-  int height = 0;
 
-  if (self->layout == NULL)
+  if (self->size_valid && serial == self->context_serial)
     {
-      /* On the text view's own Pango context: its font. */
-      self->layout = gtk_widget_create_pango_layout (self->text_view, NULL);
-      pango_layout_set_wrap (self->layout, PANGO_WRAP_CHAR);
+      *width = self->size.width;
+      *height = self->size.height;
+      return;
     }
-  if (serial != self->context_serial || self->n_cached > MAX_CACHED_LINES ||
-      (g_hash_table_size (self->widths) >= MAX_CACHED_WIDTHS &&
-       !g_hash_table_contains (self->widths, GINT_TO_POINTER (width))))
+  *width = *height = 0;
+  if (self->layout == NULL)
+    /* On the text view's own Pango context: its font. */
+    self->layout = gtk_widget_create_pango_layout (self->text_view, NULL);
+  if (serial != self->context_serial || g_hash_table_size (self->lines) > MAX_CACHED_LINES)
     {
-      g_hash_table_remove_all (self->widths);
-      self->n_cached = 0;
+      g_hash_table_remove_all (self->lines);
       self->context_serial = serial;
     }
-  line_heights = g_hash_table_lookup (self->widths, GINT_TO_POINTER (width));
-  if (line_heights == NULL)
-    {
-      line_heights = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-      g_hash_table_insert (self->widths, GINT_TO_POINTER (width), line_heights);
-    }
-  pango_layout_set_width (self->layout, width * PANGO_SCALE);
   gtk_text_buffer_get_bounds (buffer, &start, &end);
   text = gtk_text_buffer_get_text (buffer, &start, &end, TRUE);
   /* A final newline ends a line, and the text view shows an empty one after it. */
   for (char *line = text; line != NULL;)
     {
       char *next = strchr (line, '\n');
-      gpointer cached;
+      LineSize *size;
 
       if (next != NULL)
         *next = '\0';
-      if (g_hash_table_lookup_extended (line_heights, line, NULL, &cached))
-        height += GPOINTER_TO_INT (cached);
-      else
+      size = g_hash_table_lookup (self->lines, line);
+      if (size == NULL)
         {
-          int line_height = 0;
-
+          size = g_new0 (LineSize, 1);
           pango_layout_set_text (self->layout, line, -1);
-          pango_layout_get_pixel_size (self->layout, NULL, &line_height);
-          g_hash_table_insert (line_heights, g_strdup (line), GINT_TO_POINTER (line_height));
-          self->n_cached++;
-          height += line_height;
+          pango_layout_get_pixel_size (self->layout, &size->width, &size->height);
+          g_hash_table_insert (self->lines, g_strdup (line), size);
         }
+      *width = MAX (*width, size->width);
+      *height += size->height;
       line = next != NULL ? next + 1 : NULL;
     }
-  return height;
+  self->size.width = *width;
+  self->size.height = *height;
+  self->size_valid = TRUE;
 }
 
 /* The text view's padding and border, which its measurements include. */
@@ -124,31 +124,19 @@ assay_output_view_measure (GtkWidget      *widget,
 {
   AssayOutputView *self = ASSAY_OUTPUT_VIEW (widget);
   GtkTextView *view = GTK_TEXT_VIEW (self->text_view);
-  GtkBorder frame;
-  int text_height = 0;
+  GtkBorder frame = assay_output_view_text_view_frame (self);
+  int text_width, text_height;
 
   gtk_widget_measure (self->text_view, orientation, for_size, minimum, natural, NULL, NULL);
+  /* All of the text, each line as long as it is, as the text view lays it out once it has
+   * got to every line (it does so lazily, a screenful at a time, and its own request grows
+   * as it goes). */
+  assay_output_view_text_size (self, &text_width, &text_height);
   if (orientation == GTK_ORIENTATION_HORIZONTAL)
-    return;
-
-  /* All of the text at this width, as the text view lays it out once it has got to every
-   * line: wrapped at any character, inside its margins. */
-  frame = assay_output_view_text_view_frame (self);
-  if (for_size >= 0)
-    text_height = assay_output_view_text_height (self, MAX (for_size - frame.left - frame.right -
-                                                            gtk_text_view_get_left_margin (view) -
-                                                            gtk_text_view_get_right_margin (view) -
-                                                            SPACE_FOR_CURSOR, 1));
-  else
     {
-      /* No width given (the window's own size request): nothing wraps, one line of the
-       * font per line of text. Not laid out for that: GTK asks on every resize, and the
-       * text changes ten times a second while a cell prints. */
-      g_autoptr(PangoLayout) line = gtk_widget_create_pango_layout (self->text_view, "X");
-      int line_height = 0;
-
-      pango_layout_get_pixel_size (line, NULL, &line_height);
-      text_height = line_height * gtk_text_buffer_get_line_count (gtk_text_view_get_buffer (view));
+      *natural = MAX (*natural, text_width + frame.left + frame.right + gtk_text_view_get_left_margin (view) +
+                                gtk_text_view_get_right_margin (view) + SPACE_FOR_CURSOR);
+      return;
     }
   text_height += frame.top + frame.bottom + gtk_text_view_get_top_margin (view) +
                  gtk_text_view_get_bottom_margin (view);
@@ -179,7 +167,7 @@ assay_output_view_dispose (GObject *object)
 
   g_clear_pointer (&self->text_view, gtk_widget_unparent);
   g_clear_object (&self->layout);
-  g_clear_pointer (&self->widths, g_hash_table_unref);
+  g_clear_pointer (&self->lines, g_hash_table_unref);
   G_OBJECT_CLASS (assay_output_view_parent_class)->dispose (object);
 }
 
@@ -199,7 +187,7 @@ assay_output_view_class_init (AssayOutputViewClass *klass)
 static void
 assay_output_view_init (AssayOutputView *self)
 {
-  self->widths = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_hash_table_unref);
+  self->lines = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 }
 
 GtkWidget *
@@ -213,7 +201,8 @@ assay_output_view_new_with_view (GtkTextView *view)
   self->text_view = GTK_WIDGET (view);
   gtk_text_view_set_editable (view, FALSE);
   gtk_text_view_set_cursor_visible (view, FALSE);
-  gtk_text_view_set_wrap_mode (view, GTK_WRAP_CHAR);
+  /* pandas' frames and aligned columns stay aligned: a long line scrolls sideways. */
+  gtk_text_view_set_wrap_mode (view, GTK_WRAP_NONE);
   gtk_text_view_set_monospace (view, TRUE);
   gtk_text_view_set_top_margin (view, 6);
   gtk_text_view_set_bottom_margin (view, 6);

@@ -13,6 +13,7 @@
 #include "assay-markdown-view.h"
 #include "assay-output-view.h"
 #include "assay-step-card.h"
+#include "assay-table-scroller.h"
 
 /* Output longer than this starts collapsed. */
 #define LONG_OUTPUT_LINES 15
@@ -355,7 +356,14 @@ assay_step_card_add_cell (AssayStepCard *self,
   gtk_widget_add_css_class (row->output_view, "cell-output");
   gtk_accessible_update_property (GTK_ACCESSIBLE (row->output_view),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Cell output"), -1);
-  gtk_box_append (GTK_BOX (output_box), output_view);
+  /* Never wrapped: a line wider than the card scrolls sideways (Shift with the wheel, a
+   * touchpad's swipe, the scrollbar); the wheel alone scrolls the conversation. */
+  {
+    GtkWidget *sideways = assay_table_scroller_new ();
+
+    assay_table_scroller_set_child (ASSAY_TABLE_SCROLLER (sideways), output_view);
+    gtk_box_append (GTK_BOX (output_box), sideways);
+  }
   row->expander = gtk_expander_new (_("Output"));
   gtk_expander_set_expanded (GTK_EXPANDER (row->expander), TRUE);
   gtk_expander_set_child (GTK_EXPANDER (row->expander), output_box);
@@ -918,7 +926,9 @@ assay_step_card_cell_query (AssayStepCard *self,
       gtk_accessible_update_property (GTK_ACCESSIBLE (row->query_view),
                                       GTK_ACCESSIBLE_PROPERTY_LABEL, _("The query"), -1);
       /* As tall as all of its lines, like an output. */
-      wrapper = assay_output_view_new_with_view (GTK_TEXT_VIEW (row->query_view));
+      wrapper = assay_table_scroller_new ();
+      assay_table_scroller_set_child (ASSAY_TABLE_SCROLLER (wrapper),
+                                      assay_output_view_new_with_view (GTK_TEXT_VIEW (row->query_view)));
       gtk_box_insert_child_after (GTK_BOX (row->box), wrapper, row->checks_label);
 
       row->query_label = gtk_label_new (NULL);
@@ -1138,6 +1148,48 @@ assay_step_card_set_provenance (AssayStepCard         *self,
   assay_markdown_view_set_provenance (self->text_view, provenance);
 }
 
+/* Each frame, until the selected line of OUTPUT_VIEW stands still a third of the way down
+ * the conversation (an output just opened is laid out over the next frames): the
+ * conversation scrolled to it, and the sideways scroller to its start. */
+static gboolean
+assay_step_card_scroll_to_selection_cb (GtkWidget     *output_view,
+                                        GdkFrameClock *clock,
+                                        gpointer       data)
+{
+  guint *still = data;
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (output_view));
+  GtkWidget *scroller = gtk_widget_get_ancestor (output_view, GTK_TYPE_SCROLLED_WINDOW);
+  GtkWidget *sideways = gtk_widget_get_ancestor (output_view, ASSAY_TYPE_TABLE_SCROLLER);
+  GtkAdjustment *vadjustment;
+  GtkTextIter start, end;
+  GdkRectangle line;
+  graphene_point_t at;
+  double value;
+  int x, y;
+
+  if (scroller == NULL || !gtk_text_buffer_get_selection_bounds (buffer, &start, &end))
+    return G_SOURCE_REMOVE;
+  if (!gtk_widget_get_mapped (output_view))
+    return G_SOURCE_CONTINUE;
+  gtk_text_view_get_iter_location (GTK_TEXT_VIEW (output_view), &start, &line);
+  gtk_text_view_buffer_to_window_coords (GTK_TEXT_VIEW (output_view), GTK_TEXT_WINDOW_WIDGET, line.x, line.y, &x, &y);
+  if (!gtk_widget_compute_point (output_view, scroller, &GRAPHENE_POINT_INIT (x, y), &at))
+    return G_SOURCE_CONTINUE;
+  vadjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
+  value = gtk_adjustment_get_value (vadjustment);
+  gtk_adjustment_set_value (vadjustment, value + at.y - gtk_widget_get_height (scroller) / 3.0);
+  if (sideways != NULL)
+    {
+      GtkAdjustment *hadjustment = assay_table_scroller_get_hadjustment (ASSAY_TABLE_SCROLLER (sideways));
+      double page = gtk_adjustment_get_page_size (hadjustment);
+
+      gtk_adjustment_set_value (hadjustment, x + line.width < page ? 0 : x - 24);
+    }
+  /* Where it was a frame ago, and no layout is pending: done. */
+  *still = gtk_adjustment_get_value (vadjustment) == value ? *still + 1 : 0;
+  return *still < 3 ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+}
+
 gboolean
 assay_step_card_reveal_output_line (AssayStepCard *self,
                                     const char    *cell_id,
@@ -1158,7 +1210,11 @@ assay_step_card_reveal_output_line (AssayStepCard *self,
     {
       gtk_text_buffer_select_range (buffer, &match_start, &match_end);
       gtk_widget_grab_focus (row->output_view);
-      gtk_text_view_scroll_to_iter (GTK_TEXT_VIEW (row->output_view), &match_start, 0.1, FALSE, 0, 0);
+      /* Not gtk_text_view_scroll_to_iter: the view is as tall as its lines and has nothing
+       * to scroll (asked while the output was still folded, it moved its lines out of its
+       * own box: a blank output); the conversation and the sideways scroller move. */
+      gtk_widget_add_tick_callback (row->output_view, assay_step_card_scroll_to_selection_cb,
+                                    g_new0 (guint, 1), g_free);
     }
   else
     gtk_widget_grab_focus (row->expander);

@@ -170,7 +170,13 @@ assay_table_scroller_focus_cb (AssayTableScroller *self)
   if (focus == NULL || self->child == NULL || !gtk_widget_is_ancestor (focus, self->child) ||
       !gtk_widget_compute_bounds (focus, self->child, &bounds))
     return;
-  if (bounds.origin.x < value)
+  /* Wider than the scroller (a whole output): left where it is while any of it shows. */
+  if (bounds.size.width > page)
+    {
+      if (bounds.origin.x + bounds.size.width <= value || bounds.origin.x >= value + page)
+        gtk_adjustment_set_value (self->adjustment, bounds.origin.x);
+    }
+  else if (bounds.origin.x < value)
     gtk_adjustment_set_value (self->adjustment, bounds.origin.x);
   else if (bounds.origin.x + bounds.size.width > value + page)
     gtk_adjustment_set_value (self->adjustment, bounds.origin.x + bounds.size.width - page);
