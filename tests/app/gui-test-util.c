@@ -641,6 +641,37 @@ gui_click_at (GtkWidget *widget,
 }
 
 void
+gui_drag (GtkWidget *widget,
+          int        dx,
+          int        dy)
+{
+  XTest xtest;
+  int x, y;
+  Window root, child;
+  int root_x, root_y, win_x, win_y;
+  unsigned int mask;
+
+  gui_xtest_point_at (widget, TRUE, NULL, &xtest);
+  XQueryPointer (xtest.display, DefaultRootWindow (xtest.display), &root, &child, &root_x, &root_y,
+                 &win_x, &win_y, &mask);
+  xtest.button (xtest.display, 1, True, 0);
+  XSync (xtest.display, False);
+  gui_spin (100);
+  /* In steps, as a hand moves: a gesture starts after a few pixels. */
+  for (int i = 1; i <= 10; i++)
+    {
+      x = root_x + dx * i / 10;
+      y = root_y + dy * i / 10;
+      xtest.motion (xtest.display, -1, x, y, 0);
+      XSync (xtest.display, False);
+      gui_spin (30);
+    }
+  xtest.button (xtest.display, 1, False, 0);
+  XSync (xtest.display, False);
+  gui_spin (300);
+}
+
+void
 gui_wheel (GtkWidget *widget,
            int        clicks,
            gboolean   shift)

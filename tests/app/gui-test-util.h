@@ -101,6 +101,10 @@ const char  *gui_renderer_name        (GtkWidget   *widget);
  * not covered and standing still (within 10 s: a widget just shown or sliding in is waited
  * for). */
 void         gui_click                (GtkWidget   *widget);
+/* A press on the middle of WIDGET, moved by DX, DY, released (a divider dragged). */
+void         gui_drag                 (GtkWidget   *widget,
+                                       int          dx,
+                                       int          dy);
 /* The same at X, Y of WIDGET (a word of a label). */
 void         gui_click_at             (GtkWidget   *widget,
                                        double       x,

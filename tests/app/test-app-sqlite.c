@@ -219,7 +219,20 @@ test_drop_sqlite (void)
   g_assert_cmpstr (cell (rows, 49, 0), ==, "50");
   g_assert_cmpstr (cell (rows, 0, 2), ==, "7.5");
   view = GTK_WIDGET (assay_dataset_page_get_table_rows_view (page));
-  g_assert_cmpuint (g_list_model_get_n_items (gtk_column_view_get_columns (GTK_COLUMN_VIEW (view))), ==, 4);
+  /* The table's four columns, then the empty rest of the width. */
+  {
+    GListModel *columns = gtk_column_view_get_columns (GTK_COLUMN_VIEW (view));
+    const char *titles[] = { "id", "customer_id", "amount", "placed", NULL };
+
+    g_assert_cmpuint (g_list_model_get_n_items (columns), ==, 5);
+    for (guint c = 0; c < 5; c++)
+      {
+        g_autoptr(GtkColumnViewColumn) column = g_list_model_get_item (columns, c);
+
+        g_assert_cmpstr (gtk_column_view_column_get_title (column), ==, titles[c]);
+        g_assert_true (gtk_column_view_column_get_expand (column) == (titles[c] == NULL));
+      }
+  }
   g_assert_true (gui_find (GTK_WIDGET (page), GTK_TYPE_LABEL, "orders: 50 rows") != NULL);
 
   /* The column panel profiles a text file's column: a database has its own schema instead. */
@@ -439,6 +452,73 @@ test_names (void)
   g_settings_reset (settings, "provider");
 }
 
+/* The divider between the tables and the rows stays where the analyst dragged it: through
+ * widths from 1400 to 400 px, page switches and a lower window (it moved by itself). */
+static void
+test_divider (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("assay-gui-sqlite-XXXXXX", NULL);
+  g_autofree char *path = make_shop (dir);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  AssayWindow *window;
+  GtkWidget *paned, *handle = NULL;
+  int widths[] = { 1400, 400, 1024, 400, 1280 };
+  int dragged;
+
+  g_settings_set_string (settings, "provider", "openai");
+  window = g_object_ref (assay_window_new (NULL));
+  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
+  gtk_window_present (GTK_WINDOW (window));
+  gui_add_files (window, &file, 1);
+  gui_wait_files_added (window);
+  adw_view_stack_set_visible_child_name (window->view_stack, "data");
+  gui_wait (schema_shown, window, 60, "the database's schema on the Data page");
+  gui_spin (500);
+  paned = gui_find (GTK_WIDGET (selected_page (window)), GTK_TYPE_PANED, NULL);
+  g_assert_nonnull (paned);
+  for (GtkWidget *child = gtk_widget_get_first_child (paned); child != NULL; child = gtk_widget_get_next_sibling (child))
+    if (child != gtk_paned_get_start_child (GTK_PANED (paned)) && child != gtk_paned_get_end_child (GTK_PANED (paned)))
+      handle = child;
+  g_assert_nonnull (handle);
+
+  dragged = gtk_paned_get_position (GTK_PANED (paned));
+  gui_drag (handle, 0, 80);
+  g_test_message ("divider at %d, dragged to %d", dragged, gtk_paned_get_position (GTK_PANED (paned)));
+  g_assert_cmpint (gtk_paned_get_position (GTK_PANED (paned)), >=, dragged + 60);
+  dragged = gtk_paned_get_position (GTK_PANED (paned));
+
+  for (guint i = 0; i < G_N_ELEMENTS (widths); i++)
+    {
+      gtk_window_set_default_size (GTK_WINDOW (window), widths[i], 800);
+      gui_spin (600);
+      g_assert_cmpint (gtk_paned_get_position (GTK_PANED (paned)), ==, dragged);
+    }
+  adw_view_stack_set_visible_child_name (window->view_stack, "chat");
+  gui_spin (400);
+  adw_view_stack_set_visible_child_name (window->view_stack, "data");
+  gui_spin (400);
+  g_assert_cmpint (gtk_paned_get_position (GTK_PANED (paned)), ==, dragged);
+  /* Lower, then as high again: the rows gave way, the tables keep their height. */
+  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 620);
+  gui_spin (600);
+  g_assert_cmpint (gtk_paned_get_position (GTK_PANED (paned)), ==, dragged);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
+  gui_spin (600);
+  g_assert_cmpint (gtk_paned_get_position (GTK_PANED (paned)), ==, dragged);
+  gui_assert_laid_out (GTK_WIDGET (window));
+  gui_save_screenshot (GTK_WIDGET (window), "sqlite-divider.png");
+  /* The rows fill their window's width: a scroll range that ended short of it left the
+   * edge's overshoot glow drawn over the rows. */
+  {
+    GtkAdjustment *hadjustment = gtk_scrollable_get_hadjustment (
+      GTK_SCROLLABLE (assay_dataset_page_get_table_rows_view (selected_page (window))));
+
+    g_assert_cmpfloat (gtk_adjustment_get_upper (hadjustment), >=, gtk_adjustment_get_page_size (hadjustment));
+  }
+
+  gui_close_window (window);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -448,6 +528,7 @@ main (int   argc,
   g_test_add_func ("/app/sqlite/drop", test_drop_sqlite);
   g_test_add_func ("/app/sqlite/masked-question", test_masked_question);
   g_test_add_func ("/app/sqlite/names", test_names);
+  g_test_add_func ("/app/sqlite/divider", test_divider);
   {
     int status = g_test_run ();
 

@@ -812,6 +812,14 @@ assay_dataset_page_rows_ready (GObject      *source,
       gtk_column_view_column_set_resizable (column, TRUE);
       gtk_column_view_append_column (self->table_rows_view, column);
     }
+  /* The rest of the width, empty: narrower than its window, the table's scroll range ended
+   * before its window did and GTK drew the edge's overshoot glow there for good. */
+  {
+    g_autoptr(GtkColumnViewColumn) rest = gtk_column_view_column_new (NULL, NULL);
+
+    gtk_column_view_column_set_expand (rest, TRUE);
+    gtk_column_view_append_column (self->table_rows_view, rest);
+  }
   selection = gtk_no_selection_new (G_LIST_MODEL (g_object_ref (self->table_rows)));
   gtk_column_view_set_model (self->table_rows_view, GTK_SELECTION_MODEL (selection));
   g_object_unref (selection);
