@@ -325,6 +325,15 @@ test_resize_pages (void)
           gui_save_screenshot (GTK_WIDGET (window), name);
         }
     }
+  /* Hidden and shown again (its surface made anew): the toasts are placed again too. */
+  adw_view_stack_set_visible_child_name (window->view_stack, "chat");
+  gtk_widget_set_visible (GTK_WIDGET (window), FALSE);
+  gtk_widget_unrealize (GTK_WIDGET (window));
+  gtk_window_present (GTK_WINDOW (window));
+  gui_spin (400);
+  assay_window_dismiss_toast (window);
+  assay_window_show_toast (window, "A toast after the window came back");
+  gui_wait (toast_above_foot, window, 20, "the toast to stand above the composer in the window shown again");
   gui_close_window (window);
 }
 

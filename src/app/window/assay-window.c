@@ -779,7 +779,7 @@ assay_window_realize (GtkWidget *widget)
   AssayWindow *self = ASSAY_WINDOW (widget);
 
   GTK_WIDGET_CLASS (assay_window_parent_class)->realize (widget);
-  if (self->toast_css == NULL)
+  if (g_object_get_data (G_OBJECT (widget), "assay-toast-class") == NULL)
     {
       static guint n_windows;
       char *css_class = g_strdup_printf ("assay-toasts-%u", ++n_windows);
@@ -787,9 +787,14 @@ assay_window_realize (GtkWidget *widget)
       /* This window's toasts only: another window's composer may be taller. */
       gtk_widget_add_css_class (widget, css_class);
       g_object_set_data_full (G_OBJECT (widget), "assay-toast-class", css_class, g_free);
+    }
+  if (self->toast_css == NULL)
+    {
       self->toast_css = gtk_css_provider_new ();
       gtk_style_context_add_provider_for_display (gtk_widget_get_display (widget), GTK_STYLE_PROVIDER (self->toast_css),
                                                   GTK_STYLE_PROVIDER_PRIORITY_APPLICATION + 1);
+      /* A new provider has no margin yet: measured again after the next frame. */
+      self->toast_margin = -1000;
     }
   g_signal_connect_object (gtk_widget_get_frame_clock (widget), "after-paint",
                            G_CALLBACK (assay_window_place_toasts_cb), self, 0);
