@@ -24,8 +24,11 @@ assay_comfort_bin_measure (GtkWidget      *widget,
       *minimum = MAX (*minimum, child_min);
       *natural = MAX (*natural, child_nat);
     }
+  /* Its comfortable width, whatever the content: the chat and the code pane keep their share
+   * of the window as the code or the conversation change (a long line of code moved the
+   * split, and every label of the conversation was laid out again at its new width). */
   if (orientation == GTK_ORIENTATION_HORIZONTAL)
-    *natural = MAX (*natural, MAX (*minimum, comfort_width));
+    *natural = MAX (*minimum, comfort_width);
 }
 
 /* Text inside: height-for-width, whatever the children said while hidden. */

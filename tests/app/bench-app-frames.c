@@ -67,10 +67,15 @@ after_paint_cb (GdkFrameClock *clock,
 static gboolean
 tick_cb (gpointer data)
 {
+  static int stalls = -1;
   gint64 now = g_get_monotonic_time ();
 
   if (rec.recording && rec.last_tick != 0)
     g_array_append_val (rec.gaps, (gint64) { now - rec.last_tick });
+  if (stalls < 0)
+    stalls = g_getenv ("BENCH_STALLS") != NULL;
+  if (stalls && rec.recording && rec.last_tick != 0 && now - rec.last_tick > 50000)
+    g_printerr ("STALL %.1f ms at %.3f s\n", (now - rec.last_tick) / 1000.0, now / 1e6);
   rec.last_tick = now;
   return G_SOURCE_CONTINUE;
 }
@@ -173,8 +178,12 @@ measure_question (AssayWindow *window,
 
   recorder_start ();
   began = g_get_monotonic_time ();
+  if (g_getenv ("BENCH_STALLS"))
+    g_printerr ("PHASE %s began at %.3f s\n", phase, began / 1e6);
   send (window, question);
   gui_wait (is_idle, window, 600, phase);
+  if (g_getenv ("BENCH_STALLS"))
+    g_printerr ("PHASE %s idle at %.3f s\n", phase, g_get_monotonic_time () / 1e6);
   /* And the second after it: the answer's final rendering belongs to the phase. */
   gui_spin (1000);
   recorder_report (phase, (g_get_monotonic_time () - began) / 1e6);
