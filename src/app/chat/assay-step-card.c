@@ -1148,15 +1148,21 @@ assay_step_card_set_provenance (AssayStepCard         *self,
   assay_markdown_view_set_provenance (self->text_view, provenance);
 }
 
+typedef struct
+{
+  guint frames;
+  guint still;
+} ScrollToSelection;
+
 /* Each frame, until the selected line of OUTPUT_VIEW stands still a third of the way down
- * the conversation (an output just opened is laid out over the next frames): the
- * conversation scrolled to it, and the sideways scroller to its start. */
+ * the conversation (an output just opened is laid out over the next frames; two seconds at
+ * most): the conversation scrolled to it, and the sideways scroller to its start. */
 static gboolean
 assay_step_card_scroll_to_selection_cb (GtkWidget     *output_view,
                                         GdkFrameClock *clock,
                                         gpointer       data)
 {
-  guint *still = data;
+  ScrollToSelection *state = data;
   GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (output_view));
   GtkWidget *scroller = gtk_widget_get_ancestor (output_view, GTK_TYPE_SCROLLED_WINDOW);
   GtkWidget *sideways = gtk_widget_get_ancestor (output_view, ASSAY_TYPE_TABLE_SCROLLER);
@@ -1167,7 +1173,7 @@ assay_step_card_scroll_to_selection_cb (GtkWidget     *output_view,
   double value;
   int x, y;
 
-  if (scroller == NULL || !gtk_text_buffer_get_selection_bounds (buffer, &start, &end))
+  if (scroller == NULL || ++state->frames > 120 || !gtk_text_buffer_get_selection_bounds (buffer, &start, &end))
     return G_SOURCE_REMOVE;
   if (!gtk_widget_get_mapped (output_view))
     return G_SOURCE_CONTINUE;
@@ -1186,8 +1192,8 @@ assay_step_card_scroll_to_selection_cb (GtkWidget     *output_view,
       gtk_adjustment_set_value (hadjustment, x + line.width < page ? 0 : x - 24);
     }
   /* Where it was a frame ago, and no layout is pending: done. */
-  *still = gtk_adjustment_get_value (vadjustment) == value ? *still + 1 : 0;
-  return *still < 3 ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+  state->still = gtk_adjustment_get_value (vadjustment) == value ? state->still + 1 : 0;
+  return state->still < 3 ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
 }
 
 gboolean
@@ -1214,7 +1220,7 @@ assay_step_card_reveal_output_line (AssayStepCard *self,
        * to scroll (asked while the output was still folded, it moved its lines out of its
        * own box: a blank output); the conversation and the sideways scroller move. */
       gtk_widget_add_tick_callback (row->output_view, assay_step_card_scroll_to_selection_cb,
-                                    g_new0 (guint, 1), g_free);
+                                    g_new0 (ScrollToSelection, 1), g_free);
     }
   else
     gtk_widget_grab_focus (row->expander);
