@@ -651,6 +651,93 @@ send_when_ready (gpointer data)
   return assay_window_get_busy (data);
 }
 
+/* ---- an answer's numbers: where they came from, in the window ------------------------- */
+
+static GtkLabel *
+find_label_with_markup (GtkWidget  *root,
+                        const char *needle)
+{
+  if (GTK_IS_LABEL (root) && strstr (gtk_label_get_label (GTK_LABEL (root)), needle) != NULL)
+    return GTK_LABEL (root);
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkLabel *found = find_label_with_markup (child, needle);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static void
+test_provenance (void)
+{
+  g_autofree char *parent = g_dir_make_tmp ("assay-gui-provenance-XXXXXX", NULL);
+  g_autofree char *dir = g_build_filename (parent, "s", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AssaySession) session = assay_session_new (dir, &error);
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *chat = assay_chat_view_new ();
+  AssayStepCard *source;
+  GtkLabel *label;
+  gboolean handled = FALSE;
+  g_autofree char *selected = NULL;
+
+  g_assert_no_error (error);
+  /* Two cells in two steps; the answer's 12,346 was printed by c2, its 999 by nothing. */
+  session_fixture_ask (session, "How much?");
+  session_fixture_reply (session, "Looking.", 1, "call_1");
+  session_fixture_run_cell (session, "c1", 1, "call_1", "rows 3", FALSE);
+  assay_session_finish_step (session);
+  session_fixture_reply (session, "Summing.", 1, "call_2");
+  session_fixture_run_cell (session, "c2", 2, "call_2", "12345.6", FALSE);
+  assay_session_finish_step (session);
+  session_fixture_reply (session, "The total is **12,346**; 999 were invented.", 0);
+  assay_session_finish_step (session);
+  g_assert_nonnull (assay_session_trace_answer (session, assay_session_get_messages (session)->len - 1));
+  g_assert_true (assay_session_save (session, &error));
+  g_assert_no_error (error);
+
+  gtk_window_set_child (GTK_WINDOW (window), chat);
+  gtk_window_set_default_size (GTK_WINDOW (window), 900, 700);
+  gtk_window_present (GTK_WINDOW (window));
+  assay_chat_view_show_session (ASSAY_CHAT_VIEW (chat), session, 0);
+  gui_spin (100);
+
+  /* Hovering: the traced number is a link whose tooltip names the cell and the line; the
+   * untraced one is marked and says so. */
+  label = find_label_with_markup (chat, "href=\"assay-number:0\"");
+  g_assert_nonnull (label);
+  g_assert_nonnull (strstr (gtk_label_get_label (label), "title=\"From cell c2, line 1: 12345.6\""));
+  g_assert_nonnull (strstr (gtk_label_get_label (label), "href=\"assay-number:1\" title=\"Not found in any output"));
+  g_assert_nonnull (strstr (gtk_label_get_label (label), "underline=\"error\""));
+  g_assert_nonnull (find_label_with_markup (chat, "1 number in this answer was not found in any output: 999"));
+
+  /* Clicking: c2's card opens its output and selects the line that printed it. */
+  source = assay_chat_view_find_cell_card (ASSAY_CHAT_VIEW (chat), "c2");
+  g_assert_nonnull (source);
+  g_assert_null (assay_step_card_dup_selected_output (source, "c2"));
+  g_signal_emit_by_name (label, "activate-link", "assay-number:0", &handled);
+  g_assert_true (handled);
+  gui_spin (50);
+  g_assert_true (assay_step_card_get_output_expanded (source, "c2"));
+  selected = assay_step_card_dup_selected_output (source, "c2");
+  g_assert_cmpstr (selected, ==, "12345.6");
+  gui_save_screenshot (window, "provenance.png");
+  g_assert_null (assay_step_card_dup_selected_output (assay_chat_view_find_cell_card (ASSAY_CHAT_VIEW (chat), "c1"), "c1"));
+
+  /* The untraced number leads nowhere (and opens nothing). */
+  g_free (selected);
+  g_signal_emit_by_name (label, "activate-link", "assay-number:1", &handled);
+  g_assert_true (handled);
+  selected = assay_step_card_dup_selected_output (source, "c2");
+  g_assert_cmpstr (selected, ==, "12345.6");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_assert_true (assay_session_delete (dir, NULL));
+  g_rmdir (parent);
+}
+
 /* ---- a traced number whose output is folded ---------------------------------------------- */
 
 /* Pixels of TEXTURE inside RECT (in its coordinates) that differ from the rectangle's first
@@ -834,26 +921,21 @@ test_demo_answer (void)
         const AssayTracedNumber *number = g_ptr_array_index (provenance->numbers, i);
         g_autofree char *href = g_strdup_printf ("href=\"assay-number:%u\"", i);
         AssayStepCard *source;
-        GtkWidget *label = NULL;
-        g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+        GtkLabel *label;
         const char *text, *first;
 
         if (!number->found || (source = assay_chat_view_find_cell_card (ASSAY_CHAT_VIEW (chat), number->cell_id)) == NULL ||
-            assay_step_card_get_output_expanded (source, number->cell_id))
-          continue;
-        gui_collect (GTK_WIDGET (answer), GTK_TYPE_LABEL, labels);
-        for (guint j = 0; j < labels->len && label == NULL; j++)
-          if (strstr (gtk_label_get_label (g_ptr_array_index (labels, j)), href) != NULL)
-            label = g_ptr_array_index (labels, j);
-        if (label == NULL)
+            assay_step_card_get_output_expanded (source, number->cell_id) ||
+            (label = find_label_with_markup (GTK_WIDGET (answer), href)) == NULL)
           continue;
         /* A number its label shows once: the click lands on it. */
-        text = pango_layout_get_text (gtk_label_get_layout (GTK_LABEL (label)));
+        text = pango_layout_get_text (gtk_label_get_layout (label));
         first = strstr (text, number->text);
         if (first == NULL || strstr (first + 1, number->text) != NULL)
           continue;
         g_test_message ("clicking %s, printed by %s: %s", number->text, number->cell_id, number->line_text);
-        click_traced_number (label, number->text, source, number->cell_id, number->line_text, "chat-demo-folded-click");
+        click_traced_number (GTK_WIDGET (label), number->text, source, number->cell_id, number->line_text,
+                             "chat-demo-folded-click");
         clicked = TRUE;
       }
     g_assert_true (clicked);
@@ -1299,6 +1381,7 @@ main (int   argc,
   g_test_add_func ("/assay/app/chat/agent-slow-frames", test_agent_slow_frames);
   g_test_add_func ("/assay/app/chat/narrow", test_narrow);
   g_test_add_func ("/assay/app/chat/traced-underlines", test_traced_underlines);
+  g_test_add_func ("/assay/app/chat/provenance", test_provenance);
   g_test_add_func ("/assay/app/chat/folded-output-click", test_folded_output_click);
   status = g_test_run ();
 
