@@ -324,6 +324,101 @@ test_order (void)
   answer_clear (&late);
 }
 
+typedef struct
+{
+  guint calls, position, removed, added;
+} Changes;
+
+static void
+items_changed_cb (GListModel *model,
+                  guint       position,
+                  guint       removed,
+                  guint       added,
+                  Changes    *changes)
+{
+  changes->calls++;
+  changes->position = position;
+  changes->removed = removed;
+  changes->added = added;
+}
+
+/* A reload changes only the part of the list that differs, and keeps the other items (a list
+ * view keeps their rows); what it ends with is what a new store lists. */
+static void
+test_reload_keeps_items (void)
+{
+  g_autofree char *dirs[6] = { NULL, };
+  g_autoptr(AssaySessionStore) store = assay_session_store_new (parent);
+  g_autoptr(AssaySessionStore) fresh = assay_session_store_new (parent);
+  g_autoptr(AssaySession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  GObject *kept[6] = { NULL, };
+  Changes changes = { 0, };
+  g_autoptr(GObject) top = NULL;
+
+  delete_all ();
+  for (guint i = 0; i < 6; i++)
+    {
+      g_autofree char *title = g_strdup_printf ("Question %u", i);
+      dirs[i] = make_session (title, i % 2 ? "orders.csv" : NULL);
+    }
+  reload_and_wait (store);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (store)), ==, 6);
+  for (guint i = 0; i < 6; i++)
+    {
+      kept[i] = g_list_model_get_item (G_LIST_MODEL (store), i);
+      g_object_unref (kept[i]);
+    }
+  g_signal_connect (store, "items-changed", G_CALLBACK (items_changed_cb), &changes);
+
+  /* Nothing changed: no change. */
+  reload_and_wait (store);
+  g_assert_cmpuint (changes.calls, ==, 0);
+
+  /* The third most recent (Question 3) is saved again: it moves to the top; the two below
+   * where it was keep their items. */
+  session = assay_session_load (dirs[3], &error);
+  g_assert_no_error (error);
+  assay_session_set_title (session, "Question 3, asked again");
+  g_assert_true (assay_session_save (session, &error));
+  g_assert_no_error (error);
+  reload_and_wait (store);
+  g_assert_cmpuint (changes.calls, ==, 1);
+  g_assert_cmpuint (changes.position, ==, 0);
+  g_assert_cmpuint (changes.removed, ==, 3);
+  g_assert_cmpuint (changes.added, ==, 3);
+  top = g_list_model_get_item (G_LIST_MODEL (store), 0);
+  g_assert_cmpstr (assay_session_summary_get_title (ASSAY_SESSION_SUMMARY (top)), ==, "Question 3, asked again");
+  for (guint i = 3; i < 6; i++)
+    {
+      g_autoptr(GObject) item = g_list_model_get_item (G_LIST_MODEL (store), i);
+      g_assert_true (item == kept[i]);
+    }
+
+  /* A session deleted from the middle: only its place changes. */
+  changes.calls = 0;
+  g_assert_true (assay_session_delete (dirs[1], NULL));
+  reload_and_wait (store);
+  g_assert_cmpuint (changes.calls, ==, 1);
+  g_assert_cmpuint (changes.position, ==, 4);
+  g_assert_cmpuint (changes.removed, ==, 1);
+  g_assert_cmpuint (changes.added, ==, 0);
+
+  /* The same list as a store that reads it from nothing. */
+  reload_and_wait (fresh);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (store)), ==, g_list_model_get_n_items (G_LIST_MODEL (fresh)));
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (fresh)); i++)
+    {
+      g_autoptr(AssaySessionSummary) a = g_list_model_get_item (G_LIST_MODEL (store), i);
+      g_autoptr(AssaySessionSummary) b = g_list_model_get_item (G_LIST_MODEL (fresh), i);
+
+      g_assert_cmpstr (assay_session_summary_get_dir (a), ==, assay_session_summary_get_dir (b));
+      g_assert_cmpstr (assay_session_summary_get_title (a), ==, assay_session_summary_get_title (b));
+      g_assert_cmpint (assay_session_summary_get_updated (a), ==, assay_session_summary_get_updated (b));
+      g_assert_cmpstrv (assay_session_summary_get_datasets (a), assay_session_summary_get_datasets (b));
+    }
+}
+
 static void
 test_latest_open_wins (void)
 {
@@ -452,6 +547,7 @@ main (int   argc,
   g_test_add_func ("/assay/session/store/list", test_list);
   g_test_add_func ("/assay/session/store/rename-and-delete", test_rename_and_delete);
   g_test_add_func ("/assay/session/store/order", test_order);
+  g_test_add_func ("/assay/session/store/reload-keeps-items", test_reload_keeps_items);
   g_test_add_func ("/assay/session/store/latest-open-wins", test_latest_open_wins);
   g_test_add_func ("/assay/session/store/shutdown", test_shutdown);
   status = g_test_run ();

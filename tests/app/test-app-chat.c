@@ -1355,6 +1355,168 @@ test_folded_output_click (void)
   g_rmdir (parent);
 }
 
+/* ---- an answer's numbers made links where it stands ------------------------------------------ */
+
+static gboolean
+markdown_settled (gpointer view)
+{
+  return assay_markdown_view_is_settled (view);
+}
+
+/* The labels of VIEW in order, as "markup" strings joined by newlines. */
+static char *
+labels_markup (GtkWidget *view)
+{
+  g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+  GString *text = g_string_new (NULL);
+
+  gui_collect (view, GTK_TYPE_LABEL, labels);
+  for (guint i = 0; i < labels->len; i++)
+    g_string_append_printf (text, "%s\n", gtk_label_get_label (g_ptr_array_index (labels, i)));
+  return g_string_free (text, FALSE);
+}
+
+static void
+count_activation_cb (guint *activated)
+{
+  (*activated)++;
+}
+
+static guint
+count_substrings (const char *text,
+                  const char *needle)
+{
+  guint n = 0;
+
+  for (const char *at = strstr (text, needle); at != NULL; at = strstr (at + 1, needle))
+    n++;
+  return n;
+}
+
+/* A 60-paragraph answer, each paragraph with a number the provenance marks as traced. */
+static AssayProvenance *
+long_answer (char **markdown)
+{
+  AssayProvenance *provenance = assay_provenance_new ();
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 0; i < 60; i++)
+    {
+      g_autofree char *value = g_strdup_printf ("%u", 1000 + 7 * i);
+      AssayTracedNumber *number = g_new0 (AssayTracedNumber, 1);
+
+      g_string_append_printf (text, "Paragraph %u of the report: region %u sold ", i, i);
+      number->start = text->len;
+      g_string_append (text, value);
+      number->end = text->len;
+      g_string_append (text, " units this quarter, about the same as the quarter before it and "
+                             "a little more than the plan expected for the region.\n\n");
+      number->text = g_strdup (value);
+      number->value = g_ascii_strtod (value, NULL);
+      number->found = TRUE;
+      number->cell_id = g_strdup ("c1");
+      number->view = g_strdup ("stream");
+      number->line = i + 1;
+      number->line_text = g_strdup_printf ("region %u: %s", i, value);
+      g_ptr_array_add (provenance->numbers, number);
+    }
+  *markdown = g_string_free (text, FALSE);
+  return provenance;
+}
+
+/* A long answer's numbers become links a frame's worth at a time, those in view first (the
+ * conversation is scrolled to its end): at once they stalled the window for a fifth of a
+ * second. Once settled, the view shows exactly what the same answer rendered from nothing
+ * does; the provenance set again halfway through ends the same. */
+static void
+test_provenance_in_place (void)
+{
+  g_autofree char *markdown = NULL;
+  AssayProvenance *provenance = long_answer (&markdown);
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *scroller = gtk_scrolled_window_new ();
+  GtkWidget *view = assay_markdown_view_new ();
+  GtkWidget *fresh = assay_markdown_view_new ();
+  GtkAdjustment *adjustment;
+  GtkWidget *first, *last;
+  g_autofree char *shown = NULL;
+  g_autofree char *expected = NULL;
+
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), view);
+  gtk_window_set_child (GTK_WINDOW (window), scroller);
+  gtk_window_set_default_size (GTK_WINDOW (window), 700, 400);
+  gtk_window_present (GTK_WINDOW (window));
+  assay_markdown_view_set_markdown (ASSAY_MARKDOWN_VIEW (view), markdown);
+  gui_spin (300);
+  adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
+  gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment));
+  gui_spin (200);
+
+  assay_markdown_view_set_provenance (ASSAY_MARKDOWN_VIEW (view), provenance);
+  g_assert_false (assay_markdown_view_is_settled (ASSAY_MARKDOWN_VIEW (view)));
+  first = gui_find (view, GTK_TYPE_LABEL, "Paragraph 0 ");
+  last = gui_find (view, GTK_TYPE_LABEL, "Paragraph 59 ");
+  g_assert_nonnull (first);
+  g_assert_nonnull (last);
+  g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (last)), "assay-number:"));
+  g_assert_null (strstr (gtk_label_get_label (GTK_LABEL (first)), "assay-number:"));
+  shown = labels_markup (view);
+  g_assert_cmpuint (count_substrings (shown, "assay-number:"), <, 30);
+  g_clear_pointer (&shown, g_free);
+  gui_wait (markdown_settled, view, 10, "the answer's numbers made links");
+
+  /* What the same answer and provenance show rendered from nothing. */
+  assay_markdown_view_set_provenance (ASSAY_MARKDOWN_VIEW (fresh), provenance);
+  assay_markdown_view_set_markdown (ASSAY_MARKDOWN_VIEW (fresh), markdown);
+  g_object_ref_sink (fresh);
+  expected = labels_markup (fresh);
+  shown = labels_markup (view);
+  g_assert_cmpstr (shown, ==, expected);
+  g_assert_cmpuint (count_substrings (shown, "assay-number:"), ==, 60);
+  g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (gui_find (view, GTK_TYPE_LABEL, "Paragraph 0 "))),
+                            "assay-number:"));
+
+  /* Without provenance, then with it again, interrupted: the end is the same. */
+  assay_markdown_view_set_provenance (ASSAY_MARKDOWN_VIEW (view), NULL);
+  gui_wait (markdown_settled, view, 10, "the links taken away");
+  assay_markdown_view_set_provenance (ASSAY_MARKDOWN_VIEW (view), provenance);
+  gui_spin (40);
+  assay_markdown_view_set_provenance (ASSAY_MARKDOWN_VIEW (view), provenance);
+  gui_wait (markdown_settled, view, 10, "the links made again");
+  g_clear_pointer (&shown, g_free);
+  shown = labels_markup (view);
+  g_assert_cmpstr (shown, ==, expected);
+  gui_assert_laid_out (window);
+
+  /* A number of a block not yet swapped leads nowhere: its link is the old provenance's. */
+  {
+    AssayProvenance *untraced = assay_provenance_copy (provenance);
+    guint activated = 0;
+    gboolean handled = FALSE;
+
+    for (guint i = 0; i < untraced->numbers->len; i++)
+      ((AssayTracedNumber *) g_ptr_array_index (untraced->numbers, i))->found = FALSE;
+    g_signal_connect_swapped (view, "number-activated", G_CALLBACK (count_activation_cb), &activated);
+    assay_markdown_view_set_provenance (ASSAY_MARKDOWN_VIEW (view), untraced);
+    first = gui_find (view, GTK_TYPE_LABEL, "Paragraph 0 ");
+    g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (first)), "From cell c1"));
+    g_signal_emit_by_name (first, "activate-link", "assay-number:0", &handled);
+    g_assert_true (handled);
+    g_assert_cmpuint (activated, ==, 0);
+    gui_wait (markdown_settled, view, 10, "the numbers made untraced");
+    first = gui_find (view, GTK_TYPE_LABEL, "Paragraph 0 ");
+    g_assert_null (strstr (gtk_label_get_label (GTK_LABEL (first)), "From cell c1"));
+    g_signal_emit_by_name (first, "activate-link", "assay-number:0", &handled);
+    g_assert_cmpuint (activated, ==, 1);
+    assay_provenance_free (untraced);
+  }
+
+  assay_provenance_free (provenance);
+  g_object_unref (fresh);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1382,6 +1544,7 @@ main (int   argc,
   g_test_add_func ("/assay/app/chat/narrow", test_narrow);
   g_test_add_func ("/assay/app/chat/traced-underlines", test_traced_underlines);
   g_test_add_func ("/assay/app/chat/provenance", test_provenance);
+  g_test_add_func ("/assay/app/chat/provenance-in-place", test_provenance_in_place);
   g_test_add_func ("/assay/app/chat/folded-output-click", test_folded_output_click);
   status = g_test_run ();
 

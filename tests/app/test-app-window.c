@@ -22,6 +22,7 @@
 #include "assay-step-card.h"
 #include "assay-artifact-gallery.h"
 #include "assay-code-review.h"
+#include <gtksourceview/gtksource.h>
 #include "assay-window-private.h"
 #include "gui-test-util.h"
 #include "session-fixture.h"
@@ -51,15 +52,40 @@ is_true (gpointer data)
   return *(gboolean *) data;
 }
 
+static gboolean
+source_languages_set (gpointer data)
+{
+  GPtrArray *views = data;
+
+  for (guint i = 0; i < views->len; i++)
+    if (gtk_source_buffer_get_language (GTK_SOURCE_BUFFER (gtk_text_view_get_buffer (g_ptr_array_index (views, i)))) == NULL)
+      return FALSE;
+  return TRUE;
+}
+
 static void
 test_finalize (void)
 {
   AssayWindow *window;
   AssaySandboxBanner *banner;
   gboolean ready = FALSE;
+  g_autoptr(GPtrArray) views = g_ptr_array_new ();
+  g_autoptr(GString) languages = g_string_new (NULL);
 
   g_settings_set_string (settings, "provider", "openai");
-  window = open_window ();
+  /* The code pane's languages are loaded after the first frame (GtkSourceView reads every
+   * language file then), not while the window is made. */
+  window = g_object_ref (assay_window_new (NULL));
+  gui_collect (GTK_WIDGET (assay_window_get_code_review (window)), GTK_SOURCE_TYPE_VIEW, views);
+  g_assert_cmpuint (views->len, ==, 2);
+  g_assert_false (source_languages_set (views));
+  gtk_window_present (GTK_WINDOW (window));
+  gui_wait (source_languages_set, views, 20, "the code pane's languages");
+  for (guint i = 0; i < views->len; i++)
+    g_string_append_printf (languages, "%s ", gtk_source_language_get_id (gtk_source_buffer_get_language (
+                              GTK_SOURCE_BUFFER (gtk_text_view_get_buffer (g_ptr_array_index (views, i))))));
+  g_assert_true (g_str_equal (languages->str, "python3 diff ") || g_str_equal (languages->str, "diff python3 "));
+  g_assert_cmpstr (assay_code_review_get_language (assay_window_get_code_review (window)), ==, "python3");
   g_assert_cmpstr (assay_window_get_page (window), ==, "main");
   /* The pages are the real ones, not placeholders. */
   g_assert_null (gui_find (GTK_WIDGET (window), GTK_TYPE_LABEL, "Nothing Here Yet"));

@@ -182,27 +182,32 @@ assay_chat_view_add_answer (AssayChatView         *self,
 }
 
 /* A notice the analyst must not miss before signing off (numbers not traced, stale): a
- * warning with its icon, on the warning colour, not the small grey text of a remark. */
+ * warning with its icon, on the warning colour, not the small grey text of a remark. The icon
+ * lies over the label's margin rather than beside it in a box: a box asks a wrapped label how
+ * wide it must be for its height, which GTK answers by laying the text out a dozen times, and
+ * a long list of numbers made every frame of the conversation take 100 ms. */
 static void
 assay_chat_view_add_warning (AssayChatView *self,
                              const char    *text)
 {
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+  GtkWidget *notice = gtk_overlay_new ();
   GtkWidget *icon = gtk_image_new_from_icon_name ("dialog-warning-symbolic");
   GtkWidget *label = gtk_label_new (text);
 
+  gtk_widget_set_halign (icon, GTK_ALIGN_START);
   gtk_widget_set_valign (icon, GTK_ALIGN_START);
   gtk_widget_add_css_class (icon, "warning");
   gtk_accessible_update_property (GTK_ACCESSIBLE (icon), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Warning"), -1);
   gtk_label_set_wrap (GTK_LABEL (label), TRUE);
   gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_width_chars (GTK_LABEL (label), 16);
   gtk_label_set_xalign (GTK_LABEL (label), 0.0);
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
-  gtk_widget_set_hexpand (label, TRUE);
-  gtk_box_append (GTK_BOX (box), icon);
-  gtk_box_append (GTK_BOX (box), label);
-  gtk_widget_add_css_class (box, "warning-notice");
-  assay_chat_view_append_message (self, box);
+  gtk_widget_set_margin_start (label, 24);
+  gtk_overlay_set_child (GTK_OVERLAY (notice), label);
+  gtk_overlay_add_overlay (GTK_OVERLAY (notice), icon);
+  gtk_widget_add_css_class (notice, "warning-notice");
+  assay_chat_view_append_message (self, notice);
 }
 
 /* Under an answer: the numbers in it that no output of its question printed. */

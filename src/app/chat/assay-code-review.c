@@ -26,6 +26,10 @@ struct _AssayCodeReview
   GtkStack      *stack;
   GtkSourceView *source_view;
   GtkSourceView *diff_view;
+  /* The languages are loaded after the window's first frame (GtkSourceView reads every
+   * language file then, a tenth of Assay's start-up), or when code first comes. */
+  gboolean       languages_set;
+  guint          languages_idle;
   GtkRevealer   *reject_revealer;
   GtkEntry      *reason_entry;
   GtkSwitch     *auto_switch;
@@ -83,6 +87,53 @@ assay_code_review_get_code (AssayCodeReview *self)
   return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
 }
 
+/* Python for the code (until a cell says otherwise), and the diff of attempts. */
+static void
+assay_code_review_ensure_languages (AssayCodeReview *self)
+{
+  GtkSourceLanguageManager *languages;
+  GtkTextBuffer *diff_buffer;
+
+  g_clear_handle_id (&self->languages_idle, g_source_remove);
+  if (self->languages_set)
+    return;
+  self->languages_set = TRUE;
+  languages = gtk_source_language_manager_get_default ();
+  if (gtk_source_buffer_get_language (assay_code_review_code_buffer (self)) == NULL)
+    gtk_source_buffer_set_language (assay_code_review_code_buffer (self),
+                                    gtk_source_language_manager_get_language (languages, "python3"));
+  diff_buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->diff_view));
+  gtk_source_buffer_set_language (GTK_SOURCE_BUFFER (diff_buffer),
+                                  gtk_source_language_manager_get_language (languages, "diff"));
+}
+
+static gboolean
+assay_code_review_languages_idle_cb (gpointer user_data)
+{
+  AssayCodeReview *self = user_data;
+
+  self->languages_idle = 0;
+  assay_code_review_ensure_languages (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+assay_code_review_after_first_paint_cb (GdkFrameClock   *clock,
+                                        AssayCodeReview *self)
+{
+  g_signal_handlers_disconnect_by_func (clock, assay_code_review_after_first_paint_cb, self);
+  if (!self->languages_set && self->languages_idle == 0)
+    self->languages_idle = g_idle_add (assay_code_review_languages_idle_cb, self);
+}
+
+static void
+assay_code_review_realize_cb (AssayCodeReview *self)
+{
+  if (!self->languages_set)
+    g_signal_connect_object (gtk_widget_get_frame_clock (GTK_WIDGET (self)), "after-paint",
+                             G_CALLBACK (assay_code_review_after_first_paint_cb), self, 0);
+}
+
 /* Python for a cell, SQL for a run_sql query (the session's cell says which). */
 static void
 assay_code_review_set_kind (AssayCodeReview *self,
@@ -90,7 +141,8 @@ assay_code_review_set_kind (AssayCodeReview *self,
 {
   GtkSourceLanguageManager *languages = gtk_source_language_manager_get_default ();
   const char *id = kind == ASSAY_CELL_KIND_SQL ? "sql" : "python3";
-  GtkSourceLanguage *current = gtk_source_buffer_get_language (assay_code_review_code_buffer (self));
+  GtkSourceLanguage *current = (assay_code_review_ensure_languages (self),
+                                gtk_source_buffer_get_language (assay_code_review_code_buffer (self)));
 
   if (current != NULL && g_strcmp0 (gtk_source_language_get_id (current), id) == 0)
     return;
@@ -121,6 +173,7 @@ assay_code_review_get_language (AssayCodeReview *self)
   GtkSourceLanguage *language;
 
   g_return_val_if_fail (ASSAY_IS_CODE_REVIEW (self), NULL);
+  assay_code_review_ensure_languages (self);
   language = gtk_source_buffer_get_language (assay_code_review_code_buffer (self));
   return language != NULL ? gtk_source_language_get_id (language) : NULL;
 }
@@ -252,6 +305,7 @@ assay_code_review_remember_attempt (AssayCodeReview *self,
     {
       diff = assay_diff_unified (self->previous_code, code, _("previous attempt"), _("this attempt"), 3);
       self->diff = g_steal_pointer (&diff);
+      assay_code_review_ensure_languages (self);
       gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->diff_view)), self->diff, -1);
     }
   g_free (self->previous_code);
@@ -662,6 +716,7 @@ assay_code_review_dispose (GObject *object)
   GtkWidget *child;
 
   assay_code_review_set_conversation (self, NULL);
+  g_clear_handle_id (&self->languages_idle, g_source_remove);
   g_clear_object (&self->agent_signals);
   g_clear_object (&self->conversation_signals);
   g_signal_handlers_disconnect_by_data (adw_style_manager_get_default (), self);
@@ -758,17 +813,10 @@ assay_code_review_class_init (AssayCodeReviewClass *klass)
 static void
 assay_code_review_init (AssayCodeReview *self)
 {
-  GtkSourceLanguageManager *languages = gtk_source_language_manager_get_default ();
-  GtkTextBuffer *diff_buffer;
-
   gtk_widget_init_template (GTK_WIDGET (self));
   assay_code_review_setup_signal_groups (self);
 
-  gtk_source_buffer_set_language (assay_code_review_code_buffer (self),
-                                  gtk_source_language_manager_get_language (languages, "python3"));
-  diff_buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->diff_view));
-  gtk_source_buffer_set_language (GTK_SOURCE_BUFFER (diff_buffer),
-                                  gtk_source_language_manager_get_language (languages, "diff"));
+  g_signal_connect (self, "realize", G_CALLBACK (assay_code_review_realize_cb), NULL);
   assay_code_review_update_style_scheme (self);
   g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
                            G_CALLBACK (assay_code_review_update_style_scheme), self, G_CONNECT_SWAPPED);

@@ -29,7 +29,27 @@ struct _AssayMarkdownView
   GPtrArray *collected;
   /* Where the answer's numbers came from: each is a link to its cell, or marked untraced. */
   AssayProvenance *provenance;
+  /* Blocks rendered in place still to be swapped in, a few each frame (SwapPair*), and the
+   * tick callback that swaps them. */
+  GPtrArray *pending;
+  guint      pending_tick;
 };
+
+/* A block shown and the one rendered anew that replaces it. */
+typedef struct
+{
+  GtkWidget *shown;
+  GtkWidget *fresh;
+  gsize      cost;
+  double     distance;
+  guint      index;
+} SwapPair;
+
+/* About how much text one frame lays out again as blocks are swapped (bytes of their
+ * markup): each new label is shaped about three times (its minimum and natural widths and
+ * its height at the view's width), and a 2,000-word answer swapped at once stalled the window
+ * for a fifth of a second. */
+#define SWAP_BUDGET_PER_FRAME 1200
 
 enum
 {
@@ -72,6 +92,12 @@ typedef struct
   guint              next_number;  /* the first of the provenance's numbers still to come */
   GString           *described;    /* where the block's numbers came from, for screen readers */
 } Render;
+
+/* The narrowest a wrapped paragraph gets, in characters. Without it GTK measures a label's
+ * minimum width by laying its text out a character per line (the line breaks allow a break
+ * anywhere), thousands of lines for a long paragraph, and that was most of what a long answer
+ * cost to lay out. */
+#define MIN_WRAP_CHARS 16
 
 #define SIGNATURE_KEY "assay-markdown-signature"
 
@@ -135,6 +161,15 @@ assay_markdown_view_activate_link_cb (GtkLabel          *label,
 
   if (!g_str_has_prefix (uri, NUMBER_URI))
     return FALSE;   /* a web link: GTK opens it */
+  /* A block not yet swapped for its new rendering: its numbers are those of the provenance
+   * before, and lead nowhere until it is. */
+  for (guint i = 0; self->pending != NULL && i < self->pending->len; i++)
+    {
+      GtkWidget *shown = ((SwapPair *) g_ptr_array_index (self->pending, i))->shown;
+
+      if (GTK_WIDGET (label) == shown || gtk_widget_is_ancestor (GTK_WIDGET (label), shown))
+        return TRUE;
+    }
   if (g_ascii_string_to_unsigned (uri + strlen (NUMBER_URI), 10, 0, G_MAXUINT, &index, NULL) &&
       self->provenance != NULL && index < self->provenance->numbers->len)
     g_signal_emit (self, signals[NUMBER_ACTIVATED], 0, (guint) index);
@@ -152,6 +187,7 @@ assay_markdown_view_markup_label (AssayMarkdownView *self,
   gtk_label_set_markup (GTK_LABEL (label), markup);
   gtk_label_set_wrap (GTK_LABEL (label), TRUE);
   gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_width_chars (GTK_LABEL (label), MIN_WRAP_CHARS);
   gtk_label_set_xalign (GTK_LABEL (label), 0.0);
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
   return label;
@@ -394,6 +430,7 @@ assay_markdown_view_leave_block (MD_BLOCKTYPE  type,
         /* A column is as wide as its longest cell, up to MAX_CELL_CHARS; only longer cells
          * wrap, never because the chat is narrow (the table scrolls instead). */
         gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+        gtk_label_set_width_chars (GTK_LABEL (label), -1);
         gtk_label_set_max_width_chars (GTK_LABEL (label), MAX_CELL_CHARS);
         if (render->described->len > 0)
           gtk_accessible_update_property (GTK_ACCESSIBLE (label), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
@@ -623,10 +660,27 @@ assay_markdown_view_swap_block (AssayMarkdownView *self,
 }
 
 static void
+swap_pair_free (SwapPair *pair)
+{
+  g_object_unref (pair->fresh);
+  g_free (pair);
+}
+
+static void
+assay_markdown_view_cancel_swaps (AssayMarkdownView *self)
+{
+  if (self->pending_tick != 0)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->pending_tick);
+  self->pending_tick = 0;
+  g_clear_pointer (&self->pending, g_ptr_array_unref);
+}
+
+static void
 assay_markdown_view_clear_children (AssayMarkdownView *self)
 {
   GtkWidget *child;
 
+  assay_markdown_view_cancel_swaps (self);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);
 }
@@ -725,6 +779,7 @@ assay_markdown_view_set_markdown_streaming (AssayMarkdownView *self,
     markdown = "";
   if (g_strcmp0 (markdown, self->markdown) == 0)
     return;
+  assay_markdown_view_cancel_swaps (self);
   length = strlen (markdown);
   /* Text that does not continue what was shown (a retry voided it): start again. */
   if (self->markdown == NULL || strncmp (markdown, self->markdown, self->settled_len) != 0)
@@ -1100,17 +1155,84 @@ assay_markdown_view_new (void)
   return g_object_new (ASSAY_TYPE_MARKDOWN_VIEW, NULL);
 }
 
+/* Swaps the pending blocks, nearest the visible part of the conversation first, until about
+ * a frame's worth of text is laid out again (at least one block). */
+static void
+assay_markdown_view_swap_some (AssayMarkdownView *self)
+{
+  gsize spent = 0;
+
+  while (self->pending != NULL && self->pending->len > 0 && spent < SWAP_BUDGET_PER_FRAME)
+    {
+      SwapPair *pair = g_ptr_array_index (self->pending, 0);
+
+      spent += pair->cost;
+      assay_markdown_view_swap_block (self, pair->shown, pair->fresh);
+      g_ptr_array_remove_index (self->pending, 0);
+    }
+}
+
+static gboolean
+assay_markdown_view_swap_tick_cb (GtkWidget     *widget,
+                                  GdkFrameClock *clock,
+                                  gpointer       user_data)
+{
+  AssayMarkdownView *self = ASSAY_MARKDOWN_VIEW (widget);
+
+  assay_markdown_view_swap_some (self);
+  if (self->pending != NULL && self->pending->len > 0)
+    return G_SOURCE_CONTINUE;
+  self->pending_tick = 0;
+  g_clear_pointer (&self->pending, g_ptr_array_unref);
+  return G_SOURCE_REMOVE;
+}
+
+/* How far BLOCK is from what the conversation's scroller shows (0: in view). */
+static double
+assay_markdown_view_distance_from_view (GtkWidget *block,
+                                        GtkWidget *scroller)
+{
+  graphene_rect_t bounds;
+  double height;
+
+  if (scroller == NULL || !gtk_widget_compute_bounds (block, scroller, &bounds))
+    return 0;
+  height = gtk_widget_get_height (scroller);
+  if (bounds.origin.y + bounds.size.height < 0)
+    return -(bounds.origin.y + bounds.size.height);
+  if (bounds.origin.y > height)
+    return bounds.origin.y - height;
+  return 0;
+}
+
+static int
+swap_pair_compare (gconstpointer a,
+                   gconstpointer b)
+{
+  const SwapPair *x = *(SwapPair * const *) a;
+  const SwapPair *y = *(SwapPair * const *) b;
+
+  /* In view, or as near: the last first (the conversation follows its end). */
+  if (x->distance != y->distance)
+    return (x->distance > y->distance) - (x->distance < y->distance);
+  return (x->index < y->index) - (x->index > y->index);
+}
+
 /* The same text rendered again (its numbers now links): a block whose rendering is the same
  * keeps its widget and the size GTK measured for it, the others are replaced where they
  * stand. A long answer has hundreds of blocks, and measuring them all anew stalled the
- * window for a fifth of a second as the answer ended. FALSE: the blocks no longer match one
- * for one (nothing was changed). */
+ * window for a fifth of a second as the answer ended: the ones in view are swapped now, the
+ * rest a frame's worth at a time. FALSE: the blocks no longer match one for one (nothing was
+ * changed). */
 static gboolean
 assay_markdown_view_render_in_place (AssayMarkdownView *self)
 {
   g_autoptr(GPtrArray) shown = g_ptr_array_new ();
   g_autoptr(GPtrArray) fresh = g_ptr_array_new_with_free_func (g_object_unref);
+  GtkWidget *scroller = gtk_widget_get_ancestor (GTK_WIDGET (self), GTK_TYPE_SCROLLED_WINDOW);
+  gsize total = 0;
 
+  assay_markdown_view_cancel_swaps (self);
   for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self)); child != NULL;
        child = gtk_widget_get_next_sibling (child))
     if (g_object_get_data (G_OBJECT (child), CHUNK_KEY) != NULL)
@@ -1125,11 +1247,48 @@ assay_markdown_view_render_in_place (AssayMarkdownView *self)
   self->collected = NULL;
   if (fresh->len != shown->len)
     return FALSE;
+
+  self->pending = g_ptr_array_new_with_free_func ((GDestroyNotify) swap_pair_free);
   for (guint i = 0; i < shown->len; i++)
-    if (g_strcmp0 (g_object_get_data (G_OBJECT (g_ptr_array_index (shown, i)), SIGNATURE_KEY),
-                   g_object_get_data (G_OBJECT (g_ptr_array_index (fresh, i)), SIGNATURE_KEY)) != 0)
-      assay_markdown_view_swap_block (self, g_ptr_array_index (shown, i), g_ptr_array_index (fresh, i));
+    {
+      const char *was = g_object_get_data (G_OBJECT (g_ptr_array_index (shown, i)), SIGNATURE_KEY);
+      const char *now = g_object_get_data (G_OBJECT (g_ptr_array_index (fresh, i)), SIGNATURE_KEY);
+      SwapPair *pair;
+
+      if (g_strcmp0 (was, now) == 0)
+        continue;
+      pair = g_new0 (SwapPair, 1);
+      pair->shown = g_ptr_array_index (shown, i);
+      pair->fresh = g_object_ref (g_ptr_array_index (fresh, i));
+      pair->cost = now != NULL ? strlen (now) : 1;
+      pair->distance = assay_markdown_view_distance_from_view (pair->shown, scroller);
+      pair->index = i;
+      total += pair->cost;
+      g_ptr_array_add (self->pending, pair);
+    }
+  /* Unmapped, nothing is laid out until it is shown: all at once. */
+  if (total <= SWAP_BUDGET_PER_FRAME || !gtk_widget_get_mapped (GTK_WIDGET (self)))
+    {
+      for (guint i = 0; i < self->pending->len; i++)
+        {
+          SwapPair *pair = g_ptr_array_index (self->pending, i);
+          assay_markdown_view_swap_block (self, pair->shown, pair->fresh);
+        }
+      g_clear_pointer (&self->pending, g_ptr_array_unref);
+      return TRUE;
+    }
+  g_ptr_array_sort (self->pending, swap_pair_compare);
+  assay_markdown_view_swap_some (self);
+  self->pending_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self), assay_markdown_view_swap_tick_cb, NULL, NULL);
   return TRUE;
+}
+
+/* Whether every block of the last render in place is shown (the tests wait for it). */
+gboolean
+assay_markdown_view_is_settled (AssayMarkdownView *self)
+{
+  g_return_val_if_fail (ASSAY_IS_MARKDOWN_VIEW (self), TRUE);
+  return self->pending == NULL;
 }
 
 void

@@ -33,5 +33,6 @@ void        assay_markdown_view_finish_streaming (AssayMarkdownView *self,
 void        assay_markdown_view_set_provenance   (AssayMarkdownView     *self,
                                                   const AssayProvenance *provenance);
 const AssayProvenance *assay_markdown_view_get_provenance (AssayMarkdownView *self);
+gboolean    assay_markdown_view_is_settled       (AssayMarkdownView     *self);
 
 G_END_DECLS

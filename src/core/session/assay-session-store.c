@@ -261,6 +261,20 @@ assay_session_store_list_worker (GTask        *task,
   g_task_return_pointer (task, items, (GDestroyNotify) g_ptr_array_unref);
 }
 
+/* Whether two summaries show the same: the same session, title, time and datasets. */
+static gboolean
+assay_session_summary_same (AssaySessionSummary *a,
+                            AssaySessionSummary *b)
+{
+  return g_strcmp0 (a->dir, b->dir) == 0 && g_strcmp0 (a->title, b->title) == 0 &&
+         a->updated == b->updated && g_strv_equal ((const char * const *) a->datasets,
+                                                   (const char * const *) b->datasets);
+}
+
+/* The new list replaces the old as a change of the part between what both begin and end with
+ * (after a question, the session asked in moves to the top): the rest keep their items, so a
+ * list view keeps their rows. Rebuilding every row of a few hundred sessions after each
+ * question stalled the window for a quarter of a second. */
 static void
 assay_session_store_listed_cb (GObject      *source,
                                GAsyncResult *result,
@@ -269,13 +283,32 @@ assay_session_store_listed_cb (GObject      *source,
   AssaySessionStore *self = ASSAY_SESSION_STORE (source);
   g_autoptr(GPtrArray) items = g_task_propagate_pointer (G_TASK (result), NULL);
   GPtrArray *old;
+  guint head = 0, tail = 0;
 
   /* NULL: cancelled, a newer reload is on its way. */
   if (items == NULL)
     return;
   old = self->items;
+  while (head < old->len && head < items->len &&
+         assay_session_summary_same (g_ptr_array_index (old, head), g_ptr_array_index (items, head)))
+    head++;
+  while (tail < old->len - head && tail < items->len - head &&
+         assay_session_summary_same (g_ptr_array_index (old, old->len - 1 - tail),
+                                     g_ptr_array_index (items, items->len - 1 - tail)))
+    tail++;
+  for (guint i = 0; i < head; i++)
+    {
+      g_object_unref (g_ptr_array_index (items, i));
+      g_ptr_array_index (items, i) = g_object_ref (g_ptr_array_index (old, i));
+    }
+  for (guint i = 0; i < tail; i++)
+    {
+      g_object_unref (g_ptr_array_index (items, items->len - 1 - i));
+      g_ptr_array_index (items, items->len - 1 - i) = g_object_ref (g_ptr_array_index (old, old->len - 1 - i));
+    }
   self->items = g_steal_pointer (&items);
-  g_list_model_items_changed (G_LIST_MODEL (self), 0, old->len, self->items->len);
+  if (old->len - head - tail > 0 || self->items->len - head - tail > 0)
+    g_list_model_items_changed (G_LIST_MODEL (self), head, old->len - head - tail, self->items->len - head - tail);
   g_ptr_array_unref (old);
   g_signal_emit (self, signals[RELOADED], 0);
 }
