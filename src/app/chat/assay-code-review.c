@@ -141,9 +141,10 @@ assay_code_review_set_kind (AssayCodeReview *self,
 {
   GtkSourceLanguageManager *languages = gtk_source_language_manager_get_default ();
   const char *id = kind == ASSAY_CELL_KIND_SQL ? "sql" : "python3";
-  GtkSourceLanguage *current = (assay_code_review_ensure_languages (self),
-                                gtk_source_buffer_get_language (assay_code_review_code_buffer (self)));
+  GtkSourceLanguage *current;
 
+  assay_code_review_ensure_languages (self);
+  current = gtk_source_buffer_get_language (assay_code_review_code_buffer (self));
   if (current != NULL && g_strcmp0 (gtk_source_language_get_id (current), id) == 0)
     return;
   gtk_source_buffer_set_language (assay_code_review_code_buffer (self),
