@@ -400,6 +400,15 @@ dialog_gone (gpointer data)
 
 /* ---- the tests ------------------------------------------------------------------------------ */
 
+
+/* The Data page's "empty" or "content"; the page is made as it is first asked for. */
+static const char *
+data_page (AssayWindow *window)
+{
+  assay_window_get_connections_view (window);
+  return gtk_stack_get_visible_child_name (window->data_stack);
+}
+
 static void
 test_connect_dialog (void)
 {
@@ -426,7 +435,7 @@ test_connect_dialog (void)
     assay_window_set_provider (window, provider, "fake-model", FALSE);
   }
   /* No data yet: the data page says how to add some, a database among them. */
-  g_assert_cmpstr (gtk_stack_get_visible_child_name (window->data_stack), ==, "empty");
+  g_assert_cmpstr (data_page (window), ==, "empty");
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.connect-database", NULL);
   dialog = ASSAY_CONNECT_DIALOG (assay_window_get_connect_dialog (window));
@@ -592,7 +601,7 @@ test_connect_dialog (void)
   gui_wait (dialog_gone, NULL, 10, "the dialog to close");
 
   /* The data page: the connection, without its password. */
-  g_assert_cmpstr (gtk_stack_get_visible_child_name (window->data_stack), ==, "content");
+  g_assert_cmpstr (data_page (window), ==, "content");
   gui_wait (connected, "shop", 30, "the connection");
   g_assert_cmpuint (assay_connection_get_status (connection ("shop")), ==, ASSAY_CONNECTION_CONNECTED);
   row = assay_connections_view_get_row (assay_window_get_connections_view (window), "shop");
@@ -898,7 +907,7 @@ test_reopen (void)
   /* Another session lists no database; this one again connects its own from the keyring. */
   assay_window_new_session (window);
   g_assert_cmpuint (g_list_model_get_n_items (assay_conversation_get_connections (assay_window_get_conversation (window))), ==, 0);
-  g_assert_cmpstr (gtk_stack_get_visible_child_name (window->data_stack), ==, "empty");
+  g_assert_cmpstr (data_page (window), ==, "empty");
   gui_open_session (window, session_dir);
   gui_wait (not_waiting_connections, "shop", 30, "the session's database to connect");
   g_assert_cmpuint (assay_connection_get_status (connection ("shop")), ==, ASSAY_CONNECTION_CONNECTED);
@@ -983,7 +992,7 @@ test_reopen (void)
   g_assert_cmpuint (assay_session_get_sources (session)->len, ==, 0);
   g_assert_nonnull (assay_session_find_cell (session, query_cell));
   g_assert_null (assay_connections_view_get_row (assay_window_get_connections_view (window), "shop"));
-  g_assert_cmpstr (gtk_stack_get_visible_child_name (window->data_stack), ==, "empty");
+  g_assert_cmpstr (data_page (window), ==, "empty");
 
   assert_not_in_folder (session_dir, reader_password);
   gui_assert_not_in_settings (settings, reader_password);

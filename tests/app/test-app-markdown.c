@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* An answer's Markdown with its provenance, in a real X server on the renderer under test:
- * each traced number's underline as drawn, and the numbers made links where the answer
- * stands (a frame's worth at a time, those in view first). */
+/* An answer's Markdown in a real X server on the renderer under test: what it renders,
+ * whole and streamed a piece at a time, and with its provenance each traced number's
+ * underline as drawn, and the numbers made links where the answer stands (a frame's worth
+ * at a time, those in view first). */
 #include "config.h"
 
 #include <string.h>
@@ -9,6 +10,189 @@
 #include "assay-markdown-view.h"
 #include "assay-provenance.h"
 #include "gui-test-util.h"
+
+/* ---- what is rendered, whole and streamed ---------------------------------------------------- */
+
+static void
+test_markdown (void)
+{
+  GtkWidget *view = g_object_ref_sink (assay_markdown_view_new ());
+  GtkWidget *grid;
+
+  assay_markdown_view_set_markdown (ASSAY_MARKDOWN_VIEW (view),
+                                    "# Title\n\nSome **bold** and *emphasis* and `code` <script>alert(1)</script> & more.\n\n"
+                                    "- one\n- two\n\n1. first\n2. second\n\n"
+                                    "| a | b |\n|---|--:|\n| x<y | 2 |\n\n"
+                                    "```python\nprint('<hi>')\n```\n\n[site](https://example.com) [bad](javascript:alert)\n");
+  g_assert_nonnull (gui_find (view, GTK_TYPE_LABEL, "Some bold and emphasis and code <script>alert(1)</script> & more."));
+  g_assert_nonnull (gui_find (view, GTK_TYPE_LABEL, "• one"));
+  g_assert_nonnull (gui_find (view, GTK_TYPE_LABEL, "2. second"));
+  g_assert_nonnull (gui_find (view, GTK_TYPE_LABEL, "print('<hi>')"));
+  g_assert_true (gtk_widget_has_css_class (gui_find (view, GTK_TYPE_LABEL, "Title"), "title-1"));
+  grid = gui_find (view, GTK_TYPE_GRID, NULL);
+  g_assert_nonnull (grid);
+  g_assert_nonnull (gui_find (grid, GTK_TYPE_LABEL, "x<y"));
+  g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (gui_find (view, GTK_TYPE_LABEL, "site"))), "href=\"https://example.com\""));
+  g_assert_null (strstr (gtk_label_get_label (GTK_LABEL (gui_find (view, GTK_TYPE_LABEL, "bad"))), "javascript"));
+
+  /* Cut mid-stream: still renders, no warnings. */
+  assay_markdown_view_set_markdown (ASSAY_MARKDOWN_VIEW (view), "| a | b |\n|---|---|\n| 1 ");
+  assay_markdown_view_set_markdown (ASSAY_MARKDOWN_VIEW (view), "**bold without end\n\n```py\nx = 1");
+  assay_markdown_view_set_markdown (ASSAY_MARKDOWN_VIEW (view), "bad utf8 \xff\xfe here");
+  g_assert_finalize_object (view);
+}
+
+/* The labels' texts and the grids of a markdown view, in order, as one string. */
+/* The blocks of a markdown view, in order (the boxes a streamed view packs settled blocks
+ * into are looked through). */
+static void
+describe_blocks (GtkWidget *view,
+                 GString   *out)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (view); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if (GTK_IS_LABEL (child))
+        g_string_append_printf (out, "[%s]", gtk_label_get_label (GTK_LABEL (child)));
+      else if (GTK_IS_BOX (child))
+        describe_blocks (child, out);
+      else
+        g_string_append_printf (out, "[%s]", G_OBJECT_TYPE_NAME (child));
+    }
+}
+
+static char *
+describe_view (GtkWidget *view)
+{
+  GString *out = g_string_new (NULL);
+
+  describe_blocks (view, out);
+  return g_string_free (out, FALSE);
+}
+
+static void
+test_markdown_streaming (void)
+{
+  static const char *text =
+    "# Monthly sales\n\nRevenue grew **24%** in August.\n\n"
+    "- July: 475,046\n- August: 588,967\n\n- September: 587,580\n\n"
+    "1. first\n2. second\n\n3. third\n\n"
+    "```python\nx = 1\n\ny = 2\n```\n\n"
+    "| month | revenue |\n|---|--:|\n| July | 475,046 |\n\n"
+    "> a quote\n\nThe end, with `code`.\n";
+  GtkWidget *streamed = g_object_ref_sink (assay_markdown_view_new ());
+  GtkWidget *whole = g_object_ref_sink (assay_markdown_view_new ());
+  gsize length = strlen (text);
+  g_autofree char *expected = NULL;
+  g_autofree char *got = NULL;
+  GtkWidget *first = NULL;
+
+  assay_markdown_view_set_markdown (ASSAY_MARKDOWN_VIEW (whole), text);
+  expected = describe_view (whole);
+
+  /* Fed in growing prefixes, as the model writes: the view ends up the same, and blocks
+   * already shown are kept, not rebuilt. */
+  for (gsize n = 1; n <= length; n += 7)
+    {
+      g_autofree char *prefix = g_strndup (text, n);
+
+      assay_markdown_view_set_markdown_streaming (ASSAY_MARKDOWN_VIEW (streamed), prefix);
+      if (n > 40 && first == NULL)
+        first = gtk_widget_get_first_child (streamed);
+      if (first != NULL)
+        g_assert_true (gtk_widget_get_first_child (streamed) == first);
+    }
+  assay_markdown_view_set_markdown_streaming (ASSAY_MARKDOWN_VIEW (streamed), text);
+  got = describe_view (streamed);
+  g_assert_cmpstr (got, ==, expected);
+  /* Blocks after the settled ones are kept too when they did not change: a list item or a
+   * table row that is complete keeps its widget while the next one is written. */
+  {
+    GtkWidget *view = g_object_ref_sink (assay_markdown_view_new ());
+    GtkWidget *item;
+
+    assay_markdown_view_set_markdown_streaming (ASSAY_MARKDOWN_VIEW (view), "Intro.\n\n- one\n- tw");
+    item = gui_find (view, GTK_TYPE_LABEL, "• one");
+    g_assert_nonnull (item);
+    assay_markdown_view_set_markdown_streaming (ASSAY_MARKDOWN_VIEW (view), "Intro.\n\n- one\n- two\n- thr");
+    g_assert_true (gui_find (view, GTK_TYPE_LABEL, "• one") == item);
+    g_assert_nonnull (gui_find (view, GTK_TYPE_LABEL, "• two"));
+    g_assert_nonnull (gui_find (view, GTK_TYPE_LABEL, "• thr"));
+    g_assert_null (gui_find (view, GTK_TYPE_LABEL, "• tw\n"));
+    g_assert_cmpuint (gui_count (view, GTK_TYPE_LABEL), ==, 4);
+    /* A change earlier in the unsettled text replaces what follows it. */
+    assay_markdown_view_set_markdown_streaming (ASSAY_MARKDOWN_VIEW (view), "Intro.\n\n- one\n- two\n- three\n\n| a |\n|---|\n| 1 |\n");
+    g_assert_true (gui_find (view, GTK_TYPE_LABEL, "• one") == item);
+    g_assert_cmpuint (gui_count (view, GTK_TYPE_GRID), ==, 1);
+    g_assert_nonnull (gui_find (view, GTK_TYPE_LABEL, "1"));
+    g_assert_finalize_object (view);
+  }
+
+  /* A long answer: settled blocks are packed into boxes, and the blocks are still the same. */
+  {
+    g_autoptr(GString) long_text = g_string_new (NULL);
+    GtkWidget *a = g_object_ref_sink (assay_markdown_view_new ());
+    GtkWidget *b = g_object_ref_sink (assay_markdown_view_new ());
+    g_autofree char *want = NULL;
+    g_autofree char *have = NULL;
+    guint direct = 0;
+
+    for (guint i = 0; i < 100; i++)
+      g_string_append_printf (long_text, "Paragraph %u has **bold** text.\n\n", i);
+    assay_markdown_view_set_markdown (ASSAY_MARKDOWN_VIEW (a), long_text->str);
+    want = describe_view (a);
+    for (gsize n = 1; n <= long_text->len; n += 11)
+      {
+        g_autofree char *prefix = g_strndup (long_text->str, n);
+
+        assay_markdown_view_set_markdown_streaming (ASSAY_MARKDOWN_VIEW (b), prefix);
+      }
+    assay_markdown_view_finish_streaming (ASSAY_MARKDOWN_VIEW (b), long_text->str);
+    have = describe_view (b);
+    g_assert_cmpstr (have, ==, want);
+    for (GtkWidget *child = gtk_widget_get_first_child (b); child != NULL; child = gtk_widget_get_next_sibling (child))
+      direct++;
+    g_assert_cmpuint (direct, <, 40);
+    g_assert_cmpuint (gui_count (b, GTK_TYPE_BOX), >=, 3);
+    g_assert_finalize_object (a);
+    g_assert_finalize_object (b);
+  }
+
+  /* Finished: the same, and nothing is rebuilt. */
+  assay_markdown_view_finish_streaming (ASSAY_MARKDOWN_VIEW (streamed), text);
+  g_assert_true (gtk_widget_get_first_child (streamed) == first);
+  g_free (got);
+  got = describe_view (streamed);
+  g_assert_cmpstr (got, ==, expected);
+
+  /* A link reference defined after its use can only be resolved by the whole text. */
+  {
+    static const char *with_ref = "See [the docs][docs] first.\n\nThen more.\n\n[docs]: https://example.org/docs\n";
+    GtkWidget *view = g_object_ref_sink (assay_markdown_view_new ());
+
+    for (gsize n = 1; n <= strlen (with_ref); n += 5)
+      {
+        g_autofree char *prefix = g_strndup (with_ref, n);
+
+        assay_markdown_view_set_markdown_streaming (ASSAY_MARKDOWN_VIEW (view), prefix);
+      }
+    assay_markdown_view_set_markdown_streaming (ASSAY_MARKDOWN_VIEW (view), with_ref);
+    g_assert_nonnull (gui_find (view, GTK_TYPE_LABEL, "[the docs][docs]"));
+    assay_markdown_view_finish_streaming (ASSAY_MARKDOWN_VIEW (view), with_ref);
+    g_assert_null (gui_find (view, GTK_TYPE_LABEL, "[the docs][docs]"));
+    g_assert_nonnull (gui_find (view, GTK_TYPE_LABEL, "See the docs first."));
+    g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (gui_find (view, GTK_TYPE_LABEL, "See the docs"))),
+                              "https://example.org/docs"));
+    g_assert_finalize_object (view);
+  }
+
+  /* A retry voids the text: what is shown starts again. */
+  assay_markdown_view_set_markdown_streaming (ASSAY_MARKDOWN_VIEW (streamed), "Other text");
+  g_assert_nonnull (gui_find (streamed, GTK_TYPE_LABEL, "Other text"));
+  g_assert_null (gui_find (streamed, GTK_TYPE_LABEL, "Monthly sales"));
+  g_assert_finalize_object (streamed);
+  g_assert_finalize_object (whole);
+}
 
 /* ---- traced numbers are underlined on every renderer ------------------------------------------ */
 
@@ -318,6 +502,8 @@ main (int   argc,
       char *argv[])
 {
   gui_test_init (&argc, &argv);
+  g_test_add_func ("/assay/app/markdown", test_markdown);
+  g_test_add_func ("/assay/app/markdown-streaming", test_markdown_streaming);
   g_test_add_func ("/assay/app/chat/traced-underlines", test_traced_underlines);
   g_test_add_func ("/assay/app/chat/provenance-in-place", test_provenance_in_place);
   return g_test_run ();

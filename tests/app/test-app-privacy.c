@@ -181,6 +181,50 @@ open_window_with_server (const char *base_url,
 
 /* ---- (a) the switch masks the column in the session --------------------------------------- */
 
+/* The data page is made the first time it is shown: a column masked before that is marked
+ * in it as one masked after (the state is the session's, not the page's). */
+static void
+test_data_page_made_late (void)
+{
+  AssayWindow *window = gui_open_recorded_window (work_dir, hello, csv_path, 1400, 900);
+  AssayConversation *conversation = assay_window_get_conversation (window);
+  g_autoptr(GError) error = NULL;
+  AssayDatasetPage *page;
+  AssayColumnProfilePanel *panel;
+  GtkWidget *switcher = gui_find (GTK_WIDGET (window), ADW_TYPE_VIEW_SWITCHER_TITLE, NULL);
+
+  /* Neither the Files nor the Data page, nor the onboarding, was made at start. */
+  g_assert_null (window->data_preview);
+  g_assert_null (gui_find (GTK_WIDGET (window), ASSAY_TYPE_DATA_PREVIEW, NULL));
+  g_assert_null (gui_find (GTK_WIDGET (window), ASSAY_TYPE_ARTIFACT_GALLERY, NULL));
+  g_assert_null (gui_find (GTK_WIDGET (window), ASSAY_TYPE_ONBOARDING, NULL));
+  g_assert_true (assay_conversation_set_column_masked (conversation, DATASET, "customer", TRUE, &error));
+  g_assert_no_error (error);
+  g_assert_null (window->data_preview);
+
+  /* The analyst clicks "Data" above the window. */
+  g_assert_nonnull (switcher);
+  gui_click (gui_find (switcher, GTK_TYPE_LABEL, "Data"));
+  g_assert_cmpstr (adw_view_stack_get_visible_child_name (window->view_stack), ==, "data");
+  g_assert_nonnull (window->data_preview);
+  gui_wait (has_columns, window->data_preview, 30, "the data page's columns");
+  g_assert_cmpuint (assay_data_preview_get_n_files (window->data_preview), ==, 1);
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (window->data_stack), ==, "content");
+  page = assay_data_preview_get_selected_page (window->data_preview);
+  g_assert_true (assay_dataset_page_get_header_masked (page, 0));
+  g_assert_false (assay_dataset_page_get_header_masked (page, 1));
+  panel = assay_data_preview_get_panel (window->data_preview);
+  assay_dataset_page_select_column (page, 0);
+  g_assert_true (assay_column_profile_panel_get_masked (panel));
+  g_assert_true (gtk_switch_get_active (mask_switch (window)));
+
+  /* Files: the gallery over the session's artifacts. */
+  gui_click (gui_find (switcher, GTK_TYPE_LABEL, "Files"));
+  g_assert_nonnull (window->gallery);
+  g_assert_true (assay_artifact_gallery_get_model (window->gallery) == assay_conversation_get_artifacts (conversation));
+  gui_close_window (window);
+}
+
 static void
 test_mask_switch (void)
 {
@@ -746,6 +790,7 @@ main (int   argc,
   work_dir = g_dir_make_tmp ("assay-gui-privacy-XXXXXX", NULL);
   csv_path = gui_write_file (work_dir, DATASET, CSV);
 
+  g_test_add_func ("/assay/app/privacy/data-page-made-late", test_data_page_made_late);
   g_test_add_func ("/assay/app/privacy/mask-switch", test_mask_switch);
   g_test_add_func ("/assay/app/privacy/masked-question", test_masked_question);
   g_test_add_func ("/assay/app/privacy/masked-summary", test_masked_summary);

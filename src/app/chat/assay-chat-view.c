@@ -11,6 +11,7 @@
 #include "assay-conversation.h"
 #include "assay-session-outline.h"
 #include "assay-markdown-view.h"
+#include "assay-revealer.h"
 #include "assay-step-card.h"
 #include "assay-usage.h"
 
@@ -1402,6 +1403,8 @@ assay_chat_view_init (AssayChatView *self)
   GtkAdjustment *adjustment;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  assay_revealer_hide_child_when_closed (self->retry_revealer);
+  assay_revealer_hide_child_when_closed (self->server_revealer);
   self->cards = g_ptr_array_new ();
   assay_chat_view_setup_signal_groups (self);
 

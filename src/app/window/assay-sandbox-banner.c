@@ -7,6 +7,7 @@
 
 #include "assay-docker-backend.h"
 #include "assay-docker-client.h"
+#include "assay-revealer.h"
 #include "assay-sandbox-banner.h"
 #include "assay-sandbox-image.h"
 
@@ -279,6 +280,7 @@ static void
 assay_sandbox_banner_init (AssaySandboxBanner *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  assay_revealer_hide_child_when_closed (self->revealer);
   self->cancellable = g_cancellable_new ();
 }
 

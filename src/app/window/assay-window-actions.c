@@ -74,8 +74,7 @@ assay_window_update_actions (AssayWindow *self)
   gtk_widget_action_set_enabled (widget, "win.show-step-requests",
                                  !opening && assay_window_current_session (self) != NULL);
   gtk_widget_action_set_enabled (widget, "win.artifacts-back",
-                                 g_strcmp0 (gtk_stack_get_visible_child_name (self->artifacts_stack),
-                                            "viewer") == 0);
+                                 g_strcmp0 (assay_window_get_artifacts_page (self), "viewer") == 0);
   /* Folded apart: the chat page's two pages. */
   gtk_widget_action_set_enabled (widget, "win.show-conversation",
                                  self->code_back != NULL && gtk_widget_get_visible (self->code_back));
@@ -347,6 +346,7 @@ assay_window_show_data_action (GtkWidget  *widget,
   const char *target = g_variant_get_string (parameter, NULL);
 
   adw_view_stack_set_visible_child_name (self->view_stack, "data");
+  assay_window_ensure_data_page (self);
   if (!g_str_has_prefix (target, "db:"))
     assay_data_preview_select_file (self->data_preview, target);
 }

@@ -103,7 +103,9 @@ assay_window_file_copied_cb (GObject      *source,
     }
   else
     {
-      assay_data_preview_add_file (self->data_preview, copy);
+      /* A data page not made yet shows the session's datasets when it is. */
+      if (self->data_preview != NULL)
+        assay_data_preview_add_file (self->data_preview, copy);
       assay_window_update_data_page (self);
       g_string_append_printf (batch->added, "%s%s", batch->added->len ? ", " : "", name);
     }

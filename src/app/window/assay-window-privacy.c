@@ -19,7 +19,7 @@ assay_window_update_masks (AssayWindow *self)
   AssaySession *session = self->conversation != NULL ? assay_window_current_session (self) : NULL;
   GPtrArray *datasets;
 
-  if (session == NULL)
+  if (session == NULL || self->data_preview == NULL)
     return;
   datasets = assay_session_get_datasets (session);
   for (guint i = 0; i < datasets->len; i++)
@@ -147,6 +147,12 @@ assay_window_init_privacy (AssayWindow *self)
                             "privacy-changed",
                             G_CALLBACK (assay_window_update_masks),
                             self);
+}
+
+/* The data page's switches mask the columns of the session's datasets. */
+void
+assay_window_watch_data_preview (AssayWindow *self)
+{
   g_signal_connect_swapped (self->data_preview,
                             "mask-toggled",
                             G_CALLBACK (assay_window_mask_toggled_cb),

@@ -45,8 +45,12 @@ struct _AssayWindow
   guint                 chat_buttons_idle; /* the buttons above follow the leaflet after its layout */
   GtkCssProvider       *toast_css;         /* toasts above the composer (its height changes) */
   int                   toast_margin;
-  AssayOnboarding      *onboarding;
+  GtkBox               *onboarding_box;
+  AssayOnboarding      *onboarding;       /* NULL until the onboarding page is first shown */
   GtkWidget            *artifacts_back;
+  /* The Files and Data pages: NULL until first shown or asked for (assay-window-pages.c). */
+  AdwBin               *files_bin;
+  AdwBin               *data_bin;
   GtkStack             *artifacts_stack;
   AssayArtifactGallery *gallery;
   AssayArtifactViewer  *viewer;
@@ -104,8 +108,14 @@ gboolean      assay_window_ensure_session      (AssayWindow       *self);
 void          assay_window_session_activated   (AssayWindow       *self,
                                                 const char        *dir);
 void          assay_window_show_gallery        (AssayWindow       *self);
+void          assay_window_update_pages        (AssayWindow       *self);
+void          assay_window_reset_data_preview  (AssayWindow       *self);
 void          assay_window_show_artifact       (AssayWindow       *self,
                                                 AssayArtifactItem *item);
+
+/* assay-window-pages.c */
+void          assay_window_ensure_files_page   (AssayWindow       *self);
+void          assay_window_ensure_data_page    (AssayWindow       *self);
 
 /* assay-window-actions.c */
 void          assay_window_class_init_actions  (GtkWidgetClass    *widget_class);
@@ -127,10 +137,13 @@ void          assay_window_onboarding_configured (AssayWindow *self,
                                                   const char  *model,
                                                   const char  *key);
 void          assay_window_onboarding_demo     (AssayWindow       *self);
+/* assay-window.c: the onboarding page, its content made the first time. */
+void          assay_window_show_onboarding     (AssayWindow       *self);
 
 /* assay-window-privacy.c: the privacy mode ("privacy-mode", win.privacy-mode) and the data
  * page's masked columns */
 void          assay_window_init_privacy        (AssayWindow       *self);
+void          assay_window_watch_data_preview  (AssayWindow       *self);
 /* The data page marks the session's masked columns. */
 void          assay_window_update_masks        (AssayWindow       *self);
 const char   *assay_window_get_privacy_mode_name (AssayWindow     *self);

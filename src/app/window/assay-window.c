@@ -8,6 +8,7 @@
 
 #include <glib/gi18n.h>
 
+#include "assay-revealer.h"
 #include "assay-window-private.h"
 
 
@@ -72,7 +73,7 @@ assay_window_conversation_recorded_cb (AssayWindow *self)
 static void
 assay_window_conversation_needs_model_cb (AssayWindow *self)
 {
-  gtk_stack_set_visible_child_name (self->main_stack, "onboarding");
+  assay_window_show_onboarding (self);
 }
 
 static void
@@ -406,6 +407,7 @@ AssayDataPreview *
 assay_window_get_data_preview (AssayWindow *self)
 {
   g_return_val_if_fail (ASSAY_IS_WINDOW (self), NULL);
+  assay_window_ensure_data_page (self);
   return self->data_preview;
 }
 
@@ -413,6 +415,7 @@ AssayConnectionsView *
 assay_window_get_connections_view (AssayWindow *self)
 {
   g_return_val_if_fail (ASSAY_IS_WINDOW (self), NULL);
+  assay_window_ensure_data_page (self);
   return self->connections_view;
 }
 
@@ -430,9 +433,10 @@ assay_window_update_back_button (AssayWindow *self)
 {
   gboolean viewer;
 
-  if (self->artifacts_stack == NULL || self->view_stack == NULL || self->artifacts_back == NULL)
+  if (self->view_stack == NULL || self->artifacts_back == NULL)
     return;
-  viewer = g_strcmp0 (gtk_stack_get_visible_child_name (self->artifacts_stack), "viewer") == 0;
+  viewer = self->artifacts_stack != NULL &&
+           g_strcmp0 (gtk_stack_get_visible_child_name (self->artifacts_stack), "viewer") == 0;
   gtk_widget_set_visible (self->artifacts_back,
                           viewer && g_strcmp0 (adw_view_stack_get_visible_child_name (self->view_stack), "artifacts") == 0);
   assay_window_update_actions (self);
@@ -455,9 +459,16 @@ assay_window_update_chat_buttons (AssayWindow *self)
   assay_window_update_actions (self);
 }
 
-static void
-assay_window_view_stack_notify_cb (AssayWindow *self)
+/* The view stack's page, or the Files page's, changed: a page is made as it is first shown. */
+void
+assay_window_update_pages (AssayWindow *self)
 {
+  const char *name = adw_view_stack_get_visible_child_name (self->view_stack);
+
+  if (g_strcmp0 (name, "artifacts") == 0)
+    assay_window_ensure_files_page (self);
+  else if (g_strcmp0 (name, "data") == 0)
+    assay_window_ensure_data_page (self);
   /* The page now shown was not laid out while hidden. A stack only queues an allocation for
    * it: GTK then lays it out without measuring the window again, and a text view on the page
    * that measures its lines as it is allocated asks for a new size up to the window, which
@@ -490,6 +501,8 @@ assay_window_chat_leaflet_notify_cb (AssayWindow *self)
 void
 assay_window_show_gallery (AssayWindow *self)
 {
+  if (self->artifacts_stack == NULL)
+    return;
   gtk_stack_set_visible_child_name (self->artifacts_stack, "gallery");
   /* The viewer lets go of the file and of what it was loading. */
   assay_artifact_viewer_set_item (self->viewer, NULL);
@@ -497,11 +510,16 @@ assay_window_show_gallery (AssayWindow *self)
 }
 
 /* The data page shows the current session's datasets (its own copies under data/). */
-static void
+void
 assay_window_reset_data_preview (AssayWindow *self)
 {
   g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
 
+  if (self->data_preview == NULL)
+    {
+      assay_window_update_data_page (self);
+      return;
+    }
   if (assay_window_current_session (self) != NULL)
     {
       GPtrArray *datasets = assay_session_get_datasets (assay_window_current_session (self));
@@ -567,8 +585,13 @@ assay_window_update_data_page (AssayWindow *self)
   gboolean any;
 
   /* The conversation lets go of its databases as the window goes. */
-  if (self->data_stack == NULL || self->data_preview == NULL || self->conversation == NULL)
+  if (self->conversation == NULL)
     return;
+  if (self->data_stack == NULL)
+    {
+      assay_window_update_sources (self);
+      return;
+    }
   any = assay_data_preview_get_n_files (self->data_preview) > 0 ||
                  g_list_model_get_n_items (assay_conversation_get_connections (self->conversation)) > 0;
 
@@ -582,6 +605,8 @@ assay_window_update_data_page (AssayWindow *self)
 static void
 assay_window_conversation_artifacts_cb (AssayWindow *self)
 {
+  if (self->gallery == NULL)
+    return;
   assay_window_show_gallery (self);
   assay_artifact_gallery_set_model (self->gallery, assay_conversation_get_artifacts (self->conversation));
 }
@@ -600,17 +625,11 @@ void
 assay_window_show_artifact (AssayWindow       *self,
                             AssayArtifactItem *item)
 {
+  assay_window_ensure_files_page (self);
   assay_artifact_viewer_set_item (self->viewer, item);
   gtk_stack_set_visible_child_name (self->artifacts_stack, "viewer");
   adw_view_stack_set_visible_child_name (self->view_stack, "artifacts");
   assay_window_update_back_button (self);
-}
-
-static void
-assay_window_gallery_activated_cb (AssayWindow       *self,
-                                   AssayArtifactItem *item)
-{
-  assay_window_show_artifact (self, item);
 }
 
 /* ---- export ------------------------------------------------------------------------------ */
@@ -687,17 +706,36 @@ assay_window_get_sidebar (AssayWindow *self)
   return self->sidebar;
 }
 
+/* The onboarding page's content, made the first time it is asked for. */
 AssayOnboarding *
 assay_window_get_onboarding (AssayWindow *self)
 {
   g_return_val_if_fail (ASSAY_IS_WINDOW (self), NULL);
+
+  if (self->onboarding == NULL)
+    {
+      self->onboarding = g_object_new (ASSAY_TYPE_ONBOARDING, "vexpand", TRUE, NULL);
+      g_signal_connect_swapped (self->onboarding, "configured",
+                                G_CALLBACK (assay_window_onboarding_configured), self);
+      g_signal_connect_swapped (self->onboarding, "demo-requested",
+                                G_CALLBACK (assay_window_onboarding_demo), self);
+      gtk_box_append (self->onboarding_box, GTK_WIDGET (self->onboarding));
+    }
   return self->onboarding;
+}
+
+void
+assay_window_show_onboarding (AssayWindow *self)
+{
+  assay_window_get_onboarding (self);
+  gtk_stack_set_visible_child_name (self->main_stack, "onboarding");
 }
 
 AssayArtifactGallery *
 assay_window_get_gallery (AssayWindow *self)
 {
   g_return_val_if_fail (ASSAY_IS_WINDOW (self), NULL);
+  assay_window_ensure_files_page (self);
   return self->gallery;
 }
 
@@ -705,6 +743,7 @@ AssayArtifactViewer *
 assay_window_get_viewer (AssayWindow *self)
 {
   g_return_val_if_fail (ASSAY_IS_WINDOW (self), NULL);
+  assay_window_ensure_files_page (self);
   return self->viewer;
 }
 
@@ -712,6 +751,9 @@ const char *
 assay_window_get_artifacts_page (AssayWindow *self)
 {
   g_return_val_if_fail (ASSAY_IS_WINDOW (self), NULL);
+  /* Not made yet: the gallery is what it would show first. */
+  if (self->artifacts_stack == NULL)
+    return "gallery";
   return gtk_stack_get_visible_child_name (self->artifacts_stack);
 }
 
@@ -891,7 +933,20 @@ assay_window_dispose (GObject *object)
       g_signal_handlers_disconnect_by_data (assay_conversation_get_connections (self->conversation), self);
     }
   g_clear_object (&self->toasts);
+  /* Pages are made as they are shown: not as the stacks let go of them. */
+  if (self->view_stack != NULL)
+    g_signal_handlers_disconnect_by_func (self->view_stack, assay_window_update_pages, self);
+  if (self->artifacts_stack != NULL)
+    g_signal_handlers_disconnect_by_data (self->artifacts_stack, self);
   gtk_widget_dispose_template (GTK_WIDGET (self), ASSAY_TYPE_WINDOW);
+  /* Those made after the template went with it. */
+  self->onboarding = NULL;
+  self->artifacts_stack = NULL;
+  self->gallery = NULL;
+  self->viewer = NULL;
+  self->data_stack = NULL;
+  self->connections_view = NULL;
+  self->data_preview = NULL;
   g_clear_object (&self->destination);
   g_clear_object (&self->conversation);
   g_clear_object (&self->store);
@@ -993,14 +1048,10 @@ assay_window_class_init (AssayWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, chat_leaflet);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, code_back);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, code_button);
-  gtk_widget_class_bind_template_child (widget_class, AssayWindow, onboarding);
+  gtk_widget_class_bind_template_child (widget_class, AssayWindow, onboarding_box);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, artifacts_back);
-  gtk_widget_class_bind_template_child (widget_class, AssayWindow, artifacts_stack);
-  gtk_widget_class_bind_template_child (widget_class, AssayWindow, gallery);
-  gtk_widget_class_bind_template_child (widget_class, AssayWindow, viewer);
-  gtk_widget_class_bind_template_child (widget_class, AssayWindow, data_stack);
-  gtk_widget_class_bind_template_child (widget_class, AssayWindow, connections_view);
-  gtk_widget_class_bind_template_child (widget_class, AssayWindow, data_preview);
+  gtk_widget_class_bind_template_child (widget_class, AssayWindow, files_bin);
+  gtk_widget_class_bind_template_child (widget_class, AssayWindow, data_bin);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, export_revealer);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, export_label);
   gtk_widget_class_bind_template_child (widget_class, AssayWindow, export_progress);
@@ -1009,15 +1060,8 @@ assay_window_class_init (AssayWindowClass *klass)
   gtk_widget_class_bind_template_callback_full (widget_class,
                                                 "session_activated_cb",
                                                 G_CALLBACK (assay_window_session_activated));
-  gtk_widget_class_bind_template_callback_full (widget_class,
-                                                "onboarding_configured_cb",
-                                                G_CALLBACK (assay_window_onboarding_configured));
-  gtk_widget_class_bind_template_callback_full (widget_class,
-                                                "onboarding_demo_cb",
-                                                G_CALLBACK (assay_window_onboarding_demo));
-  gtk_widget_class_bind_template_callback (widget_class, assay_window_view_stack_notify_cb);
+  gtk_widget_class_bind_template_callback (widget_class, assay_window_update_pages);
   gtk_widget_class_bind_template_callback (widget_class, assay_window_chat_leaflet_notify_cb);
-  gtk_widget_class_bind_template_callback (widget_class, assay_window_gallery_activated_cb);
 
   assay_window_class_init_actions (widget_class);
 }
@@ -1030,6 +1074,8 @@ assay_window_init (AssayWindow *self)
   static const char * const local_names[] = { "Ollama", "llama.cpp", NULL };
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  assay_revealer_hide_child_when_closed (self->demo_revealer);
+  assay_revealer_hide_child_when_closed (self->export_revealer);
   assay_window_init_narrow_keys (self);
   self->cancellable = g_cancellable_new ();
   self->store = assay_session_store_new (NULL);
@@ -1082,14 +1128,6 @@ assay_window_init (AssayWindow *self)
                             "error",
                             G_CALLBACK (assay_window_conversation_error_cb),
                             self);
-  /* The data page lists the session's databases, which the conversation holds. */
-  assay_connections_view_set_model (self->connections_view, assay_conversation_get_connections (self->conversation));
-  g_object_bind_property (self->conversation, "requery",
-                          assay_connections_view_get_requery_check (self->connections_view), "active",
-                          G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
-  g_object_bind_property (self->conversation, "can-requery",
-                          assay_connections_view_get_requery_check (self->connections_view), "visible",
-                          G_BINDING_SYNC_CREATE);
   g_signal_connect_object (assay_conversation_get_connections (self->conversation), "items-changed",
                            G_CALLBACK (assay_window_update_data_page), self, G_CONNECT_SWAPPED);
   assay_chat_view_set_conversation (self->chat_view, self->conversation);
@@ -1103,7 +1141,7 @@ assay_window_init (AssayWindow *self)
   provider = g_settings_get_string (self->settings, "provider");
   if (*provider == '\0')
     {
-      gtk_stack_set_visible_child_name (self->main_stack, "onboarding");
+      assay_window_show_onboarding (self);
       if (g_getenv ("ASSAY_NO_LOCAL_DETECT") == NULL)
         assay_onboarding_detect (self->onboarding, local_urls, local_names);
     }
