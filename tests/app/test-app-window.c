@@ -101,6 +101,111 @@ test_finalize (void)
   g_settings_reset (settings, "provider");
 }
 
+/* Whether NODE or a node under it is an inset shadow covering AREA or more. */
+static gboolean
+has_large_inset_shadow (GskRenderNode *node,
+                        double         area)
+{
+  graphene_rect_t bounds;
+
+  switch (gsk_render_node_get_node_type (node))
+    {
+    case GSK_INSET_SHADOW_NODE:
+      gsk_render_node_get_bounds (node, &bounds);
+      return bounds.size.width * bounds.size.height >= area;
+    case GSK_CONTAINER_NODE:
+      for (guint i = 0; i < gsk_container_node_get_n_children (node); i++)
+        if (has_large_inset_shadow (gsk_container_node_get_child (node, i), area))
+          return TRUE;
+      return FALSE;
+    case GSK_TRANSFORM_NODE:
+      return has_large_inset_shadow (gsk_transform_node_get_child (node), area);
+    case GSK_CLIP_NODE:
+      return has_large_inset_shadow (gsk_clip_node_get_child (node), area);
+    case GSK_DEBUG_NODE:
+      return has_large_inset_shadow (gsk_debug_node_get_child (node), area);
+    default:
+      return FALSE;
+    }
+}
+
+/* The pixel at X, Y of TEXTURE (BGRA as GdkTexture downloads), as 0xRRGGBB. */
+static guint32
+pixel_at (GdkTexture *texture,
+          int         x,
+          int         y)
+{
+  int width = gdk_texture_get_width (texture);
+  g_autofree guchar *pixels = g_malloc ((gsize) width * gdk_texture_get_height (texture) * 4);
+  const guchar *p;
+
+  gdk_texture_download (texture, pixels, (gsize) width * 4);
+  p = pixels + ((gsize) y * width + x) * 4;
+  return (guint32) p[2] << 16 | (guint32) p[1] << 8 | p[0];
+}
+
+/* With no compositor (this X server has none) the window's solid frame is drawn at its edge,
+ * not as inset shadows over the whole window (the GL renderer shaded every pixel for each,
+ * every frame), and looks as Adwaita's own frame does on a window of the same size. */
+static void
+test_solid_frame (void)
+{
+  AssayWindow *window;
+  GtkWidget *plain = adw_window_new ();
+  g_autoptr(GdkPaintable) paintable = NULL;
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) ours = NULL;
+  g_autoptr(GdkTexture) adwaita = NULL;
+  GtkSnapshot *snapshot;
+  int width, height;
+
+  g_settings_set_string (settings, "provider", "openai");
+  window = open_window ();
+  g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (window), "solid-csd"));
+  width = gtk_widget_get_width (GTK_WIDGET (window));
+  height = gtk_widget_get_height (GTK_WIDGET (window));
+  paintable = gtk_widget_paintable_new (GTK_WIDGET (window));
+  snapshot = gtk_snapshot_new ();
+  gdk_paintable_snapshot (paintable, GDK_SNAPSHOT (snapshot), width, height);
+  node = gtk_snapshot_free_to_node (snapshot);
+  g_assert_nonnull (node);
+  g_assert_false (has_large_inset_shadow (node, width * height / 2.0));
+
+  /* Adwaita's frame, on a plain window of the same size. */
+  {
+    int default_width, default_height;
+
+    gtk_window_get_default_size (GTK_WINDOW (window), &default_width, &default_height);
+    gtk_window_set_default_size (GTK_WINDOW (plain), default_width, default_height);
+  }
+  adw_window_set_content (ADW_WINDOW (plain), gtk_label_new (NULL));
+  gtk_window_present (GTK_WINDOW (plain));
+  gui_spin (300);
+  ours = gui_render (GTK_WIDGET (window));
+  adwaita = gui_render (plain);
+  width = gdk_texture_get_width (ours);
+  height = gdk_texture_get_height (ours);
+  g_assert_cmpint (gdk_texture_get_width (adwaita), ==, width);
+  g_assert_cmpint (gdk_texture_get_height (adwaita), ==, height);
+  for (int d = 0; d < 5; d++)
+    {
+      /* Left, top, right and bottom edges, D pixels in. */
+      int points[4][2] = { { d, height / 2 }, { width / 2, d }, { width - 1 - d, height / 2 }, { width / 2, height - 1 - d } };
+
+      for (guint i = 0; i < G_N_ELEMENTS (points); i++)
+        {
+          guint32 a = pixel_at (ours, points[i][0], points[i][1]);
+          guint32 b = pixel_at (adwaita, points[i][0], points[i][1]);
+
+          for (int shift = 0; shift < 24; shift += 8)
+            g_assert_cmpint (ABS ((int) ((a >> shift) & 0xff) - (int) ((b >> shift) & 0xff)), <=, 2);
+        }
+    }
+  gtk_window_destroy (GTK_WINDOW (plain));
+  gui_close_window (window);
+  g_settings_reset (settings, "provider");
+}
+
 static gboolean
 found_one (gpointer data)
 {
@@ -1274,6 +1379,7 @@ main (int   argc,
   gui_test_init (&argc, &argv);
   settings = g_settings_new ("org.assay.Assay");
   g_test_add_func ("/assay/app/window/finalize", test_finalize);
+  g_test_add_func ("/assay/app/window/solid-frame", test_solid_frame);
   g_test_add_func ("/assay/app/window/onboarding", test_onboarding);
   g_test_add_func ("/assay/app/window/unsupported-file", test_unsupported_file);
   g_test_add_func ("/assay/app/window/sessions", test_sessions);
