@@ -163,12 +163,12 @@ write_session (void)
 
 static char *
 export (AssaySession      *session,
-        AssayReportFormat  format,
+        const AssayReportFormat *format,
         gboolean           include_code,
         gboolean           only_successful)
 {
   g_autofree char *path = g_strdup_printf ("%s/report-%d-%d.%s", tmpdir, include_code, only_successful,
-                                           assay_report_format_to_string (format));
+                                           assay_report_format_get_name (format));
   g_autoptr(GError) error = NULL;
   AssayReportOptions options;
 
@@ -284,7 +284,7 @@ test_pdf (void)
   };
 
   g_assert_no_error (error);
-  path = export (session, ASSAY_REPORT_FORMAT_PDF, TRUE, FALSE);
+  path = export (session, assay_report_format_lookup ("pdf"), TRUE, FALSE);
   uri = g_filename_to_uri (path, NULL, NULL);
   document = poppler_document_new_from_file (uri, NULL, &error);
   g_assert_no_error (error);
@@ -307,7 +307,7 @@ test_pdf_streams (void)
   guint found = 0;
 
   g_assert_no_error (error);
-  path = export (session, ASSAY_REPORT_FORMAT_PDF, TRUE, FALSE);
+  path = export (session, assay_report_format_lookup ("pdf"), TRUE, FALSE);
   uri = g_filename_to_uri (path, NULL, NULL);
   document = poppler_document_new_from_file (uri, NULL, &error);
   g_assert_no_error (error);
@@ -397,7 +397,7 @@ test_html (void)
   };
 
   g_assert_no_error (error);
-  path = export (session, ASSAY_REPORT_FORMAT_HTML, TRUE, FALSE);
+  path = export (session, assay_report_format_lookup ("html"), TRUE, FALSE);
   html = read_text (path);
   assert_in_order (path, html, order);
   g_assert_nonnull (strstr (html, "<a href=\"#audit\">Audit trail</a>"));
@@ -406,7 +406,7 @@ test_html (void)
 
   /* Without the code: the trail still says what was decided, the edit in words. */
   {
-    g_autofree char *no_code_path = export (session, ASSAY_REPORT_FORMAT_HTML, FALSE, FALSE);
+    g_autofree char *no_code_path = export (session, assay_report_format_lookup ("html"), FALSE, FALSE);
     g_autofree char *no_code = read_text (no_code_path);
     g_autofree char *trail = between (no_code, "<section id=\"audit\">", "</section>");
 
@@ -417,7 +417,7 @@ test_html (void)
   }
   /* Only the successful cells: the body leaves the rejection out, the trail keeps it. */
   {
-    g_autofree char *ok_path = export (session, ASSAY_REPORT_FORMAT_HTML, TRUE, TRUE);
+    g_autofree char *ok_path = export (session, assay_report_format_lookup ("html"), TRUE, TRUE);
     g_autofree char *ok = read_text (ok_path);
 
     g_assert_null (strstr (ok, "<p class=\"rejected\">"));
@@ -436,7 +436,7 @@ test_html_streams (void)
   g_autofree char *c1 = NULL;
 
   g_assert_no_error (error);
-  path = export (session, ASSAY_REPORT_FORMAT_HTML, TRUE, FALSE);
+  path = export (session, assay_report_format_lookup ("html"), TRUE, FALSE);
   html = read_text (path);
   /* c1's printed lines: one block for stdout, one for stderr; none for the figure's name. */
   c1 = between (html, "<div class=\"cell\" id=\"cell-1\">", "</div>");
@@ -483,7 +483,7 @@ test_ipynb (void)
   };
 
   g_assert_no_error (error);
-  path = export (session, ASSAY_REPORT_FORMAT_IPYNB, TRUE, FALSE);
+  path = export (session, assay_report_format_lookup ("ipynb"), TRUE, FALSE);
   text = read_text (path);
   root = assay_json_from_untrusted (text, &error);
   g_assert_no_error (error);
@@ -551,7 +551,7 @@ test_xlsx (void)
     "assert ws.freeze_panes == 'A2', ws.freeze_panes\n";
 
   g_assert_no_error (error);
-  path = export (session, ASSAY_REPORT_FORMAT_XLSX, TRUE, FALSE);
+  path = export (session, assay_report_format_lookup ("xlsx"), TRUE, FALSE);
   {
     const char *argv[] = { "/usr/bin/python3", "-c", script, path, NULL };
 

@@ -55,7 +55,7 @@ write_session (const char *parent)
 
 static char *
 export (AssaySession      *session,
-        AssayReportFormat  format,
+        const AssayReportFormat *format,
         const char        *path)
 {
   AssayReportOptions options;
@@ -122,7 +122,7 @@ test_pdf_html_ipynb (void)
 
   /* PDF: both 475,046 (bold, and in the table) link to cell c1's place in the appendix;
    * 12,480 links nowhere and has its footnote. */
-  pdf = export (session, ASSAY_REPORT_FORMAT_PDF, pdf_path);
+  pdf = export (session, assay_report_format_lookup ("pdf"), pdf_path);
   uri = g_filename_to_uri (pdf_path, NULL, NULL);
   document = poppler_document_new_from_file (uri, NULL, &error);
   g_assert_no_error (error);
@@ -158,7 +158,7 @@ test_pdf_html_ipynb (void)
 
   /* HTML: anchors to the appendix cell with the line as a title; the untraced one marked,
    * with its note. */
-  html = export (session, ASSAY_REPORT_FORMAT_HTML, html_path);
+  html = export (session, assay_report_format_lookup ("html"), html_path);
   g_assert_nonnull (strstr (html, "<a class=\"traced\" href=\"#cell-1\" title=\"Cell c1, line 1: 475046.3\"><strong>475,046</strong></a>"));
   g_assert_nonnull (strstr (html, "<div class=\"cell\" id=\"cell-1\""));
   g_assert_nonnull (strstr (html, "<p class=\"meta checks\">Checks: read july.csv (rows: 1, columns: 2); opened /data/july.csv</p>"));
@@ -174,7 +174,7 @@ test_pdf_html_ipynb (void)
   }
 
   /* Notebook: the answer's Markdown links to the cell's anchor. */
-  ipynb = export (session, ASSAY_REPORT_FORMAT_IPYNB, ipynb_path);
+  ipynb = export (session, assay_report_format_lookup ("ipynb"), ipynb_path);
   g_assert_nonnull (strstr (ipynb, "**[475,046](#cell-c1)**"));
   g_assert_nonnull (strstr (ipynb, "| July | [475,046](#cell-c1) |"));
   g_assert_nonnull (strstr (ipynb, "12,480<sup>1</sup>"));
@@ -190,7 +190,7 @@ test_pdf_html_ipynb (void)
     g_assert_true (g_file_set_contents (copy, "month,revenue\nJuly,999999.9\n", -1, NULL));
     changed = assay_session_load (dir, &error);
     g_assert_no_error (error);
-    again = export (changed, ASSAY_REPORT_FORMAT_HTML, html_path);
+    again = export (changed, assay_report_format_lookup ("html"), html_path);
     g_assert_nonnull (strstr (again, "changed on disk since it was added to the session"));
   }
   g_assert_true (assay_session_delete (dir, &error));

@@ -451,7 +451,7 @@ write_long_conversation_session (const char *parent)
 
 static char *
 export (const char        *dir,
-        AssayReportFormat  format,
+        const AssayReportFormat *format,
         gboolean           include_requests,
         const char        *path)
 {
@@ -569,12 +569,12 @@ test_off_by_default (void)
   g_autofree char *html_path = g_build_filename (parent, "report.html", NULL);
   g_autofree char *ipynb_path = g_build_filename (parent, "report.ipynb", NULL);
   g_autofree char *pdf_path = g_build_filename (parent, "report.pdf", NULL);
-  g_autofree char *html = export (dir, ASSAY_REPORT_FORMAT_HTML, FALSE, html_path);
-  g_autofree char *ipynb = export (dir, ASSAY_REPORT_FORMAT_IPYNB, FALSE, ipynb_path);
+  g_autofree char *html = export (dir, assay_report_format_lookup ("html"), FALSE, html_path);
+  g_autofree char *ipynb = export (dir, assay_report_format_lookup ("ipynb"), FALSE, ipynb_path);
   g_autofree char *pdf = NULL;
   g_autofree char *text = NULL;
 
-  pdf = export (dir, ASSAY_REPORT_FORMAT_PDF, FALSE, pdf_path);
+  pdf = export (dir, assay_report_format_lookup ("pdf"), FALSE, pdf_path);
   text = pdf_text (pdf_path);
   g_assert_null (strstr (html, "What was sent to the model"));
   g_assert_null (strstr (html, "REQ-Q1"));
@@ -591,7 +591,7 @@ test_openai_html (void)
   g_autofree char *parent = g_dir_make_tmp ("assay-report-requests-XXXXXX", NULL);
   g_autofree char *dir = write_openai_session (parent);
   g_autofree char *path = g_build_filename (parent, "report.html", NULL);
-  g_autofree char *html = export (dir, ASSAY_REPORT_FORMAT_HTML, TRUE, path);
+  g_autofree char *html = export (dir, assay_report_format_lookup ("html"), TRUE, path);
   g_autofree char *time = local_time (1);
   const char *request_1 = strstr (html, "<div class=\"request\" id=\"request-1\">");
   const char *request_2 = strstr (html, "<div class=\"request\" id=\"request-2\">");
@@ -672,8 +672,8 @@ test_openai_ipynb_pdf (void)
   g_autofree char *dir = write_openai_session (parent);
   g_autofree char *ipynb_path = g_build_filename (parent, "report.ipynb", NULL);
   g_autofree char *pdf_path = g_build_filename (parent, "report.pdf", NULL);
-  g_autofree char *ipynb = export (dir, ASSAY_REPORT_FORMAT_IPYNB, TRUE, ipynb_path);
-  g_autofree char *pdf = export (dir, ASSAY_REPORT_FORMAT_PDF, TRUE, pdf_path);
+  g_autofree char *ipynb = export (dir, assay_report_format_lookup ("ipynb"), TRUE, ipynb_path);
+  g_autofree char *pdf = export (dir, assay_report_format_lookup ("pdf"), TRUE, pdf_path);
   g_autoptr(GPtrArray) cells = notebook_markdown (ipynb);
   g_autofree char *text = pdf_text (pdf_path);
   const char *cell;
@@ -725,8 +725,8 @@ test_anthropic (void)
   g_autofree char *dir = write_anthropic_session (parent);
   g_autofree char *html_path = g_build_filename (parent, "report.html", NULL);
   g_autofree char *pdf_path = g_build_filename (parent, "report.pdf", NULL);
-  g_autofree char *html = export (dir, ASSAY_REPORT_FORMAT_HTML, TRUE, html_path);
-  g_autofree char *pdf = export (dir, ASSAY_REPORT_FORMAT_PDF, TRUE, pdf_path);
+  g_autofree char *html = export (dir, assay_report_format_lookup ("html"), TRUE, html_path);
+  g_autofree char *pdf = export (dir, assay_report_format_lookup ("pdf"), TRUE, pdf_path);
   g_autofree char *text = pdf_text (pdf_path);
   const char *request_2 = strstr (html, "<div class=\"request\" id=\"request-2\">");
   const char *request_3 = strstr (html, "<div class=\"request\" id=\"request-3\">");
@@ -774,7 +774,7 @@ test_preamble (void)
   g_autofree char *parent = g_dir_make_tmp ("assay-report-requests-XXXXXX", NULL);
   g_autofree char *dir = write_preamble_session (parent);
   g_autofree char *path = g_build_filename (parent, "report.html", NULL);
-  g_autofree char *html = export (dir, ASSAY_REPORT_FORMAT_HTML, TRUE, path);
+  g_autofree char *html = export (dir, assay_report_format_lookup ("html"), TRUE, path);
   const char *request_1 = strstr (html, "<div class=\"request\" id=\"request-1\">");
   const char *request_2 = strstr (html, "<div class=\"request\" id=\"request-2\">");
   const char *request_3 = strstr (html, "<div class=\"request\" id=\"request-3\">");
@@ -822,7 +822,7 @@ test_long_conversation (void)
   g_autofree char *parent = g_dir_make_tmp ("assay-report-requests-XXXXXX", NULL);
   g_autofree char *dir = write_long_conversation_session (parent);
   g_autofree char *path = g_build_filename (parent, "report.html", NULL);
-  g_autofree char *html = export (dir, ASSAY_REPORT_FORMAT_HTML, TRUE, path);
+  g_autofree char *html = export (dir, assay_report_format_lookup ("html"), TRUE, path);
 
   g_assert_nonnull (strstr (html, "<pre class=\"request-text\">LONG-20</pre>\n"
                                   "<p class=\"note\">… 10 more messages not shown …</p>\n"
@@ -867,7 +867,7 @@ test_hostile_bodies (void)
     }
   g_assert_true (assay_session_save (session, &error));
   g_assert_no_error (error);
-  html = export (dir, ASSAY_REPORT_FORMAT_HTML, TRUE, path);
+  html = export (dir, assay_report_format_lookup ("html"), TRUE, path);
   /* At most 8 MiB of text shown, escaped in HTML. */
   g_assert_cmpuint (strlen (html), <, 16 * 1024 * 1024);
   g_assert_nonnull (strstr (html, "Not shown: a report shows at most 8.0"));
@@ -898,7 +898,7 @@ test_fifo_body (void)
                                           &error);
   g_assert_null (read);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE);
-  html = export (dir, ASSAY_REPORT_FORMAT_HTML, TRUE, path);
+  html = export (dir, assay_report_format_lookup ("html"), TRUE, path);
   g_assert_nonnull (strstr (html, "is not a regular file"));
   remove_all (parent);
 }
@@ -915,7 +915,7 @@ test_no_requests (void)
 
   g_assert_true (assay_session_save (session, &error));
   g_assert_no_error (error);
-  html = export (dir, ASSAY_REPORT_FORMAT_HTML, TRUE, path);
+  html = export (dir, assay_report_format_lookup ("html"), TRUE, path);
   g_assert_nonnull (strstr (html, "<h2>What was sent to the model</h2>\n<p class=\"note\">No request to a model "
                                   "server is recorded in this session"));
   g_assert_null (strstr (html, "<div class=\"request\""));

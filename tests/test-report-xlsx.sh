@@ -299,7 +299,7 @@ PY
 
 # ---- failures ----
 check "an unknown format names xlsx and bundle" bash -c "
-  ! '$cli' export '$work/s' --format nope -o '$work/x.xlsx' 2>'$work/err'; grep -q 'xlsx or bundle' '$work/err' && [ ! -e '$work/x.xlsx' ]"
+  ! '$cli' export '$work/s' --format nope -o '$work/x.xlsx' 2>'$work/err'; grep -q 'xlsx, bundle' '$work/err' && [ ! -e '$work/x.xlsx' ]"
 check "an unwritable folder: exit 1, the reason, no file" bash -c "
   mkdir -p '$work/ro' && chmod 555 '$work/ro'
   if [ \$(id -u) -eq 0 ]; then out=/proc/x.xlsx; else out='$work/ro/x.xlsx'; fi

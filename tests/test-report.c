@@ -234,7 +234,7 @@ test_export_async (void)
 
   /* Cancelled before it starts: an error, and no file. */
   g_cancellable_cancel (cancellable);
-  options.format = ASSAY_REPORT_FORMAT_HTML;
+  options.format = assay_report_format_lookup ("html");
   assay_report_export_async (session, &options, html, NULL, NULL, NULL, cancellable,
                              on_exported, &result);
   g_main_loop_run (result.loop);
@@ -272,19 +272,19 @@ test_export_async (void)
 static void
 test_suggest_file_name (void)
 {
-  static const struct { const char *title; AssayReportFormat format; const char *name; } cases[] = {
-    { "Make a 2-page report with a chart.", ASSAY_REPORT_FORMAT_PDF, "Make a 2-page report with a chart.pdf" },
-    { "Which region sells the most?", ASSAY_REPORT_FORMAT_XLSX, "Which region sells the most.xlsx" },
-    { "Revenue by month\u2026", ASSAY_REPORT_FORMAT_HTML, "Revenue by month.html" },
-    { "Revenue by month...", ASSAY_REPORT_FORMAT_HTML, "Revenue by month.html" },
-    { "../../etc/passwd", ASSAY_REPORT_FORMAT_IPYNB, "etc-passwd.ipynb" },
-    { "  .hidden  name \t\n x ", ASSAY_REPORT_FORMAT_BUNDLE, "hidden name x.zip" },
-    { "A \"quoted\" <b>|*</b>", ASSAY_REPORT_FORMAT_PDF, "A quoted b--b.pdf" },
-    { "\u0412\u044b\u0440\u0443\u0447\u043a\u0430 \u043f\u043e \u0440\u0435\u0433\u0438\u043e\u043d\u0430\u043c?", ASSAY_REPORT_FORMAT_PDF,
+  const struct { const char *title; const AssayReportFormat *format; const char *name; } cases[] = {
+    { "Make a 2-page report with a chart.", assay_report_format_lookup ("pdf"), "Make a 2-page report with a chart.pdf" },
+    { "Which region sells the most?", assay_report_format_lookup ("xlsx"), "Which region sells the most.xlsx" },
+    { "Revenue by month\u2026", assay_report_format_lookup ("html"), "Revenue by month.html" },
+    { "Revenue by month...", assay_report_format_lookup ("html"), "Revenue by month.html" },
+    { "../../etc/passwd", assay_report_format_lookup ("ipynb"), "etc-passwd.ipynb" },
+    { "  .hidden  name \t\n x ", assay_report_format_lookup ("bundle"), "hidden name x.zip" },
+    { "A \"quoted\" <b>|*</b>", assay_report_format_lookup ("pdf"), "A quoted b--b.pdf" },
+    { "\u0412\u044b\u0440\u0443\u0447\u043a\u0430 \u043f\u043e \u0440\u0435\u0433\u0438\u043e\u043d\u0430\u043c?", assay_report_format_lookup ("pdf"),
       "\u0412\u044b\u0440\u0443\u0447\u043a\u0430 \u043f\u043e \u0440\u0435\u0433\u0438\u043e\u043d\u0430\u043c.pdf" },
-    { "???", ASSAY_REPORT_FORMAT_PDF, "Report.pdf" },
-    { NULL, ASSAY_REPORT_FORMAT_XLSX, "Report.xlsx" },
-    { "bad \xff utf8", ASSAY_REPORT_FORMAT_PDF, "Report.pdf" },
+    { "???", assay_report_format_lookup ("pdf"), "Report.pdf" },
+    { NULL, assay_report_format_lookup ("xlsx"), "Report.xlsx" },
+    { "bad \xff utf8", assay_report_format_lookup ("pdf"), "Report.pdf" },
   };
   g_autofree char *long_title = NULL;
   g_autofree char *long_name = NULL;
@@ -301,7 +301,7 @@ test_suggest_file_name (void)
   long_title = g_strnfill (200, 'x');
   for (guint i = 0; i < 100; i++)
     memcpy (long_title + 2 * i, "\u044f", 2);
-  long_name = assay_report_suggest_file_name (long_title, ASSAY_REPORT_FORMAT_PDF);
+  long_name = assay_report_suggest_file_name (long_title, assay_report_format_lookup ("pdf"));
   g_assert_true (g_utf8_validate (long_name, -1, NULL));
   g_assert_true (g_str_has_suffix (long_name, ".pdf"));
   g_assert_cmpuint (strlen (long_name) - strlen (".pdf"), ==, 120);
@@ -390,11 +390,55 @@ test_pdf_table_breaks (void)
   }
 }
 
+/* The format table: every row complete and found by its name, its extension and its alias,
+ * in any case; nothing else found; its order the export dialog's. */
+static void
+test_format_table (void)
+{
+  static const char *names[] = { "pdf", "html", "ipynb", "xlsx", "bundle" };
+  g_autofree char *list = assay_report_format_list (FALSE, ", ");
+  g_autofree char *extensions = assay_report_format_list (TRUE, ", ");
+  AssayReportOptions options;
+
+  g_assert_cmpuint (assay_report_get_n_formats (), ==, G_N_ELEMENTS (names));
+  for (guint i = 0; i < assay_report_get_n_formats (); i++)
+    {
+      const AssayReportFormat *format = assay_report_get_format (i);
+      g_autofree char *upper = g_ascii_strup (assay_report_format_get_extension (format), -1);
+      g_autofree char *path = g_strdup_printf ("/tmp/some.dir/report.%s", upper);
+      g_autofree char *suggested = assay_report_suggest_file_name ("Sales", format);
+
+      g_assert_cmpstr (assay_report_format_get_name (format), ==, names[i]);
+      g_assert_true (assay_report_format_lookup (names[i]) == format);
+      g_assert_true (assay_report_format_lookup (assay_report_format_get_extension (format)) == format);
+      g_assert_true (assay_report_format_for_path (path) == format);
+      g_assert_nonnull (strstr (list, names[i]));
+      g_assert_nonnull (strstr (extensions, assay_report_format_get_extension (format)));
+      g_assert_true (g_str_has_suffix (suggested, assay_report_format_get_extension (format)));
+      g_assert_cmpstr (assay_report_format_get_label (format), !=, "");
+      g_assert_cmpstr (assay_report_format_get_files_label (format), !=, "");
+    }
+  g_assert_true (assay_report_format_lookup ("HTM") == assay_report_format_lookup ("html"));
+  g_assert_true (assay_report_format_lookup ("zip") == assay_report_format_lookup ("bundle"));
+  g_assert_cmpstr (assay_report_format_get_extension (assay_report_format_lookup ("bundle")), ==, "zip");
+  g_assert_null (assay_report_format_lookup ("docx"));
+  g_assert_null (assay_report_format_lookup (""));
+  g_assert_null (assay_report_format_lookup (NULL));
+  g_assert_null (assay_report_format_for_path ("report"));
+  g_assert_null (assay_report_format_for_path ("/tmp/x.pdf/report"));
+  g_assert_null (assay_report_format_for_path ("report.pdf.tmp"));
+  g_assert_cmpstr (list, ==, "pdf, html, ipynb, xlsx, bundle");
+  g_assert_cmpstr (extensions, ==, ".pdf, .html, .ipynb, .xlsx, .zip");
+  assay_report_options_init (&options);
+  g_assert_true (options.format == assay_report_format_lookup ("pdf"));
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/assay/report/format-table", test_format_table);
   g_test_add_func ("/assay/report/suggest-file-name", test_suggest_file_name);
   g_test_add_func ("/assay/report/pdf-table-breaks", test_pdf_table_breaks);
   g_test_add_func ("/assay/report/markdown/headings-spans", test_markdown_headings_and_spans);

@@ -218,11 +218,11 @@ static void
 test_reports (void)
 {
   g_autoptr(AssaySession) session = write_session ();
-  const AssayReportFormat formats[] = { ASSAY_REPORT_FORMAT_IPYNB, ASSAY_REPORT_FORMAT_HTML, ASSAY_REPORT_FORMAT_PDF };
+  const AssayReportFormat *formats[] = { assay_report_format_lookup ("ipynb"), assay_report_format_lookup ("html"), assay_report_format_lookup ("pdf") };
 
   for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
     {
-      g_autofree char *path = g_strdup_printf ("%s/report.%s", tmpdir, assay_report_format_to_string (formats[i]));
+      g_autofree char *path = g_strdup_printf ("%s/report.%s", tmpdir, assay_report_format_get_name (formats[i]));
       g_autoptr(GError) error = NULL;
       g_autofree char *text = NULL;
       AssayReportOptions options;
@@ -231,7 +231,7 @@ test_reports (void)
       options.format = formats[i];
       g_assert_true (assay_report_export (session, &options, path, NULL, NULL, NULL, &error));
       g_assert_no_error (error);
-      if (formats[i] == ASSAY_REPORT_FORMAT_PDF)
+      if (formats[i] == assay_report_format_lookup ("pdf"))
         {
           const char *argv[] = { "pdftotext", path, "-", NULL };
           int status;

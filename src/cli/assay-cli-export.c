@@ -34,8 +34,7 @@ assay_cli_export (int   argc,
   gboolean only_successful = FALSE, no_code = FALSE, with_requests = FALSE, verbose = FALSE;
   gboolean with_data = FALSE;
   GOptionEntry entries[] = {
-    { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
-      N_("pdf, html, ipynb, xlsx or bundle (default: from the extension of FILE)"), "FORMAT" },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name, NULL, "FORMAT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("Write to FILE"), "FILE" },
     { "only-successful", 0, 0, G_OPTION_ARG_NONE, &only_successful,
       N_("Leave out the steps that failed"), NULL },
@@ -54,8 +53,15 @@ assay_cli_export (int   argc,
     g_option_context_new (N_("SESSION_DIR -o FILE — export a session as a report or a notebook"));
   g_autoptr(GError) error = NULL;
   g_autoptr(AssaySession) session = NULL;
+  g_autofree char *names = assay_report_format_list (FALSE, ", ");
+  g_autofree char *extensions = assay_report_format_list (TRUE, ", ");
+  g_autofree char *format_help = NULL;
   AssayReportOptions options;
   gint64 start;
+
+  /* The report's format table names them. */
+  format_help = g_strdup_printf (_("One of %s (default: from the extension of FILE)"), names);
+  entries[0].description = format_help;
 
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
@@ -81,16 +87,17 @@ assay_cli_export (int   argc,
   assay_report_options_init (&options);
   if (format_name)
     {
-      if (!assay_report_format_from_string (format_name, &options.format))
+      options.format = assay_report_format_lookup (format_name);
+      if (options.format == NULL)
         {
-          fprintf (stderr, _("assay-cli export: unknown format “%s” (pdf, html, ipynb, xlsx or bundle)\n"), format_name);
+          fprintf (stderr, _("assay-cli export: unknown format “%s” (one of %s)\n"), format_name, names);
           return 2;
         }
     }
-  else if (!assay_report_format_from_path (output, &options.format))
+  else if ((options.format = assay_report_format_for_path (output)) == NULL)
     {
       fprintf (stderr, _("assay-cli export: cannot tell the format from “%s”: "
-                         "name it .pdf, .html, .ipynb, .xlsx or .zip, or give --format\n"), output);
+                         "name it %s, or give --format\n"), output, extensions);
       return 2;
     }
   options.include_code = !no_code;
@@ -113,7 +120,7 @@ assay_cli_export (int   argc,
       return 1;
     }
   if (verbose)
-    fprintf (stderr, _("Wrote %s (%s) in %.0f ms\n"), output, assay_report_format_to_string (options.format),
+    fprintf (stderr, _("Wrote %s (%s) in %.0f ms\n"), output, assay_report_format_get_name (options.format),
              (g_get_monotonic_time () - start) / 1000.0);
   options.title = NULL;
   return 0;

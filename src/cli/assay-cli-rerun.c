@@ -415,7 +415,7 @@ assay_cli_rerun (int    argc,
       g_hash_table_replace (files, g_strndup (data[i], equals - data[i]), g_strdup (equals + 1));
     }
 
-  if (report != NULL && !assay_report_format_from_path (report, &report_options.format))
+  if (report != NULL && (report_options.format = assay_report_format_for_path (report)) == NULL)
     {
       fprintf (stderr, _("assay-cli rerun: --report: name the file .pdf, .html, .ipynb or .xlsx\n"));
       return EXIT_USAGE;

@@ -22,7 +22,7 @@ assay_cli_usage (FILE *out)
            "  ask [OPTIONS] QUESTION      ask the model; it answers by running Python in the sandbox\n"
            "  demo [--out DIR] [--json]   the recorded demo on a sample sales CSV, its code run for real\n"
            "  exec [OPTIONS] CELL.py...   run files as successive cells of one sandboxed session\n"
-           "  export SESSION_DIR --format pdf|html|ipynb -o FILE   a session as a report or a notebook\n"
+           "  export SESSION_DIR -o FILE  a session as a report, a notebook, a workbook or a bundle\n"
            "  rerun SESSION_DIR --data NAME=FILE...   its approved cells again on new data, no model\n"
            "  sandbox build [--backend docker|bwrap|all]   prepare the sandbox image\n"
            "  sandbox status [--json]     say which sandbox backends work here, and why not\n"

@@ -125,7 +125,7 @@ export_done (gpointer data)
 
 static char *
 export_to (AssayWindow       *window,
-           AssayReportFormat  format,
+           const AssayReportFormat *format,
            const char        *name,
            gboolean           expect_ok)
 {
@@ -287,9 +287,16 @@ test_artifacts_and_export (void)
   g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (dialog)) == GTK_WINDOW (window));
   g_assert_nonnull (gui_find (dialog, ADW_TYPE_COMBO_ROW, NULL));
   g_assert_cmpuint (gui_count (dialog, GTK_TYPE_SWITCH), ==, 3);
-  /* Every format's name is read in full in the dialog ("Reproducible Bundle (…" was cut). */
-  for (guint i = 0; i < 5; i++)
+  /* The dialog lists the report's format table, in its order, every name read in full
+   * ("Reproducible Bundle (…" was cut). */
+  g_assert_cmpuint (g_list_model_get_n_items (adw_combo_row_get_model (ADW_COMBO_ROW (gui_find (dialog, ADW_TYPE_COMBO_ROW, NULL)))),
+                    ==, assay_report_get_n_formats ());
+  for (guint i = 0; i < assay_report_get_n_formats (); i++)
     {
+      GListModel *labels = adw_combo_row_get_model (ADW_COMBO_ROW (gui_find (dialog, ADW_TYPE_COMBO_ROW, NULL)));
+
+      g_assert_cmpstr (gtk_string_list_get_string (GTK_STRING_LIST (labels), i), ==,
+                       assay_report_format_get_label (assay_report_get_format (i)));
       adw_combo_row_set_selected (ADW_COMBO_ROW (gui_find (dialog, ADW_TYPE_COMBO_ROW, NULL)), i);
       gui_spin (100);
       gui_assert_not_ellipsized (dialog);
@@ -308,19 +315,19 @@ test_artifacts_and_export (void)
   g_assert_null (find_message_dialog ());
 
   /* The three formats. */
-  pdf = export_to (window, ASSAY_REPORT_FORMAT_PDF, "report.pdf", TRUE);
+  pdf = export_to (window, assay_report_format_lookup ("pdf"), "report.pdf", TRUE);
   g_assert_true (g_file_get_contents (pdf, &contents, &length, NULL));
   g_assert_cmpuint (length, >, 4);
   g_assert_true (memcmp (contents, "%PDF", 4) == 0);
   g_clear_pointer (&contents, g_free);
 
-  html = export_to (window, ASSAY_REPORT_FORMAT_HTML, "report.html", TRUE);
+  html = export_to (window, assay_report_format_lookup ("html"), "report.html", TRUE);
   g_assert_true (g_file_get_contents (html, &contents, NULL, NULL));
   g_assert_nonnull (strstr (contents, "<html"));
   g_assert_nonnull (strstr (contents, "data:image/png;base64,"));
   g_clear_pointer (&contents, g_free);
 
-  ipynb = export_to (window, ASSAY_REPORT_FORMAT_IPYNB, "report.ipynb", TRUE);
+  ipynb = export_to (window, assay_report_format_lookup ("ipynb"), "report.ipynb", TRUE);
   json_parser_load_from_file (parser, ipynb, &error);
   g_assert_no_error (error);
   g_assert_true (JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)));
@@ -329,7 +336,7 @@ test_artifacts_and_export (void)
   /* A folder that does not exist: the export fails, a toast says why. */
   {
     g_autofree char *missing = g_build_filename ("missing-folder", "report.pdf", NULL);
-    g_autofree char *ignored = export_to (window, ASSAY_REPORT_FORMAT_PDF, missing, FALSE);
+    g_autofree char *ignored = export_to (window, assay_report_format_lookup ("pdf"), missing, FALSE);
 
     g_assert_nonnull (strstr (assay_window_get_last_toast (window), "could not be exported"));
     g_assert_false (g_file_test (ignored, G_FILE_TEST_EXISTS));

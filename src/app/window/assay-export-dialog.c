@@ -27,9 +27,9 @@ assay_export_dialog_response_cb (AssayExportDialog *self,
 {
   if (!g_str_equal (response, "export"))
     return;
-  /* The rows are listed in the order of AssayReportFormat. */
-  self->options.format = (AssayReportFormat) MIN (adw_combo_row_get_selected (self->format_row),
-                                                  ASSAY_REPORT_FORMAT_BUNDLE);
+  /* The rows are the format table's, in its order. */
+  if (adw_combo_row_get_selected (self->format_row) < assay_report_get_n_formats ())
+    self->options.format = assay_report_get_format (adw_combo_row_get_selected (self->format_row));
   self->options.only_successful = gtk_switch_get_active (self->only_successful);
   self->options.include_code = gtk_switch_get_active (self->include_code);
   self->options.include_requests = gtk_switch_get_active (self->include_requests);
@@ -51,7 +51,12 @@ assay_export_dialog_class_init (AssayExportDialogClass *klass)
 static void
 assay_export_dialog_init (AssayExportDialog *self)
 {
+  g_autoptr(GtkStringList) labels = gtk_string_list_new (NULL);
+
   gtk_widget_init_template (GTK_WIDGET (self));
+  for (guint i = 0; i < assay_report_get_n_formats (); i++)
+    gtk_string_list_append (labels, assay_report_format_get_label (assay_report_get_format (i)));
+  adw_combo_row_set_model (self->format_row, G_LIST_MODEL (labels));
   assay_report_options_init (&self->options);
   g_signal_connect (self, "response", G_CALLBACK (assay_export_dialog_response_cb), NULL);
 }
@@ -64,7 +69,9 @@ assay_export_dialog_new (GtkWindow                *parent,
 
   if (options != NULL)
     self->options = *options;
-  adw_combo_row_set_selected (self->format_row, self->options.format);
+  for (guint i = 0; i < assay_report_get_n_formats (); i++)
+    if (assay_report_get_format (i) == self->options.format)
+      adw_combo_row_set_selected (self->format_row, i);
   gtk_switch_set_active (self->only_successful, self->options.only_successful);
   gtk_switch_set_active (self->include_code, self->options.include_code);
   gtk_switch_set_active (self->include_requests, self->options.include_requests);

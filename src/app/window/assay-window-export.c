@@ -167,9 +167,6 @@ void
 assay_window_choose_export_file (AssayWindow              *self,
                                  const AssayReportOptions *options)
 {
-  /* In the order of AssayReportFormat. */
-  static const char *names[] = { N_("PDF documents"), N_("Web pages"), N_("Jupyter notebooks"),
-                                 N_("Excel workbooks"), N_("Zip archives") };
   g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
   g_autofree char *name = NULL;
   GtkFileChooserNative *chooser;
@@ -187,9 +184,8 @@ assay_window_choose_export_file (AssayWindow              *self,
   name = assay_report_suggest_file_name (assay_session_get_title (assay_window_current_session (self)),
                                          self->export_format);
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), name);
-  G_STATIC_ASSERT (G_N_ELEMENTS (names) == ASSAY_REPORT_FORMAT_BUNDLE + 1);
-  gtk_file_filter_set_name (filter, _(names[MIN (self->export_format, ASSAY_REPORT_FORMAT_BUNDLE)]));
-  gtk_file_filter_add_suffix (filter, assay_report_format_extension (self->export_format));
+  gtk_file_filter_set_name (filter, assay_report_format_get_files_label (self->export_format));
+  gtk_file_filter_add_suffix (filter, assay_report_format_get_extension (self->export_format));
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), filter);
   g_signal_connect_object (chooser,
                            "response",

@@ -74,7 +74,7 @@ struct _AssayWindow
   GCancellable         *export_cancellable; /* the export in progress */
   AssayToastQueue      *toasts;           /* feeds toast_overlay one toast at a time */
   /* What the export dialog offered last time. */
-  AssayReportFormat     export_format;
+  const AssayReportFormat *export_format;
   gboolean              export_only_successful;
   gboolean              export_include_code;
   gboolean              export_include_requests;

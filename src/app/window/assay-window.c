@@ -1081,7 +1081,7 @@ assay_window_init (AssayWindow *self)
   self->store = assay_session_store_new (NULL);
   assay_sessions_sidebar_set_store (self->sidebar, self->store);
   self->toasts = assay_toast_queue_new (self->toast_overlay);
-  self->export_format = ASSAY_REPORT_FORMAT_PDF;
+  self->export_format = assay_report_get_format (0);
   self->export_include_code = TRUE;
   self->settings = g_settings_new ("org.assay.Assay");
 

@@ -249,6 +249,20 @@ char        *report_traced_title           (const AssayTracedNumber  *traced);
 /* The footnote of a number not traced: found nowhere, or stale after a run on new data. */
 char        *report_untraced_note          (const AssayTracedNumber  *traced);
 
+/* A row of the format table: what a format is called and the function that writes it. */
+struct _AssayReportFormat
+{
+  const char  *name;         /* --format's, and what `export` prints */
+  const char  *extension;    /* its files' */
+  const char  *alias;        /* another name or extension it answers to, or NULL */
+  const char  *label;        /* the export dialog's, marked for translation */
+  const char  *files_label;  /* the file chooser's filter's, marked too */
+  gboolean   (*write)        (AssayReport              *report,
+                              GOutputStream            *out,
+                              GCancellable             *cancellable,
+                              GError                  **error);
+};
+
 gboolean     assay_report_write_html       (AssayReport              *report,
                                             GOutputStream            *out,
                                             GCancellable             *cancellable,

@@ -25,69 +25,11 @@ void
 assay_report_options_init (AssayReportOptions *options)
 {
   memset (options, 0, sizeof *options);
-  options->format = ASSAY_REPORT_FORMAT_PDF;
+  options->format = assay_report_get_format (0);
   options->include_code = TRUE;
   options->only_successful = FALSE;
   options->include_requests = FALSE;
   options->include_data = FALSE;
-}
-
-gboolean
-assay_report_format_from_string (const char        *text,
-                                 AssayReportFormat *format)
-{
-  if (text == NULL)
-    return FALSE;
-  if (g_ascii_strcasecmp (text, "pdf") == 0)
-    *format = ASSAY_REPORT_FORMAT_PDF;
-  else if (g_ascii_strcasecmp (text, "html") == 0 || g_ascii_strcasecmp (text, "htm") == 0)
-    *format = ASSAY_REPORT_FORMAT_HTML;
-  else if (g_ascii_strcasecmp (text, "ipynb") == 0)
-    *format = ASSAY_REPORT_FORMAT_IPYNB;
-  else if (g_ascii_strcasecmp (text, "xlsx") == 0)
-    *format = ASSAY_REPORT_FORMAT_XLSX;
-  else if (g_ascii_strcasecmp (text, "bundle") == 0 || g_ascii_strcasecmp (text, "zip") == 0)
-    *format = ASSAY_REPORT_FORMAT_BUNDLE;
-  else
-    return FALSE;
-  return TRUE;
-}
-
-gboolean
-assay_report_format_from_path (const char        *path,
-                               AssayReportFormat *format)
-{
-  const char *dot = path ? strrchr (path, '.') : NULL;
-
-  if (dot == NULL || strchr (dot, '/'))
-    return FALSE;
-  return assay_report_format_from_string (dot + 1, format);
-}
-
-const char *
-assay_report_format_to_string (AssayReportFormat format)
-{
-  switch (format)
-    {
-    case ASSAY_REPORT_FORMAT_PDF:
-      return "pdf";
-    case ASSAY_REPORT_FORMAT_HTML:
-      return "html";
-    case ASSAY_REPORT_FORMAT_IPYNB:
-      return "ipynb";
-    case ASSAY_REPORT_FORMAT_XLSX:
-      return "xlsx";
-    case ASSAY_REPORT_FORMAT_BUNDLE:
-      return "bundle";
-    default:
-      return "?";
-    }
-}
-
-const char *
-assay_report_format_extension (AssayReportFormat format)
-{
-  return format == ASSAY_REPORT_FORMAT_BUNDLE ? "zip" : assay_report_format_to_string (format);
 }
 
 /* Whether C may end a file name's stem: not a dot, an ellipsis, a space or a dash. */
@@ -113,8 +55,8 @@ assay_report_name_trim_end (GString *name)
 }
 
 char *
-assay_report_suggest_file_name (const char        *title,
-                                AssayReportFormat  format)
+assay_report_suggest_file_name (const char              *title,
+                                const AssayReportFormat *format)
 {
   g_autoptr(GString) name = g_string_new (NULL);
   gboolean space = FALSE;
@@ -151,7 +93,7 @@ assay_report_suggest_file_name (const char        *title,
   assay_report_name_trim_end (name);
   if (name->len == 0)
     g_string_assign (name, _("Report"));
-  g_string_append_printf (name, ".%s", assay_report_format_extension (format));
+  g_string_append_printf (name, ".%s", assay_report_format_get_extension (format));
   return g_string_free (g_steal_pointer (&name), FALSE);
 }
 
@@ -731,29 +673,7 @@ assay_report_write_report (AssayReport   *report,
   raw = g_unix_output_stream_new (fd, TRUE);
   out = g_buffered_output_stream_new_sized (raw, 256 * 1024);
 
-  switch (report->options.format)
-    {
-    case ASSAY_REPORT_FORMAT_PDF:
-      ok = assay_report_write_pdf (report, out, cancellable, &local_error);
-      break;
-    case ASSAY_REPORT_FORMAT_HTML:
-      ok = assay_report_write_html (report, out, cancellable, &local_error);
-      break;
-    case ASSAY_REPORT_FORMAT_IPYNB:
-      ok = assay_report_write_ipynb (report, out, cancellable, &local_error);
-      break;
-    case ASSAY_REPORT_FORMAT_XLSX:
-      ok = assay_report_write_xlsx (report, out, cancellable, &local_error);
-      break;
-    case ASSAY_REPORT_FORMAT_BUNDLE:
-      ok = assay_report_write_bundle (report, out, cancellable, &local_error);
-      break;
-    default:
-      ok = FALSE;
-      g_set_error (&local_error, ASSAY_REPORT_ERROR, ASSAY_REPORT_ERROR_FORMAT,
-                   _("Unknown report format"));
-      break;
-    }
+  ok = report->options.format->write (report, out, cancellable, &local_error);
   if (ok)
     ok = g_output_stream_flush (out, cancellable, &local_error);
   if (ok && fsync (fd) != 0)
@@ -803,7 +723,7 @@ assay_report_export (AssaySession              *session,
   gboolean ok;
 
   g_return_val_if_fail (ASSAY_IS_SESSION (session), FALSE);
-  g_return_val_if_fail (options != NULL, FALSE);
+  g_return_val_if_fail (options != NULL && options->format != NULL, FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
 
   report = assay_report_new_from_session (session, options);

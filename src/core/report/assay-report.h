@@ -20,18 +20,35 @@ typedef enum
   ASSAY_REPORT_ERROR_RENDER,     /* drawing the PDF failed */
 } AssayReportError;
 
-typedef enum
-{
-  ASSAY_REPORT_FORMAT_PDF,
-  ASSAY_REPORT_FORMAT_HTML,
-  ASSAY_REPORT_FORMAT_IPYNB,
-  ASSAY_REPORT_FORMAT_XLSX,      /* an Excel workbook: summary, one sheet per table, cells */
-  ASSAY_REPORT_FORMAT_BUNDLE,    /* a zip that runs the analysis again without Assay */
-} AssayReportFormat;
+/* A row of the format table (assay-report-formats.c): PDF, HTML, a notebook, an Excel
+ * workbook (summary, one sheet per table, cells), a bundle (a zip that runs the analysis
+ * again without Assay). The export dialog, the file chooser and assay-cli read the table; a
+ * new format is a writer in a file of its own and a row. */
+typedef struct _AssayReportFormat AssayReportFormat;
+
+/* The formats in the table's order (the export dialog lists them so). */
+guint                     assay_report_get_n_formats        (void);
+const AssayReportFormat  *assay_report_get_format           (guint                     position);
+/* By name or extension, in any case ("pdf", "html" or "htm", "ipynb", "xlsx", "bundle" or
+ * "zip"); NULL for anything else. */
+const AssayReportFormat  *assay_report_format_lookup        (const char               *text);
+/* From a file name's extension; NULL when it has none of theirs. */
+const AssayReportFormat  *assay_report_format_for_path      (const char               *path);
+/* "pdf", "bundle": what --format takes and `export` prints. */
+const char               *assay_report_format_get_name      (const AssayReportFormat  *format);
+/* The extension its files get: "pdf", "html", "ipynb", "xlsx", "zip". */
+const char               *assay_report_format_get_extension (const AssayReportFormat  *format);
+/* The export dialog's name for it, translated ("Jupyter Notebook"). */
+const char               *assay_report_format_get_label     (const AssayReportFormat  *format);
+/* The file chooser's name for its files, translated ("Jupyter notebooks"). */
+const char               *assay_report_format_get_files_label (const AssayReportFormat *format);
+/* The names ("pdf, html, …") or the extensions (".pdf, .html, …") joined by SEPARATOR. */
+char                     *assay_report_format_list          (gboolean                  extensions,
+                                                             const char               *separator);
 
 typedef struct
 {
-  AssayReportFormat  format;
+  const AssayReportFormat *format;     /* assay_report_options_init: PDF */
   gboolean           include_code;     /* the cells' code (a notebook keeps it, hidden) */
   gboolean           only_successful;  /* leave out cells that failed or did not run */
   gboolean           include_requests; /* end with "What was sent to the model": every request
@@ -43,21 +60,12 @@ typedef struct
 } AssayReportOptions;
 
 void                assay_report_options_init        (AssayReportOptions  *options);
-/* "pdf", "html" (or "htm"), "ipynb", "xlsx", "bundle" (or "zip"); FALSE for anything else. */
-gboolean            assay_report_format_from_string  (const char          *text,
-                                                      AssayReportFormat   *format);
-/* From FILE's extension. */
-gboolean            assay_report_format_from_path    (const char          *path,
-                                                      AssayReportFormat   *format);
-const char         *assay_report_format_to_string    (AssayReportFormat    format);
-/* The extension a file of FORMAT gets: "pdf", "html", "ipynb", "xlsx", "zip". */
-const char         *assay_report_format_extension    (AssayReportFormat    format);
 /* A file name for an export of a session titled TITLE (NULL: "Report"): the title without
  * folder separators, the characters other systems refuse (? * " < > |), control characters,
  * leading dots or dashes, or trailing dots and ellipses (no "chart..pdf"), cut at 120 bytes, with the
  * format's extension. */
-char               *assay_report_suggest_file_name   (const char          *title,
-                                                      AssayReportFormat    format);
+char               *assay_report_suggest_file_name   (const char               *title,
+                                                      const AssayReportFormat  *format);
 
 /* Writes the export of SESSION to PATH, atomically: a failed or cancelled export leaves
  * nothing behind and never replaces an existing file with half of one. PROGRESS, when
