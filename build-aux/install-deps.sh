@@ -41,8 +41,8 @@ PACKAGES=(
   # the database tests start their own PostgreSQL 15 and MariaDB servers in temporary folders;
   # the database benchmark compares with pandas.read_sql over psycopg2
   postgresql-15 mariadb-server python3-psycopg2 python3-mysqldb
-  # packaging: translations, and the validators of data/
-  gettext desktop-file-utils appstream libglib2.0-bin libgdk-pixbuf2.0-bin librsvg2-common
+  # packaging: translations, and the validators of data/; groff renders the man page's test
+  gettext desktop-file-utils appstream libglib2.0-bin libgdk-pixbuf2.0-bin librsvg2-common groff-base
 )
 
 missing=()

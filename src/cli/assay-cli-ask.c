@@ -960,7 +960,7 @@ assay_cli_ask (int   argc,
     { "db-accept-risk", 0, 0, G_OPTION_ARG_STRING_ARRAY, &db_accept_risk, N_("Let database NAME's login connect although it can do more than read"), "NAME" },
     { "db-timeout", 0, 0, G_OPTION_ARG_INT, &db_timeout, N_("The statement timeout of each query (default 120)"), "SECONDS" },
     { "db-max-rows", 0, 0, G_OPTION_ARG_INT64, &db_max_rows, N_("Refuse results with more rows (default 5,000,000)"), "N" },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &words, NULL, N_("QUESTION") },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &words, NULL, NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new (N_("QUESTION — ask the model; it answers by running Python in the sandbox"));

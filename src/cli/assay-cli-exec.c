@@ -170,7 +170,7 @@ assay_cli_exec (int   argc,
       N_("Do not report what the cells read, merged and dropped"), NULL },
     { "replay-on-restart", 0, 0, G_OPTION_ARG_NONE, &replay,
       N_("When the sandbox must be restarted, run the successful cells again"), NULL },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &cells, NULL, N_("CELL.py…") },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &cells, NULL, NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new (N_("CELL.py… — run cells in one sandboxed session"));

@@ -46,7 +46,7 @@ assay_cli_export (int   argc,
       N_("Put the datasets in the bundle (bundle only)"), NULL },
     { "title", 0, 0, G_OPTION_ARG_STRING, &title, N_("The report's title (default: the session's)"), "TITLE" },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, N_("Say how far the export is"), NULL },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, N_("SESSION_DIR") },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) context =

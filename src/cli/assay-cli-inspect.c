@@ -29,7 +29,7 @@ assay_cli_inspect (int   argc,
     { "db-tables", 0, 0, G_OPTION_ARG_STRING, &db_tables, N_("With --db: only these tables and views"), "T1,T2" },
     { "schema-only", 0, 0, G_OPTION_ARG_NONE, &schema_only, N_("With --db: no sample values, as in schema-only mode"), NULL },
     { "accept-risk", 0, 0, G_OPTION_ARG_NONE, &accept_risk, N_("With --db: connect although the login can do more than read"), NULL },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_("FILE…") },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new (N_("FILE… — read data files: dialect, schema and profile"));

@@ -373,7 +373,7 @@ assay_cli_rerun (int    argc,
     { "out", 0, 0, G_OPTION_ARG_FILENAME, &out_dir, N_("Write the new session to DIR (default: beside the old one)"), "DIR" },
     { "backend", 0, 0, G_OPTION_ARG_STRING, &backend_name, N_("Sandbox backend: docker, bwrap or e2b"), "NAME" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print a JSON object at the end (session_dir, datasets, changes)"), NULL },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, N_("SESSION_DIR") },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new (N_("SESSION_DIR — run a session's approved cells again on new data, without a model"));

@@ -268,6 +268,16 @@ elif mode == 'install':
             check_desktop(expected[1])
         if os.path.isfile(expected[2]):
             check_metainfo(expected[2])
+        man = os.path.join(share, 'man', 'man1', 'assay-cli.1')
+        if tap.check('installed: the assay-cli(1) man page', os.path.isfile(man)):
+            result = run(['groff', '-man', '-Tutf8', '-ww', man])
+            page = re.sub(r'.\x08', '', result.stdout)   # the bold and underlining taken out
+            commands = ('ask', 'demo', 'exec', 'export', 'rerun', 'session', 'inspect')
+            tap.check('the man page renders without a warning and has every command, its options '
+                      'and the export formats', result.returncode == 0 and not result.stderr
+                      and all(re.search(r'^   ' + c + r'$', page, re.M) for c in commands)
+                      and '--db-max-rows' in page and 'pdf, html, ipynb, xlsx, bundle' in page,
+                      result.stderr, page[:3000])
         out = run([expected[0], '--help'], env=dict(os.environ, LANGUAGE='ru', LC_ALL='C.UTF-8',
                                                       ASSAY_LOCALEDIR=os.path.join(share, 'locale'))).stdout
         tap.check('the installed assay-cli finds the installed Russian catalogue',
